@@ -1,0 +1,32 @@
+# The book's one config file: Sphinx settings plus polybook's own (the `polybook` dict).
+#
+# polybook reads this file statically -- literal assignments only, nothing is executed --
+# so `polybook check` is safe to run on pull requests. Sphinx executes it when building.
+
+project = "Dive into Deep Learning"
+author = "The D2L authors and translators"
+copyright = "2026, the D2L authors"
+
+polybook = {
+    "title": {
+        "en": "Dive into Deep Learning",
+        "ja": "Dive into Deep Learning",
+        "pt": "Dive into Deep Learning",
+        "zh": "动手学深度学习",
+        "tr": "Derin Öğrenmeye Dalış",
+    },
+    "source_language": "en",
+    # Book-wide frameworks in tab order; untagged cells belong to `default_tab`.
+    "frameworks": ["mxnet", "pytorch"],
+    "default_tab": "mxnet",
+    "languages": {
+        # The source was moved to PyTorch first: its untagged cells are PyTorch cells.
+        "en": {"name": "English", "frameworks": ["pytorch", "mxnet"], "default_tab": "pytorch"},
+        "ja": {"name": "日本語"},
+        "pt": {"name": "Português"},
+        "zh": {"name": "中文"},
+        "tr": {"name": "Türkçe"},
+    },
+    "chapters": "chapters",
+    "build_dir": "build",
+}

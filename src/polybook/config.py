@@ -1,0 +1,297 @@
+"""The book's one config: ``conf.py``, read once into a validated :class:`BookConfig`.
+
+``conf.py`` is Sphinx's config file too. polybook reads it *statically*: top-level
+assignments whose value is a Python literal are evaluated with :func:`ast.literal_eval`
+and nothing in the file is executed, so ``polybook check`` is safe on pull requests
+from forks. Sphinx still executes the file when it builds. Every mistake in the
+``polybook`` settings is collected and reported at once, with its key and line.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from polybook.diagnostics import Code, Diagnostic
+from polybook.dialect import DialectSettings
+
+CONFIG_NAME = "conf.py"
+_LANG_RE = re.compile(r"^[a-z]{2,3}(_[A-Z]{2}|-[A-Za-z]{2,4})?$")
+_NAME_RE = re.compile(r"^[A-Za-z_][\w-]*$")
+_BOOK_KEYS = {
+    "title": "book title: a string, or a mapping language -> title",
+    "source_language": "code of the language translations follow (e.g. 'en')",
+    "frameworks": "frameworks of the book, in tab order (e.g. ['mxnet', 'pytorch'])",
+    "default_tab": "framework of untagged cells and of the first tab",
+    "languages": "mapping language code -> {name, frameworks?, default_tab?, title?}",
+    "chapters": "folder holding one sub-folder of chapters per language",
+    "build_dir": "output folder",
+}
+_LANGUAGE_KEYS = {"name", "title", "frameworks", "default_tab"}
+
+
+class ConfigError(Exception):
+    """conf.py is unusable; ``diagnostics`` lists every problem found."""
+
+    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        self.diagnostics = diagnostics
+        super().__init__("\n".join(d.format() for d in diagnostics))
+
+
+@dataclass(frozen=True, slots=True)
+class LanguageConfig:
+    code: str
+    name: str
+    title: str
+    frameworks: tuple[str, ...]
+    default_tab: str
+
+    @property
+    def settings(self) -> DialectSettings:
+        return DialectSettings(self.code, self.frameworks, self.default_tab)
+
+
+@dataclass(frozen=True, slots=True)
+class BookConfig:
+    path: Path  # conf.py
+    title: str
+    source_language: str
+    frameworks: tuple[str, ...]
+    default_tab: str
+    languages: dict[str, LanguageConfig]  # source language first
+    chapters_dir: Path
+    build_dir: Path
+    sphinx: dict[str, Any] = field(default_factory=dict)  # the other literal settings
+
+    @property
+    def root(self) -> Path:
+        return self.path.parent
+
+    @property
+    def translations(self) -> list[str]:
+        return [code for code in self.languages if code != self.source_language]
+
+    def language_of(self, chapter: Path) -> str | None:
+        """The language whose chapter folder holds ``chapter``, if any."""
+        try:
+            rel = chapter.resolve().relative_to(self.chapters_dir.resolve())
+        except ValueError:
+            return None
+        return rel.parts[0] if len(rel.parts) > 1 and rel.parts[0] in self.languages else None
+
+    def settings_for(self, chapter: Path) -> DialectSettings:
+        code = self.language_of(chapter)
+        if code is None:
+            return DialectSettings(None, self.frameworks, self.default_tab)
+        return self.languages[code].settings
+
+    def chapter_files(self, language: str) -> list[Path]:
+        return sorted((self.chapters_dir / language).glob("*.md"))
+
+
+def find_config(start: Path) -> Path | None:
+    """The nearest conf.py in ``start`` or its parents."""
+    start = start.resolve()
+    for folder in [start, *start.parents] if start.is_dir() else start.parents:
+        candidate = folder / CONFIG_NAME
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_config(path: Path) -> BookConfig:
+    """Read and validate ``path``; raises :class:`ConfigError` listing every problem."""
+    shown = str(path)
+    try:
+        tree = ast.parse(path.read_bytes(), filename=shown)
+    except OSError as exc:
+        raise ConfigError(
+            [Diagnostic.make(shown, 1, Code.CONFIG, f"cannot read config: {exc.strerror or exc}")]
+        ) from None
+    except SyntaxError as exc:
+        raise ConfigError([Diagnostic.make(shown, exc.lineno or 1, Code.CONFIG, f"syntax error: {exc.msg}")]) from None
+    return _Validator(path, tree).run()
+
+
+def _literals(tree: ast.Module) -> Iterator[tuple[str, ast.expr]]:
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            yield stmt.targets[0].id, stmt.value
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+            yield stmt.target.id, stmt.value
+
+
+class _Validator:
+    def __init__(self, path: Path, tree: ast.Module) -> None:
+        self.path = path
+        self.tree = tree
+        self.errors: list[Diagnostic] = []
+        self.nodes: dict[str, ast.expr] = dict(_literals(tree))
+
+    def error(self, key: str, node: ast.AST | None, message: str) -> None:
+        line = getattr(node, "lineno", 1) if node is not None else 1
+        self.errors.append(Diagnostic.make(str(self.path), line, Code.CONFIG, f"{key}: {message}"))
+
+    def key_node(self, mapping: ast.expr | None, key: str) -> ast.expr | None:
+        """The value node of ``key`` in a dict literal, for its line number."""
+        if isinstance(mapping, ast.Dict):
+            for k, v in zip(mapping.keys, mapping.values, strict=True):
+                if isinstance(k, ast.Constant) and k.value == key:
+                    return v
+        return None
+
+    def run(self) -> BookConfig:
+        sphinx: dict[str, Any] = {}
+        for name, node in self.nodes.items():
+            try:
+                sphinx[name] = ast.literal_eval(node)
+            except ValueError:
+                if name == "polybook":
+                    self.error("polybook", node, "must be a literal dict (it is read without running conf.py)")
+        raw = sphinx.pop("polybook", None)
+        node = self.nodes.get("polybook")
+        if raw is None and node is None:
+            self.error("polybook", None, "conf.py has no `polybook = {...}` settings")
+        if raw is not None and not isinstance(raw, dict):
+            self.error("polybook", node, f"must be a dict, not {type(raw).__name__}")
+            raw = None
+        config = self.book(raw or {}, node, sphinx) if raw is not None else None
+        if self.errors or config is None:
+            raise ConfigError(self.errors)
+        return config
+
+    def book(self, raw: dict[str, Any], node: ast.expr | None, sphinx: dict[str, Any]) -> BookConfig | None:
+        for key in raw:
+            if key not in _BOOK_KEYS:
+                close = difflib.get_close_matches(str(key), list(_BOOK_KEYS), n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else f"; known keys: {', '.join(_BOOK_KEYS)}"
+                self.error(f"polybook.{key}", self.key_node(node, key) or node, f"unknown setting{hint}")
+        frameworks = self.names(raw.get("frameworks"), "polybook.frameworks", self.key_node(node, "frameworks") or node)
+        default_tab = raw.get("default_tab", frameworks[0] if frameworks else "")
+        if frameworks and default_tab not in frameworks:
+            self.error(
+                "polybook.default_tab",
+                self.key_node(node, "default_tab"),
+                f"{default_tab!r} is not in frameworks {list(frameworks)}",
+            )
+        title = raw.get("title", sphinx.get("project", ""))
+        if not isinstance(title, str | dict):
+            self.error(
+                "polybook.title", self.key_node(node, "title"), "must be a string or a mapping language -> string"
+            )
+            title = ""
+        languages = self.languages(
+            raw.get("languages"), self.key_node(node, "languages") or node, frameworks, default_tab, title
+        )
+        source = raw.get("source_language")
+        src_node = self.key_node(node, "source_language") or node
+        if not isinstance(source, str) or not source:
+            self.error(
+                "polybook.source_language", src_node, "is required: the code of the language translations follow"
+            )
+        elif languages and source not in languages:
+            self.error(
+                "polybook.source_language", src_node, f"{source!r} is not one of the languages {list(languages)}"
+            )
+        root = self.path.parent
+        dirs = {}
+        for key, default in (("chapters", "chapters"), ("build_dir", "build")):
+            value = raw.get(key, default)
+            if not isinstance(value, str) or not value:
+                self.error(f"polybook.{key}", self.key_node(node, key), "must be a folder path (a string)")
+                value = default
+            dirs[key] = (root / value).resolve()
+        if not dirs["chapters"].is_dir():
+            self.error(
+                "polybook.chapters",
+                self.key_node(node, "chapters") or node,
+                f"folder {dirs['chapters']} does not exist",
+            )
+        if self.errors or not isinstance(source, str):
+            return None
+        ordered = {source: languages[source], **{k: v for k, v in languages.items() if k != source}}
+        book_title = title if isinstance(title, str) else str(title.get(source, ""))
+        return BookConfig(
+            self.path.resolve(),
+            book_title,
+            source,
+            frameworks,
+            default_tab,
+            ordered,
+            dirs["chapters"],
+            dirs["build_dir"],
+            sphinx,
+        )
+
+    def names(self, value: Any, key: str, node: ast.AST | None) -> tuple[str, ...]:
+        if not isinstance(value, list | tuple) or not value:
+            self.error(key, node, "must be a non-empty list of framework names")
+            return ()
+        bad = [v for v in value if not isinstance(v, str) or not _NAME_RE.match(v)]
+        if bad:
+            self.error(key, node, f"invalid framework name(s) {bad}")
+        if len(set(value)) != len(value):
+            self.error(key, node, "lists a framework twice")
+        return tuple(v for v in value if isinstance(v, str))
+
+    def languages(
+        self,
+        value: Any,
+        node: ast.expr | None,
+        frameworks: tuple[str, ...],
+        default_tab: str,
+        title: str | dict[str, Any],
+    ) -> dict[str, LanguageConfig]:
+        if not isinstance(value, dict) or not value:
+            self.error(
+                "polybook.languages", node, "must map language codes to settings, e.g. {'en': {'name': 'English'}}"
+            )
+            return {}
+        out: dict[str, LanguageConfig] = {}
+        for code, settings in value.items():
+            key = f"polybook.languages.{code}"
+            lnode = self.key_node(node, code) or node
+            if not isinstance(code, str) or not _LANG_RE.match(code):
+                self.error(key, lnode, "is not a language code like 'en', 'pt' or 'zh_CN'")
+                continue
+            if not isinstance(settings, dict):
+                self.error(key, lnode, "must be a dict with at least 'name'")
+                continue
+            for extra in set(settings) - _LANGUAGE_KEYS:
+                self.error(
+                    f"{key}.{extra}",
+                    self.key_node(lnode, extra) or lnode,
+                    f"unknown setting; known: {sorted(_LANGUAGE_KEYS)}",
+                )
+            name = settings.get("name")
+            if not isinstance(name, str) or not name:
+                self.error(
+                    f"{key}.name", self.key_node(lnode, "name") or lnode, "is required: the language's name in itself"
+                )
+            fws = frameworks
+            if "frameworks" in settings:
+                fws = self.names(
+                    settings["frameworks"], f"{key}.frameworks", self.key_node(lnode, "frameworks") or lnode
+                )
+                extra_fw = [f for f in fws if f not in frameworks]
+                if extra_fw:
+                    self.error(
+                        f"{key}.frameworks",
+                        self.key_node(lnode, "frameworks"),
+                        f"{extra_fw} not in polybook.frameworks",
+                    )
+            tab = settings.get("default_tab", default_tab if default_tab in fws else (fws[0] if fws else ""))
+            if fws and tab not in fws:
+                self.error(
+                    f"{key}.default_tab",
+                    self.key_node(lnode, "default_tab") or lnode,
+                    f"{tab!r} is not one of its frameworks {list(fws)}",
+                )
+            lang_title = settings.get("title") or (title.get(code) if isinstance(title, dict) else title) or ""
+            out[code] = LanguageConfig(code, str(name or code), str(lang_title), fws, str(tab))
+        return out

@@ -1,0 +1,380 @@
+"""markdown-it tokens -> the document model, with diagnostics for the dialect's damage."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from markdown_it.token import Token
+
+from polybook.diagnostics import Code, Diagnostic
+from polybook.dialect.cells import parse_fence_info, read_cell_source, split_spec
+from polybook.dialect.nodes import (
+    Block,
+    CodeCell,
+    DisplayMath,
+    Document,
+    EvalRst,
+    Fence,
+    Figure,
+    Heading,
+    Inline,
+    Label,
+    Marker,
+    Node,
+    Paragraph,
+    TextTab,
+    TocBlock,
+)
+
+_CONTAINERS = {
+    "bullet_list_open": "list",
+    "ordered_list_open": "list",
+    "blockquote_open": "blockquote",
+    "table_open": "table",
+}
+_DAMAGED_ROLE_RE = re.compile(r":\s*(?P<name>numref|ref|eqref|cite|citet)\s*:\s*$")
+_HASH_HEADING_RE = re.compile(r"^ {0,3}#{1,6}[^\s#]")
+_PAIRS = (("[", "]"), ("(", ")"), ("{", "}"))
+_LABEL_KINDS: dict[type, str] = {Figure: "figure", Heading: "heading", DisplayMath: "equation"}
+#: Which attribute lines each labelled kind accepts.
+_ATTACHES = {
+    "figure": ("label", "width", "height"),
+    "heading": ("label",),
+    "equation": ("label", "eqlabel"),
+    "table": ("label",),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class DialectSettings:
+    """What the parser needs to know about the document's language."""
+
+    language: str | None = None
+    frameworks: tuple[str, ...] = ("mxnet", "pytorch")
+    default_tab: str = "mxnet"
+
+
+class _Builder:
+    def __init__(self, path: str, lines: list[str], settings: DialectSettings) -> None:
+        self.path = path
+        self.lines = lines
+        self.settings = settings
+        self.doc = Document(path, settings.language, settings.frameworks, settings.default_tab)
+        self.open_tab: TextTab | None = None
+        self.last: Node | None = None  # the node a following :label: line attaches to
+
+    # -- helpers -------------------------------------------------------------------
+    def report(self, line: int, code: Code, message: str) -> None:
+        self.doc.diagnostics.append(Diagnostic.make(self.path, line, code, message))
+
+    def emit(self, node: Node) -> None:
+        (self.open_tab.children if self.open_tab else self.doc.nodes).append(node)
+        self.last = node
+
+    def source(self, start: int, end: int) -> str:
+        return "\n".join(self.lines[start:end])
+
+    def resolve(self, spec: str, line: int, what: str) -> tuple[str, ...]:
+        if spec.strip() == "all":
+            return self.settings.frameworks
+        names = split_spec(spec)
+        unknown = [n for n in names if n not in self.settings.frameworks]
+        for name in unknown:
+            known = ", ".join(self.settings.frameworks)
+            self.report(line, Code.TAB_UNKNOWN, f"unknown framework {name!r} in {what} (known: {known})")
+        return tuple(n for n in self.settings.frameworks if n in names)
+
+    # -- inline content -------------------------------------------------------------
+    def inlines(self, token: Token) -> list[Inline]:
+        """Roles, math, code and links of one inline token, each with its own line."""
+        assert token.map is not None
+        line = token.map[0] + 1
+        out: list[Inline] = []
+        children = token.children or []
+        link: list[str] | None = None
+        skip = -1
+        for i, child in enumerate(children):
+            if i == skip:
+                line += child.content.count("\n")
+                continue
+            kind = child.type
+            if kind in ("softbreak", "hardbreak"):
+                line += 1
+                continue
+            if kind == "d2l_role":
+                out.append(Inline("role", line, child.content, child.meta["name"]))
+            elif kind in ("math_inline", "math_inline_double"):
+                out.append(Inline("math", line, child.content))
+            elif kind == "code_inline":
+                out.append(Inline("code", line, child.content))
+            elif kind == "image":
+                out.append(Inline("image", line, str(child.attrGet("src") or ""), child.content))
+                out.extend(Inline(x.kind, line, x.value, x.name) for x in self._image_roles(child))
+            elif kind == "link_open":
+                link = [str(child.attrGet("href") or "")]
+            elif kind == "link_close" and link is not None:
+                out.append(Inline("link", line, link[0], "".join(link[1:])))
+                link = None
+            elif kind == "text":
+                if link is not None:
+                    link.append(child.content)
+                damaged = _DAMAGED_ROLE_RE.search(child.content)
+                nxt = children[i + 1] if i + 1 < len(children) else None
+                if damaged and nxt is not None and nxt.type == "code_inline":
+                    name = damaged["name"]
+                    raw = f"{damaged.group(0)}`{nxt.content}`"
+                    self.report(
+                        line,
+                        Code.ROLE_DAMAGED,
+                        f"damaged role {raw.strip()!r}; did you mean ':{name}:`{nxt.content}`'?",
+                    )
+                    out.append(Inline("role", line, nxt.content, name, damaged=True))
+                    skip = i + 1
+            line += child.content.count("\n") if kind not in ("text",) else 0
+        return out
+
+    @staticmethod
+    def _image_roles(image: Token) -> list[Inline]:
+        return [Inline("role", 0, c.content, c.meta["name"]) for c in image.children or [] if c.type == "d2l_role"]
+
+    # -- blocks ------------------------------------------------------------------
+    def build(self, tokens: Sequence[Token]) -> Document:
+        i = 0
+        while i < len(tokens):
+            token = tokens[i]
+            handler = getattr(self, f"on_{token.type}", None)
+            if token.type in _CONTAINERS:
+                i = self.on_container(tokens, i)
+                continue
+            if handler is not None:
+                handler(token, tokens[i + 1] if i + 1 < len(tokens) else None)
+            i += 1
+        if self.open_tab is not None:
+            tab = self.open_tab
+            self.report(tab.line, Code.TAB_UNCLOSED, f"`:begin_tab:`{tab.spec}`` is never closed with `:end_tab:`")
+            tab.closed, tab.end_line = False, len(self.lines)
+            self.open_tab = None
+        return self.doc
+
+    def on_front_matter(self, token: Token, _next: Token | None) -> None:
+        self.doc.front_matter = token.content
+
+    def on_heading_open(self, token: Token, inline: Token | None) -> None:
+        assert token.map is not None and inline is not None
+        line = token.map[0] + 1
+        text = inline.content
+        self.emit(Heading(self.path, line, token.map[1], int(token.tag[1:]), text, None, self.inlines(inline)))
+        for opener, closer in _PAIRS:
+            if text.count(opener) != text.count(closer):
+                self.report(line, Code.HEADING_DAMAGED, f"heading {text!r} has unbalanced {opener!r} / {closer!r}")
+        if text.count("`") % 2 or text.count("$") % 2:
+            self.report(line, Code.HEADING_DAMAGED, f"heading {text!r} has an unclosed code span or math")
+        if not text.strip():
+            self.report(line, Code.HEADING_DAMAGED, "heading has no text")
+
+    def on_paragraph_open(self, token: Token, inline: Token | None) -> None:
+        assert token.map is not None and inline is not None
+        start, end = token.map
+        if _HASH_HEADING_RE.match(self.lines[start]):
+            self.report(start + 1, Code.HEADING_DAMAGED, "a heading needs a space after its '#' marks")
+        visible = [
+            c
+            for c in inline.children or []
+            if c.type not in ("softbreak",) and not (c.type == "text" and not c.content.strip())
+        ]
+        if len(visible) == 1 and visible[0].type == "image":
+            image = visible[0]
+            roles = [Inline(x.kind, start + 1, x.value, x.name) for x in self._image_roles(image)]
+            src = str(image.attrGet("src") or "")
+            self.emit(Figure(self.path, start + 1, end, src, image.content, inlines=roles))
+            return
+        self.emit(Paragraph(self.path, start + 1, end, self.source(start, end), self.inlines(inline)))
+
+    def on_container(self, tokens: Sequence[Token], i: int) -> int:
+        """A list, quote or table: kept as written, its inline content indexed."""
+        open_token = tokens[i]
+        assert open_token.map is not None
+        depth, j, found = 0, i, []
+        while j < len(tokens):
+            depth += tokens[j].nesting
+            if tokens[j].type == "inline":
+                found.extend(self.inlines(tokens[j]))
+            elif tokens[j].type == "d2l_directive":
+                self.nested_directive(tokens[j])
+            j += 1
+            if depth == 0:
+                break
+        start, end = open_token.map
+        kind = _CONTAINERS[open_token.type]
+        self.emit(Block(self.path, start + 1, end, kind, self.source(start, end), found))
+        return j
+
+    def nested_directive(self, token: Token) -> None:
+        assert token.map is not None
+        raw = token.meta["raw"]
+        self.report(
+            token.map[0] + 1,
+            Code.TAB_MISPLACED,
+            f"{raw!r} is indented inside a list or quote and is ignored; put it on a line of its own at the margin",
+        )
+
+    def on_math_block(self, token: Token, _next: Token | None) -> None:
+        assert token.map is not None
+        self.emit(DisplayMath(self.path, token.map[0] + 1, token.map[1], token.content.strip()))
+
+    def on_math_block_label(self, token: Token, _next: Token | None) -> None:
+        assert token.map is not None
+        label = token.info.strip()
+        node = DisplayMath(self.path, token.map[0] + 1, token.map[1], token.content.strip(), label)
+        self.emit(node)
+        self.register(label, "equation", node.line)
+
+    def on_html_block(self, token: Token, _next: Token | None) -> None:
+        assert token.map is not None
+        start, end = token.map
+        self.emit(Block(self.path, start + 1, end, "html", self.source(start, end)))
+
+    def on_hr(self, token: Token, _next: Token | None) -> None:
+        assert token.map is not None
+        start, end = token.map
+        self.emit(Block(self.path, start + 1, end, "hr", self.source(start, end)))
+
+    def on_code_block(self, token: Token, _next: Token | None) -> None:
+        assert token.map is not None
+        self.emit(Fence(self.path, token.map[0] + 1, token.map[1], "", "", token.content))
+
+    def on_fence(self, token: Token, _next: Token | None) -> None:
+        assert token.map is not None
+        start, end = token.map
+        line = start + 1
+        closed = end - 1 > start and _is_closing_fence(self.lines[end - 1], token.markup)
+        if not closed:
+            self.report(line, Code.FENCE_UNCLOSED, f"code fence {token.markup}{token.info} is never closed")
+        content = token.content[:-1] if token.content.endswith("\n") else token.content
+        info = parse_fence_info(token.info)
+        if info.error:
+            self.report(line, Code.FENCE_ATTRS, info.error)
+        if info.is_input:
+            self.emit(self.code_cell(token, content, closed))
+        elif info.language == "toc":
+            options, entries = {}, []
+            for raw in content.split("\n"):
+                if m := re.match(r"^\s*:(\w+):\s*(.*?)\s*$", raw):
+                    options[m[1]] = m[2]
+                elif raw.strip():
+                    entries.append(raw.strip())
+            self.emit(TocBlock(self.path, line, end, options, entries))
+        elif info.language == "eval_rst":
+            self.emit(EvalRst(self.path, line, end, content))
+        else:
+            self.emit(Fence(self.path, line, end, info.language, token.info, content, closed))
+
+    def code_cell(self, token: Token, content: str, closed: bool) -> CodeCell:
+        assert token.map is not None
+        start, end = token.map
+        first = start + 2  # 1-based line of the first line inside the fence
+        info = parse_fence_info(token.info)
+        cell = read_cell_source(content)
+        if cell.tab_damaged:
+            self.report(
+                first, Code.DIRECTIVE_DAMAGED, "damaged tab marker; write '#@tab <framework>' on the first line"
+            )
+        if cell.tab is None:
+            frameworks: tuple[str, ...] = (self.settings.default_tab,)
+        else:
+            frameworks = self.resolve(cell.tab, first, "#@tab")
+        return CodeCell(
+            self.path,
+            start + 1,
+            end,
+            info=token.info,
+            language=info.language,
+            attrs=info.attrs,
+            tab=cell.tab,
+            frameworks=frameworks,
+            code=cell.code,
+            code_line=first + cell.code_offset,
+            markers=[Marker(name, first + i) for name, i in cell.markers],
+            magics=[Marker(name, first + i) for name, i in cell.magics],
+            closed=closed,
+        )
+
+    def on_d2l_directive(self, token: Token, _next: Token | None) -> None:
+        assert token.map is not None
+        line = token.map[0] + 1
+        meta = token.meta
+        name, value = meta["name"], meta["value"]
+        if meta["damaged"]:
+            hint = f"; did you mean {meta['canonical']!r}?" if value or name == "end_tab" else ""
+            self.report(line, Code.DIRECTIVE_DAMAGED, f"damaged directive {meta['raw']!r}{hint}")
+            if not value and name != "end_tab":
+                return
+        if name == "begin_tab":
+            self.begin_tab(line, value)
+        elif name == "end_tab":
+            self.end_tab(line)
+        else:
+            self.attribute(line, name, value)
+
+    def begin_tab(self, line: int, spec: str) -> None:
+        if self.open_tab is not None:
+            tab = self.open_tab
+            self.report(
+                line, Code.TAB_NESTED, f"`:begin_tab:` inside the tab opened at line {tab.line}; that tab ends here"
+            )
+            tab.closed, tab.end_line = False, line - 1
+            self.open_tab = None
+        frameworks = self.resolve(spec, line, ":begin_tab:")
+        tab = TextTab(self.path, line, line, spec, frameworks)
+        self.emit(tab)
+        self.open_tab, self.last = tab, None
+
+    def end_tab(self, line: int) -> None:
+        if self.open_tab is None:
+            self.report(line, Code.TAB_UNMATCHED, "`:end_tab:` without a matching `:begin_tab:`")
+            return
+        self.open_tab.end_line = line
+        self.open_tab, self.last = None, None
+
+    def attribute(self, line: int, name: str, value: str) -> None:
+        target = self.last
+        kind = _LABEL_KINDS.get(type(target), "orphan")
+        if isinstance(target, Block) and target.kind == "table":
+            kind = "table"
+        if name in _ATTACHES.get(kind, ()):
+            if kind != "table":
+                setattr(target, "label" if name == "eqlabel" else name, value)
+        else:
+            what = type(target).__name__.lower() if target else "nothing"
+            self.report(
+                line,
+                Code.LABEL_ORPHAN,
+                f"`:{name}:` follows {what}; it must follow a heading, figure, equation or table",
+            )
+            kind = "orphan"
+        if target is not None:
+            target.end_line = line
+        if name in ("label", "eqlabel"):
+            self.register(value, kind, line)
+
+    def register(self, name: str, kind: str, line: int) -> None:
+        first = self.doc.labels.get(name)
+        if first is not None:
+            self.report(line, Code.LABEL_DUPLICATE, f"label {name!r} is already defined at line {first.line}")
+            return
+        self.doc.labels[name] = Label(name, kind, line)
+
+
+def _is_closing_fence(line: str, markup: str) -> bool:
+    stripped = line.strip()
+    return (
+        line.startswith(("", " ", "  ", "   "))
+        and len(line) - len(line.lstrip(" ")) < 4
+        and bool(stripped and set(stripped) == {markup[0]} and len(stripped) >= len(markup))
+    )
+
+
+def build_document(path: str, text: str, tokens: Sequence[Token], settings: DialectSettings) -> Document:
+    return _Builder(path, text.split("\n"), settings).build(tokens)

@@ -1,0 +1,86 @@
+"""Fence info strings and the d2lbook markers inside code cells.
+
+Written by hand: the pandoc attribute syntax of d2lbook fences (``{.python .input n=1}``)
+and its ``#@tab`` / ``#@save`` / ``#@hide`` markers exist in no parsing library.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_ATTR_TOKEN_RE = re.compile(
+    r"""\s*(?:\.(?P<cls>[\w-]+)|\#(?P<id>[\w-]+)|(?P<key>[\w-]+)=(?P<val>"[^"]*"|'[^']*'|[^\s}]*))"""
+)
+_TAB_RE = re.compile(r"^#@tab\s+(?P<spec>\S.*?)\s*$")
+_DAMAGED_TAB_RE = re.compile(r"^#\s*@\s*tab\b|^#@tab\s*:")
+_MARKER_RE = re.compile(r"#@(?P<name>save|hide_code|hide_output|hide)\b")
+_MAGIC_RE = re.compile(r"^\s*(?P<name>%%?[A-Za-z_]\w*)")
+
+
+@dataclass(slots=True)
+class FenceInfo:
+    """A parsed fence info string."""
+
+    language: str = ""
+    classes: list[str] = field(default_factory=list)
+    attrs: dict[str, str] = field(default_factory=dict)
+    error: str | None = None
+
+    @property
+    def is_input(self) -> bool:
+        return "input" in self.classes
+
+
+def parse_fence_info(info: str) -> FenceInfo:
+    """``{.python .input n=1}`` -> classes and attributes; ``bash`` -> language only."""
+    info = info.strip()
+    if not info.startswith("{"):
+        return FenceInfo(language=info.split()[0] if info else "")
+    if not info.endswith("}"):
+        return FenceInfo(error=f"fence attributes {info!r} have no closing '}}'")
+    body, pos, result = info[1:-1], 0, FenceInfo()
+    while pos < len(body):
+        m = _ATTR_TOKEN_RE.match(body, pos)
+        if not m or m.end() == pos:
+            if body[pos:].strip():
+                result.error = f"cannot read fence attribute {body[pos:].strip()!r}"
+            break
+        if m["cls"]:
+            result.classes.append(m["cls"])
+        elif m["key"]:
+            result.attrs[m["key"]] = m["val"].strip("\"'")
+        pos = m.end()
+    languages = [c for c in result.classes if c != "input"]
+    result.language = languages[0] if languages else ""
+    return result
+
+
+@dataclass(slots=True)
+class CellSource:
+    """What the first line and the markers of a cell say."""
+
+    tab: str | None
+    tab_damaged: bool
+    code: str
+    code_offset: int  # lines skipped before ``code`` (the #@tab line)
+    markers: list[tuple[str, int]]  # (name, 0-based line within the cell source)
+    magics: list[tuple[str, int]]
+
+
+def read_cell_source(source: str) -> CellSource:
+    lines = source.split("\n")
+    tab, tab_damaged, offset = None, False, 0
+    first = lines[0].strip() if lines else ""
+    if m := _TAB_RE.match(first):
+        tab, offset = m["spec"], 1
+    elif _DAMAGED_TAB_RE.match(first):
+        tab_damaged = True
+    markers = [(m["name"], i) for i, line in enumerate(lines) for m in _MARKER_RE.finditer(line)]
+    magics = [(m["name"], i) for i, line in enumerate(lines[offset:], offset) if (m := _MAGIC_RE.match(line))]
+    return CellSource(tab, tab_damaged, "\n".join(lines[offset:]), offset, markers, magics)
+
+
+def split_spec(spec: str) -> list[str]:
+    """``"mxnet, pytorch"`` -> ``["mxnet", "pytorch"]``."""
+    return [part.strip() for part in spec.split(",") if part.strip()]

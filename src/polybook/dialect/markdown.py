@@ -1,0 +1,109 @@
+"""markdown-it-py configured for the d2lbook dialect.
+
+CommonMark block structure, tables, ``$``/``$$`` math and front matter come from
+markdown-it-py and mdit-py-plugins. What no plugin covers is written here, because
+it is d2lbook's own syntax:
+
+* directive lines -- ``:begin_tab:`mxnet```, ``:end_tab:``, and the attribute lines
+  ``:label:``, ``:eqlabel:``, ``:width:``, ``:height:`` that follow a heading, figure
+  or equation. They sit on lines of their own and may end a paragraph or list without
+  a blank line, so they are a block rule that also interrupts paragraphs and lists.
+  Damaged forms (``:begin_tab: `pytorch``` with a space, missing backticks) are
+  recognised too and flagged, so one typo does not shift every later tab.
+* inline roles -- ``:numref:`fig_x```, ``:ref:``, ``:eqref:``, ``:cite:``, ``:citet:``.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_block import StateBlock
+from markdown_it.rules_inline import StateInline
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+from mdit_py_plugins.front_matter import front_matter_plugin
+
+#: Directive names that live on a line of their own.
+TAB_DIRECTIVES = ("begin_tab", "end_tab")
+ATTRIBUTE_DIRECTIVES = ("label", "eqlabel", "width", "height")
+
+# Loose on purpose: spaces around the colons and missing backticks still match, and the
+# canonical spelling is compared afterwards to tell intact from damaged directives.
+_DIRECTIVE_RE = re.compile(
+    r"^:\s*(?P<name>begin_tab|end_tab|label|eqlabel|width|height)\s*:\s*"
+    r"(?:`(?P<quoted>[^`]*)`|(?P<bare>[^`\s][^`]*?))?\s*$"
+)
+_ROLE_RE = re.compile(r":(?P<name>[A-Za-z][\w-]*):`(?P<target>[^`\n]+)`")
+
+
+def match_directive(line: str) -> dict[str, object] | None:
+    """Parse one source line as a directive line, or return None."""
+    m = _DIRECTIVE_RE.match(line.strip())
+    if not m:
+        return None
+    name = m["name"]
+    value = m["quoted"] if m["quoted"] is not None else (m["bare"] or "")
+    canonical = f":{name}:" if name == "end_tab" else f":{name}:`{value}`"
+    wants_value = name != "end_tab"
+    damaged = line.strip() != canonical or (wants_value and not value.strip())
+    return {
+        "name": name,
+        "value": value.strip(),
+        "raw": line.strip(),
+        "canonical": canonical,
+        "damaged": damaged,
+    }
+
+
+def _directive_rule(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    if state.is_code_block(start):
+        return False
+    pos = state.bMarks[start] + state.tShift[start]
+    if pos >= state.eMarks[start] or state.src[pos] != ":":
+        return False
+    found = match_directive(state.src[pos : state.eMarks[start]])
+    if found is None:
+        return False
+    if silent:
+        return True
+    token = state.push("d2l_directive", "", 0)
+    token.map = [start, start + 1]
+    token.meta = found
+    token.content = str(found["value"])
+    state.line = start + 1
+    return True
+
+
+def _role_rule(state: StateInline, silent: bool) -> bool:
+    if state.src[state.pos] != ":":
+        return False
+    m = _ROLE_RE.match(state.src, state.pos)
+    if not m:
+        return False
+    if not silent:
+        token = state.push("d2l_role", "", 0)
+        token.meta = {"name": m["name"]}
+        token.content = m["target"]
+    state.pos = m.end()
+    return True
+
+
+@functools.cache
+def _parser() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": True}).enable("table")
+    front_matter_plugin(md)
+    dollarmath_plugin(md, allow_labels=True, allow_space=True, allow_digits=True, double_inline=True)
+    md.block.ruler.before(
+        "paragraph",
+        "d2l_directive",
+        _directive_rule,
+        {"alt": ["paragraph", "reference", "blockquote", "list", "table"]},
+    )
+    md.inline.ruler.before("backticks", "d2l_role", _role_rule)
+    return md
+
+
+def tokenize(text: str) -> list:
+    """Block and inline tokens of ``text`` (markdown-it ``Token`` objects)."""
+    return _parser().parse(text)

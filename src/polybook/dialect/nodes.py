@@ -1,0 +1,210 @@
+"""The document model: small typed nodes that all know their file and 1-based line.
+
+Prose nodes keep their raw Markdown (``source``) so later stages (checker, renderer)
+can work on exactly what the author wrote; the dialect's own constructs (code cells,
+text tabs, labels, figures) are parsed into fields.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from polybook.diagnostics import Diagnostic
+
+
+@dataclass(slots=True)
+class Node:
+    path: str
+    line: int  # 1-based line of the node's first source line
+    end_line: int  # 1-based last line (inclusive)
+
+    @property
+    def type(self) -> str:
+        return type(self).__name__.lower()
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type}
+        for f in fields(self):
+            if f.name == "path":
+                continue
+            out[f.name] = _plain(getattr(self, f.name))
+        return out
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Inline:
+    """An inline element inside prose: ``kind`` is role, math, code or link."""
+
+    kind: str
+    line: int
+    value: str  # role target, TeX, code, or link URL
+    name: str = ""  # role name (numref, ref, eqref, cite, citet...) or link text
+    damaged: bool = False  # e.g. ``: numref: `x``` recovered as a role
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind, "line": self.line, "value": self.value}
+        if self.name:
+            out["name"] = self.name
+        if self.damaged:
+            out["damaged"] = True
+        return out
+
+
+@dataclass(slots=True)
+class Heading(Node):
+    level: int
+    text: str
+    label: str | None = None
+    inlines: list[Inline] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Paragraph(Node):
+    source: str
+    inlines: list[Inline] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Block(Node):
+    """Any other CommonMark block kept as written: list, blockquote, table, html, hr."""
+
+    kind: str
+    source: str
+    inlines: list[Inline] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class DisplayMath(Node):
+    tex: str
+    label: str | None = None
+
+
+@dataclass(slots=True)
+class Figure(Node):
+    src: str
+    caption: str
+    width: str | None = None
+    height: str | None = None
+    label: str | None = None
+    inlines: list[Inline] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Marker:
+    """A ``#@save`` / ``#@hide...`` marker or a ``%magic`` line inside a code cell."""
+
+    name: str
+    line: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "line": self.line}
+
+
+@dataclass(slots=True)
+class CodeCell(Node):
+    """A ```` ```{.python .input} ```` cell: executed, once per framework it belongs to."""
+
+    info: str
+    language: str
+    attrs: dict[str, str]
+    tab: str | None  # the raw ``#@tab`` value, None when untagged
+    frameworks: tuple[str, ...]  # resolved: untagged -> the document's default tab
+    code: str  # without the ``#@tab`` line
+    code_line: int  # line of the first line of ``code``
+    markers: list[Marker] = field(default_factory=list)
+    magics: list[Marker] = field(default_factory=list)
+    closed: bool = True
+
+    @property
+    def saved(self) -> bool:
+        return any(m.name == "save" for m in self.markers)
+
+
+@dataclass(slots=True)
+class Fence(Node):
+    """A fence that is shown, never executed (bash, text, plain ``python``...)."""
+
+    language: str
+    info: str
+    code: str
+    closed: bool = True
+
+
+@dataclass(slots=True)
+class TocBlock(Node):
+    options: dict[str, str]
+    entries: list[str]
+
+
+@dataclass(slots=True)
+class EvalRst(Node):
+    source: str
+
+
+@dataclass(slots=True)
+class TextTab(Node):
+    """Text between ``:begin_tab:`x``` and ``:end_tab:``: shown only for its frameworks."""
+
+    spec: str
+    frameworks: tuple[str, ...]
+    children: list[Node] = field(default_factory=list)
+    closed: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    name: str
+    kind: str  # heading, figure, equation, table, orphan
+    line: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "kind": self.kind, "line": self.line}
+
+
+@dataclass(slots=True)
+class Document:
+    path: str
+    language: str | None
+    frameworks: tuple[str, ...]
+    default_tab: str
+    nodes: list[Node] = field(default_factory=list)
+    labels: dict[str, Label] = field(default_factory=dict)
+    front_matter: str | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def walk(self) -> Iterator[Node]:
+        """Every node in document order, text-tab children included."""
+        stack = list(reversed(self.nodes))
+        while stack:
+            node = stack.pop()
+            yield node
+            if isinstance(node, TextTab):
+                stack.extend(reversed(node.children))
+
+    def cells(self, framework: str | None = None) -> list[CodeCell]:
+        """Code cells in order; with ``framework``, only the cells that run for it."""
+        return [n for n in self.walk() if isinstance(n, CodeCell) and (framework is None or framework in n.frameworks)]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "language": self.language,
+            "frameworks": list(self.frameworks),
+            "default_tab": self.default_tab,
+            "front_matter": self.front_matter,
+            "labels": [label.to_dict() for label in self.labels.values()],
+            "nodes": [n.to_dict() for n in self.nodes],
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+        }
