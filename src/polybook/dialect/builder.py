@@ -343,15 +343,18 @@ class _Builder:
         kind = _LABEL_KINDS.get(type(target), "orphan")
         if isinstance(target, Block) and target.kind == "table":
             kind = "table"
-        if name in _ATTACHES.get(kind, ()):
+        field = "label" if name == "eqlabel" else name
+        taken = getattr(target, field, None) if kind not in ("table", "orphan") else None
+        if name in _ATTACHES.get(kind, ()) and taken is None:
             if kind != "table":
-                setattr(target, "label" if name == "eqlabel" else name, value)
+                setattr(target, field, value)
         else:
             what = type(target).__name__.lower() if target else "nothing"
+            why = f"{what} that already has `:{field}:` {taken!r}" if taken is not None else what
             self.report(
                 line,
                 Code.LABEL_ORPHAN,
-                f"`:{name}:` follows {what}; it must follow a heading, figure, equation or table",
+                f"`:{name}:` follows {why}; it must follow a heading, figure, equation or table",
             )
             kind = "orphan"
         if target is not None:

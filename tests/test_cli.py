@@ -1,0 +1,74 @@
+"""The `polybook` command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import FIXTURES, ROOT
+from polybook.cli import main
+
+
+@pytest.fixture
+def in_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+
+
+def test_parse_lists_cells_per_framework_and_diagnostics(in_root: None) -> None:
+    chapters = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "chapters").glob("*/async-computation.md"))
+    result = CliRunner().invoke(main, ["parse", *chapters])
+    assert result.exit_code == 1  # pt's damaged :begin_tab: is an error
+    out = result.output
+    assert "chapters/en/async-computation.md  [en; tabs: pytorch (default), mxnet]" in out
+    assert out.count("  cells: ") == 5
+    assert "  cells: pytorch 4, mxnet 7" in out
+    assert "  cells: mxnet 12, pytorch 4" in out  # pt, with its extra section
+    assert (
+        "chapters/pt/async-computation.md:33: error: damaged directive ':begin_tab: `pytorch`'; "
+        "did you mean ':begin_tab:`pytorch`'? [polybook.directive.damaged]"
+    ) in out
+
+
+def test_parse_json_dumps_the_model(in_root: None) -> None:
+    result = CliRunner().invoke(main, ["parse", "--json", "chapters/tr/async-computation.md"])
+    assert result.exit_code == 0, result.output
+    (doc,) = json.loads(result.output)["documents"]
+    assert doc["language"] == "tr" and doc["default_tab"] == "mxnet"
+    cells = [n for n in doc["nodes"] if n["type"] == "codecell"]
+    assert [c["frameworks"] for c in cells[:2]] == [["mxnet"], ["pytorch"]]
+    assert cells[0]["line"] == 8 and cells[0]["code_line"] == 9
+
+
+def test_parse_exit_codes(tmp_path: Path) -> None:
+    runner = CliRunner()
+    assert runner.invoke(main, ["parse", str(FIXTURES / "parse" / "cells.md")]).exit_code == 0
+    assert runner.invoke(main, ["parse", str(FIXTURES / "parse" / "tab_errors.md")]).exit_code == 1
+    missing = runner.invoke(main, ["parse", str(tmp_path / "nope.md")])
+    assert missing.exit_code == 2 and "does not exist" in missing.output
+    assert runner.invoke(main, ["parse"]).exit_code == 2
+
+
+def test_bad_config_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "chapters" / "en").mkdir(parents=True)
+    (tmp_path / "chapters" / "en" / "a.md").write_text("# A\n", encoding="utf-8")
+    (tmp_path / "conf.py").write_text("polybook = {'languages': {}}\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["parse", str(tmp_path / "chapters" / "en" / "a.md")])
+    assert result.exit_code == 2
+    assert "conf.py:1: error: polybook.frameworks" in result.output
+
+
+def test_build_writes_the_model_of_every_chapter(tmp_path: Path, in_root: None) -> None:
+    conf = tmp_path / "conf.py"
+    text = (ROOT / "conf.py").read_text(encoding="utf-8")
+    text = text.replace('"chapters": "chapters"', f'"chapters": {str(ROOT / "chapters")!r}')
+    conf.write_text(text.replace('"build_dir": "build"', f'"build_dir": {str(tmp_path / "out")!r}'), encoding="utf-8")
+    result = CliRunner().invoke(main, ["--conf", str(conf), "build"])
+    assert result.exit_code == 0, result.output
+    models = sorted(p.relative_to(tmp_path / "out" / "model").as_posix() for p in (tmp_path / "out").rglob("*.json"))
+    assert models == [
+        f"{lang}/{name}.json" for lang in ("en", "ja", "pt", "tr", "zh") for name in ("async-computation", "index")
+    ]
+    assert CliRunner().invoke(main, ["--conf", str(conf), "build", "--strict"]).exit_code == 1

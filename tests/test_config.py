@@ -1,0 +1,93 @@
+"""conf.py is read statically into one validated config; all mistakes reported at once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from polybook.config import ConfigError, find_config, load_config
+
+
+def test_the_books_config() -> None:
+    config = load_config(ROOT / "conf.py")
+    assert config.source_language == "en"
+    assert list(config.languages) == ["en", "ja", "pt", "zh", "tr"]
+    assert config.translations == ["ja", "pt", "zh", "tr"]
+    assert config.languages["en"].frameworks == ("pytorch", "mxnet")
+    assert config.languages["en"].default_tab == "pytorch"
+    assert config.languages["pt"].frameworks == ("mxnet", "pytorch")
+    assert config.languages["pt"].default_tab == "mxnet"
+    assert config.languages["zh"].title == "动手学深度学习"
+    assert config.sphinx["project"] == "Dive into Deep Learning"
+    assert config.language_of(ROOT / "chapters" / "ja" / "async-computation.md") == "ja"
+    assert config.settings_for(ROOT / "chapters" / "en" / "x.md").default_tab == "pytorch"
+
+
+def test_find_config_walks_up() -> None:
+    assert find_config(ROOT / "chapters" / "ja") == (ROOT / "conf.py").resolve()
+
+
+def _write(tmp_path: Path, body: str) -> Path:
+    (tmp_path / "chapters").mkdir()
+    conf = tmp_path / "conf.py"
+    conf.write_text(body, encoding="utf-8")
+    return conf
+
+
+BAD = """\
+import os
+project = os.environ.get("X", "book")
+polybook = {
+    "source_language": "de",
+    "frameworks": ["mxnet", "pytorch"],
+    "default_tab": "jax",
+    "langauges": {},
+    "languages": {
+        "en": {"name": "English", "default_tab": "tensorflow"},
+        "ja": {"frameworks": ["pytorch", "jax"]},
+        "EN-x": {"name": "bad code"},
+    },
+}
+"""
+
+
+def test_every_error_is_reported_at_once_with_key_and_line(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config(_write(tmp_path, BAD))
+    found = {(d.line, d.message.split(":")[0]) for d in info.value.diagnostics}
+    assert found == {
+        (7, "polybook.langauges"),
+        (6, "polybook.default_tab"),
+        (9, "polybook.languages.en.default_tab"),
+        (10, "polybook.languages.ja.name"),
+        (10, "polybook.languages.ja.frameworks"),
+        (11, "polybook.languages.EN-x"),
+        (4, "polybook.source_language"),
+    }
+    text = str(info.value)
+    assert "did you mean 'languages'?" in text
+    assert f"{tmp_path / 'conf.py'}:7: error: polybook.langauges" in text
+
+
+def test_config_code_is_never_executed(tmp_path: Path) -> None:
+    marker = tmp_path / "executed"
+    conf = _write(
+        tmp_path,
+        f"open({str(marker)!r}, 'w').write('x')\n"
+        "polybook = {'source_language': 'en', 'frameworks': ['mxnet'], 'languages': {'en': {'name': 'English'}}}\n",
+    )
+    config = load_config(conf)
+    assert not marker.exists()
+    assert config.languages["en"].default_tab == "mxnet"
+
+
+def test_polybook_settings_must_be_literal(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"conf.py:1: error: polybook: must be a literal dict"):
+        load_config(_write(tmp_path, "polybook = dict(source_language='en')\n"))
+
+
+def test_syntax_error_names_the_line(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"conf.py:2: error: syntax error"):
+        load_config(_write(tmp_path, "x = 1\npolybook = {\n"))
