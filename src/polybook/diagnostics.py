@@ -37,6 +37,28 @@ class Code(StrEnum):
     LABEL_DUPLICATE = "label.duplicate"
     LABEL_ORPHAN = "label.orphan"
     HEADING_DAMAGED = "heading.damaged"
+    # Translation consistency (polybook check)
+    CODE_MISSING = "code.missing"
+    CODE_EXTRA = "code.extra"
+    CODE_CHANGED = "code.changed"
+    CODE_STRINGS = "code.strings"
+    CODE_MARKERS = "code.markers"
+    CODE_TABS = "code.tabs"
+    MATH_CHANGED = "math.changed"
+    MATH_MISSING = "math.missing"
+    MATH_EXTRA = "math.extra"
+    NUMBERS_MISSING = "numbers.missing"
+    REF_LABEL = "ref.label"
+    REF_TARGET = "ref.target"
+    REF_FIGURE = "ref.figure"
+    REF_LINK = "ref.link"
+    STRUCTURE_HEADING = "structure.heading"
+    STRUCTURE_SECTION = "structure.section"
+    STRUCTURE_TEXTTAB = "structure.texttab"
+    STRUCTURE_CHAPTER = "structure.chapter"
+    STALE_SOURCE = "stale.source"
+    STALE_UNKNOWN = "stale.unknown"
+    SUPPRESSION = "suppression"
 
 
 #: The level a code is reported at unless the reporter says otherwise.
@@ -56,7 +78,31 @@ DEFAULT_LEVEL: dict[Code, Level] = {
     Code.LABEL_DUPLICATE: Level.ERROR,
     Code.LABEL_ORPHAN: Level.WARNING,
     Code.HEADING_DAMAGED: Level.WARNING,
+    Code.CODE_MISSING: Level.ERROR,
+    Code.CODE_EXTRA: Level.ERROR,
+    Code.CODE_CHANGED: Level.ERROR,
+    Code.CODE_STRINGS: Level.INFO,
+    Code.CODE_MARKERS: Level.ERROR,
+    Code.CODE_TABS: Level.ERROR,
+    Code.MATH_CHANGED: Level.ERROR,
+    Code.MATH_MISSING: Level.ERROR,
+    Code.MATH_EXTRA: Level.WARNING,
+    Code.NUMBERS_MISSING: Level.WARNING,
+    Code.REF_LABEL: Level.ERROR,
+    Code.REF_TARGET: Level.WARNING,
+    Code.REF_FIGURE: Level.ERROR,
+    Code.REF_LINK: Level.WARNING,
+    Code.STRUCTURE_HEADING: Level.WARNING,
+    Code.STRUCTURE_SECTION: Level.ERROR,
+    Code.STRUCTURE_TEXTTAB: Level.ERROR,
+    Code.STRUCTURE_CHAPTER: Level.ERROR,
+    Code.STALE_SOURCE: Level.WARNING,
+    Code.STALE_UNKNOWN: Level.INFO,
+    Code.SUPPRESSION: Level.ERROR,
 }
+
+#: Severity order, for thresholds such as ``--fail-on warning``.
+RANK = {Level.INFO: 0, Level.WARNING: 1, Level.ERROR: 2}
 
 
 @dataclass(frozen=True, slots=True)

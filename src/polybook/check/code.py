@@ -1,0 +1,274 @@
+"""Code checks: one stream of cells per framework, aligned between source and translation."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from functools import lru_cache
+
+from polybook.check.align import align
+from polybook.check.findings import Finding, Location
+from polybook.diagnostics import Code
+from polybook.dialect.nodes import CodeCell, Document
+from polybook.dialect.normalize import CodeToken, logical_lines, normalize_code
+
+_IDENT = re.compile(r"^[A-Za-z_]\w*$")
+_OPEN, _CLOSE = ("(", "[", "{"), (")", "]", "}")
+_MAX_DIFF = 8
+_MAX_HUNKS = 3  # more changed places than this in one cell: one finding for the whole cell
+
+
+@dataclass(frozen=True, slots=True)
+class Hunk:
+    """One changed place: the texts and their 0-based lines within each cell's code."""
+
+    translation: str
+    source: str
+    t_line: int
+    s_line: int
+
+
+@lru_cache(maxsize=65536)
+def cell_key(code: str) -> str:
+    return normalize_code(code)
+
+
+@dataclass(slots=True)
+class CellMatch:
+    """Which translation cell stands for which source cell (over all frameworks)."""
+
+    target_to_source: dict[int, CodeCell] = field(default_factory=dict)  # id(target cell) -> source cell
+    source_to_target: dict[int, CodeCell] = field(default_factory=dict)  # id(source cell) -> target cell
+
+
+def check_code(lang: str, chapter: str, source: Document, target: Document) -> tuple[list[Finding], CellMatch]:
+    findings: list[Finding] = []
+    match = CellMatch()
+    seen: set[tuple[Code, int, int]] = set()
+    frameworks = [f for f in source.frameworks if f in target.frameworks]
+    for framework in frameworks:
+        src, tgt = source.cells(framework), target.cells(framework)
+        pairs = align([cell_key(c.code) for c in src], [cell_key(c.code) for c in tgt])
+        previous: CodeCell | None = None  # the last translation cell paired so far
+        for pair in pairs:
+            s = src[pair.source] if pair.source is not None else None
+            t = tgt[pair.target] if pair.target is not None else None
+            for f in _compare(lang, chapter, framework, pair.kind, s, t, pair, previous, target):
+                key = (f.code, f.location.line if f.location else 0, f.source.line if f.source else 0)
+                if key not in seen:
+                    seen.add(key)
+                    findings.append(f)
+            if s is not None and t is not None:
+                match.target_to_source.setdefault(id(t), s)
+                match.source_to_target.setdefault(id(s), t)
+                previous = t
+    return findings, match
+
+
+def _compare(
+    lang: str,
+    chapter: str,
+    framework: str,
+    kind: str,
+    s: CodeCell | None,
+    t: CodeCell | None,
+    pair: object,
+    previous: CodeCell | None,
+    target: Document,
+) -> list[Finding]:
+    index = (pair.source if s is not None else pair.target) + 1  # type: ignore[attr-defined]
+    common = {"framework": framework, "cell": index}
+    if t is None and s is not None:
+        where = Location(target.path, previous.end_line if previous else 1)
+        return [
+            Finding.make(
+                Code.CODE_MISSING,
+                f"{framework} cell {index} of the source is missing here",
+                lang,
+                chapter,
+                where,
+                source=Location(s.path, s.line),
+                subject=("", cell_key(s.code)),
+                diff=(("", _first_line(s.code)),),
+                **common,
+            )
+        ]
+    if s is None and t is not None:
+        return [
+            Finding.make(
+                Code.CODE_EXTRA,
+                f"{framework} cell {index} has no counterpart in the source",
+                lang,
+                chapter,
+                Location(t.path, t.line),
+                subject=(cell_key(t.code), ""),
+                diff=((_first_line(t.code), ""),),
+                **common,
+            )
+        ]
+    assert s is not None and t is not None
+    out = []
+    where, src = Location(t.path, t.line), Location(s.path, s.line)
+    subject = (cell_key(t.code), cell_key(s.code))
+    if kind == "similar":
+        out.extend(_changed(lang, chapter, framework, index, s, t, subject, common))
+    if set(s.frameworks) != set(t.frameworks):
+        out.append(
+            Finding.make(
+                Code.CODE_TABS,
+                f"{framework} cell {index} runs for [{', '.join(t.frameworks)}] here "
+                f"but for [{', '.join(s.frameworks)}] in the source",
+                lang, chapter, where, source=src, subject=subject,
+                diff=((", ".join(t.frameworks), ", ".join(s.frameworks)),), **common,
+            )
+        )  # fmt: skip
+    s_marks, t_marks = sorted(m.name for m in s.markers), sorted(m.name for m in t.markers)
+    if s_marks != t_marks:
+        out.append(
+            Finding.make(
+                Code.CODE_MARKERS,
+                f"{framework} cell {index} has markers [{_marks(t_marks)}] here but [{_marks(s_marks)}] in the source",
+                lang, chapter, where, source=src, subject=subject,
+                diff=((_marks(t_marks), _marks(s_marks)),), **common,
+            )
+        )  # fmt: skip
+    return out
+
+
+def _changed(
+    lang: str,
+    chapter: str,
+    framework: str,
+    index: int,
+    s: CodeCell,
+    t: CodeCell,
+    subject: tuple[str, str],
+    common: dict,
+) -> list[Finding]:
+    """code.changed (or code.strings when only string literals differ), at the changed lines."""
+    hunks = token_diff(t.code, s.code)
+    only_strings = _without_strings(t.code) == _without_strings(s.code)
+    code = Code.CODE_STRINGS if only_strings else Code.CODE_CHANGED
+    what = "string literals differ from" if only_strings else "differs from"
+    if len(hunks) > _MAX_HUNKS or not hunks:
+        first = hunks[0] if hunks else Hunk("", "", 0, 0)
+        diff = tuple((h.translation, h.source) for h in hunks[:_MAX_DIFF])
+        return [
+            Finding.make(
+                code, f"{framework} cell {index} {what} the source in {len(hunks)} places", lang, chapter,
+                Location(t.path, t.code_line + first.t_line), source=Location(s.path, s.code_line + first.s_line),
+                diff=diff, subject=subject, **common,
+            )
+        ]  # fmt: skip
+    return [
+        Finding.make(
+            code, f"{framework} cell {index} {what} the source: `{h.translation}` → `{h.source}`", lang, chapter,
+            Location(t.path, t.code_line + h.t_line), source=Location(s.path, s.code_line + h.s_line),
+            diff=((h.translation, h.source),), subject=(subject[0] + f"\n{h.t_line}", subject[1]), **common,
+        )
+        for h in hunks
+    ]  # fmt: skip
+
+
+def _marks(names: list[str]) -> str:
+    return ", ".join(f"#@{n}" for n in names)
+
+
+def _first_line(code: str) -> str:
+    lines = [ln for ln in code.split("\n") if ln.strip() and not ln.lstrip().startswith("#")]
+    return lines[0].strip() if lines else ""
+
+
+def _without_strings(code: str) -> list[str]:
+    return ["''" if t.is_string else t.text for _, toks in logical_lines(code) for t in toks]
+
+
+def token_diff(translation: str, source: str) -> list[Hunk]:
+    """Changed places, e.g. ``Hunk("range(1000)", "range(10000)", 1, 1)``.
+
+    Logical lines are aligned first (so a moved or added line shows as that line); inside
+    a pair of similar lines only the changed tokens are shown, widened to the call or
+    subscript around them.
+    """
+    t_lines, s_lines = [toks for _, toks in logical_lines(translation)], [toks for _, toks in logical_lines(source)]
+    t_src, s_src = translation.split("\n"), source.split("\n")
+    t_keys = [" ".join(x.text for x in toks) for toks in t_lines]
+    s_keys = [" ".join(x.text for x in toks) for toks in s_lines]
+    out: list[Hunk] = []
+    t_at = s_at = 0  # line of the last aligned line on each side, for insertions
+    for pair in align(s_keys, t_keys):
+        t_toks = t_lines[pair.target] if pair.target is not None else []
+        s_toks = s_lines[pair.source] if pair.source is not None else []
+        t_at = t_toks[0].line if t_toks else t_at
+        s_at = s_toks[0].line if s_toks else s_at
+        if pair.kind == "equal":
+            continue
+        if pair.kind == "similar":
+            out.extend(Hunk(a, b, t_at, s_at) for a, b in _token_pairs(t_toks, s_toks, t_src, s_src))
+        else:
+            out.append(Hunk(_render(t_toks, t_src), _render(s_toks, s_src), t_at, s_at))
+    return [h for h in out if h.translation or h.source]
+
+
+def _token_pairs(
+    t_toks: list[CodeToken], s_toks: list[CodeToken], t_src: list[str], s_src: list[str]
+) -> list[tuple[str, str]]:
+    t_text, s_text = [x.text for x in t_toks], [x.text for x in s_toks]
+    regions: list[list[int]] = []
+    for op, t0, t1, s0, s1 in SequenceMatcher(None, t_text, s_text, autojunk=False).get_opcodes():
+        if op == "equal":
+            continue
+        last = regions[-1] if regions else None
+        if last and t0 - last[1] <= 2 and s0 - last[3] <= 2:
+            last[1], last[3] = t1, s1
+        else:
+            regions.append([t0, t1, s0, s1])
+    out = []
+    for t0, t1, s0, s1 in regions:
+        t0, t1, s0, s1 = _widen(t_toks, s_toks, t0, t1, s0, s1)
+        pair = (_render(t_toks[t0:t1], t_src), _render(s_toks[s0:s1], s_src))
+        if any(side and not (side[0].isalnum() or side[0] in "_([{'\"") for side in pair):
+            return [(_render(t_toks, t_src), _render(s_toks, s_src))]  # a fragment: show the lines
+        out.append(pair)
+    return out
+
+
+def _widen(t: list[CodeToken], s: list[CodeToken], t0: int, t1: int, s0: int, s1: int) -> tuple[int, int, int, int]:
+    """Grow a changed region to a readable unit: the call or subscript around it."""
+
+    def text(toks: list[CodeToken], i: int) -> str:
+        return toks[i].text if 0 <= i < len(toks) else ""
+
+    # left: an opening bracket, then the dotted name before it
+    if text(t, t0 - 1) in _OPEN and text(t, t0 - 1) == text(s, s0 - 1):
+        t0, s0 = t0 - 1, s0 - 1
+    while _IDENT.match(text(t, t0 - 1)) and text(t, t0 - 1) == text(s, s0 - 1) and text(t, t0 - 2) in (".", ""):
+        t0, s0 = t0 - 1, s0 - 1
+        if text(t, t0 - 1) == "." and text(s, s0 - 1) == ".":
+            t0, s0 = t0 - 1, s0 - 1
+        else:
+            break
+    if _IDENT.match(text(t, t0 - 1)) and text(t, t0) in _OPEN and text(t, t0 - 1) == text(s, s0 - 1):
+        t0, s0 = t0 - 1, s0 - 1
+    # right: close what the region opened, and a call's parentheses right after a name
+    for _ in range(12):
+        t_open = sum(text(t, i) in _OPEN for i in range(t0, t1)) - sum(text(t, i) in _CLOSE for i in range(t0, t1))
+        s_open = sum(text(s, i) in _OPEN for i in range(s0, s1)) - sum(text(s, i) in _CLOSE for i in range(s0, s1))
+        ends_with_name = _IDENT.match(text(t, t1 - 1)) and text(t, t1) == "(" == text(s, s1)
+        if (t_open > 0 or s_open > 0 or ends_with_name) and text(t, t1) == text(s, s1) and text(t, t1):
+            t1, s1 = t1 + 1, s1 + 1
+        else:
+            break
+    return t0, t1, s0, s1
+
+
+def _render(tokens: list[CodeToken], lines: list[str]) -> str:
+    """The original text of a run of tokens (one logical line; continuation lines joined)."""
+    if not tokens:
+        return ""
+    first, last = tokens[0], tokens[-1]
+    if first.line == last.line:
+        return lines[first.line][first.start : last.end]
+    middle = [lines[i].strip() for i in range(first.line + 1, last.line)]
+    return " ".join([lines[first.line][first.start :].rstrip(), *middle, lines[last.line][: last.end].strip()])

@@ -1,0 +1,112 @@
+"""Reference checks per chapter: labels, reference targets, figures and links."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from polybook.check.findings import Finding, Location
+from polybook.diagnostics import Code
+from polybook.dialect.nodes import Document, Figure
+
+_RESOLVABLE = ("numref", "ref", "eqref")
+_CITES = ("cite", "citet", "citep")
+
+
+def _roles(doc: Document) -> list[tuple[str, str, int]]:
+    return [
+        (inline.name, inline.value, inline.line or node.line)
+        for node in doc.walk()
+        for inline in getattr(node, "inlines", [])
+        if inline.kind == "role" and inline.name in _RESOLVABLE + _CITES
+    ]
+
+
+def _links(doc: Document) -> list[tuple[str, int]]:
+    return [
+        (inline.value, inline.line or node.line)
+        for node in doc.walk()
+        for inline in getattr(node, "inlines", [])
+        if inline.kind == "link"
+    ]
+
+
+def check_references(
+    lang: str, chapter: str, source: Document, target: Document, target_labels: set[str], source_labels: set[str]
+) -> list[Finding]:
+    """``target_labels``/``source_labels``: every label of that language's whole book."""
+    out: list[Finding] = []
+    top = Location(target.path, 1)
+    for name in source.labels.keys() - target.labels.keys():
+        label = source.labels[name]
+        out.append(Finding.make(
+            Code.REF_LABEL, f"label {name!r} ({label.kind}) of the source is missing here", lang, chapter, top,
+            source=Location(source.path, label.line), diff=(("", f":label:`{name}`"),), subject=("", name),
+        ))  # fmt: skip
+    for name in target.labels.keys() - source.labels.keys():
+        label = target.labels[name]
+        out.append(Finding.make(
+            Code.REF_LABEL, f"label {name!r} is not in the source chapter", lang, chapter,
+            Location(target.path, label.line), diff=((f":label:`{name}`", ""),), subject=(name, ""),
+        ))  # fmt: skip
+    s_roles, t_roles = _roles(source), _roles(target)
+    t_targets = {(n, v) for n, v, _ in t_roles}
+    for name, value, line in s_roles:
+        if (name, value) not in t_targets:
+            t_targets.add((name, value))  # once per target
+            out.append(Finding.make(
+                Code.REF_TARGET, f":{name}:`{value}` of the source is missing here", lang, chapter, top,
+                source=Location(source.path, line), diff=(("", f":{name}:`{value}`"),), subject=("", f"{name}:{value}"),
+            ))  # fmt: skip
+    for name, value, line in t_roles:
+        if name in _RESOLVABLE and value not in target_labels and value in source_labels:
+            out.append(Finding.make(
+                Code.REF_TARGET, f":{name}:`{value}` points at a label the {lang} book does not define", lang,
+                chapter, Location(target.path, line), diff=((f":{name}:`{value}`", ""),), subject=(value, ""),
+            ))  # fmt: skip
+    out.extend(_check_figures(lang, chapter, source, target))
+    s_links, t_links = Counter(u for u, _ in _links(source)), Counter(u for u, _ in _links(target))
+    for url in s_links - t_links:
+        line = next(n for u, n in _links(source) if u == url)
+        out.append(Finding.make(
+            Code.REF_LINK, f"link {url} of the source is missing here", lang, chapter, top,
+            source=Location(source.path, line), diff=(("", url),), subject=("", url),
+        ))  # fmt: skip
+    for url in t_links - s_links:
+        line = next(n for u, n in _links(target) if u == url)
+        out.append(Finding.make(
+            Code.REF_LINK, f"link {url} is not in the source", lang, chapter, Location(target.path, line),
+            diff=((url, ""),), subject=(url, ""),
+        ))  # fmt: skip
+    return out
+
+
+def _check_figures(lang: str, chapter: str, source: Document, target: Document) -> list[Finding]:
+    def key(f: Figure) -> str:
+        return f.label or f.src
+
+    s_figs = {key(f): f for f in source.walk() if isinstance(f, Figure)}
+    t_figs = {key(f): f for f in target.walk() if isinstance(f, Figure)}
+    out = []
+    for k in s_figs.keys() - t_figs.keys():
+        f = s_figs[k]
+        out.append(Finding.make(
+            Code.REF_FIGURE, f"figure {f.src} ({k}) of the source is missing here", lang, chapter,
+            Location(target.path, 1), source=Location(source.path, f.line), diff=(("", f.src),), subject=("", k),
+        ))  # fmt: skip
+    for k in t_figs.keys() - s_figs.keys():
+        f = t_figs[k]
+        out.append(Finding.make(
+            Code.REF_FIGURE, f"figure {f.src} ({k}) is not in the source", lang, chapter,
+            Location(target.path, f.line), diff=((f.src, ""),), subject=(k, ""),
+        ))  # fmt: skip
+    for k in s_figs.keys() & t_figs.keys():
+        s, t = s_figs[k], t_figs[k]
+        for attr in ("src", "width", "height", "label"):
+            a, b = getattr(t, attr), getattr(s, attr)
+            if a != b:
+                out.append(Finding.make(
+                    Code.REF_FIGURE, f"figure {k}: {attr} {a!r} here, {b!r} in the source", lang, chapter,
+                    Location(target.path, t.line), source=Location(source.path, s.line),
+                    diff=((str(a or ""), str(b or "")),), subject=(f"{attr}={a}", f"{attr}={b}"),
+                ))  # fmt: skip
+    return out

@@ -1,0 +1,44 @@
+"""What every reporter shares: finding order, plurals, the one-line diff, the language list."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from polybook.check.findings import CheckResult, Finding
+from polybook.diagnostics import RANK, sort_key
+
+#: Diff pairs shown per finding before "… N more".
+MAX_DIFF = 6
+
+
+def ordered(findings: Iterable[Finding]) -> list[Finding]:
+    """By path, line and code of the place each finding is shown at."""
+    return sorted(findings, key=lambda f: sort_key(f.as_diagnostic()))
+
+
+def by_importance(findings: Iterable[Finding]) -> list[Finding]:
+    """Errors first, then warnings, then info; each by path and line."""
+    return sorted(findings, key=lambda f: (-RANK[f.level], *sort_key(f.as_diagnostic())))
+
+
+def plural(n: int, word: str, words: str | None = None) -> str:
+    return f"{n} {word if n == 1 else words or word + 's'}"
+
+
+def languages(result: CheckResult) -> list[str]:
+    """The checked translations in config order, plus any other language a finding is about."""
+    langs = [lang for lang in result.languages if lang != result.source_language]
+    return langs + sorted({f.lang for f in result.findings} - set(langs))
+
+
+def inline_diff(finding: Finding) -> str:
+    """The diff on one line, translation first: ```range(1000)` → `range(10000)`, …``."""
+    pairs = [f"`{one_line(t)}` → `{one_line(s)}`" for t, s in finding.diff[:MAX_DIFF]]
+    if len(finding.diff) > MAX_DIFF:
+        pairs.append(f"… {len(finding.diff) - MAX_DIFF} more")
+    return ", ".join(pairs)
+
+
+def one_line(text: str) -> str:
+    """Diff tokens are short, but a newline in one would break every line-based format."""
+    return text.replace("\r\n", "\n").replace("\n", "⏎")

@@ -1,0 +1,33 @@
+"""``--format json``: every finding, suppressed ones included, for scripts and dashboards."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from polybook.check.findings import CheckResult
+from polybook.check.report.common import ordered
+from polybook.diagnostics import Level
+
+#: Bumped when a key changes meaning or disappears; new keys may appear at any time.
+VERSION = 1
+
+
+def render(result: CheckResult) -> str:
+    return json.dumps(document(result), ensure_ascii=False, indent=2)
+
+
+def document(result: CheckResult) -> dict[str, Any]:
+    return {
+        "version": VERSION,
+        "tool": "polybook",
+        "source_language": result.source_language,
+        "languages": list(result.languages),
+        "chapters": result.chapters,
+        "seconds": round(result.seconds, 3),
+        "summary": {
+            **{str(level): result.count(level) for level in Level},
+            "suppressed": len(result.findings) - len(result.active),
+        },
+        "findings": [f.to_dict() for f in ordered(result.findings)],
+    }

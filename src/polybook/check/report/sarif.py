@@ -1,0 +1,138 @@
+"""``--format sarif``: SARIF 2.1.0 for GitHub code scanning and SARIF viewers.
+
+One run; a rule per code that occurs; a result per finding, suppressed ones included with a
+``suppressions`` entry (SARIF wants the property on every result once one has it, so active
+results carry an empty list). The translation is the result's location, the source its
+related location 1. ``partialFingerprints`` carry the finding's own fingerprint, which hashes
+content rather than line numbers, so an alert survives edits above it.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import metadata
+from typing import Any
+from urllib.parse import quote
+
+from polybook import __version__
+from polybook.check.findings import CheckResult, Finding, Location
+from polybook.check.report.common import inline_diff, ordered
+from polybook.diagnostics import DEFAULT_LEVEL, Code, Level
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+SARIF_LEVEL = {Level.ERROR: "error", Level.WARNING: "warning", Level.INFO: "note"}
+FINGERPRINT_KEY = "polybook/v1"
+
+#: One sentence per code: the rule's shortDescription.
+RULE_TEXT: dict[Code, str] = {
+    Code.CONFIG: "The book's configuration is invalid.",
+    Code.READ: "A chapter could not be read.",
+    Code.ENCODING: "A chapter is not valid UTF-8.",
+    Code.FENCE_UNCLOSED: "A code fence is never closed.",
+    Code.FENCE_ATTRS: "A code fence has attributes polybook does not understand.",
+    Code.TAB_UNCLOSED: "A text tab is never closed.",
+    Code.TAB_NESTED: "A text tab is opened inside another one.",
+    Code.TAB_UNMATCHED: "A text tab is closed without being opened.",
+    Code.TAB_UNKNOWN: "A tab names a framework the book does not have.",
+    Code.TAB_MISPLACED: "A tab marker is where it has no effect.",
+    Code.DIRECTIVE_DAMAGED: "A directive was damaged, often by translation.",
+    Code.ROLE_DAMAGED: "A role was damaged, often by translation.",
+    Code.LABEL_DUPLICATE: "A label is defined twice.",
+    Code.LABEL_ORPHAN: "A label is not attached to anything.",
+    Code.HEADING_DAMAGED: "A heading was damaged.",
+    Code.CODE_MISSING: "A code cell of the source is missing from the translation.",
+    Code.CODE_EXTRA: "The translation has a code cell the source does not have.",
+    Code.CODE_CHANGED: "A code cell differs from the source.",
+    Code.CODE_STRINGS: "Strings in a code cell differ from the source (they may be translated on purpose).",
+    Code.CODE_MARKERS: "d2lbook markers in a code cell differ from the source.",
+    Code.CODE_TABS: "The frameworks of a code cell differ from the source.",
+    Code.MATH_CHANGED: "A formula differs from the source.",
+    Code.MATH_MISSING: "A formula of the source is missing from the translation.",
+    Code.MATH_EXTRA: "The translation has a formula the source does not have.",
+    Code.NUMBERS_MISSING: "Numbers of the source are missing from the translated text.",
+    Code.REF_LABEL: "A label of the source is missing or renamed in the translation.",
+    Code.REF_TARGET: "A reference points at a label that does not exist.",
+    Code.REF_FIGURE: "A figure differs from the source.",
+    Code.REF_LINK: "A link differs from the source.",
+    Code.STRUCTURE_HEADING: "The heading levels differ from the source.",
+    Code.STRUCTURE_SECTION: "The sections differ from the source.",
+    Code.STRUCTURE_TEXTTAB: "The text tabs differ from the source.",
+    Code.STRUCTURE_CHAPTER: "A chapter of the source is missing from the translation, or the other way round.",
+    Code.STALE_SOURCE: "The source changed after the translation was last updated.",
+    Code.STALE_UNKNOWN: "Whether the translation is up to date cannot be told from the history.",
+    Code.SUPPRESSION: "A suppression is invalid or no longer matches anything.",
+}
+
+
+def render(result: CheckResult) -> str:
+    return json.dumps(document(result), ensure_ascii=False, indent=2)
+
+
+def document(result: CheckResult) -> dict[str, Any]:
+    findings = ordered(result.findings)
+    codes = sorted({f.code for f in findings})
+    driver: dict[str, Any] = {"name": "polybook", "version": __version__, "semanticVersion": __version__}
+    if uri := information_uri():
+        driver["informationUri"] = uri
+    driver["rules"] = [_rule(code) for code in codes]
+    index = {code: i for i, code in enumerate(codes)}
+    return {
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{"tool": {"driver": driver}, "results": [_result(f, index[f.code]) for f in findings]}],
+    }
+
+
+def information_uri() -> str | None:
+    """The project's URL from the installed package's metadata, if it declares one."""
+    try:
+        meta = metadata.metadata("polybook")
+    except metadata.PackageNotFoundError:
+        return None
+    urls = [entry.split(",", 1)[-1].strip() for entry in meta.get_all("Project-URL") or []]
+    return next(iter(urls), None) or meta.get("Home-page")
+
+
+def _rule(code: Code) -> dict[str, Any]:
+    return {
+        "id": f"polybook.{code}",
+        "shortDescription": {"text": RULE_TEXT.get(code, f"polybook.{code}")},
+        "defaultConfiguration": {"level": SARIF_LEVEL[DEFAULT_LEVEL[code]]},
+    }
+
+
+def _result(finding: Finding, rule_index: int) -> dict[str, Any]:
+    text = finding.message + (f": {inline_diff(finding)}" if finding.diff else "")
+    result: dict[str, Any] = {
+        "ruleId": f"polybook.{finding.code}",
+        "ruleIndex": rule_index,
+        "level": SARIF_LEVEL[finding.level],
+        "message": {"text": text},
+        "locations": [{"physicalLocation": _physical(finding.primary)}],
+    }
+    if finding.source is not None and finding.source != finding.primary:
+        result["relatedLocations"] = [
+            {"id": 1, "physicalLocation": _physical(finding.source), "message": {"text": "source"}}
+        ]
+    result["partialFingerprints"] = {FINGERPRINT_KEY: finding.fingerprint}
+    result["suppressions"] = (
+        []
+        if finding.suppressed is None
+        else [{"kind": "external", "status": "accepted", "justification": finding.suppressed}]
+    )
+    result["properties"] = {
+        "lang": finding.lang,
+        "chapter": finding.chapter,
+        "framework": finding.framework,
+        "cell": finding.cell,
+    }
+    return result
+
+
+def _physical(where: Location) -> dict[str, Any]:
+    # A relative URI reference: forward slashes; spaces, non-ASCII, '%', '#' and '?' escaped.
+    uri = quote(where.path.replace("\\", "/"), safe="/!$&'()*+,;=:@~")
+    return {
+        "artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"},
+        "region": {"startLine": max(1, where.line)},
+    }

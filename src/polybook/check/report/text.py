@@ -1,0 +1,57 @@
+"""The default report: one compiler-style block per finding, then a summary line."""
+
+from __future__ import annotations
+
+from polybook.check.findings import CheckResult, Finding
+from polybook.check.report.common import MAX_DIFF, languages, one_line, ordered, plural
+from polybook.diagnostics import Level
+
+RESET, BOLD = "\x1b[0m", "\x1b[1m"
+RED, GREEN, YELLOW, BLUE = "\x1b[31m", "\x1b[32m", "\x1b[33m", "\x1b[34m"
+LEVEL_COLOR = {Level.ERROR: RED, Level.WARNING: YELLOW, Level.INFO: BLUE}
+
+
+def render(result: CheckResult, *, color: bool = False) -> str:
+    blocks = [block(f, color=color) for f in ordered(result.active)]
+    return "\n".join([*blocks, summary_line(result)])
+
+
+def block(finding: Finding, *, color: bool = False) -> str:
+    """``finding.format()``, the source location when it is elsewhere, then the diff."""
+    head = finding.format()
+    if color:  # only the level word, as compilers do
+        level = str(finding.level)
+        head = head.replace(f": {level}: ", f": {_paint(level, color, BOLD, LEVEL_COLOR[finding.level])}: ", 1)
+    lines = [head]
+    if finding.source is not None and finding.source != finding.primary:
+        lines.append(f"  source: {finding.source}")
+    for i, (translation, source) in enumerate(finding.diff[:MAX_DIFF]):
+        translation, source = one_line(translation), one_line(source)
+        if i == 0:  # name the two sides once
+            width = max(len(translation), len(source))
+            translation, source = f"{translation:<{width}}  <- translation", f"{source:<{width}}  <- source"
+        lines += [_paint(f"  - {translation}", color, RED), _paint(f"  + {source}", color, GREEN)]
+    if len(finding.diff) > MAX_DIFF:
+        lines.append(f"  … {len(finding.diff) - MAX_DIFF} more")
+    return "\n".join(lines)
+
+
+def summary_line(result: CheckResult) -> str:
+    """``2 errors, 1 warning, 0 info in 4 translations of 1 chapter (1 suppressed) — 0.42 s``."""
+    n_langs = len(languages(result))
+    scope = f"{plural(n_langs, 'translation')} of {plural(result.chapters, 'chapter')}"
+    suppressed = len(result.findings) - len(result.active)
+    tail = (f" ({suppressed} suppressed)" if suppressed else "") + f" — {result.seconds:.2f} s"
+    if not result.active:
+        verb = "is" if n_langs == 1 else "are"
+        return f"No findings: {scope} {verb} consistent with {result.source_language}{tail}"
+    counts = [
+        plural(result.count(Level.ERROR), "error"),
+        plural(result.count(Level.WARNING), "warning"),
+        f"{result.count(Level.INFO)} info",
+    ]
+    return f"{', '.join(counts)} in {scope}{tail}"
+
+
+def _paint(text: str, color: bool, *codes: str) -> str:
+    return "".join(codes) + text + RESET if color else text

@@ -1,0 +1,70 @@
+"""Prose segments between anchors shared by the source and a translation.
+
+Anchors are the things both languages must have in the same order: labelled headings,
+figures, labelled equations and the code cells that the code check paired. Between two
+consecutive shared anchors lies a segment; math, numbers, text tabs and headings are
+compared segment by segment, so a difference is reported near where it is.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+
+from polybook.check.code import CellMatch
+from polybook.dialect.nodes import CodeCell, DisplayMath, Document, Figure, Heading, Node, TextTab
+
+
+@dataclass(slots=True)
+class Item:
+    node: Node
+    tab: tuple[str, ...] | None  # the text tab the node sits in, if any
+
+
+@dataclass(slots=True)
+class Segment:
+    line: int  # where the segment starts (the anchor before it, or line 1)
+    items: list[Item] = field(default_factory=list)
+
+
+def flatten(doc: Document) -> list[Item]:
+    """Every node in order, text-tab children carrying their tab's frameworks."""
+    out: list[Item] = []
+    for node in doc.nodes:
+        out.append(Item(node, None))
+        if isinstance(node, TextTab):
+            out.extend(Item(child, node.frameworks) for child in node.children)
+    return out
+
+
+def _anchor_key(node: Node, cell_keys: dict[int, str]) -> str | None:
+    if isinstance(node, Heading) and node.label:
+        return f"h:{node.label}"
+    if isinstance(node, Figure):
+        return f"f:{node.label or node.src}"
+    if isinstance(node, DisplayMath) and node.label:
+        return f"m:{node.label}"
+    if isinstance(node, CodeCell):
+        return cell_keys.get(id(node))
+    return None
+
+
+def pair_segments(source: Document, target: Document, match: CellMatch) -> list[tuple[Segment, Segment]]:
+    """Segments of both documents, paired; anchors themselves belong to no segment."""
+    src_cells = {id(c): f"c:{i}" for i, c in enumerate(source.cells())}
+    tgt_cells = {t_id: src_cells[id(s)] for t_id, s in match.target_to_source.items()}
+    src_items, tgt_items = flatten(source), flatten(target)
+    src_keys = [_anchor_key(i.node, src_cells) for i in src_items]
+    tgt_keys = [_anchor_key(i.node, tgt_cells) for i in tgt_items]
+    src_pos = [k for k, key in enumerate(src_keys) if key]
+    tgt_pos = [k for k, key in enumerate(tgt_keys) if key]
+    matcher = SequenceMatcher(None, [src_keys[k] for k in src_pos], [tgt_keys[k] for k in tgt_pos], autojunk=False)
+    shared = [(src_pos[a + n], tgt_pos[b + n]) for a, b, size in matcher.get_matching_blocks() for n in range(size)]
+    bounds = [(-1, -1), *shared, (len(src_items), len(tgt_items))]
+    out = []
+    for (s0, t0), (s1, t1) in itertools.pairwise(bounds):
+        src_seg = Segment(src_items[s0].node.line if s0 >= 0 else 1, src_items[s0 + 1 : s1])
+        tgt_seg = Segment(tgt_items[t0].node.line if t0 >= 0 else 1, tgt_items[t0 + 1 : t1])
+        out.append((src_seg, tgt_seg))
+    return out

@@ -1,0 +1,161 @@
+"""Which source commit each translation was last synced with, and what changed since.
+
+``polybook sync --write`` records, per translation chapter, the source commit (git
+``HEAD``) and the SHA-256 of the source file it synced against, in
+``chapters/<lang>/polybook-sync.json``. The check compares that hash with the source
+file today; when they differ and git history is at hand, the source as it was is parsed
+again and compared with the source as it is, cell by cell and paragraph by paragraph.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from polybook.check.align import align, char_ratio
+from polybook.check.code import CellMatch, cell_key
+from polybook.check.findings import Finding, Location
+from polybook.diagnostics import Code
+from polybook.dialect import parse_text
+from polybook.dialect.builder import DialectSettings
+from polybook.dialect.nodes import Block, Document, Heading, Paragraph
+
+LOCK_NAME = "polybook-sync.json"
+
+
+@dataclass(frozen=True, slots=True)
+class SyncRecord:
+    commit: str | None
+    sha256: str
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def read_lock(folder: Path) -> dict[str, SyncRecord]:
+    try:
+        data = json.loads((folder / LOCK_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    chapters = data.get("chapters", {}) if isinstance(data, dict) else {}
+    return {
+        stem: SyncRecord(rec.get("commit"), rec.get("sha256", ""))
+        for stem, rec in chapters.items()
+        if isinstance(rec, dict)
+    }
+
+
+def write_lock(folder: Path, source_language: str, records: dict[str, SyncRecord]) -> None:
+    data = {
+        "source_language": source_language,
+        "chapters": {k: {"commit": r.commit, "sha256": r.sha256} for k, r in sorted(records.items())},
+    }
+    atomic_write(folder / LOCK_NAME, json.dumps(data, indent=2) + "\n")
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write via a temporary file in the same folder and rename: readers never see half a file."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o777)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _git(root: Path, *args: str) -> str | None:
+    try:
+        done = subprocess.run(["git", *args], cwd=root, capture_output=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.decode("utf-8", errors="replace") if done.returncode == 0 else None
+
+
+def head_commit(root: Path) -> str | None:
+    out = _git(root, "rev-parse", "HEAD")
+    return out.strip() if out else None
+
+
+def source_at(root: Path, commit: str, path: Path) -> str | None:
+    top = _git(root, "rev-parse", "--show-toplevel")
+    if not top:
+        return None
+    rel = path.resolve().relative_to(Path(top.strip()).resolve()).as_posix()
+    return _git(root, "show", f"{commit}:{rel}")
+
+
+def _prose(doc: Document) -> list[Paragraph | Block | Heading]:
+    return [n for n in doc.walk() if isinstance(n, Paragraph | Heading) or (isinstance(n, Block) and n.kind != "html")]
+
+
+def _text(node: Paragraph | Block | Heading) -> str:
+    return node.text if isinstance(node, Heading) else node.source
+
+
+def check_staleness(
+    lang: str,
+    chapter: str,
+    source: Document,
+    target: Document,
+    record: SyncRecord | None,
+    source_file: Path,
+    settings: DialectSettings,
+    match: CellMatch,
+) -> list[Finding]:
+    top = Location(target.path, 1)
+    if record is None:
+        return [
+            Finding.make(
+                Code.STALE_UNKNOWN,
+                "no record of the source commit this translation was synced with; `polybook sync --write` records it",
+                lang, chapter, top, source=Location(source.path, 1),
+            )
+        ]  # fmt: skip
+    if record.sha256 == file_sha256(source_file):
+        return []
+    old_text = source_at(source_file.parent, record.commit, source_file) if record.commit else None
+    since = f"since the sync at {record.commit[:10]}" if record.commit else "since the last sync"
+    if old_text is None:
+        return [
+            Finding.make(
+                Code.STALE_SOURCE, f"the source changed {since}; no git history at hand to say where",
+                lang, chapter, top, source=Location(source.path, 1), subject=(record.sha256, ""),
+            )
+        ]  # fmt: skip
+    old = parse_text(old_text, source.path, settings)
+    out: list[Finding] = []
+    for framework in source.frameworks:
+        now, then = source.cells(framework), old.cells(framework)
+        for pair in align([cell_key(c.code) for c in then], [cell_key(c.code) for c in now]):
+            if pair.kind == "equal":
+                continue
+            cell = now[pair.target] if pair.target is not None else None
+            counterpart = match.source_to_target.get(id(cell)) if cell else None
+            what = {"similar": "changed", "missing": "was removed", "extra": "was added"}[pair.kind]
+            index = (pair.target if pair.target is not None else pair.source or 0) + 1
+            out.append(Finding.make(
+                Code.STALE_SOURCE, f"source {framework} cell {index} {what} {since}", lang, chapter,
+                Location(target.path, counterpart.line) if counterpart else top,
+                source=Location(source.path, cell.line if cell else 1), framework=framework, cell=index,
+                subject=(record.sha256, cell_key(cell.code) if cell else ""),
+            ))  # fmt: skip
+    then_prose, now_prose = _prose(old), _prose(source)
+    for pair in align([_text(n) for n in then_prose], [_text(n) for n in now_prose], char_ratio, 0.6):
+        if pair.kind == "equal" or pair.target is None:
+            continue
+        node = now_prose[pair.target]
+        out.append(Finding.make(
+            Code.STALE_SOURCE, f"source text at line {node.line} changed {since}", lang, chapter, top,
+            source=Location(source.path, node.line), subject=(record.sha256, _text(node)),
+        ))  # fmt: skip
+    return out
