@@ -29,4 +29,12 @@ polybook = {
     },
     "chapters": "chapters",
     "build_dir": "build",
+    # `polybook build eval`: one kernel per (chapter, framework) program, cached by content.
+    "execution": {
+        "kernel": "polybook",  # registered into .venv by scripts/setup-kernel.sh (make setup)
+        "timeout": 300,  # seconds per cell; per chapter: "chapters": {"name": {"timeout": 600}}
+        "cache_dir": "build/cache",
+        "frozen_dir": "frozen",  # results computed elsewhere (a GPU machine), reused by key
+        "fail_on_needs_gpu": False,  # a CUDA-only cell on a CPU machine is reported, not fatal
+    },
 }

@@ -1,4 +1,8 @@
-"""The bundled book: imported faithfully, rebuilt faithfully, parsed without surprises."""
+"""The bundled book as imported: imported faithfully, rebuilt faithfully, parsed without surprises.
+
+The imported state is kept in ``tests/fixtures/book`` (the book's own ``chapters/`` has since
+been repaired with ``polybook sync`` and hand edits; see ``test_book_is_consistent``).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, SEEDS
+from conftest import FIXTURES, ROOT, SEEDS
 from polybook.book import load_book
 from polybook.config import load_config
 from polybook.dialect import Document
@@ -15,6 +19,7 @@ from polybook.dialect.nodes import Figure, TextTab
 from polybook.dialect.normalize import normalize_code
 
 LANGUAGES = ["en", "ja", "pt", "zh", "tr"]
+BOOK = FIXTURES / "book"
 IMPORTED = {"ja": "000_5afac021a2beb068.txt", "pt": "001_f9a7783a8e698643.txt", "tr": "004_93451f0af7b40f0e.txt"}
 
 # The damage the seeds really contain, and nothing else.
@@ -29,7 +34,7 @@ EXPECTED_DIAGNOSTICS = {
 
 @pytest.fixture(scope="module")
 def chapters() -> dict[str, Document]:
-    book = load_book(load_config(ROOT / "conf.py"))
+    book = load_book(load_config(BOOK / "conf.py"))
     return {lang: docs["async-computation"] for lang, docs in book.chapters.items()}
 
 
@@ -39,7 +44,7 @@ def test_seeds_are_available() -> None:
 
 @pytest.mark.parametrize("lang", sorted(IMPORTED))
 def test_imported_chapters_equal_the_seeds_byte_for_byte(lang: str) -> None:
-    chapter = ROOT / "chapters" / lang / "async-computation.md"
+    chapter = BOOK / "chapters" / lang / "async-computation.md"
     assert chapter.read_bytes() == (SEEDS / IMPORTED[lang]).read_bytes()
 
 
@@ -51,7 +56,7 @@ def test_only_the_real_damage_is_reported(chapters: dict[str, Document], lang: s
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_index_pages_have_a_toc(lang: str) -> None:
-    book = load_book(load_config(ROOT / "conf.py"), [lang])
+    book = load_book(load_config(BOOK / "conf.py"), [lang])
     index = book.chapters[lang]["index"]
     assert index.diagnostics == []
     assert [n.entries for n in index.nodes if n.type == "tocblock"] == [["async-computation"]]
@@ -127,7 +132,7 @@ def test_labels_and_figures_agree_across_languages(chapters: dict[str, Document]
         ("../img/threading.svg", None, "fig_threading"),
     ]
     for figure in figures:
-        assert (ROOT / "chapters" / lang / figure[0]).resolve().is_file()
+        assert (ROOT / "chapters" / lang / figure[0]).resolve().is_file()  # the figures live in the book
 
 
 def _tab_sequence(doc: Document) -> list[tuple[str, tuple[str, ...]]]:
@@ -145,6 +150,14 @@ def test_pt_drift_is_still_there(chapters: dict[str, Document]) -> None:
     assert any("range(1000)" in c.code for c in pt.cells("mxnet"))
     assert len(pt.cells("mxnet")) > len(chapters["ja"].cells("mxnet"))
     assert [c.attrs.get("n") for c in pt.cells("pytorch")] == ["1", "2", "3", "4"]
+
+
+def test_fixture_en_and_zh_are_the_reconstructions_in_the_book() -> None:
+    """en is the source (sync never touches it); zh differs from its import only where sync repaired it."""
+    for lang in ("en",):
+        assert (BOOK / "chapters" / lang / "async-computation.md").read_bytes() == (
+            ROOT / "chapters" / lang / "async-computation.md"
+        ).read_bytes()
 
 
 def test_figures_have_svg_sources() -> None:
@@ -165,6 +178,6 @@ def test_chapters_readme_names_every_source() -> None:
 
 def test_no_chapter_has_trailing_junk() -> None:
     for lang in ("en", "zh"):
-        text = Path(ROOT / "chapters" / lang / "async-computation.md").read_text(encoding="utf-8")
+        text = Path(BOOK / "chapters" / lang / "async-computation.md").read_text(encoding="utf-8")
         assert text.endswith("\n") and not text.endswith("\n\n")
         assert "KiB" not in text and "🏷️" not in text

@@ -87,9 +87,7 @@ def build(ctx: click.Context, strict: bool) -> None:
     from polybook.book import load_book
     from polybook.diagnostics import Level
 
-    config = _config(ctx.obj["conf"], Path.cwd())
-    if config is None:
-        raise UsageProblem("no conf.py found here or above; pass --conf")
+    config = _book_config(ctx)
     book = load_book(config)
     table = Table(title=f"{config.title}: document model")
     for column in ("language", "chapters", *(f"{f} cells" for f in config.frameworks), "errors", "warnings"):
@@ -110,4 +108,140 @@ def build(ctx: click.Context, strict: bool) -> None:
         table.add_row(code, str(len(chapters)), *cells, str(n_err), str(warnings))
     Console(stderr=True).print(table)
     if strict and errors:
+        ctx.exit(1)
+
+
+def _book_config(ctx: click.Context) -> BookConfig:
+    config = _config(ctx.obj["conf"], Path.cwd())
+    if config is None:
+        raise UsageProblem("no conf.py found here or above; pass --conf")
+    return config
+
+
+def _check_languages(config: BookConfig, languages: tuple[str, ...]) -> list[str]:
+    unknown = [lang for lang in languages if lang not in config.translations]
+    if unknown:
+        known = ", ".join(config.translations)
+        raise UsageProblem(f"not a translation of this book: {', '.join(unknown)} (translations: {known})")
+    return list(languages)
+
+
+@main.command()
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "sarif", "github", "junit"]),
+    default="text",
+    show_default=True,
+    help="Report format.",
+)
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write here.")
+@click.option("--lang", "languages", multiple=True, help="Only this translation (repeatable).")
+@click.option("--chapter", "chapters", multiple=True, help="Only this chapter, by file name without .md.")
+@click.option(
+    "--fail-on", type=click.Choice(["error", "warning"]), default="error", show_default=True, help="Exit 1 from here."
+)
+@click.option("--baseline", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Accepted findings.")
+@click.option("--write-baseline", type=click.Path(dir_okay=False, path_type=Path), help="Accept today's findings.")
+@click.option("--reason", help="Why the findings written by --write-baseline are accepted (required with it).")
+@click.pass_context
+def check(
+    ctx: click.Context,
+    fmt: str,
+    output: Path | None,
+    languages: tuple[str, ...],
+    chapters: tuple[str, ...],
+    fail_on: str,
+    baseline: Path | None,
+    write_baseline: Path | None,
+    reason: str | None,
+) -> None:
+    """Check every translation against the source language, statically.
+
+    Never imports or runs book code. Exits 0 when nothing reaches --fail-on, 1 when
+    something does, 2 on usage errors or unreadable chapters.
+    """
+    import os
+
+    from polybook.book import load_book
+    from polybook.check import check_book, unreadable
+    from polybook.check.report import render, step_summary
+    from polybook.check.suppress import baseline_json, load_baseline
+    from polybook.diagnostics import RANK, Level
+
+    if write_baseline and not (reason and reason.strip()):
+        raise UsageProblem("--write-baseline needs --reason: every accepted finding must say why")
+    config = _book_config(ctx)
+    langs = _check_languages(config, languages)
+    book = load_book(config, [config.source_language, *langs] if langs else None)
+    bad = unreadable(book)
+    if bad:
+        raise UsageProblem("unreadable input:\n" + "\n".join(d.format() for d in bad))
+    accepted = {}
+    if baseline:
+        try:
+            accepted = load_baseline(baseline)
+        except (ValueError, KeyError) as exc:
+            raise UsageProblem(f"bad baseline file {baseline}: {exc}") from None
+    result = check_book(book, langs or None, list(chapters) or None, accepted)
+    if write_baseline:
+        from polybook.check.staleness import atomic_write
+
+        atomic_write(write_baseline, baseline_json(result.active, str(reason).strip()))
+        click.echo(f"wrote {len(result.active)} finding(s) to {write_baseline}", err=True)
+    color = fmt == "text" and output is None and click.get_text_stream("stdout").isatty()
+    report = render(result, fmt, color=color)
+    if output:
+        output.write_text(report, encoding="utf-8")
+    else:
+        click.echo(report, nl=not report.endswith("\n"))
+    if fmt == "github" and os.environ.get("GITHUB_STEP_SUMMARY"):
+        with open(os.environ["GITHUB_STEP_SUMMARY"], "a", encoding="utf-8") as summary:
+            summary.write(step_summary(result))
+    threshold = RANK[Level(fail_on)]
+    if any(RANK[f.level] >= threshold for f in result.active) and not write_baseline:
+        ctx.exit(1)
+
+
+@main.command()
+@click.argument("languages", nargs=-1)
+@click.option("--write", is_flag=True, help="Apply the changes (default: print them as a unified diff).")
+@click.option("--prune", is_flag=True, help="Also remove cells the source does not have.")
+@click.pass_context
+def sync(ctx: click.Context, languages: tuple[str, ...], write: bool, prune: bool) -> None:
+    """Repair translations' code and math from the source; prose is never changed.
+
+    Prints what it would change as a unified diff; --write applies it (atomically) and
+    records the source commit. Lists what it cannot repair. Exits 1 when a chapter was
+    refused because of parse errors.
+    """
+    from polybook import sync as syncing
+    from polybook.book import load_book
+
+    config = _book_config(ctx)
+    langs = _check_languages(config, languages)
+    book = load_book(config, [config.source_language, *langs] if langs else None)
+    results = syncing.sync_book(book, langs or None, prune)
+    for result in results:
+        if result.refused:
+            click.echo(f"{result.display}: refused: fix these parse errors first:", err=True)
+            for d in result.refused:
+                click.echo(f"  {d.format()}", err=True)
+            continue
+        if result.changed and not write:
+            click.echo(result.diff(), nl=False)
+        for why in result.repaired:
+            click.echo(f"{result.display}: {'repaired' if write else 'would repair'} {why}", err=True)
+        if result.left:
+            click.echo(f"{result.display}: {len(result.left)} finding(s) left for a human (lines as after this sync):", err=True)
+            for finding in result.left:
+                source = f" (source: {finding.source})" if finding.source else ""
+                click.echo(f"  {finding.format()}{source}", err=True)
+    if write:
+        syncing.write(book, results)
+    changed = sum(r.changed for r in results)
+    refused = sum(bool(r.refused) for r in results)
+    verb = "changed" if write else "would change"
+    click.echo(f"sync: {verb} {changed} of {len(results)} chapter(s); {refused} refused", err=True)
+    if refused:
         ctx.exit(1)

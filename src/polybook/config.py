@@ -31,8 +31,23 @@ _BOOK_KEYS = {
     "languages": "mapping language code -> {name, frameworks?, default_tab?, title?}",
     "chapters": "folder holding one sub-folder of chapters per language",
     "build_dir": "output folder",
+    "execution": "how code cells run: timeout, kernel, cache_dir, frozen_dir, ... (polybook build eval)",
 }
 _LANGUAGE_KEYS = {"name", "title", "frameworks", "default_tab"}
+_EXECUTION_KEYS = {
+    "timeout": "seconds a cell may run before it is stopped (default 300)",
+    "kernel": "Jupyter kernel name, or a mapping framework -> kernel name (default 'python3')",
+    "jobs": "programs run at once (default: the number of cores)",
+    "cache_dir": "content-addressed store of results (default <build_dir>/cache)",
+    "frozen_dir": "committed results reused by key, written by --freeze (default 'frozen')",
+    "allow_errors": "keep running a program after a cell raises (default False)",
+    "fail_on_needs_gpu": "count 'needs a GPU' failures as build failures (default False)",
+    "packages": "mapping framework -> distributions whose versions enter the cache key",
+    "chapters": "mapping chapter name -> {timeout?, allow_errors?}",
+}
+_CHAPTER_EXECUTION_KEYS = {"timeout", "allow_errors"}
+#: Distributions whose versions key a framework's programs (d2l and numpy key all of them).
+_DEFAULT_PACKAGES = {"mxnet": ("mxnet",), "pytorch": ("torch", "torchvision"), "tensorflow": ("tensorflow",)}
 
 
 class ConfigError(Exception):
@@ -57,6 +72,41 @@ class LanguageConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class ChapterExecution:
+    timeout: int | None = None
+    allow_errors: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ExecutionConfig:
+    """``polybook.execution``: see ``_EXECUTION_KEYS`` for each setting."""
+
+    cache_dir: Path
+    frozen_dir: Path
+    timeout: int = 300
+    kernels: dict[str, str] = field(default_factory=dict)  # framework -> kernel name
+    jobs: int | None = None
+    allow_errors: bool = False
+    fail_on_needs_gpu: bool = False
+    packages: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    chapters: dict[str, ChapterExecution] = field(default_factory=dict)
+
+    def kernel_for(self, framework: str) -> str:
+        return self.kernels.get(framework, "python3")
+
+    def packages_for(self, framework: str) -> tuple[str, ...]:
+        return (*self.packages.get(framework, _DEFAULT_PACKAGES.get(framework, (framework,))), "d2l", "numpy")
+
+    def chapter(self, stem: str) -> ChapterExecution:
+        """Per-chapter settings with the book-wide defaults filled in."""
+        own = self.chapters.get(stem, ChapterExecution())
+        return ChapterExecution(
+            own.timeout if own.timeout is not None else self.timeout,
+            own.allow_errors if own.allow_errors is not None else self.allow_errors,
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class BookConfig:
     path: Path  # conf.py
     title: str
@@ -66,6 +116,7 @@ class BookConfig:
     languages: dict[str, LanguageConfig]  # source language first
     chapters_dir: Path
     build_dir: Path
+    execution: ExecutionConfig
     sphinx: dict[str, Any] = field(default_factory=dict)  # the other literal settings
 
     @property
@@ -212,6 +263,9 @@ class _Validator:
                 self.key_node(node, "chapters") or node,
                 f"folder {dirs['chapters']} does not exist",
             )
+        execution = self.execution(
+            raw.get("execution", {}), self.key_node(node, "execution") or node, frameworks, dirs["build_dir"]
+        )
         if self.errors or not isinstance(source, str):
             return None
         ordered = {source: languages[source], **{k: v for k, v in languages.items() if k != source}}
@@ -225,6 +279,7 @@ class _Validator:
             ordered,
             dirs["chapters"],
             dirs["build_dir"],
+            execution,
             sphinx,
         )
 
@@ -295,3 +350,95 @@ class _Validator:
             lang_title = settings.get("title") or (title.get(code) if isinstance(title, dict) else title) or ""
             out[code] = LanguageConfig(code, str(name or code), str(lang_title), fws, str(tab))
         return out
+
+    def execution(self, value: Any, node: ast.expr | None, frameworks: tuple[str, ...], build: Path) -> ExecutionConfig:
+        root = self.path.parent
+        default = ExecutionConfig(build / "cache", (root / "frozen").resolve())
+        if not isinstance(value, dict):
+            self.error("polybook.execution", node, "must be a dict of execution settings")
+            return default
+        for key in value:
+            if key not in _EXECUTION_KEYS:
+                close = difflib.get_close_matches(str(key), list(_EXECUTION_KEYS), n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else f"; known: {', '.join(_EXECUTION_KEYS)}"
+                self.error(f"polybook.execution.{key}", self.key_node(node, key) or node, f"unknown setting{hint}")
+        at = {key: self.key_node(node, key) or node for key in _EXECUTION_KEYS}
+        timeout = self.positive(value.get("timeout", 300), "polybook.execution.timeout", at["timeout"])
+        jobs = value.get("jobs")
+        if jobs is not None:
+            jobs = self.positive(jobs, "polybook.execution.jobs", at["jobs"])
+        flags = {}
+        for key in ("allow_errors", "fail_on_needs_gpu"):
+            flags[key] = value.get(key, False)
+            if not isinstance(flags[key], bool):
+                self.error(f"polybook.execution.{key}", at[key], "must be True or False")
+                flags[key] = False
+        paths = {}
+        for key, fallback in (("cache_dir", build / "cache"), ("frozen_dir", root / "frozen")):
+            raw = value.get(key)
+            if raw is not None and (not isinstance(raw, str) or not raw):
+                self.error(f"polybook.execution.{key}", at[key], "must be a folder path (a string)")
+                raw = None
+            paths[key] = (root / raw).resolve() if raw else fallback.resolve()
+        kernel = value.get("kernel", "python3")
+        kernels = {f: kernel for f in frameworks} if isinstance(kernel, str) else kernel
+        if not isinstance(kernels, dict) or not all(isinstance(v, str) and _NAME_RE.match(v) for v in kernels.values()):
+            self.error(
+                "polybook.execution.kernel", at["kernel"], "must be a kernel name or a mapping framework -> name"
+            )
+            kernels = {}
+        packages = value.get("packages", {})
+        if not isinstance(packages, dict) or not all(
+            isinstance(v, list | tuple) and all(isinstance(p, str) for p in v) for v in packages.values()
+        ):
+            self.error("polybook.execution.packages", at["packages"], "must map frameworks to lists of package names")
+            packages = {}
+        for key, mapping in (("kernel", kernels), ("packages", packages)):
+            unknown = [f for f in mapping if f not in frameworks]
+            if unknown:
+                self.error(f"polybook.execution.{key}", at[key], f"{unknown} not in polybook.frameworks")
+        return ExecutionConfig(
+            paths["cache_dir"],
+            paths["frozen_dir"],
+            timeout,
+            dict(kernels),
+            jobs,
+            flags["allow_errors"],
+            flags["fail_on_needs_gpu"],
+            {f: tuple(v) for f, v in packages.items()},
+            self.chapter_execution(value.get("chapters", {}), at["chapters"]),
+        )
+
+    def chapter_execution(self, value: Any, node: ast.expr | None) -> dict[str, ChapterExecution]:
+        if not isinstance(value, dict):
+            self.error("polybook.execution.chapters", node, "must map chapter names to {timeout?, allow_errors?}")
+            return {}
+        out = {}
+        for stem, settings in value.items():
+            key, cnode = f"polybook.execution.chapters.{stem}", self.key_node(node, stem) or node
+            if not isinstance(settings, dict):
+                self.error(key, cnode, "must be a dict like {'timeout': 600}")
+                continue
+            for extra in set(settings) - _CHAPTER_EXECUTION_KEYS:
+                self.error(
+                    f"{key}.{extra}",
+                    self.key_node(cnode, extra) or cnode,
+                    f"unknown setting; known: {sorted(_CHAPTER_EXECUTION_KEYS)}",
+                )
+            timeout = settings.get("timeout")
+            if timeout is not None:
+                timeout = self.positive(timeout, f"{key}.timeout", self.key_node(cnode, "timeout") or cnode)
+            allow = settings.get("allow_errors")
+            if allow is not None and not isinstance(allow, bool):
+                self.error(
+                    f"{key}.allow_errors", self.key_node(cnode, "allow_errors") or cnode, "must be True or False"
+                )
+                allow = None
+            out[str(stem)] = ChapterExecution(timeout, allow)
+        return out
+
+    def positive(self, value: Any, key: str, node: ast.AST | None) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            self.error(key, node, f"must be a positive whole number, not {value!r}")
+            return 1
+        return value

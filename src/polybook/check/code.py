@@ -43,25 +43,32 @@ class CellMatch:
 
 
 def check_code(lang: str, chapter: str, source: Document, target: Document) -> tuple[list[Finding], CellMatch]:
-    findings: list[Finding] = []
     match = CellMatch()
-    seen: set[tuple[Code, int, int]] = set()
-    frameworks = [f for f in source.frameworks if f in target.frameworks]
-    for framework in frameworks:
+    streams = []
+    for framework in [f for f in source.frameworks if f in target.frameworks]:
         src, tgt = source.cells(framework), target.cells(framework)
         pairs = align([cell_key(c.code) for c in src], [cell_key(c.code) for c in tgt])
+        streams.append((framework, src, tgt, pairs))
+        for pair in pairs:
+            if pair.source is not None and pair.target is not None:
+                match.target_to_source.setdefault(id(tgt[pair.target]), src[pair.source])
+                match.source_to_target.setdefault(id(src[pair.source]), tgt[pair.target])
+    findings: list[Finding] = []
+    seen: set[tuple[Code, int, int]] = set()
+    for framework, src, tgt, pairs in streams:
         previous: CodeCell | None = None  # the last translation cell paired so far
         for pair in pairs:
             s = src[pair.source] if pair.source is not None else None
             t = tgt[pair.target] if pair.target is not None else None
+            # A cell paired in another framework's stream differs in its tab set, not in presence.
+            if (t is None and id(s) in match.source_to_target) or (s is None and id(t) in match.target_to_source):
+                continue
             for f in _compare(lang, chapter, framework, pair.kind, s, t, pair, previous, target):
                 key = (f.code, f.location.line if f.location else 0, f.source.line if f.source else 0)
                 if key not in seen:
                     seen.add(key)
                     findings.append(f)
             if s is not None and t is not None:
-                match.target_to_source.setdefault(id(t), s)
-                match.source_to_target.setdefault(id(s), t)
                 previous = t
     return findings, match
 
@@ -148,7 +155,7 @@ def _changed(
 ) -> list[Finding]:
     """code.changed (or code.strings when only string literals differ), at the changed lines."""
     hunks = token_diff(t.code, s.code)
-    only_strings = _without_strings(t.code) == _without_strings(s.code)
+    only_strings = without_strings(t.code) == without_strings(s.code)
     code = Code.CODE_STRINGS if only_strings else Code.CODE_CHANGED
     what = "string literals differ from" if only_strings else "differs from"
     if len(hunks) > _MAX_HUNKS or not hunks:
@@ -180,7 +187,8 @@ def _first_line(code: str) -> str:
     return lines[0].strip() if lines else ""
 
 
-def _without_strings(code: str) -> list[str]:
+def without_strings(code: str) -> list[str]:
+    """Tokens with every string literal blanked: equal lists mean only strings differ."""
     return ["''" if t.is_string else t.text for _, toks in logical_lines(code) for t in toks]
 
 

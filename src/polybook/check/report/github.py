@@ -22,15 +22,16 @@ def render(result: CheckResult) -> str:
     per_level = {level: [f for f in findings if f.level is level] for level in Level}
     left_out = sum(max(0, len(fs) - LIMIT) for fs in per_level.values())
     if left_out and len(per_level[Level.INFO]) >= LIMIT:
-        left_out += 1  # our own notice about the rest takes the last notice slot
-    shown = {level: fs[: LIMIT - 1 if level is Level.INFO and left_out else LIMIT] for level, fs in per_level.items()}
-    lines = [annotation(f) for f in findings if f in shown[f.level]]
+        left_out += 1  # the notice about the rest takes the last notice slot
+    limit = {level: LIMIT - 1 if level is Level.INFO and left_out else LIMIT for level in Level}
+    lines = [annotation(f) for level in Level for f in per_level[level][: limit[level]]]
     if left_out:
+        rest = f"{left_out} more finding is" if left_out == 1 else f"{left_out} more findings are"
         lines.append(
-            f"::notice title=polybook::{escape_data(f'{left_out} more findings are not annotated here')} "
-            f"{escape_data('(GitHub shows 10 per level): see the step summary or the code scanning results')}"
+            f"::notice title=polybook::{rest} not annotated (GitHub shows 10 per level): "
+            "see the step summary or the code scanning results"
         )
-    lines.append(summary_line(result))  # plain text: the log's last word
+    lines.append(summary_line(result))  # plain text, for whoever reads the log
     return "\n".join(lines)
 
 

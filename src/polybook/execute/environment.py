@@ -1,0 +1,109 @@
+"""The kernel environment: where a kernel's Python lives, its fingerprint, and provenance.
+
+The fingerprint (Python major.minor, versions of the framework's packages and ``d2l``)
+enters every program key, so upgrading torch re-runs the PyTorch programs and nothing
+else. It is read from the *kernel's* interpreter with :mod:`importlib.metadata` (no
+framework import: a few tens of milliseconds), not from the process running polybook.
+The device is deliberately not in it: results computed on a GPU machine must keep their
+key on a CPU-only CI, which is what frozen results are for; it is part of the provenance.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import platform
+import shutil
+import socket
+import subprocess
+import sys
+from functools import cache
+from typing import Any
+
+_PROBE = """
+import json, sys
+from importlib import metadata
+out = {"python": "%d.%d" % sys.version_info[:2], "packages": {}}
+for name in sys.argv[1:]:
+    try:
+        out["packages"][name] = metadata.version(name)
+    except metadata.PackageNotFoundError:
+        out["packages"][name] = None
+print(json.dumps(out))
+"""
+
+
+class KernelProblem(Exception):
+    """A kernel the config names is missing or unusable."""
+
+
+def kernel_python(kernel: str) -> str:
+    """The interpreter a kernel spec starts (``argv[0]``)."""
+    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
+    try:
+        spec = KernelSpecManager().get_kernel_spec(kernel)
+    except NoSuchKernel:
+        raise KernelProblem(
+            f"Jupyter kernel {kernel!r} is not installed; run scripts/setup-kernel.sh (or `make setup`)"
+        ) from None
+    exe = spec.argv[0] if spec.argv else sys.executable
+    if exe in {"python", "python3", "{python}"}:
+        exe = sys.executable if exe == "{python}" else (shutil.which(exe) or sys.executable)
+    return exe
+
+
+@cache
+def fingerprint(kernel: str, packages: tuple[str, ...]) -> dict[str, Any]:
+    """``{"kernel_python": "3.11", "packages": {name: version or None}}`` of a kernel."""
+    exe = kernel_python(kernel)
+    try:
+        done = subprocess.run(
+            [exe, "-c", _PROBE, *sorted(set(packages))], capture_output=True, text=True, timeout=60, check=True
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise KernelProblem(f"cannot read the environment of kernel {kernel!r} ({exe}): {exc}") from None
+    return json.loads(done.stdout)
+
+
+def fingerprints(config_execution: Any, frameworks: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+    """kernel name -> fingerprint covering the packages of every framework using it."""
+    wanted: dict[str, set[str]] = {}
+    for framework in frameworks:
+        wanted.setdefault(config_execution.kernel_for(framework), set()).update(
+            config_execution.packages_for(framework)
+        )
+    return {kernel: fingerprint(kernel, tuple(sorted(pkgs))) for kernel, pkgs in wanted.items()}
+
+
+def device() -> str:
+    """``GPU: <name>`` when nvidia-smi lists one, else ``CPU: <model>``."""
+    smi = shutil.which("nvidia-smi")
+    if smi:
+        try:
+            names = subprocess.run(
+                [smi, "--query-gpu=name", "--format=csv,noheader"], capture_output=True, text=True, timeout=20
+            ).stdout.split("\n")
+            names = [n.strip() for n in names if n.strip()]
+            if names:
+                return "GPU: " + ", ".join(names)
+        except (OSError, subprocess.SubprocessError):
+            pass
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            model = next((ln.split(":", 1)[1].strip() for ln in info if ln.startswith("model name")), model)
+    except OSError:
+        pass
+    return f"CPU: {model}"
+
+
+def provenance(environment: dict[str, Any]) -> dict[str, Any]:
+    """Where and when a program ran; computed on the machine that ran it."""
+    return {
+        "device": device(),
+        "host": socket.gethostname(),
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "python": environment.get("python"),
+        "packages": environment.get("packages", {}),
+    }

@@ -1,0 +1,156 @@
+"""Programs: one framework's code cells of one chapter, in order, keyed by their content.
+
+A program is what one kernel runs. Its key hashes the framework, the normalised code of
+every cell (comments, docstrings and whitespace do not count, so translated comments do
+not split the cache), the cells' execution options and the kernel environment's
+fingerprint. Prose never enters it. Languages whose programs have the same key share one
+run: :func:`build_programs` groups them, and each :class:`Use` remembers where the cells
+live in its language, so results and errors can be reported at ``path:line`` everywhere.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from polybook.book import Book
+from polybook.diagnostics import Diagnostic
+from polybook.dialect.nodes import CodeCell
+from polybook.dialect.normalize import normalize_code
+from polybook.execute.codes import ExecCode, diagnostic
+
+KEY_VERSION = 1
+#: Fence attributes that change how a cell runs: ``{.python .input timeout=600 allow_errors=true}``.
+CELL_OPTIONS = ("timeout", "allow_errors")
+_TRUE, _FALSE = {"true", "yes", "1"}, {"false", "no", "0"}
+#: Code that asks for a GPU: such programs go to GPU workers under ``--scheduler``.
+_GPU_CODE_RE = re.compile(r"\bcuda\b|try_gpu|try_all_gpus|num_gpus|npx\s*\.\s*gpu|mx\s*\.\s*gpu")
+
+
+@dataclass(frozen=True, slots=True)
+class CellOptions:
+    timeout: int  # effective: cell attribute, else chapter, else book
+    allow_errors: bool  # effective
+    explicit: dict[str, Any] = field(default_factory=dict)  # what the cell itself says (enters the key)
+
+
+@dataclass(slots=True)
+class Use:
+    """One language's copy of a program: the cells as written there."""
+
+    language: str
+    chapter: str
+    path: str  # as shown in diagnostics
+    cells: list[CodeCell]
+
+    def location(self, index: int) -> str:
+        return f"{self.path}:{self.cells[index].line}"
+
+
+@dataclass(slots=True)
+class Program:
+    key: str
+    framework: str
+    chapter: str
+    kernel: str
+    cwd: Path  # the chapter folder of the language whose code runs
+    sources: list[str]  # code that runs: the first use's cells, comments and all
+    options: list[CellOptions]
+    chapter_allows_errors: bool
+    fingerprint: dict[str, Any]
+    uses: list[Use] = field(default_factory=list)
+
+    @property
+    def languages(self) -> list[str]:
+        return [use.language for use in self.uses]
+
+    @property
+    def wants_gpu(self) -> bool:
+        return any(_GPU_CODE_RE.search(normalize_code(src)) for src in self.sources)
+
+    def locations(self, index: int) -> list[str]:
+        """``path:line`` of cell ``index`` in every language that uses this program."""
+        return [use.location(index) for use in self.uses]
+
+    def label(self) -> str:
+        return f"{self.chapter}/{self.framework} [{','.join(self.languages)}]"
+
+
+def cell_options(
+    cell: CodeCell, timeout: int, allow_errors: bool, problems: list[Diagnostic] | None = None
+) -> CellOptions:
+    """The options a cell runs with; unreadable attributes become warnings at the cell's line."""
+    explicit: dict[str, Any] = {}
+    raw = cell.attrs.get("timeout")
+    if raw is not None:
+        if raw.isdigit() and int(raw) > 0:
+            explicit["timeout"] = int(raw)
+        elif problems is not None:
+            message = f"cell option timeout={raw!r} is not a positive number of seconds; ignored"
+            problems.append(diagnostic(cell.path, cell.line, ExecCode.OPTION, message))
+    raw = cell.attrs.get("allow_errors")
+    if raw is not None:
+        if raw.lower() in _TRUE | _FALSE:
+            explicit["allow_errors"] = raw.lower() in _TRUE
+        elif problems is not None:
+            message = f"cell option allow_errors={raw!r} is not true or false; ignored"
+            problems.append(diagnostic(cell.path, cell.line, ExecCode.OPTION, message))
+    return CellOptions(explicit.get("timeout", timeout), explicit.get("allow_errors", allow_errors), explicit)
+
+
+def program_key(framework: str, cells: list[str], options: list[CellOptions], fingerprint: dict[str, Any]) -> str:
+    """sha256 of what decides a program's outputs (and nothing else: no prose, no comments)."""
+    material = {
+        "version": KEY_VERSION,
+        "framework": framework,
+        "cells": [
+            [normalize_code(code), {**opt.explicit, "allow_errors": opt.allow_errors}]
+            for code, opt in zip(cells, options, strict=True)
+        ],
+        "environment": fingerprint,
+    }
+    blob = json.dumps(material, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def build_programs(
+    book: Book,
+    fingerprints: dict[str, dict[str, Any]],
+    problems: list[Diagnostic] | None = None,
+) -> list[Program]:
+    """Every (language, chapter, framework) program, identical ones merged, in book order.
+
+    ``fingerprints`` maps kernel name -> environment fingerprint (see :mod:`.environment`).
+    """
+    config = book.config
+    programs: dict[str, Program] = {}
+    for code, chapters in book.chapters.items():
+        for stem, doc in chapters.items():
+            chapter = config.execution.chapter(stem)
+            for framework in config.languages[code].frameworks:
+                cells = doc.cells(framework)
+                if not cells:
+                    continue
+                options = [cell_options(c, chapter.timeout or 1, bool(chapter.allow_errors), problems) for c in cells]
+                kernel = config.execution.kernel_for(framework)
+                sources = [c.code for c in cells]
+                key = program_key(framework, sources, options, fingerprints[kernel])
+                program = programs.get(key)
+                if program is None:
+                    program = programs[key] = Program(
+                        key,
+                        framework,
+                        stem,
+                        kernel,
+                        config.chapters_dir / code,
+                        sources,
+                        options,
+                        bool(chapter.allow_errors),
+                        fingerprints[kernel],
+                    )
+                program.uses.append(Use(code, stem, doc.path, cells))
+    return list(programs.values())

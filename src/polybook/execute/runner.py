@@ -1,0 +1,188 @@
+"""Run one program in its own Jupyter kernel (nbformat + nbclient + ipykernel).
+
+:func:`run_program` is the unit every executor runs: it takes a picklable :class:`Job`,
+starts a fresh kernel in the chapter folder, executes the cells in order like a notebook
+and returns a JSON-ready result. It never raises for what the code does: an exception,
+a timeout or a dying kernel becomes data (``status`` and ``failure``), with whatever the
+cells printed until then.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from polybook.execute.environment import provenance
+
+#: Program and cell statuses. ``needs_gpu`` is a failure whose cause is a missing GPU.
+OK, ERROR, NEEDS_GPU, TIMEOUT, KERNEL_DIED, NOT_RUN = "ok", "error", "needs_gpu", "timeout", "kernel_died", "not_run"
+FAILURES = (ERROR, NEEDS_GPU, TIMEOUT, KERNEL_DIED)
+KEPT_MIME = ("text/plain", "text/html", "image/png", "image/svg+xml")
+# What CUDA-only code says on a machine without a usable GPU (torch and mxnet wordings).
+_GPU_RE = re.compile(
+    r"no NVIDIA driver|not compiled with CUDA|no CUDA GPUs are available|CUDA driver version is insufficient"
+    r"|CUDA error|cudaGetDeviceCount|Expected a cuda device|libcuda\.so|Cannot access accelerator device"
+    r"|GPU is not enabled|Compile with USE_CUDA|Unknown device type gpu",
+    re.IGNORECASE,
+)
+# Jupyter tracebacks carry ANSI colours; messages on a terminal line should not.
+_ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+#: ``on_event(kind, key, cell_index)`` with kind "start", "cell_start" or "cell_done".
+EventHook = Callable[[str, str, int], None]
+
+
+@dataclass(slots=True)
+class Job:
+    """What a worker needs to run a program: plain data, picklable for Dask."""
+
+    key: str
+    label: str
+    kernel: str
+    cwd: str
+    sources: list[str]
+    timeouts: list[int]
+    allow_errors: list[bool]  # per cell (effective)
+    chapter_allows_errors: bool
+    environment: dict[str, Any] = field(default_factory=dict)  # fingerprint, for provenance
+    wants_gpu: bool = False
+
+
+def strip_ansi(text: str) -> str:
+    return _ANSI_RE.sub("", text)
+
+
+def needs_gpu(ename: str, evalue: str, traceback: list[str] | None = None) -> bool:
+    """Is this error what CUDA code raises without a GPU (rather than a bug)?"""
+    if _GPU_RE.search(evalue or ""):
+        return True
+    text = strip_ansi("\n".join(traceback or []))
+    return ename == "AssertionError" and "torch/cuda" in text and "CUDA" in text
+
+
+def clean_outputs(outputs: list[Any]) -> list[dict[str, Any]]:
+    """Streams, results, displays and errors, with only the MIME types a page can show."""
+    kept = []
+    for out in outputs:
+        kind = out.get("output_type")
+        if kind == "stream":
+            kept.append({"output_type": kind, "name": out["name"], "text": out["text"]})
+        elif kind in {"execute_result", "display_data"}:
+            data = {m: v for m, v in out.get("data", {}).items() if m in KEPT_MIME}
+            if data:
+                entry = {"output_type": kind, "data": data, "metadata": dict(out.get("metadata", {}))}
+                if kind == "execute_result":
+                    entry["execution_count"] = out.get("execution_count")
+                kept.append(entry)
+        elif kind == "error":
+            kept.append({"output_type": kind, "ename": out["ename"], "evalue": out["evalue"], "traceback": out["traceback"]})
+    return kept
+
+
+def run_program(job: Job, on_event: EventHook | None = None) -> dict[str, Any]:
+    """Execute ``job`` in a new kernel; synchronous, safe to call from any thread."""
+    return asyncio.run(_run(job, on_event or (lambda *_: None)))
+
+
+async def _run(job: Job, on_event: EventHook) -> dict[str, Any]:
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+
+    nb = nbformat.v4.new_notebook()
+    for index, source in enumerate(job.sources):
+        cell = nbformat.v4.new_code_cell(source)
+        cell.metadata["polybook"] = {"index": index, "timeout": job.timeouts[index]}
+        if job.allow_errors[index]:
+            cell.metadata["tags"] = ["raises-exception"]  # nbclient's per-cell "errors allowed"
+        nb.cells.append(cell)
+
+    cells: list[dict[str, Any]] = [
+        {"status": NOT_RUN, "outputs": [], "duration": None, "timeout": t} for t in job.timeouts
+    ]
+    state: dict[str, Any] = {"current": None, "started": 0.0, "process": None}
+
+    def cell_start(cell: Any, cell_index: int, **_: Any) -> None:
+        state["current"], state["started"] = cell_index, time.monotonic()
+        if state["process"] is None and client.km is not None:
+            state["process"] = getattr(client.km.provisioner, "process", None)
+        on_event("cell_start", job.key, cell_index)
+
+    def cell_executed(cell: Any, cell_index: int, execute_reply: dict[str, Any], **_: Any) -> None:
+        cells[cell_index]["duration"] = round(time.monotonic() - state["started"], 4)
+        errored = (execute_reply or {}).get("content", {}).get("status") == "error"
+        cells[cell_index]["status"] = ERROR if errored else OK
+        on_event("cell_done", job.key, cell_index)
+
+    client = NotebookClient(
+        nb,
+        kernel_name=job.kernel,
+        timeout_func=lambda cell: cell.metadata["polybook"]["timeout"],
+        interrupt_on_timeout=False,
+        allow_errors=job.chapter_allows_errors,
+        startup_timeout=120,
+        shutdown_kernel="immediate",
+        record_timing=False,
+        resources={"metadata": {"path": job.cwd}},
+        on_cell_start=cell_start,
+        on_cell_executed=cell_executed,
+    )
+    on_event("start", job.key, -1)
+    failure: dict[str, Any] | None = None
+    status = OK
+    begun = time.monotonic()
+    try:
+        await client.async_execute()
+    except CellTimeoutError:
+        status, failure = TIMEOUT, _failure(state, cells, TIMEOUT)
+        failure["evalue"] = f"cell did not finish within {cells[failure['cell']]['timeout']} s; kernel stopped"
+    except DeadKernelError:
+        status, failure = KERNEL_DIED, _failure(state, cells, KERNEL_DIED)
+        code = _exit_code(state["process"])
+        failure["evalue"] = "the kernel died while running this cell" + (f" (exit status {code})" if code else "")
+    except CellExecutionError as exc:
+        status = NEEDS_GPU if needs_gpu(exc.ename, exc.evalue, exc.traceback.split("\n")) else ERROR
+        failure = _failure(state, cells, status)
+        failure.update(ename=exc.ename, evalue=exc.evalue)
+    except Exception as exc:  # the kernel did not start, or nbclient itself failed: still data
+        status, failure = KERNEL_DIED, _failure(state, cells, KERNEL_DIED)
+        failure.update(ename=type(exc).__name__, evalue=str(exc) or "kernel failure")
+    for index, cell in enumerate(nb.cells):
+        cells[index]["outputs"] = clean_outputs(cell.get("outputs", []))
+    if failure is not None:
+        index = failure["cell"]
+        cells[index]["status"] = status
+        errors = [o for o in cells[index]["outputs"] if o["output_type"] == "error"]
+        if errors and status in (ERROR, NEEDS_GPU):
+            failure["traceback"] = errors[-1]["traceback"]
+        if cells[index]["duration"] is None:
+            cells[index]["duration"] = round(time.monotonic() - state["started"], 4) if state["started"] else 0.0
+    allowed = sum(1 for c in cells if c["status"] == ERROR) - (1 if status == ERROR else 0)
+    return {
+        "key": job.key,
+        "label": job.label,
+        "status": status,
+        "failure": failure,
+        "allowed_errors": allowed,
+        "cells": cells,
+        "duration": round(time.monotonic() - begun, 4),
+        "provenance": provenance(job.environment),
+    }
+
+
+def _failure(state: dict[str, Any], cells: list[dict[str, Any]], kind: str) -> dict[str, Any]:
+    index = state["current"] if state["current"] is not None else 0
+    return {"cell": index, "kind": kind, "ename": "", "evalue": "", "traceback": []}
+
+
+def _exit_code(process: Any) -> int | None:
+    if process is None:
+        return None
+    try:
+        return process.wait(timeout=5)
+    except Exception:
+        return None

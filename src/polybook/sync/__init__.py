@@ -1,0 +1,190 @@
+"""``polybook sync``: repair a translation's code and math from the source.
+
+Drifted cells are rewritten from the source (keeping the translation's comments where
+the code around them still matches), math is copied (it is language-neutral), missing
+cells are inserted with a visible TODO for the translator, and extra cells are removed
+only with ``prune``. Prose is never changed. Files with parse errors are refused.
+Everything sync cannot repair is listed for a human.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from polybook.book import Book
+from polybook.check import check_chapter
+from polybook.check.code import cell_key, check_code, without_strings
+from polybook.check.findings import Finding
+from polybook.check.staleness import SyncRecord, atomic_write, file_sha256, head_commit, read_lock, write_lock
+from polybook.diagnostics import Code, Diagnostic, Level
+from polybook.dialect import parse_text
+from polybook.dialect.builder import DialectSettings
+from polybook.dialect.nodes import Document
+from polybook.sync.rewrite import rewrite_code, tab_marker
+
+TODO = "<!-- polybook: TODO translate: cell added by `polybook sync` from {where}; write the text around it -->"
+
+
+@dataclass(slots=True)
+class Edit:
+    """Replace lines ``start..end`` (1-based, inclusive; ``end = start - 1`` inserts)."""
+
+    start: int
+    end: int
+    lines: list[str]
+    why: str
+
+
+@dataclass(slots=True)
+class ChapterSync:
+    lang: str
+    chapter: str
+    path: Path
+    display: str
+    old: str
+    new: str
+    repaired: list[str] = field(default_factory=list)
+    left: list[Finding] = field(default_factory=list)
+    refused: list[Diagnostic] = field(default_factory=list)
+    record: SyncRecord | None = None
+
+    @property
+    def changed(self) -> bool:
+        return self.new != self.old
+
+    def diff(self) -> str:
+        return "".join(
+            difflib.unified_diff(
+                self.old.splitlines(keepends=True),
+                self.new.splitlines(keepends=True),
+                f"a/{self.display}",
+                f"b/{self.display}",
+            )
+        )
+
+
+def _cell_edits(source: Document, target: Document, settings: DialectSettings, prune: bool, n_lines: int) -> list[Edit]:
+    _, match = check_code("", "", source, target)
+    by_id = {id(c): c for c in target.cells()}
+    edits: list[Edit] = []
+    for t_id, s in match.target_to_source.items():
+        t = by_id[t_id]
+        if not t.closed:
+            continue
+        if cell_key(t.code) != cell_key(s.code) and without_strings(t.code) != without_strings(s.code):
+            new_code = rewrite_code(t.code, s.code)
+            edits.append(
+                Edit(t.code_line, t.end_line - 1, new_code.split("\n"), f"cell at line {t.line} from the source")
+            )
+        if set(t.frameworks) != set(s.frameworks):
+            marker = tab_marker(s.frameworks, s.tab, settings)
+            at = t.line + 1
+            if t.tab is not None:
+                edits.append(Edit(at, at, [marker] if marker else [], f"tab marker of the cell at line {t.line}"))
+            elif marker:
+                edits.append(Edit(at, at - 1, [marker], f"tab marker of the cell at line {t.line}"))
+    src_cells = source.cells()
+    for k, s in enumerate(src_cells):
+        if id(s) in match.source_to_target:
+            continue
+        before = next(
+            (match.source_to_target[id(p)] for p in reversed(src_cells[:k]) if id(p) in match.source_to_target), None
+        )
+        first = target.cells()[0].line if target.cells() else n_lines + 1
+        at = before.end_line + 1 if before else first
+        marker = tab_marker(s.frameworks, s.tab, settings)
+        fence = s.info.strip()
+        block = ["", TODO.format(where=f"{s.path}:{s.line}"), "", f"```{fence}", *([marker] if marker else [])]
+        block += [*s.code.split("\n"), "```"]
+        if before is None:
+            block = [*block[1:], ""]
+        edits.append(Edit(at, at - 1, block, f"missing cell from {s.path}:{s.line}"))
+    if prune:
+        for t in target.cells():
+            if id(t) not in match.target_to_source:
+                edits.append(Edit(t.line, t.end_line, [], f"extra cell at line {t.line} (--prune)"))
+    return edits
+
+
+def _math_edits(findings: list[Finding], lines: list[str]) -> list[Edit]:
+    edits = []
+    for f in findings:
+        if f.code is not Code.MATH_CHANGED or f.location is None or not f.diff:
+            continue
+        old, new = f.diff[0]
+        start = f.location.line
+        end = min(len(lines), start + old.count("\n"))
+        chunk = "\n".join(lines[start - 1 : end])
+        for left, right in (("$$", "$$"), ("$", "$"), ("", "")):
+            needle = f"{left}{old}{right}"
+            if needle in chunk:
+                replaced = chunk.replace(needle, f"{left}{new}{right}", 1)
+                edits.append(Edit(start, end, replaced.split("\n"), f"math at line {start}"))
+                break
+    return edits
+
+
+def _apply(text: str, edits: list[Edit]) -> str:
+    lines = text.split("\n")
+    for edit in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
+        lines[edit.start - 1 : edit.end] = edit.lines
+    return "\n".join(lines)
+
+
+def sync_chapter(book: Book, lang: str, chapter: str, prune: bool = False) -> ChapterSync:
+    config = book.config
+    source = book.chapters[config.source_language][chapter]
+    target = book.chapters[lang][chapter]
+    path = config.chapters_dir / lang / f"{chapter}.md"
+    old = path.read_text(encoding="utf-8")
+    result = ChapterSync(lang, chapter, path, target.path, old, old)
+    errors = [d for d in [*source.diagnostics, *target.diagnostics] if d.level is Level.ERROR]
+    if errors:
+        result.refused = errors
+        return result
+    settings = config.languages[lang].settings
+    labels = {code: {n for d in docs.values() for n in d.labels} for code, docs in book.chapters.items()}
+    findings = check_chapter(book, lang, chapter, source, target, labels)
+    edits = _cell_edits(source, target, settings, prune, old.count("\n") + 1)
+    edits += _math_edits(findings, old.split("\n"))
+    result.new = _apply(old, edits)
+    result.repaired = [e.why for e in sorted(edits, key=lambda e: e.start)]
+    new_doc = parse_text(result.new, target.path, settings)
+    remaining = check_chapter(book, lang, chapter, source, new_doc, labels)
+    result.left = [f for f in remaining if f.code is not Code.STALE_UNKNOWN]
+    source_file = config.chapters_dir / config.source_language / f"{chapter}.md"
+    previous = read_lock(config.chapters_dir / lang).get(chapter)
+    digest = file_sha256(source_file)
+    result.record = previous if previous and previous.sha256 == digest else SyncRecord(head_commit(config.root), digest)
+    return result
+
+
+def sync_book(book: Book, languages: list[str] | None = None, prune: bool = False) -> list[ChapterSync]:
+    config = book.config
+    out = []
+    for lang in config.translations:
+        if languages and lang not in languages:
+            continue
+        for chapter in sorted(book.chapters[lang]):
+            if chapter in book.chapters[config.source_language]:
+                out.append(sync_chapter(book, lang, chapter, prune))
+    return out
+
+
+def write(book: Book, results: list[ChapterSync]) -> None:
+    """Write changed chapters atomically, then each language's sync record."""
+    config = book.config
+    for result in results:
+        if result.changed and not result.refused:
+            atomic_write(result.path, result.new)
+    for lang in {r.lang for r in results}:
+        folder = config.chapters_dir / lang
+        records = read_lock(folder)
+        fresh = {r.chapter: r.record for r in results if r.lang == lang and r.record and not r.refused}
+        if any(records.get(k) != v for k, v in fresh.items()):
+            write_lock(folder, config.source_language, {**records, **fresh})
+
+
+__all__ = ["ChapterSync", "sync_book", "sync_chapter", "write"]
