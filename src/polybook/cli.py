@@ -165,7 +165,7 @@ def check(
 
     from polybook.book import load_book
     from polybook.check import check_book, unreadable
-    from polybook.check.report import render, step_summary
+    from polybook.check.report import render, write_step_summary
     from polybook.check.suppress import baseline_json, load_baseline
     from polybook.diagnostics import RANK, Level
 
@@ -189,15 +189,14 @@ def check(
 
         atomic_write(write_baseline, baseline_json(result.active, str(reason).strip()))
         click.echo(f"wrote {len(result.active)} finding(s) to {write_baseline}", err=True)
-    color = fmt == "text" and output is None and click.get_text_stream("stdout").isatty()
-    report = render(result, fmt, color=color)
+    tty = click.get_text_stream("stdout").isatty()
+    report = render(result, fmt, color=fmt == "text" and output is None and tty and "NO_COLOR" not in os.environ)
     if output:
-        output.write_text(report, encoding="utf-8")
+        output.write_text(report + "\n", encoding="utf-8")
     else:
-        click.echo(report, nl=not report.endswith("\n"))
-    if fmt == "github" and os.environ.get("GITHUB_STEP_SUMMARY"):
-        with open(os.environ["GITHUB_STEP_SUMMARY"], "a", encoding="utf-8") as summary:
-            summary.write(step_summary(result))
+        click.echo(report)
+    if fmt == "github":
+        write_step_summary(result)
     threshold = RANK[Level(fail_on)]
     if any(RANK[f.level] >= threshold for f in result.active) and not write_baseline:
         ctx.exit(1)
@@ -233,7 +232,8 @@ def sync(ctx: click.Context, languages: tuple[str, ...], write: bool, prune: boo
         for why in result.repaired:
             click.echo(f"{result.display}: {'repaired' if write else 'would repair'} {why}", err=True)
         if result.left:
-            click.echo(f"{result.display}: {len(result.left)} finding(s) left for a human (lines as after this sync):", err=True)
+            left = f"{len(result.left)} finding(s) left for a human (lines as after this sync)"
+            click.echo(f"{result.display}: {left}:", err=True)
             for finding in result.left:
                 source = f" (source: {finding.source})" if finding.source else ""
                 click.echo(f"  {finding.format()}{source}", err=True)
