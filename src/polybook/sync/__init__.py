@@ -65,7 +65,10 @@ class ChapterSync:
         )
 
 
-def _cell_edits(source: Document, target: Document, settings: DialectSettings, prune: bool, n_lines: int) -> list[Edit]:
+def _cell_edits(
+    source: Document, target: Document, settings: DialectSettings, prune: bool, lines: list[str]
+) -> list[Edit]:
+    n_lines = len(lines)
     _, match = check_code("", "", source, target)
     by_id = {id(c): c for c in target.cells()}
     edits: list[Edit] = []
@@ -104,26 +107,28 @@ def _cell_edits(source: Document, target: Document, settings: DialectSettings, p
     if prune:
         for t in target.cells():
             if id(t) not in match.target_to_source:
-                edits.append(Edit(t.line, t.end_line, [], f"extra cell at line {t.line} (--prune)"))
+                end = t.end_line + 1 if t.end_line < n_lines and not lines[t.end_line].strip() else t.end_line
+                edits.append(Edit(t.line, end, [], f"extra cell at line {t.line} (--prune)"))
     return edits
 
 
 def _math_edits(findings: list[Finding], lines: list[str]) -> list[Edit]:
-    edits = []
+    """One edit per line range, with every math replacement found there applied in turn."""
+    chunks: dict[tuple[int, int], str] = {}
     for f in findings:
         if f.code is not Code.MATH_CHANGED or f.location is None or not f.diff:
             continue
         old, new = f.diff[0]
         start = f.location.line
         end = min(len(lines), start + old.count("\n"))
-        chunk = "\n".join(lines[start - 1 : end])
-        for left, right in (("$$", "$$"), ("$", "$"), ("", "")):
+        key = next(((a, b) for a, b in chunks if a <= start <= b), (start, end))
+        chunk = chunks.get(key, "\n".join(lines[key[0] - 1 : key[1]]))
+        for left, right in (("$$", "$$"), ("$", "$")):
             needle = f"{left}{old}{right}"
             if needle in chunk:
-                replaced = chunk.replace(needle, f"{left}{new}{right}", 1)
-                edits.append(Edit(start, end, replaced.split("\n"), f"math at line {start}"))
+                chunks[key] = chunk.replace(needle, f"{left}{new}{right}", 1)
                 break
-    return edits
+    return [Edit(a, b, text.split("\n"), f"math at line {a}") for (a, b), text in chunks.items()]
 
 
 def _apply(text: str, edits: list[Edit]) -> str:
@@ -147,7 +152,7 @@ def sync_chapter(book: Book, lang: str, chapter: str, prune: bool = False) -> Ch
     settings = config.languages[lang].settings
     labels = {code: {n for d in docs.values() for n in d.labels} for code, docs in book.chapters.items()}
     findings = check_chapter(book, lang, chapter, source, target, labels)
-    edits = _cell_edits(source, target, settings, prune, old.count("\n") + 1)
+    edits = _cell_edits(source, target, settings, prune, old.split("\n"))
     edits += _math_edits(findings, old.split("\n"))
     result.new = _apply(old, edits)
     result.repaired = [e.why for e in sorted(edits, key=lambda e: e.start)]
