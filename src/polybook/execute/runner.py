@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -125,6 +126,7 @@ async def _run(job: Job, on_event: EventHook) -> dict[str, Any]:
         interrupt_on_timeout=False,
         allow_errors=job.chapter_allows_errors,
         startup_timeout=120,
+        extra_arguments=["--matplotlib=inline"],  # plain plt.show() figures as PNG, as in a notebook
         shutdown_kernel="immediate",
         record_timing=False,
         resources={"metadata": {"path": job.cwd}},
@@ -135,8 +137,10 @@ async def _run(job: Job, on_event: EventHook) -> dict[str, Any]:
     failure: dict[str, Any] | None = None
     status = OK
     begun = time.monotonic()
+    # The kernel's own stderr (its log, a segfault's report) goes to a file, not our terminal.
+    stderr = tempfile.TemporaryFile()
     try:
-        await client.async_execute()
+        await client.async_execute(stderr=stderr)
     except CellTimeoutError:
         status, failure = TIMEOUT, _failure(state, cells, TIMEOUT)
         failure["evalue"] = f"cell did not finish within {cells[failure['cell']]['timeout']} s; kernel stopped"
@@ -144,6 +148,7 @@ async def _run(job: Job, on_event: EventHook) -> dict[str, Any]:
         status, failure = KERNEL_DIED, _failure(state, cells, KERNEL_DIED)
         code = _exit_code(state["process"])
         failure["evalue"] = "the kernel died while running this cell" + (f" (exit status {code})" if code else "")
+        failure["traceback"] = _tail(stderr)
     except CellExecutionError as exc:
         status = NEEDS_GPU if needs_gpu(exc.ename, exc.evalue, exc.traceback.split("\n")) else ERROR
         failure = _failure(state, cells, status)
@@ -151,6 +156,8 @@ async def _run(job: Job, on_event: EventHook) -> dict[str, Any]:
     except Exception as exc:  # the kernel did not start, or nbclient itself failed: still data
         status, failure = KERNEL_DIED, _failure(state, cells, KERNEL_DIED)
         failure.update(ename=type(exc).__name__, evalue=str(exc) or "kernel failure")
+    finally:
+        stderr.close()
     for index, cell in enumerate(nb.cells):
         cells[index]["outputs"] = clean_outputs(cell.get("outputs", []))
     if failure is not None:
@@ -177,6 +184,13 @@ async def _run(job: Job, on_event: EventHook) -> dict[str, Any]:
 def _failure(state: dict[str, Any], cells: list[dict[str, Any]], kind: str) -> dict[str, Any]:
     index = state["current"] if state["current"] is not None else 0
     return {"cell": index, "kind": kind, "ename": "", "evalue": "", "traceback": []}
+
+
+def _tail(stream: Any, lines: int = 20) -> list[str]:
+    """The last lines of the kernel's stderr, without its start-up chatter."""
+    stream.seek(0)
+    text = stream.read().decode("utf-8", "replace").splitlines()
+    return [ln for ln in text if not ln.startswith("[IPKernelApp]")][-lines:]
 
 
 def _exit_code(process: Any) -> int | None:
