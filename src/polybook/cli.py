@@ -162,6 +162,7 @@ def check(
     something does, 2 on usage errors or unreadable chapters.
     """
     import os
+    import sys
 
     from polybook.book import load_book
     from polybook.check import check_book, unreadable
@@ -189,7 +190,7 @@ def check(
 
         atomic_write(write_baseline, baseline_json(result.active, str(reason).strip()))
         click.echo(f"wrote {len(result.active)} finding(s) to {write_baseline}", err=True)
-    tty = click.get_text_stream("stdout").isatty()
+    tty = sys.stdout.isatty()
     report = render(result, fmt, color=fmt == "text" and output is None and tty and "NO_COLOR" not in os.environ)
     if output:
         output.write_text(report + "\n", encoding="utf-8")

@@ -76,6 +76,12 @@ class _Builder:
     def source(self, start: int, end: int) -> str:
         return "\n".join(self.lines[start:end])
 
+    def trimmed(self, start: int, end: int) -> int:
+        """``end`` moved back over trailing blank lines (markdown-it's maps may include them)."""
+        while end > start + 1 and not self.lines[end - 1].strip():
+            end -= 1
+        return end
+
     def resolve(self, spec: str, line: int, what: str) -> tuple[str, ...]:
         if spec.strip() == "all":
             return self.settings.frameworks
@@ -207,6 +213,7 @@ class _Builder:
             if depth == 0:
                 break
         start, end = open_token.map
+        end = self.trimmed(start, end)
         kind = _CONTAINERS[open_token.type]
         self.emit(Block(self.path, start + 1, end, kind, self.source(start, end), found))
         return j
@@ -234,6 +241,7 @@ class _Builder:
     def on_html_block(self, token: Token, _next: Token | None) -> None:
         assert token.map is not None
         start, end = token.map
+        end = self.trimmed(start, end)
         self.emit(Block(self.path, start + 1, end, "html", self.source(start, end)))
 
     def on_hr(self, token: Token, _next: Token | None) -> None:

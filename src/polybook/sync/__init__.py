@@ -15,13 +15,14 @@ from pathlib import Path
 
 from polybook.book import Book
 from polybook.check import check_chapter
-from polybook.check.code import cell_key, check_code, without_strings
+from polybook.check.align import align, token_ratio
+from polybook.check.code import cell_key, without_strings
 from polybook.check.findings import Finding
 from polybook.check.staleness import SyncRecord, atomic_write, file_sha256, head_commit, read_lock, write_lock
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect import parse_text
 from polybook.dialect.builder import DialectSettings
-from polybook.dialect.nodes import Document
+from polybook.dialect.nodes import Block, CodeCell, Document
 from polybook.sync.rewrite import rewrite_code, tab_marker
 
 TODO = "<!-- polybook: TODO translate: cell added by `polybook sync` from {where}; write the text around it -->"
@@ -65,51 +66,87 @@ class ChapterSync:
         )
 
 
+def _order_key(cell: CodeCell) -> str:
+    return f"{','.join(sorted(cell.frameworks))}|{cell_key(cell.code)}"
+
+
+def _order_ratio(a: str, b: str) -> float:
+    a_tabs, a_code = a.split("|", 1)
+    b_tabs, b_code = b.split("|", 1)
+    ratio = 1.0 if a_code == b_code else token_ratio(a_code, b_code)
+    return ratio * (1.0 if a_tabs == b_tabs else 0.9)
+
+
 def _cell_edits(
     source: Document, target: Document, settings: DialectSettings, prune: bool, lines: list[str]
 ) -> list[Edit]:
-    n_lines = len(lines)
-    _, match = check_code("", "", source, target)
-    by_id = {id(c): c for c in target.cells()}
+    """Edits that make the translation's cells, in document order, those of the source.
+
+    Unlike the checker, which compares one stream per framework, sync pairs all cells in
+    document order (tab set and code together), so a cell whose tab set changed is one
+    cell to re-tag, and a second run finds nothing left to do.
+    """
+    src_cells, tgt_cells = source.cells(), target.cells()
+    pairs = align([_order_key(c) for c in src_cells], [_order_key(c) for c in tgt_cells], _order_ratio, 0.45)
     edits: list[Edit] = []
-    for t_id, s in match.target_to_source.items():
-        t = by_id[t_id]
-        if not t.closed:
-            continue
-        if cell_key(t.code) != cell_key(s.code) and without_strings(t.code) != without_strings(s.code):
-            new_code = rewrite_code(t.code, s.code)
-            edits.append(
-                Edit(t.code_line, t.end_line - 1, new_code.split("\n"), f"cell at line {t.line} from the source")
-            )
-        if set(t.frameworks) != set(s.frameworks):
-            marker = tab_marker(s.frameworks, s.tab, settings)
-            at = t.line + 1
-            if t.tab is not None:
-                edits.append(Edit(at, at, [marker] if marker else [], f"tab marker of the cell at line {t.line}"))
-            elif marker:
-                edits.append(Edit(at, at - 1, [marker], f"tab marker of the cell at line {t.line}"))
-    src_cells = source.cells()
-    for k, s in enumerate(src_cells):
-        if id(s) in match.source_to_target:
-            continue
-        before = next(
-            (match.source_to_target[id(p)] for p in reversed(src_cells[:k]) if id(p) in match.source_to_target), None
-        )
-        first = target.cells()[0].line if target.cells() else n_lines + 1
-        at = before.end_line + 1 if before else first
-        marker = tab_marker(s.frameworks, s.tab, settings)
-        fence = s.info.strip()
-        block = ["", TODO.format(where=f"{s.path}:{s.line}"), "", f"```{fence}", *([marker] if marker else [])]
-        block += [*s.code.split("\n"), "```"]
-        if before is None:
-            block = [*block[1:], ""]
-        edits.append(Edit(at, at - 1, block, f"missing cell from {s.path}:{s.line}"))
-    if prune:
-        for t in target.cells():
-            if id(t) not in match.target_to_source:
-                end = t.end_line + 1 if t.end_line < n_lines and not lines[t.end_line].strip() else t.end_line
-                edits.append(Edit(t.line, end, [], f"extra cell at line {t.line} (--prune)"))
+    before: CodeCell | None = None  # the translation cell of the last paired source cell
+    for pair in pairs:
+        s = src_cells[pair.source] if pair.source is not None else None
+        t = tgt_cells[pair.target] if pair.target is not None else None
+        if s is not None and t is not None:
+            before = t
+            if t.closed:
+                edits += _repair_cell(s, t, settings)
+        elif s is not None:
+            edits.append(_insert_cell(s, before, tgt_cells, lines, settings))
+        elif t is not None and prune:
+            edits.append(_delete_cell(t, lines, f"extra cell at line {t.line} (--prune)", _neighbours(target, t)))
     return edits
+
+
+def _neighbours(doc: Document, node: CodeCell) -> tuple[object, object]:
+    nodes = list(doc.walk())
+    k = next(i for i, n in enumerate(nodes) if n is node)
+    return (nodes[k - 1] if k else None, nodes[k + 1] if k + 1 < len(nodes) else None)
+
+
+def _repair_cell(s: CodeCell, t: CodeCell, settings: DialectSettings) -> list[Edit]:
+    edits = []
+    if cell_key(t.code) != cell_key(s.code) and without_strings(t.code) != without_strings(s.code):
+        new_code = rewrite_code(t.code, s.code)
+        edits.append(Edit(t.code_line, t.end_line - 1, new_code.split("\n"), f"cell at line {t.line} from the source"))
+    if set(t.frameworks) != set(s.frameworks):
+        marker = tab_marker(s.frameworks, s.tab, settings)
+        at, why = t.line + 1, f"tab marker of the cell at line {t.line}"
+        if t.tab is not None:
+            edits.append(Edit(at, at, [marker] if marker else [], why))
+        elif marker:
+            edits.append(Edit(at, at - 1, [marker], why))
+    return edits
+
+
+def _insert_cell(
+    s: CodeCell, before: CodeCell | None, tgt_cells: list[CodeCell], lines: list[str], settings: DialectSettings
+) -> Edit:
+    """The source cell, after the counterpart of the cell before it, with a TODO for the translator."""
+    at = before.end_line + 1 if before else (tgt_cells[0].line if tgt_cells else len(lines) + 1)
+    marker = tab_marker(s.frameworks, s.tab, settings)
+    block = ["", TODO.format(where=f"{s.path}:{s.line}"), "", f"```{s.info.strip()}", *([marker] if marker else [])]
+    block += [*s.code.split("\n"), "```"]
+    if before is None:
+        block = [*block[1:], ""]
+    return Edit(at, at - 1, block, f"missing cell from {s.path}:{s.line}")
+
+
+def _delete_cell(cell: CodeCell, lines: list[str], why: str, neighbours: tuple[object, object]) -> Edit:
+    """Remove a cell and the blank line after it.
+
+    Between two lists, a marker comment stays: without it Markdown would merge the lists.
+    """
+    blank_after = cell.end_line < len(lines) and not lines[cell.end_line].strip()
+    between_lists = all(isinstance(n, Block) and n.kind == "list" for n in neighbours)
+    keep = ["<!-- polybook: a cell was removed here by `polybook sync --prune` -->", ""] if between_lists else []
+    return Edit(cell.line, cell.end_line + 1 if blank_after else cell.end_line, keep, why)
 
 
 def _math_edits(findings: list[Finding], lines: list[str]) -> list[Edit]:
@@ -133,7 +170,9 @@ def _math_edits(findings: list[Finding], lines: list[str]) -> list[Edit]:
 
 def _apply(text: str, edits: list[Edit]) -> str:
     lines = text.split("\n")
-    for edit in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
+    # Bottom-up, so earlier line numbers stay valid; edits at one spot keep their order.
+    ordered = sorted(enumerate(edits), key=lambda ie: (ie[1].start, ie[1].end, ie[0]), reverse=True)
+    for _, edit in ordered:
         lines[edit.start - 1 : edit.end] = edit.lines
     return "\n".join(lines)
 

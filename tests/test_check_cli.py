@@ -1,0 +1,77 @@
+"""`polybook check` from the command line, and on the bundled book."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import FIXTURES, ROOT
+from minibook import cell, make_book
+
+from polybook.cli import main
+
+
+def invoke(root: Path, *args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["--conf", str(root / "conf.py"), "check", *args])
+    return result.exit_code, result.output
+
+
+def test_the_book_is_consistent(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    code, out = invoke(ROOT, "--fail-on", "warning")
+    assert code == 0, out
+    assert out.startswith("No findings: 4 translations of 2 chapters are consistent with en")
+
+
+def test_exit_codes_and_thresholds(tmp_path: Path) -> None:
+    make_book(tmp_path, cell("x = 1") + "\nAbout 60000 images.\n", cell("x = 1") + "\n約 6000 枚。\n")
+    assert invoke(tmp_path)[0] == 0  # a warning (numbers.missing) does not fail by default
+    code, out = invoke(tmp_path, "--fail-on", "warning")
+    assert code == 1 and "[polybook.numbers.missing]" in out
+    assert invoke(tmp_path, "--lang", "xx")[0] == 2
+    assert invoke(tmp_path, "--format", "nope")[0] == 2
+
+
+def test_unreadable_input_exits_2(tmp_path: Path) -> None:
+    make_book(tmp_path, "# A\n", "# A\n")
+    (tmp_path / "chapters" / "ja" / "intro.md").write_bytes(b"# \xff\xfe\n")
+    code, out = invoke(tmp_path)
+    assert code == 2
+    assert "chapters/ja/intro.md:1: error: not UTF-8" in out
+
+
+def test_narrowing_and_output_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    book = FIXTURES / "book"
+    monkeypatch.chdir(book)
+    out_file = tmp_path / "report.json"
+    code, _ = invoke(book, "--lang", "tr", "--chapter", "async-computation", "--format", "json", "-o", str(out_file))
+    assert code == 1
+    report = json.loads(out_file.read_text(encoding="utf-8"))
+    assert {f["lang"] for f in report["findings"]} == {"tr"}
+    assert {f["chapter"] for f in report["findings"]} == {"async-computation"}
+
+
+def test_sarif_has_the_source_as_related_location(monkeypatch: pytest.MonkeyPatch) -> None:
+    book = FIXTURES / "book"
+    monkeypatch.chdir(book)
+    code, out = invoke(book, "--lang", "pt", "--format", "sarif")
+    assert code == 1
+    results = json.loads(out)["runs"][0]["results"]
+    (loop,) = [
+        r
+        for r in results
+        if r["ruleId"] == "polybook.code.changed" and r["locations"][0]["physicalLocation"]["region"]["startLine"] == 191
+    ]
+    related = loop["relatedLocations"][0]["physicalLocation"]
+    assert (related["artifactLocation"]["uri"], related["region"]["startLine"]) == ("chapters/en/async-computation.md", 186)
+
+
+def test_write_baseline_needs_a_reason_and_then_silences(tmp_path: Path) -> None:
+    make_book(tmp_path, cell("for _ in range(10000): pass"), cell("for _ in range(1000): pass"))
+    baseline = tmp_path / "baseline.json"
+    assert invoke(tmp_path, "--write-baseline", str(baseline))[0] == 2
+    assert invoke(tmp_path, "--write-baseline", str(baseline), "--reason", "ja keeps a short loop")[0] == 0
+    code, out = invoke(tmp_path, "--baseline", str(baseline))
+    assert code == 0 and "suppressed" in out

@@ -1,0 +1,234 @@
+"""Execution without kernels: program keys, the cache store, config, error classes."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from polybook.book import Book
+from polybook.config import ConfigError, load_config
+from polybook.dialect import DialectSettings, parse_text
+from polybook.execute.cache import Store
+from polybook.execute.programs import build_programs
+from polybook.execute.runner import clean_outputs, needs_gpu
+
+CONF = """\
+polybook = {
+    "source_language": "en",
+    "frameworks": ["mxnet", "pytorch"],
+    "languages": {"en": {"name": "English"}, "ja": {"name": "日本語"}},
+    "execution": %s,
+}
+"""
+
+EN = """\
+# Chapter
+
+Some prose.
+
+```{.python .input}
+# Make a matrix
+x = 1 + 2  # three
+```
+
+```{.python .input}
+#@tab pytorch
+import torch
+```
+
+```{.python .input}
+def f():
+    \"\"\"Add one.\"\"\"
+    return x + 1
+f()
+```
+"""
+
+JA = """\
+# 章
+
+翻訳された文章。
+
+```{.python .input  n=1}
+# 行列を作る
+x = 1+2   # 三
+```
+
+```{.python .input  n=2}
+#@tab pytorch
+import torch
+```
+
+```{.python .input  n=3}
+def f():
+    \"\"\"1 を足す。\"\"\"
+    return x + 1
+
+f()
+```
+"""
+
+FP = {"python3": {"python": "3.11", "packages": {"mxnet": "1.9.1"}}}
+
+
+def _book(tmp_path: Path, texts: dict[str, str], execution: str = "{}") -> Book:
+    (tmp_path / "chapters").mkdir(exist_ok=True)
+    (tmp_path / "conf.py").write_text(CONF % execution, encoding="utf-8")
+    config = load_config(tmp_path / "conf.py")
+    book = Book(config)
+    for code, text in texts.items():
+        settings = DialectSettings(code, ("mxnet", "pytorch"), "mxnet")
+        book.chapters[code] = {"ch": parse_text(text, f"chapters/{code}/ch.md", settings)}
+    return book
+
+
+def _keys(book: Book) -> dict[tuple[str, str], str]:
+    return {(lang, p.framework): p.key for p in build_programs(book, FP) for lang in p.languages}
+
+
+def test_translations_share_programs_whatever_their_comments_and_prose(tmp_path: Path) -> None:
+    programs = build_programs(_book(tmp_path, {"en": EN, "ja": JA}), FP)
+    assert [(p.framework, p.languages, len(p.sources)) for p in programs] == [
+        ("mxnet", ["en", "ja"], 2),
+        ("pytorch", ["en", "ja"], 1),
+    ]
+    mxnet = programs[0]
+    assert mxnet.locations(1) == ["chapters/en/ch.md:15", "chapters/ja/ch.md:15"]
+    assert mxnet.sources[0] == "# Make a matrix\nx = 1 + 2  # three"  # the source language's code runs
+    assert mxnet.cwd == (tmp_path / "chapters" / "en").resolve()
+
+
+def test_the_key_follows_code_options_and_environment_only(tmp_path: Path) -> None:
+    base = _keys(_book(tmp_path, {"ja": JA}))
+    assert _keys(_book(tmp_path, {"ja": JA.replace("翻訳された文章。", "別の文章。")})) == base
+    changed = _keys(_book(tmp_path, {"ja": JA.replace("return x + 1", "return x + 2")}))
+    assert changed[("ja", "mxnet")] != base[("ja", "mxnet")]
+    assert changed[("ja", "pytorch")] == base[("ja", "pytorch")]
+    allowed = _keys(_book(tmp_path, {"ja": JA.replace("input  n=3}", "input  n=3 allow_errors=true}")}))
+    assert allowed[("ja", "mxnet")] != base[("ja", "mxnet")]
+    assert _keys(_book(tmp_path, {"ja": JA}, '{"chapters": {"ch": {"allow_errors": True}}}')) != base
+    # The chapter timeout is not in the key (a stored timeout is re-run when it is raised).
+    assert _keys(_book(tmp_path, {"ja": JA}, '{"timeout": 900}')) == base
+    other_env = {"python3": {"python": "3.11", "packages": {"mxnet": "1.9.0"}}}
+    assert build_programs(_book(tmp_path, {"ja": JA}), other_env)[0].key != base[("ja", "mxnet")]
+
+
+def test_bad_cell_options_are_warnings_at_the_cells_line(tmp_path: Path) -> None:
+    problems: list = []
+    book = _book(tmp_path, {"ja": JA.replace("input  n=1}", "input  n=1 timeout=soon}")})
+    (program, _) = build_programs(book, FP, problems)
+    assert [d.format() for d in problems] == [
+        "chapters/ja/ch.md:5: warning: cell option timeout='soon' is not a positive number of seconds; "
+        "ignored [polybook.exec.option]"
+    ]
+    assert program.options[0].timeout == 300
+
+
+def test_execution_settings_are_validated_with_key_and_line(tmp_path: Path) -> None:
+    (tmp_path / "chapters").mkdir()
+    conf = tmp_path / "conf.py"
+    conf.write_text(
+        CONF
+        % """{
+        "timeout": 0,
+        "kernal": "x",
+        "kernel": {"jax": "k"},
+        "allow_errors": "yes",
+        "chapters": {"ch": {"timeout": -1, "retries": 2}},
+    }""",
+        encoding="utf-8",
+    )
+    with pytest.raises(ConfigError) as info:
+        load_config(conf)
+    found = sorted((d.line, d.message.split(":")[0]) for d in info.value.diagnostics)
+    assert found == [
+        (6, "polybook.execution.timeout"),
+        (7, "polybook.execution.kernal"),
+        (8, "polybook.execution.kernel"),
+        (9, "polybook.execution.allow_errors"),
+        (10, "polybook.execution.chapters.ch.retries"),
+        (10, "polybook.execution.chapters.ch.timeout"),
+    ]
+    assert "did you mean 'kernel'?" in str(info.value)
+
+
+def test_execution_defaults(tmp_path: Path) -> None:
+    config = _book(tmp_path, {}, '{"kernel": "k", "chapters": {"slow": {"timeout": 900}}}').config
+    ex = config.execution
+    assert ex.cache_dir == (tmp_path / "build" / "cache").resolve()
+    assert ex.frozen_dir == (tmp_path / "frozen").resolve()
+    assert ex.kernel_for("pytorch") == "k" and ex.packages_for("pytorch") == ("torch", "torchvision", "d2l", "numpy")
+    assert ex.chapter("slow").timeout == 900 and ex.chapter("other").timeout == 300
+    assert ex.chapter("slow").allow_errors is False
+
+
+def test_store_round_trip_and_corruption(tmp_path: Path) -> None:
+    store = Store(tmp_path / "cache")
+    key = "ab" * 32
+    payload = {"status": "ok", "cells": [{"outputs": [{"text": "héllo"}]}]}
+    assert store.get(key).reason == "missing"
+    path = store.put(key, payload)
+    assert path == tmp_path / "cache" / "ab" / f"{key}.json"
+    assert store.get(key).payload == payload and list(store.keys()) == [key]
+    # A flipped value keeps the JSON valid but breaks the checksum: a miss, and the entry goes.
+    path.write_text(path.read_text(encoding="utf-8").replace("héllo", "hello"), encoding="utf-8")
+    assert store.get(key).reason == "corrupt" and not path.exists()
+    store.put(key, payload)
+    path.write_bytes(path.read_bytes()[:40])  # truncated, as by a crash without atomic writes
+    assert store.get(key).reason == "corrupt"
+
+
+def test_store_sweeps_orphaned_temporary_files_and_clears(tmp_path: Path) -> None:
+    store = Store(tmp_path / "cache")
+    store.put("cd" * 32, {"status": "error"})
+    orphan = tmp_path / "cache" / "cd" / ".cdcdcdcdcdcd.x.tmp"
+    orphan.write_text("{", encoding="utf-8")
+    fresh = tmp_path / "cache" / "cd" / ".cdcdcdcdcdcd.y.tmp"
+    fresh.write_text("{", encoding="utf-8")
+    old = time.time() - 3600
+    os.utime(orphan, (old, old))
+    assert store.sweep() == 1 and not orphan.exists() and fresh.exists()
+    assert list(store.keys()) == ["cd" * 32]
+    assert store.clear() == 1 and list(store.keys()) == [] and not fresh.exists()
+
+
+def test_frozen_store_is_flat(tmp_path: Path) -> None:
+    store = Store(tmp_path / "frozen", fanout=False)
+    store.put("ef" * 32, {"status": "ok"})
+    assert json.loads((tmp_path / "frozen" / f"{'ef' * 32}.json").read_text())["payload"] == {"status": "ok"}
+
+
+@pytest.mark.parametrize(
+    ("ename", "evalue", "expected"),
+    [
+        ("RuntimeError", "Found no NVIDIA driver on your system. Please check ...", True),
+        ("AssertionError", "Torch not compiled with CUDA enabled", True),
+        ("RuntimeError", "No CUDA GPUs are available", True),
+        ("MXNetError", "[12:00:00] src/storage/storage.cc:199: Compile with USE_CUDA=1 to enable GPU usage", True),
+        ("RuntimeError", "shape mismatch", False),
+        ("ZeroDivisionError", "division by zero", False),
+    ],
+)
+def test_needs_gpu_recognises_cuda_only_failures(ename: str, evalue: str, expected: bool) -> None:
+    assert needs_gpu(ename, evalue) is expected
+
+
+def test_outputs_keep_only_what_a_page_shows() -> None:
+    outputs = [
+        {"output_type": "stream", "name": "stdout", "text": "hi\n"},
+        {"output_type": "display_data", "data": {"application/vnd.jupyter.widget-view+json": {}}, "metadata": {}},
+        {
+            "output_type": "execute_result",
+            "execution_count": 3,
+            "data": {"text/plain": "1", "text/latex": "$1$", "image/svg+xml": "<svg/>"},
+            "metadata": {},
+        },
+        {"output_type": "error", "ename": "E", "evalue": "v", "traceback": ["t"]},
+    ]
+    kept = clean_outputs(outputs)
+    assert [o["output_type"] for o in kept] == ["stream", "execute_result", "error"]
+    assert set(kept[1]["data"]) == {"text/plain", "image/svg+xml"}

@@ -1,0 +1,106 @@
+"""`polybook sync`: repairs code and math from the source, never prose; idempotent; atomic."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import FIXTURES
+from minibook import cell, make_book
+
+from polybook import sync
+from polybook.book import load_book
+from polybook.check import check_book
+from polybook.check.staleness import LOCK_NAME
+from polybook.cli import main
+from polybook.config import load_config
+
+
+def synced(conf: Path, prune: bool = False) -> list[sync.ChapterSync]:
+    book = load_book(load_config(conf))
+    results = sync.sync_book(book, prune=prune)
+    sync.write(book, results)
+    return results
+
+
+def test_rewrites_drifted_code_keeping_translated_comments(tmp_path: Path) -> None:
+    en = cell("# warm up\ndevice = d2l.try_gpu()\nfor _ in range(10000):\n    y = x + 1\nnpx.waitall()")
+    ja = cell("# ウォームアップ\ndevice = d2l.try_gpu()\nfor _ in range(1000):  # ループ\n    y = x + 1\ny.wait_to_read()")
+    conf = make_book(tmp_path, en, ja)
+    synced(conf)
+    text = (tmp_path / "chapters" / "ja" / "intro.md").read_text(encoding="utf-8")
+    assert text == cell("# ウォームアップ\ndevice = d2l.try_gpu()\nfor _ in range(10000):\n    y = x + 1\nnpx.waitall()")
+    assert [f.code for f in check_book(load_book(load_config(conf))).findings] == []
+
+
+def test_syncs_math_but_never_prose(tmp_path: Path) -> None:
+    en = "It takes $10000 t_2 > 9999 t_1$ steps, about 10000.\n"
+    ja = "それは $1000 t_2 > 999 t_1$ ステップ、約 1000。\n"
+    conf = make_book(tmp_path, en, ja)
+    (result,) = synced(conf)
+    assert result.new == "それは $10000 t_2 > 9999 t_1$ ステップ、約 1000。\n"
+    assert [f.code for f in result.left] == ["numbers.missing"]  # prose numbers are a human's job
+
+
+def test_inserts_missing_cells_with_a_todo_and_prunes_only_on_request(tmp_path: Path) -> None:
+    en = "# A\n:label:`a`\n\n" + cell("a = 1") + "\n" + cell("b = 2") + "\n" + cell("c = 3", "pytorch")
+    ja = "# A\n:label:`a`\n\n" + cell("a = 1") + "\n" + cell("extra = 0") + "\n" + cell("c = 3", "pytorch")
+    conf = make_book(tmp_path, en, ja)
+    (result,) = synced(conf)
+    text = result.new
+    assert "<!-- polybook: TODO translate: cell added by `polybook sync` from " in text
+    assert text.index("a = 1") < text.index("b = 2") < text.index("extra = 0") < text.index("c = 3")
+    assert "b = 2" in text and "extra = 0" in text
+    assert [f.code for f in result.left] == ["code.extra"]
+    (pruned,) = synced(conf, prune=True)
+    assert "extra = 0" not in pruned.new
+    assert [f.code for f in check_book(load_book(load_config(conf))).active] == []
+
+
+def test_second_run_changes_nothing(tmp_path: Path) -> None:
+    book = tmp_path / "book"
+    shutil.copytree(FIXTURES / "book", book)
+    first = synced(book / "conf.py", prune=True)
+    assert any(r.changed for r in first)
+    again = synced(book / "conf.py", prune=True)
+    assert not any(r.changed for r in again)
+    lock = (book / "chapters" / "ja" / LOCK_NAME).read_text(encoding="utf-8")
+    synced(book / "conf.py")
+    assert (book / "chapters" / "ja" / LOCK_NAME).read_text(encoding="utf-8") == lock
+
+
+def test_refuses_files_with_parse_errors(tmp_path: Path) -> None:
+    book = tmp_path / "book"
+    shutil.copytree(FIXTURES / "book", book)
+    before = (book / "chapters" / "pt" / "async-computation.md").read_bytes()
+    results = synced(book / "conf.py", prune=True)
+    (pt,) = [r for r in results if r.lang == "pt" and r.chapter == "async-computation"]
+    assert [(d.line, d.code) for d in pt.refused] == [(33, "directive.damaged")]
+    assert (book / "chapters" / "pt" / "async-computation.md").read_bytes() == before
+    assert not list((book / "chapters" / "pt").glob(".*"))  # no temporary files left behind
+
+
+def test_translated_comment_survives_the_import_cell_rewrite(tmp_path: Path) -> None:
+    book = tmp_path / "book"
+    shutil.copytree(FIXTURES / "book", book)
+    synced(book / "conf.py")
+    tr = (book / "chapters" / "tr" / "async-computation.md").read_text(encoding="utf-8")
+    assert "# GPU hesaplaması icin isinma" in tr
+    assert "import os\nimport subprocess\nimport numpy\nfrom mxnet import" in tr
+
+
+def test_cli_dry_run_prints_a_diff_and_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    book = tmp_path / "book"
+    shutil.copytree(FIXTURES / "book", book)
+    monkeypatch.chdir(book)
+    before = (book / "chapters" / "tr" / "async-computation.md").read_bytes()
+    result = CliRunner().invoke(main, ["sync", "tr"])
+    assert result.exit_code == 0, result.output
+    assert "--- a/chapters/tr/async-computation.md" in result.output
+    assert "+import subprocess" in result.output
+    assert (book / "chapters" / "tr" / "async-computation.md").read_bytes() == before
+    assert not (book / "chapters" / "tr" / LOCK_NAME).exists()
+    assert CliRunner().invoke(main, ["sync", "pt"]).exit_code == 1  # refused: parse errors
+    assert CliRunner().invoke(main, ["sync", "xx"]).exit_code == 2
