@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, ROOT, SEEDS
 from polybook.book import load_book
 from polybook.config import load_config
 from polybook.dialect import Document
 from polybook.dialect.nodes import Figure, TextTab
 from polybook.dialect.normalize import normalize_code
+
+from conftest import FIXTURES, ROOT, SEEDS
 
 LANGUAGES = ["en", "ja", "pt", "zh", "tr"]
 BOOK = FIXTURES / "book"

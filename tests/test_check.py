@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from conftest import FIXTURES
 
 from polybook.book import load_book
 from polybook.check import CheckResult, check_book
 from polybook.config import load_config
+
+from conftest import FIXTURES
 
 BOOK = FIXTURES / "book"
 PT = "chapters/pt/async-computation.md"
@@ -65,7 +66,12 @@ def test_damaged_directives_and_roles(result: CheckResult) -> None:
 
 
 def test_untabbed_mxnet_only_text(result: CheckResult) -> None:
-    tabs = {line: f for f in result.active if f.code == "structure.texttab" and f.primary.path == PT for line in [f.primary.line]}
+    tabs = {
+        line: f
+        for f in result.active
+        if f.code == "structure.texttab" and f.primary.path == PT
+        for line in [f.primary.line]
+    }
     assert 150 in tabs  # "Existem várias operações..." is mxnet-only in the source
     assert str(tabs[150].source) == f"{EN}:133"
     assert "for every framework" in tabs[150].message

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import FIXTURES, ROOT
-from minibook import cell, make_book
 
 from polybook.cli import main
+
+from conftest import FIXTURES, ROOT
+from minibook import cell, make_book
 
 
 def invoke(root: Path, *args: str) -> tuple[int, str]:
@@ -62,10 +63,14 @@ def test_sarif_has_the_source_as_related_location(monkeypatch: pytest.MonkeyPatc
     (loop,) = [
         r
         for r in results
-        if r["ruleId"] == "polybook.code.changed" and r["locations"][0]["physicalLocation"]["region"]["startLine"] == 191
+        if r["ruleId"] == "polybook.code.changed"
+        and r["locations"][0]["physicalLocation"]["region"]["startLine"] == 191
     ]
     related = loop["relatedLocations"][0]["physicalLocation"]
-    assert (related["artifactLocation"]["uri"], related["region"]["startLine"]) == ("chapters/en/async-computation.md", 186)
+    assert (related["artifactLocation"]["uri"], related["region"]["startLine"]) == (
+        "chapters/en/async-computation.md",
+        186,
+    )
 
 
 def test_write_baseline_needs_a_reason_and_then_silences(tmp_path: Path) -> None:

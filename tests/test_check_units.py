@@ -6,7 +6,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from minibook import cell, make_book
 
 from polybook.book import load_book
 from polybook.check import check_book
@@ -16,6 +15,8 @@ from polybook.check.prose import normalize_tex, number_value
 from polybook.check.staleness import LOCK_NAME
 from polybook.check.suppress import baseline_json, load_baseline
 from polybook.config import load_config
+
+from minibook import cell, make_book
 
 
 def run(tmp_path: Path, en: str, ja: str, **kw: object) -> CheckResult:
@@ -35,7 +36,7 @@ def test_one_extra_item_is_one_extra_item() -> None:
 
 def test_one_extra_cell_is_reported_once(tmp_path: Path) -> None:
     cells = [cell(f"x{i} = {i} * {i}") for i in range(5)]
-    ja = cells[:2] + [cell("extra = 'translation only'")] + cells[2:]
+    ja = [*cells[:2], cell("extra = 'translation only'"), *cells[2:]]
     result = run(tmp_path, "\n".join(cells), "\n".join(ja))
     assert codes(result) == ["code.extra"]
 
@@ -130,7 +131,11 @@ def test_staleness_without_record_is_one_info(tmp_path: Path) -> None:
 def test_staleness_reports_source_changes_since_the_sync(tmp_path: Path) -> None:
     from polybook import sync
 
-    conf = make_book(tmp_path, "Intro.\n\n" + cell("x = 1") + "\n" + cell("y = 2"), "序文。\n\n" + cell("x = 1") + "\n" + cell("y = 2"))
+    conf = make_book(
+        tmp_path,
+        "Intro.\n\n" + cell("x = 1") + "\n" + cell("y = 2"),
+        "序文。\n\n" + cell("x = 1") + "\n" + cell("y = 2"),
+    )
     git(tmp_path, "init", "-q")
     git(tmp_path, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qam", "x", "--allow-empty")
     git(tmp_path, "add", "-A")

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import FIXTURES, ROOT
 from polybook.cli import main
+
+from conftest import FIXTURES, ROOT
 
 
 @pytest.fixture

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
 from polybook.config import ConfigError, find_config, load_config
+
+from conftest import ROOT
 
 
 def test_the_books_config() -> None:

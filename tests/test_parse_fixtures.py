@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES
 from polybook.dialect import parse_file
 from polybook.dialect.outline import outline
+
+from conftest import FIXTURES
 
 CASES = sorted((FIXTURES / "parse").glob("*.md"))
 

@@ -7,8 +7,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import FIXTURES
-from minibook import cell, make_book
 
 from polybook import sync
 from polybook.book import load_book
@@ -16,6 +14,9 @@ from polybook.check import check_book
 from polybook.check.staleness import LOCK_NAME
 from polybook.cli import main
 from polybook.config import load_config
+
+from conftest import FIXTURES
+from minibook import cell, make_book
 
 
 def synced(conf: Path, prune: bool = False) -> list[sync.ChapterSync]:
@@ -27,11 +28,15 @@ def synced(conf: Path, prune: bool = False) -> list[sync.ChapterSync]:
 
 def test_rewrites_drifted_code_keeping_translated_comments(tmp_path: Path) -> None:
     en = cell("# warm up\ndevice = d2l.try_gpu()\nfor _ in range(10000):\n    y = x + 1\nnpx.waitall()")
-    ja = cell("# ウォームアップ\ndevice = d2l.try_gpu()\nfor _ in range(1000):  # ループ\n    y = x + 1\ny.wait_to_read()")
+    ja = cell(
+        "# ウォームアップ\ndevice = d2l.try_gpu()\nfor _ in range(1000):  # ループ\n    y = x + 1\ny.wait_to_read()"
+    )
     conf = make_book(tmp_path, en, ja)
     synced(conf)
     text = (tmp_path / "chapters" / "ja" / "intro.md").read_text(encoding="utf-8")
-    assert text == cell("# ウォームアップ\ndevice = d2l.try_gpu()\nfor _ in range(10000):\n    y = x + 1\nnpx.waitall()")
+    assert text == cell(
+        "# ウォームアップ\ndevice = d2l.try_gpu()\nfor _ in range(10000):\n    y = x + 1\nnpx.waitall()"
+    )
     assert [f.code for f in check_book(load_book(load_config(conf))).findings] == []
 
 

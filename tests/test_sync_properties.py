@@ -8,8 +8,6 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from minibook import make_book
-from test_properties import FRAGMENTS
 
 from polybook import sync
 from polybook.book import load_book
@@ -17,6 +15,9 @@ from polybook.check import check_book
 from polybook.config import load_config
 from polybook.dialect import parse_text
 from polybook.dialect.nodes import Block, Heading, Paragraph
+
+from minibook import make_book
+from test_properties import FRAGMENTS
 
 STATEMENTS = ["x = 1", "y = x + 2", "for _ in range(1000):\n    y = x + 1", "npx.waitall()", "print(y)  # show"]
 COMMENTS = ["# コメント", "# comment", ""]
