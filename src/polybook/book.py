@@ -27,12 +27,15 @@ class Book:
         return [doc for docs in self.chapters.values() for doc in docs.values()]
 
 
-def load_book(config: BookConfig, languages: list[str] | None = None) -> Book:
+def load_book(config: BookConfig, languages: list[str] | None = None, names: set[str] | None = None) -> Book:
+    """Parse the chapters of ``languages`` (default: all), only those named ``names`` if given."""
     book = Book(config)
     for code, lang in config.languages.items():
         if languages and code not in languages:
             continue
         book.chapters[code] = {
-            path.stem: parse_file(path, lang.settings, display_path(path)) for path in config.chapter_files(code)
+            path.stem: parse_file(path, lang.settings, display_path(path))
+            for path in config.chapter_files(code)
+            if names is None or path.stem in names
         }
     return book

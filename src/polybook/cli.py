@@ -144,6 +144,7 @@ def _check_languages(config: BookConfig, languages: tuple[str, ...]) -> list[str
 @click.option("--baseline", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Accepted findings.")
 @click.option("--write-baseline", type=click.Path(dir_okay=False, path_type=Path), help="Accept today's findings.")
 @click.option("--reason", help="Why the findings written by --write-baseline are accepted (required with it).")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: cores).")
 @click.pass_context
 def check(
     ctx: click.Context,
@@ -155,6 +156,7 @@ def check(
     baseline: Path | None,
     write_baseline: Path | None,
     reason: str | None,
+    jobs: int | None,
 ) -> None:
     """Check every translation against the source language, statically.
 
@@ -164,8 +166,7 @@ def check(
     import os
     import sys
 
-    from polybook.book import load_book
-    from polybook.check import check_book, unreadable
+    from polybook.check import check_config
     from polybook.check.report import render, write_step_summary
     from polybook.check.suppress import baseline_json, load_baseline
     from polybook.diagnostics import RANK, Level
@@ -174,17 +175,15 @@ def check(
         raise UsageProblem("--write-baseline needs --reason: every accepted finding must say why")
     config = _book_config(ctx)
     langs = _check_languages(config, languages)
-    book = load_book(config, [config.source_language, *langs] if langs else None)
-    bad = unreadable(book)
-    if bad:
-        raise UsageProblem("unreadable input:\n" + "\n".join(d.format() for d in bad))
     accepted = {}
     if baseline:
         try:
             accepted = load_baseline(baseline)
         except (ValueError, KeyError) as exc:
             raise UsageProblem(f"bad baseline file {baseline}: {exc}") from None
-    result = check_book(book, langs or None, list(chapters) or None, accepted)
+    result, bad = check_config(config, langs or None, list(chapters) or None, accepted, jobs)
+    if bad:
+        raise UsageProblem("unreadable input:\n" + "\n".join(d.format() for d in bad))
     if write_baseline:
         from polybook.check.staleness import atomic_write
 

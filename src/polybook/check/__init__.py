@@ -1,39 +1,57 @@
 """``polybook check``: every translation compared with the source, statically.
 
 Nothing here imports or runs book code: chapters are parsed, cells are tokenised.
+Every check but one is local to a chapter, so the work splits over chapters
+(:func:`check_config` runs the chunks in worker processes); whether a reference resolves
+needs every label of the book and is decided when the chunks are merged.
 """
 
 from __future__ import annotations
 
+import os
 import time
-from pathlib import Path
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from multiprocessing import get_context
 
-from polybook.book import Book
+from polybook.book import Book, load_book
 from polybook.check.code import check_code
 from polybook.check.findings import CheckResult, Finding, Location
 from polybook.check.prose import check_sections, check_segment
-from polybook.check.references import check_references
+from polybook.check.references import check_references, resolvable_refs, unresolved_ref
 from polybook.check.segments import flatten, pair_segments
 from polybook.check.staleness import check_staleness, read_lock
 from polybook.check.suppress import Suppression, apply, inline_suppressions
+from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect.nodes import Document
 
-__all__ = ["CheckResult", "Finding", "check_book", "check_chapter"]
+__all__ = ["CheckResult", "Finding", "check_book", "check_chapter", "check_config"]
+
+Baseline = dict[tuple[str, str, str, str], str]
+
+
+@dataclass(slots=True)
+class ChunkResult:
+    """What checking some chapters yields, before the book-wide merge."""
+
+    findings: list[Finding] = field(default_factory=list)
+    suppressions: list[Suppression] = field(default_factory=list)
+    labels: dict[str, set[str]] = field(default_factory=dict)
+    refs: list[tuple[str, str, str, str, str, int]] = field(default_factory=list)  # lang chapter path role target line
+    unreadable: list[Diagnostic] = field(default_factory=list)
 
 
 def parse_findings(lang: str, chapter: str, doc: Document) -> list[Finding]:
     """The parser's diagnostics of a chapter, as findings (damaged directives, tabs...)."""
-    return [_from_diagnostic(lang, chapter, d) for d in doc.diagnostics]
+    return [
+        Finding(d.code, d.message, lang, chapter, Location(d.path, d.line), level=d.level, subject=(d.message, ""))
+        for d in doc.diagnostics
+    ]
 
 
-def _from_diagnostic(lang: str, chapter: str, d: Diagnostic) -> Finding:
-    return Finding(d.code, d.message, lang, chapter, Location(d.path, d.line), level=d.level, subject=(d.message, ""))
-
-
-def check_chapter(
-    book: Book, lang: str, chapter: str, source: Document, target: Document, labels: dict[str, set[str]]
-) -> list[Finding]:
+def check_chapter(book: Book, lang: str, chapter: str, source: Document, target: Document) -> list[Finding]:
+    """Every chapter-local check of one translated chapter."""
     config = book.config
     findings = parse_findings(lang, chapter, target)
     code_findings, match = check_code(lang, chapter, source, target)
@@ -42,7 +60,7 @@ def check_chapter(
     for src, tgt in pairs:
         findings += check_segment(lang, chapter, src, tgt, source, target)
     findings += check_sections(lang, chapter, pairs, source, target, match, flatten(source), flatten(target))
-    findings += check_references(lang, chapter, source, target, labels[lang], labels[config.source_language])
+    findings += check_references(lang, chapter, source, target)
     record = read_lock(config.chapters_dir / lang).get(chapter)
     source_file = config.chapters_dir / config.source_language / f"{chapter}.md"
     settings = config.languages[config.source_language].settings
@@ -50,62 +68,106 @@ def check_chapter(
     return findings
 
 
-def check_book(
-    book: Book,
-    languages: list[str] | None = None,
-    chapters: list[str] | None = None,
-    baseline: dict[tuple[str, str, str, str], str] | None = None,
-) -> CheckResult:
-    started = time.perf_counter()
-    config = book.config
-    source_lang = config.source_language
-    langs = [lang for lang in config.translations if not languages or lang in languages]
+def check_chunk(book: Book, names: list[str], langs: list[str]) -> ChunkResult:
+    out = ChunkResult()
+    source_lang = book.config.source_language
     sources = book.chapters[source_lang]
-    labels = {lang: {name for doc in docs.values() for name in doc.labels} for lang, docs in book.chapters.items()}
-    findings: list[Finding] = []
-    suppressions: list[Suppression] = []
-    names = sorted(set(sources) | {c for lang in langs for c in book.chapters[lang]})
-    names = [n for n in names if not chapters or n in chapters]
+    for lang in [source_lang, *langs]:
+        docs = book.chapters.get(lang, {})
+        out.labels[lang] = {label for name in names if name in docs for label in docs[name].labels}
+        out.unreadable += [
+            d for name in names if name in docs for d in docs[name].diagnostics if d.code in (Code.READ, Code.ENCODING)
+        ]
     for name in names:
         if name in sources:
-            findings += parse_findings(source_lang, name, sources[name])
+            out.findings += parse_findings(source_lang, name, sources[name])
             found, problems = inline_suppressions(sources[name], source_lang, name)
-            suppressions += found
-            findings += problems
+            out.suppressions += found
+            out.findings += problems
     for lang in langs:
         docs = book.chapters[lang]
         for name in names:
             source, target = sources.get(name), docs.get(name)
             if target is None and source is not None:
-                findings.append(Finding.make(
+                out.findings.append(Finding.make(
                     Code.STRUCTURE_CHAPTER, f"chapter {name!r} is not translated into {lang} yet", lang, name,
                     None, source=Location(source.path, 1), level=Level.WARNING,
                 ))  # fmt: skip
             elif source is None and target is not None:
-                findings.append(Finding.make(
+                out.findings.append(Finding.make(
                     Code.STRUCTURE_CHAPTER, f"chapter {name!r} has no source chapter", lang, name,
                     Location(target.path, 1),
                 ))  # fmt: skip
             elif source is not None and target is not None:
                 found, problems = inline_suppressions(target, lang, name)
-                suppressions += found
-                findings += problems
-                findings += check_chapter(book, lang, name, source, target, labels)
-    findings = apply(findings, suppressions, baseline or {})
+                out.suppressions += found
+                out.findings += problems
+                out.findings += check_chapter(book, lang, name, source, target)
+                out.refs += [(lang, name, target.path, *ref) for ref in resolvable_refs(target)]
+    return out
+
+
+def _merge(
+    source_lang: str, langs: list[str], n_names: int, chunks: list[ChunkResult], baseline: Baseline, started: float
+) -> CheckResult:
+    labels: dict[str, set[str]] = {}
+    findings: list[Finding] = []
+    suppressions: list[Suppression] = []
+    for chunk in chunks:
+        for lang, names in chunk.labels.items():
+            labels.setdefault(lang, set()).update(names)
+        findings += chunk.findings
+        suppressions += chunk.suppressions
+    source_labels = labels.get(source_lang, set())
+    for chunk in chunks:
+        for lang, chapter, path, role, target, line in chunk.refs:
+            if target not in labels.get(lang, set()) and target in source_labels:
+                findings.append(unresolved_ref(lang, chapter, path, role, target, line))
+    findings = apply(findings, suppressions, baseline)
     findings.sort(key=lambda f: (f.primary.path, f.primary.line, f.code))
-    return CheckResult(source_lang, langs, len(names), findings, time.perf_counter() - started)
+    return CheckResult(source_lang, langs, n_names, findings, time.perf_counter() - started)
 
 
-def _missing_chapter_level():
-    from polybook.diagnostics import Level
-
-    return Level.WARNING
-
-
-def unreadable(book: Book) -> list[Diagnostic]:
-    """Problems that make the input unreadable (exit 2): unreadable files, bad encoding."""
-    return [d for doc in book.documents() for d in doc.diagnostics if d.code in (Code.READ, Code.ENCODING)]
+def _scope(config: BookConfig, languages: list[str] | None, chapters: list[str] | None, present: dict) -> tuple:
+    langs = [lang for lang in config.translations if not languages or lang in languages]
+    names = sorted({n for lang in [config.source_language, *langs] for n in present.get(lang, ())})
+    return langs, [n for n in names if not chapters or n in chapters]
 
 
-def chapter_path(book: Book, lang: str, chapter: str) -> Path:
-    return book.config.chapters_dir / lang / f"{chapter}.md"
+def check_book(
+    book: Book, languages: list[str] | None = None, chapters: list[str] | None = None, baseline: Baseline | None = None
+) -> CheckResult:
+    """Check an already parsed book, in this process."""
+    started = time.perf_counter()
+    langs, names = _scope(book.config, languages, chapters, book.chapters)
+    return _merge(
+        book.config.source_language, langs, len(names), [check_chunk(book, names, langs)], baseline or {}, started
+    )
+
+
+def _check_in_worker(config: BookConfig, names: list[str], langs: list[str]) -> ChunkResult:
+    book = load_book(config, [config.source_language, *langs], set(names))
+    return check_chunk(book, names, langs)
+
+
+def check_config(
+    config: BookConfig,
+    languages: list[str] | None = None,
+    chapters: list[str] | None = None,
+    baseline: Baseline | None = None,
+    jobs: int | None = None,
+) -> tuple[CheckResult, list[Diagnostic]]:
+    """Parse and check the book in ``jobs`` processes; also return unreadable-input problems."""
+    started = time.perf_counter()
+    present = {lang: [p.stem for p in config.chapter_files(lang)] for lang in config.languages}
+    langs, names = _scope(config, languages, chapters, present)
+    jobs = max(1, jobs or os.cpu_count() or 1)
+    size = max(1, -(-len(names) // (jobs * 4)))
+    groups = [names[i : i + size] for i in range(0, len(names), size)]
+    if jobs == 1 or len(groups) <= 1:
+        chunks = [_check_in_worker(config, group, langs) for group in groups]
+    else:
+        with ProcessPoolExecutor(jobs, mp_context=get_context("fork")) as pool:
+            chunks = list(pool.map(_check_in_worker, [config] * len(groups), groups, [langs] * len(groups)))
+    result = _merge(config.source_language, langs, len(names), chunks, baseline or {}, started)
+    return result, [d for chunk in chunks for d in chunk.unreadable]

@@ -30,10 +30,24 @@ def _links(doc: Document) -> list[tuple[str, int]]:
     ]
 
 
-def check_references(
-    lang: str, chapter: str, source: Document, target: Document, target_labels: set[str], source_labels: set[str]
-) -> list[Finding]:
-    """``target_labels``/``source_labels``: every label of that language's whole book."""
+def resolvable_refs(doc: Document) -> list[tuple[str, str, int]]:
+    """``(role, target, line)`` of the references that must resolve to a label of the book."""
+    return [(name, value, line) for name, value, line in _roles(doc) if name in _RESOLVABLE]
+
+
+def unresolved_ref(lang: str, chapter: str, path: str, role: str, target: str, line: int) -> Finding:
+    return Finding.make(
+        Code.REF_TARGET, f":{role}:`{target}` points at a label the {lang} book does not define", lang, chapter,
+        Location(path, line), diff=((f":{role}:`{target}`", ""),), subject=(target, ""),
+    )  # fmt: skip
+
+
+def check_references(lang: str, chapter: str, source: Document, target: Document) -> list[Finding]:
+    """Labels, references, figures and links of one chapter against its source.
+
+    Whether a reference resolves depends on the whole book; :func:`unresolved_ref` is
+    applied once every chapter's labels are known.
+    """
     out: list[Finding] = []
     top = Location(target.path, 1)
     for name in source.labels.keys() - target.labels.keys():
@@ -57,12 +71,6 @@ def check_references(
                 Code.REF_TARGET, f":{name}:`{value}` of the source is missing here", lang, chapter, top,
                 source=Location(source.path, line), diff=(("", f":{name}:`{value}`"),), subject=("", f"{name}:{value}"),
             ))  # fmt: skip
-    for name, value, line in t_roles:
-        if name in _RESOLVABLE and value not in target_labels and value in source_labels:
-            out.append(Finding.make(
-                Code.REF_TARGET, f":{name}:`{value}` points at a label the {lang} book does not define", lang,
-                chapter, Location(target.path, line), diff=((f":{name}:`{value}`", ""),), subject=(value, ""),
-            ))  # fmt: skip
     out.extend(_check_figures(lang, chapter, source, target))
     s_links, t_links = Counter(u for u, _ in _links(source)), Counter(u for u, _ in _links(target))
     for url in s_links - t_links:
@@ -81,32 +89,36 @@ def check_references(
 
 
 def _check_figures(lang: str, chapter: str, source: Document, target: Document) -> list[Finding]:
-    def key(f: Figure) -> str:
-        return f.label or f.src
-
-    s_figs = {key(f): f for f in source.walk() if isinstance(f, Figure)}
-    t_figs = {key(f): f for f in target.walk() if isinstance(f, Figure)}
+    """Figures paired by label, else by image path; their path and size must agree."""
+    s_figs = [f for f in source.walk() if isinstance(f, Figure)]
+    t_figs = [f for f in target.walk() if isinstance(f, Figure)]
+    pairs: list[tuple[Figure, Figure]] = []
+    for key in (lambda f: f.label, lambda f: f.src):
+        for s in list(s_figs):
+            t = next((t for t in t_figs if key(t) and key(t) == key(s)), None)
+            if t is not None:
+                pairs.append((s, t))
+                s_figs.remove(s)
+                t_figs.remove(t)
     out = []
-    for k in s_figs.keys() - t_figs.keys():
-        f = s_figs[k]
+    for f in s_figs:
         out.append(Finding.make(
-            Code.REF_FIGURE, f"figure {f.src} ({k}) of the source is missing here", lang, chapter,
-            Location(target.path, 1), source=Location(source.path, f.line), diff=(("", f.src),), subject=("", k),
+            Code.REF_FIGURE, f"figure {f.src} of the source is missing here", lang, chapter,
+            Location(target.path, 1), source=Location(source.path, f.line), diff=(("", f.src),),
+            subject=("", f.label or f.src),
         ))  # fmt: skip
-    for k in t_figs.keys() - s_figs.keys():
-        f = t_figs[k]
+    for f in t_figs:
         out.append(Finding.make(
-            Code.REF_FIGURE, f"figure {f.src} ({k}) is not in the source", lang, chapter,
-            Location(target.path, f.line), diff=((f.src, ""),), subject=(k, ""),
+            Code.REF_FIGURE, f"figure {f.src} is not in the source", lang, chapter,
+            Location(target.path, f.line), diff=((f.src, ""),), subject=(f.label or f.src, ""),
         ))  # fmt: skip
-    for k in s_figs.keys() & t_figs.keys():
-        s, t = s_figs[k], t_figs[k]
-        for attr in ("src", "width", "height", "label"):
+    for s, t in pairs:
+        for attr in ("src", "width", "height"):
             a, b = getattr(t, attr), getattr(s, attr)
             if a != b:
                 out.append(Finding.make(
-                    Code.REF_FIGURE, f"figure {k}: {attr} {a!r} here, {b!r} in the source", lang, chapter,
-                    Location(target.path, t.line), source=Location(source.path, s.line),
+                    Code.REF_FIGURE, f"figure {s.label or s.src}: {attr} {a!r} here, {b!r} in the source", lang,
+                    chapter, Location(target.path, t.line), source=Location(source.path, s.line),
                     diff=((str(a or ""), str(b or "")),), subject=(f"{attr}={a}", f"{attr}={b}"),
                 ))  # fmt: skip
     return out

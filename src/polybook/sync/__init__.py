@@ -189,14 +189,13 @@ def sync_chapter(book: Book, lang: str, chapter: str, prune: bool = False) -> Ch
         result.refused = errors
         return result
     settings = config.languages[lang].settings
-    labels = {code: {n for d in docs.values() for n in d.labels} for code, docs in book.chapters.items()}
-    findings = check_chapter(book, lang, chapter, source, target, labels)
+    findings = check_chapter(book, lang, chapter, source, target)
     edits = _cell_edits(source, target, settings, prune, old.split("\n"))
     edits += _math_edits(findings, old.split("\n"))
     result.new = _apply(old, edits)
     result.repaired = [e.why for e in sorted(edits, key=lambda e: e.start)]
     new_doc = parse_text(result.new, target.path, settings)
-    remaining = check_chapter(book, lang, chapter, source, new_doc, labels)
+    remaining = check_chapter(book, lang, chapter, source, new_doc)
     result.left = [f for f in remaining if f.code is not Code.STALE_UNKNOWN]
     source_file = config.chapters_dir / config.source_language / f"{chapter}.md"
     previous = read_lock(config.chapters_dir / lang).get(chapter)
