@@ -1,24 +1,45 @@
 # polybook's two commands (see README.md):
 #   make site   build the bundled book
 #   make test   run the test suite
-# Both set up what they need first, idempotently: a virtualenv with pinned packages.
+# Both set up what they need first, idempotently: the Debian packages (Chromium, MathJax,
+# TeX Live, fonts: scripts/setup-html.sh, scripts/setup-pdf.sh; apt-get as root), a
+# virtualenv with pinned packages, the kernel environment (requirements/kernel.txt: mxnet,
+# torch, d2l...) and the Jupyter kernel(s) conf.py names.
 
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.polybook-installed
+KERNEL_STAMP := $(VENV)/.polybook-kernels
+SYSTEM_STAMP := $(VENV)/.polybook-system
 
 .PHONY: site test setup lint format clean
 
-$(STAMP): pyproject.toml requirements/constraints.txt
+$(STAMP): pyproject.toml requirements/constraints.txt requirements/kernel.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --disable-pip-version-check -q -c requirements/constraints.txt -e '.[test]'
+	$(BIN)/pip install --disable-pip-version-check -q -c requirements/constraints.txt -e '.[test]' -r requirements/kernel.txt
 	touch $@
 
-setup: $(STAMP)
+$(KERNEL_STAMP): $(STAMP) conf.py scripts/setup-kernel.sh
+	scripts/setup-kernel.sh $(VENV)
+	touch $@
 
+# System packages are checked with dpkg on every fresh venv; the scripts are no-ops when present.
+$(SYSTEM_STAMP): scripts/setup-html.sh scripts/setup-pdf.sh
+	mkdir -p $(VENV)
+	scripts/setup-html.sh
+	scripts/setup-pdf.sh
+	touch $@
+
+setup: $(SYSTEM_STAMP) $(STAMP) $(KERNEL_STAMP)
+
+# The complete site: parse and check-free model dump, run every framework's code (cached),
+# the PDFs per language and framework, then the five-language HTML site linking them.
 site: setup
-	$(BIN)/polybook build
+	$(BIN)/polybook build --strict
+	$(BIN)/polybook build eval
+	$(BIN)/polybook build pdf
+	$(BIN)/polybook build html --strict
 
 test: setup lint
 	$(BIN)/pytest

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -78,7 +79,10 @@ def parse(ctx: click.Context, paths: tuple[Path, ...], as_json: bool) -> None:
 @click.option("--strict", is_flag=True, help="Exit 1 when any chapter has an error diagnostic.")
 @click.pass_context
 def build(ctx: click.Context, strict: bool) -> None:
-    """Build the book. Today: parse every chapter into build/model/<lang>/<chapter>.json."""
+    """Build the book, stage by stage: eval (run the code), pdf, html (the site).
+
+    Without a stage: parse every chapter into build/model/<lang>/<chapter>.json.
+    """
     if ctx.invoked_subcommand is not None:
         return
     from rich.console import Console
@@ -87,7 +91,7 @@ def build(ctx: click.Context, strict: bool) -> None:
     from polybook.book import load_book
     from polybook.diagnostics import Level
 
-    config = _book_config(ctx)
+    config = book_config(ctx)
     book = load_book(config)
     table = Table(title=f"{config.title}: document model")
     for column in ("language", "chapters", *(f"{f} cells" for f in config.frameworks), "errors", "warnings"):
@@ -111,7 +115,8 @@ def build(ctx: click.Context, strict: bool) -> None:
         ctx.exit(1)
 
 
-def _book_config(ctx: click.Context) -> BookConfig:
+def book_config(ctx: click.Context) -> BookConfig:
+    """The book's config for a command: ``--conf`` or the nearest conf.py; usage error if none."""
     config = _config(ctx.obj["conf"], Path.cwd())
     if config is None:
         raise UsageProblem("no conf.py found here or above; pass --conf")
@@ -119,11 +124,16 @@ def _book_config(ctx: click.Context) -> BookConfig:
 
 
 def _check_languages(config: BookConfig, languages: tuple[str, ...]) -> list[str]:
-    unknown = [lang for lang in languages if lang not in config.translations]
+    return known(languages, config.translations, "translation")
+
+
+def known(names: tuple[str, ...], choices: Iterable[str], what: str) -> list[str]:
+    """``names`` as a list, or a usage error naming every unknown one and the choices."""
+    choices = list(choices)
+    unknown = [name for name in names if name not in choices]
     if unknown:
-        known = ", ".join(config.translations)
-        raise UsageProblem(f"not a translation of this book: {', '.join(unknown)} (translations: {known})")
-    return list(languages)
+        raise UsageProblem(f"not a {what} of this book: {', '.join(unknown)} ({what}s: {', '.join(choices)})")
+    return list(names)
 
 
 @main.command()
@@ -173,7 +183,7 @@ def check(
 
     if write_baseline and not (reason and reason.strip()):
         raise UsageProblem("--write-baseline needs --reason: every accepted finding must say why")
-    config = _book_config(ctx)
+    config = book_config(ctx)
     langs = _check_languages(config, languages)
     accepted = {}
     if baseline:
@@ -217,7 +227,7 @@ def sync(ctx: click.Context, languages: tuple[str, ...], write: bool, prune: boo
     from polybook import sync as syncing
     from polybook.book import load_book
 
-    config = _book_config(ctx)
+    config = book_config(ctx)
     langs = _check_languages(config, languages)
     book = load_book(config, [config.source_language, *langs] if langs else None)
     results = syncing.sync_book(book, langs or None, prune)
@@ -245,3 +255,18 @@ def sync(ctx: click.Context, languages: tuple[str, ...], write: bool, prune: boo
     click.echo(f"sync: {verb} {changed} of {len(results)} chapter(s); {refused} refused", err=True)
     if refused:
         ctx.exit(1)
+
+
+def _mount() -> None:
+    """The pipeline's stages bring their own commands; they import their machinery lazily."""
+    from polybook.execute.commands import cache, eval_command
+    from polybook.pdf.commands import pdf
+    from polybook.render.commands import html
+
+    build.add_command(eval_command, name="eval")
+    build.add_command(pdf)
+    build.add_command(html)
+    main.add_command(cache)
+
+
+_mount()

@@ -59,6 +59,26 @@ class Code(StrEnum):
     STALE_SOURCE = "stale.source"
     STALE_UNKNOWN = "stale.unknown"
     SUPPRESSION = "suppression"
+    # Execution (polybook build eval)
+    EXEC_ERROR = "exec.error"
+    EXEC_NEEDS_GPU = "exec.needs_gpu"
+    EXEC_TIMEOUT = "exec.timeout"
+    EXEC_KERNEL_DIED = "exec.kernel_died"
+    EXEC_ALLOWED_ERROR = "exec.allowed_error"
+    EXEC_OPTION = "exec.option"
+    # HTML (polybook build html)
+    HTML_SPHINX = "html.sphinx"  # a Sphinx warning, mapped back to the chapter's path:line
+    HTML_FIGURE_OUTSIDE = "html.figure.outside"  # a figure path escaping the book root
+    HTML_FIGURE_MISSING = "html.figure.missing"
+    HTML_CITE_NO_BIB = "html.cite.no_bib"  # :cite: without any bibtex_bibfiles configured
+    HTML_MATHJAX = "html.mathjax"  # no local MathJax to serve
+    # PDF (polybook build pdf)
+    PDF_SPHINX = "pdf.sphinx"  # a Sphinx warning of the LaTeX build, at the chapter's path:line
+    PDF_LATEX = "pdf.latex"  # a LaTeX error, at the chapter's path:line when it can be traced
+    PDF_GLYPH = "pdf.glyph"  # a character no configured font has: it would print as a blank
+    PDF_FIGURE = "pdf.figure"  # an SVG that could not be converted, or a missing figure
+    PDF_TOOLS = "pdf.tools"  # xelatex/latexmk/rsvg-convert not installed
+    PDF_CITE_NO_BIB = "pdf.cite.no_bib"  # :cite: without any bibtex_bibfiles configured
 
 
 #: The level a code is reported at unless the reporter says otherwise.
@@ -99,6 +119,23 @@ DEFAULT_LEVEL: dict[Code, Level] = {
     Code.STALE_SOURCE: Level.WARNING,
     Code.STALE_UNKNOWN: Level.INFO,
     Code.SUPPRESSION: Level.ERROR,
+    Code.EXEC_ERROR: Level.ERROR,
+    Code.EXEC_NEEDS_GPU: Level.WARNING,
+    Code.EXEC_TIMEOUT: Level.ERROR,
+    Code.EXEC_KERNEL_DIED: Level.ERROR,
+    Code.EXEC_ALLOWED_ERROR: Level.INFO,
+    Code.EXEC_OPTION: Level.WARNING,
+    Code.HTML_SPHINX: Level.WARNING,
+    Code.HTML_FIGURE_OUTSIDE: Level.ERROR,
+    Code.HTML_FIGURE_MISSING: Level.ERROR,
+    Code.HTML_CITE_NO_BIB: Level.WARNING,
+    Code.HTML_MATHJAX: Level.WARNING,
+    Code.PDF_SPHINX: Level.WARNING,
+    Code.PDF_LATEX: Level.ERROR,
+    Code.PDF_GLYPH: Level.ERROR,
+    Code.PDF_FIGURE: Level.ERROR,
+    Code.PDF_TOOLS: Level.ERROR,
+    Code.PDF_CITE_NO_BIB: Level.WARNING,
 }
 
 #: Severity order, for thresholds such as ``--fail-on warning``.

@@ -18,7 +18,10 @@ import socket
 import subprocess
 import sys
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from polybook.config import ExecutionConfig
 
 _PROBE = """
 import json, sys
@@ -66,13 +69,11 @@ def fingerprint(kernel: str, packages: tuple[str, ...]) -> dict[str, Any]:
     return json.loads(done.stdout)
 
 
-def fingerprints(config_execution: Any, frameworks: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+def fingerprints(execution: ExecutionConfig, frameworks: tuple[str, ...]) -> dict[str, dict[str, Any]]:
     """kernel name -> fingerprint covering the packages of every framework using it."""
     wanted: dict[str, set[str]] = {}
     for framework in frameworks:
-        wanted.setdefault(config_execution.kernel_for(framework), set()).update(
-            config_execution.packages_for(framework)
-        )
+        wanted.setdefault(execution.kernel_for(framework), set()).update(execution.packages_for(framework))
     return {kernel: fingerprint(kernel, tuple(sorted(pkgs))) for kernel, pkgs in wanted.items()}
 
 

@@ -18,10 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from polybook.book import Book
-from polybook.diagnostics import Diagnostic
+from polybook.diagnostics import Code, Diagnostic
 from polybook.dialect.nodes import CodeCell
 from polybook.dialect.normalize import normalize_code
-from polybook.execute.codes import ExecCode, diagnostic
 
 KEY_VERSION = 1
 #: Fence attributes that change how a cell runs: ``{.python .input timeout=600 allow_errors=true}``.
@@ -91,14 +90,14 @@ def cell_options(
             explicit["timeout"] = int(raw)
         elif problems is not None:
             message = f"cell option timeout={raw!r} is not a positive number of seconds; ignored"
-            problems.append(diagnostic(cell.path, cell.line, ExecCode.OPTION, message))
+            problems.append(Diagnostic.make(cell.path, cell.line, Code.EXEC_OPTION, message))
     raw = cell.attrs.get("allow_errors")
     if raw is not None:
         if raw.lower() in _TRUE | _FALSE:
             explicit["allow_errors"] = raw.lower() in _TRUE
         elif problems is not None:
             message = f"cell option allow_errors={raw!r} is not true or false; ignored"
-            problems.append(diagnostic(cell.path, cell.line, ExecCode.OPTION, message))
+            problems.append(Diagnostic.make(cell.path, cell.line, Code.EXEC_OPTION, message))
     return CellOptions(explicit.get("timeout", timeout), explicit.get("allow_errors", allow_errors), explicit)
 
 

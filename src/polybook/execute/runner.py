@@ -33,7 +33,8 @@ _GPU_RE = re.compile(
 # Jupyter tracebacks carry ANSI colours; messages on a terminal line should not.
 _ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
-#: ``on_event(kind, key, cell_index)`` with kind "start", "cell_start" or "cell_done".
+#: ``on_event(kind, key, cell_index)``; kinds: "start", "cell_start", "cell_done", and from the
+#: evaluation "hit" (served from a store) and "done:<status>".
 EventHook = Callable[[str, str, int], None]
 
 
@@ -80,7 +81,9 @@ def clean_outputs(outputs: list[Any]) -> list[dict[str, Any]]:
                     entry["execution_count"] = out.get("execution_count")
                 kept.append(entry)
         elif kind == "error":
-            kept.append({"output_type": kind, "ename": out["ename"], "evalue": out["evalue"], "traceback": out["traceback"]})
+            kept.append(
+                {"output_type": kind, "ename": out["ename"], "evalue": out["evalue"], "traceback": out["traceback"]}
+            )
     return kept
 
 
@@ -129,6 +132,7 @@ async def _run(job: Job, on_event: EventHook) -> dict[str, Any]:
         extra_arguments=["--matplotlib=inline"],  # plain plt.show() figures as PNG, as in a notebook
         shutdown_kernel="immediate",
         record_timing=False,
+        coalesce_streams=True,
         resources={"metadata": {"path": job.cwd}},
         on_cell_start=cell_start,
         on_cell_executed=cell_executed,
@@ -138,7 +142,7 @@ async def _run(job: Job, on_event: EventHook) -> dict[str, Any]:
     status = OK
     begun = time.monotonic()
     # The kernel's own stderr (its log, a segfault's report) goes to a file, not our terminal.
-    stderr = tempfile.TemporaryFile()
+    stderr = tempfile.TemporaryFile()  # noqa: SIM115 -- closed in the finally below, after _tail reads it
     try:
         await client.async_execute(stderr=stderr)
     except CellTimeoutError:

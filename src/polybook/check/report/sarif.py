@@ -61,6 +61,23 @@ RULE_TEXT: dict[Code, str] = {
     Code.STALE_SOURCE: "The source changed after the translation was last updated.",
     Code.STALE_UNKNOWN: "Whether the translation is up to date cannot be told from the history.",
     Code.SUPPRESSION: "A suppression is invalid or no longer matches anything.",
+    Code.EXEC_ERROR: "A code cell raised an error when executed.",
+    Code.EXEC_NEEDS_GPU: "A code cell needs a GPU this machine does not have.",
+    Code.EXEC_TIMEOUT: "A code cell ran longer than the configured timeout.",
+    Code.EXEC_KERNEL_DIED: "The kernel died while running a code cell.",
+    Code.EXEC_ALLOWED_ERROR: "A code cell raised an error its options allow.",
+    Code.EXEC_OPTION: "A code cell's execution option is not understood.",
+    Code.HTML_SPHINX: "Sphinx warned while building the HTML pages.",
+    Code.HTML_FIGURE_OUTSIDE: "A figure path points outside the book.",
+    Code.HTML_FIGURE_MISSING: "A figure file does not exist.",
+    Code.HTML_CITE_NO_BIB: "A citation is used but no bibliography is configured.",
+    Code.HTML_MATHJAX: "MathJax is not installed locally, so math shows as TeX.",
+    Code.PDF_SPHINX: "Sphinx warned while building the LaTeX sources.",
+    Code.PDF_LATEX: "LaTeX failed on the chapter.",
+    Code.PDF_GLYPH: "No configured font has a character of the chapter.",
+    Code.PDF_FIGURE: "A figure could not be converted for the PDF, or does not exist.",
+    Code.PDF_TOOLS: "The TeX tools the PDF build needs are not installed.",
+    Code.PDF_CITE_NO_BIB: "A citation is used but no bibliography is configured.",
 }
 
 

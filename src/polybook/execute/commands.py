@@ -1,0 +1,139 @@
+"""Click commands of the execution stage, mounted by :mod:`polybook.cli`:
+``polybook build eval`` (:data:`eval_command`) and ``polybook cache info|clear`` (:data:`cache`).
+
+They read the config exactly as the other commands do (``polybook.cli._config`` with the
+``--conf`` of the main group), and import the heavy machinery only when they run.
+"""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+
+@click.command("eval")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Programs run at once (default: cores).")
+@click.option("--rerun-failed", is_flag=True, help="Run again programs whose stored result is a failure.")
+@click.option("--freeze", is_flag=True, help="Also export successful results to the frozen folder (commit it).")
+@click.option("--scheduler", metavar="ADDRESS", default=None, help="Run on a Dask cluster (tcp://host:8786).")
+@click.option("-l", "--language", "languages", multiple=True, help="Only these languages (repeatable).")
+@click.pass_context
+def eval_command(
+    ctx: click.Context,
+    jobs: int | None,
+    rerun_failed: bool,
+    freeze: bool,
+    scheduler: str | None,
+    languages: tuple[str, ...],
+) -> None:
+    """Execute every chapter's programs (one kernel per framework program, shared by all
+    languages whose code is the same) and write build/eval-report.json and build/eval/.
+
+    Exits 1 when a program failed (an error, a timeout, a dead kernel; "needs a GPU" only
+    if polybook.execution.fail_on_needs_gpu is set), after running all the others.
+    """
+    from rich.console import Console
+
+    from polybook.book import display_path, load_book
+    from polybook.cli import UsageProblem, book_config, known
+    from polybook.execute.environment import KernelProblem
+    from polybook.execute.evaluate import EvalOptions, evaluate
+    from polybook.execute.outputs import write_outputs
+    from polybook.execute.progress import EvalProgress
+    from polybook.execute.report import diagnostics, summary_table, write_report
+
+    config = book_config(ctx)
+    known(languages, config.languages, "language")
+    book = load_book(config, list(languages) or None)
+    options = EvalOptions(jobs=jobs, rerun_failed=rerun_failed, freeze=freeze, scheduler=scheduler)
+    console = Console(stderr=True)
+    try:
+        with EvalProgress(console) as progress:
+            evaluation = evaluate(book, options, on_event=progress.event, on_plan=progress.plan)
+    except KernelProblem as exc:
+        raise UsageProblem(str(exc)) from None
+    report = write_report(evaluation)
+    write_outputs(evaluation)
+    for d in diagnostics(evaluation):
+        click.echo(d.format(), err=True)
+    console.print(summary_table(evaluation))
+    frozen = f", {len(evaluation.frozen)} frozen into {display_path(config.execution.frozen_dir)}" if freeze else ""
+    click.echo(f"report: {display_path(report)} ({evaluation.wall_time:.1f}s{frozen})", err=True)
+    if evaluation.fatal():
+        ctx.exit(1)
+
+
+@click.group("cache")
+def cache() -> None:
+    """Inspect or clear the execution cache (polybook.execution.cache_dir)."""
+
+
+@cache.command("info")
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+@click.pass_context
+def cache_info(ctx: click.Context, as_json: bool) -> None:
+    """Entries, size, statuses, and how many of each language's programs are cached."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from polybook.book import display_path, load_book
+    from polybook.cli import UsageProblem, book_config
+    from polybook.execute.cache import Store
+    from polybook.execute.environment import KernelProblem
+    from polybook.execute.evaluate import plan
+
+    config = book_config(ctx)
+    store = Store(config.execution.cache_dir)
+    entries = list(store.entries())
+    statuses: dict[str, int] = {}
+    for _, payload, _ in entries:
+        status = payload["status"] if payload else "corrupt"
+        statuses[status] = statuses.get(status, 0) + 1
+    try:
+        programs = plan(load_book(config))
+    except KernelProblem as exc:
+        raise UsageProblem(str(exc)) from None
+    cached = {key for key, payload, _ in entries if payload}
+    per_language: dict[str, dict[str, int]] = {code: {"programs": 0, "cached": 0} for code in config.languages}
+    for program in programs:
+        for code in program.languages:
+            per_language[code]["programs"] += 1
+            per_language[code]["cached"] += program.key in cached
+    info = {
+        "cache_dir": str(config.execution.cache_dir),
+        "entries": len(entries),
+        "bytes": sum(size for *_, size in entries),
+        "statuses": statuses,
+        "book_programs": len(programs),
+        "book_programs_cached": sum(1 for p in programs if p.key in cached),
+        "unused_entries": len(cached - {p.key for p in programs}),
+        "languages": per_language,
+    }
+    if as_json:
+        click.echo(json.dumps(info, indent=1))
+        return
+    click.echo(
+        f"{display_path(config.execution.cache_dir)}: {info['entries']} entries, {info['bytes'] / 1e6:.2f} MB, "
+        + ", ".join(f"{n} {s}" for s, n in sorted(statuses.items()))
+        + f"; {info['unused_entries']} not used by the book as it is"
+    )
+    table = Table(title="programs per language")
+    for column in ("language", "programs", "cached"):
+        table.add_column(column, justify="left" if column == "language" else "right")
+    for code, row in per_language.items():
+        table.add_row(code, str(row["programs"]), str(row["cached"]))
+    Console().print(table)
+
+
+@cache.command("clear")
+@click.pass_context
+def cache_clear(ctx: click.Context) -> None:
+    """Remove every cached result (frozen results are not touched)."""
+    from polybook.book import display_path
+    from polybook.cli import book_config
+    from polybook.execute.cache import Store
+
+    config = book_config(ctx)
+    removed = Store(config.execution.cache_dir).clear()
+    click.echo(f"removed {removed} entries from {display_path(config.execution.cache_dir)}")

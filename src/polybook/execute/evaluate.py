@@ -1,0 +1,175 @@
+"""Evaluate a book: every program once, from frozen results, the cache, or a kernel.
+
+For each program, in one of ``slots`` threads: a frozen result with its key wins; else,
+holding the key's lock, a cache hit is served (a stored failure too, unless
+``rerun_failed``); else the executor runs it and the result is stored -- failures as
+failures. The lock makes a second, concurrent build wait for the first one's run and
+then hit, so no program runs twice and no entry is written twice at once.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from polybook.book import Book
+from polybook.diagnostics import Diagnostic
+from polybook.execute.cache import Store
+from polybook.execute.environment import fingerprints
+from polybook.execute.executors import Executor, make_executor
+from polybook.execute.programs import Program, build_programs
+from polybook.execute.runner import FAILURES, KERNEL_DIED, NEEDS_GPU, OK, TIMEOUT, EventHook, Job
+
+RUN, CACHE, FROZEN = "run", "cache", "frozen"
+
+
+@dataclass(slots=True)
+class EvalOptions:
+    jobs: int | None = None
+    rerun_failed: bool = False
+    freeze: bool = False
+    scheduler: Any = None  # a Dask scheduler address (or Cluster)
+
+
+@dataclass(slots=True)
+class Outcome:
+    program: Program
+    result: dict[str, Any]  # the runner's payload (see runner.run_program)
+    source: str  # run, cache or frozen
+    wall: float  # seconds this build spent on it (waiting for a lock included)
+    note: str = ""
+
+    @property
+    def status(self) -> str:
+        return str(self.result["status"])
+
+
+@dataclass(slots=True)
+class Evaluation:
+    book: Book
+    outcomes: list[Outcome]
+    executor: str
+    slots: int
+    wall_time: float
+    started: float
+    problems: list[Diagnostic] = field(default_factory=list)
+    frozen: list[str] = field(default_factory=list)  # keys written by --freeze
+
+    def fatal(self) -> list[Outcome]:
+        """Failures that make ``polybook build eval`` exit non-zero."""
+        gpu_fatal = self.book.config.execution.fail_on_needs_gpu
+        return [o for o in self.outcomes if o.status in FAILURES and (o.status != NEEDS_GPU or gpu_fatal)]
+
+
+def program_job(program: Program) -> Job:
+    return Job(
+        key=program.key,
+        label=program.label(),
+        kernel=program.kernel,
+        cwd=str(program.cwd),
+        sources=program.sources,
+        timeouts=[opt.timeout for opt in program.options],
+        allow_errors=[opt.allow_errors for opt in program.options],
+        chapter_allows_errors=program.chapter_allows_errors,
+        environment=program.fingerprint,
+        wants_gpu=program.wants_gpu,
+    )
+
+
+def plan(book: Book, problems: list[Diagnostic] | None = None) -> list[Program]:
+    """The book's programs, keyed with the kernels' current environment."""
+    config = book.config
+    return build_programs(book, fingerprints(config.execution, config.frameworks), problems)
+
+
+def evaluate(
+    book: Book,
+    options: EvalOptions,
+    on_event: EventHook | None = None,
+    on_plan: Any = None,
+) -> Evaluation:
+    """Run (or reuse) every program of ``book``; never raises for what the code does."""
+    started, t0 = time.time(), time.monotonic()
+    config = book.config
+    problems: list[Diagnostic] = []
+    programs = plan(book, problems)
+    if on_plan is not None:
+        on_plan(programs)
+    cache = Store(config.execution.cache_dir)
+    cache.sweep()
+    frozen = Store(config.execution.frozen_dir, fanout=False)
+    executor = make_executor(options.scheduler, options.jobs or config.execution.jobs)
+    hook = on_event or (lambda *_: None)
+    try:
+        with ThreadPoolExecutor(max_workers=executor.slots, thread_name_prefix="polybook-eval") as pool:
+            futures = [pool.submit(_evaluate_one, p, cache, frozen, executor, options, hook) for p in programs]
+            outcomes = [f.result() for f in futures]
+    finally:
+        executor.close()
+    evaluation = Evaluation(book, outcomes, executor.name, executor.slots, time.monotonic() - t0, started, problems)
+    if options.freeze:
+        for outcome in outcomes:
+            if outcome.status == OK:  # only successes are worth committing and reusing
+                frozen.put(outcome.program.key, outcome.result)
+                evaluation.frozen.append(outcome.program.key)
+    return evaluation
+
+
+def _evaluate_one(
+    program: Program, cache: Store, frozen: Store, executor: Executor, options: EvalOptions, hook: EventHook
+) -> Outcome:
+    t0 = time.monotonic()
+    found = frozen.get(program.key)
+    if found.payload is not None and found.payload.get("status") == OK:
+        hook("hit", program.key, -1)
+        return Outcome(program, found.payload, FROZEN, time.monotonic() - t0)
+    with cache.lock(program.key):
+        found = cache.get(program.key)
+        note = "corrupt entry discarded" if found.reason == "corrupt" else ""
+        if found.payload is not None:
+            stale = _stale(found.payload, program, options)
+            if not stale:
+                hook("hit", program.key, -1)
+                return Outcome(program, found.payload, CACHE, time.monotonic() - t0)
+            note = stale
+        try:
+            result = executor.run(program_job(program), hook)
+        except Exception as exc:  # the executor itself failed (e.g. a lost Dask worker): not cached
+            result = _executor_failure(program, exc)
+            hook(f"done:{result['status']}", program.key, -1)
+            return Outcome(program, result, RUN, time.monotonic() - t0, f"executor failed: {exc}")
+        cache.put(program.key, result)
+        hook(f"done:{result['status']}", program.key, -1)
+        return Outcome(program, result, RUN, time.monotonic() - t0, note)
+
+
+def _stale(payload: dict[str, Any], program: Program, options: EvalOptions) -> str:
+    """Why a stored result must not be served ("" when it can be)."""
+    status = payload.get("status")
+    if status in FAILURES and options.rerun_failed:
+        return "--rerun-failed"
+    if status == TIMEOUT:
+        # The timeout is not in the key (raising it should not re-run what succeeded), so a
+        # stored timeout is stale once the cell may run longer than it was allowed to.
+        failure = payload.get("failure") or {}
+        index = failure.get("cell", 0)
+        allowed = payload["cells"][index].get("timeout", 0) if index < len(payload.get("cells", [])) else 0
+        if index < len(program.options) and program.options[index].timeout > allowed:
+            return f"timeout raised to {program.options[index].timeout}s"
+    return ""
+
+
+def _executor_failure(program: Program, exc: Exception) -> dict[str, Any]:
+    cells = [{"status": "not_run", "outputs": [], "duration": None, "timeout": o.timeout} for o in program.options]
+    return {
+        "key": program.key,
+        "label": program.label(),
+        "status": KERNEL_DIED,
+        "failure": {"cell": 0, "kind": KERNEL_DIED, "ename": type(exc).__name__, "evalue": str(exc), "traceback": []},
+        "allowed_errors": 0,
+        "cells": cells,
+        "duration": 0.0,
+        "provenance": {},
+    }

@@ -1,0 +1,62 @@
+"""Attach program results back to the cells of every language that shares the program.
+
+One file per chapter and language, ``<build_dir>/eval/<lang>/<chapter>.json``: for each
+code cell and framework, its outputs (nbformat output dicts), status and duration, keyed
+by the cell's line in *that* language's file, plus each program's key, source and
+provenance. This is what the HTML and PDF stages render; a cell whose comments are
+translated gets the outputs of the shared run all the same.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from polybook.execute.evaluate import Evaluation
+
+
+def chapter_outputs(evaluation: Evaluation) -> dict[tuple[str, str], dict[str, Any]]:
+    """(language, chapter) -> the JSON document described above."""
+    docs: dict[tuple[str, str], dict[str, Any]] = {}
+    for outcome in evaluation.outcomes:
+        program, result = outcome.program, outcome.result
+        for use in program.uses:
+            doc = docs.setdefault(
+                (use.language, use.chapter),
+                {"path": use.path, "language": use.language, "chapter": use.chapter, "programs": {}, "cells": []},
+            )
+            doc["programs"][program.framework] = {
+                "key": program.key,
+                "status": result["status"],
+                "source": outcome.source,
+                "languages": program.languages,
+                "provenance": result.get("provenance", {}),
+            }
+            for cell, cell_result in zip(use.cells, result["cells"], strict=True):
+                doc["cells"].append(
+                    {
+                        "line": cell.line,
+                        "code_line": cell.code_line,
+                        "framework": program.framework,
+                        "status": cell_result["status"],
+                        "duration": cell_result["duration"],
+                        "outputs": cell_result["outputs"],
+                    }
+                )
+    for doc in docs.values():
+        doc["cells"].sort(key=lambda c: (c["line"], c["framework"]))
+    return docs
+
+
+def write_outputs(evaluation: Evaluation, root: Path | None = None) -> list[Path]:
+    root = root or evaluation.book.config.build_dir / "eval"
+    written = []
+    for (language, chapter), doc in chapter_outputs(evaluation).items():
+        path = root / language / f"{chapter}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(doc, ensure_ascii=False, indent=1), encoding="utf-8")
+        tmp.replace(path)
+        written.append(path)
+    return written

@@ -1,0 +1,172 @@
+"""What an evaluation produced: ``build/eval-report.json``, the summary table, diagnostics.
+
+The report is the one set of facts tests and benchmarks read: per program its key, the
+languages and chapters it served, status, cells, durations, and whether it ran or came
+from the cache or the frozen results.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Any
+
+from polybook.diagnostics import Code, Diagnostic, Level
+from polybook.execute.evaluate import CACHE, FROZEN, RUN, Evaluation, Outcome
+from polybook.execute.runner import ERROR, FAILURES, KERNEL_DIED, NEEDS_GPU, NOT_RUN, TIMEOUT, strip_ansi
+
+REPORT_NAME = "eval-report.json"
+_CODES = {
+    ERROR: Code.EXEC_ERROR,
+    NEEDS_GPU: Code.EXEC_NEEDS_GPU,
+    TIMEOUT: Code.EXEC_TIMEOUT,
+    KERNEL_DIED: Code.EXEC_KERNEL_DIED,
+}
+_STATUS_TEXT = {NEEDS_GPU: "needs a GPU", KERNEL_DIED: "kernel died", TIMEOUT: "timeout"}
+
+
+def program_entry(outcome: Outcome) -> dict[str, Any]:
+    program, result = outcome.program, outcome.result
+    cells = result["cells"]
+    entry: dict[str, Any] = {
+        "key": program.key,
+        "framework": program.framework,
+        "chapter": program.chapter,
+        "kernel": program.kernel,
+        "languages": program.languages,
+        "served": [{"language": u.language, "chapter": u.chapter, "path": u.path} for u in program.uses],
+        "status": result["status"],
+        "source": outcome.source,
+        "note": outcome.note,
+        "cells": len(cells),
+        "cells_run": sum(1 for c in cells if c["status"] != NOT_RUN),
+        "allowed_errors": result.get("allowed_errors", 0),
+        "duration": result.get("duration"),
+        "cell_durations": [c["duration"] for c in cells],
+        "wall": round(outcome.wall, 4),
+        "wants_gpu": program.wants_gpu,
+        "provenance": result.get("provenance", {}),
+        "failure": None,
+    }
+    failure = result.get("failure")
+    if failure:
+        index = failure["cell"]
+        entry["failure"] = {
+            "cell": index,
+            "kind": failure["kind"],
+            "ename": failure.get("ename", ""),
+            "evalue": failure.get("evalue", ""),
+            "locations": program.locations(index),
+            "traceback": [strip_ansi(line) for line in failure.get("traceback", [])],
+        }
+    return entry
+
+
+def build_report(evaluation: Evaluation) -> dict[str, Any]:
+    config = evaluation.book.config
+    outcomes = evaluation.outcomes
+    pairs = {(use.language, fw) for o in outcomes for use in o.program.uses for fw in [o.program.framework]}
+    count = {s: sum(1 for o in outcomes if o.source == s) for s in (RUN, CACHE, FROZEN)}
+    statuses: dict[str, int] = {}
+    for o in outcomes:
+        statuses[o.status] = statuses.get(o.status, 0) + 1
+    return {
+        "format": 1,
+        "started": dt.datetime.fromtimestamp(evaluation.started, dt.UTC).isoformat(timespec="seconds"),
+        "wall_time": round(evaluation.wall_time, 3),
+        "executor": evaluation.executor,
+        "jobs": evaluation.slots,
+        "summary": {
+            "programs": len(outcomes),
+            "kernel_runs": count[RUN],
+            "cache_hits": count[CACHE],
+            "frozen_hits": count[FROZEN],
+            "language_programs": sum(len(o.program.uses) for o in outcomes),
+            "languages": len(evaluation.book.chapters),
+            "frameworks": len(config.frameworks),
+            "language_framework_pairs": len(pairs),
+            "statuses": statuses,
+            "fatal": len(evaluation.fatal()),
+            "frozen_written": len(evaluation.frozen),
+        },
+        "programs": [program_entry(o) for o in outcomes],
+        "diagnostics": [d.to_dict() for d in diagnostics(evaluation)],
+    }
+
+
+def write_report(evaluation: Evaluation, path: Path | None = None) -> Path:
+    path = path or evaluation.book.config.build_dir / REPORT_NAME
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(build_report(evaluation), ensure_ascii=False, indent=1), encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def diagnostics(evaluation: Evaluation) -> list[Diagnostic]:
+    """One diagnostic per failed program per language using it, at the failing cell's line."""
+    out = list(evaluation.problems)
+    fatal = {id(o) for o in evaluation.fatal()}
+    for outcome in evaluation.outcomes:
+        failure = outcome.result.get("failure")
+        program = outcome.program
+        if outcome.status in FAILURES and failure:
+            code = _CODES[outcome.status]
+            what = f"{failure.get('ename')}: " if failure.get("ename") else ""
+            evalue = strip_ansi(str(failure.get("evalue", ""))).strip().split("\n")[0][:300]
+            others = len(program.uses) - 1
+            shared = f" (program shared by {', '.join(program.languages)})" if others else ""
+            level = Level.ERROR if id(outcome) in fatal else None  # needs_gpu: a warning unless configured
+            for use in program.uses:
+                cell = use.cells[failure["cell"]]
+                message = f"{program.framework} cell {_STATUS_TEXT.get(outcome.status, 'raised')}: {what}{evalue}"
+                out.append(Diagnostic.make(use.path, cell.line, code, message + shared, level))
+        elif outcome.result.get("allowed_errors"):
+            for use in program.uses:
+                for index, cell_result in enumerate(outcome.result["cells"]):
+                    if cell_result["status"] == ERROR:
+                        errors = [o for o in cell_result["outputs"] if o["output_type"] == "error"]
+                        what = f"{errors[0]['ename']}: {strip_ansi(errors[0]['evalue'])[:200]}" if errors else "error"
+                        message = f"{program.framework} cell raised (allowed): {what}"
+                        out.append(Diagnostic.make(use.path, use.cells[index].line, Code.EXEC_ALLOWED_ERROR, message))
+    return out
+
+
+def summary_table(evaluation: Evaluation) -> Any:
+    from rich.table import Table
+
+    report = build_report(evaluation)["summary"]
+    title = (
+        f"evaluation: {report['programs']} programs for {report['language_programs']} (language, chapter, framework)"
+        f" -- {report['kernel_runs']} kernel runs, {report['cache_hits']} cached, {report['frozen_hits']} frozen"
+    )
+    table = Table(title=title)
+    for column, justify in (
+        ("program", "left"),
+        ("key", "left"),
+        ("languages", "left"),
+        ("cells", "right"),
+        ("time", "right"),
+        ("source", "left"),
+        ("status", "left"),
+    ):
+        table.add_column(column, justify=justify, no_wrap=column in ("program", "key"))  # type: ignore[arg-type]
+    for outcome in evaluation.outcomes:
+        program, result = outcome.program, outcome.result
+        ran = sum(1 for c in result["cells"] if c["status"] != NOT_RUN)
+        status = _STATUS_TEXT.get(outcome.status, outcome.status)
+        if outcome.status in FAILURES:
+            status = f"[red]{status}[/red]" if outcome in evaluation.fatal() else f"[yellow]{status}[/yellow]"
+        elif result.get("allowed_errors"):
+            status += f" ({result['allowed_errors']} allowed error(s))"
+        table.add_row(
+            f"{program.chapter}/{program.framework}",
+            program.key[:8],
+            ",".join(program.languages),
+            f"{ran}/{len(result['cells'])}",
+            f"{result.get('duration') or 0:.1f}s",
+            outcome.source + (f" ({outcome.note})" if outcome.note else ""),
+            status,
+        )
+    return table

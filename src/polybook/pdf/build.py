@@ -1,0 +1,310 @@
+"""The PDF books: one per language and framework, built in parallel, skipped when unchanged.
+
+For each (language, framework) the book is staged (:mod:`polybook.pdf.stage`) in the
+parent process -- cheap, and it yields a digest of everything the PDF depends on: the
+MyST text (chapters, outputs from the execution results), figures, conf.py and the LaTeX
+settings. When the digest matches the one stored beside the PDF, nothing runs. The others
+are built in parallel (``-j``), each in a fresh process and its own folder
+``<build>/.pdf/<lang>-<framework>/``, and their logs turned into diagnostics.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock
+
+from polybook import __version__
+from polybook.book import display_path, load_book
+from polybook.config import BookConfig
+from polybook.diagnostics import Code, Diagnostic, has_errors
+from polybook.pdf.languages import latex_elements, numfig_format, typesetting
+from polybook.pdf.latex import LatexJob, missing_tools, run_in_process, tex_installation
+from polybook.pdf.log import diagnose, read_log
+from polybook.pdf.stage import load_results, stage_framework
+from polybook.render.i18n import SPHINX_LANGUAGE, framework_name
+from polybook.render.settings import myst_extensions
+from polybook.render.sphinx_run import map_warnings
+from polybook.render.stage import Stage
+
+
+@dataclass(frozen=True, slots=True)
+class PdfTarget:
+    language: str
+    framework: str
+    pdf: Path  # build/pdf/<lang>/<book>-<framework>.pdf
+    workdir: Path  # build/.pdf/<lang>-<framework>
+
+    @property
+    def name(self) -> str:
+        return f"{self.language}/{self.framework}"
+
+    @property
+    def stamp(self) -> Path:
+        """What the PDF was built from (the digest of its inputs) and its page count, beside it."""
+        return self.pdf.with_name(f".{self.pdf.name}.digest")
+
+    @property
+    def log(self) -> Path:
+        return self.workdir / "latex" / self.pdf.with_suffix(".log").name
+
+
+@dataclass(slots=True)
+class PdfOutcome:
+    target: PdfTarget
+    status: str  # built, unchanged, failed
+    seconds: float = 0.0
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    pages: int | None = None
+
+
+@dataclass(slots=True)
+class PdfReport:
+    outcomes: list[PdfOutcome]
+    seconds: float
+
+    @property
+    def failed(self) -> list[PdfOutcome]:
+        return [o for o in self.outcomes if o.status == "failed"]
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return [d for o in self.outcomes for d in o.diagnostics]
+
+
+def book_name(config: BookConfig) -> str:
+    """File-name stem of the PDFs: the project's name as a slug."""
+    project = str(config.sphinx.get("project") or config.title or "book")
+    return re.sub(r"[^a-z0-9]+", "-", project.lower()).strip("-") or "book"
+
+
+def pdf_targets(
+    config: BookConfig, languages: list[str] | None = None, frameworks: list[str] | None = None
+) -> list[PdfTarget]:
+    """Every (language, framework) PDF of the book, in config order, filtered."""
+    stem = book_name(config)
+    return [
+        PdfTarget(
+            code,
+            fw,
+            config.build_dir / "pdf" / code / f"{stem}-{fw}.pdf",
+            config.build_dir / ".pdf" / f"{code}-{fw}",
+        )
+        for code, lang in config.languages.items()
+        if not languages or code in languages
+        for fw in lang.frameworks
+        if not frameworks or fw in frameworks
+    ]
+
+
+def site_pdfs(config: BookConfig, language: str, built_only: bool = False) -> list[dict[str, str]]:
+    """The PDFs of ``language`` for the site header (``polybook_site["pdfs"]``).
+
+    ``path`` is relative to the site root, where :func:`polybook.site.assemble.copy_pdfs`
+    puts ``build/pdf/<lang>/*.pdf``: ``ja/pdf/dive-into-deep-learning-pytorch.pdf``.
+    ``built_only`` leaves out the PDFs not built (yet): the header never links a 404.
+    """
+    return [
+        {"name": f"PDF ({framework_name(t.framework)})", "path": f"{language}/pdf/{t.pdf.name}"}
+        for t in pdf_targets(config, [language])
+        if t.pdf.is_file() or not built_only
+    ]
+
+
+def sphinx_overrides(config: BookConfig, target: PdfTarget) -> dict[str, Any]:
+    """Sphinx settings of one PDF; the book's own ``latex_elements`` win over ours."""
+    lang = config.languages[target.language]
+    elements = {**latex_elements(target.language), **config.sphinx.get("latex_elements", {})}
+    overrides: dict[str, Any] = {
+        "language": SPHINX_LANGUAGE.get(target.language, target.language),
+        "extensions": ["myst_parser", "polybook.pdf.sphinx_ext"],
+        "myst_enable_extensions": myst_extensions(config),
+        "root_doc": "index",
+        "exclude_patterns": ["_book", "_outputs"],
+        "numfig": True,
+        "numfig_secnum_depth": 1,
+        "release": framework_name(target.framework),
+        "version": "",
+        "latex_engine": "xelatex",
+        "latex_docclass": {"manual": "report", "howto": "article"},
+        "latex_documents": [
+            ("index", target.pdf.with_suffix(".tex").name, lang.title, config.sphinx.get("author", ""), "manual", True)
+        ],
+        "latex_elements": elements,
+        "latex_use_xindy": False,
+        "latex_domain_indices": False,
+        "latex_show_urls": "footnote",
+    }
+    if (formats := numfig_format(target.language)) is not None:
+        overrides["numfig_format"] = formats
+    return overrides
+
+
+def input_digest(config: BookConfig, stage: Stage, overrides: dict[str, Any], tex: str = "") -> str:
+    """Everything a PDF depends on: staged files, conf.py, Sphinx/LaTeX settings, polybook,
+    the TeX installation (``tex``, :func:`tex_installation`)."""
+    h = hashlib.sha256(tex.encode())
+    h.update(stage.digest.encode())
+    h.update(config.path.read_bytes())
+    h.update(json.dumps(overrides, sort_keys=True, ensure_ascii=False, default=str).encode())
+    h.update(repr(typesetting(stage.language)).encode())
+    h.update(__version__.encode())
+    return h.hexdigest()
+
+
+def build_pdfs(
+    config: BookConfig,
+    languages: list[str] | None = None,
+    frameworks: list[str] | None = None,
+    *,
+    jobs: int | None = None,
+    force: bool = False,
+    on_done: Callable[[PdfOutcome], None] | None = None,
+) -> PdfReport:
+    """Build the PDFs of ``languages`` x ``frameworks`` (default: all) into ``build/pdf``.
+
+    One build at a time per book: a second one waits, then finds the PDFs up to date.
+    """
+    lock = config.build_dir / ".pdf" / "build.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(lock):
+        return _build(config, languages, frameworks, jobs=jobs, force=force, on_done=on_done)
+
+
+def _build(
+    config: BookConfig,
+    languages: list[str] | None,
+    frameworks: list[str] | None,
+    *,
+    jobs: int | None,
+    force: bool,
+    on_done: Callable[[PdfOutcome], None] | None,
+) -> PdfReport:
+    started = time.monotonic()
+    targets = pdf_targets(config, languages, frameworks)
+    book = load_book(config, sorted({t.language for t in targets}))
+    outcomes: dict[PdfTarget, PdfOutcome] = {}
+    pending: dict[PdfTarget, tuple[LatexJob, Stage, str]] = {}
+    figure_cache = config.build_dir / ".pdf" / "figures"
+    results = {code: load_results(config, code) for code in book.chapters}
+    tex = tex_installation()
+
+    def done(outcome: PdfOutcome) -> None:
+        outcomes[outcome.target] = outcome
+        if on_done:
+            on_done(outcome)
+
+    for target in targets:
+        srcdir = target.workdir / "src"
+        stage = stage_framework(
+            config,
+            target.language,
+            target.framework,
+            book.chapters[target.language],
+            results[target.language],
+            srcdir,
+            figure_cache,
+        )
+        overrides = sphinx_overrides(config, target)
+        digest = input_digest(config, stage, overrides, tex)
+        if has_errors(stage.diagnostics):
+            done(PdfOutcome(target, "failed", 0.0, stage.diagnostics))
+        elif not force and target.pdf.is_file() and (stamp := _read(target.stamp)).get("digest") == digest:
+            done(PdfOutcome(target, "unchanged", 0.0, stage.diagnostics, stamp.get("pages")))
+        else:
+            job = LatexJob(
+                target.language,
+                target.framework,
+                str(srcdir),
+                str(config.root),
+                str(target.workdir / "latex"),
+                str(target.workdir / "doctrees"),
+                target.pdf.with_suffix(".tex").name,
+                overrides,
+            )
+            pending[target] = (job, stage, digest)
+    if pending and (tools := missing_tools()):
+        message = f"{', '.join(tools)} not found: run scripts/setup-pdf.sh (TeX Live, fonts, librsvg2-bin)"
+        problem = Diagnostic.make(str(config.path), 1, Code.PDF_TOOLS, message)
+        for target in pending:
+            done(PdfOutcome(target, "failed", 0.0, [problem]))
+        pending.clear()
+    if pending:
+        _run_pool(config, pending, jobs, done)
+    return PdfReport([outcomes[t] for t in targets], round(time.monotonic() - started, 3))
+
+
+def _run_pool(
+    config: BookConfig,
+    pending: dict[PdfTarget, tuple[LatexJob, Stage, str]],
+    jobs: int | None,
+    done: Callable[[PdfOutcome], None],
+) -> None:
+    workers = max(1, min(jobs or os.cpu_count() or 1, len(pending)))
+    # CJK books take longest: start them first so the pool ends evenly.
+    order = sorted(pending, key=lambda t: typesetting(t.language).cjk is None)
+    # Threads that wait: each PDF is built by a process of its own (run_in_process).
+    with ThreadPoolExecutor(workers) as pool:
+        futures = {pool.submit(run_in_process, pending[t][0]): t for t in order}
+        for future in as_completed(futures):
+            target = futures[future]
+            _, stage, digest = pending[target]
+            done(_finish(config, target, stage, digest, future.result()))
+
+
+def _finish(config: BookConfig, target: PdfTarget, stage: Stage, digest: str, result: dict[str, Any]) -> PdfOutcome:
+    """The worker's result -> diagnostics; on success the PDF and its digest land in place."""
+    index = stage.paths.get("index", str(config.path))
+    found = list(stage.diagnostics)
+    sphinx = map_warnings(result["warnings"], stage.srcdir, stage.docs, stage.paths, index)
+    found += [replace(d, code=Code.PDF_SPHINX) for d in sphinx]  # type: ignore[arg-type]
+    if result["failure"]:
+        message = f"{target.name}: Sphinx failed:\n{result['failure']}"
+        found.append(Diagnostic.make(index, 1, Code.PDF_LATEX, message))
+    log_text = target.log.read_text(encoding="utf-8", errors="replace") if target.log.is_file() else ""
+    if result.get("status") in ("ok", "latex"):
+        tex = target.log.with_suffix(".tex")
+        tex_lines = tex.read_text(encoding="utf-8", errors="replace").splitlines() if tex.is_file() else []
+        found += diagnose(
+            read_log(log_text),
+            language=target.language,
+            tex=tex_lines,
+            log_path=target.log,
+            docs=stage.docs,
+            paths=stage.paths,
+        )
+    if result.get("status") == "latex" and not has_errors(found):
+        tail = result.get("latexmk_output", "").strip().splitlines()[-5:]
+        message = f"{target.name}: latexmk failed (log {display_path(target.log)}):\n  " + "\n  ".join(tail)
+        found.append(Diagnostic.make(index, 1, Code.PDF_LATEX, message))
+    seconds = float(result.get("seconds", 0.0))
+    if result.get("status") != "ok" or has_errors(found):
+        target.stamp.unlink(missing_ok=True)
+        return PdfOutcome(target, "failed", seconds, found)
+    built = target.log.with_suffix(".pdf")
+    target.pdf.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.pdf.with_name(target.pdf.name + ".tmp")
+    shutil.copyfile(built, tmp)
+    tmp.replace(target.pdf)
+    pages = re.findall(r"Output written on .*?\((\d+) pages?", log_text)
+    outcome = PdfOutcome(target, "built", seconds, found, int(pages[-1]) if pages else None)
+    stamp = {"digest": digest, "pages": outcome.pages, "seconds": seconds}
+    target.stamp.write_text(json.dumps(stamp) + "\n", encoding="utf-8")
+    return outcome
+
+
+def _read(stamp: Path) -> dict[str, Any]:
+    try:
+        return dict(json.loads(stamp.read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        return {}

@@ -1,0 +1,62 @@
+"""``polybook build pdf``: the thin click layer over :func:`polybook.pdf.build.build_pdfs`."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.command("pdf")
+@click.option("--lang", "languages", multiple=True, help="Only this language (repeatable).")
+@click.option("--framework", "frameworks", multiple=True, help="Only this framework (repeatable).")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="PDFs built at once (default: cores).")
+@click.option("--force", is_flag=True, help="Rebuild even the PDFs whose inputs did not change.")
+@click.pass_context
+def pdf(
+    ctx: click.Context, languages: tuple[str, ...], frameworks: tuple[str, ...], jobs: int | None, force: bool
+) -> None:
+    """Build one PDF per language and framework into build/pdf/<lang>/<book>-<framework>.pdf.
+
+    Code cells and their outputs come from the execution results (polybook build eval).
+    A PDF whose inputs did not change is not rebuilt. Exits 1 when a PDF fails (a LaTeX
+    error, or a character no font has), 2 on usage errors.
+    """
+    from rich.console import Console
+    from rich.table import Table
+
+    from polybook.book import display_path
+    from polybook.cli import book_config, known
+    from polybook.diagnostics import Level, sort_key
+    from polybook.pdf.build import PdfOutcome, build_pdfs
+
+    config = book_config(ctx)
+    known(languages, config.languages, "language")
+    known(frameworks, config.frameworks, "framework")
+    console = Console(stderr=True)
+
+    def progress(outcome: PdfOutcome) -> None:
+        if outcome.status != "unchanged":
+            console.print(f"pdf {outcome.target.name}: {outcome.status} ({outcome.seconds:.1f} s)", highlight=False)
+
+    report = build_pdfs(
+        config, list(languages) or None, list(frameworks) or None, jobs=jobs, force=force, on_done=progress
+    )
+    for d in sorted(report.diagnostics, key=sort_key):
+        if d.level is not Level.INFO:
+            click.echo(d.format(), err=True)
+    folder = display_path(config.build_dir / "pdf")
+    table = Table(title=f"{config.title}: PDF books in {folder}/")
+    for column in ("PDF", "status", "pages", "seconds"):
+        table.add_column(column, justify="left" if column in ("PDF", "status") else "right")
+    for o in report.outcomes:
+        pages = str(o.pages) if o.pages is not None else ""
+        seconds = f"{o.seconds:.1f}" if o.seconds else ""
+        table.add_row(f"{o.target.language}/{o.target.pdf.name}", o.status, pages, seconds)
+    console.print(table)
+    built = sum(o.status == "built" for o in report.outcomes)
+    console.print(
+        f"{built} built, {len(report.outcomes) - built - len(report.failed)} unchanged, "
+        f"{len(report.failed)} failed — {report.seconds:.2f} s",
+        highlight=False,
+    )
+    if report.failed:
+        ctx.exit(1)

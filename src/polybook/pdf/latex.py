@@ -1,0 +1,155 @@
+"""Build one PDF in a worker process: Sphinx's LaTeX builder, then latexmk with xelatex.
+
+Sphinx keeps process-wide state (docutils registries, the first language's translator),
+so every PDF is built by a fresh ``python -m polybook.pdf.latex JOB.json`` (started by
+:func:`run_in_process`; the parent only waits, from a thread). The worker never raises:
+it writes what happened as JSON, and the parent turns the log into diagnostics with the
+staged line maps it holds.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import traceback
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+#: -g: we only call latexmk when an input changed, so never trust its "up to date" (after a failure)
+#: -file-line-error: errors as ``file:line: message``, which polybook.pdf.log reads.
+LATEXMK = ["latexmk", "-g", "-pdfxe", "-dvi-", "-ps-", "-interaction=nonstopmode", "-halt-on-error", "-file-line-error"]
+
+
+@dataclass(slots=True)
+class LatexJob:
+    language: str
+    framework: str
+    srcdir: str
+    confdir: str
+    outdir: str  # Sphinx's LaTeX output; latexmk runs here
+    doctreedir: str
+    texname: str  # the .tex file, e.g. "dive-into-deep-learning-pytorch.tex"
+    overrides: dict[str, Any]
+
+
+def run_latex(job: LatexJob) -> dict[str, Any]:
+    """Sphinx -> .tex -> latexmk -> .pdf for one (language, framework); never raises."""
+    result: dict[str, Any] = {"language": job.language, "framework": job.framework, "failure": "", "warnings": ""}
+    started = time.monotonic()
+    status, warning = io.StringIO(), io.StringIO()
+    try:
+        from sphinx.application import Sphinx
+        from sphinx.util.docutils import docutils_namespace, patch_docutils
+
+        with patch_docutils(Path(job.confdir)), docutils_namespace():
+            app = Sphinx(
+                job.srcdir,
+                job.confdir,
+                job.outdir,
+                job.doctreedir,
+                "latex",
+                confoverrides=job.overrides,
+                status=status,
+                warning=warning,
+                freshenv=False,
+                verbosity=0,
+            )
+            app.build()
+        sphinx_status = app.statuscode
+    except Exception:  # a broken extension or config: report it, do not stop the other PDFs
+        sphinx_status, result["failure"] = 2, traceback.format_exc()
+    result["warnings"] = warning.getvalue()
+    result["sphinx_seconds"] = round(time.monotonic() - started, 3)
+    if sphinx_status != 0:
+        result.update(status="sphinx", seconds=result["sphinx_seconds"])
+        return result
+    started = time.monotonic()
+    # Long log lines unwrapped, so a "Missing character" line is read whole.
+    env = {**os.environ, "max_print_line": "100000", "LATEXOPTS": ""}
+    run = subprocess.run(
+        [*LATEXMK, job.texname],
+        cwd=job.outdir,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        check=False,
+    )
+    result["latex_seconds"] = round(time.monotonic() - started, 3)
+    result["seconds"] = round(result["sphinx_seconds"] + result["latex_seconds"], 3)
+    result["latexmk_output"] = (run.stdout + run.stderr)[-4000:]
+    pdf = Path(job.outdir) / Path(job.texname).with_suffix(".pdf")
+    result["status"] = "ok" if run.returncode == 0 and pdf.is_file() else "latex"
+    if result["status"] != "ok":
+        # A half-written .aux can break the next run before it reaches the fixed input.
+        for leftover in Path(job.outdir).glob(f"{Path(job.texname).stem}.*"):
+            if leftover.suffix in (".aux", ".toc", ".out", ".fdb_latexmk", ".xdv"):
+                leftover.unlink()
+    return result
+
+
+def missing_tools() -> list[str]:
+    """The programs a PDF build needs that are not on PATH."""
+    return [tool for tool in ("xelatex", "latexmk", "xdvipdfmx", "rsvg-convert") if shutil.which(tool) is None]
+
+
+def run_in_process(job: LatexJob) -> dict[str, Any]:
+    """:func:`run_latex` in a fresh interpreter; the job and its result travel as JSON files."""
+    folder = Path(job.outdir).parent
+    folder.mkdir(parents=True, exist_ok=True)
+    job_file, result_file = folder / "job.json", folder / "result.json"
+    job_file.write_text(json.dumps(asdict(job), ensure_ascii=False), encoding="utf-8")
+    result_file.unlink(missing_ok=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "polybook.pdf.latex", str(job_file), str(result_file)],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        check=False,
+    )
+    if run.returncode == 0 and result_file.is_file():
+        return json.loads(result_file.read_text(encoding="utf-8"))
+    failure = f"worker exited with {run.returncode}:\n{run.stderr[-4000:]}"
+    return {
+        "language": job.language,
+        "framework": job.framework,
+        "status": "sphinx",
+        "failure": failure,
+        "warnings": "",
+    }
+
+
+def main(argv: list[str]) -> int:
+    job_file, result_file = (Path(a) for a in argv)
+    job = LatexJob(**json.loads(job_file.read_text(encoding="utf-8")))
+    result_file.write_text(json.dumps(run_latex(job), ensure_ascii=False), encoding="utf-8")
+    return 0
+
+
+def tex_installation() -> str:
+    """A fingerprint of the TeX installation (its ls-R databases change with every package
+    installed), so that installing a missing language package rebuilds the PDFs."""
+    try:
+        run = subprocess.run(["kpsewhich", "--all", "ls-R"], capture_output=True, text=True, check=False)
+    except OSError:
+        return "no TeX"
+    stats = []
+    for name in run.stdout.split():
+        try:
+            info = Path(name).resolve().stat()
+        except OSError:
+            continue
+        stats.append(f"{name}:{info.st_size}:{info.st_mtime_ns}")
+    return ";".join(stats)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,105 @@
+"""Stage one (language, framework) book for Sphinx's LaTeX builder.
+
+The same transpile as the HTML site (:func:`polybook.render.myst.transpile`), asked for a
+single framework: only that framework's cells, outputs and ``:begin_tab:`` text, no tab
+UI. Outputs come from the execution results (``build/eval/<lang>/<chapter>.json``) as
+plain text (no raw HTML in LaTeX); SVG figures and SVG outputs are converted to PDF.
+Files are written through :class:`polybook.render.stage.Stage`, so unchanged files keep
+their mtime and :attr:`Stage.digest` says whether anything the PDF depends on changed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from polybook.book import display_path
+from polybook.config import BookConfig
+from polybook.diagnostics import Code, Diagnostic
+from polybook.dialect.nodes import Document
+from polybook.pdf.figures import ConversionError, svg_to_pdf
+from polybook.render.myst import transpile
+from polybook.render.outputs import ChapterResults, OutputRenderer, asset_name
+from polybook.render.stage import Stage, prune
+
+
+def load_results(config: BookConfig, language: str) -> dict[str, dict[str, Any]]:
+    """chapter -> its evaluation document, for the chapters that have been executed."""
+    folder = config.build_dir / "eval" / language
+    return {path.stem: json.loads(path.read_text(encoding="utf-8")) for path in sorted(folder.glob("*.json"))}
+
+
+def stage_framework(
+    config: BookConfig,
+    language: str,
+    framework: str,
+    docs: dict[str, Document],
+    results: dict[str, dict[str, Any]],
+    srcdir: Path,
+    figure_cache: Path,
+) -> Stage:
+    """Write ``srcdir``: one MyST file per chapter with only ``framework``'s content."""
+    stage = Stage(language, srcdir)
+    root = config.root.resolve()
+    wanted: set[str] = set()
+
+    def put(relative: str, data: bytes) -> str:
+        stage.write(relative, data)
+        wanted.add(relative)
+        return "/" + relative
+
+    def as_pdf(svg: bytes, path: str, line: int, what: str) -> bytes | None:
+        try:
+            return svg_to_pdf(svg, figure_cache)
+        except ConversionError as exc:
+            stage.diagnostics.append(
+                Diagnostic.make(path, line, Code.PDF_FIGURE, f"cannot convert {what} to PDF: {exc}")
+            )
+            return None
+
+    for name, doc in docs.items():
+        chapter = config.chapters_dir / language / f"{name}.md"
+
+        def figure(src: str, line: int, chapter: Path = chapter, doc: Document = doc) -> str | None:
+            if "://" in src or src.startswith("data:"):
+                message = f"figure {src!r} is not a local file; LaTeX cannot include it"
+                stage.diagnostics.append(Diagnostic.make(doc.path, line, Code.PDF_FIGURE, message))
+                return None
+            target = (chapter.parent / src).resolve()
+            if not target.is_relative_to(root) or not target.is_file():
+                message = f"figure {src!r} not found inside the book ({display_path(target)})"
+                stage.diagnostics.append(Diagnostic.make(doc.path, line, Code.PDF_FIGURE, message))
+                return None
+            relative = "_book/" + target.relative_to(root).as_posix()
+            if target.suffix.lower() != ".svg":
+                return put(relative, target.read_bytes())
+            pdf = as_pdf(target.read_bytes(), doc.path, line, f"figure {src!r}")
+            return put(relative[:-4] + ".pdf", pdf) if pdf is not None else None
+
+        def cite(role: str, keys: str, line: int, doc: Document = doc) -> str:
+            message = f":{role}:`{keys}` is printed as [{keys}]: the PDF build has no bibliography yet"
+            stage.diagnostics.append(Diagnostic.make(doc.path, line, Code.PDF_CITE_NO_BIB, message))
+            return f"[{keys}]"
+
+        def asset(data: bytes, suffix: str, doc: Document = doc) -> str:
+            if suffix == ".svg":
+                pdf = as_pdf(data, doc.path, 1, "an SVG output")
+                data, suffix = (pdf, ".pdf") if pdf is not None else (b"", ".png")
+            return put(f"_outputs/{asset_name(data, suffix)}", data)
+
+        renderer = OutputRenderer(language, ChapterResults.from_doc(results.get(name)), asset, rich=False)
+        myst = transpile(
+            doc,
+            language,
+            framework=framework,
+            outputs=renderer,
+            figure=figure,
+            cite=cite,
+            numbered_toc=name == "index",
+        )
+        stage.docs[name] = myst
+        stage.paths[name] = doc.path
+        put(f"{name}.md", myst.text.encode("utf-8"))
+    prune(srcdir, wanted)
+    return stage

@@ -1,0 +1,244 @@
+"""``polybook build html``: evaluate (cached), stage, run Sphinx per language, assemble.
+
+1. parse every language (the switcher needs every language's pages, the anchors the
+   source's headings);
+2. evaluate the selected languages' programs through :mod:`polybook.execute` -- cached,
+   so a prose edit runs no kernel -- and keep ``build/eval`` up to date;
+3. stage each language's MyST (:mod:`polybook.render.stage`) and skip Sphinx when the
+   staged digest, the Sphinx settings and polybook's renderer are all unchanged;
+4. run the other languages' Sphinx builds in parallel worker processes;
+5. assemble the one site: root index, sitemap, 404 pages, MathJax (:mod:`polybook.site`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import multiprocessing
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from polybook.book import Book, display_path, load_book
+from polybook.config import BookConfig
+from polybook.diagnostics import Diagnostic
+from polybook.render import settings
+from polybook.render.sphinx_run import SphinxJob, map_warnings, run_sphinx
+from polybook.render.stage import Stage, headings, stage_language
+
+STAMP = ".polybook-build.json"
+_PACKAGES = ("sphinx", "myst-parser", "sphinx-design", "pydata-sphinx-theme", "sphinx-copybutton", "docutils")
+
+
+@dataclass(slots=True)
+class HtmlOptions:
+    languages: list[str] | None = None
+    jobs: int | None = None
+    evaluate: bool = True
+
+
+@dataclass(slots=True)
+class LanguageBuild:
+    language: str
+    pages: int
+    sphinx: str  # "built", "up to date" or "failed"
+    seconds: float
+    written: int = 0
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class HtmlResult:
+    outdir: Path
+    languages: list[LanguageBuild]
+    diagnostics: list[Diagnostic]  # parse, execution and render problems (Sphinx's are per language)
+    kernel_runs: int = 0
+    cache_hits: int = 0
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def all_diagnostics(self) -> list[Diagnostic]:
+        return [*self.diagnostics, *(d for lang in self.languages for d in lang.diagnostics)]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "outdir": str(self.outdir),
+            "kernel_runs": self.kernel_runs,
+            "cache_hits": self.cache_hits,
+            "timings": self.timings,
+            "languages": [
+                {
+                    "language": b.language,
+                    "pages": b.pages,
+                    "sphinx": b.sphinx,
+                    "seconds": b.seconds,
+                    "written": b.written,
+                    "diagnostics": [d.to_dict() for d in b.diagnostics],
+                }
+                for b in self.languages
+            ],
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+        }
+
+
+def renderer_version() -> str:
+    """polybook's renderer and the Sphinx packages: a change rebuilds every language."""
+    digest = hashlib.sha256()
+    here = Path(__file__).parent
+    for path in sorted([*here.glob("*.py"), *(here / "assets").rglob("*")]):
+        if path.is_file():
+            digest.update(path.name.encode() + path.read_bytes())
+    for name in _PACKAGES:
+        with contextlib.suppress(metadata.PackageNotFoundError):
+            digest.update(f"{name}={metadata.version(name)}".encode())
+    return digest.hexdigest()
+
+
+def build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None) -> HtmlResult:
+    say = on_status or (lambda message: None)
+    timings: dict[str, float] = {}
+    t0 = time.monotonic()
+    book = load_book(config)
+    selected = options.languages or list(config.languages)
+    diagnostics = [d for code in selected for doc in book.chapters[code].values() for d in doc.diagnostics]
+    timings["parse"] = time.monotonic() - t0
+
+    t1 = time.monotonic()
+    results: dict[tuple[str, str], dict[str, Any]] = {}
+    kernel_runs = cache_hits = 0
+    if options.evaluate:
+        say("evaluating (cached)")
+        evaluation = _evaluate(Book(config, {code: book.chapters[code] for code in selected}), options.jobs)
+        from polybook.execute.evaluate import CACHE, RUN
+        from polybook.execute.outputs import chapter_outputs, write_outputs
+        from polybook.execute.report import diagnostics as eval_diagnostics
+        from polybook.execute.report import write_report
+
+        write_report(evaluation)
+        write_outputs(evaluation)
+        results = chapter_outputs(evaluation)
+        diagnostics += eval_diagnostics(evaluation)
+        kernel_runs = sum(o.source == RUN for o in evaluation.outcomes)
+        cache_hits = sum(o.source == CACHE for o in evaluation.outcomes)
+    else:
+        results = stored_results(config, selected)
+    timings["evaluate"] = time.monotonic() - t1
+
+    t2 = time.monotonic()
+    outdir = config.build_dir / "html"
+    work = config.build_dir / ".sphinx"
+    bibfiles = settings.bibfiles(config)
+    site = settings.site_info(config, book)
+    source_headings = {name: headings(doc) for name, doc in book.chapters[config.source_language].items()}
+    version = renderer_version()
+    stages: dict[str, Stage] = {}
+    jobs: list[SphinxJob] = []
+    builds: dict[str, LanguageBuild] = {}
+    digests: dict[str, str] = {}
+    for code in selected:
+        chapter_results = {chapter: doc for (lang, chapter), doc in results.items() if lang == code}
+        stage = stage_language(
+            config, code, book.chapters[code], source_headings, chapter_results, work / code / "src", bibfiles
+        )
+        stages[code] = stage
+        diagnostics += stage.diagnostics
+        overrides = settings.overrides(config, code, site, bibfiles)
+        digest = hashlib.sha256(
+            f"{stage.digest}\n{json.dumps(overrides, sort_keys=True, default=str)}\n{version}".encode()
+        ).hexdigest()
+        lang_out = outdir / code
+        stamp = _read_stamp(lang_out / STAMP)
+        if stamp.get("digest") == digest and (lang_out / "index.html").is_file():
+            kept = [Diagnostic(**_diag_args(d)) for d in stamp.get("diagnostics", [])]
+            builds[code] = LanguageBuild(code, len(stage.docs), "up to date", 0.0, 0, kept)
+            continue
+        (lang_out / STAMP).unlink(missing_ok=True)
+        builds[code] = LanguageBuild(code, len(stage.docs), "built", 0.0)
+        digests[code] = digest
+        jobs.append(
+            SphinxJob(
+                code, str(stage.srcdir), str(config.root), str(lang_out), str(work / code / "doctrees"), overrides
+            )
+        )
+    timings["stage"] = time.monotonic() - t2
+
+    t3 = time.monotonic()
+    if jobs:
+        say(f"sphinx: {', '.join(j.language for j in jobs)}")
+        for done in _run_all(jobs, options.jobs):
+            code = done["language"]
+            build, stage = builds[code], stages[code]
+            index_path = stage.paths.get("index", display_path(config.path))
+            found = map_warnings(done["warnings"], stage.srcdir, stage.docs, stage.paths, index_path)
+            if done["failure"]:
+                from polybook.diagnostics import Code, Diagnostic
+
+                found.append(Diagnostic.make(index_path, 1, Code.HTML_SPHINX, f"Sphinx failed:\n{done['failure']}"))
+            build.diagnostics, build.seconds, build.written = found, done["seconds"], done["written"]
+            if done["status"] == 0 and not done["failure"]:
+                _write_stamp(outdir / code / STAMP, digests[code], found)
+            else:
+                build.sphinx = "failed"
+    timings["sphinx"] = time.monotonic() - t3
+
+    t4 = time.monotonic()
+    from polybook.site.assemble import assemble
+
+    diagnostics += assemble(config, site, outdir)
+    timings["site"] = time.monotonic() - t4
+    timings["total"] = time.monotonic() - t0
+    ordered = [builds[code] for code in selected]
+    return HtmlResult(
+        outdir, ordered, diagnostics, kernel_runs, cache_hits, {k: round(v, 3) for k, v in timings.items()}
+    )
+
+
+def stored_results(config: BookConfig, languages: list[str]) -> dict[tuple[str, str], dict[str, Any]]:
+    """The outputs a previous ``polybook build eval`` wrote to ``build/eval`` (``--no-eval``)."""
+    found = {}
+    for code in languages:
+        for path in sorted((config.build_dir / "eval" / code).glob("*.json")):
+            found[(code, path.stem)] = json.loads(path.read_text(encoding="utf-8"))
+    return found
+
+
+def _evaluate(book: Book, jobs: int | None) -> Any:
+    from polybook.execute.evaluate import EvalOptions, evaluate
+
+    return evaluate(book, EvalOptions(jobs=jobs))
+
+
+def _run_all(jobs: list[SphinxJob], workers: int | None) -> list[dict[str, Any]]:
+    # Always separate processes, one per language: Sphinx's translator state must not leak.
+    context = multiprocessing.get_context("spawn")
+    count = max(1, min(len(jobs), workers or multiprocessing.cpu_count()))
+    with ProcessPoolExecutor(max_workers=count, mp_context=context, max_tasks_per_child=1) as pool:
+        return list(pool.map(run_sphinx, jobs))
+
+
+def _read_stamp(path: Path) -> dict[str, Any]:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def _write_stamp(path: Path, digest: str, found: list[Diagnostic]) -> None:
+    data = {"digest": digest, "diagnostics": [d.to_dict() for d in found]}
+    path.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+
+
+def _diag_args(entry: dict[str, Any]) -> dict[str, Any]:
+    from polybook.diagnostics import Code, Level
+
+    code = str(entry["code"]).removeprefix("polybook.")
+    return {
+        "path": entry["path"],
+        "line": entry["line"],
+        "code": Code(code),
+        "message": entry["message"],
+        "level": Level(entry["level"]),
+    }

@@ -1,0 +1,121 @@
+"""The few UI strings polybook adds to a page, in each language of the bundled book.
+
+Sphinx and the theme translate their own strings ("Fig. %s", "Search"...); these are the
+notices about code cells, tabs and languages. A language missing here falls back to English.
+"""
+
+from __future__ import annotations
+
+STRINGS: dict[str, dict[str, str]] = {
+    "en": {
+        "needs_gpu": "Needs a GPU",
+        "needs_gpu_body": "This cell needs a GPU. It ran on {device} ({date}), which has none, and stopped with:",
+        "frozen": "Outputs computed on {device} ({date}) and kept as frozen results.",
+        "not_run": "Not run: an earlier {framework} cell of this page did not finish.",
+        "not_executed": "No outputs: this cell has not been executed.",
+        "failed": "This cell failed ({status}):",
+        "traceback": "Traceback",
+        "no_code": "No {framework} code for this step.",
+        "no_text": "Nothing specific to {framework} here.",
+        "fallback": "This page is not available in {language} yet; you are reading the {source} version.",
+        "choose": "Choose a language",
+        "languages": "Languages",
+        "references": "References",
+        "not_found": "Page not found",
+        "not_found_body": "There is no page at this address.",
+        "home": "Go to the book's home page",
+    },
+    "ja": {
+        "needs_gpu": "GPU が必要です",
+        "needs_gpu_body": (
+            "このセルには GPU が必要です。GPU のない {device} ({date}) で実行され、次のエラーで停止しました:"
+        ),
+        "frozen": "出力は {device} ({date}) で計算され、固定された結果として保存されています。",
+        "not_run": "未実行: このページの前の {framework} セルが完了しませんでした。",
+        "not_executed": "出力なし: このセルはまだ実行されていません。",
+        "failed": "このセルは失敗しました ({status}):",
+        "traceback": "トレースバック",
+        "no_code": "この手順には {framework} のコードはありません。",
+        "no_text": "ここには {framework} 固有の内容はありません。",
+        "fallback": "このページはまだ{language}で読めません。{source}版を表示しています。",
+        "choose": "言語を選択",
+        "languages": "言語",
+        "references": "参考文献",
+        "not_found": "ページが見つかりません",
+        "not_found_body": "このアドレスにはページがありません。",
+        "home": "本のトップページへ",
+    },
+    "pt": {
+        "needs_gpu": "Requer uma GPU",
+        "needs_gpu_body": (
+            "Esta célula requer uma GPU. Foi executada em {device} ({date}), que não tem nenhuma, e parou com:"
+        ),
+        "frozen": "Saídas calculadas em {device} ({date}) e guardadas como resultados congelados.",
+        "not_run": "Não executada: uma célula {framework} anterior desta página não terminou.",
+        "not_executed": "Sem saídas: esta célula ainda não foi executada.",
+        "failed": "Esta célula falhou ({status}):",
+        "traceback": "Traceback",
+        "no_code": "Não há código {framework} para este passo.",
+        "no_text": "Nada específico de {framework} aqui.",
+        "fallback": "Esta página ainda não está disponível em {language}; você está lendo a versão em {source}.",
+        "choose": "Escolha um idioma",
+        "languages": "Idiomas",
+        "references": "Referências",
+        "not_found": "Página não encontrada",
+        "not_found_body": "Não há nenhuma página neste endereço.",
+        "home": "Ir para a página inicial do livro",
+    },
+    "zh": {
+        "needs_gpu": "需要 GPU",
+        "needs_gpu_body": "此单元需要 GPU。它在没有 GPU 的 {device}（{date}）上运行，并因以下错误而停止：",
+        "frozen": "输出在 {device}（{date}）上计算，并作为固定结果保存。",
+        "not_run": "未运行：本页前面的一个 {framework} 单元没有完成。",
+        "not_executed": "没有输出：此单元尚未执行。",
+        "failed": "此单元运行失败（{status}）：",
+        "traceback": "回溯",
+        "no_code": "此步骤没有 {framework} 代码。",
+        "no_text": "这里没有 {framework} 特有的内容。",
+        "fallback": "本页尚无{language}版本；您正在阅读{source}版本。",
+        "choose": "选择语言",
+        "languages": "语言",
+        "references": "参考文献",
+        "not_found": "页面不存在",
+        "not_found_body": "此地址没有页面。",
+        "home": "前往本书首页",
+    },
+    "tr": {
+        "needs_gpu": "GPU gerekiyor",
+        "needs_gpu_body": (
+            "Bu hücre bir GPU gerektiriyor. GPU'su olmayan {device} ({date}) üzerinde çalıştı ve şu hatayla durdu:"
+        ),
+        "frozen": "Çıktılar {device} ({date}) üzerinde hesaplandı ve dondurulmuş sonuç olarak saklandı.",
+        "not_run": "Çalıştırılmadı: bu sayfadaki önceki bir {framework} hücresi tamamlanmadı.",
+        "not_executed": "Çıktı yok: bu hücre henüz çalıştırılmadı.",
+        "failed": "Bu hücre başarısız oldu ({status}):",
+        "traceback": "Hata izi",
+        "no_code": "Bu adım için {framework} kodu yok.",
+        "no_text": "Burada {framework}'a özgü bir şey yok.",
+        "fallback": "Bu sayfa henüz {language} dilinde yok; {source} sürümünü okuyorsunuz.",
+        "choose": "Bir dil seçin",
+        "languages": "Diller",
+        "references": "Kaynaklar",
+        "not_found": "Sayfa bulunamadı",
+        "not_found_body": "Bu adreste bir sayfa yok.",
+        "home": "Kitabın ana sayfasına git",
+    },
+}
+
+#: How frameworks are written in prose and tab labels.
+FRAMEWORK_NAMES = {"mxnet": "MXNet", "pytorch": "PyTorch", "tensorflow": "TensorFlow", "jax": "JAX", "paddle": "Paddle"}
+
+#: Sphinx's own catalogs are named with a region for some languages.
+SPHINX_LANGUAGE = {"zh": "zh_CN"}
+
+
+def text(lang: str, key: str, **values: str) -> str:
+    table = STRINGS.get(lang.split("_")[0], STRINGS["en"])
+    return table.get(key, STRINGS["en"][key]).format(**values)
+
+
+def framework_name(framework: str) -> str:
+    return FRAMEWORK_NAMES.get(framework, framework)

@@ -1,0 +1,285 @@
+"""The document model -> MyST Markdown for Sphinx, one language at a time.
+
+:func:`transpile` is the one entry point, reusable by the PDF stage: with
+``framework=None`` every framework is shown in synced tab-sets (the HTML site); with
+``framework="pytorch"`` only that framework's cells and text are kept, without tabs.
+Every emitted line remembers the chapter line it came from (``Transpiled.lines``), so a
+Sphinx warning on the MyST file is reported at the chapter's ``path:line``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from polybook.diagnostics import Diagnostic
+from polybook.dialect.nodes import (
+    Block,
+    CodeCell,
+    DisplayMath,
+    Document,
+    EvalRst,
+    Fence,
+    Figure,
+    Heading,
+    Node,
+    Paragraph,
+    TextTab,
+    TocBlock,
+)
+from polybook.render import inline
+from polybook.render.i18n import framework_name, text
+from polybook.render.outputs import OutputRenderer
+
+#: ``figure(src, line)`` -> the path to write in MyST, or None when the figure is refused.
+FigureResolver = Callable[[str, int], "str | None"]
+#: ``cite(role, keys, line)`` -> replacement text, or None to keep the MyST citation role.
+CiteHandler = Callable[[str, str, int], "str | None"]
+
+SYNC_GROUP = "framework"  # the sphinx-design sync group; also the ``?framework=`` query key
+
+
+@dataclass(slots=True)
+class Transpiled:
+    text: str
+    lines: list[int]  # chapter line of each MyST line (index 0 = MyST line 1)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def source_line(self, myst_line: int) -> int:
+        """The chapter line a (1-based) MyST line came from."""
+        if not self.lines:
+            return 1
+        return self.lines[min(max(myst_line, 1), len(self.lines)) - 1]
+
+
+class _Writer:
+    def __init__(
+        self,
+        doc: Document,
+        language: str,
+        framework: str | None,
+        outputs: OutputRenderer | None,
+        figure: FigureResolver,
+        cite: CiteHandler,
+        numbered_toc: bool,
+    ) -> None:
+        self.doc = doc
+        self.language = language
+        self.framework = framework
+        self.frameworks = (framework,) if framework else doc.frameworks
+        self.outputs = outputs
+        self.figure = figure
+        self.cite = cite
+        self.numbered_toc = numbered_toc
+        self.out: list[tuple[str, int]] = []
+
+    # -- output ---------------------------------------------------------------------
+    def emit(self, lines: list[str] | str, line: int) -> None:
+        for chunk in [lines] if isinstance(lines, str) else lines:
+            self.out.extend((part, line) for part in chunk.split("\n"))
+
+    def emit_source(self, source: str, line: int) -> None:
+        """Prose lines keep their own chapter line numbers."""
+        for offset, part in enumerate(self.prose(source, line).split("\n")):
+            self.out.append((part, line + offset))
+        self.out.append(("", line))
+
+    def prose(self, source: str, line: int) -> str:
+        def cite(role: str, keys: str) -> str:
+            replaced = self.cite(role, keys, line)
+            return replaced if replaced is not None else f"{{{inline.ROLES[role]}}}`{keys}`"
+
+        return inline.convert(source, image=lambda src: self.figure(src, line) or src, cite=cite)
+
+    # -- structure ------------------------------------------------------------------
+    def nodes(self, nodes: list[Node]) -> None:
+        i = 0
+        while i < len(nodes):
+            node = nodes[i]
+            if isinstance(node, CodeCell) and self.tabbed(node):
+                j = i
+                while j < len(nodes) and isinstance(nodes[j], CodeCell) and self.tabbed(nodes[j]):  # type: ignore[arg-type]
+                    j += 1
+                self.cell_tabs(nodes[i:j])  # type: ignore[arg-type]
+                i = j
+            elif isinstance(node, TextTab):
+                j = i
+                while j < len(nodes) and isinstance(nodes[j], TextTab):
+                    j += 1
+                self.text_tabs(nodes[i:j])  # type: ignore[arg-type]
+                i = j
+            else:
+                self.node(node)
+                i += 1
+
+    def tabbed(self, cell: CodeCell) -> bool:
+        return set(cell.frameworks) != set(self.frameworks)
+
+    def node(self, node: Node) -> None:
+        if isinstance(node, Heading):
+            if node.label:
+                self.emit(f"({node.label})=", node.line)
+            self.emit(f"{'#' * node.level} {self.prose(node.text, node.line)}", node.line)
+            self.emit("", node.line)
+        elif isinstance(node, Paragraph | Block):
+            self.emit_source(node.source, node.line)
+        elif isinstance(node, DisplayMath):
+            self.display_math(node)
+        elif isinstance(node, Figure):
+            self.figure_node(node)
+        elif isinstance(node, CodeCell):
+            self.shared_cell(node)
+        elif isinstance(node, Fence):
+            marks = inline.fence(node.code)
+            self.emit([f"{marks}{node.language or 'text'}", node.code, marks, ""], node.line)
+        elif isinstance(node, TocBlock):
+            self.toc(node)
+        elif isinstance(node, EvalRst):
+            marks = inline.fence(node.source)
+            self.emit([f"{marks}{{eval-rst}}", node.source, marks, ""], node.line)
+
+    def display_math(self, node: DisplayMath) -> None:
+        marks = inline.fence(node.tex)
+        label = [f":label: {node.label}"] if node.label else []
+        self.emit([f"{marks}{{math}}", *label, "", node.tex.strip(), marks, ""], node.line)
+
+    def figure_node(self, node: Figure) -> None:
+        path = self.figure(node.src, node.line)
+        if path is None:
+            return
+        options = [f":{key}: {value}" for key, value in (("width", node.width), ("height", node.height)) if value]
+        if node.label:
+            options.append(f":name: {node.label}")
+        caption = self.prose(node.caption, node.line)
+        marks = inline.fence(caption, ":")
+        self.emit([f"{marks}{{figure}} {path}", *options, "", caption, marks, ""], node.line)
+
+    def toc(self, node: TocBlock) -> None:
+        options = [f":{key}: {value}".rstrip() for key, value in node.options.items()]
+        if self.numbered_toc and "numbered" not in node.options:
+            options.append(":numbered:")
+        self.emit(["```{toctree}", *options, ""], node.line)
+        for offset, entry in enumerate(node.entries):
+            self.emit(entry, node.line + 1 + offset)
+        self.emit(["```", ""], node.end_line)
+
+    # -- code -----------------------------------------------------------------------
+    def code(self, cell: CodeCell) -> None:
+        if any(m.name in ("hide", "hide_code") for m in cell.markers):
+            return
+        marks = inline.fence(cell.code)
+        self.emit([f"{marks}{cell.language or 'python'}", cell.code, marks, ""], cell.line)
+
+    def results(self, cell: CodeCell, framework: str) -> None:
+        if self.outputs is None or any(m.name in ("hide", "hide_output") for m in cell.markers):
+            return
+        self.emit(self.outputs.cell(cell.line, framework), cell.line)
+
+    def shared_cell(self, cell: CodeCell) -> None:
+        """A cell for every framework: the code once; outputs once when they agree."""
+        self.code(cell)
+        runs = [fw for fw in self.frameworks if fw in cell.frameworks]
+        if self.outputs is None or not runs:
+            return
+        rendered = {fw: self.outputs.cell(cell.line, fw) for fw in runs}
+        if len({tuple(lines) for lines in rendered.values()}) == 1:
+            self.results(cell, runs[0])
+            return
+        self.tab_set({fw: lambda fw=fw: self.results(cell, fw) for fw in runs}, cell.line, "polybook-outputs")
+
+    def cell_tabs(self, cells: list[CodeCell]) -> None:
+        if self.framework:
+            for cell in cells:
+                if self.framework in cell.frameworks:
+                    self.code(cell)
+                    self.results(cell, self.framework)
+            return
+
+        def panel(fw: str) -> Callable[[], None]:
+            def write() -> None:
+                mine = [c for c in cells if fw in c.frameworks]
+                for cell in mine:
+                    self.code(cell)
+                    self.results(cell, fw)
+                if not mine:
+                    self.notice("no_code", fw, cells[0].line)
+
+            return write
+
+        self.tab_set({fw: panel(fw) for fw in self.frameworks}, cells[0].line, "polybook-code")
+
+    def text_tabs(self, tabs: list[TextTab]) -> None:
+        if self.framework:
+            for tab in tabs:
+                if self.framework in tab.frameworks:
+                    self.nodes(tab.children)
+            return
+
+        def panel(fw: str) -> Callable[[], None]:
+            def write() -> None:
+                mine = [t for t in tabs if fw in t.frameworks]
+                for tab in mine:
+                    self.nodes(tab.children)
+                if not mine:
+                    self.notice("no_text", fw, tabs[0].line)
+
+            return write
+
+        self.tab_set({fw: panel(fw) for fw in self.frameworks}, tabs[0].line, "polybook-text")
+
+    def notice(self, key: str, framework: str, line: int) -> None:
+        message = text(self.language, key, framework=framework_name(framework))
+        self.emit(["```{rst-class} polybook-notice polybook-empty", "```", "", message, ""], line)
+
+    def tab_set(self, panels: dict[str, Callable[[], None]], line: int, kind: str) -> None:
+        """A sphinx-design tab-set synced on the framework; each panel writes its own lines."""
+        outer, bodies = self.out, {}
+        for fw, write in panels.items():
+            self.out = []
+            write()
+            bodies[fw] = self.out
+        self.out = outer
+        # Colon fences must be longer than any colon fence nested in the panels.
+        inner = max((len(text) - len(text.lstrip(":")) for body in bodies.values() for text, _ in body), default=0)
+        item_marks = ":" * max(3, inner + 1)
+        set_marks = item_marks + ":"
+        self.emit([f"{set_marks}{{tab-set}}", f":sync-group: {SYNC_GROUP}", f":class: polybook-tabs {kind}", ""], line)
+        for fw, body in bodies.items():
+            head = [
+                f"{item_marks}{{tab-item}} {framework_name(fw)}",
+                f":sync: {fw}",
+                f":class-label: polybook-tab-{fw}",
+            ]
+            self.emit([*head, ""], line)
+            self.out.extend(body)
+            self.emit([item_marks, ""], line)
+        self.emit([set_marks, ""], line)
+
+
+def transpile(
+    doc: Document,
+    language: str,
+    *,
+    framework: str | None = None,
+    outputs: OutputRenderer | None = None,
+    figure: FigureResolver | None = None,
+    cite: CiteHandler | None = None,
+    numbered_toc: bool = False,
+) -> Transpiled:
+    """MyST for ``doc`` in ``language``: all frameworks in tabs, or only ``framework``."""
+    writer = _Writer(
+        doc,
+        language,
+        framework,
+        outputs,
+        figure or (lambda src, line: src),
+        cite or (lambda role, keys, line: None),
+        numbered_toc,
+    )
+    writer.nodes(doc.nodes)
+    while writer.out and not writer.out[-1][0].strip():
+        writer.out.pop()
+    return Transpiled(
+        "\n".join(line for line, _ in writer.out) + "\n",
+        [source for _, source in writer.out],
+    )

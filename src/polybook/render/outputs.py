@@ -1,0 +1,151 @@
+"""A cell's results from the execution cache -> MyST lines under its code.
+
+Streams, ``text/plain`` and tracebacks become literal blocks, which the HTML writer
+escapes: a ``<script>`` printed by a cell is shown, never run. Only a real ``text/html``
+output is passed through as raw HTML, as Jupyter does. Images are written once to
+``_outputs/<hash>.<ext>`` of the staged source. Failures are notices, never hidden:
+"needs a GPU" says where it ran and what it raised; outputs frozen on a GPU machine say
+where they come from.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from polybook.execute.runner import strip_ansi
+from polybook.render.i18n import framework_name, text
+from polybook.render.inline import fence
+
+#: ``write_asset(data, suffix)`` stores bytes and returns their path for an image directive.
+AssetWriter = Callable[[bytes, str], str]
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|$])")
+
+
+def escape(value: str) -> str:
+    """Text as literal Markdown (device names, error messages in notices)."""
+    return _MD_SPECIAL.sub(r"\\\1", value)
+
+
+@dataclass(slots=True)
+class ChapterResults:
+    """One (language, chapter) evaluation document: ``build/eval/<lang>/<chapter>.json``."""
+
+    programs: dict[str, dict[str, Any]] = field(default_factory=dict)  # framework -> program info
+    cells: dict[tuple[int, str], dict[str, Any]] = field(default_factory=dict)  # (fence line, fw) -> cell
+
+    @classmethod
+    def from_doc(cls, doc: dict[str, Any] | None) -> ChapterResults:
+        if not doc:
+            return cls()
+        return cls(dict(doc.get("programs", {})), {(c["line"], c["framework"]): c for c in doc.get("cells", [])})
+
+
+def literal(body: str, classes: str) -> list[str]:
+    body = body.rstrip("\n")
+    marks = fence(body)
+    return [f"{marks}{{code-block}} none", f":class: {classes}", "", *body.split("\n"), marks, ""]
+
+
+def admonition(title: str, classes: str, body: list[str]) -> list[str]:
+    marks = fence("\n".join(body), ":")
+    return [f"{marks}{{admonition}} {escape(title)}", f":class: {classes}", "", *body, marks, ""]
+
+
+def _date(provenance: dict[str, Any]) -> str:
+    return str(provenance.get("date", "?")).split("T")[0]
+
+
+class OutputRenderer:
+    """Renders the results of one chapter in one language."""
+
+    def __init__(self, language: str, results: ChapterResults, write_asset: AssetWriter, rich: bool = True) -> None:
+        self.language = language
+        self.results = results
+        self.write_asset = write_asset
+        self.rich = rich  # False: text/plain instead of raw HTML (e.g. for LaTeX)
+
+    def cell(self, line: int, framework: str) -> list[str]:
+        """MyST lines for the results of the cell whose fence is at ``line``, run by ``framework``."""
+        cell = self.results.cells.get((line, framework))
+        if cell is None:
+            return [*self.notice("not_executed", "polybook-not-run"), ""]
+        program = self.results.programs.get(framework, {})
+        provenance = program.get("provenance", {})
+        status = cell.get("status", "ok")
+        if status == "not_run":
+            return self.notice("not_run", "polybook-not-run", framework=framework_name(framework))
+        out: list[str] = []
+        outputs = _merge_streams(cell.get("outputs", []))
+        errors = [o for o in outputs if o.get("output_type") == "error"]
+        for output in outputs:
+            if output.get("output_type") == "error" and status == "needs_gpu":
+                continue  # shown in the notice below
+            out += self.output(output)
+        if status == "needs_gpu":
+            values = {"device": escape(str(provenance.get("device", "?"))), "date": _date(provenance)}
+            body = [text(self.language, "needs_gpu_body", **values), ""]
+            for error in errors:
+                body += literal(f"{error.get('ename', '')}: {strip_ansi(error.get('evalue', ''))}", "output error")
+            out += admonition(text(self.language, "needs_gpu"), "warning polybook-needs-gpu", body)
+        elif status not in ("ok", "error") and not errors:
+            body = [text(self.language, "failed", status=status.replace("_", " "))]
+            out += admonition(status.replace("_", " "), "error polybook-failed", body)
+        device = str(provenance.get("device", ""))
+        if program.get("source") == "frozen" and device.startswith("GPU"):
+            body = [text(self.language, "frozen", device=escape(device), date=_date(provenance))]
+            out += admonition(text(self.language, "needs_gpu"), "note polybook-frozen", body)
+        return out
+
+    def notice(self, key: str, classes: str, **values: str) -> list[str]:
+        return [f"```{{rst-class}} polybook-notice {classes}", "```", "", text(self.language, key, **values), ""]
+
+    def output(self, output: dict[str, Any]) -> list[str]:
+        kind = output.get("output_type")
+        if kind == "stream":
+            return literal(strip_ansi(output.get("text", "")), f"output stream {output.get('name', 'stdout')}")
+        if kind == "error":
+            trace = "\n".join(strip_ansi(t) for t in output.get("traceback", []))
+            return literal(trace or f"{output.get('ename')}: {output.get('evalue')}", "output error")
+        data = output.get("data", {})
+        for mime, suffix in (("image/png", ".png"), ("image/svg+xml", ".svg")):
+            if mime in data:
+                raw = data[mime]
+                blob = base64.b64decode(raw) if suffix == ".png" else str(raw).encode()
+                return [f"```{{image}} {self.write_asset(blob, suffix)}", ":class: output image", "```", ""]
+        if "text/html" in data and self.rich:
+            html = data["text/html"]
+            html = "".join(html) if isinstance(html, list) else str(html)
+            marks = fence(html)
+            return [f"{marks}{{raw}} html", f'<div class="output html">{html}</div>', marks, ""]
+        if "text/plain" in data:
+            plain = data["text/plain"]
+            return literal("".join(plain) if isinstance(plain, list) else str(plain), "output result")
+        return []
+
+
+def _merge_streams(outputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Consecutive writes to one stream as one block (a notebook shows them so)."""
+    merged: list[dict[str, Any]] = []
+    for output in outputs:
+        last = merged[-1] if merged else None
+        if (
+            last is not None
+            and output.get("output_type") == "stream"
+            and last.get("output_type") == "stream"
+            and last.get("name") == output.get("name")
+        ):
+            merged[-1] = {**last, "text": last.get("text", "") + output.get("text", "")}
+        else:
+            merged.append(output)
+    return merged
+
+
+def asset_name(data: bytes, suffix: str) -> str:
+    """Content-addressed file name: unchanged outputs keep their file (and Sphinx its cache)."""
+    return hashlib.sha256(data).hexdigest()[:20] + suffix

@@ -1,0 +1,127 @@
+"""Sphinx settings per language, on top of the book's one ``conf.py``.
+
+Sphinx executes ``conf.py`` itself (it is the confdir of every build); polybook adds what
+a language needs -- ``language``, title, search language, the extensions, the theme and
+the site data for the switcher -- as ``confoverrides``. Settings the book sets itself
+(theme, theme options, extensions, static paths) are kept and extended, not replaced.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from polybook.book import Book
+from polybook.config import BookConfig
+from polybook.render.i18n import SPHINX_LANGUAGE, text
+from polybook.render.stage import STAGED_DIRS
+
+ASSETS = Path(__file__).parent / "assets"
+MATHJAX_DIR = "_mathjax"  # at the site root, shared by every language
+#: MyST syntax the staged pages use (HTML and PDF alike): $-math, ::: fences, amsmath blocks.
+MYST_EXTENSIONS = ("amsmath", "colon_fence", "dollarmath")
+EXTENSIONS = ["myst_parser", "sphinx_design", "sphinx_copybutton", "sphinx.ext.mathjax", "polybook.render.sphinx_ext"]
+
+
+def bibfiles(config: BookConfig) -> list[Path]:
+    """``bibtex_bibfiles`` of conf.py, as files (relative to the book root)."""
+    raw = config.sphinx.get("bibtex_bibfiles") or []
+    files = [raw] if isinstance(raw, str) else list(raw)
+    return [(config.root / name).resolve() for name in files if (config.root / name).is_file()]
+
+
+def hreflang(code: str) -> str:
+    return code.replace("_", "-")
+
+
+def site_info(config: BookConfig, book: Book) -> dict[str, Any]:
+    """What every page needs to know about the other languages (the ``polybook_site`` value)."""
+    from polybook.pdf.build import site_pdfs  # pdf builds on render: import it only here
+
+    pages = {code: sorted(docs) for code, docs in book.chapters.items()}
+    names = {code: lang.name for code, lang in config.languages.items()}
+    source = config.source_language
+    return {
+        "source_language": source,
+        "languages": [
+            {"code": code, "name": lang.name, "hreflang": hreflang(code), "title": lang.title, "pages": pages[code]}
+            for code, lang in config.languages.items()
+        ],
+        "pages": pages,
+        "names": names,
+        "fallback_notices": {
+            code: text(code, "fallback", language=names[code], source=names[source]) for code in config.languages
+        },
+        "baseurl": str(config.sphinx.get("html_baseurl") or ""),
+        "pdfs": {code: site_pdfs(config, code, built_only=True) for code in config.languages},
+    }
+
+
+def myst_extensions(config: BookConfig) -> list[str]:
+    """The book's own ``myst_enable_extensions`` plus those polybook's staged pages need."""
+    return sorted({*config.sphinx.get("myst_enable_extensions", []), *MYST_EXTENSIONS})
+
+
+def overrides(config: BookConfig, language: str, site: dict[str, Any], bibs: list[Path]) -> dict[str, Any]:
+    lang = config.languages[language]
+    user = config.sphinx
+    extensions = [*user.get("extensions", []), *(e for e in EXTENSIONS if e not in user.get("extensions", []))]
+    if bibs and "sphinxcontrib.bibtex" not in extensions:
+        extensions.append("sphinxcontrib.bibtex")
+    theme_options = {
+        "navbar_end": ["polybook-pdfs", "polybook-languages", "theme-switcher"],
+        "navbar_persistent": ["search-button-field"],
+        "secondary_sidebar_items": ["page-toc"],
+        "show_prev_next": True,
+        "show_toc_level": 2,
+        "navigation_with_keys": False,
+        "logo": {"text": lang.title},
+        "footer_start": ["copyright"],
+        "footer_end": [],
+        **user.get("html_theme_options", {}),
+    }
+    values: dict[str, Any] = {
+        "language": SPHINX_LANGUAGE.get(language, language),
+        "project": lang.title or config.title,
+        "html_title": lang.title or config.title,
+        "extensions": extensions,
+        "root_doc": "index",
+        "source_suffix": {".md": "markdown"},
+        "exclude_patterns": [*user.get("exclude_patterns", []), *STAGED_DIRS],
+        "myst_enable_extensions": myst_extensions(config),
+        "myst_dmath_double_inline": True,
+        "numfig": True,
+        "html_theme": user.get("html_theme", "pydata_sphinx_theme"),
+        "html_theme_options": theme_options,
+        "html_sidebars": user.get("html_sidebars", {"**": ["polybook-toc.html"]}),
+        "templates_path": [*_paths(config, user.get("templates_path", [])), str(ASSETS / "templates")],
+        "html_static_path": [*_paths(config, user.get("html_static_path", [])), str(ASSETS / "static")],
+        "html_context": {"default_mode": "light", **user.get("html_context", {})},
+        "html_favicon": user.get("html_favicon", str(ASSETS / "polybook-icon.svg")),
+        "html_copy_source": False,
+        "html_show_sourcelink": False,
+        "html_last_updated_fmt": None,
+        "html_search_language": language.split("_")[0],
+        "mathjax_path": f"../../{MATHJAX_DIR}/MathJax.js?config=TeX-AMS_CHTML",  # after Sphinx's _static/
+        "mathjax2_config": {
+            "tex2jax": {
+                "inlineMath": [["\\(", "\\)"]],
+                "displayMath": [["\\[", "\\]"]],
+                "processEscapes": True,
+                # myst-parser marks the page tex2jax_ignore and relies on the math class
+                "processClass": "tex2jax_process|mathjax_process|math|output_area",
+            },
+            "CommonHTML": {"linebreaks": {"automatic": True}},
+        },
+        "copybutton_selector": "div:not(.output) > div.highlight > pre",
+        "copybutton_exclude": ".linenos, .gp, .go",
+        "polybook_site": {**site, "language": language, "pdfs": site["pdfs"].get(language, [])},
+    }
+    if bibs:
+        values["bibtex_default_style"] = user.get("bibtex_default_style", "plain")
+        values["bibtex_reference_style"] = user.get("bibtex_reference_style", "author_year")
+    return values
+
+
+def _paths(config: BookConfig, paths: list[str]) -> list[str]:
+    return [str((config.root / p).resolve()) for p in paths]

@@ -1,0 +1,132 @@
+"""polybook's Sphinx extension: cross-language anchors, the language switcher, hreflang.
+
+Loaded into every language's Sphinx build (``extensions`` override). It reads what the
+stage wrote beside each MyST file (``_polybook/<docname>.json``) and what the build passes
+in the ``polybook_site`` config value: the languages, their names, which pages each has.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.transforms import SphinxTransform
+
+from polybook import __version__
+
+ASSETS = Path(__file__).parent / "assets"
+SIDECAR_DIR = "_polybook"
+
+
+class CrossLanguageAnchors(SphinxTransform):
+    """Give every section and labelled node an id that is the same in every language.
+
+    A section's first id becomes its ``:label:`` (``sec_async``) or, unlabelled, the slug
+    of the matching heading in the source language; labelled figures and equations also
+    get their raw label as an id. Sphinx's own ids stay, so every existing link works.
+    """
+
+    default_priority = 500  # after docutils' PropagateTargets (260); before toc collection
+
+    def apply(self, **kwargs: Any) -> None:
+        sidecar = Path(self.env.srcdir) / SIDECAR_DIR / f"{self.env.docname}.json"
+        if not sidecar.is_file():
+            return
+        info = json.loads(sidecar.read_text(encoding="utf-8"))
+        anchors: list[str | None] = info.get("anchors", [])
+        labels = set(info.get("labels", []))
+        for section, anchor in zip(self.document.findall(nodes.section), anchors, strict=False):
+            if anchor and anchor not in section["ids"] and anchor not in self.document.ids:
+                section["ids"].insert(0, anchor)
+                self.document.ids[anchor] = section
+        for node in list(self.document.findall(nodes.Element)):
+            wanted = [n for n in node.get("names", []) if n in labels]
+            if isinstance(node, nodes.math_block) and node.get("label") in labels:
+                wanted.append(node["label"])
+            for name in wanted:
+                if name not in node["ids"] and name not in self.document.ids:
+                    node["ids"].append(name)
+                    self.document.ids[name] = node
+
+
+def _relative(from_page: str, to_path: str) -> str:
+    """URL of ``to_path`` (relative to the site root) from the page ``from_page``."""
+    return posixpath.relpath(to_path, posixpath.dirname(from_page) or ".")
+
+
+def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
+    site: dict[str, Any] = app.config.polybook_site
+    if not site:
+        return
+    here = site["language"]
+    source = site["source_language"]
+    page = f"{here}/{pagename}.html"  # this page, relative to the site root
+    base = (site.get("baseurl") or "").rstrip("/")
+    links, alternates = [], []
+    for lang in site["languages"]:
+        code = lang["code"]
+        has_page = pagename in lang["pages"]
+        if has_page:
+            target, fallback = f"{code}/{pagename}.html", ""
+        elif pagename in site["pages"].get(source, []):
+            target, fallback = f"{source}/{pagename}.html", code
+        else:
+            target, fallback = f"{code}/index.html", ""
+        href = _relative(page, target)
+        links.append(
+            {
+                "code": code,
+                "name": lang["name"],
+                "href": href + (f"?polybook-from={code}" if fallback else ""),
+                "current": code == here,
+                "available": has_page,
+            }
+        )
+        if has_page and pagename not in ("search", "genindex"):
+            url = f"{base}/{target}" if base else href
+            alternates.append(f'<link rel="alternate" hreflang="{lang["hreflang"]}" href="{url}" />')
+    if pagename in site["pages"].get(source, []):
+        url = f"{base}/{source}/{pagename}.html" if base else _relative(page, f"{source}/{pagename}.html")
+        alternates.append(f'<link rel="alternate" hreflang="x-default" href="{url}" />')
+    data = json.dumps(
+        {"language": here, "source": source, "fallback": site["fallback_notices"], "names": site["names"]},
+        ensure_ascii=False,
+    ).replace("</", "<\\/")
+    alternates.append(f'<script type="application/json" id="polybook-data">{data}</script>')
+    context["metatags"] = context.get("metatags", "") + "\n" + "\n".join(alternates)
+    context["polybook_languages"] = links
+    context["polybook_current"] = next(link for link in links if link["current"])
+    context["polybook_pdfs"] = [
+        {"name": pdf["name"], "href": _relative(page, pdf["path"])} for pdf in site.get("pdfs", [])
+    ]
+
+
+def _chinese_search() -> None:
+    """Sphinx 9's zh search ships the English stemmer but names it ``ChineseStemmer`` in
+    language_data.js (a ReferenceError on every zh page); name it as it is shipped."""
+    from sphinx import search
+
+    if search.languages.get("zh") == "sphinx.search.zh.SearchChinese":
+        search.languages["zh"] = f"{__name__}.SearchChinese"
+
+
+def __getattr__(name: str) -> Any:
+    if name == "SearchChinese":  # imported only by a zh build (it loads jieba)
+        from sphinx.search.zh import SearchChinese as Base
+
+        return type("SearchChinese", (Base,), {"language_name": "English"})
+    raise AttributeError(name)
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    _chinese_search()
+    app.add_config_value("polybook_site", {}, "html", types=frozenset({dict}))
+    app.add_transform(CrossLanguageAnchors)
+    app.connect("html-page-context", page_context)
+    app.add_css_file("polybook.css")
+    app.add_js_file("polybook.js", loading_method="defer")
+    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,174 @@
+"""Stage one language for Sphinx: MyST files, figures, outputs and sidecars in a folder.
+
+``build/.sphinx/<lang>/src`` is Sphinx's source folder. A file is rewritten only when
+its content changes, so Sphinx's own incremental build (by mtime) re-reads only what
+changed, and :attr:`Stage.digest` -- a hash of everything staged -- lets the build skip
+Sphinx altogether when nothing did.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from docutils.nodes import make_id
+
+from polybook.book import display_path
+from polybook.config import BookConfig
+from polybook.diagnostics import Code, Diagnostic
+from polybook.dialect.nodes import Document, Heading
+from polybook.render.i18n import text
+from polybook.render.myst import Transpiled, transpile
+from polybook.render.outputs import ChapterResults, OutputRenderer, asset_name
+from polybook.render.sphinx_ext import SIDECAR_DIR
+
+#: Staged folders that hold no documents (Sphinx's ``exclude_patterns``).
+STAGED_DIRS = ("_book", "_outputs", SIDECAR_DIR)
+_MARKUP_RE = re.compile(r"[*_`$]|\{[a-z:]+\}|:[a-z]+:")
+
+
+@dataclass(slots=True)
+class Stage:
+    language: str
+    srcdir: Path
+    docs: dict[str, Transpiled] = field(default_factory=dict)  # docname -> MyST
+    paths: dict[str, str] = field(default_factory=dict)  # docname -> chapter path as shown
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    hasher: Any = field(default_factory=hashlib.sha256)
+
+    @property
+    def digest(self) -> str:
+        return self.hasher.hexdigest()
+
+    def write(self, relative: str, data: bytes) -> None:
+        """Write ``srcdir/relative`` only when its bytes change; every write enters the digest."""
+        self.hasher.update(relative.encode() + b"\0" + hashlib.sha256(data).digest())
+        path = self.srcdir / relative
+        if path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data:
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_bytes(data)
+        tmp.replace(path)
+
+
+def headings(doc: Document) -> list[Heading]:
+    """The document's sections, in order (headings inside text tabs do not make sections)."""
+    return [node for node in doc.nodes if isinstance(node, Heading)]
+
+
+def heading_slug(heading: Heading) -> str:
+    return make_id(_MARKUP_RE.sub("", heading.text))
+
+
+def cross_language_anchors(headings: list[Heading], source: list[Heading] | None) -> list[str | None]:
+    """Per section: its label, else the source language's slug of the same heading.
+
+    Unlabelled headings are paired by position only when both languages have the same
+    heading structure; otherwise they keep only their own (language-specific) ids.
+    """
+    same_shape = source is not None and [h.level for h in headings] == [h.level for h in source]
+    anchors: list[str | None] = []
+    for index, heading in enumerate(headings):
+        if heading.label:
+            anchors.append(heading.label)
+        elif same_shape and source is not None:
+            anchors.append(source[index].label or heading_slug(source[index]) or None)
+        else:
+            anchors.append(None)
+    seen: set[str] = set()
+    for index, anchor in enumerate(anchors):
+        if anchor in seen:
+            anchors[index] = None
+        elif anchor:
+            seen.add(anchor)
+    return anchors
+
+
+def stage_language(
+    config: BookConfig,
+    language: str,
+    docs: dict[str, Document],
+    source_headings: dict[str, list[Heading]],
+    results: dict[str, dict[str, Any]],
+    srcdir: Path,
+    bibfiles: list[Path],
+) -> Stage:
+    """Write ``srcdir`` for ``language``; ``results`` maps chapter -> its eval document."""
+    stage = Stage(language, srcdir)
+    root = config.root.resolve()
+    wanted: set[str] = set()
+    for name, doc in docs.items():
+        chapter = config.chapters_dir / language / f"{name}.md"
+
+        def figure(src: str, line: int, chapter: Path = chapter, doc: Document = doc) -> str | None:
+            if "://" in src or src.startswith("data:"):
+                return src
+            target = (chapter.parent / src).resolve()
+            if not target.is_relative_to(root):
+                message = f"figure {src!r} is outside the book root {display_path(root)}; not rendered"
+                stage.diagnostics.append(Diagnostic.make(doc.path, line, Code.HTML_FIGURE_OUTSIDE, message))
+                return None
+            if not target.is_file():
+                message = f"figure {src!r} not found ({display_path(target)})"
+                stage.diagnostics.append(Diagnostic.make(doc.path, line, Code.HTML_FIGURE_MISSING, message))
+                return None
+            relative = "_book/" + target.relative_to(root).as_posix()
+            stage.write(relative, target.read_bytes())
+            wanted.add(relative)
+            return "/" + relative
+
+        cited: list[int] = []
+
+        def cite(role: str, keys: str, line: int, doc: Document = doc, cited: list[int] = cited) -> str | None:
+            cited.append(line)
+            if bibfiles:
+                return None
+            message = f":{role}:`{keys}` but no bibliography: set bibtex_bibfiles in conf.py"
+            stage.diagnostics.append(Diagnostic.make(doc.path, line, Code.HTML_CITE_NO_BIB, message))
+            return f"[{keys}]"
+
+        def asset(data: bytes, suffix: str) -> str:
+            relative = f"_outputs/{asset_name(data, suffix)}"
+            stage.write(relative, data)
+            wanted.add(relative)
+            return "/" + relative
+
+        renderer = OutputRenderer(language, ChapterResults.from_doc(results.get(name)), asset)
+        myst = transpile(doc, language, outputs=renderer, figure=figure, cite=cite, numbered_toc=name == "index")
+        if cited and bibfiles:
+            lines = ["", f"```{{rubric}} {text(language, 'references')}", "```", "", "```{bibliography}"]
+            lines += [":filter: docname in docnames", "```"]
+            myst.text += "\n".join(lines) + "\n"
+            myst.lines += [doc.nodes[-1].end_line if doc.nodes else 1] * len(lines)
+        stage.docs[name] = myst
+        stage.paths[name] = doc.path
+        stage.write(f"{name}.md", myst.text.encode("utf-8"))
+        sidecar = {
+            "path": doc.path,
+            "anchors": cross_language_anchors(headings(doc), source_headings.get(name)),
+            "labels": sorted(doc.labels),
+        }
+        stage.write(f"{SIDECAR_DIR}/{name}.json", json.dumps(sidecar, ensure_ascii=False).encode())
+        wanted.update({f"{name}.md", f"{SIDECAR_DIR}/{name}.json"})
+    for bib in bibfiles:  # read by sphinxcontrib-bibtex from the book root; a change rebuilds
+        stage.hasher.update(bib.name.encode() + hashlib.sha256(bib.read_bytes()).digest())
+    prune(srcdir, wanted)
+    return stage
+
+
+def prune(srcdir: Path, wanted: set[str]) -> None:
+    """Remove staged files of chapters, figures and outputs that are gone."""
+    if not srcdir.is_dir():
+        return
+    for path in sorted(srcdir.rglob("*"), reverse=True):
+        relative = path.relative_to(srcdir).as_posix()
+        if path.is_file() and relative not in wanted:
+            path.unlink()
+        elif path.is_dir() and not any(path.iterdir()):
+            shutil.rmtree(path)

@@ -1,0 +1,216 @@
+"""Assemble ``build/html``: the root language chooser, ``sitemap.xml``, a ``404.html`` per
+language, MathJax served from the site (no CDN), and the PDFs when they exist.
+
+Everything here is small and rewritten only when it changes.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from polybook.config import BookConfig
+from polybook.diagnostics import Diagnostic
+from polybook.render.i18n import text
+from polybook.render.settings import MATHJAX_DIR
+
+#: Debian's libjs-mathjax (scripts/setup-html.sh); only what TeX -> CommonHTML needs.
+MATHJAX_SOURCE = Path("/usr/share/javascript/mathjax")
+MATHJAX_PARTS = (
+    "MathJax.js",
+    "config/TeX-AMS_CHTML.js",
+    "jax/input/TeX",
+    "jax/output/CommonHTML",
+    "jax/element",
+    "extensions",
+    "fonts/HTML-CSS/TeX/woff",
+)
+
+
+def write_if_changed(path: Path, content: str) -> None:
+    data = content.encode("utf-8")
+    if path.is_file() and path.read_bytes() == data:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+def assemble(config: BookConfig, site: dict[str, Any], outdir: Path) -> list[Diagnostic]:
+    outdir.mkdir(parents=True, exist_ok=True)
+    problems: list[Diagnostic] = []
+    write_if_changed(outdir / "index.html", root_index(config, site))
+    write_if_changed(outdir / "sitemap.xml", sitemap(site))
+    for lang in site["languages"]:
+        if (outdir / lang["code"]).is_dir():
+            write_if_changed(outdir / lang["code"] / "404.html", not_found(lang["code"], site))
+    copy_pdfs(config, site, outdir)
+    if not copy_mathjax(outdir / MATHJAX_DIR):
+        from polybook.diagnostics import Code, Diagnostic
+
+        message = f"MathJax not found in {MATHJAX_SOURCE}: math is shown as TeX (run scripts/setup-html.sh)"
+        problems.append(Diagnostic.make(str(config.path), 1, Code.HTML_MATHJAX, message))
+    return problems
+
+
+def root_index(config: BookConfig, site: dict[str, Any]) -> str:
+    """Choose a language: each named in itself; the browser's language is suggested."""
+    items = "\n".join(
+        f'    <li><a href="{lang["code"]}/index.html" lang="{lang["code"]}" hreflang="{lang["hreflang"]}" '
+        f'data-language="{lang["code"]}"><span class="name">{html.escape(lang["name"])}</span> '
+        f'<span class="title">{html.escape(lang["title"])}</span></a></li>'
+        for lang in site["languages"]
+    )
+    alternates = "\n".join(
+        f'  <link rel="alternate" hreflang="{lang["hreflang"]}" href="{_url(site, lang["code"] + "/index.html")}">'
+        for lang in site["languages"]
+    )
+    choose = json.dumps({lang["code"]: text(lang["code"], "choose") for lang in site["languages"]}, ensure_ascii=False)
+    return f"""<!DOCTYPE html>
+<html lang="{site["source_language"]}">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>{html.escape(config.title)}</title>
+  <link rel="icon" href="data:,">
+{alternates}
+  <style>
+    body {{ font-family: system-ui, "Noto Sans", "Noto Sans CJK JP", sans-serif; margin: 0; background: #f6f7f9;
+           color: #1f2328; display: flex; min-height: 100vh; align-items: center; justify-content: center; }}
+    main {{ background: #fff; padding: 2.5rem 3rem; border-radius: 12px; box-shadow: 0 2px 12px #0001;
+           max-width: 32rem; width: 100%; box-sizing: border-box; }}
+    h1 {{ font-size: 1.6rem; margin: 0 0 .3rem; }}
+    p.choose {{ color: #57606a; margin: 0 0 1.5rem; }}
+    ul {{ list-style: none; padding: 0; margin: 0; }}
+    li a {{ display: flex; justify-content: space-between; gap: 1rem; padding: .8rem 1rem; margin: .4rem 0;
+           border: 1px solid #d0d7de; border-radius: 8px; text-decoration: none; color: inherit; }}
+    li a:hover, li a.suggested {{ border-color: #0969da; background: #f0f6ff; }}
+    .title {{ color: #57606a; }}
+    .suggested .name::after {{ content: " \\2605"; color: #0969da; }}
+  </style>
+</head>
+<body>
+<main>
+  <h1>{html.escape(config.title)}</h1>
+  <p class="choose" id="choose">{html.escape(text(site["source_language"], "choose"))}</p>
+  <ul class="languages">
+{items}
+  </ul>
+</main>
+<script>
+(function () {{
+  var choose = {choose};
+  var wanted = (navigator.languages || [navigator.language || ""]).map(function (l) {{ return l.toLowerCase(); }});
+  var links = Array.prototype.slice.call(document.querySelectorAll("a[data-language]"));
+  for (var i = 0; i < wanted.length; i++) {{
+    var base = wanted[i].split("-")[0];
+    var hit = links.filter(function (a) {{ return a.dataset.language.toLowerCase().split("_")[0] === base; }})[0];
+    if (hit) {{
+      hit.classList.add("suggested");
+      hit.focus();
+      var prompt = choose[hit.dataset.language];
+      if (prompt) {{ document.getElementById("choose").textContent = prompt; }}
+      break;
+    }}
+  }}
+}})();
+</script>
+</body>
+</html>
+"""
+
+
+def _url(site: dict[str, Any], path: str) -> str:
+    base = site.get("baseurl", "").rstrip("/")
+    return f"{base}/{path}" if base else path
+
+
+def sitemap(site: dict[str, Any]) -> str:
+    """Every page of every language, each with its alternates (hreflang)."""
+    rows = []
+    for lang in site["languages"]:
+        for page in lang["pages"]:
+            alternates = "".join(
+                f'\n    <xhtml:link rel="alternate" hreflang="{other["hreflang"]}" '
+                f'href="{html.escape(_url(site, other["code"] + "/" + page + ".html"))}"/>'
+                for other in site["languages"]
+                if page in other["pages"]
+            )
+            loc = html.escape(_url(site, f"{lang['code']}/{page}.html"))
+            rows.append(f"  <url>\n    <loc>{loc}</loc>{alternates}\n  </url>")
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">\n'
+        + "\n".join(rows)
+        + "\n</urlset>\n"
+    )
+
+
+def not_found(language: str, site: dict[str, Any]) -> str:
+    """A language's 404 page: sends a missing translation to the source language's page."""
+    pages = json.dumps(site["pages"])
+    source = site["source_language"]
+    names = site["names"]
+    return f"""<!DOCTYPE html>
+<html lang="{language}">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <meta name="robots" content="noindex">
+  <link rel="icon" href="data:,">
+  <title>{html.escape(text(language, "not_found"))}</title>
+  <style>body {{ font-family: system-ui, "Noto Sans", "Noto Sans CJK JP", sans-serif; max-width: 40rem;
+                 margin: 4rem auto; padding: 0 1rem; color: #1f2328; }}</style>
+</head>
+<body>
+  <h1>{html.escape(text(language, "not_found"))}</h1>
+  <p>{html.escape(text(language, "not_found_body"))}</p>
+  <p><a id="home" href="index.html">{html.escape(text(language, "home"))} ({html.escape(names[language])})</a></p>
+<script>
+(function () {{
+  // /<site>/<lang>/<page>.html: when <page> exists in the source language, read it there.
+  var pages = {pages}, source = {json.dumps(source)}, here = {json.dumps(language)};
+  var parts = window.location.pathname.split("/");
+  var at = parts.lastIndexOf(here);
+  if (at < 0) return;
+  var root = parts.slice(0, at).join("/") + "/";
+  document.getElementById("home").setAttribute("href", root + here + "/index.html");
+  var page = parts.slice(at + 1).join("/").replace(/\\.html$/, "") || "index";
+  if (pages[here] && pages[here].indexOf(page) < 0 && (pages[source] || []).indexOf(page) >= 0) {{
+    window.location.replace(root + source + "/" + page + ".html?polybook-from=" + here + window.location.hash);
+  }}
+}})();
+</script>
+</body>
+</html>
+"""
+
+
+def copy_pdfs(config: BookConfig, site: dict[str, Any], outdir: Path) -> None:
+    for lang in site["languages"]:
+        for pdf in site.get("pdfs", {}).get(lang["code"], []):
+            target = outdir / pdf["path"]
+            source = config.build_dir / "pdf" / lang["code"] / target.name
+            if source.is_file() and (not target.is_file() or target.stat().st_mtime < source.stat().st_mtime):
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, target)
+
+
+def copy_mathjax(target: Path) -> bool:
+    """Copy the MathJax subset once (a stamp file marks a complete copy)."""
+    stamp = target / ".polybook-complete"
+    if stamp.is_file():
+        return True
+    if not (MATHJAX_SOURCE / "MathJax.js").is_file():
+        return False
+    for part in MATHJAX_PARTS:
+        source = MATHJAX_SOURCE / part
+        if source.is_dir():
+            shutil.copytree(source, target / part, dirs_exist_ok=True)
+        elif source.is_file():
+            (target / part).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / part)
+    stamp.write_text("libjs-mathjax\n", encoding="utf-8")
+    return True

@@ -1,0 +1,183 @@
+"""The built site in a real browser: Playwright driving Debian's Chromium, headless.
+
+The bundled book is built once per session (a copy, sharing the execution cache, plus
+one English-only page to exercise the fallback) and served over HTTP with each
+language's 404.html. Screenshots land in ``build/screenshots/`` for people to look at.
+Needs ``scripts/setup-html.sh`` (chromium, fonts-noto-cjk); never ``playwright install``.
+"""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import threading
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from polybook.config import load_config
+from polybook.render.build import HtmlOptions, build_html
+
+ROOT = Path(__file__).resolve().parent.parent
+SHOTS = ROOT / "build" / "screenshots"
+LANGUAGES = ("en", "ja", "pt", "zh", "tr")
+EXTRA = "extra-en-only"
+pytestmark = pytest.mark.slow
+
+
+class _Handler(SimpleHTTPRequestHandler):
+    """Static files; a missing page gets its language's 404.html, as a real host would."""
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        lang = self.path.lstrip("/").split("/")[0]
+        page = Path(self.directory) / lang / "404.html"
+        if code == 404 and page.is_file():
+            body = page.read_bytes()
+            self.send_response(404)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        super().send_error(code, message, explain)
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    root = tmp_path_factory.mktemp("site")
+    shutil.copy(ROOT / "conf.py", root / "conf.py")
+    shutil.copytree(ROOT / "chapters", root / "chapters")
+    if (ROOT / "frozen").is_dir():
+        shutil.copytree(ROOT / "frozen", root / "frozen")
+    (ROOT / "build" / "cache").mkdir(parents=True, exist_ok=True)
+    (root / "build").mkdir()
+    (root / "build" / "cache").symlink_to(ROOT / "build" / "cache")  # content-addressed: safe to share
+    index = root / "chapters" / "en" / "index.md"
+    index.write_text(index.read_text(encoding="utf-8").replace("async-computation\n", f"async-computation\n{EXTRA}\n"))
+    (root / "chapters" / "en" / f"{EXTRA}.md").write_text("# Only in English\n\nNot translated yet.\n")
+    result = build_html(load_config(root / "conf.py"), HtmlOptions())
+    assert all(b.sphinx == "built" for b in result.languages), result.to_dict()
+    handler = functools.partial(_Handler, directory=str(root / "build" / "html"))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    playwright = pytest.importorskip("playwright.sync_api")
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        pytest.skip("Debian's chromium is not installed (scripts/setup-html.sh)")
+    with playwright.sync_playwright() as p:
+        args = ["--no-sandbox", "--disable-background-networking", "--disable-gpu", "--disable-component-update"]
+        browser = p.chromium.launch(executable_path=chromium, args=[*args, "--no-first-run"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    page = context.new_page()
+    page.problems = []  # type: ignore[attr-defined]
+    page.on("pageerror", lambda exc: page.problems.append(f"pageerror: {exc}"))
+    page.on("console", lambda msg: msg.type == "error" and page.problems.append(f"console: {msg.text}"))
+    page.on("response", lambda r: r.status >= 400 and page.problems.append(f"{r.status}: {r.url}"))
+    yield page
+    context.close()
+
+
+def selected(page: Any) -> set[str]:
+    """The framework shown by every framework tab-set of the page."""
+    return set(page.eval_on_selector_all(
+        ".sd-tab-set.polybook-tabs > input:checked + label",
+        "labels => labels.map(l => l.dataset.syncId)",
+    ))  # fmt: skip
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_chapter_page_loads_without_console_errors(site: str, page: Any, language: str) -> None:
+    page.goto(f"{site}/{language}/async-computation.html", wait_until="networkidle")
+    assert page.locator("h1").first.is_visible()
+    assert page.locator(".sd-tab-set.polybook-tabs").count() >= 5
+    assert page.locator("mjx-container, .MathJax_CHTML").count() > 0 or language not in ("en", "ja")
+    assert page.problems == []
+
+
+def test_pytorch_switches_every_tab_set_and_survives_a_reload(site: str, page: Any) -> None:
+    page.goto(f"{site}/ja/async-computation.html")
+    assert selected(page) == {"mxnet"}  # ja's default tab
+    page.locator("label.polybook-tab-pytorch").first.click()
+    assert selected(page) == {"pytorch"}
+    page.reload()
+    assert selected(page) == {"pytorch"}
+    page.screenshot(path=str(SHOTS / "ja-async-computation-pytorch.png"), full_page=True)
+
+
+def test_benchmark_output_shows_only_under_its_framework(site: str, page: Any) -> None:
+    page.goto(f"{site}/en/async-computation.html?framework=mxnet")
+    mxnet_output = page.locator("div.output pre", has_text="mxnet.np:").first
+    gpu_notice = page.locator(".polybook-needs-gpu").first
+    assert mxnet_output.is_visible() and not gpu_notice.is_visible()
+    page.locator("label.polybook-tab-pytorch").first.click()
+    assert not mxnet_output.is_visible()
+    assert gpu_notice.is_visible() and "Found no NVIDIA driver" in gpu_notice.inner_text()
+    gpu_notice.scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "en-async-computation-needs-gpu.png"))
+
+
+def test_framework_query_selects_the_tabs(site: str, page: Any) -> None:
+    page.goto(f"{site}/zh/async-computation.html?framework=pytorch")
+    assert selected(page) == {"pytorch"}
+
+
+@pytest.mark.parametrize("anchor", ["sec_async", "barriers-and-blockers"])
+def test_language_switch_keeps_framework_and_anchor(site: str, page: Any, anchor: str) -> None:
+    page.goto(f"{site}/en/async-computation.html?framework=pytorch#{anchor}")
+    page.locator(".polybook-languages-button").first.click()
+    page.locator('.polybook-languages-menu a[data-language="ja"]').first.click()
+    page.wait_for_url(f"**/ja/async-computation.html#{anchor}")
+    assert selected(page) == {"pytorch"}
+    assert page.locator(f"[id='{anchor}']").count() == 1
+    box = page.locator(f"[id='{anchor}']").bounding_box()
+    assert box is not None and abs(box["y"]) < 200  # scrolled to the section
+
+
+def test_missing_page_falls_back_to_the_source_with_a_notice(site: str, page: Any) -> None:
+    page.goto(f"{site}/en/{EXTRA}.html")
+    page.locator(".polybook-languages-button").first.click()
+    page.locator('.polybook-languages-menu a[data-language="ja"]').first.click()
+    page.wait_for_url(f"**/en/{EXTRA}.html?polybook-from=ja*")
+    notice = page.locator(".polybook-fallback")
+    assert notice.is_visible() and "日本語" in notice.inner_text()
+    page.goto(f"{site}/pt/{EXTRA}.html")  # typed by hand: the 404 page sends it on
+    page.wait_for_url(f"**/en/{EXTRA}.html?polybook-from=pt*")
+    assert "Português" in page.locator(".polybook-fallback").inner_text()
+
+
+def test_search_in_japanese_finds_the_chapter(site: str, page: Any) -> None:
+    page.goto(f"{site}/ja/search.html?q=非同期")
+    results = page.locator("#search-results a[href*='async-computation']")
+    results.first.wait_for(timeout=15000)
+    assert results.count() >= 1
+
+
+def test_root_index_suggests_the_browsers_language(site: str, browser: Any) -> None:
+    context = browser.new_context(locale="ja-JP", viewport={"width": 900, "height": 700})
+    page = context.new_page()
+    page.goto(f"{site}/index.html")
+    assert page.locator("a.suggested").get_attribute("data-language") == "ja"
+    names = page.locator("a[data-language] .name").all_inner_texts()
+    assert names == ["English", "日本語", "Português", "中文", "Türkçe"]
+    page.screenshot(path=str(SHOTS / "index-ja-browser.png"))
+    context.close()

@@ -1,0 +1,209 @@
+"""The PDF books without LaTeX: targets, per-language typesetting, staging, log reading.
+
+The LaTeX runs themselves are in test_pdf_book.py (slow).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from polybook.book import load_book
+from polybook.config import load_config
+from polybook.diagnostics import Level
+from polybook.pdf.build import input_digest, pdf_targets, site_pdfs, sphinx_overrides
+from polybook.pdf.languages import latex_elements
+from polybook.pdf.log import diagnose, read_log, source_of
+from polybook.pdf.stage import load_results, stage_framework
+from polybook.site.assemble import copy_pdfs
+
+from conftest import FIXTURES, ROOT
+
+LOGS = FIXTURES / "pdf" / "log"
+TINY = FIXTURES / "pdf" / "tiny"
+
+
+@pytest.fixture
+def tiny(tmp_path: Path) -> Path:
+    """A copy of the one-chapter fixture book; returns its conf.py."""
+    shutil.copytree(TINY, tmp_path / "book")
+    return tmp_path / "book" / "conf.py"
+
+
+def stage(conf: Path, language: str = "en", framework: str = "pytorch"):
+    config = load_config(conf)
+    book = load_book(config, [language])
+    target = next(t for t in pdf_targets(config, [language], [framework]))
+    staged = stage_framework(
+        config,
+        language,
+        framework,
+        book.chapters[language],
+        load_results(config, language),
+        target.workdir / "src",
+        config.build_dir / ".pdf" / "figures",
+    )
+    return config, target, staged
+
+
+# -- what gets built ----------------------------------------------------------------------
+
+
+def test_the_bundled_book_has_ten_pdfs_one_per_language_and_framework() -> None:
+    config = load_config(ROOT / "conf.py")
+    targets = pdf_targets(config)
+    assert len(targets) == 10
+    names = {t.pdf.relative_to(config.build_dir).as_posix() for t in targets}
+    for lang in ("en", "ja", "pt", "zh", "tr"):
+        for fw in ("mxnet", "pytorch"):
+            assert f"pdf/{lang}/dive-into-deep-learning-{fw}.pdf" in names
+    assert [t.name for t in pdf_targets(config, ["zh"], ["mxnet"])] == ["zh/mxnet"]
+
+
+def test_each_language_header_links_its_two_pdfs() -> None:
+    config = load_config(ROOT / "conf.py")
+    assert site_pdfs(config, "ja") == [
+        {"name": "PDF (MXNet)", "path": "ja/pdf/dive-into-deep-learning-mxnet.pdf"},
+        {"name": "PDF (PyTorch)", "path": "ja/pdf/dive-into-deep-learning-pytorch.pdf"},
+    ]
+    # English lists PyTorch first, as its config does.
+    assert [p["name"] for p in site_pdfs(config, "en")] == ["PDF (PyTorch)", "PDF (MXNet)"]
+
+
+def test_published_pdfs_land_where_the_header_links_point(tiny: Path, tmp_path: Path) -> None:
+    config = load_config(tiny)
+    target = pdf_targets(config, ["en"], ["pytorch"])[0]
+    target.pdf.parent.mkdir(parents=True)
+    target.pdf.write_bytes(b"%PDF-1.5 stand-in")
+    # Only the built PDF is linked, and the site assembly copies it where the link points.
+    linked = site_pdfs(config, "en", built_only=True)
+    assert [p["path"] for p in linked] == [f"en/pdf/{target.pdf.name}"]
+    site = {"languages": [{"code": "en"}], "pdfs": {"en": linked}}
+    copy_pdfs(config, site, tmp_path / "site")
+    assert (tmp_path / "site" / linked[0]["path"]).read_bytes() == b"%PDF-1.5 stand-in"
+
+
+# -- typesetting per language -------------------------------------------------------------
+
+
+def test_japanese_and_chinese_each_use_their_own_noto_cjk_face() -> None:
+    ja, zh = latex_elements("ja")["fontenc"], latex_elements("zh")["fontenc"]
+    assert r"\usepackage{xeCJK}" in ja
+    assert r"\setCJKmainfont{Noto Serif CJK JP}" in ja
+    assert r"\setCJKmainfont{Noto Serif CJK SC}" in zh
+    assert "第" in latex_elements("ja")["preamble"] and r"\contentsname}{目次}" in latex_elements("ja")["preamble"]
+    assert r"\contentsname}{目录}" in latex_elements("zh")["preamble"]
+
+
+def test_latin_languages_take_their_words_from_babel_and_every_book_logs_lost_glyphs() -> None:
+    for lang in ("en", "pt", "tr"):
+        elements = latex_elements(lang)
+        assert elements["babel"] == r"\usepackage{babel}" and elements["polyglossia"] == ""
+        assert "Noto Serif" in elements["fontpkg"]
+    for lang in ("en", "ja", "pt", "tr", "zh"):
+        assert r"\tracinglostchars=2" in latex_elements(lang)["preamble"]
+
+
+def test_sphinx_settings_use_xelatex_numbered_figures_and_the_language_title() -> None:
+    config = load_config(ROOT / "conf.py")
+    target = pdf_targets(config, ["zh"], ["pytorch"])[0]
+    overrides = sphinx_overrides(config, target)
+    assert overrides["latex_engine"] == "xelatex"
+    assert overrides["language"] == "zh_CN"
+    assert overrides["numfig"] is True
+    assert overrides["latex_documents"][0][:3] == ("index", "dive-into-deep-learning-pytorch.tex", "动手学深度学习")
+    assert overrides["release"] == "PyTorch"
+
+
+# -- staging: one framework, no tabs --------------------------------------------------------
+
+
+def test_a_framework_book_holds_only_its_cells_and_text_tabs(tiny: Path) -> None:
+    _, _, pytorch = stage(tiny, framework="pytorch")
+    _, _, mxnet = stage(tiny, framework="mxnet")
+    assert "torch.cuda.synchronize()" in pytorch.docs["tiny"].text
+    assert "npx.waitall()" not in pytorch.docs["tiny"].text
+    assert "Only PyTorch readers" in pytorch.docs["tiny"].text
+    assert "Only MXNet readers" not in pytorch.docs["tiny"].text
+    assert "npx.waitall()" in mxnet.docs["tiny"].text and "torch.cuda" not in mxnet.docs["tiny"].text
+    assert "tab-set" not in pytorch.docs["tiny"].text + mxnet.docs["tiny"].text
+
+
+def test_svg_figures_are_staged_as_pdf(tiny: Path) -> None:
+    _, target, staged = stage(tiny)
+    assert ":::{figure} /_book/chapters/img/graph.pdf" in staged.docs["tiny"].text
+    assert (target.workdir / "src" / "_book" / "chapters" / "img" / "graph.pdf").read_bytes().startswith(b"%PDF")
+    assert not staged.diagnostics
+
+
+def test_the_digest_is_stable_and_follows_the_chapter(tiny: Path) -> None:
+    config, target, first = stage(tiny)
+    overrides = sphinx_overrides(config, target)
+    _, _, again = stage(tiny)
+    assert input_digest(config, first, overrides) == input_digest(config, again, overrides)
+    chapter = tiny.parent / "chapters" / "en" / "tiny.md"
+    chapter.write_text(chapter.read_text(encoding="utf-8") + "\nOne more sentence.\n", encoding="utf-8")
+    _, _, edited = stage(tiny)
+    assert input_digest(config, edited, overrides) != input_digest(config, first, overrides)
+    # Text only the other framework shows does not touch this PDF.
+    chapter.write_text(chapter.read_text(encoding="utf-8").replace("Only MXNet", "Just MXNet"), encoding="utf-8")
+    _, _, mxnet_only = stage(tiny)
+    assert input_digest(config, mxnet_only, overrides) == input_digest(config, edited, overrides)
+
+
+def test_a_missing_figure_is_an_error_at_its_line(tiny: Path) -> None:
+    chapter = tiny.parent / "chapters" / "en" / "tiny.md"
+    chapter.write_text(chapter.read_text(encoding="utf-8").replace("graph.svg", "gone.svg"), encoding="utf-8")
+    _, _, staged = stage(tiny)
+    (problem,) = staged.diagnostics
+    assert problem.format().endswith(
+        "chapters/en/tiny.md:6: error: figure '../img/gone.svg' not found inside the book"
+        f" ({problem.message.split('(')[1]} [polybook.pdf.figure]"
+    )
+
+
+# -- the LaTeX log ---------------------------------------------------------------------------
+
+
+def test_missing_characters_are_read_with_their_code_and_font() -> None:
+    log = read_log((LOGS / "missing-glyph.log").read_text(encoding="utf-8"))
+    assert [(g.char, g.codepoint, g.font) for g in log.missing] == [
+        ("🧪", "U+1F9EA", "Noto Serif Regular"),
+        ("𐀀", "U+10000", "Noto Serif Regular"),
+    ]
+    assert log.errors == []
+
+
+def test_a_latex_error_is_traced_to_the_chapter_line_through_the_source_markers(tiny: Path) -> None:
+    chapter = tiny.parent / "chapters" / "en" / "tiny.md"
+    text = chapter.read_text(encoding="utf-8").replace("The last paragraph.", r"Broken math $\undefinedmacro x$ here.")
+    chapter.write_text(text, encoding="utf-8")
+    _, target, staged = stage(tiny)
+    log = read_log((LOGS / "undefined-macro.log").read_text(encoding="utf-8"))
+    (error,) = log.errors
+    assert (error.message, error.tex_line) == ("Undefined control sequence.", 138)
+    tex = (LOGS / "undefined-macro.tex").read_text(encoding="utf-8").splitlines()
+    assert source_of(tex, 138) == ("tiny", 25)  # the MyST line; the chapter line is 28
+    (found,) = diagnose(log, language="en", tex=tex, log_path=target.log, docs=staged.docs, paths=staged.paths)
+    assert found.level is Level.ERROR
+    assert found.path.endswith("chapters/en/tiny.md") and found.line == 28
+    assert found.message.startswith(
+        r'en: LaTeX error: Undefined control sequence. near "Broken math \(\undefinedmacro"'
+    )
+    assert "tiny-book-pytorch.log:" in found.message
+
+
+def test_a_missing_glyph_is_an_error_naming_language_character_and_line(tiny: Path) -> None:
+    chapter = tiny.parent / "chapters" / "en" / "tiny.md"
+    text = chapter.read_text(encoding="utf-8").replace("The last paragraph.", "A test tube 🧪 and Linear B 𐀀.")
+    chapter.write_text(text, encoding="utf-8")
+    _, target, staged = stage(tiny)
+    log = read_log((LOGS / "missing-glyph.log").read_text(encoding="utf-8"))
+    found = diagnose(log, language="en", tex=[], log_path=target.log, docs=staged.docs, paths=staged.paths)
+    assert [(Path(d.path).name, d.line, str(d.code), d.level) for d in found] == [
+        ("tiny.md", 28, "pdf.glyph", Level.ERROR),
+        ("tiny.md", 28, "pdf.glyph", Level.ERROR),
+    ]
+    assert found[0].message.startswith("en: no font has '🧪' (U+1F9EA TEST TUBE); it would print as a blank")

@@ -1,0 +1,193 @@
+"""The ten PDF books of the bundled book, built once per session with xelatex, and checked
+with poppler (pdftotext, pdffonts, pdftoppm); plus a tiny book that must fail to build.
+
+Needs TeX Live, the fonts and poppler-utils: ``scripts/setup-pdf.sh``.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from polybook.book import load_book
+from polybook.config import BookConfig, load_config
+from polybook.dialect.nodes import Heading
+from polybook.pdf.build import PdfReport, PdfTarget, build_pdfs, pdf_targets
+from polybook.pdf.stage import load_results
+from polybook.render.i18n import text
+
+from conftest import FIXTURES, ROOT
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("xelatex") is None, reason="TeX Live missing: run scripts/setup-pdf.sh"),
+]
+
+#: A line of code that only one framework's book has.
+ONLY_IN = {"mxnet": "npx.waitall()", "pytorch": "torch.cuda.synchronize"}
+#: What LaTeX writes itself, in each language: the contents title and a figure reference.
+WORDS = {
+    "en": ("CONTENTS", "Fig. 1.1"),
+    "ja": ("目次", "図 1.1"),
+    "pt": ("Conteúdo", "Figura 1.1"),
+    "zh": ("目录", "图 1.1"),
+    "tr": ("İçindekiler", "Şekil 1.1"),
+}
+#: The Noto CJK face set for the language: JP and SC draw shared ideographs differently.
+#: Checked in the log, not with pdffonts: xdvipdfmx names every face of the .ttc
+#: collection after its first one (JP) although it embeds the right one.
+CJK_FACES = {"ja": ("NotoSerifCJKJP", "NotoSansCJKJP"), "zh": ("NotoSerifCJKSC", "NotoSansCJKSC")}
+PREVIEW = ROOT / "build" / "pdf" / "preview"  # PNGs of page 1, for people to look at
+
+
+@pytest.fixture(scope="session")
+def bundled() -> tuple[BookConfig, PdfReport]:
+    """The ten PDFs of the bundled book in build/pdf (rebuilt only what changed)."""
+    config = load_config(ROOT / "conf.py")
+    report = build_pdfs(config)
+    assert not report.failed, "\n".join(d.format() for d in report.diagnostics)
+    return config, report
+
+
+def pdftotext(pdf: Path) -> str:
+    return subprocess.run(
+        ["pdftotext", "-enc", "UTF-8", str(pdf), "-"], capture_output=True, text=True, check=True
+    ).stdout
+
+
+def chapter_title(config: BookConfig, language: str) -> str:
+    doc = load_book(config, [language]).chapters[language]["async-computation"]
+    return next(n.text for n in doc.nodes if isinstance(n, Heading) and n.level == 1)
+
+
+TARGETS = [(lang, fw) for lang in ("en", "ja", "pt", "zh", "tr") for fw in ("mxnet", "pytorch")]
+
+
+@pytest.mark.parametrize(("language", "framework"), TARGETS)
+def test_each_pdf_has_its_chapter_title_its_framework_code_and_localised_words(
+    bundled: tuple[BookConfig, PdfReport], language: str, framework: str
+) -> None:
+    config, _ = bundled
+    (target,) = pdf_targets(config, [language], [framework])
+    content = pdftotext(target.pdf)
+    assert chapter_title(config, language) in content
+    assert ONLY_IN[framework] in content
+    other = next(fw for fw in ONLY_IN if fw != framework)
+    assert ONLY_IN[other] not in content
+    contents, figure = WORDS[language]
+    assert contents in content and figure in content
+
+
+@pytest.mark.parametrize(("language", "framework"), TARGETS)
+def test_each_pdf_embeds_its_fonts_and_its_log_has_no_missing_character(
+    bundled: tuple[BookConfig, PdfReport], language: str, framework: str
+) -> None:
+    config, _ = bundled
+    (target,) = pdf_targets(config, [language], [framework])
+    listing = subprocess.run(["pdffonts", str(target.pdf)], capture_output=True, text=True, check=True).stdout
+    fonts = listing.splitlines()[2:]
+    assert fonts and all(line.split()[-5] == "yes" for line in fonts), listing  # the "emb" column
+    log = target.log.read_text(encoding="utf-8", errors="replace")
+    assert "Missing character" not in log
+    families = set(re.findall(r"Font family '(\w+)\(\d+\)' created", log))
+    for lang, faces in CJK_FACES.items():
+        assert set(faces) <= families if lang == language else not set(faces) & families
+
+
+def test_pytorch_books_show_the_needs_a_gpu_notice_from_the_execution_results(
+    bundled: tuple[BookConfig, PdfReport],
+) -> None:
+    config, _ = bundled
+    for language in config.languages:
+        cells = [c for doc in load_results(config, language).values() for c in doc.get("cells", [])]
+        if not any(c["framework"] == "pytorch" and c["status"] == "needs_gpu" for c in cells):
+            continue  # not executed here yet (fresh clone): nothing to show
+        (target,) = pdf_targets(config, [language], ["pytorch"])
+        assert text(language, "needs_gpu") in " ".join(pdftotext(target.pdf).split())
+
+
+def test_nothing_is_rebuilt_when_nothing_changed(bundled: tuple[BookConfig, PdfReport]) -> None:
+    config, _ = bundled
+    started = time.monotonic()
+    report = build_pdfs(config)
+    assert {o.status for o in report.outcomes} == {"unchanged"}
+    assert time.monotonic() - started < 5
+
+
+@pytest.mark.parametrize(("language", "framework"), [("ja", "pytorch"), ("zh", "mxnet")])
+def test_page_one_of_the_cjk_pdfs_is_rendered_for_people_to_look_at(
+    bundled: tuple[BookConfig, PdfReport], language: str, framework: str
+) -> None:
+    config, _ = bundled
+    (target,) = pdf_targets(config, [language], [framework])
+    png = PREVIEW / f"{language}-{framework}-page1.png"
+    png.parent.mkdir(parents=True, exist_ok=True)
+    command = ["pdftoppm", "-png", "-r", "80", "-f", "1", "-l", "1", "-singlefile", str(target.pdf)]
+    subprocess.run([*command, str(png.with_suffix(""))], check=True)
+    assert png.read_bytes().startswith(b"\x89PNG") and png.stat().st_size > 5000
+
+
+# -- a book that must not build ---------------------------------------------------------------
+
+
+def tiny_book(tmp_path: Path, last_paragraph: str) -> Path:
+    shutil.copytree(FIXTURES / "pdf" / "tiny", tmp_path / "book")
+    chapter = tmp_path / "book" / "chapters" / "en" / "tiny.md"
+    chapter.write_text(chapter.read_text(encoding="utf-8").replace("The last paragraph.", last_paragraph), "utf-8")
+    return tmp_path / "book" / "conf.py"
+
+
+def run_cli(*args: str) -> tuple[int, str]:
+    from polybook.cli import build, main
+    from polybook.pdf.commands import pdf
+
+    if "pdf" not in build.commands:  # until cli.py mounts it
+        build.add_command(pdf)
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return result.exit_code, result.output  # stdout and stderr, interleaved
+
+
+def test_a_character_no_font_has_fails_the_build_naming_language_character_and_line(tmp_path: Path) -> None:
+    conf = tiny_book(tmp_path, "A test tube 🧪 in the last paragraph.")
+    code, output = run_cli("--conf", str(conf), "build", "pdf", "--framework", "pytorch")
+    assert code == 1
+    assert "chapters/en/tiny.md:28: error: en: no font has '🧪' (U+1F9EA TEST TUBE)" in output
+    assert "[polybook.pdf.glyph]" in output
+    target = pdf_targets(load_config(conf), ["en"], ["pytorch"])[0]
+    assert not target.pdf.exists() and not target.stamp.exists()
+
+
+def test_a_latex_error_names_the_chapter_line_and_the_log(tmp_path: Path) -> None:
+    conf = tiny_book(tmp_path, r"Broken math $\undefinedmacro x$ here.")
+    report = build_pdfs(load_config(conf), frameworks=["pytorch"])
+    (outcome,) = report.outcomes
+    assert outcome.status == "failed"
+    (error,) = [d for d in outcome.diagnostics if d.level == "error"]
+    assert (Path(error.path).name, error.line, str(error.code)) == ("tiny.md", 28, "pdf.latex")
+    assert "Undefined control sequence" in error.message and "tiny-book-pytorch.log:" in error.message
+
+
+def test_the_tiny_book_builds_once_fixed_and_the_cli_summarises(tmp_path: Path) -> None:
+    conf = tiny_book(tmp_path, "The last paragraph, fixed.")
+    code, output = run_cli("--conf", str(conf), "build", "pdf", "--framework", "pytorch", "-j", "1")
+    assert code == 0, output
+    assert "1 built, 0 unchanged, 0 failed" in output
+    target: PdfTarget = pdf_targets(load_config(conf), ["en"], ["pytorch"])[0]
+    content = pdftotext(target.pdf)
+    assert "Fig. 1.1" in content and "Only PyTorch readers" in content and "Only MXNet" not in content
+    code, output = run_cli("--conf", str(conf), "build", "pdf")  # mxnet is new, pytorch unchanged
+    assert code == 0 and "1 built, 1 unchanged, 0 failed" in output
+
+
+def test_unknown_languages_and_frameworks_are_usage_errors(tmp_path: Path) -> None:
+    conf = tiny_book(tmp_path, "The last paragraph.")
+    code, output = run_cli("--conf", str(conf), "build", "pdf", "--lang", "xx")
+    assert code == 2 and "not a language of this book: xx" in output
+    code, output = run_cli("--conf", str(conf), "build", "pdf", "--framework", "jax")
+    assert code == 2 and "not a framework of this book: jax" in output

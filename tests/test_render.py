@@ -1,0 +1,119 @@
+"""The transpile step, golden: a tiny complete book -> the MyST Sphinx reads.
+
+``tests/fixtures/render/book`` is a book (conf.py, two languages, a figure, a .bib) with
+hand-made execution results in ``eval/``; ``expected/`` holds the MyST of each chapter
+(all frameworks in tabs, and PyTorch only as the PDF stage will ask). Regenerate with
+``pytest tests/test_render.py --regen`` and review the diff.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from polybook.book import load_book
+from polybook.config import load_config
+from polybook.dialect import parse_text
+from polybook.dialect.nodes import Heading
+from polybook.render.inline import convert
+from polybook.render.myst import transpile
+from polybook.render.outputs import ChapterResults, OutputRenderer
+from polybook.render.sphinx_run import map_warnings
+from polybook.render.stage import cross_language_anchors, stage_language
+
+BOOK = Path(__file__).parent / "fixtures" / "render" / "book"
+EXPECTED = BOOK / "expected"
+
+
+def _results(language: str, chapter: str) -> ChapterResults:
+    path = BOOK / "eval" / language / f"{chapter}.json"
+    return ChapterResults.from_doc(json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None)
+
+
+def _check(name: str, actual: str, regen: bool) -> None:
+    expected = EXPECTED / name
+    if regen or not expected.is_file():
+        expected.parent.mkdir(parents=True, exist_ok=True)
+        expected.write_text(actual, encoding="utf-8")
+    assert actual == expected.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(("language", "chapter", "framework"), [
+    ("en", "tiny", None), ("ja", "tiny", None), ("en", "index", None), ("en", "tiny", "pytorch"),
+])  # fmt: skip
+def test_golden_myst(language: str, chapter: str, framework: str | None, regen: bool) -> None:
+    config = load_config(BOOK / "conf.py")
+    doc = load_book(config, [language]).chapters[language][chapter]
+    outputs = OutputRenderer(language, _results(language, chapter), lambda data, suffix: f"/_outputs/x{suffix}")
+    myst = transpile(doc, language, framework=framework, outputs=outputs, numbered_toc=chapter == "index")
+    suffix = f".{framework}" if framework else ""
+    _check(f"{language}/{chapter}{suffix}.md", myst.text, regen)
+    assert len(myst.lines) == myst.text.count("\n")
+
+
+def test_roles_become_myst_roles_but_code_spans_stay() -> None:
+    source = "See :numref:`fig_a` and :eqref:`eq_b`, ``:ref:`x` `` and :citet:`K`; ![i](../img/a.png)"
+    out = convert(source, image=lambda src: "/_book/img/a.png")
+    assert out == "See {numref}`fig_a` and {eq}`eq_b`, ``:ref:`x` `` and {cite:t}`K`; ![i](/_book/img/a.png)"
+
+
+def test_script_in_a_stream_is_a_literal_block_but_text_html_is_raw() -> None:
+    results = _results("en", "tiny")
+    renderer = OutputRenderer("en", results, lambda data, suffix: "x")
+    stream = "\n".join(renderer.cell(6, "mxnet"))
+    assert "{code-block} none" in stream and "{raw}" not in stream
+    rich = "\n".join(renderer.cell(28, "mxnet"))
+    assert '{raw} html\n<div class="output html"><b class="rich-output">bold</b></div>' in rich
+
+
+def test_needs_gpu_is_a_notice_with_where_it_ran() -> None:
+    lines = OutputRenderer("en", _results("en", "tiny"), lambda d, s: "x").cell(47, "pytorch")
+    text = "\n".join(lines)
+    assert "{admonition} Needs a GPU" in text and "CPU: Test CPU (2026-11-22)" in text
+    assert "RuntimeError: Found no NVIDIA driver" in text
+
+
+def test_figure_escaping_the_book_root_is_an_error(tmp_path: Path) -> None:
+    config = load_config(BOOK / "conf.py")
+    doc = parse_text("# T\n\n![x](../../../../etc/passwd)\n:label:`fig_x`\n", "chapters/en/bad.md")
+    stage = stage_language(config, "en", {"bad": doc}, {}, {}, tmp_path / "src", [])
+    codes = [(d.code, d.level, d.line) for d in stage.diagnostics]
+    assert codes == [("html.figure.outside", "error", 3)]
+    assert "passwd" not in stage.docs["bad"].text
+
+
+def test_staging_twice_rewrites_nothing(tmp_path: Path) -> None:
+    config = load_config(BOOK / "conf.py")
+    docs = load_book(config, ["en"]).chapters["en"]
+    first = stage_language(config, "en", docs, {}, {}, tmp_path, [])
+    mtimes = {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*") if p.is_file()}
+    second = stage_language(config, "en", docs, {}, {}, tmp_path, [])
+    assert first.digest == second.digest
+    assert mtimes == {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*") if p.is_file()}
+    assert (tmp_path / "_book" / "chapters" / "img" / "box.svg").is_file()
+
+
+def test_anchors_are_labels_or_the_source_slug() -> None:
+    def heads(*specs: tuple[int, str, str | None]) -> list[Heading]:
+        return [Heading("x.md", i + 1, i + 1, level, text, label) for i, (level, text, label) in enumerate(specs)]
+
+    source = heads((1, "Async", "sec_async"), (2, "Barriers and Blockers", None))
+    same = heads((1, "非同期", "sec_async"), (2, "バリア", None))
+    assert cross_language_anchors(same, source) == ["sec_async", "barriers-and-blockers"]
+    other_shape = heads((1, "非同期", "sec_async"))
+    assert cross_language_anchors(other_shape, source) == ["sec_async"]
+
+
+def test_sphinx_warnings_map_to_the_chapter_line(tmp_path: Path) -> None:
+    config = load_config(BOOK / "conf.py")
+    doc = load_book(config, ["en"]).chapters["en"]["tiny"]
+    myst = transpile(doc, "en")
+    myst_line = myst.text.split("\n").index("## More") + 1
+    text = f"{tmp_path}/tiny.md:{myst_line}: WARNING: something odd [myst.x]\nWARNING: global"
+    found = map_warnings(text, tmp_path, {"tiny": myst}, {"tiny": doc.path}, "chapters/en/index.md")
+    assert [(d.path, d.line, d.message) for d in found] == [
+        (doc.path, 40, "something odd [myst.x]"),
+        ("chapters/en/index.md", 1, "global"),
+    ]

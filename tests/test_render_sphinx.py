@@ -1,0 +1,100 @@
+"""Sphinx builds of the tiny fixture book (two languages, hand-made execution results).
+
+One build per test module; each test reads the HTML it produced. Slow: real Sphinx.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from polybook.render.commands import html
+
+BOOK = Path(__file__).parent / "fixtures" / "render" / "book"
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
+    root = tmp_path_factory.mktemp("book")
+    for name in ("conf.py", "refs.bib", "chapters"):
+        source = BOOK / name
+        (shutil.copytree if source.is_dir() else shutil.copy)(source, root / name)
+    shutil.copytree(BOOK / "eval", root / "build" / "eval")
+    result = CliRunner().invoke(html, ["--no-eval", "--strict"], obj={"conf": root / "conf.py"})
+    return root, result
+
+
+def page(root: Path, language: str, name: str) -> str:
+    return (root / "build" / "html" / language / f"{name}.html").read_text(encoding="utf-8")
+
+
+def test_warnings_are_reported_at_the_chapter_line_and_fail_strict(built: tuple[Path, object]) -> None:
+    _, result = built
+    assert result.exit_code == 1, result.output  # --strict: the missing citation is a warning
+    assert re.search(r"chapters/en/tiny\.md:4: warning: .*Nobody\.2099.* \[polybook\.html\.sphinx\]", result.output)
+    assert "error" not in "\n".join(ln for ln in result.output.splitlines() if "polybook.html" in ln)
+
+
+def test_labels_are_the_same_anchors_in_every_language(built: tuple[Path, object]) -> None:
+    root, _ = built
+    for language in ("en", "ja"):
+        text = page(root, language, "tiny")
+        for anchor in ("sec_tiny", "sec_tiny_more", "fig_box", "eq_sum"):
+            assert f'id="{anchor}"' in text, (language, anchor)
+    assert re.search(r'<section [^>]*id="sec_tiny"', page(root, "ja", "tiny"))  # the label is the section's id
+
+
+def test_references_use_localised_words(built: tuple[Path, object]) -> None:
+    root, _ = built
+    assert "Fig. 1" in page(root, "en", "tiny")
+    assert "図 1" in page(root, "ja", "tiny")
+    assert re.search(r"Section\s+1\.1", page(root, "en", "tiny"))
+
+
+def test_citations_resolve_through_the_bibliography(built: tuple[Path, object]) -> None:
+    root, _ = built
+    text = page(root, "en", "tiny")
+    assert "Goodfellow" in text and "Deep Learning" in text
+
+
+def test_outputs_are_escaped_unless_real_html(built: tuple[Path, object]) -> None:
+    root, _ = built
+    text = page(root, "en", "tiny")
+    assert "<script>alert(1)</script>" not in text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+    assert '<b class="rich-output">bold</b>' in text
+
+
+def test_tabs_notices_and_figures(built: tuple[Path, object]) -> None:
+    root, _ = built
+    text = page(root, "en", "tiny")
+    assert text.count('data-sync-group="framework"') >= 6
+    assert "Needs a GPU" in text and "CPU: Test CPU" in text
+    assert "No MXNet code for this step." in text and "Not run: an earlier PyTorch cell" in text
+    assert re.search(r'<img [^>]*src="_images/box\.svg"[^>]*style="width: 40px;"', text)
+    assert "MathJax.js?config=TeX-AMS_CHTML" in text and "cdn" not in text.lower()
+
+
+def test_site_ties_the_languages_together(built: tuple[Path, object]) -> None:
+    root, _ = built
+    out = root / "build" / "html"
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert 'href="en/index.html"' in index and ">日本語<" in index
+    sitemap = (out / "sitemap.xml").read_text(encoding="utf-8")
+    assert "<loc>ja/tiny.html</loc>" in sitemap and 'hreflang="en" href="en/tiny.html"' in sitemap
+    assert 'rel="alternate" hreflang="ja" href="../ja/tiny.html"' in page(root, "en", "tiny")
+    assert (out / "ja" / "404.html").is_file() and (out / "ja" / "searchindex.js").is_file()
+
+
+def test_second_build_is_a_no_op(built: tuple[Path, object]) -> None:
+    root, _ = built
+    before = (root / "build" / "html" / "en" / "tiny.html").stat().st_mtime_ns
+    result = CliRunner().invoke(html, ["--no-eval"], obj={"conf": root / "conf.py"})
+    assert result.exit_code == 0, result.output
+    assert result.output.count("up to date") == 2
+    assert (root / "build" / "html" / "en" / "tiny.html").stat().st_mtime_ns == before
