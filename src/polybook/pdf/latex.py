@@ -9,14 +9,12 @@ staged line maps it holds.
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import shutil
 import subprocess
 import sys
 import time
-import traceback
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -42,29 +40,11 @@ def run_latex(job: LatexJob) -> dict[str, Any]:
     """Sphinx -> .tex -> latexmk -> .pdf for one (language, framework); never raises."""
     result: dict[str, Any] = {"language": job.language, "framework": job.framework, "failure": "", "warnings": ""}
     started = time.monotonic()
-    status, warning = io.StringIO(), io.StringIO()
-    try:
-        from sphinx.application import Sphinx
-        from sphinx.util.docutils import docutils_namespace, patch_docutils
+    from polybook.render.sphinx_run import sphinx_build
 
-        with patch_docutils(Path(job.confdir)), docutils_namespace():
-            app = Sphinx(
-                job.srcdir,
-                job.confdir,
-                job.outdir,
-                job.doctreedir,
-                "latex",
-                confoverrides=job.overrides,
-                status=status,
-                warning=warning,
-                freshenv=False,
-                verbosity=0,
-            )
-            app.build()
-        sphinx_status = app.statuscode
-    except Exception:  # a broken extension or config: report it, do not stop the other PDFs
-        sphinx_status, result["failure"] = 2, traceback.format_exc()
-    result["warnings"] = warning.getvalue()
+    sphinx_status, result["failure"], _, result["warnings"] = sphinx_build(
+        job.srcdir, job.confdir, job.outdir, job.doctreedir, "latex", job.overrides
+    )
     result["sphinx_seconds"] = round(time.monotonic() - started, 3)
     if sphinx_status != 0:
         result.update(status="sphinx", seconds=result["sphinx_seconds"])

@@ -25,7 +25,7 @@ from typing import Any
 
 from polybook.book import Book, display_path, load_book
 from polybook.config import BookConfig
-from polybook.diagnostics import Diagnostic
+from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.render import settings
 from polybook.render.sphinx_run import SphinxJob, map_warnings, run_sphinx
 from polybook.render.stage import Stage, headings, stage_language
@@ -174,8 +174,6 @@ def build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None) 
             index_path = stage.paths.get("index", display_path(config.path))
             found = map_warnings(done["warnings"], stage.srcdir, stage.docs, stage.paths, index_path)
             if done["failure"]:
-                from polybook.diagnostics import Code, Diagnostic
-
                 found.append(Diagnostic.make(index_path, 1, Code.HTML_SPHINX, f"Sphinx failed:\n{done['failure']}"))
             build.diagnostics, build.seconds, build.written = found, done["seconds"], done["written"]
             if done["status"] == 0 and not done["failure"]:
@@ -232,8 +230,6 @@ def _write_stamp(path: Path, digest: str, found: list[Diagnostic]) -> None:
 
 
 def _diag_args(entry: dict[str, Any]) -> dict[str, Any]:
-    from polybook.diagnostics import Code, Level
-
     code = str(entry["code"]).removeprefix("polybook.")
     return {
         "path": entry["path"],

@@ -35,45 +35,56 @@ class SphinxJob:
     overrides: dict[str, Any]
 
 
-def run_sphinx(job: SphinxJob) -> dict[str, Any]:
-    """Build HTML for one language (in a worker process); never raises."""
-    started = time.monotonic()
+def sphinx_build(
+    srcdir: str, confdir: str, outdir: str, doctreedir: str, builder: str, overrides: dict[str, Any]
+) -> tuple[int, str, str, str]:
+    """One Sphinx build in this process (HTML pages or LaTeX sources); never raises.
+
+    Returns (status code, traceback of a crash or "", Sphinx's status log, its warnings).
+    """
     status, warning = io.StringIO(), io.StringIO()
     try:
-        if job.language.startswith("zh"):
-            _quiet_jieba()
         from sphinx.application import Sphinx
         from sphinx.util.console import nocolor
-
-        nocolor()
         from sphinx.util.docutils import docutils_namespace, patch_docutils
 
-        with patch_docutils(Path(job.confdir)), docutils_namespace():
+        nocolor()
+        with patch_docutils(Path(confdir)), docutils_namespace():
             app = Sphinx(
-                job.srcdir,
-                job.confdir,
-                job.outdir,
-                job.doctreedir,
-                "html",
-                confoverrides=job.overrides,
+                srcdir,
+                confdir,
+                outdir,
+                doctreedir,
+                builder,
+                confoverrides=overrides,
                 status=status,
                 warning=warning,
                 freshenv=False,
                 verbosity=0,
             )
             app.build()
-            code = app.statuscode
-        failure = ""
-    except Exception:  # a broken extension or theme: report it, do not kill the other languages
+        code, failure = app.statuscode, ""
+    except Exception:  # a broken extension, theme or config: report it, do not stop the other builds
         code, failure = 2, traceback.format_exc()
-    written = len(re.findall(r"^writing output\.\.\. ", status.getvalue(), re.MULTILINE))
+    return code, failure, status.getvalue(), warning.getvalue()
+
+
+def run_sphinx(job: SphinxJob) -> dict[str, Any]:
+    """Build HTML for one language (in a worker process); never raises."""
+    started = time.monotonic()
+    if job.language.startswith("zh"):
+        _quiet_jieba()
+    code, failure, status, warnings = sphinx_build(
+        job.srcdir, job.confdir, job.outdir, job.doctreedir, "html", job.overrides
+    )
+    written = len(re.findall(r"^writing output\.\.\. ", status, re.MULTILINE))
     return {
         "language": job.language,
         "status": code,
-        "warnings": warning.getvalue(),
+        "warnings": warnings,
         "failure": failure,
         "seconds": round(time.monotonic() - started, 3),
-        "log": status.getvalue()[-4000:],
+        "log": status[-4000:],
         "written": written,
     }
 

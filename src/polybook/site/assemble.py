@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from polybook.config import BookConfig
-from polybook.diagnostics import Diagnostic
+from polybook.diagnostics import Code, Diagnostic
 from polybook.render.i18n import text
 from polybook.render.settings import MATHJAX_DIR
 
@@ -48,8 +48,6 @@ def assemble(config: BookConfig, site: dict[str, Any], outdir: Path) -> list[Dia
             write_if_changed(outdir / lang["code"] / "404.html", not_found(lang["code"], site))
     copy_pdfs(config, site, outdir)
     if not copy_mathjax(outdir / MATHJAX_DIR):
-        from polybook.diagnostics import Code, Diagnostic
-
         message = f"MathJax not found in {MATHJAX_SOURCE}: math is shown as TeX (run scripts/setup-html.sh)"
         problems.append(Diagnostic.make(str(config.path), 1, Code.HTML_MATHJAX, message))
     return problems
