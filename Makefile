@@ -25,7 +25,7 @@ $(KERNEL_STAMP): $(STAMP) conf.py scripts/setup-kernel.sh
 	touch $@
 
 # System packages are checked with dpkg on every fresh venv; the scripts are no-ops when present.
-$(SYSTEM_STAMP): scripts/setup-html.sh scripts/setup-pdf.sh
+$(SYSTEM_STAMP): scripts/setup-html.sh scripts/setup-pdf.sh scripts/apt-ensure.sh
 	mkdir -p $(VENV)
 	scripts/setup-html.sh
 	scripts/setup-pdf.sh

@@ -6,17 +6,4 @@
 # Idempotent: a fast no-op when everything is installed already.
 set -euo pipefail
 packages=(chromium fonts-noto-cjk libjs-mathjax fonts-mathjax)
-missing=()
-for pkg in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
-done
-if [ ${#missing[@]} -eq 0 ]; then
-    exit 0
-fi
-if [ "$(id -u)" -ne 0 ]; then
-    echo "setup-html: missing ${missing[*]}; run as root: apt-get install -y ${missing[*]}" >&2
-    exit 1
-fi
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -q
-apt-get install -y -q --no-install-recommends "${missing[@]}"
+exec "$(dirname "$0")/apt-ensure.sh" "${packages[@]}"

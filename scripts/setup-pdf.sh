@@ -16,17 +16,4 @@ packages=(
     fonts-noto-cjk fonts-noto-core fonts-noto-mono fonts-dejavu-core fonts-dejavu-extra
     librsvg2-bin poppler-utils
 )
-missing=()
-for pkg in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
-done
-if [ ${#missing[@]} -eq 0 ]; then
-    exit 0
-fi
-if [ "$(id -u)" -ne 0 ]; then
-    echo "setup-pdf: missing ${missing[*]}; run as root: apt-get install -y ${missing[*]}" >&2
-    exit 1
-fi
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -q
-apt-get install -y -q --no-install-recommends "${missing[@]}"
+exec "$(dirname "$0")/apt-ensure.sh" "${packages[@]}"
