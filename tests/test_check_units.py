@@ -34,6 +34,15 @@ def test_one_extra_item_is_one_extra_item() -> None:
     assert [p.kind for p in pairs] == ["equal", "missing", "equal"]
 
 
+def test_alignment_pairs_the_most_equal_items_not_the_longest_run() -> None:
+    # A contiguous-block matcher pairs the trailing "B C" and leaves A..C unpaired; found by
+    # hypothesis as a sync that inserted a cell again on every run.
+    pairs = align(["A", "B", "C"], ["A", "x", "B", "C", "B"])
+    equal = [(p.source, p.target) for p in pairs if p.kind == "equal"]
+    assert equal == [(0, 0), (1, 2), (2, 3)]
+    assert sorted(p.target for p in pairs if p.target is not None) == [0, 1, 2, 3, 4]
+
+
 def test_one_extra_cell_is_reported_once(tmp_path: Path) -> None:
     cells = [cell(f"x{i} = {i} * {i}") for i in range(5)]
     ja = [*cells[:2], cell("extra = 'translation only'"), *cells[2:]]

@@ -1,9 +1,14 @@
 """Sequence alignment robust to inserted and removed items: exact, then similar.
 
-difflib finds the runs of identical keys (cells whose normalised code is equal); inside
-the gaps between them a small dynamic programme pairs the most similar items in order,
-and what stays unpaired is missing (source only) or extra (translation only). So one
-extra cell is one extra cell, never "every later cell changed".
+A longest common subsequence pairs the most identical keys (cells whose normalised code is
+equal); inside the gaps between them a small dynamic programme pairs the most similar
+items in order, and what stays unpaired is missing (source only) or extra (translation
+only). So one extra cell is one extra cell, never "every later cell changed".
+
+Written by hand because difflib's SequenceMatcher, the stdlib's nearest tool, anchors on
+the longest *contiguous* block: source A B C against A x B' C B C pairs the block "B C"
+at the end and leaves the earlier A..C unpaired, which made ``polybook sync`` insert a
+cell again on every run. The LCS pairs all three.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
+from itertools import pairwise
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,13 +49,45 @@ def align(
 ) -> list[Pair]:
     """Align two key sequences; every index of both appears in exactly one pair."""
     pairs: list[Pair] = []
-    matcher = SequenceMatcher(None, list(source), list(target), autojunk=False)
-    for op, s0, s1, t0, t1 in matcher.get_opcodes():
-        if op == "equal":
-            pairs.extend(Pair(s0 + k, t0 + k, "equal") for k in range(s1 - s0))
-        else:
-            pairs.extend(_pair_gap(source, target, s0, s1, t0, t1, similarity, threshold))
+    anchors = [(-1, -1), *_common(source, target), (len(source), len(target))]
+    for (s_prev, t_prev), (s_next, t_next) in pairwise(anchors):
+        s0, t0 = s_prev + 1, t_prev + 1
+        if s0 < s_next or t0 < t_next:
+            pairs.extend(_pair_gap(source, target, s0, s_next, t0, t_next, similarity, threshold))
+        if s_next < len(source):
+            pairs.append(Pair(s_next, t_next, "equal"))
     return pairs
+
+
+def _common(source: Sequence[str], target: Sequence[str]) -> list[tuple[int, int]]:
+    """Index pairs of a longest common subsequence (equal keys), earliest pairs preferred."""
+    n, m = len(source), len(target)
+    head = 0  # a common prefix and suffix need no table (the usual case: few changes)
+    while head < min(n, m) and source[head] == target[head]:
+        head += 1
+    tail = 0
+    while tail < min(n, m) - head and source[n - 1 - tail] == target[m - 1 - tail]:
+        tail += 1
+    a, b = source[head : n - tail], target[head : m - tail]
+    # lcs[i][j]: the length of an LCS of a[i:] and b[j:].
+    lcs = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i in range(len(a) - 1, -1, -1):
+        row, below = lcs[i], lcs[i + 1]
+        for j in range(len(b) - 1, -1, -1):
+            row[j] = below[j + 1] + 1 if a[i] == b[j] else max(below[j], row[j + 1])
+    middle = []
+    i = j = 0
+    while i < len(a) and j < len(b):
+        if a[i] == b[j] and lcs[i][j] == lcs[i + 1][j + 1] + 1:
+            middle.append((head + i, head + j))
+            i, j = i + 1, j + 1
+        elif lcs[i + 1][j] >= lcs[i][j + 1]:
+            i += 1
+        else:
+            j += 1
+    prefix = [(k, k) for k in range(head)]
+    suffix = [(n - tail + k, m - tail + k) for k in range(tail)]
+    return [*prefix, *middle, *suffix]
 
 
 def _pair_gap(

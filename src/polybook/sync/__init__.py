@@ -89,6 +89,7 @@ def _cell_edits(
     src_cells, tgt_cells = source.cells(), target.cells()
     pairs = align([_order_key(c) for c in src_cells], [_order_key(c) for c in tgt_cells], _order_ratio, 0.45)
     edits: list[Edit] = []
+    pruned: list[CodeCell] = []
     before: CodeCell | None = None  # the translation cell of the last paired source cell
     for pair in pairs:
         s = src_cells[pair.source] if pair.source is not None else None
@@ -100,14 +101,26 @@ def _cell_edits(
         elif s is not None:
             edits.append(_insert_cell(s, before, tgt_cells, lines, settings))
         elif t is not None and prune:
-            edits.append(_delete_cell(t, lines, f"extra cell at line {t.line} (--prune)", _neighbours(target, t)))
+            pruned.append(t)
+    for t in pruned:
+        edits.append(_delete_cell(t, lines, f"extra cell at line {t.line} (--prune)", _neighbours(target, t, pruned)))
     return edits
 
 
-def _neighbours(doc: Document, node: CodeCell) -> tuple[object, object]:
+def _neighbours(doc: Document, node: CodeCell, removed: list[CodeCell]) -> tuple[object, object]:
+    """The nodes that will stand before and after ``node`` once ``removed`` are gone.
+
+    Of a run of removed cells, only the last one reports its neighbours (the others get
+    (None, None)), so a run between two lists leaves one marker, not one per cell.
+    """
+    gone = {id(c) for c in removed}
     nodes = list(doc.walk())
     k = next(i for i, n in enumerate(nodes) if n is node)
-    return (nodes[k - 1] if k else None, nodes[k + 1] if k + 1 < len(nodes) else None)
+    if k + 1 < len(nodes) and id(nodes[k + 1]) in gone:
+        return (None, None)
+    before = next((n for n in reversed(nodes[:k]) if id(n) not in gone), None)
+    after = next((n for n in nodes[k + 1 :] if id(n) not in gone), None)
+    return (before, after)
 
 
 def _repair_cell(s: CodeCell, t: CodeCell, settings: DialectSettings) -> list[Edit]:
