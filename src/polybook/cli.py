@@ -262,11 +262,14 @@ def _mount() -> None:
     from polybook.execute.commands import cache, eval_command
     from polybook.pdf.commands import pdf
     from polybook.render.commands import html
+    from polybook.site.commands import publish, serve
 
     build.add_command(eval_command, name="eval")
     build.add_command(pdf)
     build.add_command(html)
     main.add_command(cache)
+    main.add_command(publish)
+    main.add_command(serve)
 
 
 _mount()

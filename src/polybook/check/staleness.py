@@ -73,7 +73,8 @@ def atomic_write(path: Path, text: str) -> None:
         raise
 
 
-def _git(root: Path, *args: str) -> str | None:
+def run_git(root: Path, *args: str) -> str | None:
+    """``git ARGS`` in ``root``: its stdout, or None when git fails or is not installed."""
     try:
         done = subprocess.run(["git", *args], cwd=root, capture_output=True, timeout=30, check=False)
     except (OSError, subprocess.TimeoutExpired):
@@ -82,16 +83,16 @@ def _git(root: Path, *args: str) -> str | None:
 
 
 def head_commit(root: Path) -> str | None:
-    out = _git(root, "rev-parse", "HEAD")
+    out = run_git(root, "rev-parse", "HEAD")
     return out.strip() if out else None
 
 
 def source_at(root: Path, commit: str, path: Path) -> str | None:
-    top = _git(root, "rev-parse", "--show-toplevel")
+    top = run_git(root, "rev-parse", "--show-toplevel")
     if not top:
         return None
     rel = path.resolve().relative_to(Path(top.strip()).resolve()).as_posix()
-    return _git(root, "show", f"{commit}:{rel}")
+    return run_git(root, "show", f"{commit}:{rel}")
 
 
 def _prose(doc: Document) -> list[Paragraph | Block | Heading]:

@@ -39,6 +39,7 @@ class HtmlOptions:
     languages: list[str] | None = None
     jobs: int | None = None
     evaluate: bool = True
+    status: bool = True  # the translation-status page (polybook.site.status) in every language
 
 
 @dataclass(slots=True)
@@ -133,6 +134,16 @@ def build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None) 
     bibfiles = settings.bibfiles(config)
     site = settings.site_info(config, book)
     source_headings = {name: headings(doc) for name, doc in book.chapters[config.source_language].items()}
+    generated: dict[str, dict[str, str]] = {}  # language -> docname -> MyST of pages polybook writes
+    if options.status:
+        from polybook.site import status
+
+        say("translation status")
+        generated = {code: {status.DOCNAME: page} for code, page in status.pages(book, selected).items()}
+        for lang in site["languages"]:
+            if status.DOCNAME not in lang["pages"]:
+                lang["pages"] = [*lang["pages"], status.DOCNAME]
+        site["status"] = status.DOCNAME
     version = renderer_version()
     stages: dict[str, Stage] = {}
     jobs: list[SphinxJob] = []
@@ -141,7 +152,14 @@ def build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None) 
     for code in selected:
         chapter_results = {chapter: doc for (lang, chapter), doc in results.items() if lang == code}
         stage = stage_language(
-            config, code, book.chapters[code], source_headings, chapter_results, work / code / "src", bibfiles
+            config,
+            code,
+            book.chapters[code],
+            source_headings,
+            chapter_results,
+            work / code / "src",
+            bibfiles,
+            generated.get(code),
         )
         stages[code] = stage
         diagnostics += stage.diagnostics

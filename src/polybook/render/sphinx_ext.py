@@ -100,6 +100,14 @@ def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[st
     context["metatags"] = context.get("metatags", "") + "\n" + "\n".join(alternates)
     context["polybook_languages"] = links
     context["polybook_current"] = next(link for link in links if link["current"])
+    if site.get("status"):  # the translation-status page (polybook.site.status), linked from the sidebar
+        from polybook.render.i18n import text
+
+        context["polybook_status"] = {
+            "href": _relative(page, f"{here}/{site['status']}.html"),
+            "title": text(here, "status"),
+            "current": pagename == site["status"],
+        }
     context["polybook_pdfs"] = [
         {"name": pdf["name"], "href": _relative(page, pdf["path"])} for pdf in site.get("pdfs", [])
     ]

@@ -98,8 +98,10 @@ def stage_language(
     results: dict[str, dict[str, Any]],
     srcdir: Path,
     bibfiles: list[Path],
+    extra: dict[str, str] | None = None,
 ) -> Stage:
-    """Write ``srcdir`` for ``language``; ``results`` maps chapter -> its eval document."""
+    """Write ``srcdir`` for ``language``; ``results`` maps chapter -> its eval document;
+    ``extra`` maps docname -> MyST of generated pages (the translation-status page)."""
     stage = Stage(language, srcdir)
     root = config.root.resolve()
     wanted: set[str] = set()
@@ -156,6 +158,10 @@ def stage_language(
         }
         stage.write(f"{SIDECAR_DIR}/{name}.json", json.dumps(sidecar, ensure_ascii=False).encode())
         wanted.update({f"{name}.md", f"{SIDECAR_DIR}/{name}.json"})
+    for name, myst_text in (extra or {}).items():
+        if name not in docs:  # a chapter of the same name wins
+            stage.write(f"{name}.md", myst_text.encode("utf-8"))
+            wanted.add(f"{name}.md")
     for bib in bibfiles:  # read by sphinxcontrib-bibtex from the book root; a change rebuilds
         stage.hasher.update(bib.name.encode() + hashlib.sha256(bib.read_bytes()).digest())
     prune(srcdir, wanted)

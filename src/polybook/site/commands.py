@@ -1,0 +1,178 @@
+"""``polybook publish`` and ``polybook serve``: mounted on the main group by :mod:`polybook.cli`."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+if TYPE_CHECKING:
+    from polybook.config import BookConfig
+
+
+@click.command()
+@click.option("--to", "dest", type=click.Path(file_okay=False, path_type=Path), help="Publish into this folder.")
+@click.option("--branch", help="Commit the site as the only content of this git branch (e.g. gh-pages).")
+@click.option("--remote", help="With --branch: build on the remote's branch and push there (e.g. origin).")
+@click.option("--base-url", help="The site's public URL, for absolute sitemap and hreflang links.")
+@click.option("--message", "-m", help="With --branch: the commit message.")
+@click.option("--strict", is_flag=True, help="Refuse a build with warnings too (execution's own policy aside).")
+@click.option("--without-pdf", is_flag=True, help="Publish even when PDFs are missing (pages link those built).")
+@click.pass_context
+def publish(
+    ctx: click.Context,
+    dest: Path | None,
+    branch: str | None,
+    remote: str | None,
+    base_url: str | None,
+    message: str | None,
+    strict: bool,
+    without_pdf: bool,
+) -> None:
+    """Publish the complete build (build/html with its PDFs) to a folder or a git branch.
+
+    Refuses, changing nothing, when the build is incomplete or failed: a language missing,
+    a failed Sphinx run, errors in build/html-report.json, failed cells that are not allowed,
+    missing PDFs. Only build outputs are published, never sources or caches. Exits 1 when
+    refused, 2 on usage errors.
+    """
+    import shutil
+    import tempfile
+
+    from polybook.book import display_path
+    from polybook.cli import UsageProblem, book_config
+    from polybook.site.branch import GitProblem, publish_branch
+    from polybook.site.publish import PublishRefused, assemble_site, check_base_url, problems, publish_folder
+
+    if not dest and not branch:
+        raise UsageProblem("where to? pass --to DIR and/or --branch NAME")
+    if remote and not branch:
+        raise UsageProblem("--remote goes with --branch")
+    if base_url and (why := check_base_url(base_url)):
+        raise UsageProblem(why)
+    config = book_config(ctx)
+    started = time.monotonic()
+    found = problems(config, strict=strict, require_pdfs=not without_pdf)
+    if found:
+        click.echo(f"publish: refused, the build is not complete ({len(found)} problem(s)):", err=True)
+        for problem in found[:20]:
+            click.echo(f"  - {problem}", err=True)
+        if len(found) > 20:
+            click.echo(f"  … and {len(found) - 20} more", err=True)
+        ctx.exit(1)
+    try:
+        if dest:
+            stats = publish_folder(config, dest, base_url)
+            size = stats.bytes / 1e6
+            click.echo(f"published {stats.files} files ({size:.1f} MB) to {display_path(dest)}", err=True)
+        if branch:
+            with tempfile.TemporaryDirectory(prefix="polybook-site-") as tmp:
+                site = Path(tmp) / "site"
+                if dest:  # already assembled: commit exactly what was published
+                    shutil.copytree(dest, site)
+                else:
+                    assemble_site(config, site, base_url)
+                result = publish_branch(config.root, site, branch, remote, message)
+            if not result.changed:
+                click.echo(f"{branch}: the site is unchanged ({result.commit[:10]}); nothing committed", err=True)
+            else:
+                parent = f" on {result.parent[:10]}" if result.parent else " (first commit)"
+                pushed = f", pushed to {result.pushed}" if result.pushed else ""
+                click.echo(f"{branch}: committed {result.commit[:10]}{parent}{pushed}", err=True)
+    except PublishRefused as exc:
+        click.echo(f"publish: refused: {exc}", err=True)
+        ctx.exit(1)
+    except GitProblem as exc:
+        click.echo(f"publish: {exc}", err=True)
+        ctx.exit(1)
+    click.echo(f"publish: done in {time.monotonic() - started:.2f}s", err=True)
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", "-p", type=click.IntRange(0, 65535), default=8000, show_default=True, help="0: any free port.")
+@click.option("-l", "--lang", "languages", multiple=True, help="Only build these languages (repeatable).")
+@click.option("--no-eval", is_flag=True, help="Run no code: render the outputs already in build/eval.")
+@click.option("--interval", type=click.FloatRange(min=0.05), default=0.5, show_default=True, help="Seconds per scan.")
+@click.pass_context
+def serve(ctx: click.Context, host: str, port: int, languages: tuple[str, ...], no_eval: bool, interval: float) -> None:
+    """Build the site, serve it on localhost, and rebuild and reload pages as chapters change.
+
+    Watches the chapters (figures included), conf.py and the bibliography; a change runs
+    the incremental HTML build (only what changed) and reloads open pages.
+    """
+    import threading
+
+    from polybook.cli import UsageProblem, book_config, known
+    from polybook.config import ConfigError, load_config
+    from polybook.site.serve import SiteServer, snapshot, watch
+
+    config = book_config(ctx)
+    known(languages, config.languages, "language")
+    conf_path = config.path
+    current = {"config": config}
+
+    def rebuild(changed: list[str]) -> int:
+        if str(conf_path) in changed:
+            try:
+                current["config"] = load_config(conf_path)
+            except ConfigError as exc:
+                click.echo(f"serve: conf.py has problems, not rebuilt:\n{exc}", err=True)
+                return 1
+        shown = ", ".join(Path(p).name for p in changed[:3]) + (" …" if len(changed) > 3 else "")
+        click.echo(f"serve: {shown} changed; rebuilding", err=True)
+        return build(current["config"], languages, no_eval)
+
+    def paths() -> list[Path]:
+        from polybook.render.settings import bibfiles
+
+        book = current["config"]
+        return [book.chapters_dir, conf_path, *bibfiles(book)]
+
+    before = snapshot(paths())
+    build(config, languages, no_eval)
+    try:
+        site = SiteServer(config.build_dir / "html", host, port).start()
+    except OSError as exc:
+        raise UsageProblem(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    click.echo(f"serving {site.url} (Ctrl-C to stop)", err=True)
+    click.echo(site.url)  # stdout: for scripts and tests
+    stop = threading.Event()
+    try:
+        watch(paths, rebuild, site, stop, interval, before)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stop.set()
+        site.stop()
+
+
+def build(config: BookConfig, languages: tuple[str, ...], no_eval: bool) -> int:
+    """One incremental HTML build, its report written like ``polybook build html``'s; the
+    number of errors (problems are printed, the server keeps serving the last good pages)."""
+    from polybook.diagnostics import Level, sort_key
+    from polybook.execute.environment import KernelProblem
+    from polybook.render.build import HtmlOptions, build_html
+    from polybook.render.commands import REPORT_NAME
+
+    started = time.monotonic()
+    try:
+        result = build_html(config, HtmlOptions(list(languages) or None, evaluate=not no_eval))
+    except KernelProblem as exc:
+        click.echo(f"serve: {exc}", err=True)
+        return 1
+    found = sorted(result.all_diagnostics(), key=sort_key)
+    for diag in found:
+        if diag.level is not Level.INFO:
+            click.echo(diag.format(), err=True)
+    report = result.outdir.parent / REPORT_NAME
+    report.write_text(json.dumps(result.to_dict(), ensure_ascii=False, indent=1), encoding="utf-8")
+    rebuilt = [b.language for b in result.languages if b.sphinx == "built"]
+    failed = [b.language for b in result.languages if b.sphinx == "failed"]
+    what = f"rebuilt {', '.join(rebuilt)}" if rebuilt else "nothing to rebuild"
+    what += f"; failed {', '.join(failed)}" if failed else ""
+    click.echo(f"serve: {what} ({time.monotonic() - started:.1f}s)", err=True)
+    return sum(d.level is Level.ERROR for d in found) + len(failed)

@@ -1,0 +1,255 @@
+"""``polybook publish``: the deployable site from a complete build, into a folder.
+
+1. :func:`problems` decides whether ``build/`` holds a complete, successful build: every
+   language's HTML (with the stamp Sphinx's run leaves only on success), no failed Sphinx
+   run and no error in ``build/html-report.json``, no failed cell that is not allowed in
+   ``build/eval-report.json``, every PDF of :func:`polybook.pdf.build.pdf_targets`.
+2. :func:`assemble_site` copies ``build/html`` -- only it: sources, caches and build
+   bookkeeping stay behind -- into a fresh folder, adds ``robots.txt`` and ``.nojekyll``,
+   and with a base URL makes the sitemap's and the pages' hreflang links absolute.
+3. :func:`replace_folder` swaps that folder in for the published one in one rename, or
+   :mod:`polybook.site.branch` commits it to a git branch.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import json
+import os
+import posixpath
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from polybook.book import display_path
+from polybook.config import BookConfig
+from polybook.diagnostics import Level
+
+#: Build bookkeeping that is never published (Sphinx's and polybook's stamps, copied sources).
+PRIVATE = {".buildinfo", ".polybook-build.json", ".polybook-complete", "_sources"}
+#: What every published site has at its root besides the languages; a folder holding these
+#: is one ``publish --to`` may replace.
+MARKERS = (".nojekyll", "index.html", "sitemap.xml")
+_LINK_RE = re.compile(r'(<link\b[^>]*?\brel="(?:alternate|canonical)"[^>]*?\bhref=")([^"]*)(")')
+_SITEMAP_RE = re.compile(r'(<loc>)([^<]*)(</loc>)|(<xhtml:link\b[^>]*?\bhref=")([^"]*)(")')
+_HTML_REPORT = "html-report.json"
+_EVAL_REPORT = "eval-report.json"
+
+
+class PublishRefused(Exception):
+    """The build is not complete, or the target is not one to replace; nothing was changed."""
+
+    def __init__(self, what: str, reasons: list[str]) -> None:
+        super().__init__(what + "\n" + "\n".join(f"  - {r}" for r in reasons))
+        self.reasons = reasons
+
+
+@dataclass(slots=True)
+class SiteStats:
+    files: int = 0
+    bytes: int = 0
+
+
+def problems(config: BookConfig, strict: bool = False, require_pdfs: bool = True) -> list[str]:
+    """Why ``build/`` cannot be published, one sentence each; empty when it can."""
+    html_dir = config.build_dir / "html"
+    rerun = "run `polybook build html`"
+    report = _read_json(config.build_dir / _HTML_REPORT)
+    if not (html_dir / "index.html").is_file() or report is None:
+        return [f"no complete HTML build in {display_path(html_dir)}: {rerun}"]
+    found: list[str] = []
+    reported = {entry["language"]: entry for entry in report.get("languages", [])}
+    for code, lang in config.languages.items():
+        out = html_dir / code
+        if not (out / "index.html").is_file():
+            found.append(f"language {code} ({lang.name}) is missing from {display_path(html_dir)}: {rerun}")
+        elif not (out / ".polybook-build.json").is_file() or reported.get(code, {}).get("sphinx") == "failed":
+            found.append(f"the last HTML build of {code} ({lang.name}) failed or did not finish: {rerun}")
+    diagnostics = [*report.get("diagnostics", []), *(d for e in reported.values() for d in e.get("diagnostics", []))]
+    for entry in diagnostics:
+        # A strict build also fails on warnings, except execution's (its own policy decides).
+        fatal = entry["level"] == Level.ERROR or (
+            strict and entry["level"] == Level.WARNING and not str(entry["code"]).startswith("polybook.exec.")
+        )
+        if fatal:
+            found.append(f"{entry['path']}:{entry['line']}: {entry['level']}: {entry['message']} [{entry['code']}]")
+    evaluation = _read_json(config.build_dir / _EVAL_REPORT) or {}
+    if evaluation.get("summary", {}).get("fatal"):
+        # The statuses that fail `polybook build eval` (execute.evaluate.Evaluation.fatal).
+        fatal_status = {"error", "timeout", "kernel_died"}
+        if config.execution.fail_on_needs_gpu:
+            fatal_status.add("needs_gpu")
+        for program in evaluation.get("programs", []):
+            failure = program.get("failure")
+            if failure and program.get("status") in fatal_status:
+                where = (failure.get("locations") or [program["chapter"]])[0]
+                found.append(
+                    f"{where}: {program['framework']} cell {failure['cell'] + 1} failed ({program['status']}: "
+                    f"{failure.get('ename', '')}) and is not allowed to: fix it, or mark it allowed to raise"
+                )
+    if require_pdfs:
+        from polybook.pdf.build import pdf_targets
+
+        for target in pdf_targets(config):
+            if (html_dir / target.language / "pdf" / target.pdf.name).is_file():
+                continue
+            if target.pdf.is_file():
+                found.append(f"{display_path(target.pdf)} was built after the HTML: {rerun} (it links the PDFs)")
+            else:
+                found.append(f"{display_path(target.pdf)} is missing: run `polybook build pdf` (or --without-pdf)")
+    return list(dict.fromkeys(found))
+
+
+def assemble_site(config: BookConfig, target: Path, base_url: str | None = None) -> SiteStats:
+    """Copy ``build/html`` into the empty folder ``target`` and finish it for hosting."""
+    source = (config.build_dir / "html").resolve()
+    stats = SiteStats()
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        skipped = {name for name in names if name in PRIVATE or name.endswith(".tmp")}
+        for name in names:
+            path = Path(folder) / name
+            # A link out of build/html would publish whatever it points at: refuse it.
+            if path.is_symlink() and not path.resolve().is_relative_to(source):
+                raise PublishRefused("build/html links outside itself:", [f"{display_path(path)} -> {path.resolve()}"])
+        return skipped
+
+    shutil.copytree(source, target, ignore=ignore, dirs_exist_ok=True)
+    base = (base_url or str(config.sphinx.get("html_baseurl") or "")).rstrip("/")
+    if base_url:
+        absolute_urls(target, base, str(config.sphinx.get("html_baseurl") or "").rstrip("/"))
+    robots = "User-agent: *\nAllow: /\n" + (f"\nSitemap: {base}/sitemap.xml\n" if base else "")
+    (target / "robots.txt").write_text(robots, encoding="utf-8")
+    (target / ".nojekyll").write_text("", encoding="utf-8")  # GitHub Pages: serve _static/ as is
+    for path in target.rglob("*"):
+        if path.is_file():
+            stats.files += 1
+            stats.bytes += path.stat().st_size
+    return stats
+
+
+def check_base_url(url: str) -> str | None:
+    """Why ``url`` cannot be the site's base URL, or None."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return f"--base-url must be an absolute http(s) URL such as https://example.org/book, not {url!r}"
+    if parts.query or parts.fragment:
+        return f"--base-url cannot have a query or fragment: {url!r}"
+    return None
+
+
+def absolute_urls(site: Path, base: str, built_with: str) -> None:
+    """Point the hreflang/canonical links of every page and the sitemap's URLs at ``base``.
+
+    The build wrote them relative (or under conf.py's ``html_baseurl``); search engines want
+    them absolute. Only those links are touched -- polybook's own tags and Sphinx's canonical.
+    """
+
+    def rewrite(page: str, href: str) -> str:
+        if built_with and href.startswith(built_with + "/"):
+            return base + href[len(built_with) :]
+        if urlsplit(href).scheme or href.startswith("/"):
+            return href
+        return f"{base}/{posixpath.normpath(posixpath.join(posixpath.dirname(page), href))}"
+
+    for path in site.rglob("*.html"):
+        page = path.relative_to(site).as_posix()
+        text = path.read_text(encoding="utf-8")
+        new = _LINK_RE.sub(lambda m, page=page: m[1] + rewrite(page, m[2]) + m[3], text)
+        if new != text:
+            path.write_text(new, encoding="utf-8")
+    sitemap = site / "sitemap.xml"
+    if sitemap.is_file():
+        text = sitemap.read_text(encoding="utf-8")
+        sitemap.write_text(
+            _SITEMAP_RE.sub(
+                lambda m: (
+                    (m[1] + rewrite("sitemap.xml", m[2]) + m[3])
+                    if m[1]
+                    else (m[4] + rewrite("sitemap.xml", m[5]) + m[6])
+                ),
+                text,
+            ),
+            encoding="utf-8",
+        )
+
+
+def target_problem(config: BookConfig, dest: Path) -> str | None:
+    """Why ``dest`` must not be replaced by the site, or None."""
+    dest = dest.resolve()
+    root = config.root.resolve()
+    for keep, what in ((root, "the book"), (config.build_dir.resolve() / "html", "the build"), (Path.home(), "home")):
+        if dest == keep or keep.is_relative_to(dest):
+            return f"{display_path(dest)} holds {what}: publish into a folder of its own"
+    if dest.is_relative_to(config.chapters_dir.resolve()):
+        return f"{display_path(dest)} is inside the chapters: publish into a folder of its own"
+    if dest.exists() and not dest.is_dir():
+        return f"{display_path(dest)} is a file, not a folder"
+    if dest.is_dir() and any(dest.iterdir()) and not all((dest / name).exists() for name in MARKERS):
+        return (
+            f"{display_path(dest)} is not empty and not a site polybook published (no {', '.join(MARKERS)}): "
+            "refusing to replace it; remove it or choose another folder"
+        )
+    return None
+
+
+def publish_folder(config: BookConfig, dest: Path, base_url: str | None = None) -> SiteStats:
+    """Assemble the site beside ``dest`` and swap it in; ``dest`` is untouched on any failure."""
+    problem = target_problem(config, dest)
+    if problem:
+        raise PublishRefused("cannot publish there:", [problem])
+    dest = dest.resolve()
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fresh = Path(tempfile.mkdtemp(prefix=f".{dest.name}.new-", dir=dest.parent))
+    try:
+        fresh.chmod(0o755)  # mkdtemp makes it private; a web server must read it
+        stats = assemble_site(config, fresh, base_url)
+        replace_folder(fresh, dest)
+    finally:
+        if fresh.exists():
+            shutil.rmtree(fresh)
+    return stats
+
+
+def replace_folder(fresh: Path, dest: Path) -> None:
+    """Put ``fresh`` at ``dest`` so that readers of ``dest`` see the old site or the new one.
+
+    Python has no way to swap two folders: ``os.replace`` cannot replace a non-empty
+    folder. Linux's ``renameat2(RENAME_EXCHANGE)`` swaps them in one step; elsewhere the
+    old folder is renamed away first (a reader may then briefly find no folder, never half a site).
+    """
+    if not dest.exists():
+        os.rename(fresh, dest)
+        return
+    old = dest.with_name(f".{dest.name}.old-{os.getpid()}")
+    if _exchange(fresh, dest):
+        os.rename(fresh, old)  # fresh now holds the old site
+    else:
+        os.rename(dest, old)
+        os.rename(fresh, dest)
+    shutil.rmtree(old)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    name = ctypes.util.find_library("c")
+    if not name:
+        return False
+    libc = ctypes.CDLL(name, use_errno=True)
+    renameat2 = getattr(libc, "renameat2", None)
+    if renameat2 is None:
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    return renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None

@@ -1,0 +1,181 @@
+"""``polybook serve``: the built site on localhost, rebuilt and reloaded as chapters change.
+
+The server is the standard library's (``http.server``), serving ``build/html`` as is, except
+that every HTML response gets a small script that polls ``/__polybook__/version`` and reloads
+the page when the number changes -- after each rebuild. Polling, not a socket: it needs no
+extra server machinery, survives the server restarting, and tests can read the same endpoint.
+
+Changes are found by polling modification times (:func:`snapshot`) rather than with an
+inotify library: none is in polybook's pinned environment, a book is a few hundred files
+(a scan costs milliseconds), and polling also works on network and container mounts where
+file events do not arrive. The rebuild is the incremental HTML build: a prose edit reruns no
+kernel and only that language's Sphinx.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterable
+from functools import partial
+from http import HTTPStatus
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+VERSION_PATH = "/__polybook__/version"
+RELOAD_SCRIPT = b"""<script>
+(function () {
+  var seen = null;
+  function poll() {
+    fetch("%s", {cache: "no-store"}).then(function (r) { return r.json(); }).then(function (d) {
+      if (seen === null) { seen = d.version; } else if (d.version !== seen) { window.location.reload(); }
+    }).catch(function () {}).finally(function () { setTimeout(poll, 1000); });
+  }
+  poll();
+})();
+</script>
+""" % VERSION_PATH.encode()
+
+Snapshot = dict[str, tuple[int, int]]
+
+
+class SiteServer:
+    """``root`` over HTTP, with the version counter the pages poll."""
+
+    def __init__(self, root: Path, host: str = "127.0.0.1", port: int = 8000) -> None:
+        self.root = root
+        self.version = 0
+        self.building = False
+        self.problems = 0  # errors of the last rebuild, shown by the version endpoint
+        self.httpd = ThreadingHTTPServer((host, port), partial(_Handler, directory=str(root), site=self))
+        self.thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host}:{port}/"
+
+    def start(self) -> SiteServer:
+        self.thread = threading.Thread(target=self.httpd.serve_forever, name="polybook-serve", daemon=True)
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def state(self) -> dict[str, Any]:
+        return {"version": self.version, "building": self.building, "problems": self.problems}
+
+
+class _Handler(SimpleHTTPRequestHandler):
+    def __init__(self, *args: Any, site: SiteServer, **kwargs: Any) -> None:
+        self.site = site
+        super().__init__(*args, **kwargs)
+
+    def do_GET(self) -> None:
+        path = urlsplit(self.path).path
+        if path == VERSION_PATH:
+            return self._send(json.dumps(self.site.state()).encode(), "application/json")
+        file = Path(self.translate_path(self.path))
+        if file.is_dir() and path.endswith("/"):
+            file = file / "index.html"
+        if file.suffix == ".html" and file.is_file() and _inside(file, self.site.root):
+            return self._send(inject(file.read_bytes()), "text/html; charset=utf-8")
+        return super().do_GET()
+
+    def _send(self, body: bytes, content_type: str) -> None:
+        self.send_response(HTTPStatus.OK)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def end_headers(self) -> None:
+        self.send_header("Cache-Control", "no-store")  # a rebuilt page must never come from the cache
+        super().end_headers()
+
+    def log_request(self, code: Any = "-", size: Any = "-") -> None:
+        """Only failed requests: a page load is dozens of requests, and the poll one a second."""
+        code = code.value if isinstance(code, HTTPStatus) else code
+        if str(code).isdigit() and int(code) >= 400:
+            super().log_request(code, size)
+
+    def log_error(self, format: str, *args: Any) -> None:
+        pass  # log_request above reports the failed request once
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path.resolve().is_relative_to(root.resolve())
+
+
+def inject(page: bytes) -> bytes:
+    """The page with the reload script before ``</body>`` (at the end when there is none)."""
+    at = page.rfind(b"</body>")
+    return page + RELOAD_SCRIPT if at < 0 else page[:at] + RELOAD_SCRIPT + page[at:]
+
+
+def snapshot(paths: Iterable[Path]) -> Snapshot:
+    """(mtime, size) of every file under ``paths`` (files or folders)."""
+    found: Snapshot = {}
+    for top in paths:
+        files = [top] if top.is_file() else (p for p in top.rglob("*") if p.is_file()) if top.is_dir() else []
+        for path in files:
+            try:
+                stat = path.stat()
+            except OSError:  # removed while scanning: the next scan sees it gone
+                continue
+            found[str(path)] = (stat.st_mtime_ns, stat.st_size)
+    return found
+
+
+def changed_files(before: Snapshot, after: Snapshot) -> list[str]:
+    return sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+
+
+def watch(
+    paths: Callable[[], list[Path]],
+    rebuild: Callable[[list[str]], int],
+    site: SiteServer,
+    stop: threading.Event,
+    interval: float = 0.5,
+    since: Snapshot | None = None,
+) -> None:
+    """Until ``stop``: when files under ``paths()`` change (and then stay still for one
+    ``interval``, so an editor's save is one rebuild), ``rebuild`` them and bump the version.
+
+    ``since``: the files as they were before the site being served was built, so an edit made
+    while it was built (or just after) is not mistaken for the starting point."""
+    last = snapshot(paths()) if since is None else since
+    while not stop.wait(interval):
+        now = snapshot(paths())
+        if now == last:
+            continue
+        while not stop.wait(interval):  # let a burst of writes settle
+            settled = snapshot(paths())
+            if settled == now:
+                break
+            now = settled
+        changed, last = changed_files(last, now), now
+        site.building = True
+        try:
+            site.problems = rebuild(changed)
+        finally:
+            site.building = False
+            site.version += 1
+
+
+def wait_for_version(url: str, above: int, timeout: float) -> dict[str, Any]:
+    """Poll the version endpoint until it exceeds ``above`` (tests and the benchmark)."""
+    from urllib.request import urlopen
+
+    deadline = time.monotonic() + timeout
+    while True:
+        with urlopen(url.rstrip("/") + VERSION_PATH, timeout=5) as response:
+            state = json.loads(response.read())
+        if state["version"] > above or time.monotonic() > deadline:
+            return state
+        time.sleep(0.1)

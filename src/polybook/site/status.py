@@ -1,0 +1,288 @@
+"""The translation-status page: per language and chapter, what ``polybook check`` finds and
+how far the source has moved since the translation was last synced (git).
+
+The page is staged as one more MyST document of each language's site
+(:data:`DOCNAME`), so its text enters the stage digest: when findings or commit counts
+change, that language is rebuilt; when they do not, the incremental build skips it. The
+numbers are the check's active findings, counted exactly as ``polybook check --format json``
+counts them (suppressed ones apart); the tables carry ``data-*`` attributes so tests and
+scripts can read them back.
+"""
+
+from __future__ import annotations
+
+import html
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from polybook.book import Book
+from polybook.check import check_book
+from polybook.check.findings import CheckResult, Finding
+from polybook.check.report.common import by_importance
+from polybook.check.staleness import read_lock, run_git
+from polybook.diagnostics import Code, Level
+from polybook.render.i18n import text
+
+#: The page's docname in every language (a chapter of that name would hide it).
+DOCNAME = "polybook-status"
+LEVELS = (Level.ERROR, Level.WARNING, Level.INFO)
+#: Font Awesome icons (shipped with pydata-sphinx-theme; emoji depend on the reader's fonts).
+ICONS = {
+    Level.ERROR: "fa-solid fa-circle-xmark",
+    Level.WARNING: "fa-solid fa-triangle-exclamation",
+    Level.INFO: "fa-solid fa-circle-info",
+}
+#: A chapter's state, worst first: icon and i18n key.
+STATES = {
+    "failing": ("fa-solid fa-circle-xmark", "status_failing"),
+    "missing": ("fa-regular fa-circle", "status_missing"),
+    "behind": ("fa-solid fa-clock-rotate-left", "status_behind"),
+    "ok": ("fa-solid fa-circle-check", "status_ok"),
+}
+_FAMILIES = {"code", "math", "numbers", "ref", "structure", "stale", "suppression"}
+
+
+@dataclass(slots=True)
+class ChapterStatus:
+    chapter: str
+    translated: bool
+    findings: list[Finding] = field(default_factory=list)  # active ones
+    suppressed: int = 0
+    synced: str | None = None  # the source commit of the last sync
+    changes_since: int | None = None  # source commits touching the chapter since; None: unknown
+
+    def count(self, level: Level) -> int:
+        return sum(f.level is level for f in self.findings)
+
+    @property
+    def kinds(self) -> Counter[str]:
+        """Findings per kind: the code's family (``code``, ``math``...), parse problems as ``parse``."""
+        return Counter(family(f.code) for f in self.findings)
+
+    @property
+    def state(self) -> str:
+        if not self.translated:
+            return "missing"
+        if self.count(Level.ERROR):
+            return "failing"
+        if self.count(Level.WARNING) or self.changes_since:
+            return "behind"
+        return "ok"
+
+
+@dataclass(slots=True)
+class LanguageStatus:
+    language: str
+    chapters: list[ChapterStatus] = field(default_factory=list)
+
+    def count(self, level: Level) -> int:
+        return sum(c.count(level) for c in self.chapters)
+
+    @property
+    def suppressed(self) -> int:
+        return sum(c.suppressed for c in self.chapters)
+
+    def states(self) -> Counter[str]:
+        return Counter(c.state for c in self.chapters)
+
+
+def family(code: Code) -> str:
+    head = str(code).split(".")[0]
+    return head if head in _FAMILIES else "parse"
+
+
+def collect(book: Book, result: CheckResult | None = None) -> dict[str, LanguageStatus]:
+    """Every language's status (the source language's holds the source's own problems)."""
+    config = book.config
+    result = result or check_book(book)
+    source = config.source_language
+    names = sorted({n for docs in book.chapters.values() for n in docs})
+    by_place: dict[tuple[str, str], list[Finding]] = {}
+    for finding in result.findings:
+        by_place.setdefault((finding.lang, finding.chapter), []).append(finding)
+    counter = CommitCounter(config.chapters_dir / source)
+    statuses: dict[str, LanguageStatus] = {}
+    for lang in config.languages:
+        status = LanguageStatus(lang)
+        docs = book.chapters.get(lang, {})
+        lock = read_lock(config.chapters_dir / lang) if lang != source else {}
+        for name in names:
+            if name not in book.chapters.get(source, {}) and name not in docs:
+                continue
+            found = by_place.get((lang, name), [])
+            chapter = ChapterStatus(name, name in docs, [f for f in found if f.suppressed is None])
+            chapter.suppressed = len(found) - len(chapter.findings)
+            record = lock.get(name)
+            if record and record.commit:
+                chapter.synced = record.commit
+                chapter.changes_since = counter.since(record.commit, f"{name}.md")
+            status.chapters.append(chapter)
+        statuses[lang] = status
+    return statuses
+
+
+class CommitCounter:
+    """Source commits touching a chapter since a commit (``git rev-list --count``), memoised."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.cache: dict[tuple[str, str], int | None] = {}
+
+    def since(self, commit: str, name: str) -> int | None:
+        key = (commit, name)
+        if key not in self.cache:
+            out = run_git(self.folder, "rev-list", "--count", f"{commit}..HEAD", "--", name)
+            self.cache[key] = int(out) if out and out.strip().isdigit() else None
+        return self.cache[key]
+
+
+def finding_link(finding: Finding, config_sphinx: dict, root: Path) -> tuple[str, str]:
+    """(href, label) of a finding's line: the repository's file view when conf.py names the
+    repository the way pydata-sphinx-theme's "edit this page" button does (``html_context``
+    ``github_user``, ``github_repo``, ``github_version``, ``doc_path``); else the chapter's page."""
+    where = finding.primary
+    path = book_relative(where.path, root)
+    label = f"{path}:{where.line}"
+    context = config_sphinx.get("html_context") or {}
+    if context.get("github_user") and context.get("github_repo"):
+        prefix = str(context.get("doc_path") or "").strip("/")
+        full = f"{prefix}/{path}" if prefix else path
+        version = context.get("github_version") or "main"
+        return (
+            f"https://github.com/{context['github_user']}/{context['github_repo']}/blob/{version}/{full}#L{where.line}",
+            label,
+        )
+    return f"{finding.chapter}.html", label
+
+
+def book_relative(path: str, root: Path) -> str:
+    """Finding paths are shown relative to the working folder; the page uses the book root so
+    its text (and the stage digest) does not depend on where the build was started."""
+    try:
+        return Path(path).resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path
+
+
+def render_page(statuses: dict[str, LanguageStatus], language: str, book: Book) -> str:
+    """The MyST of ``language``'s status page: an overview of every language, then this
+    language's chapters and findings."""
+    config = book.config
+    t = _translator(language)
+    source = config.source_language
+    names = {code: lang.name for code, lang in config.languages.items()}
+    out = [
+        "<style>",
+        ".polybook-status td.n{text-align:right;font-variant-numeric:tabular-nums}",
+        ".polybook-status tr.current{font-weight:600}",
+        ".polybook-status :is(td,i):is(.failing,.error){color:var(--pst-color-danger,#c62828)}",
+        ".polybook-status :is(td,i):is(.behind,.warning){color:var(--pst-color-warning,#b26a00)}",
+        ".polybook-status :is(td,i).info{color:var(--pst-color-info,#0277bd)}",
+        ".polybook-status :is(td,i).ok{color:var(--pst-color-success,#2e7d32)}",
+        ".polybook-status :is(td,i):is(.missing,.zero){color:var(--pst-color-text-muted,#777)}",
+        ".polybook-status li.finding code{font-size:.85em}",
+        "</style>",
+        '<div class="polybook-status">',
+        f"<p>{t('status_intro', source=names[source])}</p>",
+        f'<table class="table polybook-status-overview"><thead><tr><th>{t("status_language")}</th>',
+        "".join(f"<th>{_icon(STATES[s][0], s)} {t(STATES[s][1])}</th>" for s in STATES),
+        "".join(f"<th>{_icon(ICONS[level], str(level))} {t('status_' + str(level))}</th>" for level in LEVELS),
+        f"<th>{t('status_suppressed')}</th></tr></thead><tbody>",
+    ]
+    for code, status in statuses.items():
+        states = status.states()
+        current = ' class="current"' if code == language else ""
+        link = f"../{code}/{DOCNAME}.html"
+        cells = (
+            "".join(_count(states[s], s, "data-state") for s in STATES)
+            if code != source
+            else (f'<td colspan="{len(STATES)}">{t("status_source")}</td>')
+        )
+        out.append(
+            f'<tr data-lang="{code}"{current}><td><a href="{link}">{html.escape(names[code])}</a></td>{cells}'
+            + "".join(_count(status.count(level), str(level)) for level in LEVELS)
+            + _count(status.suppressed, "suppressed")
+            + "</tr>"
+        )
+    out.append("</tbody></table>")
+    mine = statuses[language]
+    if language != source:
+        out.append(_chapter_table(mine, t, source))
+    out.append(_findings(mine, t, book))
+    out.append("</div>")
+    body = "\n".join(line for line in out if line)
+    title = text(language, "status")
+    # orphan: the page is in no toctree; the sidebar links it (polybook-toc.html).
+    return f"---\norphan: true\n---\n\n# {title}\n\n````{{raw}} html\n{body}\n````\n"
+
+
+Translate = Callable[..., str]
+
+
+def _translator(language: str) -> Translate:
+    """The page's UI strings in ``language``, HTML-escaped."""
+    return lambda key, **values: html.escape(text(language, key, **values))
+
+
+def _icon(classes: str, what: str) -> str:
+    return f'<i class="{classes} {what}" aria-hidden="true"></i>'
+
+
+def _count(n: int, what: str, attribute: str = "data-level") -> str:
+    css = "n zero" if n == 0 else f"n {what}"
+    return f'<td class="{css}" {attribute}="{what}">{n}</td>'
+
+
+def _chapter_table(status: LanguageStatus, t: Translate, source: str) -> str:
+    rows = [
+        f'<table class="table polybook-status-chapters"><thead><tr><th>{t("status_chapter")}</th>'
+        f"<th>{t('status_state')}</th>"
+        + "".join(f'<th title="{t("status_" + str(level))}">{_icon(ICONS[level], str(level))}</th>' for level in LEVELS)
+        + f"<th>{t('status_kinds')}</th><th>{t('status_synced')}</th><th>{t('status_since')}</th></tr></thead><tbody>"
+    ]
+    for chapter in status.chapters:
+        icon, key = STATES[chapter.state]
+        href = f"{chapter.chapter}.html" if chapter.translated else f"../{source}/{chapter.chapter}.html"
+        kinds = ", ".join(f"{kind} × {n}" for kind, n in sorted(chapter.kinds.items()))
+        synced = f"<code>{chapter.synced[:10]}</code>" if chapter.synced else t("status_unknown")
+        since = "—" if chapter.changes_since is None else str(chapter.changes_since)
+        since_css = "n behind" if chapter.changes_since else "n zero"
+        rows.append(
+            f'<tr data-chapter="{html.escape(chapter.chapter)}" data-state="{chapter.state}">'
+            f'<td><a href="{href}">{html.escape(chapter.chapter)}</a></td>'
+            f'<td class="{chapter.state}">{_icon(icon, chapter.state)} {t(key)}</td>'
+            + "".join(_count(chapter.count(level), str(level)) for level in LEVELS)
+            + f'<td>{html.escape(kinds)}</td><td>{synced}</td><td class="{since_css}" data-since="">{since}</td></tr>'
+        )
+    rows.append("</tbody></table>")
+    return "\n".join(rows)
+
+
+def _findings(status: LanguageStatus, t: Translate, book: Book) -> str:
+    config = book.config
+    with_findings = [c for c in status.chapters if c.findings]
+    if not with_findings:
+        return f"<p>{t('status_none')}</p>"
+    out = [f"<h2>{t('status_findings')}</h2>"]
+    for chapter in with_findings:
+        out.append(f'<details data-chapter="{html.escape(chapter.chapter)}"><summary><strong>')
+        out.append(f"{html.escape(chapter.chapter)}</strong> — {len(chapter.findings)}</summary><ul>")
+        for finding in by_importance(chapter.findings):
+            href, label = finding_link(finding, config.sphinx, config.root)
+            message = html.escape(" ".join(finding.message.split()))
+            icon = _icon(ICONS[finding.level], finding.level)
+            out.append(
+                f'<li class="finding {finding.level}" data-level="{finding.level}">{icon} '
+                f'<a href="{html.escape(href)}">{html.escape(label)}</a> {message} '
+                f"<code>polybook.{finding.code}</code></li>"
+            )
+        out.append("</ul></details>")
+    return "\n".join(out)
+
+
+def pages(book: Book, languages: list[str], result: CheckResult | None = None) -> dict[str, str]:
+    """language -> the MyST of its status page, for the staged languages."""
+    statuses = collect(book, result)
+    return {code: render_page(statuses, code, book) for code in languages}

@@ -1,0 +1,125 @@
+"""`polybook serve`: real HTTP requests against the server, a real edit, a real rebuild."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.error import HTTPError
+from urllib.request import urlopen
+
+import pytest
+
+from polybook.site.serve import RELOAD_SCRIPT, VERSION_PATH, SiteServer, wait_for_version, watch
+
+from conftest import FIXTURES
+
+BOOK = FIXTURES / "render" / "book"
+
+
+def fetch(url: str) -> tuple[int, str, bytes]:
+    try:
+        with urlopen(url, timeout=10) as response:
+            return response.status, response.headers["Content-Type"], response.read()
+    except HTTPError as exc:
+        return exc.code, "", b""
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Iterator[SiteServer]:
+    (tmp_path / "en").mkdir()
+    (tmp_path / "en" / "page.html").write_text("<html><body><p>first</p></body></html>", encoding="utf-8")
+    (tmp_path / "en" / "style.css").write_text("p {}", encoding="utf-8")
+    server = SiteServer(tmp_path, port=0).start()
+    yield server
+    server.stop()
+
+
+def test_pages_get_the_reload_script_other_files_are_served_as_they_are(site: SiteServer) -> None:
+    status, kind, body = fetch(site.url + "en/page.html")
+    assert status == 200 and kind.startswith("text/html")
+    assert body == b"<html><body><p>first</p>" + RELOAD_SCRIPT + b"</body></html>"
+    assert fetch(site.url + "en/style.css")[2] == b"p {}"
+    assert fetch(site.url + "en/missing.html")[0] == 404
+    assert fetch(site.url + "../../etc/passwd")[0] == 404
+    assert json.loads(fetch(site.url + VERSION_PATH.lstrip("/"))[2]) == {"version": 0, "building": False, "problems": 0}
+
+
+def test_a_change_rebuilds_once_and_bumps_the_version(site: SiteServer, tmp_path: Path) -> None:
+    sources = tmp_path / "sources"
+    sources.mkdir()
+    (sources / "a.md").write_text("a", encoding="utf-8")
+    rebuilt: list[list[str]] = []
+
+    def rebuild(changed: list[str]) -> int:
+        rebuilt.append(changed)
+        (tmp_path / "en" / "page.html").write_text("<html><body>second</body></html>", encoding="utf-8")
+        return 0
+
+    stop = threading.Event()
+    watcher = threading.Thread(target=watch, args=(lambda: [sources], rebuild, site, stop, 0.05))
+    watcher.start()
+    try:
+        time.sleep(0.2)
+        (sources / "a.md").write_text("edited", encoding="utf-8")
+        (sources / "b.md").write_text("new", encoding="utf-8")
+        state = wait_for_version(site.url, 0, timeout=10)
+    finally:
+        stop.set()
+        watcher.join()
+    assert state["version"] == 1 and rebuilt == [[str(sources / "a.md"), str(sources / "b.md")]]
+    assert b"second" in fetch(site.url + "en/page.html")[2]
+
+
+@pytest.mark.slow
+def test_serve_rebuilds_the_page_after_an_edit(tmp_path: Path) -> None:
+    for name in ("conf.py", "refs.bib", "chapters"):
+        source = BOOK / name
+        (shutil.copytree if source.is_dir() else shutil.copy)(source, tmp_path / name)
+    shutil.copytree(BOOK / "eval", tmp_path / "build" / "eval")
+    polybook = Path(sys.executable).with_name("polybook")
+    command = [str(polybook), "--conf", str(tmp_path / "conf.py"), "serve", "--port", "0", "--no-eval"]
+    log = (tmp_path / "serve.log").open("w")  # a file, not a pipe: nobody reads it while serving
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True)
+    try:
+        url = server.stdout.readline().strip()  # printed once the first build is served
+        assert url.startswith("http://127.0.0.1:"), (tmp_path / "serve.log").read_text()
+        status, _, page = fetch(url + "en/tiny.html")
+        assert status == 200 and b"Tiny Chapter" in page and b"__polybook__/version" in page
+        chapter = tmp_path / "chapters" / "en" / "tiny.md"
+        edited = chapter.read_text(encoding="utf-8").replace("# Tiny Chapter", "# Tiny Chapter, Edited")
+        started = time.monotonic()
+        chapter.write_text(edited, encoding="utf-8")
+        state = wait_for_version(url, 0, timeout=120)
+        seconds = time.monotonic() - started
+        assert state == {"version": 1, "building": False, "problems": 0}
+        assert b"Tiny Chapter, Edited" in fetch(url + "en/tiny.html")[2]
+        assert b"Tiny Chapter, Edited" not in fetch(url + "ja/tiny.html")[2]
+        print(f"serve: edit to reloadable page in {seconds:.1f}s")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        log.close()
+
+
+def test_an_edit_made_while_the_first_build_ran_is_not_lost(site: SiteServer, tmp_path: Path) -> None:
+    from polybook.site.serve import snapshot
+
+    sources = tmp_path / "sources"
+    sources.mkdir()
+    (sources / "a.md").write_text("a", encoding="utf-8")
+    before = snapshot([sources])  # taken before the first build
+    (sources / "a.md").write_text("edited during the build", encoding="utf-8")
+    stop = threading.Event()
+    watcher = threading.Thread(target=watch, args=(lambda: [sources], lambda changed: 0, site, stop, 0.05, before))
+    watcher.start()
+    try:
+        assert wait_for_version(site.url, 0, timeout=10)["version"] == 1
+    finally:
+        stop.set()
+        watcher.join()
