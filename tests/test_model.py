@@ -42,6 +42,22 @@ def test_inlines_carry_their_own_line() -> None:
     )
 
 
+def test_code_spans_across_lines_keep_later_lines_right() -> None:
+    # markdown-it turns a code span's line breaks into spaces; lines after it must not shift.
+    text = "# T\n\nline `two\nstill` two :ref:`b`\n$x +\ny$ and :cite:`c`\n`a` `a\nb` :eqref:`d`\n"
+    (paragraph,) = (n for n in parse_text(text, "p.md").nodes if isinstance(n, Paragraph))
+    got = [(i.kind, i.value, i.line) for i in paragraph.inlines]
+    assert got == [
+        ("code", "two still", 3),
+        ("role", "b", 4),
+        ("math", "x +\ny", 5),
+        ("role", "c", 6),
+        ("code", "a", 7),
+        ("code", "a b", 7),
+        ("role", "d", 8),
+    ]
+
+
 def test_code_cell_fields() -> None:
     text = "intro\n\n```{.python .input  n=2}\n#@tab pytorch\n%matplotlib inline\ndef f():  #@save\n    pass\n```\n"
     (cell,) = parse_text(text, "c.md").cells()

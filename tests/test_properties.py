@@ -58,9 +58,10 @@ FRAGMENTS = [
 
 def _check(text: str) -> None:
     doc = parse_text(text, "p.md")
-    n_lines = text.count("\n") + text.count("\r") + 1
+    normalised = text.replace("\r\n", "\n").replace("\r", "\n")
+    n_lines = max(1, len(normalised.split("\n")) - normalised.endswith("\n"))
     for node in doc.walk():
-        assert 1 <= node.line <= node.end_line <= n_lines + 1
+        assert 1 <= node.line <= node.end_line <= n_lines
     for diagnostic in doc.diagnostics:
         assert 1 <= diagnostic.line <= n_lines
     doc.to_dict()

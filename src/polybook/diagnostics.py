@@ -32,6 +32,7 @@ class Code(StrEnum):
     TAB_UNMATCHED = "tab.unmatched"
     TAB_UNKNOWN = "tab.unknown"
     TAB_MISPLACED = "tab.misplaced"
+    CELL_MISPLACED = "cell.misplaced"
     DIRECTIVE_DAMAGED = "directive.damaged"
     ROLE_DAMAGED = "role.damaged"
     LABEL_DUPLICATE = "label.duplicate"
@@ -93,6 +94,7 @@ DEFAULT_LEVEL: dict[Code, Level] = {
     Code.TAB_UNMATCHED: Level.ERROR,
     Code.TAB_UNKNOWN: Level.ERROR,
     Code.TAB_MISPLACED: Level.ERROR,
+    Code.CELL_MISPLACED: Level.ERROR,
     Code.DIRECTIVE_DAMAGED: Level.ERROR,
     Code.ROLE_DAMAGED: Level.WARNING,
     Code.LABEL_DUPLICATE: Level.ERROR,

@@ -101,6 +101,7 @@ class _Builder:
         children = token.children or []
         link: list[str] | None = None
         skip = -1
+        cursor = 0  # where the last code span ended in the raw text (see _code_span_breaks)
         for i, child in enumerate(children):
             if i == skip:
                 line += child.content.count("\n")
@@ -115,6 +116,8 @@ class _Builder:
                 out.append(Inline("math", line, child.content))
             elif kind == "code_inline":
                 out.append(Inline("code", line, child.content))
+                breaks, cursor = _code_span_breaks(token.content, child, cursor)
+                line += breaks
             elif kind == "image":
                 out.append(Inline("image", line, str(child.attrGet("src") or ""), child.content))
                 out.extend(Inline(x.kind, line, x.value, x.name) for x in self._image_roles(child))
@@ -160,7 +163,8 @@ class _Builder:
         if self.open_tab is not None:
             tab = self.open_tab
             self.report(tab.line, Code.TAB_UNCLOSED, f"`:begin_tab:`{tab.spec}`` is never closed with `:end_tab:`")
-            tab.closed, tab.end_line = False, len(self.lines)
+            last = len(self.lines) - (len(self.lines) > 1 and self.lines[-1] == "")  # a final newline ends a line
+            tab.closed, tab.end_line = False, max(last, tab.line)
             self.open_tab = None
         return self.doc
 
@@ -183,8 +187,9 @@ class _Builder:
     def on_paragraph_open(self, token: Token, inline: Token | None) -> None:
         assert token.map is not None and inline is not None
         start, end = token.map
-        if _HASH_HEADING_RE.match(self.lines[start]):
-            self.report(start + 1, Code.HEADING_DAMAGED, "a heading needs a space after its '#' marks")
+        for number in range(start, end):
+            if _HASH_HEADING_RE.match(self.lines[number]):
+                self.report(number + 1, Code.HEADING_DAMAGED, "a heading needs a space after its '#' marks")
         visible = [
             c
             for c in inline.children or []
@@ -199,7 +204,11 @@ class _Builder:
         self.emit(Paragraph(self.path, start + 1, end, self.source(start, end), self.inlines(inline)))
 
     def on_container(self, tokens: Sequence[Token], i: int) -> int:
-        """A list, quote or table: kept as written, its inline content indexed."""
+        """A list, quote or table: kept as written, its inline content indexed.
+
+        Like d2lbook, only fences at the margin are code cells: an input fence indented
+        into a list or quote is shown as code but never runs, which is reported.
+        """
         open_token = tokens[i]
         assert open_token.map is not None
         depth, j, found = 0, i, []
@@ -209,6 +218,8 @@ class _Builder:
                 found.extend(self.inlines(tokens[j]))
             elif tokens[j].type == "d2l_directive":
                 self.nested_directive(tokens[j])
+            elif tokens[j].type == "fence":
+                self.nested_fence(tokens[j])
             j += 1
             if depth == 0:
                 break
@@ -226,6 +237,19 @@ class _Builder:
             Code.TAB_MISPLACED,
             f"{raw!r} is indented inside a list or quote and is ignored; put it on a line of its own at the margin",
         )
+
+    def nested_fence(self, token: Token) -> None:
+        assert token.map is not None
+        start, end = token.map
+        if not (end - 1 > start and _is_closing_fence(self.lines[end - 1].lstrip(" >"), token.markup)):
+            self.report(start + 1, Code.FENCE_UNCLOSED, f"code fence {token.markup}{token.info} is never closed")
+        if parse_fence_info(token.info).is_input:
+            self.report(
+                start + 1,
+                Code.CELL_MISPLACED,
+                "this code cell is indented inside a list or quote, so it is shown but never run; "
+                "put its fence at the margin",
+            )
 
     def on_math_block(self, token: Token, _next: Token | None) -> None:
         assert token.map is not None
@@ -380,11 +404,24 @@ class _Builder:
 
 def _is_closing_fence(line: str, markup: str) -> bool:
     stripped = line.strip()
-    return (
-        line.startswith(("", " ", "  ", "   "))
-        and len(line) - len(line.lstrip(" ")) < 4
-        and bool(stripped and set(stripped) == {markup[0]} and len(stripped) >= len(markup))
+    return len(line) - len(line.lstrip(" ")) < 4 and bool(
+        stripped and set(stripped) == {markup[0]} and len(stripped) >= len(markup)
     )
+
+
+def _code_span_breaks(raw: str, span: Token, cursor: int) -> tuple[int, int]:
+    """Line breaks inside a code span, and where it ends in ``raw`` (the paragraph's text).
+
+    markdown-it turns a code span's line breaks into spaces (CommonMark), so they are
+    counted on the raw text: the span's content with each space free to be a break.
+    Written by hand because markdown-it keeps no source positions for inline tokens.
+    """
+    body = "".join(r"[ \n]" if ch == " " else re.escape(ch) for ch in span.content)
+    fence = re.escape(span.markup)
+    found = re.compile(rf"(?<!`){fence}[ \n]?{body}[ \n]?{fence}(?!`)").search(raw, cursor)
+    if found is None:
+        return 0, cursor
+    return found.group(0).count("\n"), found.end()
 
 
 def build_document(path: str, text: str, tokens: Sequence[Token], settings: DialectSettings) -> Document:

@@ -6,23 +6,53 @@ from pathlib import Path
 
 from polybook.diagnostics import Code, Diagnostic
 
+#: More bad sequences than this in one file are summed up in one last diagnostic.
+MAX_ENCODING_REPORTS = 10
+
 
 def decode(data: bytes, path: str) -> tuple[str, list[Diagnostic]]:
     """Decode UTF-8; undecodable bytes become U+FFFD and are reported, never raised."""
-    diagnostics: list[Diagnostic] = []
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
-    try:
-        return data.decode("utf-8"), diagnostics
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        bad = data[exc.start : exc.end].hex(" ")
+    bad = _undecodable(data)
+    diagnostics = [
+        Diagnostic.make(
+            path,
+            data.count(b"\n", 0, start) + 1,
+            Code.ENCODING,
+            f"not UTF-8: byte(s) {data[start:end].hex(' ')} at byte offset {start}; shown as U+FFFD",
+        )
+        for start, end in bad[:MAX_ENCODING_REPORTS]
+    ]
+    if len(bad) > MAX_ENCODING_REPORTS:
+        start = bad[MAX_ENCODING_REPORTS][0]
+        more = len(bad) - MAX_ENCODING_REPORTS
         diagnostics.append(
             Diagnostic.make(
-                path, line, Code.ENCODING, f"not UTF-8: byte(s) {bad} at byte offset {exc.start}; shown as U+FFFD"
+                path,
+                data.count(b"\n", 0, start) + 1,
+                Code.ENCODING,
+                f"not UTF-8: {more} more undecodable sequence(s) from byte offset {start} on",
             )
         )
-        return data.decode("utf-8", errors="replace"), diagnostics
+    return data.decode("utf-8", errors="replace"), diagnostics
+
+
+def _undecodable(data: bytes) -> list[tuple[int, int]]:
+    """(start, end) byte offsets of every run of undecodable bytes."""
+    found: list[tuple[int, int]] = []
+    offset = 0
+    while True:
+        try:
+            data[offset:].decode("utf-8")
+        except UnicodeDecodeError as exc:
+            start, end = offset + exc.start, offset + exc.end
+            if found and found[-1][1] == start:
+                start = found.pop()[0]
+            found.append((start, end))
+            offset += exc.end
+        else:
+            return found
 
 
 def read_text(path: Path, display: str) -> tuple[str, list[Diagnostic]]:
