@@ -59,6 +59,7 @@ class Code(StrEnum):
     STRUCTURE_CHAPTER = "structure.chapter"
     STALE_SOURCE = "stale.source"
     STALE_UNKNOWN = "stale.unknown"
+    STALE_LOCK = "stale.lock"  # an entry of the sync lock file that cannot be trusted
     SUPPRESSION = "suppression"
     # Execution (polybook build eval)
     EXEC_ERROR = "exec.error"
@@ -120,6 +121,7 @@ DEFAULT_LEVEL: dict[Code, Level] = {
     Code.STRUCTURE_CHAPTER: Level.ERROR,
     Code.STALE_SOURCE: Level.WARNING,
     Code.STALE_UNKNOWN: Level.INFO,
+    Code.STALE_LOCK: Level.ERROR,
     Code.SUPPRESSION: Level.ERROR,
     Code.EXEC_ERROR: Level.ERROR,
     Code.EXEC_NEEDS_GPU: Level.WARNING,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -26,12 +27,19 @@ from polybook.dialect.builder import DialectSettings
 from polybook.dialect.nodes import Block, Document, Heading, Paragraph
 
 LOCK_NAME = "polybook-sync.json"
+_COMMIT = re.compile(r"[0-9a-f]{7,40}")
 
 
 @dataclass(frozen=True, slots=True)
 class SyncRecord:
+    """One chapter's entry of the lock file. ``commit`` is a hex commit hash or None: the
+    lock comes with the pull request, so anything else is kept out of git's arguments and
+    described in ``problem`` (with the entry's ``line`` in the lock file)."""
+
     commit: str | None
     sha256: str
+    problem: str | None = None
+    line: int = 1
 
 
 def file_sha256(path: Path) -> str:
@@ -44,11 +52,21 @@ def read_lock(folder: Path) -> dict[str, SyncRecord]:
     except (OSError, ValueError):
         return {}
     chapters = data.get("chapters", {}) if isinstance(data, dict) else {}
-    return {
-        stem: SyncRecord(rec.get("commit"), rec.get("sha256", ""))
-        for stem, rec in chapters.items()
-        if isinstance(rec, dict)
-    }
+    if not isinstance(chapters, dict):
+        return {}
+    return {stem: _record(folder, stem, rec) for stem, rec in chapters.items() if isinstance(rec, dict)}
+
+
+def _record(folder: Path, stem: str, rec: dict) -> SyncRecord:
+    commit, sha256 = rec.get("commit"), rec.get("sha256", "")
+    sha256 = sha256 if isinstance(sha256, str) else ""
+    if commit is None or (isinstance(commit, str) and _COMMIT.fullmatch(commit)):
+        return SyncRecord(commit, sha256)
+    text = (folder / LOCK_NAME).read_text(encoding="utf-8")
+    at = text.find(json.dumps(stem) + ":")
+    line = text.count("\n", 0, at) + 1 if at >= 0 else 1
+    problem = f"entry {stem!r} has commit {commit!r}, not a commit hash (7 to 40 lowercase hex digits); it is ignored"
+    return SyncRecord(None, sha256, problem, line)
 
 
 def write_lock(folder: Path, source_language: str, records: dict[str, SyncRecord]) -> None:
@@ -92,7 +110,7 @@ def source_at(root: Path, commit: str, path: Path) -> str | None:
     if not top:
         return None
     rel = path.resolve().relative_to(Path(top.strip()).resolve()).as_posix()
-    return run_git(root, "show", f"{commit}:{rel}")
+    return run_git(root, "show", "--end-of-options", f"{commit}:{rel}")
 
 
 def _prose(doc: Document) -> list[Paragraph | Block | Heading]:
@@ -104,6 +122,25 @@ def _text(node: Paragraph | Block | Heading) -> str:
 
 
 def check_staleness(
+    lang: str,
+    chapter: str,
+    source: Document,
+    target: Document,
+    record: SyncRecord | None,
+    source_file: Path,
+    settings: DialectSettings,
+    match: CellMatch,
+) -> list[Finding]:
+    out: list[Finding] = []
+    if record is not None and record.problem:
+        lock = Location((Path(target.path).parent / LOCK_NAME).as_posix(), record.line)
+        out.append(Finding.make(
+            Code.STALE_LOCK, f"{LOCK_NAME}: {record.problem}", lang, chapter, lock, subject=(record.problem, ""),
+        ))  # fmt: skip
+    return out + _changes_since(lang, chapter, source, target, record, source_file, settings, match)
+
+
+def _changes_since(
     lang: str,
     chapter: str,
     source: Document,

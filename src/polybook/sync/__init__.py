@@ -213,7 +213,8 @@ def sync_chapter(book: Book, lang: str, chapter: str, prune: bool = False) -> Ch
     source_file = config.chapters_dir / config.source_language / f"{chapter}.md"
     previous = read_lock(config.chapters_dir / lang).get(chapter)
     digest = file_sha256(source_file)
-    result.record = previous if previous and previous.sha256 == digest else SyncRecord(head_commit(config.root), digest)
+    keep = previous and previous.sha256 == digest and not previous.problem
+    result.record = previous if keep else SyncRecord(head_commit(config.root), digest)
     return result
 
 

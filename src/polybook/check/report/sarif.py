@@ -61,6 +61,7 @@ RULE_TEXT: dict[Code, str] = {
     Code.STRUCTURE_CHAPTER: "A chapter of the source is missing from the translation, or the other way round.",
     Code.STALE_SOURCE: "The source changed after the translation was last updated.",
     Code.STALE_UNKNOWN: "Whether the translation is up to date cannot be told from the history.",
+    Code.STALE_LOCK: "An entry of the translation's sync lock file is invalid (its commit is not a commit hash).",
     Code.SUPPRESSION: "A suppression is invalid or no longer matches anything.",
     Code.EXEC_ERROR: "A code cell raised an error when executed.",
     Code.EXEC_NEEDS_GPU: "A code cell needs a GPU this machine does not have.",

@@ -1,0 +1,72 @@
+"""The sync record (lock file) is data from the pull request: it must never steer git."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from polybook import sync
+from polybook.book import load_book
+from polybook.check import check_book
+from polybook.check.staleness import LOCK_NAME, file_sha256, read_lock, source_at
+from polybook.config import load_config
+
+from minibook import cell, make_book
+
+
+def git(root: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True)
+    return done.stdout.strip()
+
+
+def committed_book(root: Path) -> Path:
+    conf = make_book(root, "Intro.\n\n" + cell("x = 1"), "序文。\n\n" + cell("x = 1"))
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "book")
+    return conf
+
+
+def test_a_lock_commit_that_is_not_a_hash_never_reaches_git(tmp_path: Path) -> None:
+    conf = committed_book(tmp_path)
+    written = tmp_path / "out"
+    (tmp_path / "out:chapters" / "en").mkdir(parents=True)  # where `git show --output=out:chapters/...` writes
+    lock = {"source_language": "en", "chapters": {"intro": {"commit": f"--output={written}", "sha256": "0" * 64}}}
+    (tmp_path / "chapters" / "ja" / LOCK_NAME).write_text(json.dumps(lock, indent=2), encoding="utf-8")
+    result = check_book(load_book(load_config(conf)))
+    assert not list((tmp_path / "out:chapters" / "en").iterdir())
+    (bad,) = [f for f in result.active if f.code == "stale.lock"]
+    assert bad.level == "error"
+    assert bad.primary.path.endswith(f"chapters/ja/{LOCK_NAME}") and bad.primary.line == 4
+    assert "'intro'" in bad.message and "--output=" in bad.message
+    assert read_lock(tmp_path / "chapters" / "ja")["intro"].commit is None  # nobody downstream gets it
+    book = load_book(load_config(conf))
+    sync.write(book, sync.sync_book(book))  # sync replaces the bad entry
+    assert read_lock(tmp_path / "chapters" / "ja")["intro"].commit == git(tmp_path, "rev-parse", "HEAD")
+    assert check_book(load_book(load_config(conf))).active == []
+
+
+def test_lock_commits_must_be_hex(tmp_path: Path) -> None:
+    conf = committed_book(tmp_path)
+    head = git(tmp_path, "rev-parse", "HEAD")
+    digest = file_sha256(tmp_path / "chapters" / "en" / "intro.md")
+    entries = {"a": head, "b": head[:7], "c": head[:6], "d": "HEAD", "e": head.upper(), "f": 42, "g": None}
+    lock = {"chapters": {k: {"commit": v, "sha256": digest} for k, v in entries.items()}}
+    (tmp_path / "chapters" / "ja" / LOCK_NAME).write_text(json.dumps(lock), encoding="utf-8")
+    records = read_lock(tmp_path / "chapters" / "ja")
+    assert {k: r.commit for k, r in records.items()} == {
+        "a": head, "b": head[:7], "c": None, "d": None, "e": None, "f": None, "g": None
+    }  # fmt: skip
+    assert {k for k, r in records.items() if r.problem} == {"c", "d", "e", "f"}
+    assert load_config(conf)  # the book itself is fine
+
+
+def test_source_at_passes_end_of_options(tmp_path: Path) -> None:
+    committed_book(tmp_path)
+    en = tmp_path / "chapters" / "en" / "intro.md"
+    head = git(tmp_path, "rev-parse", "HEAD")
+    assert source_at(tmp_path, head, en) == en.read_text(encoding="utf-8")
+    (tmp_path / "out:chapters" / "en").mkdir(parents=True)
+    assert source_at(tmp_path, f"--output={tmp_path / 'out'}", en) is None
+    assert not list((tmp_path / "out:chapters" / "en").iterdir())
