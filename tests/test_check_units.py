@@ -160,3 +160,16 @@ def test_staleness_reports_source_changes_since_the_sync(tmp_path: Path) -> None
     commit = git(tmp_path, "rev-parse", "HEAD")[:10]
     assert (f"source mxnet cell 2 changed since the sync at {commit}", 7) in stale
     assert (f"source text at line 1 changed since the sync at {commit}", 1) in stale
+
+
+def test_labelled_equations_are_compared_by_label(tmp_path: Path) -> None:
+    z = "$$z = 7$$\n:eqlabel:`eq_z`\n"
+    en = "# A\n:label:`a`\n\nLoss:\n\n$$L = \\sum_i (y_i - 5)^2$$\n:eqlabel:`eq_loss`\n\nNext:\n\n" + z
+    ja = "# A\n:label:`a`\n\n損失:\n\n$$L = \\sum_i (y_i - 6)^2$$\n:eqlabel:`eq_loss`\n\n次:\n\n" + z
+    result = run(tmp_path, en, ja)
+    assert codes(result) == ["math.changed"]
+    (changed,) = [f for f in result.active if f.code == "math.changed"]
+    assert (changed.primary.line, changed.source.line if changed.source else 0) == (6, 6)
+    assert changed.diff == (("L = \\sum_i (y_i - 6)^2", "L = \\sum_i (y_i - 5)^2"),)
+    same = ja.replace("(y_i - 6)", "(y_i-5)").replace("$$z = 7$$", "$$z=7$$")
+    assert codes(run(tmp_path, en, same)) == []

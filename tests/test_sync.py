@@ -109,3 +109,16 @@ def test_cli_dry_run_prints_a_diff_and_writes_nothing(tmp_path: Path, monkeypatc
     assert not (book / "chapters" / "tr" / LOCK_NAME).exists()
     assert CliRunner().invoke(main, ["sync", "pt"]).exit_code == 1  # refused: parse errors
     assert CliRunner().invoke(main, ["sync", "xx"]).exit_code == 2
+
+
+def test_repairs_labelled_equations_like_other_math(tmp_path: Path) -> None:
+    en = "Loss:\n\n$$L = \\sum_i \\text{loss of } (y_i - 5)^2$$\n:eqlabel:`eq_loss`\n\nEnd.\n"
+    ja = "損失:\n\n$$L = \\sum_i \\text{損失 } (y_i - 6)^2$$\n:eqlabel:`eq_loss`\n\n終わり。\n"
+    conf = make_book(tmp_path, en, ja)
+    (result,) = synced(conf)
+    assert "(y_i - 5)^2$$\n:eqlabel:`eq_loss`" in result.new
+    assert [f.code for f in check_book(load_book(load_config(conf))).active] == []
+    en = "Loss:\n\n$$\nL = (y - 5)^2\n  + 3\n$$\n:eqlabel:`eq_loss`\n\nEnd $$a = 1$$ and $a = 1$.\n"
+    ja = "損失:\n\n$$\nL = (y - 6)^2\n  + 3\n$$\n:eqlabel:`eq_loss`\n\n終わり $$a = 2$$ と $a = 2$。\n"
+    (result,) = synced(make_book(tmp_path, en, ja))
+    assert result.new == "損失:\n\n$$\nL = (y - 5)^2\n  + 3\n$$\n:eqlabel:`eq_loss`\n\n終わり $$a = 1$$ と $a = 1$。\n"

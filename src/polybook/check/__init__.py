@@ -17,7 +17,7 @@ from multiprocessing import get_context
 from polybook.book import Book, load_book
 from polybook.check.code import check_code
 from polybook.check.findings import CheckResult, Finding, Location
-from polybook.check.prose import check_sections, check_segment
+from polybook.check.prose import check_labelled_math, check_sections, check_segment
 from polybook.check.references import check_references, resolvable_refs, unresolved_ref
 from polybook.check.segments import flatten, pair_segments
 from polybook.check.staleness import check_staleness, read_lock
@@ -59,6 +59,7 @@ def check_chapter(book: Book, lang: str, chapter: str, source: Document, target:
     pairs = pair_segments(source, target, match)
     for src, tgt in pairs:
         findings += check_segment(lang, chapter, src, tgt, source, target)
+    findings += check_labelled_math(lang, chapter, source, target)
     findings += check_sections(lang, chapter, pairs, source, target, match, flatten(source), flatten(target))
     findings += check_references(lang, chapter, source, target)
     record = read_lock(config.chapters_dir / lang).get(chapter)

@@ -68,6 +68,25 @@ def maths_in(items: list[Item]) -> list[tuple[str, str, int]]:
     return out
 
 
+def check_labelled_math(lang: str, chapter: str, source: Document, target: Document) -> list[Finding]:
+    """Labelled equations, paired by label (they are segment anchors, so no segment holds them).
+
+    A label on one side only is ``ref.label``'s business.
+    """
+    t_math = {n.label: n for n in target.walk() if isinstance(n, DisplayMath) and n.label}
+    out = []
+    for s in source.walk():
+        t = t_math.get(s.label) if isinstance(s, DisplayMath) and s.label else None
+        if t is None or normalize_tex(t.tex) == normalize_tex(s.tex):
+            continue
+        out.append(Finding.make(
+            Code.MATH_CHANGED, f"equation {s.label!r} $${t.tex}$$ differs from the source's $${s.tex}$$", lang,
+            chapter, Location(target.path, t.line), source=Location(source.path, s.line), diff=((t.tex, s.tex),),
+            subject=(normalize_tex(t.tex), normalize_tex(s.tex)),
+        ))  # fmt: skip
+    return out
+
+
 def _first_line(segment: Segment) -> int:
     return segment.items[0].node.line if segment.items else segment.line
 

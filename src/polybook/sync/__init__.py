@@ -10,6 +10,7 @@ Everything sync cannot repair is listed for a human.
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -163,20 +164,25 @@ def _delete_cell(cell: CodeCell, lines: list[str], why: str, neighbours: tuple[o
 
 
 def _math_edits(findings: list[Finding], lines: list[str]) -> list[Edit]:
-    """One edit per line range, with every math replacement found there applied in turn."""
+    """One edit per line range, with every math replacement found there applied in turn.
+
+    Display math may keep its ``$$`` on lines of their own (the TeX the parser gives is
+    stripped), so the range reaches one line further and the delimiters may have
+    whitespace inside.
+    """
     chunks: dict[tuple[int, int], str] = {}
     for f in findings:
         if f.code is not Code.MATH_CHANGED or f.location is None or not f.diff:
             continue
         old, new = f.diff[0]
         start = f.location.line
-        end = min(len(lines), start + old.count("\n"))
+        end = min(len(lines), start + old.count("\n") + 2)
         key = next(((a, b) for a, b in chunks if a <= start <= b), (start, end))
         chunk = chunks.get(key, "\n".join(lines[key[0] - 1 : key[1]]))
-        for left, right in (("$$", "$$"), ("$", "$")):
-            needle = f"{left}{old}{right}"
-            if needle in chunk:
-                chunks[key] = chunk.replace(needle, f"{left}{new}{right}", 1)
+        for pattern in (rf"(\$\$\s*){re.escape(old)}(\s*\$\$)", rf"(?<!\$)(\$){re.escape(old)}(\$)"):
+            found = re.search(pattern, chunk)
+            if found:
+                chunks[key] = chunk[: found.start()] + found[1] + new + found[2] + chunk[found.end() :]
                 break
     return [Edit(a, b, text.split("\n"), f"math at line {a}") for (a, b), text in chunks.items()]
 
