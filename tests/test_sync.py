@@ -12,6 +12,7 @@ from polybook import sync
 from polybook.book import load_book
 from polybook.check import check_book
 from polybook.check.staleness import LOCK_NAME
+from polybook.check.suppress import baseline_json, load_baseline
 from polybook.cli import main
 from polybook.config import load_config
 
@@ -122,3 +123,45 @@ def test_repairs_labelled_equations_like_other_math(tmp_path: Path) -> None:
     ja = "損失:\n\n$$\nL = (y - 6)^2\n  + 3\n$$\n:eqlabel:`eq_loss`\n\n終わり $$a = 2$$ と $a = 2$。\n"
     (result,) = synced(make_book(tmp_path, en, ja))
     assert result.new == "損失:\n\n$$\nL = (y - 5)^2\n  + 3\n$$\n:eqlabel:`eq_loss`\n\n終わり $$a = 1$$ と $a = 1$。\n"
+
+
+def test_suppressed_differences_survive_sync(tmp_path: Path) -> None:
+    why = 'reason="smaller loop for slow machines"'
+    en = cell("x = 1") + "\n" + cell("for _ in range(10000):\n    pass") + "\n" + cell("y = 2")
+    ja = (
+        cell("x = 1")
+        + f"\n<!-- polybook: ignore code.changed {why} -->\n"
+        + cell("for _ in range(1000):\n    pass")
+        + "\n"
+        + cell("y = 3")
+    )
+    conf = make_book(tmp_path, en, ja)
+    (result,) = synced(conf)
+    assert "range(1000):" in result.new and "y = 2" in result.new  # the other cell is still repaired
+    assert result.kept == ["kept: suppressed (smaller loop for slow machines): code.changed at line 7"]
+    assert result.left == []
+    (again,) = synced(conf)
+    assert not again.changed
+
+
+def test_baseline_entries_survive_sync(tmp_path: Path) -> None:
+    en, ja = cell("for _ in range(10000):\n    pass"), cell("for _ in range(1000):\n    pass")
+    conf = make_book(tmp_path, en, ja)
+    book = load_book(load_config(conf))
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text(baseline_json(check_book(book).active, "accepted for now"), encoding="utf-8")
+    (result,) = sync.sync_book(book, baseline=load_baseline(baseline))
+    assert not result.changed
+    assert result.kept == ["kept: suppressed (accepted for now): code.changed at line 2"]
+    (result,) = sync.sync_book(book)
+    assert result.changed  # without the baseline, it is repaired
+
+
+def test_math_repair_keeps_translated_words_in_text(tmp_path: Path) -> None:
+    en = "The cost is $\\text{cost} = 10000 x$ and $$\\text{mean over } b = 7$$\n"
+    ja = "コストは $\\text{コスト} = 1000 x$、$$\\text{バッチ平均 } b = 6$$\n"
+    (result,) = synced(make_book(tmp_path, en, ja))
+    assert result.new == "コストは $\\text{コスト} = 10000 x$、$$\\text{バッチ平均 } b = 7$$\n"
+    en = "Cost $\\text{a} + \\text{b} = 2$.\n"  # the structure differs: the source's TeX as it is
+    (result,) = synced(make_book(tmp_path, en, "コスト $\\text{合計} = 3$。\n"))
+    assert result.new == "コスト $\\text{a} + \\text{b} = 2$。\n"

@@ -12,7 +12,7 @@ from polybook.check.segments import Item, Segment
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Block, CodeCell, DisplayMath, Document, Figure, Heading, Paragraph, TextTab
 
-_TEXT_CMD = re.compile(r"\\(?:text|textrm|textit|textbf|mbox)\s*\{[^{}]*\}")
+TEXT_CMD = re.compile(r"(\\(?:text|textrm|textit|textbf|mbox)\s*\{)([^{}]*)\}")  # groups: command, words
 _NOT_PROSE = re.compile(
     r"`[^`]*`|\$\$.*?\$\$|\$[^$\n]*\$|\]\([^)]*\)|:[\w-]+:`[^`]*`|<[^>]*>|https?://\S+|\[[^\]]*\]\[[^\]]*\]", re.S
 )
@@ -22,7 +22,7 @@ _SMALL = 12  # numbers up to this are too common to compare ("two", "3 steps")
 
 def normalize_tex(tex: str) -> str:
     """Math as compared: words inside ``\\text{}`` dropped, all whitespace removed."""
-    return "".join(_TEXT_CMD.sub(r"\\text{}", tex).split())
+    return "".join(TEXT_CMD.sub(r"\\text{}", tex).split())
 
 
 def number_value(raw: str) -> str:

@@ -1,10 +1,11 @@
 """``polybook sync``: repair a translation's code and math from the source.
 
 Drifted cells are rewritten from the source (keeping the translation's comments where
-the code around them still matches), math is copied (it is language-neutral), missing
-cells are inserted with a visible TODO for the translator, and extra cells are removed
-only with ``prune``. Prose is never changed. Files with parse errors are refused.
-Everything sync cannot repair is listed for a human.
+the code around them still matches), math is copied (it is language-neutral, but words
+the translator put inside ``\\text{}`` stay), missing cells are inserted with a visible
+TODO for the translator, and extra cells are removed only with ``prune``. Prose is never
+changed. Files with parse errors are refused. A difference that a suppression (inline or
+baseline) accepts is kept. Everything sync cannot repair is listed for a human.
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from polybook.book import Book
-from polybook.check import check_chapter
+from polybook.check import Baseline, check_chapter
 from polybook.check.align import align, token_ratio
 from polybook.check.code import cell_key, without_strings
 from polybook.check.findings import Finding
+from polybook.check.prose import TEXT_CMD
 from polybook.check.staleness import SyncRecord, atomic_write, file_sha256, head_commit, read_lock, write_lock
+from polybook.check.suppress import apply, inline_suppressions
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect import parse_text
 from polybook.dialect.builder import DialectSettings
@@ -49,6 +52,7 @@ class ChapterSync:
     new: str
     repaired: list[str] = field(default_factory=list)
     left: list[Finding] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)  # differences a suppression accepts
     refused: list[Diagnostic] = field(default_factory=list)
     record: SyncRecord | None = None
 
@@ -78,14 +82,29 @@ def _order_ratio(a: str, b: str) -> float:
     return ratio * (1.0 if a_tabs == b_tabs else 0.9)
 
 
+def _held(held: list[Finding], codes: set[Code], node: CodeCell) -> bool:
+    """Whether a suppressed finding of ``codes`` lies on ``node`` (on either side)."""
+    return any(
+        f.code in codes and loc is not None and loc.path == node.path and node.line <= loc.line <= node.end_line
+        for f in held
+        for loc in (f.location, f.source)
+    )
+
+
 def _cell_edits(
-    source: Document, target: Document, settings: DialectSettings, prune: bool, lines: list[str]
+    source: Document,
+    target: Document,
+    settings: DialectSettings,
+    prune: bool,
+    lines: list[str],
+    held: list[Finding],
 ) -> list[Edit]:
     """Edits that make the translation's cells, in document order, those of the source.
 
     Unlike the checker, which compares one stream per framework, sync pairs all cells in
     document order (tab set and code together), so a cell whose tab set changed is one
-    cell to re-tag, and a second run finds nothing left to do.
+    cell to re-tag, and a second run finds nothing left to do. A cell that a suppressed
+    finding (``held``) is about is left as it is.
     """
     src_cells, tgt_cells = source.cells(), target.cells()
     pairs = align([_order_key(c) for c in src_cells], [_order_key(c) for c in tgt_cells], _order_ratio, 0.45)
@@ -98,10 +117,12 @@ def _cell_edits(
         if s is not None and t is not None:
             before = t
             if t.closed:
-                edits += _repair_cell(s, t, settings)
+                code = not _held(held, {Code.CODE_CHANGED, Code.CODE_MARKERS, Code.CODE_EXTRA}, t)
+                edits += _repair_cell(s, t, settings, code=code, tabs=not _held(held, {Code.CODE_TABS}, t))
         elif s is not None:
-            edits.append(_insert_cell(s, before, tgt_cells, lines, settings))
-        elif t is not None and prune:
+            if not _held(held, {Code.CODE_MISSING}, s):
+                edits.append(_insert_cell(s, before, tgt_cells, lines, settings))
+        elif t is not None and prune and not _held(held, {Code.CODE_EXTRA}, t):
             pruned.append(t)
     for t in pruned:
         edits.append(_delete_cell(t, lines, f"extra cell at line {t.line} (--prune)", _neighbours(target, t, pruned)))
@@ -124,12 +145,12 @@ def _neighbours(doc: Document, node: CodeCell, removed: list[CodeCell]) -> tuple
     return (before, after)
 
 
-def _repair_cell(s: CodeCell, t: CodeCell, settings: DialectSettings) -> list[Edit]:
+def _repair_cell(s: CodeCell, t: CodeCell, settings: DialectSettings, code: bool, tabs: bool) -> list[Edit]:
     edits = []
-    if cell_key(t.code) != cell_key(s.code) and without_strings(t.code) != without_strings(s.code):
+    if code and cell_key(t.code) != cell_key(s.code) and without_strings(t.code) != without_strings(s.code):
         new_code = rewrite_code(t.code, s.code)
         edits.append(Edit(t.code_line, t.end_line - 1, new_code.split("\n"), f"cell at line {t.line} from the source"))
-    if set(t.frameworks) != set(s.frameworks):
+    if tabs and set(t.frameworks) != set(s.frameworks):
         marker = tab_marker(s.frameworks, s.tab, settings)
         at, why = t.line + 1, f"tab marker of the cell at line {t.line}"
         if t.tab is not None:
@@ -172,9 +193,10 @@ def _math_edits(findings: list[Finding], lines: list[str]) -> list[Edit]:
     """
     chunks: dict[tuple[int, int], str] = {}
     for f in findings:
-        if f.code is not Code.MATH_CHANGED or f.location is None or not f.diff:
+        if f.code is not Code.MATH_CHANGED or f.suppressed or f.location is None or not f.diff:
             continue
         old, new = f.diff[0]
+        new = keep_text_words(old, new)
         start = f.location.line
         end = min(len(lines), start + old.count("\n") + 2)
         key = next(((a, b) for a, b in chunks if a <= start <= b), (start, end))
@@ -187,6 +209,24 @@ def _math_edits(findings: list[Finding], lines: list[str]) -> list[Edit]:
     return [Edit(a, b, text.split("\n"), f"math at line {a}") for (a, b), text in chunks.items()]
 
 
+def keep_text_words(translation: str, source: str) -> str:
+    """The source's TeX, with the words inside its ``\\text{}`` taken from the translation
+    when both have the same ``\\text``-like commands in the same order."""
+    words = [m[2] for m in TEXT_CMD.finditer(translation)]
+    if [m[1] for m in TEXT_CMD.finditer(translation)] != [m[1] for m in TEXT_CMD.finditer(source)]:
+        return source
+    kept = iter(words)
+    return TEXT_CMD.sub(lambda m: m[1] + next(kept) + "}", source)
+
+
+def _suppressed(
+    findings: list[Finding], source: Document, target: Document, lang: str, chapter: str, baseline: Baseline
+) -> list[Finding]:
+    """``findings`` with the chapter's inline suppressions (both sides) and the baseline applied."""
+    inline = [*inline_suppressions(source, lang, chapter)[0], *inline_suppressions(target, lang, chapter)[0]]
+    return apply(findings, inline, baseline)
+
+
 def _apply(text: str, edits: list[Edit]) -> str:
     lines = text.split("\n")
     # Bottom-up, so earlier line numbers stay valid; edits at one spot keep their order.
@@ -196,7 +236,9 @@ def _apply(text: str, edits: list[Edit]) -> str:
     return "\n".join(lines)
 
 
-def sync_chapter(book: Book, lang: str, chapter: str, prune: bool = False) -> ChapterSync:
+def sync_chapter(
+    book: Book, lang: str, chapter: str, prune: bool = False, baseline: Baseline | None = None
+) -> ChapterSync:
     config = book.config
     source = book.chapters[config.source_language][chapter]
     target = book.chapters[lang][chapter]
@@ -208,14 +250,22 @@ def sync_chapter(book: Book, lang: str, chapter: str, prune: bool = False) -> Ch
         result.refused = errors
         return result
     settings = config.languages[lang].settings
-    findings = check_chapter(book, lang, chapter, source, target)
-    edits = _cell_edits(source, target, settings, prune, old.split("\n"))
+    findings = _suppressed(
+        check_chapter(book, lang, chapter, source, target), source, target, lang, chapter, baseline or {}
+    )
+    held = [f for f in findings if f.suppressed]
+    edits = _cell_edits(source, target, settings, prune, old.split("\n"), held)
     edits += _math_edits(findings, old.split("\n"))
     result.new = _apply(old, edits)
     result.repaired = [e.why for e in sorted(edits, key=lambda e: e.start)]
     new_doc = parse_text(result.new, target.path, settings)
     remaining = check_chapter(book, lang, chapter, source, new_doc)
-    result.left = [f for f in remaining if f.code is not Code.STALE_UNKNOWN]
+    remaining = _suppressed(remaining, source, new_doc, lang, chapter, baseline or {})
+    remaining = [f for f in remaining if f.code is not Code.STALE_UNKNOWN]
+    result.left = [f for f in remaining if not f.suppressed]
+    result.kept = [
+        f"kept: suppressed ({f.suppressed}): {f.code} at line {f.primary.line}" for f in remaining if f.suppressed
+    ]
     source_file = config.chapters_dir / config.source_language / f"{chapter}.md"
     previous = read_lock(config.chapters_dir / lang).get(chapter)
     digest = file_sha256(source_file)
@@ -224,7 +274,11 @@ def sync_chapter(book: Book, lang: str, chapter: str, prune: bool = False) -> Ch
     return result
 
 
-def sync_book(book: Book, languages: list[str] | None = None, prune: bool = False) -> list[ChapterSync]:
+def sync_book(
+    book: Book, languages: list[str] | None = None, prune: bool = False, baseline: Baseline | None = None
+) -> list[ChapterSync]:
+    """Sync every translated chapter; ``baseline`` (from :func:`~polybook.check.suppress.load_baseline`)
+    holds accepted findings, which sync keeps like inline suppressions."""
     config = book.config
     out = []
     for lang in config.translations:
@@ -232,7 +286,7 @@ def sync_book(book: Book, languages: list[str] | None = None, prune: bool = Fals
             continue
         for chapter in sorted(book.chapters[lang]):
             if chapter in book.chapters[config.source_language]:
-                out.append(sync_chapter(book, lang, chapter, prune))
+                out.append(sync_chapter(book, lang, chapter, prune, baseline))
     return out
 
 
