@@ -83,7 +83,8 @@ def test_the_page_numbers_are_the_checks(monkeypatch: pytest.MonkeyPatch) -> Non
     assert pt.count('<li class="finding') == sum(
         1 for f in report["findings"] if f["lang"] == "pt" and f["suppressed"] is None
     )
-    assert '<a href="async-computation.html">chapters/pt/async-computation.md:184</a>' in pt
+    # ... in the section of the page that holds it (no repository is named in conf.py).
+    assert '<a href="async-computation.html#melhorando-a-computacao">chapters/pt/async-computation.md:184</a>' in pt
 
 
 def test_findings_link_to_the_repository_when_conf_names_it(tmp_path: Path) -> None:
@@ -161,3 +162,8 @@ def test_the_built_site_has_the_page_linked_from_every_page(tmp_path: Path, monk
     chapter = (html / "zh" / "async-computation.html").read_text(encoding="utf-8")
     assert re.search(r'class="polybook-status-link"><a href="polybook-status.html">.*翻译状态</a>', chapter)
     assert f"{status.DOCNAME}.html" in (html / "sitemap.xml").read_text(encoding="utf-8")
+    # Every finding's link lands on an element of its page.
+    links = set(re.findall(r'<li class="finding[^>]*>.*?<a href="([^"#]+)#([^"]+)"', pages["pt"]))
+    assert len(links) > 3
+    for page, anchor in links:
+        assert f'id="{anchor}"' in (html / "pt" / page).read_text(encoding="utf-8"), anchor

@@ -24,6 +24,7 @@ from polybook.check.report.common import by_importance
 from polybook.check.staleness import read_lock, run_git
 from polybook.diagnostics import Code, Level
 from polybook.render.i18n import text
+from polybook.render.stage import cross_language_anchors, heading_slug, headings
 
 #: The page's docname in every language (a chapter of that name would hide it).
 DOCNAME = "polybook-status"
@@ -138,10 +139,11 @@ class CommitCounter:
         return self.cache[key]
 
 
-def finding_link(finding: Finding, config_sphinx: dict, root: Path) -> tuple[str, str]:
+def finding_link(finding: Finding, config_sphinx: dict, root: Path, book: Book | None = None) -> tuple[str, str]:
     """(href, label) of a finding's line: the repository's file view when conf.py names the
     repository the way pydata-sphinx-theme's "edit this page" button does (``html_context``
-    ``github_user``, ``github_repo``, ``github_version``, ``doc_path``); else the chapter's page."""
+    ``github_user``, ``github_repo``, ``github_version``, ``doc_path``); else the section of
+    the chapter's page that holds the line."""
     where = finding.primary
     path = book_relative(where.path, root)
     label = f"{path}:{where.line}"
@@ -154,7 +156,31 @@ def finding_link(finding: Finding, config_sphinx: dict, root: Path) -> tuple[str
             f"https://github.com/{context['github_user']}/{context['github_repo']}/blob/{version}/{full}#L{where.line}",
             label,
         )
-    return f"{finding.chapter}.html", label
+    anchor = section_anchor(book, finding) if book is not None else None
+    return f"{finding.chapter}.html" + (f"#{anchor}" if anchor else ""), label
+
+
+def section_anchor(book: Book, finding: Finding) -> str | None:
+    """The page anchor of the section that holds the finding's line (the nearest earlier
+    section with an anchor: one every language shares, see :func:`cross_language_anchors`,
+    else the section's own id)."""
+    where = finding.primary
+    target = Path(where.path).resolve()
+    source = book.config.source_language
+    source_doc = book.chapters.get(source, {}).get(finding.chapter)
+    for docs in book.chapters.values():
+        doc = docs.get(finding.chapter)
+        if doc is None or Path(doc.path).resolve() != target:
+            continue
+        sections = headings(doc)
+        anchors = cross_language_anchors(sections, headings(source_doc) if source_doc else None)
+        found = None
+        for heading, anchor in zip(sections, anchors, strict=True):
+            if heading.line > where.line:
+                break
+            found = anchor or heading_slug(heading) or found  # the page's own id when no shared one
+        return found
+    return None
 
 
 def book_relative(path: str, root: Path) -> str:
@@ -270,7 +296,7 @@ def _findings(status: LanguageStatus, t: Translate, book: Book) -> str:
         out.append(f'<details data-chapter="{html.escape(chapter.chapter)}"><summary><strong>')
         out.append(f"{html.escape(chapter.chapter)}</strong> — {len(chapter.findings)}</summary><ul>")
         for finding in by_importance(chapter.findings):
-            href, label = finding_link(finding, config.sphinx, config.root)
+            href, label = finding_link(finding, config.sphinx, config.root, book)
             message = html.escape(" ".join(finding.message.split()))
             icon = _icon(ICONS[finding.level], finding.level)
             out.append(
