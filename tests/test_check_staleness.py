@@ -6,6 +6,10 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
+import polybook.check
+import polybook.sync
 from polybook import sync
 from polybook.book import load_book
 from polybook.check import check_book
@@ -70,3 +74,22 @@ def test_source_at_passes_end_of_options(tmp_path: Path) -> None:
     (tmp_path / "out:chapters" / "en").mkdir(parents=True)
     assert source_at(tmp_path, f"--output={tmp_path / 'out'}", en) is None
     assert not list((tmp_path / "out:chapters" / "en").iterdir())
+
+
+def test_each_language_reads_its_lock_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("a", "b", "c"):
+        conf = make_book(tmp_path, cell(f"{name} = 1"), cell(f"{name} = 1"), name=name)
+    calls: list[Path] = []
+
+    def counting(folder: Path) -> dict:
+        calls.append(folder)
+        return read_lock(folder)
+
+    monkeypatch.setattr(polybook.check, "read_lock", counting)
+    monkeypatch.setattr(polybook.sync, "read_lock", counting)
+    book = load_book(load_config(conf))
+    check_book(book)
+    assert calls == [tmp_path / "chapters" / "ja"]
+    calls.clear()
+    sync.sync_book(book)
+    assert calls == [tmp_path / "chapters" / "ja"]

@@ -20,7 +20,7 @@ from polybook.check.findings import CheckResult, Finding, Location
 from polybook.check.prose import check_labelled_math, check_sections, check_segment
 from polybook.check.references import check_references, resolvable_refs, unresolved_ref
 from polybook.check.segments import flatten, pair_segments
-from polybook.check.staleness import check_staleness, read_lock
+from polybook.check.staleness import SyncRecord, check_staleness, read_lock
 from polybook.check.suppress import Suppression, apply, inline_suppressions
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic, Level
@@ -50,8 +50,19 @@ def parse_findings(lang: str, chapter: str, doc: Document) -> list[Finding]:
     ]
 
 
-def check_chapter(book: Book, lang: str, chapter: str, source: Document, target: Document) -> list[Finding]:
-    """Every chapter-local check of one translated chapter."""
+def check_chapter(
+    book: Book,
+    lang: str,
+    chapter: str,
+    source: Document,
+    target: Document,
+    lock: dict[str, SyncRecord] | None = None,
+) -> list[Finding]:
+    """Every chapter-local check of one translated chapter.
+
+    ``lock`` is the language's sync records (:func:`read_lock`); callers that check many
+    chapters read it once and pass it, else it is read here.
+    """
     config = book.config
     findings = parse_findings(lang, chapter, target)
     code_findings, match = check_code(lang, chapter, source, target)
@@ -62,7 +73,9 @@ def check_chapter(book: Book, lang: str, chapter: str, source: Document, target:
     findings += check_labelled_math(lang, chapter, source, target)
     findings += check_sections(lang, chapter, pairs, source, target, match, flatten(source), flatten(target))
     findings += check_references(lang, chapter, source, target)
-    record = read_lock(config.chapters_dir / lang).get(chapter)
+    if lock is None:
+        lock = read_lock(config.chapters_dir / lang)
+    record = lock.get(chapter)
     source_file = config.chapters_dir / config.source_language / f"{chapter}.md"
     settings = config.languages[config.source_language].settings
     findings += check_staleness(lang, chapter, source, target, record, source_file, settings, match)
@@ -87,6 +100,7 @@ def check_chunk(book: Book, names: list[str], langs: list[str]) -> ChunkResult:
             out.findings += problems
     for lang in langs:
         docs = book.chapters[lang]
+        lock = read_lock(book.config.chapters_dir / lang)
         for name in names:
             source, target = sources.get(name), docs.get(name)
             if target is None and source is not None:
@@ -103,7 +117,7 @@ def check_chunk(book: Book, names: list[str], langs: list[str]) -> ChunkResult:
                 found, problems = inline_suppressions(target, lang, name)
                 out.suppressions += found
                 out.findings += problems
-                out.findings += check_chapter(book, lang, name, source, target)
+                out.findings += check_chapter(book, lang, name, source, target, lock)
                 out.refs += [(lang, name, target.path, *ref) for ref in resolvable_refs(target)]
     return out
 

@@ -237,8 +237,14 @@ def _apply(text: str, edits: list[Edit]) -> str:
 
 
 def sync_chapter(
-    book: Book, lang: str, chapter: str, prune: bool = False, baseline: Baseline | None = None
+    book: Book,
+    lang: str,
+    chapter: str,
+    prune: bool = False,
+    baseline: Baseline | None = None,
+    lock: dict[str, SyncRecord] | None = None,
 ) -> ChapterSync:
+    """What sync would make of one chapter (nothing is written); ``lock`` as in :func:`check_chapter`."""
     config = book.config
     source = book.chapters[config.source_language][chapter]
     target = book.chapters[lang][chapter]
@@ -250,16 +256,17 @@ def sync_chapter(
         result.refused = errors
         return result
     settings = config.languages[lang].settings
-    findings = _suppressed(
-        check_chapter(book, lang, chapter, source, target), source, target, lang, chapter, baseline or {}
-    )
+    if lock is None:
+        lock = read_lock(config.chapters_dir / lang)
+    findings = check_chapter(book, lang, chapter, source, target, lock)
+    findings = _suppressed(findings, source, target, lang, chapter, baseline or {})
     held = [f for f in findings if f.suppressed]
     edits = _cell_edits(source, target, settings, prune, old.split("\n"), held)
     edits += _math_edits(findings, old.split("\n"))
     result.new = _apply(old, edits)
     result.repaired = [e.why for e in sorted(edits, key=lambda e: e.start)]
     new_doc = parse_text(result.new, target.path, settings)
-    remaining = check_chapter(book, lang, chapter, source, new_doc)
+    remaining = check_chapter(book, lang, chapter, source, new_doc, lock)
     remaining = _suppressed(remaining, source, new_doc, lang, chapter, baseline or {})
     remaining = [f for f in remaining if f.code is not Code.STALE_UNKNOWN]
     result.left = [f for f in remaining if not f.suppressed]
@@ -267,7 +274,7 @@ def sync_chapter(
         f"kept: suppressed ({f.suppressed}): {f.code} at line {f.primary.line}" for f in remaining if f.suppressed
     ]
     source_file = config.chapters_dir / config.source_language / f"{chapter}.md"
-    previous = read_lock(config.chapters_dir / lang).get(chapter)
+    previous = lock.get(chapter)
     digest = file_sha256(source_file)
     keep = previous and previous.sha256 == digest and not previous.problem
     result.record = previous if keep else SyncRecord(head_commit(config.root), digest)
@@ -284,9 +291,10 @@ def sync_book(
     for lang in config.translations:
         if languages and lang not in languages:
             continue
+        lock = read_lock(config.chapters_dir / lang)
         for chapter in sorted(book.chapters[lang]):
             if chapter in book.chapters[config.source_language]:
-                out.append(sync_chapter(book, lang, chapter, prune, baseline))
+                out.append(sync_chapter(book, lang, chapter, prune, baseline, lock))
     return out
 
 
