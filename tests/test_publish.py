@@ -71,6 +71,8 @@ def fake_build(root: Path) -> Path:
             for folder in (root / "build" / "pdf" / lang, html / lang / "pdf"):
                 folder.mkdir(parents=True, exist_ok=True)
                 (folder / f"book-{framework}.pdf").write_bytes(FAKE_PDF)
+            # The stamp a successful PDF build leaves beside the PDF (polybook.pdf.build).
+            (root / "build" / "pdf" / lang / f".book-{framework}.pdf.digest").write_text('{"digest": "x"}\n')
     for name, text in files.items():
         (html / name).parent.mkdir(parents=True, exist_ok=True)
         (html / name).write_text(text, encoding="utf-8")
@@ -123,6 +125,10 @@ def test_an_incomplete_build_is_refused_and_the_published_site_kept(tmp_path: Pa
         ("error", "chapters/ja/intro.md:3: error: figure 'x.png' not found [polybook.html.figure.missing]"),
         ("eval", "chapters/en/intro.md:7: mxnet cell 2 failed (error: ZeroDivisionError) and is not allowed to"),
         ("pdf", "book-pytorch.pdf is missing: run `polybook build pdf`"),
+        ("pdf-failed", "pdf/ja/book-mxnet.pdf failed or did not finish (the file is an older build"),
+        ("pdf-newer", "pdf/ja/book-mxnet.pdf was built after the HTML: run `polybook build html`"),
+        ("strict", "the last HTML build with --strict of ja (日本語) failed or did not finish"),
+        ("strict", "chapters/ja/intro.md:3: warning: undefined label [polybook.html.sphinx]"),
     ],
 )
 def test_failed_builds_are_refused_naming_what_is_wrong(tmp_path: Path, damage: str, expected: str) -> None:
@@ -143,11 +149,19 @@ def test_failed_builds_are_refused_naming_what_is_wrong(tmp_path: Path, damage: 
     elif damage == "pdf":
         (build / "html" / "en" / "pdf" / "book-pytorch.pdf").unlink()
         (build / "pdf" / "en" / "book-pytorch.pdf").unlink()
+    elif damage == "pdf-failed":  # the older PDF is still there, the failed build removed its stamp
+        (build / "pdf" / "ja" / ".book-mxnet.pdf.digest").unlink()
+    elif damage == "pdf-newer":  # rebuilt after `build html` copied the PDFs into the site
+        (build / "pdf" / "ja" / "book-mxnet.pdf").write_bytes(FAKE_PDF + b"% rebuilt\n")
+    elif damage == "strict":  # `build html --strict` failed on a warning (publish itself is not strict)
+        warning = {"path": "chapters/ja/intro.md", "line": 3, "level": "warning", "code": "polybook.html.sphinx"}
+        report["languages"][1] |= {"strict": True, "failed": True}
+        report["languages"][1]["diagnostics"].append({**warning, "message": "undefined label"})
     (build / "html-report.json").write_text(json.dumps(report))
     code, out = publish(conf, "--to", str(tmp_path / "site"))
     assert code == 1 and expected in out, out
     assert not (tmp_path / "site").exists()
-    if damage == "pdf":
+    if damage.startswith("pdf"):
         assert publish(conf, "--to", str(tmp_path / "site"), "--without-pdf")[0] == 0
 
 
@@ -294,3 +308,29 @@ def test_a_real_build_is_published_with_its_pdfs_and_nothing_else(tmp_path: Path
     assert '<link rel="alternate" hreflang="ja" href="https://example.org/mini/ja/tiny.html" />' in (
         site / "en" / "tiny.html"
     ).read_text(encoding="utf-8")
+
+
+def test_a_partial_build_keeps_the_other_languages_errors(tmp_path: Path) -> None:
+    """`build html -l ja` after a failed full build: en's error still stops publish."""
+    from polybook.config import load_config
+    from polybook.render.commands import merge_report
+
+    conf = fake_build(tmp_path)
+    config = load_config(conf)
+    missing = {"line": 3, "level": "error", "code": "polybook.html.figure.missing", "message": "figure not found"}
+    en_error = {**missing, "path": str(tmp_path / "chapters" / "en" / "intro.md")}
+    warning = {**missing, "level": "warning", "path": str(tmp_path / "chapters" / "ja" / "intro.md")}
+    full = {
+        "languages": [{"language": c, "sphinx": "built", "diagnostics": []} for c in ("en", "ja")],
+        "diagnostics": [en_error],
+    }
+    first = merge_report({}, full, config, strict=False)
+    assert [e["failed"] for e in first["languages"]] == [True, False] and first["diagnostics"] == []
+    partial = {"languages": [{"language": "ja", "sphinx": "built", "diagnostics": []}], "diagnostics": [warning]}
+    second = merge_report(first, partial, config, strict=True)
+    assert [(e["language"], e["failed"]) for e in second["languages"]] == [("en", True), ("ja", True)]
+    assert second["languages"][0]["diagnostics"] == [en_error]
+    (tmp_path / "build" / "html-report.json").write_text(json.dumps(second))
+    code, out = publish(conf, "--to", str(tmp_path / "site"))
+    assert code == 1 and "chapters/en/intro.md:3: error: figure not found" in out, out
+    assert "the last HTML build with --strict of ja (日本語) failed" in out

@@ -27,7 +27,7 @@ def fetch(url: str) -> tuple[int, str, bytes]:
         with urlopen(url, timeout=10) as response:
             return response.status, response.headers["Content-Type"], response.read()
     except HTTPError as exc:
-        return exc.code, "", b""
+        return exc.code, exc.headers["Content-Type"] or "", exc.read()
 
 
 @pytest.fixture
@@ -48,6 +48,17 @@ def test_pages_get_the_reload_script_other_files_are_served_as_they_are(site: Si
     assert fetch(site.url + "en/missing.html")[0] == 404
     assert fetch(site.url + "../../etc/passwd")[0] == 404
     assert json.loads(fetch(site.url + VERSION_PATH.lstrip("/"))[2]) == {"version": 0, "building": False, "problems": 0}
+
+
+def test_a_missing_page_gets_its_languages_404_page_as_a_host_serves_it(site: SiteServer, tmp_path: Path) -> None:
+    (tmp_path / "404.html").write_text("<html><body>root 404</body></html>", encoding="utf-8")
+    (tmp_path / "en" / "404.html").write_text("<html><body>en 404</body></html>", encoding="utf-8")
+    status, kind, body = fetch(site.url + "en/missing.html")
+    assert status == 404 and kind.startswith("text/html") and body.startswith(b"<html><body>en 404")
+    assert RELOAD_SCRIPT in body
+    assert fetch(site.url + "ja/missing.html")[2].startswith(b"<html><body>root 404")
+    assert fetch(site.url + "en/deeper/missing.html")[2].startswith(b"<html><body>en 404")
+    assert fetch(site.url + "../404.html")[2].startswith(b"<html><body>root 404")
 
 
 def test_a_change_rebuilds_once_and_bumps_the_version(site: SiteServer, tmp_path: Path) -> None:

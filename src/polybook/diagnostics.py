@@ -177,5 +177,13 @@ def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
     return any(d.level is Level.ERROR for d in diagnostics)
 
 
+def fails_build(reported: dict[str, object], strict: bool) -> bool:
+    """Whether a diagnostic (as :meth:`Diagnostic.to_dict` reports it) fails a site build:
+    errors do; with --strict, warnings of parsing and rendering too. Execution keeps its own
+    policy (a "needs a GPU" cell is an error only with ``polybook.execution.fail_on_needs_gpu``)."""
+    level, code = reported["level"], str(reported["code"])
+    return level == Level.ERROR or (strict and level == Level.WARNING and not code.startswith("polybook.exec."))
+
+
 def sort_key(diagnostic: Diagnostic) -> tuple[str, int, str]:
     return (diagnostic.path, diagnostic.line, diagnostic.code)

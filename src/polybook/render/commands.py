@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Any
 
 import click
+
+from polybook.diagnostics import fails_build
 
 REPORT_NAME = "html-report.json"
 
@@ -44,7 +48,8 @@ def html(ctx: click.Context, languages: tuple[str, ...], jobs: int | None, stric
     for diag in sorted(found, key=sort_key):
         click.echo(diag.format(), err=True)
     report = config.build_dir / REPORT_NAME
-    report.write_text(json.dumps(result.to_dict(), ensure_ascii=False, indent=1), encoding="utf-8")
+    merged = merge_report(_previous(report), result.to_dict(), config, strict)
+    report.write_text(json.dumps(merged, ensure_ascii=False, indent=1), encoding="utf-8")
     table = Table(title=f"html: {result.kernel_runs} kernel runs, {result.cache_hits} cached programs")
     for column in ("language", "pages", "sphinx", "seconds", "errors", "warnings"):
         table.add_column(column, justify="left" if column in ("language", "sphinx") else "right")
@@ -60,9 +65,46 @@ def html(ctx: click.Context, languages: tuple[str, ...], jobs: int | None, stric
         f"{display_path(report)})",
         err=True,
     )
-    failed = any(b.sphinx == "failed" for b in result.languages)
-    # --strict fails on warnings of parsing and rendering; execution keeps its own policy
-    # (a "needs a GPU" cell is an error only with polybook.execution.fail_on_needs_gpu).
-    strict_warnings = [d for d in found if d.level is Level.WARNING and not str(d.code).startswith("exec.")]
-    if failed or any(d.level is Level.ERROR for d in found) or (strict and strict_warnings):
+    built = {b.language for b in result.languages}
+    if merged["failed"] or any(entry["failed"] for entry in merged["languages"] if entry["language"] in built):
         ctx.exit(1)
+
+
+def _previous(report: Path) -> dict[str, Any]:
+    try:
+        return dict(json.loads(report.read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        return {}
+
+
+def merge_report(previous: dict[str, Any], current: dict[str, Any], config: Any, strict: bool) -> dict[str, Any]:
+    """This run's report, keeping the last report's entries for the languages it did not
+    build: a ``--lang`` build must not hide another language's errors from ``publish``.
+
+    Each language entry gets the diagnostics of its own chapters (parse, stage, execution)
+    beside Sphinx's, and ``failed``: whether its last build failed (with ``strict`` as run).
+    """
+    roots = {code: (config.chapters_dir / code).resolve() for code in config.languages}
+
+    def language_of(diagnostic: dict[str, Any]) -> str | None:
+        path = Path(diagnostic["path"]).resolve()
+        return next((code for code, root in roots.items() if path.is_relative_to(root)), None)
+
+    built = {entry["language"] for entry in current["languages"]}
+    languages = [entry for entry in previous.get("languages", []) if entry["language"] not in built]
+    for entry in current["languages"]:
+        own = [d for d in current["diagnostics"] if language_of(d) == entry["language"]]
+        entry["diagnostics"] = [*own, *entry["diagnostics"]]
+        entry["failed"] = entry["sphinx"] == "failed" or any(fails_build(d, strict) for d in entry["diagnostics"])
+        entry["strict"] = strict
+        languages.append(entry)
+    order = list(config.languages)
+    languages.sort(key=lambda entry: order.index(entry["language"]) if entry["language"] in order else len(order))
+    rest = [d for d in current["diagnostics"] if language_of(d) is None]
+    return {
+        **current,
+        "languages": languages,
+        "diagnostics": rest,
+        "strict": strict,
+        "failed": any(fails_build(d, strict) for d in rest),
+    }

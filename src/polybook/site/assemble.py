@@ -46,6 +46,8 @@ def assemble(config: BookConfig, site: dict[str, Any], outdir: Path) -> list[Dia
     for lang in site["languages"]:
         if (outdir / lang["code"]).is_dir():
             write_if_changed(outdir / lang["code"] / "404.html", not_found(lang["code"], site))
+    # Hosts such as GitHub Pages serve only the root's 404.html, for every missing page.
+    write_if_changed(outdir / "404.html", not_found(None, site))
     copy_pdfs(config, site, outdir)
     if not copy_mathjax(outdir / MATHJAX_DIR):
         message = f"MathJax not found in {MATHJAX_SOURCE}: math is shown as TeX (run scripts/setup-html.sh)"
@@ -146,32 +148,46 @@ def sitemap(site: dict[str, Any]) -> str:
     )
 
 
-def not_found(language: str, site: dict[str, Any]) -> str:
-    """A language's 404 page: sends a missing translation to the source language's page."""
+def not_found(language: str | None, site: dict[str, Any]) -> str:
+    """A 404 page: sends a page missing from a translation to the source language's page.
+
+    ``language`` None is the site root's page, which a host serves for any missing path:
+    it finds the language in the path itself and speaks the source language.
+    """
     pages = json.dumps(site["pages"])
     source = site["source_language"]
     names = site["names"]
+    shown = language or source
+    home = html.escape(text(shown, "home")) + (f" ({html.escape(names[language])})" if language else "")
+    root_url = html.escape(site.get("baseurl", "").rstrip("/") + "/")
     return f"""<!DOCTYPE html>
-<html lang="{language}">
+<html lang="{shown}">
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <meta name="robots" content="noindex">
   <link rel="icon" href="data:,">
-  <title>{html.escape(text(language, "not_found"))}</title>
+  <title>{html.escape(text(shown, "not_found"))}</title>
   <style>body {{ font-family: system-ui, "Noto Sans", "Noto Sans CJK JP", sans-serif; max-width: 40rem;
                  margin: 4rem auto; padding: 0 1rem; color: #1f2328; }}</style>
 </head>
 <body>
-  <h1>{html.escape(text(language, "not_found"))}</h1>
-  <p>{html.escape(text(language, "not_found_body"))}</p>
-  <p><a id="home" href="index.html">{html.escape(text(language, "home"))} ({html.escape(names[language])})</a></p>
+  <h1>{html.escape(text(shown, "not_found"))}</h1>
+  <p>{html.escape(text(shown, "not_found_body"))}</p>
+  <p><a id="home" href="{"index.html" if language else root_url}">{home}</a></p>
 <script>
 (function () {{
   // /<site>/<lang>/<page>.html: when <page> exists in the source language, read it there.
   var pages = {pages}, source = {json.dumps(source)}, here = {json.dumps(language)};
   var parts = window.location.pathname.split("/");
-  var at = parts.lastIndexOf(here);
+  var at = -1;
+  if (here) {{
+    at = parts.lastIndexOf(here);
+  }} else {{
+    for (var i = parts.length - 2; i >= 0 && at < 0; i--) {{
+      if (Object.prototype.hasOwnProperty.call(pages, parts[i])) {{ at = i; here = parts[i]; }}
+    }}
+  }}
   if (at < 0) return;
   var root = parts.slice(0, at).join("/") + "/";
   document.getElementById("home").setAttribute("href", root + here + "/index.html");

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import hashlib
 import json
 import os
 import posixpath
@@ -28,7 +29,7 @@ from urllib.parse import urlsplit
 
 from polybook.book import display_path
 from polybook.config import BookConfig
-from polybook.diagnostics import Level
+from polybook.diagnostics import fails_build
 
 #: Build bookkeeping that is never published (Sphinx's and polybook's stamps, copied sources).
 PRIVATE = {".buildinfo", ".polybook-build.json", ".polybook-complete", "_sources"}
@@ -64,20 +65,21 @@ def problems(config: BookConfig, strict: bool = False, require_pdfs: bool = True
         return [f"no complete HTML build in {display_path(html_dir)}: {rerun}"]
     found: list[str] = []
     reported = {entry["language"]: entry for entry in report.get("languages", [])}
+    as_built = strict or bool(report.get("strict"))
+    fatal: list[dict[str, Any]] = [d for d in report.get("diagnostics", []) if fails_build(d, as_built)]
     for code, lang in config.languages.items():
         out = html_dir / code
-        if not (out / "index.html").is_file():
+        entry = reported.get(code)
+        if not (out / "index.html").is_file() or entry is None:
             found.append(f"language {code} ({lang.name}) is missing from {display_path(html_dir)}: {rerun}")
-        elif not (out / ".polybook-build.json").is_file() or reported.get(code, {}).get("sphinx") == "failed":
-            found.append(f"the last HTML build of {code} ({lang.name}) failed or did not finish: {rerun}")
-    diagnostics = [*report.get("diagnostics", []), *(d for e in reported.values() for d in e.get("diagnostics", []))]
-    for entry in diagnostics:
-        # A strict build also fails on warnings, except execution's (its own policy decides).
-        fatal = entry["level"] == Level.ERROR or (
-            strict and entry["level"] == Level.WARNING and not str(entry["code"]).startswith("polybook.exec.")
-        )
-        if fatal:
-            found.append(f"{entry['path']}:{entry['line']}: {entry['level']}: {entry['message']} [{entry['code']}]")
+            continue
+        if not (out / ".polybook-build.json").is_file() or entry.get("sphinx") == "failed" or entry.get("failed"):
+            how = " with --strict" if entry.get("strict") else ""
+            found.append(f"the last HTML build{how} of {code} ({lang.name}) failed or did not finish: {rerun}")
+        # A build run with --strict failed on warnings too: list them, as publish --strict does.
+        fatal += [d for d in entry.get("diagnostics", []) if fails_build(d, strict or bool(entry.get("strict")))]
+    for diag in fatal:
+        found.append(f"{diag['path']}:{diag['line']}: {diag['level']}: {diag['message']} [{diag['code']}]")
     evaluation = _read_json(config.build_dir / _EVAL_REPORT) or {}
     if evaluation.get("summary", {}).get("fatal"):
         # The statuses that fail `polybook build eval` (execute.evaluate.Evaluation.fatal).
@@ -96,13 +98,32 @@ def problems(config: BookConfig, strict: bool = False, require_pdfs: bool = True
         from polybook.pdf.build import pdf_targets
 
         for target in pdf_targets(config):
-            if (html_dir / target.language / "pdf" / target.pdf.name).is_file():
-                continue
-            if target.pdf.is_file():
-                found.append(f"{display_path(target.pdf)} was built after the HTML: {rerun} (it links the PDFs)")
-            else:
+            linked = html_dir / target.language / "pdf" / target.pdf.name
+            if not target.pdf.is_file():
                 found.append(f"{display_path(target.pdf)} is missing: run `polybook build pdf` (or --without-pdf)")
+            elif not target.stamp.is_file():
+                # The stamp is written only when a build succeeds (polybook.pdf.build._finish).
+                found.append(
+                    f"the last build of {display_path(target.pdf)} failed or did not finish (the file is an "
+                    f"older build; log {display_path(target.log)}): fix it and run `polybook build pdf`"
+                )
+            elif not linked.is_file() or not _same_bytes(linked, target.pdf):
+                found.append(f"{display_path(target.pdf)} was built after the HTML: {rerun} (it links the PDFs)")
     return list(dict.fromkeys(found))
+
+
+def _same_bytes(a: Path, b: Path) -> bool:
+    if a.stat().st_size != b.stat().st_size:
+        return False
+    return _digest(a) == _digest(b)
+
+
+def _digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def assemble_site(config: BookConfig, target: Path, base_url: str | None = None) -> SiteStats:

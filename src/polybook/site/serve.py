@@ -85,10 +85,23 @@ class _Handler(SimpleHTTPRequestHandler):
             file = file / "index.html"
         if file.suffix == ".html" and file.is_file() and _inside(file, self.site.root):
             return self._send(inject(file.read_bytes()), "text/html; charset=utf-8")
+        if not file.exists() and (page := self._not_found_page(path)) is not None:
+            # As a host does: the language's 404 page (it sends a missing translation to the source).
+            return self._send(inject(page.read_bytes()), "text/html; charset=utf-8", HTTPStatus.NOT_FOUND)
         return super().do_GET()
 
-    def _send(self, body: bytes, content_type: str) -> None:
-        self.send_response(HTTPStatus.OK)
+    def _not_found_page(self, path: str) -> Path | None:
+        """The 404.html of the nearest folder of ``path`` that has one (a language's), else the root's."""
+        root = self.site.root
+        parts = [part for part in path.split("/") if part]
+        for depth in range(len(parts) - 1, -1, -1):
+            page = root.joinpath(*parts[:depth], "404.html")
+            if _inside(page, root) and page.is_file():
+                return page
+        return None
+
+    def _send(self, body: bytes, content_type: str, status: HTTPStatus = HTTPStatus.OK) -> None:
+        self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
