@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from polybook.diagnostics import fails_build
+
+if TYPE_CHECKING:
+    from polybook.config import BookConfig
+    from polybook.render.build import HtmlResult
 
 REPORT_NAME = "html-report.json"
 
@@ -47,9 +51,7 @@ def html(ctx: click.Context, languages: tuple[str, ...], jobs: int | None, stric
     found = result.all_diagnostics()
     for diag in sorted(found, key=sort_key):
         click.echo(diag.format(), err=True)
-    report = config.build_dir / REPORT_NAME
-    merged = merge_report(_previous(report), result.to_dict(), config, strict)
-    report.write_text(json.dumps(merged, ensure_ascii=False, indent=1), encoding="utf-8")
+    report, merged = write_report(config, result, strict)
     table = Table(title=f"html: {result.kernel_runs} kernel runs, {result.cache_hits} cached programs")
     for column in ("language", "pages", "sphinx", "seconds", "errors", "warnings"):
         table.add_column(column, justify="left" if column in ("language", "sphinx") else "right")
@@ -70,6 +72,14 @@ def html(ctx: click.Context, languages: tuple[str, ...], jobs: int | None, stric
         ctx.exit(1)
 
 
+def write_report(config: BookConfig, result: HtmlResult, strict: bool) -> tuple[Path, dict[str, Any]]:
+    """``build/html-report.json``: this build merged into the last one (:func:`merge_report`)."""
+    report = config.build_dir / REPORT_NAME
+    merged = merge_report(_previous(report), result.to_dict(), config, strict)
+    report.write_text(json.dumps(merged, ensure_ascii=False, indent=1), encoding="utf-8")
+    return report, merged
+
+
 def _previous(report: Path) -> dict[str, Any]:
     try:
         return dict(json.loads(report.read_text(encoding="utf-8")))
@@ -77,7 +87,7 @@ def _previous(report: Path) -> dict[str, Any]:
         return {}
 
 
-def merge_report(previous: dict[str, Any], current: dict[str, Any], config: Any, strict: bool) -> dict[str, Any]:
+def merge_report(previous: dict[str, Any], current: dict[str, Any], config: BookConfig, strict: bool) -> dict[str, Any]:
     """This run's report, keeping the last report's entries for the languages it did not
     build: a ``--lang`` build must not hide another language's errors from ``publish``.
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -156,7 +155,7 @@ def build(config: BookConfig, languages: tuple[str, ...], no_eval: bool) -> int:
     from polybook.diagnostics import Level, sort_key
     from polybook.execute.environment import KernelProblem
     from polybook.render.build import HtmlOptions, build_html
-    from polybook.render.commands import REPORT_NAME
+    from polybook.render.commands import write_report
 
     started = time.monotonic()
     try:
@@ -168,8 +167,7 @@ def build(config: BookConfig, languages: tuple[str, ...], no_eval: bool) -> int:
     for diag in found:
         if diag.level is not Level.INFO:
             click.echo(diag.format(), err=True)
-    report = result.outdir.parent / REPORT_NAME
-    report.write_text(json.dumps(result.to_dict(), ensure_ascii=False, indent=1), encoding="utf-8")
+    write_report(config, result, strict=False)
     rebuilt = [b.language for b in result.languages if b.sphinx == "built"]
     failed = [b.language for b in result.languages if b.sphinx == "failed"]
     what = f"rebuilt {', '.join(rebuilt)}" if rebuilt else "nothing to rebuild"
