@@ -98,6 +98,7 @@ def test_a_complete_build_is_published_as_exactly_the_site(tmp_path: Path) -> No
     assert code == 0, out
     assert set(files(tmp_path / "site")) == SITE  # no stamps, no Sphinx bookkeeping, no sources, no caches
     assert (tmp_path / "site" / "robots.txt").read_text() == "User-agent: *\nAllow: /\n"  # no base URL: no Sitemap
+    assert "warning: no --base-url" in out  # ... and the sitemap stays relative: said, not hidden
     assert oct((tmp_path / "site").stat().st_mode & 0o777) == "0o755"
     assert set(os.listdir(tmp_path)) == {"book", "site"}  # no temporary folder left behind
 

@@ -62,6 +62,12 @@ def publish(
         if len(found) > 20:
             click.echo(f"  … and {len(found) - 20} more", err=True)
         ctx.exit(1)
+    if not base_url and not config.sphinx.get("html_baseurl"):
+        click.echo(
+            "publish: warning: no --base-url (nor html_baseurl in conf.py): sitemap.xml and the hreflang "
+            "links stay relative, and search engines need absolute ones",
+            err=True,
+        )
     try:
         if dest:
             stats = publish_folder(config, dest, base_url)
