@@ -293,12 +293,14 @@ def test_a_real_build_is_published_with_its_pdfs_and_nothing_else(tmp_path: Path
         (book / "build" / "pdf" / lang).mkdir(parents=True)
         for framework in ("mxnet", "pytorch"):
             (book / "build" / "pdf" / lang / f"mini-{framework}.pdf").write_bytes(FAKE_PDF)
+            (book / "build" / "pdf" / lang / f".mini-{framework}.pdf.digest").write_text('{"digest": "x"}\n')
     built = CliRunner().invoke(main, ["--conf", str(book / "conf.py"), "build", "html", "--no-eval"])
     assert built.exit_code == 0, built.output
     site = tmp_path / "site"
     code, out = publish(book / "conf.py", "--to", str(site), "--base-url", "https://example.org/mini")
     assert code == 0, out
-    assert set(os.listdir(site)) == {".nojekyll", "robots.txt", "index.html", "sitemap.xml", "_mathjax", "en", "ja"}
+    root = {".nojekyll", "robots.txt", "index.html", "404.html", "sitemap.xml", "_mathjax", "en", "ja"}
+    assert set(os.listdir(site)) == root
     published = set(files(site))
     for lang in ("en", "ja"):
         expected = {"index.html", "tiny.html", "404.html", "polybook-status.html", "search.html", "genindex.html"}
