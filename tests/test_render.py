@@ -84,6 +84,25 @@ def test_figure_escaping_the_book_root_is_an_error(tmp_path: Path) -> None:
     assert "passwd" not in stage.docs["bad"].text
 
 
+def test_inline_image_and_link_escaping_the_book_root_are_errors_shown_as_text(tmp_path: Path) -> None:
+    config = load_config(BOOK / "conf.py")
+    source = (
+        "# T\n\nSee ![the key](../../../../tmp/secret.txt) here.\n\n"
+        'Read [the key](../../../../tmp/secret.txt "t") or [this page](tiny.md#sec_tiny), [the box](../img/box.svg),'
+        " [the web](https://example.org/a.txt) and [above](#t).\n"
+    )
+    doc = parse_text(source, "chapters/en/bad.md")
+    docs = {"bad": doc, "tiny": load_book(config, ["en"]).chapters["en"]["tiny"]}
+    stage = stage_language(config, "en", docs, {}, {}, tmp_path / "src", [])
+    found = [(d.path, d.line, d.code, d.level) for d in stage.diagnostics if d.path == doc.path]
+    assert found == [(doc.path, 3, "html.figure.outside", "error"), (doc.path, 5, "html.figure.outside", "error")]
+    text = stage.docs["bad"].text
+    assert "secret" not in text
+    assert "See the key here." in text and "Read the key or" in text
+    assert "[this page](/tiny.md#sec_tiny)" in text and "[the box](/_book/chapters/img/box.svg)" in text
+    assert "[the web](https://example.org/a.txt)" in text and "[above](#t)" in text
+
+
 def test_staging_twice_rewrites_nothing(tmp_path: Path) -> None:
     config = load_config(BOOK / "conf.py")
     docs = load_book(config, ["en"]).chapters["en"]

@@ -14,6 +14,8 @@ from click.testing import CliRunner
 
 from polybook.render.commands import html
 
+from minibook import make_book
+
 BOOK = Path(__file__).parent / "fixtures" / "render" / "book"
 pytestmark = pytest.mark.slow
 
@@ -98,3 +100,23 @@ def test_second_build_is_a_no_op(built: tuple[Path, object]) -> None:
     assert result.exit_code == 0, result.output
     assert result.output.count("up to date") == 2
     assert (root / "build" / "html" / "en" / "tiny.html").stat().st_mtime_ns == before
+
+
+def test_no_file_outside_the_book_reaches_the_site(tmp_path: Path) -> None:
+    (tmp_path / "secret.txt").write_text("TOP-SECRET\n", encoding="utf-8")
+    up = "../../../secret.txt"  # from chapters/en/ of the book in tmp_path/book
+    en = (
+        f"# Intro\n\nAn ![inline image]({up}).\n\nA [link]({up}).\n\n"
+        f"A {{download}}`download <{up}>` and <path:{up}>.\n\n"
+        f"```eval_rst\n.. image:: ../../../../../../secret.txt\n```\n"
+    )
+    conf = make_book(tmp_path / "book", en, "# 序\n", name="index")
+    result = CliRunner().invoke(html, ["--no-eval"], obj={"conf": conf})
+    assert result.exit_code == 1, result.output
+    for line in (3, 5, 7, 10):
+        assert re.search(rf"chapters/en/index\.md:{line}: error: .*outside the book", result.output), line
+    out = tmp_path / "book" / "build" / "html"
+    assert (out / "en" / "index.html").is_file()
+    leaked = [p for p in out.rglob("*") if p.is_file() and b"TOP-SECRET" in p.read_bytes()]
+    assert leaked == [] and not list(out.rglob("secret*"))
+    assert "An inline image." in page(tmp_path / "book", "en", "index")

@@ -31,8 +31,12 @@ from polybook.render import inline
 from polybook.render.i18n import framework_name, text
 from polybook.render.outputs import OutputRenderer
 
-#: ``figure(src, line)`` -> the path to write in MyST, or None when the figure is refused.
+#: ``figure(src, line)`` -> the path to write in MyST, or None when the figure is refused
+#: (an inline image then shows its alt text; the resolver reports why).
 FigureResolver = Callable[[str, int], "str | None"]
+#: ``link(href, line)`` -> the target to write in MyST, or None when the link is refused
+#: (it then shows its text only; the resolver reports why).
+LinkResolver = Callable[[str, int], "str | None"]
 #: ``cite(role, keys, line)`` -> replacement text, or None to keep the MyST citation role.
 CiteHandler = Callable[[str, str, int], "str | None"]
 
@@ -62,6 +66,7 @@ class _Writer:
         figure: FigureResolver,
         cite: CiteHandler,
         numbered_toc: bool,
+        link: LinkResolver,
     ) -> None:
         self.doc = doc
         self.language = language
@@ -71,6 +76,7 @@ class _Writer:
         self.figure = figure
         self.cite = cite
         self.numbered_toc = numbered_toc
+        self.link = link
         self.out: list[tuple[str, int]] = []
 
     # -- output ---------------------------------------------------------------------
@@ -89,7 +95,12 @@ class _Writer:
             replaced = self.cite(role, keys, line)
             return replaced if replaced is not None else f"{{{inline.ROLES[role]}}}`{keys}`"
 
-        return inline.convert(source, image=lambda src: self.figure(src, line) or src, cite=cite)
+        return inline.convert(
+            source,
+            image=lambda src: self.figure(src, line),
+            cite=cite,
+            link=lambda href: self.link(href, line),
+        )
 
     # -- structure ------------------------------------------------------------------
     def nodes(self, nodes: list[Node]) -> None:
@@ -136,7 +147,10 @@ class _Writer:
             self.toc(node)
         elif isinstance(node, EvalRst):
             marks = inline.fence(node.source)
-            self.emit([f"{marks}{{eval-rst}}", node.source, marks, ""], node.line)
+            self.emit(f"{marks}{{eval-rst}}", node.line)
+            for offset, part in enumerate(node.source.split("\n")):  # keep each line's own number
+                self.emit(part, node.line + 1 + offset)
+            self.emit([marks, ""], node.end_line)
 
     def display_math(self, node: DisplayMath) -> None:
         marks = inline.fence(node.tex)
@@ -265,6 +279,7 @@ def transpile(
     figure: FigureResolver | None = None,
     cite: CiteHandler | None = None,
     numbered_toc: bool = False,
+    link: LinkResolver | None = None,
 ) -> Transpiled:
     """MyST for ``doc`` in ``language``: all frameworks in tabs, or only ``framework``."""
     writer = _Writer(
@@ -275,6 +290,7 @@ def transpile(
         figure or (lambda src, line: src),
         cite or (lambda role, keys, line: None),
         numbered_toc,
+        link or (lambda href, line: href),
     )
     writer.nodes(doc.nodes)
     while writer.out and not writer.out[-1][0].strip():

@@ -13,10 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from docutils import nodes
+from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.transforms import SphinxTransform
+from sphinx.util import logging
 
 from polybook import __version__
+
+logger = logging.getLogger(__name__)
 
 ASSETS = Path(__file__).parent / "assets"
 SIDECAR_DIR = "_polybook"
@@ -51,6 +55,38 @@ class CrossLanguageAnchors(SphinxTransform):
                 if name not in node["ids"] and name not in self.document.ids:
                     node["ids"].append(name)
                     self.document.ids[name] = node
+
+
+class KeepFilesInside(SphinxTransform):
+    """Refuse an image or a download whose file lies outside the staged sources.
+
+    Sphinx copies such files into the site (``_images/``, ``_downloads/``). The stage
+    already refuses figures, inline images and links that leave the book; this catches
+    every other way to write one (reference-style links, ``<path:...>``, ``{download}``,
+    eval_rst): the node becomes its text and the build reports an error at its line.
+    """
+
+    default_priority = 800
+
+    def apply(self, **kwargs: Any) -> None:
+        srcdir = Path(self.env.srcdir).resolve()
+        for node in list(self.document.findall(nodes.image)):
+            uri = str(node.get("uri", ""))
+            if "://" not in uri and not uri.startswith("data:") and not self.inside(uri, srcdir):
+                self.refuse(node, "image", uri, nodes.inline("", str(node.get("alt", ""))))
+        for node in list(self.document.findall(addnodes.download_reference)):
+            target = str(node.get("reftarget", ""))
+            if "://" not in target and not self.inside(target, srcdir):
+                self.refuse(node, "download", target, nodes.inline("", "", *node.children))
+
+    def inside(self, target: str, srcdir: Path) -> bool:
+        _, path = self.env.relfn2path(target.split("#")[0] or ".", self.env.docname)
+        return Path(path).resolve().is_relative_to(srcdir)
+
+    @staticmethod
+    def refuse(node: nodes.Element, kind: str, target: str, text: nodes.Element) -> None:
+        logger.error("%s %r is outside the book; not copied into the site", kind, target, location=node)
+        node.replace_self(text)
 
 
 def _relative(from_page: str, to_path: str) -> str:
@@ -134,6 +170,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     _chinese_search()
     app.add_config_value("polybook_site", {}, "html", types=frozenset({dict}))
     app.add_transform(CrossLanguageAnchors)
+    app.add_transform(KeepFilesInside)
     app.connect("html-page-context", page_context)
     app.add_css_file("polybook.css")
     app.add_js_file("polybook.js", loading_method="defer")

@@ -15,6 +15,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from docutils.nodes import make_id
 
@@ -30,6 +31,8 @@ from polybook.render.sphinx_ext import SIDECAR_DIR
 #: Staged folders that hold no documents (Sphinx's ``exclude_patterns``).
 STAGED_DIRS = ("_book", "_outputs", SIDECAR_DIR)
 _MARKUP_RE = re.compile(r"[*_`$]|\{[a-z:]+\}|:[a-z]+:")
+#: A URL scheme as MyST recognises one (``https:``, ``mailto:``, ``path:``...).
+_SCHEME_RE = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]{0,31}):")
 
 
 @dataclass(slots=True)
@@ -104,7 +107,16 @@ def stage_language(
     ``extra`` maps docname -> MyST of generated pages (the translation-status page)."""
     stage = Stage(language, srcdir)
     root = config.root.resolve()
+    chapters = config.chapters_dir.resolve()
     wanted: set[str] = set()
+
+    def book_file(target: Path) -> str:
+        """Stage a file of the book (a figure, a download) as ``/_book/<path in the book>``."""
+        relative = "_book/" + target.relative_to(root).as_posix()
+        stage.write(relative, target.read_bytes())
+        wanted.add(relative)
+        return "/" + relative
+
     for name, doc in docs.items():
         chapter = config.chapters_dir / language / f"{name}.md"
 
@@ -120,10 +132,25 @@ def stage_language(
                 message = f"figure {src!r} not found ({display_path(target)})"
                 stage.diagnostics.append(Diagnostic.make(doc.path, line, Code.HTML_FIGURE_MISSING, message))
                 return None
-            relative = "_book/" + target.relative_to(root).as_posix()
-            stage.write(relative, target.read_bytes())
-            wanted.add(relative)
-            return "/" + relative
+            return book_file(target)
+
+        def link(href: str, line: int, chapter: Path = chapter, doc: Document = doc) -> str | None:
+            local = local_link(href)
+            if local is None:  # a URL or an anchor of this page
+                return href
+            path, rest = local
+            target = ((root if path.startswith("/") else chapter.parent) / path.lstrip("/")).resolve()
+            if not target.is_relative_to(root):
+                message = f"link {href!r} is outside the book root {display_path(root)}; shown as text"
+                stage.diagnostics.append(Diagnostic.make(doc.path, line, Code.HTML_FIGURE_OUTSIDE, message))
+                return None
+            if target.suffix == ".md" and target.is_relative_to(chapters):  # a chapter: its page
+                mine = target.is_relative_to(chapters / language)
+                page = target.relative_to(chapters / language).with_suffix("").as_posix() if mine else ""
+                return f"/{page}.md{rest}" if page in docs else href  # else Sphinx says it is missing
+            if target.is_file():  # a file of the book: staged like a figure, a download
+                return book_file(target) + rest
+            return href  # not found: Sphinx reports it
 
         cited: list[int] = []
 
@@ -142,7 +169,9 @@ def stage_language(
             return "/" + relative
 
         renderer = OutputRenderer(language, ChapterResults.from_doc(results.get(name)), asset)
-        myst = transpile(doc, language, outputs=renderer, figure=figure, cite=cite, numbered_toc=name == "index")
+        myst = transpile(
+            doc, language, outputs=renderer, figure=figure, cite=cite, numbered_toc=name == "index", link=link
+        )
         if cited and bibfiles:
             lines = ["", f"```{{rubric}} {text(language, 'references')}", "```", "", "```{bibliography}"]
             lines += [":filter: docname in docnames", "```"]
@@ -166,6 +195,19 @@ def stage_language(
         stage.hasher.update(bib.name.encode() + hashlib.sha256(bib.read_bytes()).digest())
     prune(srcdir, wanted)
     return stage
+
+
+def local_link(href: str) -> tuple[str, str] | None:
+    """(path, ``#fragment``/``?query``) of a link to a file, as MyST would look for it; None
+    for a URL (``https:``, ``mailto:``...) or an anchor of the page itself."""
+    scheme = _SCHEME_RE.match(href)
+    if scheme and scheme[1] not in ("path", "project"):
+        return None
+    path = href[scheme.end() :] if scheme else href
+    cut = min((i for i in (path.find("#"), path.find("?")) if i >= 0), default=len(path))
+    if cut == 0:
+        return None
+    return unquote(path[:cut]), path[cut:]
 
 
 def prune(srcdir: Path, wanted: set[str]) -> None:
