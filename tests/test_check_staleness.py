@@ -13,7 +13,7 @@ import polybook.sync
 from polybook import sync
 from polybook.book import load_book
 from polybook.check import check_book
-from polybook.check.staleness import LOCK_NAME, file_sha256, read_lock, source_at
+from polybook.check.staleness import LOCK_NAME, SyncRecord, file_sha256, read_lock, source_at, write_lock
 from polybook.config import load_config
 
 from minibook import cell, make_book
@@ -93,3 +93,26 @@ def test_each_language_reads_its_lock_once(tmp_path: Path, monkeypatch: pytest.M
     calls.clear()
     sync.sync_book(book)
     assert calls == [tmp_path / "chapters" / "ja"]
+
+
+def test_source_changes_point_at_the_translation_counterpart(tmp_path: Path) -> None:
+    en = "# A\n:label:`a`\n\nFirst.\n\n" + cell("x = 1") + "\nSecond.\n\n" + cell("y = 2", "pytorch")
+    ja = "# A\n:label:`a`\n\n一。\n\n" + cell("x = 1") + "\n二。\n\nもう一つ。\n"
+    conf = make_book(tmp_path, en, ja)
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "book")
+    record = SyncRecord(git(tmp_path, "rev-parse", "HEAD"), file_sha256(tmp_path / "chapters" / "en" / "intro.md"))
+    write_lock(tmp_path / "chapters" / "ja", "en", {"intro": record})
+    (tmp_path / "chapters" / "en" / "intro.md").write_text(en.replace("Second.", "Second, revised."))
+    result = check_book(load_book(load_config(conf)))
+    stale = sorted(
+        (f.primary.line, f.source.line if f.source else 0) for f in result.active if f.code == "stale.source"
+    )
+    assert stale == [(10, 10)]
+    (tmp_path / "chapters" / "en" / "intro.md").write_text(en.replace("y = 2", "y = 3"))
+    result = check_book(load_book(load_config(conf)))
+    stale = sorted(
+        (f.primary.line, f.source.line if f.source else 0) for f in result.active if f.code == "stale.source"
+    )
+    assert stale == [(10, 12)]  # the pytorch cell has no counterpart: where it belongs

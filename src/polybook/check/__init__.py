@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 
 from polybook.book import Book, load_book
-from polybook.check.code import check_code
+from polybook.check.code import check_code, match_cells
 from polybook.check.findings import CheckResult, Finding, Location
 from polybook.check.prose import check_labelled_math, check_sections, check_segment
 from polybook.check.references import check_references, resolvable_refs, unresolved_ref
@@ -38,7 +38,8 @@ class ChunkResult:
     findings: list[Finding] = field(default_factory=list)
     suppressions: list[Suppression] = field(default_factory=list)
     labels: dict[str, set[str]] = field(default_factory=dict)
-    refs: list[tuple[str, str, str, str, str, int]] = field(default_factory=list)  # lang chapter path role target line
+    # lang, chapter, path, role, target, line, whether the source chapter has the same reference
+    refs: list[tuple[str, str, str, str, str, int, bool]] = field(default_factory=list)
     unreadable: list[Diagnostic] = field(default_factory=list)
 
 
@@ -65,20 +66,20 @@ def check_chapter(
     """
     config = book.config
     findings = parse_findings(lang, chapter, target)
-    code_findings, match = check_code(lang, chapter, source, target)
-    findings += code_findings
-    pairs = pair_segments(source, target, match)
-    for src, tgt in pairs:
+    match = match_cells(source, target)
+    alignment = pair_segments(source, target, match)
+    findings += check_code(lang, chapter, source, target, match, alignment.place)
+    for src, tgt in alignment.pairs:
         findings += check_segment(lang, chapter, src, tgt, source, target)
     findings += check_labelled_math(lang, chapter, source, target)
-    findings += check_sections(lang, chapter, pairs, source, target, match, flatten(source), flatten(target))
-    findings += check_references(lang, chapter, source, target)
+    findings += check_sections(lang, chapter, alignment, source, target, match, flatten(source), flatten(target))
+    findings += check_references(lang, chapter, source, target, alignment.place)
     if lock is None:
         lock = read_lock(config.chapters_dir / lang)
     record = lock.get(chapter)
     source_file = config.chapters_dir / config.source_language / f"{chapter}.md"
     settings = config.languages[config.source_language].settings
-    findings += check_staleness(lang, chapter, source, target, record, source_file, settings, match)
+    findings += check_staleness(lang, chapter, source, target, record, source_file, settings, match, alignment.place)
     return findings
 
 
@@ -118,13 +119,26 @@ def check_chunk(book: Book, names: list[str], langs: list[str]) -> ChunkResult:
                 out.suppressions += found
                 out.findings += problems
                 out.findings += check_chapter(book, lang, name, source, target, lock)
-                out.refs += [(lang, name, target.path, *ref) for ref in resolvable_refs(target)]
+                in_source = {(role, label) for role, label, _ in resolvable_refs(source)}
+                out.refs += [(lang, name, target.path, *ref, ref[:2] in in_source) for ref in resolvable_refs(target)]
     return out
 
 
 def _merge(
-    source_lang: str, langs: list[str], n_names: int, chunks: list[ChunkResult], baseline: Baseline, started: float
+    source_lang: str,
+    langs: list[str],
+    n_names: int,
+    chunks: list[ChunkResult],
+    baseline: Baseline,
+    started: float,
+    whole_book: bool,
 ) -> CheckResult:
+    """Resolve references over every chunk's labels, apply suppressions, sort.
+
+    A reference to a label that neither the translation nor the source defines (a typo) is
+    reported only when ``whole_book`` was checked: with ``--chapter`` the label may live in a
+    chapter that was not read. One the source chapter makes too is the source's problem.
+    """
     labels: dict[str, set[str]] = {}
     findings: list[Finding] = []
     suppressions: list[Suppression] = []
@@ -135,18 +149,25 @@ def _merge(
         suppressions += chunk.suppressions
     source_labels = labels.get(source_lang, set())
     for chunk in chunks:
-        for lang, chapter, path, role, target, line in chunk.refs:
-            if target not in labels.get(lang, set()) and target in source_labels:
+        for lang, chapter, path, role, target, line, in_source in chunk.refs:
+            if target in labels.get(lang, set()):
+                continue
+            if target in source_labels:
                 findings.append(unresolved_ref(lang, chapter, path, role, target, line))
+            elif whole_book and not in_source:
+                findings.append(unresolved_ref(lang, chapter, path, role, target, line, source_lang))
     findings = apply(findings, suppressions, baseline)
     findings.sort(key=lambda f: (f.primary.path, f.primary.line, f.code))
     return CheckResult(source_lang, langs, n_names, findings, time.perf_counter() - started)
 
 
 def _scope(config: BookConfig, languages: list[str] | None, chapters: list[str] | None, present: dict) -> tuple:
+    """The languages and chapters to check, and whether those are all the book's chapters."""
     langs = [lang for lang in config.translations if not languages or lang in languages]
     names = sorted({n for lang in [config.source_language, *langs] for n in present.get(lang, ())})
-    return langs, [n for n in names if not chapters or n in chapters]
+    chosen = [n for n in names if not chapters or n in chapters]
+    every = {n for docs in present.values() for n in docs}
+    return langs, chosen, every <= set(chosen)
 
 
 def check_book(
@@ -154,10 +175,9 @@ def check_book(
 ) -> CheckResult:
     """Check an already parsed book, in this process."""
     started = time.perf_counter()
-    langs, names = _scope(book.config, languages, chapters, book.chapters)
-    return _merge(
-        book.config.source_language, langs, len(names), [check_chunk(book, names, langs)], baseline or {}, started
-    )
+    langs, names, whole = _scope(book.config, languages, chapters, book.chapters)
+    chunks = [check_chunk(book, names, langs)]
+    return _merge(book.config.source_language, langs, len(names), chunks, baseline or {}, started, whole)
 
 
 def _check_in_worker(config: BookConfig, names: list[str], langs: list[str]) -> ChunkResult:
@@ -175,7 +195,7 @@ def check_config(
     """Parse and check the book in ``jobs`` processes; also return unreadable-input problems."""
     started = time.perf_counter()
     present = {lang: [p.stem for p in config.chapter_files(lang)] for lang in config.languages}
-    langs, names = _scope(config, languages, chapters, present)
+    langs, names, whole = _scope(config, languages, chapters, present)
     jobs = max(1, jobs or os.cpu_count() or 1)
     size = max(1, -(-len(names) // (jobs * 4)))
     groups = [names[i : i + size] for i in range(0, len(names), size)]
@@ -184,5 +204,5 @@ def check_config(
     else:
         with ProcessPoolExecutor(jobs, mp_context=get_context("fork")) as pool:
             chunks = list(pool.map(_check_in_worker, [config] * len(groups), groups, [langs] * len(groups)))
-    result = _merge(config.source_language, langs, len(names), chunks, baseline or {}, started)
+    result = _merge(config.source_language, langs, len(names), chunks, baseline or {}, started, whole)
     return result, [d for chunk in chunks for d in chunk.unreadable]

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from functools import lru_cache
 
-from polybook.check.align import align
+from polybook.check.align import Pair, align
 from polybook.check.findings import Finding, Location
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import CodeCell, Document
@@ -40,22 +41,32 @@ class CellMatch:
 
     target_to_source: dict[int, CodeCell] = field(default_factory=dict)  # id(target cell) -> source cell
     source_to_target: dict[int, CodeCell] = field(default_factory=dict)  # id(source cell) -> target cell
+    # per framework: (framework, source cells, translation cells, their alignment)
+    streams: list[tuple[str, list[CodeCell], list[CodeCell], list[Pair]]] = field(default_factory=list)
 
 
-def check_code(lang: str, chapter: str, source: Document, target: Document) -> tuple[list[Finding], CellMatch]:
+def match_cells(source: Document, target: Document) -> CellMatch:
+    """Align each framework's stream of cells; a cell paired in any stream stands for its counterpart."""
     match = CellMatch()
-    streams = []
     for framework in [f for f in source.frameworks if f in target.frameworks]:
         src, tgt = source.cells(framework), target.cells(framework)
         pairs = align([cell_key(c.code) for c in src], [cell_key(c.code) for c in tgt])
-        streams.append((framework, src, tgt, pairs))
+        match.streams.append((framework, src, tgt, pairs))
         for pair in pairs:
             if pair.source is not None and pair.target is not None:
                 match.target_to_source.setdefault(id(tgt[pair.target]), src[pair.source])
                 match.source_to_target.setdefault(id(src[pair.source]), tgt[pair.target])
+    return match
+
+
+def check_code(
+    lang: str, chapter: str, source: Document, target: Document, match: CellMatch, place: Callable[[int], int]
+) -> list[Finding]:
+    """Code findings of the cell streams in ``match``; ``place`` maps a source line to where it
+    belongs in the translation (for a missing cell with no paired cell before it)."""
     findings: list[Finding] = []
     seen: set[tuple[Code, int, int]] = set()
-    for framework, src, tgt, pairs in streams:
+    for framework, src, tgt, pairs in match.streams:
         previous: CodeCell | None = None  # the last translation cell paired so far
         for pair in pairs:
             s = src[pair.source] if pair.source is not None else None
@@ -63,14 +74,14 @@ def check_code(lang: str, chapter: str, source: Document, target: Document) -> t
             # A cell paired in another framework's stream differs in its tab set, not in presence.
             if (t is None and id(s) in match.source_to_target) or (s is None and id(t) in match.target_to_source):
                 continue
-            for f in _compare(lang, chapter, framework, pair.kind, s, t, pair, previous, target):
+            for f in _compare(lang, chapter, framework, pair.kind, s, t, pair, previous, target, place):
                 key = (f.code, f.location.line if f.location else 0, f.source.line if f.source else 0)
                 if key not in seen:
                     seen.add(key)
                     findings.append(f)
             if s is not None and t is not None:
                 previous = t
-    return findings, match
+    return findings
 
 
 def _compare(
@@ -83,11 +94,12 @@ def _compare(
     pair: object,
     previous: CodeCell | None,
     target: Document,
+    place: Callable[[int], int],
 ) -> list[Finding]:
     index = (pair.source if s is not None else pair.target) + 1  # type: ignore[attr-defined]
     common = {"framework": framework, "cell": index}
     if t is None and s is not None:
-        where = Location(target.path, previous.end_line if previous else 1)
+        where = Location(target.path, previous.end_line if previous else place(s.line))
         return [
             Finding.make(
                 Code.CODE_MISSING,

@@ -8,7 +8,7 @@ from collections import Counter
 from polybook.check.align import align, char_ratio
 from polybook.check.code import CellMatch
 from polybook.check.findings import Finding, Location
-from polybook.check.segments import Item, Segment
+from polybook.check.segments import Alignment, Item, Segment
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Block, CodeCell, DisplayMath, Document, Figure, Heading, Paragraph, TextTab
 
@@ -44,14 +44,15 @@ def _prose_text(item: Item) -> str:
 
 
 def numbers_in(items: list[Item]) -> dict[str, int]:
-    """Numbers of the prose (code, math, links and roles left out) -> first line seen."""
+    """Numbers of the prose (code, math, links and roles left out) -> the first line with it."""
     found: dict[str, int] = {}
     for item in items:
-        text = _NOT_PROSE.sub(" ", _prose_text(item))
+        # what is left out keeps its line breaks, so a number's line can be counted
+        text = _NOT_PROSE.sub(lambda m: " " + "\n" * m[0].count("\n"), _prose_text(item))
         for m in _NUMBER.finditer(text):
             value = number_value(m.group(1))
-            if float(value) > _SMALL:
-                found.setdefault(value, item.node.line)
+            if float(value) > _SMALL and value not in found:
+                found[value] = item.node.line + text.count("\n", 0, m.start())
     return found
 
 
@@ -185,7 +186,7 @@ def section_spans(items: list[Item], cells_kept: set[int]) -> list[tuple[Heading
 def check_sections(
     lang: str,
     chapter: str,
-    pairs: list[tuple[Segment, Segment]],
+    alignment: Alignment,
     source: Document,
     target: Document,
     match: CellMatch,
@@ -205,11 +206,12 @@ def check_sections(
         n = sum(isinstance(i.node, CodeCell) for i in body)
         out.append(Finding.make(
             Code.STRUCTURE_SECTION, f"section {heading.text!r} of the source ({n} cell(s)) is missing here",
-            lang, chapter, Location(target.path, 1), source=Location(source.path, heading.line),
+            lang, chapter, Location(target.path, alignment.place(heading.line)),
+            source=Location(source.path, heading.line),
             diff=(("", heading.text),), subject=("", heading.text),
         ))  # fmt: skip
         skip |= {id(heading)} | {id(i.node) for i in body}
-    for src, tgt in pairs:
+    for src, tgt in alignment.pairs:
         s_heads = [i.node for i in src.items if isinstance(i.node, Heading) and id(i.node) not in skip]
         t_heads = [i.node for i in tgt.items if isinstance(i.node, Heading) and id(i.node) not in skip]
         if len(s_heads) != len(t_heads):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 
 from polybook.check.findings import Finding, Location
 from polybook.diagnostics import Code
@@ -35,25 +36,41 @@ def resolvable_refs(doc: Document) -> list[tuple[str, str, int]]:
     return [(name, value, line) for name, value, line in _roles(doc) if name in _RESOLVABLE]
 
 
-def unresolved_ref(lang: str, chapter: str, path: str, role: str, target: str, line: int) -> Finding:
+def unresolved_ref(
+    lang: str, chapter: str, path: str, role: str, target: str, line: int, source_lang: str | None = None
+) -> Finding:
+    """A reference of the translation that resolves to no label of its book (and, with
+    ``source_lang``, to none of the source's either: most likely a typo)."""
+    where = (
+        f"neither the {lang} book nor the {source_lang} source defines"
+        if source_lang
+        else f"the {lang} book does not define"
+    )
     return Finding.make(
-        Code.REF_TARGET, f":{role}:`{target}` points at a label the {lang} book does not define", lang, chapter,
+        Code.REF_TARGET, f":{role}:`{target}` points at a label {where}", lang, chapter,
         Location(path, line), diff=((f":{role}:`{target}`", ""),), subject=(target, ""),
     )  # fmt: skip
 
 
-def check_references(lang: str, chapter: str, source: Document, target: Document) -> list[Finding]:
+def check_references(
+    lang: str, chapter: str, source: Document, target: Document, place: Callable[[int], int]
+) -> list[Finding]:
     """Labels, references, figures and links of one chapter against its source.
 
     Whether a reference resolves depends on the whole book; :func:`unresolved_ref` is
-    applied once every chapter's labels are known.
+    applied once every chapter's labels are known. What the translation lacks is reported
+    where it belongs (``place`` maps a source line to the translation).
     """
     out: list[Finding] = []
-    top = Location(target.path, 1)
+
+    def here(source_line: int) -> Location:
+        return Location(target.path, place(source_line))
+
     for name in source.labels.keys() - target.labels.keys():
         label = source.labels[name]
         out.append(Finding.make(
-            Code.REF_LABEL, f"label {name!r} ({label.kind}) of the source is missing here", lang, chapter, top,
+            Code.REF_LABEL, f"label {name!r} ({label.kind}) of the source is missing here", lang, chapter,
+            here(label.line),
             source=Location(source.path, label.line), diff=(("", f":label:`{name}`"),), subject=("", name),
         ))  # fmt: skip
     for name in target.labels.keys() - source.labels.keys():
@@ -68,15 +85,15 @@ def check_references(lang: str, chapter: str, source: Document, target: Document
         if (name, value) not in t_targets:
             t_targets.add((name, value))  # once per target
             out.append(Finding.make(
-                Code.REF_TARGET, f":{name}:`{value}` of the source is missing here", lang, chapter, top,
+                Code.REF_TARGET, f":{name}:`{value}` of the source is missing here", lang, chapter, here(line),
                 source=Location(source.path, line), diff=(("", f":{name}:`{value}`"),), subject=("", f"{name}:{value}"),
             ))  # fmt: skip
-    out.extend(_check_figures(lang, chapter, source, target))
+    out.extend(_check_figures(lang, chapter, source, target, here))
     s_links, t_links = Counter(u for u, _ in _links(source)), Counter(u for u, _ in _links(target))
     for url in s_links - t_links:
         line = next(n for u, n in _links(source) if u == url)
         out.append(Finding.make(
-            Code.REF_LINK, f"link {url} of the source is missing here", lang, chapter, top,
+            Code.REF_LINK, f"link {url} of the source is missing here", lang, chapter, here(line),
             source=Location(source.path, line), diff=(("", url),), subject=("", url),
         ))  # fmt: skip
     for url in t_links - s_links:
@@ -88,7 +105,9 @@ def check_references(lang: str, chapter: str, source: Document, target: Document
     return out
 
 
-def _check_figures(lang: str, chapter: str, source: Document, target: Document) -> list[Finding]:
+def _check_figures(
+    lang: str, chapter: str, source: Document, target: Document, here: Callable[[int], Location]
+) -> list[Finding]:
     """Figures paired by label, else by image path; their path and size must agree."""
     s_figs = [f for f in source.walk() if isinstance(f, Figure)]
     t_figs = [f for f in target.walk() if isinstance(f, Figure)]
@@ -104,7 +123,7 @@ def _check_figures(lang: str, chapter: str, source: Document, target: Document) 
     for f in s_figs:
         out.append(Finding.make(
             Code.REF_FIGURE, f"figure {f.src} of the source is missing here", lang, chapter,
-            Location(target.path, 1), source=Location(source.path, f.line), diff=(("", f.src),),
+            here(f.line), source=Location(source.path, f.line), diff=(("", f.src),),
             subject=("", f.label or f.src),
         ))  # fmt: skip
     for f in t_figs:

@@ -3,15 +3,19 @@
 Anchors are the things both languages must have in the same order: labelled headings,
 figures, labelled equations and the code cells that the code check paired. Between two
 consecutive shared anchors lies a segment; math, numbers, text tabs and headings are
-compared segment by segment, so a difference is reported near where it is.
+compared segment by segment, so a difference is reported near where it is. The same
+pairing says where in the translation something missing from it belongs
+(:meth:`Alignment.place`).
 """
 
 from __future__ import annotations
 
+import bisect
 import itertools
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
+from polybook.check.align import align
 from polybook.check.code import CellMatch
 from polybook.dialect.nodes import CodeCell, DisplayMath, Document, Figure, Heading, Node, TextTab
 
@@ -50,7 +54,45 @@ def _anchor_key(node: Node, cell_keys: dict[int, str]) -> str | None:
     return None
 
 
-def pair_segments(source: Document, target: Document, match: CellMatch) -> list[tuple[Segment, Segment]]:
+@dataclass(slots=True)
+class Alignment:
+    """The segments of both documents, paired, and the shared anchors between them."""
+
+    pairs: list[tuple[Segment, Segment]]
+    anchors: list[tuple[Node, Node]]  # (source node, translation node), in document order
+
+    def place(self, source_line: int) -> int:
+        """The translation line where what stands at ``source_line`` of the source belongs.
+
+        That is the counterpart of the anchor holding the line; else, inside the aligned
+        segment, the counterpart of the source node holding it, of its nearest neighbour
+        that has one, or the anchor before the segment. Line 1 only for an empty translation.
+        """
+        for s, t in self.anchors:
+            if s.line <= source_line <= s.end_line:
+                return t.line
+        k = bisect.bisect_left([s.line for s, _ in self.anchors], source_line)
+        src, tgt = self.pairs[k]
+        before = [i for i, item in enumerate(src.items) if item.node.line <= source_line]
+        if tgt.items and before:
+            pairs = align([_kind(i) for i in src.items], [_kind(i) for i in tgt.items], lambda a, b: 0.0, 1.0)
+            at = next(n for n, p in enumerate(pairs) if p.source == before[-1])
+            order = [*reversed(pairs[: at + 1]), *pairs[at + 1 :]]  # the node, the ones before, then after
+            paired = next((p.target for p in order if p.target is not None and p.source is not None), None)
+            if paired is not None:
+                return tgt.items[paired].node.line
+        if k > 0:
+            return tgt.line  # the anchor before the segment
+        if tgt.items:
+            return tgt.items[0].node.line
+        return self.anchors[0][1].line if self.anchors else 1
+
+
+def _kind(item: Item) -> str:
+    return type(item.node).__name__
+
+
+def pair_segments(source: Document, target: Document, match: CellMatch) -> Alignment:
     """Segments of both documents, paired; anchors themselves belong to no segment."""
     src_cells = {id(c): f"c:{i}" for i, c in enumerate(source.cells())}
     tgt_cells = {t_id: src_cells[id(s)] for t_id, s in match.target_to_source.items()}
@@ -67,4 +109,4 @@ def pair_segments(source: Document, target: Document, match: CellMatch) -> list[
         src_seg = Segment(src_items[s0].node.line if s0 >= 0 else 1, src_items[s0 + 1 : s1])
         tgt_seg = Segment(tgt_items[t0].node.line if t0 >= 0 else 1, tgt_items[t0 + 1 : t1])
         out.append((src_seg, tgt_seg))
-    return out
+    return Alignment(out, [(src_items[s].node, tgt_items[t].node) for s, t in shared])

@@ -15,6 +15,7 @@ import os
 import re
 import subprocess
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -130,6 +131,7 @@ def check_staleness(
     source_file: Path,
     settings: DialectSettings,
     match: CellMatch,
+    place: Callable[[int], int],
 ) -> list[Finding]:
     out: list[Finding] = []
     if record is not None and record.problem:
@@ -137,7 +139,7 @@ def check_staleness(
         out.append(Finding.make(
             Code.STALE_LOCK, f"{LOCK_NAME}: {record.problem}", lang, chapter, lock, subject=(record.problem, ""),
         ))  # fmt: skip
-    return out + _changes_since(lang, chapter, source, target, record, source_file, settings, match)
+    return out + _changes_since(lang, chapter, source, target, record, source_file, settings, match, place)
 
 
 def _changes_since(
@@ -149,6 +151,7 @@ def _changes_since(
     source_file: Path,
     settings: DialectSettings,
     match: CellMatch,
+    place: Callable[[int], int],
 ) -> list[Finding]:
     top = Location(target.path, 1)
     if record is None:
@@ -183,7 +186,7 @@ def _changes_since(
             index = (pair.target if pair.target is not None else pair.source or 0) + 1
             out.append(Finding.make(
                 Code.STALE_SOURCE, f"source {framework} cell {index} {what} {since}", lang, chapter,
-                Location(target.path, counterpart.line) if counterpart else top,
+                Location(target.path, counterpart.line if counterpart else place(cell.line if cell else 1)),
                 source=Location(source.path, cell.line if cell else 1), framework=framework, cell=index,
                 subject=(record.sha256, cell_key(cell.code) if cell else ""),
             ))  # fmt: skip
@@ -193,7 +196,8 @@ def _changes_since(
             continue
         node = now_prose[pair.target]
         out.append(Finding.make(
-            Code.STALE_SOURCE, f"source text at line {node.line} changed {since}", lang, chapter, top,
+            Code.STALE_SOURCE, f"source text at line {node.line} changed {since}", lang, chapter,
+            Location(target.path, place(node.line)),
             source=Location(source.path, node.line), subject=(record.sha256, _text(node)),
         ))  # fmt: skip
     return out
