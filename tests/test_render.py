@@ -17,6 +17,7 @@ from polybook.book import load_book
 from polybook.config import load_config
 from polybook.dialect import parse_text
 from polybook.dialect.nodes import Heading
+from polybook.render.build import merge_warnings
 from polybook.render.inline import convert
 from polybook.render.myst import transpile
 from polybook.render.outputs import ChapterResults, OutputRenderer
@@ -136,3 +137,30 @@ def test_sphinx_warnings_map_to_the_chapter_line(tmp_path: Path) -> None:
         (doc.path, 40, "something odd [myst.x]"),
         ("chapters/en/index.md", 1, "global"),
     ]
+
+
+def test_warnings_of_what_sphinx_did_not_redo_are_kept() -> None:
+    def w(phase: str, doc: str, message: str) -> dict[str, str]:
+        return {"phase": phase, "doc": doc, "message": message}
+
+    stored = [
+        w("read", "a", "a: old read"),
+        w("read", "b", "b: read"),
+        w("write", "b", "b: old write"),
+        w("write", "c", "c: write"),
+        w("consistency", "c", "c: not in a toctree"),
+        w("read", "gone", "gone: read"),
+        w("setup", "", "config"),
+    ]
+    fresh = [w("read", "a", "a: new read"), w("write", "b", "b: new write")]
+    done = {"read": ["a"], "docs_written": ["a", "b"], "consistency": False}
+    merged = merge_warnings(stored, fresh, done, {"a", "b", "c"})
+    assert [e["message"] for e in merged] == [
+        "b: read",
+        "c: write",
+        "c: not in a toctree",
+        "a: new read",
+        "b: new write",
+    ]
+    done = {"read": ["a"], "docs_written": ["a"], "consistency": True}
+    assert "c: not in a toctree" not in [e["message"] for e in merge_warnings(stored, [], done, {"a", "b", "c"})]

@@ -120,3 +120,23 @@ def test_no_file_outside_the_book_reaches_the_site(tmp_path: Path) -> None:
     leaked = [p for p in out.rglob("*") if p.is_file() and b"TOP-SECRET" in p.read_bytes()]
     assert leaked == [] and not list(out.rglob("secret*"))
     assert "An inline image." in page(tmp_path / "book", "en", "index")
+
+
+def test_strict_fails_while_an_unchanged_page_keeps_its_warning(tmp_path: Path) -> None:
+    index = "# Book\n\nIntro {n}.\n\n```toc\n:maxdepth: 2\n\nother\n```\n"
+    conf = make_book(tmp_path, index.format(n=1), index.format(n=1), name="index")
+    other = tmp_path / "chapters" / "en" / "other.md"
+    other.write_text("# Other\n\nSee {nosuchrole}`x`.\n", encoding="utf-8")
+    (tmp_path / "chapters" / "ja" / "other.md").write_text("# 他\n", encoding="utf-8")
+
+    def strict() -> str:
+        result = CliRunner().invoke(html, ["--no-eval", "--strict", "--lang", "en"], obj={"conf": conf})
+        return f"{result.exit_code} {'nosuchrole' in result.output}"
+
+    assert strict() == "1 True"
+    (tmp_path / "chapters" / "en" / "index.md").write_text(index.format(n=2), encoding="utf-8")
+    assert strict() == "1 True"  # Sphinx read only index.md again
+    assert strict() == "1 True"  # nothing changed: the stored warnings again
+    other.write_text("# Other\n\nSee nothing.\n", encoding="utf-8")
+    assert strict() == "0 False"
+    assert strict() == "0 False"

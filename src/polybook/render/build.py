@@ -27,10 +27,12 @@ from polybook.book import Book, display_path, load_book
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.render import settings
-from polybook.render.sphinx_run import SphinxJob, map_warnings, run_sphinx
+from polybook.render.sphinx_run import SphinxJob, located_warnings, run_sphinx
 from polybook.render.stage import Stage, headings, stage_language
 
 STAMP = ".polybook-build.json"
+#: Every Sphinx warning of a language, with its phase and document (``build/.sphinx/<lang>/``).
+WARNINGS = "warnings.json"
 _PACKAGES = ("sphinx", "myst-parser", "sphinx-design", "pydata-sphinx-theme", "sphinx-copybutton", "docutils")
 
 
@@ -176,9 +178,16 @@ def build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None) 
         (lang_out / STAMP).unlink(missing_ok=True)
         builds[code] = LanguageBuild(code, len(stage.docs), "built", 0.0)
         digests[code] = digest
+        stored = _read_warnings(work / code / WARNINGS)
         jobs.append(
             SphinxJob(
-                code, str(stage.srcdir), str(config.root), str(lang_out), str(work / code / "doctrees"), overrides
+                code,
+                str(stage.srcdir),
+                str(config.root),
+                str(lang_out),
+                str(work / code / "doctrees"),
+                overrides,
+                fresh=stored is None,  # no record of the warnings of the documents it would not read
             )
         )
     timings["stage"] = time.monotonic() - t2
@@ -190,7 +199,15 @@ def build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None) 
             code = done["language"]
             build, stage = builds[code], stages[code]
             index_path = stage.paths.get("index", display_path(config.path))
-            found = map_warnings(done["warnings"], stage.srcdir, stage.docs, stage.paths, index_path)
+            fresh = [
+                {"phase": phase, "doc": doc, **diagnostic.to_dict()}
+                for phase, text in done["phases"]
+                for doc, diagnostic in located_warnings(text, stage.srcdir, stage.docs, stage.paths, index_path)
+            ]
+            docnames = {*stage.docs, *generated.get(code, {})}
+            entries = merge_warnings(_read_warnings(work / code / WARNINGS) or [], fresh, done, docnames)
+            _write_json(work / code / WARNINGS, entries)
+            found = [Diagnostic(**_diag_args(entry)) for entry in entries]
             if done["failure"]:
                 found.append(Diagnostic.make(index_path, 1, Code.HTML_SPHINX, f"Sphinx failed:\n{done['failure']}"))
             build.diagnostics, build.seconds, build.written = found, done["seconds"], done["written"]
@@ -221,6 +238,34 @@ def stored_results(config: BookConfig, languages: list[str]) -> dict[tuple[str, 
     return found
 
 
+def merge_warnings(
+    stored: list[dict[str, Any]], fresh: list[dict[str, Any]], done: dict[str, Any], docnames: set[str]
+) -> list[dict[str, Any]]:
+    """The language's warnings after an incremental Sphinx run.
+
+    Sphinx re-emits only the warnings of what it did again: the documents it read, those it
+    wrote, the consistency check when it ran, its set-up. Those replace their stored
+    counterparts; the others -- a warning on a page that did not change -- are kept, so
+    ``--strict`` fails for as long as its source is there. Documents gone drop theirs.
+    """
+    read, written = set(done["read"]), set(done["docs_written"])
+
+    def replaced(entry: dict[str, Any]) -> bool:
+        phase, doc = entry["phase"], entry["doc"]
+        if doc and doc not in docnames:
+            return True
+        if phase == "read":
+            return doc in read if doc else bool(read)
+        if phase == "write":
+            return doc in written if doc else bool(written)
+        if phase == "consistency":
+            return bool(done["consistency"])
+        return True  # set-up: said again on every run
+
+    kept = [entry for entry in stored if not replaced(entry)]
+    return kept + [entry for entry in fresh if entry not in kept]
+
+
 def _evaluate(book: Book, jobs: int | None) -> Any:
     from polybook.execute.evaluate import EvalOptions, evaluate
 
@@ -243,7 +288,20 @@ def _read_stamp(path: Path) -> dict[str, Any]:
 
 
 def _write_stamp(path: Path, digest: str, found: list[Diagnostic]) -> None:
-    data = {"digest": digest, "diagnostics": [d.to_dict() for d in found]}
+    _write_json(path, {"digest": digest, "diagnostics": [d.to_dict() for d in found]})
+
+
+def _read_warnings(path: Path) -> list[dict[str, Any]] | None:
+    """The stored warnings of a language; None when there is no (readable) record."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, list) else None
+
+
+def _write_json(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
 
 

@@ -149,6 +149,37 @@ def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[st
     ]
 
 
+def _phase(name: str) -> Any:
+    """An event handler that moves the build's warning log (if any) to phase ``name``."""
+
+    def handler(app: Sphinx, *args: Any) -> list[str]:
+        from polybook.render import sphinx_run
+
+        log = sphinx_run.ACTIVE
+        if log is not None:
+            log.phase = name
+            if name == "read":
+                log.read.extend(args[1])  # env-before-read-docs: (env, docnames)
+        return []  # env-get-updated expects the docs to write again
+
+    return handler
+
+
+def _record(what: str) -> Any:
+    def handler(app: Sphinx, *args: Any) -> None:
+        from polybook.render import sphinx_run
+
+        log = sphinx_run.ACTIVE
+        if log is None:
+            return
+        if what == "written":
+            log.written.append(args[1])  # doctree-resolved: (doctree, docname)
+        else:
+            log.consistency = True
+
+    return handler
+
+
 def _chinese_search() -> None:
     """Sphinx 9's zh search ships the English stemmer but names it ``ChineseStemmer`` in
     language_data.js (a ReferenceError on every zh page); name it as it is shipped."""
@@ -172,6 +203,12 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_transform(CrossLanguageAnchors)
     app.add_transform(KeepFilesInside)
     app.connect("html-page-context", page_context)
+    # Which warnings an incremental build re-emits (polybook.render.sphinx_run.PhasedWarnings):
+    app.connect("env-before-read-docs", _phase("read"))
+    app.connect("env-get-updated", _phase("consistency"))  # after the read warnings are flushed
+    app.connect("env-check-consistency", _record("consistency"))
+    app.connect("write-started", _phase("write"))
+    app.connect("doctree-resolved", _record("written"))
     app.add_css_file("polybook.css")
     app.add_js_file("polybook.js", loading_method="defer")
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}

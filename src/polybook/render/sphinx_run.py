@@ -2,8 +2,9 @@
 
 Sphinx keeps process-wide state (docutils registries, the translator of the first
 language it loaded), so every language builds in a process of its own; several run at
-once with ``-j``. Warnings come back as text and are turned into diagnostics at the
-chapter's ``path:line`` with the line map of the staged MyST file.
+once with ``-j``. Warnings come back as text, cut into the build's phases
+(:class:`PhasedWarnings`), and are turned into diagnostics at the chapter's ``path:line``
+with the line map of the staged MyST file.
 """
 
 from __future__ import annotations
@@ -33,16 +34,57 @@ class SphinxJob:
     outdir: str
     doctreedir: str
     overrides: dict[str, Any]
+    fresh: bool = False  # read every document again (no stored warnings to merge with)
+
+
+class PhasedWarnings(io.StringIO):
+    """Sphinx's warning stream, cut into the phases of an incremental build.
+
+    An incremental build re-emits only some warnings: those of the documents it reads
+    again (``read``), of the documents it writes again (``write``), of the consistency
+    check when it runs (``consistency``), and of its set-up (``setup``). polybook's
+    extension moves the log from phase to phase on Sphinx's events and records which
+    documents were read and written, so the build can replace exactly those of the
+    stored warnings (:func:`polybook.render.build.merge_warnings`).
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.phase = "setup"
+        self.chunks: list[tuple[str, str]] = []  # (phase, text) in the order Sphinx wrote them
+        self.read: list[str] = []
+        self.written: list[str] = []
+        self.consistency = False  # the consistency check ran (it does when a document was read)
+
+    def write(self, text: str) -> int:
+        if self.chunks and self.chunks[-1][0] == self.phase:
+            self.chunks[-1] = (self.phase, self.chunks[-1][1] + text)
+        else:
+            self.chunks.append((self.phase, text))
+        return super().write(text)
+
+
+#: The warning log of the Sphinx build running in this process, for polybook's extension.
+ACTIVE: PhasedWarnings | None = None
 
 
 def sphinx_build(
-    srcdir: str, confdir: str, outdir: str, doctreedir: str, builder: str, overrides: dict[str, Any]
+    srcdir: str,
+    confdir: str,
+    outdir: str,
+    doctreedir: str,
+    builder: str,
+    overrides: dict[str, Any],
+    warning: io.StringIO | None = None,
+    fresh: bool = False,
 ) -> tuple[int, str, str, str]:
     """One Sphinx build in this process (HTML pages or LaTeX sources); never raises.
 
     Returns (status code, traceback of a crash or "", Sphinx's status log, its warnings).
     """
-    status, warning = io.StringIO(), io.StringIO()
+    global ACTIVE
+    status, warning = io.StringIO(), warning or io.StringIO()
+    ACTIVE = warning if isinstance(warning, PhasedWarnings) else None
     try:
         from sphinx.application import Sphinx
         from sphinx.util.console import nocolor
@@ -59,13 +101,15 @@ def sphinx_build(
                 confoverrides=overrides,
                 status=status,
                 warning=warning,
-                freshenv=False,
+                freshenv=fresh,
                 verbosity=0,
             )
             app.build()
         code, failure = app.statuscode, ""
     except Exception:  # a broken extension, theme or config: report it, do not stop the other builds
         code, failure = 2, traceback.format_exc()
+    finally:
+        ACTIVE = None
     return code, failure, status.getvalue(), warning.getvalue()
 
 
@@ -74,18 +118,22 @@ def run_sphinx(job: SphinxJob) -> dict[str, Any]:
     started = time.monotonic()
     if job.language.startswith("zh"):
         _quiet_jieba()
+    log = PhasedWarnings()
     code, failure, status, warnings = sphinx_build(
-        job.srcdir, job.confdir, job.outdir, job.doctreedir, "html", job.overrides
+        job.srcdir, job.confdir, job.outdir, job.doctreedir, "html", job.overrides, log, job.fresh
     )
-    written = len(re.findall(r"^writing output\.\.\. ", status, re.MULTILINE))
     return {
         "language": job.language,
         "status": code,
         "warnings": warnings,
+        "phases": log.chunks,
+        "read": log.read,
+        "docs_written": log.written,
+        "consistency": log.consistency,
         "failure": failure,
         "seconds": round(time.monotonic() - started, 3),
         "log": status[-4000:],
-        "written": written,
+        "written": len(log.written),
     }
 
 
@@ -108,27 +156,36 @@ def map_warnings(
     A warning on a staged MyST file is moved to the line of the chapter it came from;
     one without a location is reported against ``fallback`` (the language's index).
     """
-    out: list[Diagnostic] = []
+    return [diagnostic for _, diagnostic in located_warnings(text, srcdir, docs, paths, fallback)]
+
+
+def located_warnings(
+    text: str, srcdir: Path, docs: dict[str, Transpiled], paths: dict[str, str], fallback: str
+) -> list[tuple[str, Diagnostic]]:
+    """:func:`map_warnings`, each with the docname it is about ("" for none)."""
+    out: list[tuple[str, Diagnostic]] = []
     srcdir = srcdir.resolve()
     for raw in strip_ansi(text).splitlines():
         m = _WARNING_RE.match(raw.strip())
         if not m:
             if out and raw.strip():  # continuation of a multi-line warning
-                last = out[-1]
-                out[-1] = Diagnostic(last.path, last.line, last.code, f"{last.message}\n  {raw.strip()}", last.level)
+                doc, last = out[-1]
+                message = f"{last.message}\n  {raw.strip()}"
+                out[-1] = (doc, Diagnostic(last.path, last.line, last.code, message, last.level))
             continue
         location, line = m["location"] or "", int(m["line"] or 0)
-        path, source_line = fallback, 1
+        path, source_line, about = fallback, 1, ""
         if location:
             file = Path(location.split(":")[0])
             try:
                 docname = file.resolve().relative_to(srcdir).with_suffix("").as_posix()
             except ValueError:
                 docname = ""
+            about = docname if file.suffix == ".md" else ""
             if docname in docs:
                 path, source_line = paths[docname], docs[docname].source_line(line) if line else 1
             elif not location.startswith("<"):
                 path, source_line = location, line or 1
         level = Level.ERROR if m["level"] in ("ERROR", "CRITICAL", "SEVERE") else Level.WARNING
-        out.append(Diagnostic.make(path, source_line, Code.HTML_SPHINX, m["message"].strip(), level))
+        out.append((about, Diagnostic.make(path, source_line, Code.HTML_SPHINX, m["message"].strip(), level)))
     return out
