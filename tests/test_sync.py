@@ -15,6 +15,7 @@ from polybook.check.staleness import LOCK_NAME
 from polybook.check.suppress import baseline_json, load_baseline
 from polybook.cli import main
 from polybook.config import load_config
+from polybook.sync.rewrite import rewrite_code
 
 from conftest import FIXTURES
 from minibook import cell, make_book
@@ -36,7 +37,7 @@ def test_rewrites_drifted_code_keeping_translated_comments(tmp_path: Path) -> No
     synced(conf)
     text = (tmp_path / "chapters" / "ja" / "intro.md").read_text(encoding="utf-8")
     assert text == cell(
-        "# ウォームアップ\ndevice = d2l.try_gpu()\nfor _ in range(10000):\n    y = x + 1\nnpx.waitall()"
+        "# ウォームアップ\ndevice = d2l.try_gpu()\nfor _ in range(10000):  # ループ\n    y = x + 1\nnpx.waitall()"
     )
     assert [f.code for f in check_book(load_book(load_config(conf))).findings] == []
 
@@ -165,3 +166,38 @@ def test_math_repair_keeps_translated_words_in_text(tmp_path: Path) -> None:
     en = "Cost $\\text{a} + \\text{b} = 2$.\n"  # the structure differs: the source's TeX as it is
     (result,) = synced(make_book(tmp_path, en, "コスト $\\text{合計} = 3$。\n"))
     assert result.new == "コスト $\\text{a} + \\text{b} = 2$。\n"
+
+
+@pytest.mark.parametrize(
+    ("translation", "source", "expected"),
+    [
+        (  # a comment line directly above a changed line
+            "x = 1\n# ループ\nfor i in range(1000):\n    pass",
+            "x = 1\n# loop\nfor i in range(10000):\n    pass",
+            "x = 1\n# ループ\nfor i in range(10000):\n    pass",
+        ),
+        (  # a comment on a line whose tokens changed
+            "x = 1\nfor i in range(1000):  # ループ\n    pass",
+            "x = 1\nfor i in range(10000):  # loop\n    pass",
+            "x = 1\nfor i in range(10000):  # ループ\n    pass",
+        ),
+        (  # ... also when the source's line has no comment
+            "for i in range(1000):  # ループ\n    pass",
+            "for i in range(10000):\n    pass",
+            "for i in range(10000):  # ループ\n    pass",
+        ),
+        (  # a d2l marker on the source's line wins
+            "def f(x):  # 関数\n    return x",
+            "def f(x, y):  #@save\n    return x",
+            "def f(x, y):  #@save\n    return x",
+        ),
+        (  # a line that is gone takes its comment with it; a new line brings the source's
+            "# 準備\nx = 1\n# 表示\nprint(x)",
+            "# setup\nx = 1\n# wait\nnpx.waitall()",
+            "# 準備\nx = 1\n# wait\nnpx.waitall()",
+        ),
+    ],
+)
+def test_translated_comments_on_and_above_changed_lines_survive(translation: str, source: str, expected: str) -> None:
+    assert rewrite_code(translation, source) == expected
+    assert rewrite_code(expected, source) == expected
