@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from polybook.config import load_config
+from polybook.render.build import HtmlOptions, build_html
 from polybook.render.commands import html
 
 from minibook import make_book
@@ -140,3 +142,17 @@ def test_strict_fails_while_an_unchanged_page_keeps_its_warning(tmp_path: Path) 
     other.write_text("# Other\n\nSee nothing.\n", encoding="utf-8")
     assert strict() == "0 False"
     assert strict() == "0 False"
+
+
+def test_a_source_prose_edit_rebuilds_the_source_only_and_the_status_page_follows(tmp_path: Path) -> None:
+    conf = make_book(tmp_path, "# Book\n\nIntro.\n", "# 本\n\n序文。\n", name="index")
+    build = lambda: build_html(load_config(conf), HtmlOptions(evaluate=False))  # noqa: E731
+    assert [b.sphinx for b in build().languages] == ["built", "built"]
+    status = tmp_path / "build" / "html" / "ja" / "polybook-status.html"
+    assert "numbers.missing" not in status.read_text(encoding="utf-8")
+    (tmp_path / "chapters" / "en" / "index.md").write_text("# Book\n\nIntro, 1024 steps.\n", encoding="utf-8")
+    result = build()
+    assert {b.language: b.sphinx for b in result.languages} == {"en": "built", "ja": "up to date"}
+    page = status.read_text(encoding="utf-8")
+    assert "polybook.numbers.missing" in page and 'data-lang="ja"' in page  # ja's page shows the new finding
+    assert page.count('id="polybook-status-content"') == 1

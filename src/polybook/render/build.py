@@ -6,7 +6,9 @@
    so a prose edit runs no kernel -- and keep ``build/eval`` up to date;
 3. stage each language's MyST (:mod:`polybook.render.stage`) and skip Sphinx when the
    staged digest, the Sphinx settings and polybook's renderer are all unchanged;
-4. run the other languages' Sphinx builds in parallel worker processes;
+4. run the other languages' Sphinx builds in parallel worker processes, then fill the
+   translation-status page's tables in (:mod:`polybook.render.status_page`: they change
+   with every edit, so they stay out of the digest);
 5. assemble the one site: root index, sitemap, 404 pages, MathJax (:mod:`polybook.site`).
 """
 
@@ -26,7 +28,7 @@ from typing import Any
 from polybook.book import Book, display_path, load_book
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic, Level
-from polybook.render import settings
+from polybook.render import settings, status_page
 from polybook.render.sphinx_run import SphinxJob, located_warnings, run_sphinx
 from polybook.render.stage import Stage, headings, stage_language
 
@@ -137,11 +139,15 @@ def build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None) 
     site = settings.site_info(config, book)
     source_headings = {name: headings(doc) for name, doc in book.chapters[config.source_language].items()}
     generated: dict[str, dict[str, str]] = {}  # language -> docname -> MyST of pages polybook writes
+    status_tables: dict[str, str] = {}  # language -> the status page's tables, filled in after Sphinx
     if options.status:
         from polybook.site import status
 
         say("translation status")
-        generated = {code: {status.DOCNAME: page} for code, page in status.pages(book, selected).items()}
+        source_name = config.languages[config.source_language].name
+        for code, page in status.pages(book, selected).items():
+            generated[code] = {status.DOCNAME: status_page.frame(code, source_name)}
+            status_tables[code] = status_page.tables(page, code, source_name)
         for lang in site["languages"]:
             if status.DOCNAME not in lang["pages"]:
                 lang["pages"] = [*lang["pages"], status.DOCNAME]
@@ -215,6 +221,9 @@ def build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None) 
                 _write_stamp(outdir / code / STAMP, digests[code], found)
             else:
                 build.sphinx = "failed"
+    for code, content in status_tables.items():
+        if builds[code].sphinx != "failed":
+            status_page.fill(outdir / code / f"{site['status']}.html", content)
     timings["sphinx"] = time.monotonic() - t3
 
     t4 = time.monotonic()
