@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 import subprocess
 from pathlib import Path
 
@@ -13,7 +15,7 @@ import polybook.sync
 from polybook import sync
 from polybook.book import load_book
 from polybook.check import check_book
-from polybook.check.staleness import LOCK_NAME, SyncRecord, file_sha256, read_lock, source_at, write_lock
+from polybook.check.staleness import LOCK_NAME, SyncRecord, atomic_write, file_sha256, read_lock, source_at, write_lock
 from polybook.config import load_config
 
 from minibook import cell, make_book
@@ -116,3 +118,18 @@ def test_source_changes_point_at_the_translation_counterpart(tmp_path: Path) -> 
         (f.primary.line, f.source.line if f.source else 0) for f in result.active if f.code == "stale.source"
     )
     assert stale == [(10, 12)]  # the pytorch cell has no counterpart: where it belongs
+
+
+def test_new_files_get_the_usual_mode(tmp_path: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        atomic_write(tmp_path / "new.json", "{}\n")
+        os.umask(0o027)
+        atomic_write(tmp_path / "other.json", "{}\n")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "new.json").stat().st_mode) == 0o644
+    assert stat.S_IMODE((tmp_path / "other.json").stat().st_mode) == 0o640
+    (tmp_path / "new.json").chmod(0o600)
+    atomic_write(tmp_path / "new.json", "[]\n")  # an existing file keeps its mode
+    assert stat.S_IMODE((tmp_path / "new.json").stat().st_mode) == 0o600
