@@ -173,3 +173,19 @@ def test_labelled_equations_are_compared_by_label(tmp_path: Path) -> None:
     assert changed.diff == (("L = \\sum_i (y_i - 6)^2", "L = \\sum_i (y_i - 5)^2"),)
     same = ja.replace("(y_i - 6)", "(y_i-5)").replace("$$z = 7$$", "$$z=7$$")
     assert codes(run(tmp_path, en, same)) == []
+
+
+def test_a_suppression_that_matches_nothing_is_reported(tmp_path: Path) -> None:
+    used = '<!-- polybook: ignore code.changed reason="smaller loop" -->\n'
+    stale = '<!-- polybook: ignore code.changed reason="was a smaller loop" -->\n'
+    en = cell("for _ in range(10000): pass") + "\n" + cell("x = 1")
+    ja = used + cell("for _ in range(1000): pass") + "\n" + stale + cell("x = 1") + "\n" + stale
+    result = run(tmp_path, en, ja)
+    unused = [(f.primary.line, f.level) for f in result.active if f.code == "suppression.unused"]
+    assert unused == [(6, "warning"), (11, "warning")]  # before a matching cell; before nothing at all
+    assert codes(result) == ["suppression.unused", "suppression.unused"]
+    en = cell("for _ in range(10000): pass") + "\n" + stale + cell("x = 1")  # in the source: for every translation
+    result = run(tmp_path, en, ja.replace(stale, ""))
+    assert [(f.code, f.lang, f.primary.line) for f in result.active if f.code != "stale.unknown"] == [
+        ("suppression.unused", "en", 5)
+    ]

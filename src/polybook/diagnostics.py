@@ -61,6 +61,7 @@ class Code(StrEnum):
     STALE_UNKNOWN = "stale.unknown"
     STALE_LOCK = "stale.lock"  # an entry of the sync lock file that cannot be trusted
     SUPPRESSION = "suppression"
+    SUPPRESSION_UNUSED = "suppression.unused"
     # Execution (polybook build eval)
     EXEC_ERROR = "exec.error"
     EXEC_NEEDS_GPU = "exec.needs_gpu"
@@ -123,6 +124,7 @@ DEFAULT_LEVEL: dict[Code, Level] = {
     Code.STALE_UNKNOWN: Level.INFO,
     Code.STALE_LOCK: Level.ERROR,
     Code.SUPPRESSION: Level.ERROR,
+    Code.SUPPRESSION_UNUSED: Level.WARNING,
     Code.EXEC_ERROR: Level.ERROR,
     Code.EXEC_NEEDS_GPU: Level.WARNING,
     Code.EXEC_TIMEOUT: Level.ERROR,

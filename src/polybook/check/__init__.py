@@ -21,7 +21,7 @@ from polybook.check.prose import check_labelled_math, check_sections, check_segm
 from polybook.check.references import check_references, resolvable_refs, unresolved_ref
 from polybook.check.segments import flatten, pair_segments
 from polybook.check.staleness import SyncRecord, check_staleness, read_lock
-from polybook.check.suppress import Suppression, apply, inline_suppressions
+from polybook.check.suppress import Suppression, apply, inline_suppressions, unused
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect.nodes import Document
@@ -132,12 +132,15 @@ def _merge(
     baseline: Baseline,
     started: float,
     whole_book: bool,
+    every_language: bool,
 ) -> CheckResult:
     """Resolve references over every chunk's labels, apply suppressions, sort.
 
     A reference to a label that neither the translation nor the source defines (a typo) is
     reported only when ``whole_book`` was checked: with ``--chapter`` the label may live in a
     chapter that was not read. One the source chapter makes too is the source's problem.
+    An inline suppression that matches nothing is reported; one in the source only when
+    ``every_language`` was checked (it serves them all).
     """
     labels: dict[str, set[str]] = {}
     findings: list[Finding] = []
@@ -157,6 +160,7 @@ def _merge(
             elif whole_book and not in_source:
                 findings.append(unresolved_ref(lang, chapter, path, role, target, line, source_lang))
     findings = apply(findings, suppressions, baseline)
+    findings += unused(findings, [s for s in suppressions if every_language or s.lang != source_lang])
     findings.sort(key=lambda f: (f.primary.path, f.primary.line, f.code))
     return CheckResult(source_lang, langs, n_names, findings, time.perf_counter() - started)
 
@@ -167,7 +171,7 @@ def _scope(config: BookConfig, languages: list[str] | None, chapters: list[str] 
     names = sorted({n for lang in [config.source_language, *langs] for n in present.get(lang, ())})
     chosen = [n for n in names if not chapters or n in chapters]
     every = {n for docs in present.values() for n in docs}
-    return langs, chosen, every <= set(chosen)
+    return langs, chosen, every <= set(chosen), langs == list(config.translations)
 
 
 def check_book(
@@ -175,9 +179,9 @@ def check_book(
 ) -> CheckResult:
     """Check an already parsed book, in this process."""
     started = time.perf_counter()
-    langs, names, whole = _scope(book.config, languages, chapters, book.chapters)
+    langs, names, *whole = _scope(book.config, languages, chapters, book.chapters)
     chunks = [check_chunk(book, names, langs)]
-    return _merge(book.config.source_language, langs, len(names), chunks, baseline or {}, started, whole)
+    return _merge(book.config.source_language, langs, len(names), chunks, baseline or {}, started, *whole)
 
 
 def _check_in_worker(config: BookConfig, names: list[str], langs: list[str]) -> ChunkResult:
@@ -195,7 +199,7 @@ def check_config(
     """Parse and check the book in ``jobs`` processes; also return unreadable-input problems."""
     started = time.perf_counter()
     present = {lang: [p.stem for p in config.chapter_files(lang)] for lang in config.languages}
-    langs, names, whole = _scope(config, languages, chapters, present)
+    langs, names, *whole = _scope(config, languages, chapters, present)
     jobs = max(1, jobs or os.cpu_count() or 1)
     size = max(1, -(-len(names) // (jobs * 4)))
     groups = [names[i : i + size] for i in range(0, len(names), size)]
@@ -204,5 +208,5 @@ def check_config(
     else:
         with ProcessPoolExecutor(jobs, mp_context=get_context("fork")) as pool:
             chunks = list(pool.map(_check_in_worker, [config] * len(groups), groups, [langs] * len(groups)))
-    result = _merge(config.source_language, langs, len(names), chunks, baseline or {}, started, whole)
+    result = _merge(config.source_language, langs, len(names), chunks, baseline or {}, started, *whole)
     return result, [d for chunk in chunks for d in chunk.unreadable]

@@ -6,7 +6,8 @@ Inline, in the translation (or, for every translation at once, in the source)::
 
 The comment covers the node right after it. A baseline entry carries the finding's
 fingerprint, a hash of the content on both sides, so it stops matching as soon as either
-side changes. Every suppression needs a reason; one without is itself a finding.
+side changes. Every suppression needs a reason; one without is itself a finding, and so is
+one that no longer matches any finding (``suppression.unused``).
 """
 
 from __future__ import annotations
@@ -29,10 +30,13 @@ _IGNORE = re.compile(
 @dataclass(frozen=True, slots=True)
 class Suppression:
     path: str
-    start: int
+    start: int  # the lines of the node it covers (start > end: it covers nothing)
     end: int
     codes: tuple[str, ...]
     reason: str
+    line: int = 0  # of the comment itself
+    lang: str = ""
+    chapter: str = ""
 
 
 def _covers(codes: tuple[str, ...], code: str) -> bool:
@@ -57,8 +61,8 @@ def inline_suppressions(doc: Document, lang: str, chapter: str) -> tuple[list[Su
                 ))  # fmt: skip
                 continue
             target = nodes[k + 1] if k + 1 < len(nodes) else None
-            if target is not None:
-                found.append(Suppression(doc.path, target.line, target.end_line, codes, reason))
+            start, end = (target.line, target.end_line) if target is not None else (0, -1)
+            found.append(Suppression(doc.path, start, end, codes, reason, line, lang, chapter))
     return found, problems
 
 
@@ -91,6 +95,11 @@ def baseline_json(findings: list[Finding], reason: str) -> str:
     return json.dumps({"version": 1, "entries": entries}, ensure_ascii=False, indent=2) + "\n"
 
 
+def _matches(s: Suppression, f: Finding) -> bool:
+    where = [loc for loc in (f.location, f.source) if loc is not None and loc.path == s.path]
+    return _covers(s.codes, str(f.code)) and any(s.start <= loc.line <= s.end for loc in where)
+
+
 def apply(
     findings: list[Finding], inline: list[Suppression], baseline: dict[tuple[str, str, str, str], str]
 ) -> list[Finding]:
@@ -98,10 +107,19 @@ def apply(
     for f in findings:
         reason = baseline.get((str(f.code), f.lang, f.chapter, f.fingerprint))
         if reason is None:
-            for s in inline:
-                where = [loc for loc in (f.location, f.source) if loc is not None and loc.path == s.path]
-                if _covers(s.codes, str(f.code)) and any(s.start <= loc.line <= s.end for loc in where):
-                    reason = s.reason
-                    break
+            reason = next((s.reason for s in inline if _matches(s, f)), None)
         out.append(f.suppress(reason) if reason else f)
     return out
+
+
+def unused(findings: list[Finding], inline: list[Suppression]) -> list[Finding]:
+    """A finding for every inline suppression that matches none of ``findings``."""
+    return [
+        Finding.make(
+            Code.SUPPRESSION_UNUSED,
+            f"suppression of {', '.join(s.codes)} (reason: {s.reason}) matches no finding; remove it",
+            s.lang, s.chapter, Location(s.path, s.line), subject=(" ".join(s.codes), s.reason),
+        )
+        for s in inline
+        if not any(_matches(s, f) for f in findings)
+    ]  # fmt: skip

@@ -63,6 +63,7 @@ RULE_TEXT: dict[Code, str] = {
     Code.STALE_UNKNOWN: "Whether the translation is up to date cannot be told from the history.",
     Code.STALE_LOCK: "An entry of the translation's sync lock file is invalid (its commit is not a commit hash).",
     Code.SUPPRESSION: "A suppression is invalid or no longer matches anything.",
+    Code.SUPPRESSION_UNUSED: "An inline suppression no longer matches any finding.",
     Code.EXEC_ERROR: "A code cell raised an error when executed.",
     Code.EXEC_NEEDS_GPU: "A code cell needs a GPU this machine does not have.",
     Code.EXEC_TIMEOUT: "A code cell ran longer than the configured timeout.",
