@@ -201,3 +201,14 @@ def test_math_repair_keeps_translated_words_in_text(tmp_path: Path) -> None:
 def test_translated_comments_on_and_above_changed_lines_survive(translation: str, source: str, expected: str) -> None:
     assert rewrite_code(translation, source) == expected
     assert rewrite_code(expected, source) == expected
+
+
+def test_what_is_left_for_a_human_is_in_line_order(tmp_path: Path) -> None:
+    en = "We have 256 items.\n\n" + cell("a = 1") + "\nSee [d2l](https://d2l.ai).\n"
+    ja = "項目。\n\n" + cell("a = 1") + "\n" + cell("extra = 0") + "\n見る。\n"
+    (result,) = synced(make_book(tmp_path, en, ja))
+    assert [(f.primary.line, f.code) for f in result.left] == [
+        (1, "numbers.missing"),
+        (7, "code.extra"),
+        (11, "ref.link"),
+    ]

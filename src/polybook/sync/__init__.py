@@ -268,7 +268,10 @@ def sync_chapter(
     new_doc = parse_text(result.new, target.path, settings)
     remaining = check_chapter(book, lang, chapter, source, new_doc, lock)
     remaining = _suppressed(remaining, source, new_doc, lang, chapter, baseline or {})
-    remaining = [f for f in remaining if f.code is not Code.STALE_UNKNOWN]
+    remaining = sorted(
+        (f for f in remaining if f.code is not Code.STALE_UNKNOWN),
+        key=lambda f: (f.primary.path, f.primary.line, str(f.code)),
+    )
     result.left = [f for f in remaining if not f.suppressed]
     result.kept = [
         f"kept: suppressed ({f.suppressed}): {f.code} at line {f.primary.line}" for f in remaining if f.suppressed
