@@ -16,7 +16,7 @@ import pytest
 from polybook.book import load_book
 from polybook.config import load_config
 from polybook.dialect import parse_text
-from polybook.dialect.nodes import Heading
+from polybook.dialect.nodes import Document, Heading
 from polybook.render.build import merge_warnings
 from polybook.render.inline import convert
 from polybook.render.myst import transpile
@@ -60,17 +60,68 @@ def test_roles_become_myst_roles_but_code_spans_stay() -> None:
     assert out == "See {numref}`fig_a` and {eq}`eq_b`, ``:ref:`x` `` and {cite:t}`K`; ![i](/_book/img/a.png)"
 
 
+def _tiny(language: str = "en") -> Document:
+    return load_book(load_config(BOOK / "conf.py"), [language]).chapters[language]["tiny"]
+
+
+def _cell(renderer: OutputRenderer, doc: Document, line: int, framework: str) -> list[str]:
+    """The rendered results of the cell whose fence is at ``line``."""
+    program = doc.cells(framework)
+    return renderer.cell(next(c for c in program if c.line == line), framework, program)
+
+
 def test_script_in_a_stream_is_a_literal_block_but_text_html_is_raw() -> None:
     results = _results("en", "tiny")
     renderer = OutputRenderer("en", results, lambda data, suffix: "x")
-    stream = "\n".join(renderer.cell(6, "mxnet"))
+    stream = "\n".join(_cell(renderer, _tiny(), 6, "mxnet"))
     assert "{code-block} none" in stream and "{raw}" not in stream
-    rich = "\n".join(renderer.cell(28, "mxnet"))
+    rich = "\n".join(_cell(renderer, _tiny(), 28, "mxnet"))
     assert '{raw} html\n<div class="output html"><b class="rich-output">bold</b></div>' in rich
 
 
+def test_outputs_follow_their_cell_when_prose_moves_it() -> None:
+    doc = _tiny()
+    moved = parse_text(Path(BOOK / "chapters/en/tiny.md").read_text(encoding="utf-8").replace(
+        "## More", "A new paragraph\nof two lines.\n\n## More"
+    ), doc.path)  # fmt: skip
+    renderer = OutputRenderer("en", _results("en", "tiny"), lambda data, suffix: "x")
+    text = transpile(moved, "en", outputs=renderer).text
+    assert "Found no NVIDIA driver" in text and "mxnet says" in text and renderer.missing == {}
+
+
+def test_outputs_of_changed_code_are_never_shown() -> None:
+    source = Path(BOOK / "chapters/en/tiny.md").read_text(encoding="utf-8")
+    doc = _tiny()
+    # Same lines; the first PyTorch cell's code changed: its outputs and those of every
+    # PyTorch cell after it (they ran after the old code) are gone; MXNet's stay.
+    changed = parse_text(source.replace('print("torch says hi")', 'print("torch says bye")'), doc.path)
+    renderer = OutputRenderer("en", _results("en", "tiny"), lambda data, suffix: "x")
+    text = transpile(changed, "en", outputs=renderer).text
+    assert "torch says hi" not in text and "Found no NVIDIA driver" not in text
+    assert "mxnet says" in text
+    assert list(renderer.missing) == [(12, "pytorch"), (22, "pytorch"), (47, "pytorch"), (52, "pytorch")]
+    # A comment or spacing change is not a code change.
+    same = parse_text(source.replace('print("torch says hi")', 'print( "torch says hi" )  # hello'), doc.path)
+    assert "torch says hi" in transpile(same, "en", outputs=OutputRenderer("en", _results("en", "tiny"), str)).text
+
+
+def test_a_cell_without_stored_outputs_is_a_warning_with_no_eval(tmp_path: Path) -> None:
+    config = load_config(BOOK / "conf.py")
+    doc = _tiny()
+    results = {"tiny": json.loads((BOOK / "eval" / "en" / "tiny.json").read_text(encoding="utf-8"))}
+    results["tiny"]["cells"] = [c for c in results["tiny"]["cells"] if c["line"] != 22]
+    stage = stage_language(config, "en", {"tiny": doc}, {}, results, tmp_path, [], stored=True)
+    found = [(d.path, d.line, d.level, d.message) for d in stage.diagnostics if "stored" in d.message]
+    assert found == [
+        (doc.path, 22, "warning", f"no stored output for this cell ({fw}): run polybook build eval")
+        for fw in ("mxnet", "pytorch")
+    ]
+    evaluated = stage_language(config, "en", {"tiny": doc}, {}, results, tmp_path, [])
+    assert not [d for d in evaluated.diagnostics if "stored" in d.message]
+
+
 def test_needs_gpu_is_a_notice_with_where_it_ran() -> None:
-    lines = OutputRenderer("en", _results("en", "tiny"), lambda d, s: "x").cell(47, "pytorch")
+    lines = _cell(OutputRenderer("en", _results("en", "tiny"), lambda d, s: "x"), _tiny(), 47, "pytorch")
     text = "\n".join(lines)
     assert "{admonition} Needs a GPU" in text and "CPU: Test CPU (2026-11-22)" in text
     assert "RuntimeError: Found no NVIDIA driver" in text

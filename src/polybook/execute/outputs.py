@@ -1,19 +1,40 @@
 """Attach program results back to the cells of every language that shares the program.
 
 One file per chapter and language, ``<build_dir>/eval/<lang>/<chapter>.json``: for each
-code cell and framework, its outputs (nbformat output dicts), status and duration, keyed
-by the cell's line in *that* language's file, plus each program's key, source and
-provenance. This is what the HTML and PDF stages render; a cell whose comments are
-translated gets the outputs of the shared run all the same.
+code cell and framework, its outputs (nbformat output dicts), status and duration, plus
+each program's key, source and provenance. This is what the HTML and PDF stages render;
+a cell whose comments are translated gets the outputs of the shared run all the same.
+
+A cell's results are found by its place in its framework's program (``index``) and the
+hash of the normalised code of the program up to and including it (``code``, see
+:func:`code_hashes`), never by line: a paragraph inserted above moves every line but
+keeps the outputs, and a code edit -- of this cell or of one before it, which its outputs
+depend on -- leaves them unmatched rather than showing old outputs under new code.
+``line`` is kept for people reading the file.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from polybook.execute.evaluate import Evaluation
+from polybook.dialect.normalize import normalize_code
+
+if TYPE_CHECKING:
+    from polybook.execute.evaluate import Evaluation
+
+
+def code_hashes(codes: list[str]) -> list[str]:
+    """Per cell of a program, a hash of its normalised code and of every cell before it
+    (comments, docstrings and whitespace do not count, as in the program key)."""
+    digest = hashlib.sha256()
+    hashes = []
+    for code in codes:
+        digest.update(normalize_code(code).encode("utf-8") + b"\0")
+        hashes.append(digest.copy().hexdigest()[:24])
+    return hashes
 
 
 def chapter_outputs(evaluation: Evaluation) -> dict[tuple[str, str], dict[str, Any]]:
@@ -33,9 +54,12 @@ def chapter_outputs(evaluation: Evaluation) -> dict[tuple[str, str], dict[str, A
                 "languages": program.languages,
                 "provenance": result.get("provenance", {}),
             }
-            for cell, cell_result in zip(use.cells, result["cells"], strict=True):
+            hashes = code_hashes([cell.code for cell in use.cells])
+            for index, (cell, cell_result) in enumerate(zip(use.cells, result["cells"], strict=True)):
                 doc["cells"].append(
                     {
+                        "index": index,
+                        "code": hashes[index],
                         "line": cell.line,
                         "code_line": cell.code_line,
                         "framework": program.framework,

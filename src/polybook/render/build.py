@@ -168,6 +168,7 @@ def build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None) 
             work / code / "src",
             bibfiles,
             generated.get(code),
+            stored=not options.evaluate,
         )
         stages[code] = stage
         diagnostics += stage.diagnostics

@@ -77,6 +77,7 @@ class _Writer:
         self.cite = cite
         self.numbered_toc = numbered_toc
         self.link = link
+        self.programs: dict[str, list[CodeCell]] = {}
         self.out: list[tuple[str, int]] = []
 
     # -- output ---------------------------------------------------------------------
@@ -184,10 +185,16 @@ class _Writer:
         marks = inline.fence(cell.code)
         self.emit([f"{marks}{cell.language or 'python'}", cell.code, marks, ""], cell.line)
 
+    def program(self, framework: str) -> list[CodeCell]:
+        """The page's cells that run for ``framework``, in order: its program."""
+        if framework not in self.programs:
+            self.programs[framework] = self.doc.cells(framework)
+        return self.programs[framework]
+
     def results(self, cell: CodeCell, framework: str) -> None:
         if self.outputs is None or any(m.name in ("hide", "hide_output") for m in cell.markers):
             return
-        self.emit(self.outputs.cell(cell.line, framework), cell.line)
+        self.emit(self.outputs.cell(cell, framework, self.program(framework)), cell.line)
 
     def shared_cell(self, cell: CodeCell) -> None:
         """A cell for every framework: the code once; outputs once when they agree."""
@@ -195,7 +202,7 @@ class _Writer:
         runs = [fw for fw in self.frameworks if fw in cell.frameworks]
         if self.outputs is None or not runs:
             return
-        rendered = {fw: self.outputs.cell(cell.line, fw) for fw in runs}
+        rendered = {fw: self.outputs.cell(cell, fw, self.program(fw)) for fw in runs}
         if len({tuple(lines) for lines in rendered.values()}) == 1:
             self.results(cell, runs[0])
             return

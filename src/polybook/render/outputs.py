@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from polybook.dialect.nodes import CodeCell
+from polybook.execute.outputs import code_hashes
 from polybook.execute.runner import strip_ansi
 from polybook.render.i18n import framework_name, text
 from polybook.render.inline import fence
@@ -34,16 +36,26 @@ def escape(value: str) -> str:
 
 @dataclass(slots=True)
 class ChapterResults:
-    """One (language, chapter) evaluation document: ``build/eval/<lang>/<chapter>.json``."""
+    """One (language, chapter) evaluation document: ``build/eval/<lang>/<chapter>.json``.
+
+    Cells are found by framework and place in the program, and used only when the hash of
+    the code up to them still matches (:mod:`polybook.execute.outputs`).
+    """
 
     programs: dict[str, dict[str, Any]] = field(default_factory=dict)  # framework -> program info
-    cells: dict[tuple[int, str], dict[str, Any]] = field(default_factory=dict)  # (fence line, fw) -> cell
+    cells: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)  # (fw, index) -> cell
 
     @classmethod
     def from_doc(cls, doc: dict[str, Any] | None) -> ChapterResults:
         if not doc:
             return cls()
-        return cls(dict(doc.get("programs", {})), {(c["line"], c["framework"]): c for c in doc.get("cells", [])})
+        cells = {(c["framework"], c["index"]): c for c in doc.get("cells", []) if "index" in c}
+        return cls(dict(doc.get("programs", {})), cells)
+
+    def find(self, framework: str, index: int, code: str) -> dict[str, Any] | None:
+        """The results of cell ``index`` of ``framework``'s program, if they are of this code."""
+        cell = self.cells.get((framework, index))
+        return cell if cell is not None and cell.get("code") == code else None
 
 
 def literal(body: str, classes: str) -> list[str]:
@@ -69,11 +81,19 @@ class OutputRenderer:
         self.results = results
         self.write_asset = write_asset
         self.rich = rich  # False: text/plain instead of raw HTML (e.g. for LaTeX)
+        self.missing: dict[tuple[int, str], None] = {}  # (line, framework) of cells shown without results
+        self._hashes: dict[tuple[str, ...], list[str]] = {}
 
-    def cell(self, line: int, framework: str) -> list[str]:
-        """MyST lines for the results of the cell whose fence is at ``line``, run by ``framework``."""
-        cell = self.results.cells.get((line, framework))
+    def cell(self, code_cell: CodeCell, framework: str, program: list[CodeCell]) -> list[str]:
+        """MyST lines for the results of ``code_cell`` run by ``framework``; ``program`` is that
+        framework's cells of the page, in order (as :meth:`Document.cells` gives them)."""
+        index = next(i for i, c in enumerate(program) if c is code_cell)
+        codes = tuple(c.code for c in program)
+        if codes not in self._hashes:
+            self._hashes[codes] = code_hashes(list(codes))
+        cell = self.results.find(framework, index, self._hashes[codes][index])
         if cell is None:
+            self.missing[(code_cell.line, framework)] = None
             return [*self.notice("not_executed", "polybook-not-run"), ""]
         program = self.results.programs.get(framework, {})
         provenance = program.get("provenance", {})

@@ -21,7 +21,7 @@ from docutils.nodes import make_id
 
 from polybook.book import display_path
 from polybook.config import BookConfig
-from polybook.diagnostics import Code, Diagnostic
+from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect.nodes import Document, Heading
 from polybook.render.i18n import text
 from polybook.render.myst import Transpiled, transpile
@@ -31,6 +31,9 @@ from polybook.render.sphinx_ext import SIDECAR_DIR
 #: Staged folders that hold no documents (Sphinx's ``exclude_patterns``).
 STAGED_DIRS = ("_book", "_outputs", SIDECAR_DIR)
 _MARKUP_RE = re.compile(r"[*_`$]|\{[a-z:]+\}|:[a-z]+:")
+#: The code of "no stored output" warnings. (TODO: a code of its own, html.output.missing,
+#: once polybook.diagnostics has one; this is the nearest: something the page shows is missing.)
+MISSING_OUTPUT = Code.HTML_FIGURE_MISSING
 #: A URL scheme as MyST recognises one (``https:``, ``mailto:``, ``path:``...).
 _SCHEME_RE = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]{0,31}):")
 
@@ -102,9 +105,13 @@ def stage_language(
     srcdir: Path,
     bibfiles: list[Path],
     extra: dict[str, str] | None = None,
+    *,
+    stored: bool = False,
 ) -> Stage:
     """Write ``srcdir`` for ``language``; ``results`` maps chapter -> its eval document;
-    ``extra`` maps docname -> MyST of generated pages (the translation-status page)."""
+    ``extra`` maps docname -> MyST of generated pages (the translation-status page).
+    ``stored``: the results are a previous run's (``--no-eval``), so a cell without any
+    -- never run, or its code changed since -- is worth a warning."""
     stage = Stage(language, srcdir)
     root = config.root.resolve()
     chapters = config.chapters_dir.resolve()
@@ -172,6 +179,9 @@ def stage_language(
         myst = transpile(
             doc, language, outputs=renderer, figure=figure, cite=cite, numbered_toc=name == "index", link=link
         )
+        for line, framework in renderer.missing if stored else ():
+            message = f"no stored output for this cell ({framework}): run polybook build eval"
+            stage.diagnostics.append(Diagnostic.make(doc.path, line, MISSING_OUTPUT, message, Level.WARNING))
         if cited and bibfiles:
             lines = ["", f"```{{rubric}} {text(language, 'references')}", "```", "", "```{bibliography}"]
             lines += [":filter: docname in docnames", "```"]
