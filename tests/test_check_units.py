@@ -189,3 +189,14 @@ def test_a_suppression_that_matches_nothing_is_reported(tmp_path: Path) -> None:
     assert [(f.code, f.lang, f.primary.line) for f in result.active if f.code != "stale.unknown"] == [
         ("suppression.unused", "en", 5)
     ]
+
+
+def test_baseline_survives_rewrapped_translated_comments(tmp_path: Path) -> None:
+    en = cell("x = 1\nfor _ in range(10000):\n    pass\ny = 2\nz = 3 * y")
+    ja = cell("x = 1\nfor _ in range(1000):  # ループ\n    pass\ny = 2\nz = 4 * y")
+    first = run(tmp_path, en, ja)
+    assert codes(first) == ["code.changed", "code.changed"]
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text(baseline_json(first.active, "accepted for now"), encoding="utf-8")
+    rewrapped = ja.replace("x = 1\n", "# 準備する\n# 二行で\nx = 1\n")
+    assert codes(run(tmp_path, en, rewrapped, baseline=load_baseline(baseline))) == []

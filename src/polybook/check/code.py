@@ -184,9 +184,9 @@ def _changed(
         Finding.make(
             code, f"{framework} cell {index} {what} the source: `{h.translation}` → `{h.source}`", lang, chapter,
             Location(t.path, t.code_line + h.t_line), source=Location(s.path, s.code_line + h.s_line),
-            diff=((h.translation, h.source),), subject=(subject[0] + f"\n{h.t_line}", subject[1]), **common,
+            diff=((h.translation, h.source),), subject=(subject[0] + f"\n{k}", subject[1]), **common,
         )
-        for h in hunks
+        for k, h in enumerate(hunks)  # the hunk's number, not its line: comments may be re-wrapped
     ]  # fmt: skip
 
 
