@@ -215,3 +215,21 @@ def test_warnings_of_what_sphinx_did_not_redo_are_kept() -> None:
     ]
     done = {"read": ["a"], "docs_written": ["a"], "consistency": True}
     assert "c: not in a toctree" not in [e["message"] for e in merge_warnings(stored, [], done, {"a", "b", "c"})]
+
+
+def test_frozen_gpu_outputs_say_where_they_come_from_once_per_program() -> None:
+    doc = _tiny()
+    data = json.loads((BOOK / "eval" / "en" / "tiny.json").read_text(encoding="utf-8"))
+    provenance = {"device": "GPU: A100 <b>x</b>", "date": "2026-01-02<script>T10:00:00"}
+    data["programs"]["mxnet"] |= {"source": "frozen", "provenance": provenance}
+    renderer = OutputRenderer("en", ChapterResults.from_doc(data), lambda d, s: "x")
+    text = transpile(doc, "en", outputs=renderer).text
+    assert text.count("polybook-frozen") == 1  # three MXNet cells, one notice
+    assert "{admonition} Computed on GPU: A100 \\<b\\>x\\</b\\>" in text
+    assert "The MXNet outputs of this page were computed on GPU: A100 \\<b\\>x\\</b\\> (2026-01-02\\<script\\>)" in text
+    assert text.index("polybook-frozen") < text.index("x = 1 + 1")  # on the first MXNet cell
+    assert "Needs a GPU" not in text.split("torch.cuda")[0]
+    ja_data = json.loads((BOOK / "eval" / "ja" / "tiny.json").read_text(encoding="utf-8"))
+    ja_data["programs"]["mxnet"] |= {"source": "frozen", "provenance": provenance}
+    ja = transpile(_tiny("ja"), "ja", outputs=OutputRenderer("ja", ChapterResults.from_doc(ja_data), str)).text
+    assert ja.count("{admonition} GPU: A100 \\<b\\>x\\</b\\> で計算") == 1

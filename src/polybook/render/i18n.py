@@ -10,7 +10,10 @@ STRINGS: dict[str, dict[str, str]] = {
     "en": {
         "needs_gpu": "Needs a GPU",
         "needs_gpu_body": "This cell needs a GPU. It ran on {device} ({date}), which has none, and stopped with:",
-        "frozen": "Outputs computed on {device} ({date}) and kept as frozen results.",
+        "computed_on": "Computed on {device}",
+        "frozen": (
+            "The {framework} outputs of this page were computed on {device} ({date}) and are kept as frozen results."
+        ),
         "not_run": "Not run: an earlier {framework} cell of this page did not finish.",
         "not_executed": "No outputs: this cell has not been executed.",
         "failed": "This cell failed ({status}):",
@@ -53,7 +56,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "needs_gpu_body": (
             "このセルには GPU が必要です。GPU のない {device} ({date}) で実行され、次のエラーで停止しました:"
         ),
-        "frozen": "出力は {device} ({date}) で計算され、固定された結果として保存されています。",
+        "computed_on": "{device} で計算",
+        "frozen": (
+            "このページの {framework} の出力は {device} ({date}) で計算され、固定された結果として保存されています。"
+        ),
         "not_run": "未実行: このページの前の {framework} セルが完了しませんでした。",
         "not_executed": "出力なし: このセルはまだ実行されていません。",
         "failed": "このセルは失敗しました ({status}):",
@@ -96,7 +102,11 @@ STRINGS: dict[str, dict[str, str]] = {
         "needs_gpu_body": (
             "Esta célula requer uma GPU. Foi executada em {device} ({date}), que não tem nenhuma, e parou com:"
         ),
-        "frozen": "Saídas calculadas em {device} ({date}) e guardadas como resultados congelados.",
+        "computed_on": "Calculado em {device}",
+        "frozen": (
+            "As saídas {framework} desta página foram calculadas em {device} "
+            "({date}) e guardadas como resultados congelados."
+        ),
         "not_run": "Não executada: uma célula {framework} anterior desta página não terminou.",
         "not_executed": "Sem saídas: esta célula ainda não foi executada.",
         "failed": "Esta célula falhou ({status}):",
@@ -137,7 +147,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "zh": {
         "needs_gpu": "需要 GPU",
         "needs_gpu_body": "此单元需要 GPU。它在没有 GPU 的 {device}（{date}）上运行，并因以下错误而停止：",
-        "frozen": "输出在 {device}（{date}）上计算，并作为固定结果保存。",
+        "computed_on": "在 {device} 上计算",
+        "frozen": "本页 {framework} 的输出在 {device}（{date}）上计算，并作为固定结果保存。",
         "not_run": "未运行：本页前面的一个 {framework} 单元没有完成。",
         "not_executed": "没有输出：此单元尚未执行。",
         "failed": "此单元运行失败（{status}）：",
@@ -180,7 +191,11 @@ STRINGS: dict[str, dict[str, str]] = {
         "needs_gpu_body": (
             "Bu hücre bir GPU gerektiriyor. GPU'su olmayan {device} ({date}) üzerinde çalıştı ve şu hatayla durdu:"
         ),
-        "frozen": "Çıktılar {device} ({date}) üzerinde hesaplandı ve dondurulmuş sonuç olarak saklandı.",
+        "computed_on": "{device} üzerinde hesaplandı",
+        "frozen": (
+            "Bu sayfadaki {framework} çıktıları {device} ({date}) üzerinde "
+            "hesaplandı ve dondurulmuş sonuç olarak saklandı."
+        ),
         "not_run": "Çalıştırılmadı: bu sayfadaki önceki bir {framework} hücresi tamamlanmadı.",
         "not_executed": "Çıktı yok: bu hücre henüz çalıştırılmadı.",
         "failed": "Bu hücre başarısız oldu ({status}):",

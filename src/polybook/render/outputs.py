@@ -4,8 +4,8 @@ Streams, ``text/plain`` and tracebacks become literal blocks, which the HTML wri
 escapes: a ``<script>`` printed by a cell is shown, never run. Only a real ``text/html``
 output is passed through as raw HTML, as Jupyter does. Images are written once to
 ``_outputs/<hash>.<ext>`` of the staged source. Failures are notices, never hidden:
-"needs a GPU" says where it ran and what it raised; outputs frozen on a GPU machine say
-where they come from.
+"needs a GPU" says where it ran and what it raised; a program whose outputs were frozen
+on a GPU machine says where they come from, once, on its first cell.
 """
 
 from __future__ import annotations
@@ -70,7 +70,8 @@ def admonition(title: str, classes: str, body: list[str]) -> list[str]:
 
 
 def _date(provenance: dict[str, Any]) -> str:
-    return str(provenance.get("date", "?")).split("T")[0]
+    """The day a program ran, as literal Markdown (it comes from a results file)."""
+    return escape(str(provenance.get("date", "?")).split("T")[0])
 
 
 class OutputRenderer:
@@ -95,8 +96,8 @@ class OutputRenderer:
         if cell is None:
             self.missing[(code_cell.line, framework)] = None
             return [*self.notice("not_executed", "polybook-not-run"), ""]
-        program = self.results.programs.get(framework, {})
-        provenance = program.get("provenance", {})
+        program_info = self.results.programs.get(framework, {})
+        provenance = program_info.get("provenance", {})
         status = cell.get("status", "ok")
         if status == "not_run":
             return self.notice("not_run", "polybook-not-run", framework=framework_name(framework))
@@ -117,9 +118,12 @@ class OutputRenderer:
             body = [text(self.language, "failed", status=status.replace("_", " "))]
             out += admonition(status.replace("_", " "), "error polybook-failed", body)
         device = str(provenance.get("device", ""))
-        if program.get("source") == "frozen" and device.startswith("GPU"):
-            body = [text(self.language, "frozen", device=escape(device), date=_date(provenance))]
-            out += admonition(text(self.language, "needs_gpu"), "note polybook-frozen", body)
+        frozen = program_info.get("source") == "frozen" and device.startswith("GPU")
+        if frozen and code_cell is _first_shown(program):
+            # Once per program, on its first cell shown: every output of it comes from there.
+            values = {"framework": framework_name(framework), "device": escape(device), "date": _date(provenance)}
+            title = text(self.language, "computed_on", device=device)
+            out += admonition(title, "note polybook-frozen", [text(self.language, "frozen", **values)])
         return out
 
     def notice(self, key: str, classes: str, **values: str) -> list[str]:
@@ -147,6 +151,11 @@ class OutputRenderer:
             plain = data["text/plain"]
             return literal("".join(plain) if isinstance(plain, list) else str(plain), "output result")
         return []
+
+
+def _first_shown(program: list[CodeCell]) -> CodeCell | None:
+    """The first cell of a program whose outputs the page shows."""
+    return next((c for c in program if not any(m.name in ("hide", "hide_output") for m in c.markers)), None)
 
 
 def _merge_streams(outputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
