@@ -33,6 +33,8 @@ def test_exit_codes_and_thresholds(tmp_path: Path) -> None:
     assert code == 1 and "[polybook.numbers.missing]" in out
     assert invoke(tmp_path, "--lang", "xx")[0] == 2
     assert invoke(tmp_path, "--format", "nope")[0] == 2
+    code, out = invoke(tmp_path, "--chapter", "nope")
+    assert code == 2 and "not a chapter of this book: nope (chapters: intro)" in out
 
 
 def test_unreadable_input_exits_2(tmp_path: Path) -> None:
@@ -80,3 +82,9 @@ def test_write_baseline_needs_a_reason_and_then_silences(tmp_path: Path) -> None
     assert invoke(tmp_path, "--write-baseline", str(baseline), "--reason", "ja keeps a short loop")[0] == 0
     code, out = invoke(tmp_path, "--baseline", str(baseline))
     assert code == 0 and "suppressed" in out
+    # sync keeps what the baseline accepts, and says so.
+    runner = CliRunner()
+    synced = runner.invoke(main, ["--conf", str(tmp_path / "conf.py"), "sync", "--baseline", str(baseline), "--write"])
+    assert synced.exit_code == 0, synced.output
+    assert "kept: suppressed (ja keeps a short loop): code.changed" in synced.output
+    assert "range(1000)" in (tmp_path / "chapters" / "ja" / "intro.md").read_text(encoding="utf-8")

@@ -178,19 +178,15 @@ def check(
 
     from polybook.check import check_config
     from polybook.check.report import render, write_step_summary
-    from polybook.check.suppress import baseline_json, load_baseline
+    from polybook.check.suppress import baseline_json
     from polybook.diagnostics import RANK, Level
 
     if write_baseline and not (reason and reason.strip()):
         raise UsageProblem("--write-baseline needs --reason: every accepted finding must say why")
     config = book_config(ctx)
     langs = _check_languages(config, languages)
-    accepted = {}
-    if baseline:
-        try:
-            accepted = load_baseline(baseline)
-        except (ValueError, KeyError) as exc:
-            raise UsageProblem(f"bad baseline file {baseline}: {exc}") from None
+    known(chapters, _chapter_names(config), "chapter")
+    accepted = _baseline(baseline)
     result, bad = check_config(config, langs or None, list(chapters) or None, accepted, jobs)
     if bad:
         raise UsageProblem("unreadable input:\n" + "\n".join(d.format() for d in bad))
@@ -212,16 +208,38 @@ def check(
         ctx.exit(1)
 
 
+def _chapter_names(config: BookConfig) -> list[str]:
+    return sorted({path.stem for code in config.languages for path in config.chapter_files(code)})
+
+
+def _baseline(path: Path | None) -> dict[tuple[str, str, str, str], str]:
+    """The accepted findings of a ``--baseline`` file (empty without one)."""
+    from polybook.check.suppress import load_baseline
+
+    if path is None:
+        return {}
+    try:
+        return load_baseline(path)
+    except (ValueError, KeyError) as exc:
+        raise UsageProblem(f"bad baseline file {path}: {exc}") from None
+
+
 @main.command()
 @click.argument("languages", nargs=-1)
 @click.option("--write", is_flag=True, help="Apply the changes (default: print them as a unified diff).")
 @click.option("--prune", is_flag=True, help="Also remove cells the source does not have.")
+@click.option(
+    "--baseline",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Accepted findings (as for check): the differences they accept are kept.",
+)
 @click.pass_context
-def sync(ctx: click.Context, languages: tuple[str, ...], write: bool, prune: bool) -> None:
+def sync(ctx: click.Context, languages: tuple[str, ...], write: bool, prune: bool, baseline: Path | None) -> None:
     """Repair translations' code and math from the source; prose is never changed.
 
     Prints what it would change as a unified diff; --write applies it (atomically) and
-    records the source commit. Lists what it cannot repair. Exits 1 when a chapter was
+    records the source commit. Lists what it cannot repair, and the differences it keeps
+    because a suppression (inline or --baseline) accepts them. Exits 1 when a chapter was
     refused because of parse errors.
     """
     from polybook import sync as syncing
@@ -230,7 +248,7 @@ def sync(ctx: click.Context, languages: tuple[str, ...], write: bool, prune: boo
     config = book_config(ctx)
     langs = _check_languages(config, languages)
     book = load_book(config, [config.source_language, *langs] if langs else None)
-    results = syncing.sync_book(book, langs or None, prune)
+    results = syncing.sync_book(book, langs or None, prune, _baseline(baseline))
     for result in results:
         if result.refused:
             click.echo(f"{result.display}: refused: fix these parse errors first:", err=True)
@@ -241,6 +259,8 @@ def sync(ctx: click.Context, languages: tuple[str, ...], write: bool, prune: boo
             click.echo(result.diff(), nl=False)
         for why in result.repaired:
             click.echo(f"{result.display}: {'repaired' if write else 'would repair'} {why}", err=True)
+        for why in result.kept:
+            click.echo(f"{result.display}: {why}", err=True)
         if result.left:
             left = f"{len(result.left)} finding(s) left for a human (lines as after this sync)"
             click.echo(f"{result.display}: {left}:", err=True)

@@ -134,7 +134,7 @@ class CommitCounter:
     def since(self, commit: str, name: str) -> int | None:
         key = (commit, name)
         if key not in self.cache:
-            out = run_git(self.folder, "rev-list", "--count", f"{commit}..HEAD", "--", name)
+            out = run_git(self.folder, "rev-list", "--count", "--end-of-options", f"{commit}..HEAD", "--", name)
             self.cache[key] = int(out) if out and out.strip().isdigit() else None
         return self.cache[key]
 
