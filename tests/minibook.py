@@ -14,6 +14,20 @@ polybook = {
     "build_dir": "build",
 }
 """
+#: Every language of the bundled book, named in itself.
+LANGUAGES = {"en": "English", "ja": "日本語", "zh": "中文", "pt": "Português", "tr": "Türkçe"}
+
+
+def make_multilingual_book(root: Path, chapters: dict[str, str], name: str = "index") -> Path:
+    """Like :func:`make_book`, with ``chapters``: language -> text of its chapter ``NAME``."""
+    languages = ", ".join(f'"{code}": {{"name": "{LANGUAGES[code]}"}}' for code in chapters)
+    default = '{"en": {"name": "English"}, "ja": {"name": "日本語"}}'
+    for code, text in chapters.items():
+        folder = root / "chapters" / code
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{name}.md").write_text(text, encoding="utf-8")
+    (root / "conf.py").write_text(CONF.replace(default, f"{{{languages}}}"), encoding="utf-8")
+    return root / "conf.py"
 
 
 def make_book(root: Path, en: str, ja: str, name: str = "intro") -> Path:

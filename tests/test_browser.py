@@ -181,3 +181,16 @@ def test_root_index_suggests_the_browsers_language(site: str, browser: Any) -> N
     assert names == ["English", "日本語", "Português", "中文", "Türkçe"]
     page.screenshot(path=str(SHOTS / "index-ja-browser.png"))
     context.close()
+
+
+@pytest.mark.parametrize(
+    ("language", "tooltip", "title"),
+    [("ja", "コピー", "クリップボードにコピー"), ("pt", "Copiar", "Copiar para a área de transferência"),
+     ("tr", "Kopyala", "Panoya kopyala"), ("zh", "复制", "复制到剪贴板")],
+)  # fmt: skip
+def test_copy_button_speaks_the_page_language(site: str, page: Any, language: str, tooltip: str, title: str) -> None:
+    page.goto(f"{site}/{language}/async-computation.html")
+    button = page.locator("button.copybtn").first
+    assert button.get_attribute("data-tooltip") == tooltip
+    assert button.locator("svg title").first.text_content() == title
+    assert page.problems == []

@@ -16,7 +16,7 @@ from polybook.config import load_config
 from polybook.render.build import HtmlOptions, build_html
 from polybook.render.commands import html
 
-from minibook import make_book
+from minibook import LANGUAGES, make_book, make_multilingual_book
 
 BOOK = Path(__file__).parent / "fixtures" / "render" / "book"
 pytestmark = pytest.mark.slow
@@ -156,3 +156,47 @@ def test_a_source_prose_edit_rebuilds_the_source_only_and_the_status_page_follow
     page = status.read_text(encoding="utf-8")
     assert "polybook.numbers.missing" in page and 'data-lang="ja"' in page  # ja's page shows the new finding
     assert page.count('id="polybook-status-content"') == 1
+
+
+#: The theme's strings the audit found in English on translated pages (ids, titles, labels).
+THEME_STRINGS = (
+    "Search the docs",
+    "System Settings",
+    "Color mode",
+    "Breadcrumb",
+    "On this page",
+    "Back to top",
+    "Skip to main content",
+    "previous page",
+    "next page",
+    "Dark",
+    "Light",
+)
+
+
+def ui_strings(page: str) -> set[str]:
+    """The texts of a page outside its article: what the theme writes (labels and titles too)."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(page, "html.parser")
+    for element in soup.select("script, style, article"):
+        element.decompose()
+    found = {text.strip() for text in soup.find_all(string=True) if text.strip()}
+    for element in soup.find_all(True):
+        found |= {element[a].strip() for a in ("title", "aria-label", "placeholder") if element.get(a)}
+    return found
+
+
+def test_the_theme_speaks_every_language_of_the_site(tmp_path: Path) -> None:
+    chapter = "# Book\n\nIntro.\n\n## Next\n\nMore.\n"  # a section: the page has an "On this page"
+    conf = make_multilingual_book(tmp_path, {code: chapter for code in LANGUAGES})
+    result = CliRunner().invoke(html, ["--no-eval"], obj={"conf": conf})
+    assert result.exit_code == 0, result.output
+    english = ui_strings(page(tmp_path, "en", "index"))
+    assert {"Color mode", "On this page", "Back to top"} <= english  # the strings are there to translate
+    for code in ("ja", "zh", "pt", "tr"):
+        found = ui_strings(page(tmp_path, code, "index"))
+        left = sorted(s for s in found if any(s.startswith(english_text) for english_text in THEME_STRINGS))
+        assert left == [], code
+    assert "カラーモード" in ui_strings(page(tmp_path, "ja", "index"))
+    assert {"Nesta página", "Voltar ao topo", "Escuro"} <= ui_strings(page(tmp_path, "pt", "index"))

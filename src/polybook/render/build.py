@@ -172,7 +172,7 @@ def build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None) 
         )
         stages[code] = stage
         diagnostics += stage.diagnostics
-        overrides = settings.overrides(config, code, site, bibfiles)
+        overrides = settings.overrides(config, code, site, bibfiles, stage)
         digest = hashlib.sha256(
             f"{stage.digest}\n{json.dumps(overrides, sort_keys=True, default=str)}\n{version}".encode()
         ).hexdigest()

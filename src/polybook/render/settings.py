@@ -14,12 +14,14 @@ from typing import Any
 from polybook.book import Book
 from polybook.config import BookConfig
 from polybook.render.i18n import SPHINX_LANGUAGE, text
-from polybook.render.stage import STAGED_DIRS
+from polybook.render.stage import LOCALE_DIR, STAGED_DIRS, Stage
 
 ASSETS = Path(__file__).parent / "assets"
 MATHJAX_DIR = "_mathjax"  # at the site root, shared by every language
 #: MyST syntax the staged pages use (HTML and PDF alike): $-math, ::: fences, amsmath blocks.
 MYST_EXTENSIONS = ("amsmath", "colon_fence", "dollarmath")
+#: sphinx-copybutton's strings (its ``messages`` table), from :mod:`polybook.render.i18n`.
+COPYBUTTON_KEYS = ("copy", "copy_to_clipboard", "copy_success", "copy_failure")
 EXTENSIONS = ["myst_parser", "sphinx_design", "sphinx_copybutton", "sphinx.ext.mathjax", "polybook.render.sphinx_ext"]
 
 
@@ -62,7 +64,10 @@ def myst_extensions(config: BookConfig) -> list[str]:
     return sorted({*config.sphinx.get("myst_enable_extensions", []), *MYST_EXTENSIONS})
 
 
-def overrides(config: BookConfig, language: str, site: dict[str, Any], bibs: list[Path]) -> dict[str, Any]:
+def overrides(
+    config: BookConfig, language: str, site: dict[str, Any], bibs: list[Path], stage: Stage | None = None
+) -> dict[str, Any]:
+    """``stage``: the staged sources, for the catalog of theme strings staged with them."""
     lang = config.languages[language]
     user = config.sphinx
     extensions = [*user.get("extensions", []), *(e for e in EXTENSIONS if e not in user.get("extensions", []))]
@@ -78,6 +83,7 @@ def overrides(config: BookConfig, language: str, site: dict[str, Any], bibs: lis
         "logo": {"text": lang.title},
         "footer_start": ["copyright"],
         "footer_end": [],
+        "search_bar_text": text(language, "search_bar"),
         **user.get("html_theme_options", {}),
     }
     values: dict[str, Any] = {
@@ -115,8 +121,17 @@ def overrides(config: BookConfig, language: str, site: dict[str, Any], bibs: lis
         },
         "copybutton_selector": "div:not(.output) > div.highlight > pre",
         "copybutton_exclude": ".linenos, .gp, .go",
-        "polybook_site": {**site, "language": language, "pdfs": site["pdfs"].get(language, [])},
+        "polybook_site": {
+            **site,
+            "language": language,
+            "pdfs": site["pdfs"].get(language, []),
+            "copybutton": {key: text(language, key) for key in COPYBUTTON_KEYS},
+            # Sphinx does not see a catalog change; a config change makes it write every page.
+            "catalog": stage.catalog if stage else "",
+        },
     }
+    if stage and stage.catalog:
+        values["locale_dirs"] = [*user.get("locale_dirs", ["locales"]), str(stage.srcdir / LOCALE_DIR)]
     if bibs:
         values["bibtex_default_style"] = user.get("bibtex_default_style", "plain")
         values["bibtex_reference_style"] = user.get("bibtex_reference_style", "author_year")

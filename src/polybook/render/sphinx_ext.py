@@ -129,7 +129,13 @@ def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[st
         url = f"{base}/{source}/{pagename}.html" if base else _relative(page, f"{source}/{pagename}.html")
         alternates.append(f'<link rel="alternate" hreflang="x-default" href="{url}" />')
     data = json.dumps(
-        {"language": here, "source": source, "fallback": site["fallback_notices"], "names": site["names"]},
+        {
+            "language": here,
+            "source": source,
+            "fallback": site["fallback_notices"],
+            "names": site["names"],
+            "copybutton": site.get("copybutton"),
+        },
         ensure_ascii=False,
     ).replace("</", "<\\/")
     alternates.append(f'<script type="application/json" id="polybook-data">{data}</script>')

@@ -23,13 +23,17 @@ from polybook.book import display_path
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect.nodes import Document, Heading
-from polybook.render.i18n import text
+from polybook.render.i18n import SPHINX_LANGUAGE, text
 from polybook.render.myst import Transpiled, transpile
 from polybook.render.outputs import ChapterResults, OutputRenderer, asset_name
 from polybook.render.sphinx_ext import SIDECAR_DIR
 
+#: Where the language's catalog of theme strings is staged for Sphinx (its ``locale_dirs``).
+LOCALE_DIR = "_locale"
 #: Staged folders that hold no documents (Sphinx's ``exclude_patterns``).
-STAGED_DIRS = ("_book", "_outputs", SIDECAR_DIR)
+STAGED_DIRS = ("_book", "_outputs", SIDECAR_DIR, LOCALE_DIR)
+#: polybook's catalogs of the theme's UI strings, one per language (``ja.po``...).
+CATALOGS = Path(__file__).parent / "assets" / "locale"
 _MARKUP_RE = re.compile(r"[*_`$]|\{[a-z:]+\}|:[a-z]+:")
 #: The code of "no stored output" warnings. (TODO: a code of its own, html.output.missing,
 #: once polybook.diagnostics has one; this is the nearest: something the page shows is missing.)
@@ -46,6 +50,7 @@ class Stage:
     paths: dict[str, str] = field(default_factory=dict)  # docname -> chapter path as shown
     diagnostics: list[Diagnostic] = field(default_factory=list)
     hasher: Any = field(default_factory=hashlib.sha256)
+    catalog: str = ""  # hash of the staged catalog of theme strings ("" when there is none)
 
     @property
     def digest(self) -> str:
@@ -201,6 +206,12 @@ def stage_language(
         if name not in docs:  # a chapter of the same name wins
             stage.write(f"{name}.md", myst_text.encode("utf-8"))
             wanted.add(f"{name}.md")
+    po = CATALOGS / f"{language.split('_')[0]}.po"
+    if po.is_file():  # Sphinx compiles it to sphinx.mo beside it
+        folder = f"{LOCALE_DIR}/{SPHINX_LANGUAGE.get(language, language)}/LC_MESSAGES"
+        stage.write(f"{folder}/sphinx.po", po.read_bytes())
+        stage.catalog = hashlib.sha256(po.read_bytes()).hexdigest()[:16]
+        wanted.update({f"{folder}/sphinx.po", f"{folder}/sphinx.mo"})
     for bib in bibfiles:  # read by sphinxcontrib-bibtex from the book root; a change rebuilds
         stage.hasher.update(bib.name.encode() + hashlib.sha256(bib.read_bytes()).digest())
     prune(srcdir, wanted)

@@ -41,10 +41,30 @@
     article.insertBefore(notice, article.firstChild);
   }
 
+  // sphinx-copybutton (loaded before this deferred script) keeps its strings in its global
+  // `messages` table and picks `locale` from <html lang> -- English for a language it does
+  // not know. Give it the page's strings before it adds its buttons (on DOMContentLoaded).
+  function copyButtonStrings(info) {
+    /* global messages, locale, iconCopy, iconCheck */
+    if (!info || !info.copybutton || typeof messages === "undefined" || typeof locale === "undefined") return;
+    const strings = info.copybutton;
+    const lang = document.documentElement.lang || info.language;
+    messages[lang] = strings;
+    locale = lang;
+    const title = function (svg, text) {
+      const safe = text.replace(/&/g, "&amp;").replace(/</g, "&lt;");
+      return svg.replace(/<title>[^<]*<\/title>/, "<title>" + safe + "</title>");
+    };
+    if (typeof iconCopy === "string") iconCopy = title(iconCopy, strings.copy_to_clipboard);
+    if (typeof iconCheck === "string") iconCheck = title(iconCheck, strings.copy_success);
+  }
+
   function ready() {
     keepAnchorOnSwitch();
     fallbackNotice(data());
   }
+
+  copyButtonStrings(data());
 
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", ready);
