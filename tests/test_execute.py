@@ -12,6 +12,7 @@ import pytest
 from polybook.book import Book
 from polybook.config import ConfigError, load_config
 from polybook.dialect import DialectSettings, parse_text
+from polybook.dialect.normalize import normalize_code
 from polybook.execute.cache import Store
 from polybook.execute.programs import build_programs
 from polybook.execute.runner import clean_outputs, needs_gpu
@@ -115,6 +116,35 @@ def test_the_key_follows_code_options_and_environment_only(tmp_path: Path) -> No
     assert _keys(_book(tmp_path, {"ja": JA}, '{"timeout": 900}')) == base
     other_env = {"python3": {"python": "3.11", "packages": {"mxnet": "1.9.0"}}}
     assert build_programs(_book(tmp_path, {"ja": JA}), other_env)[0].key != base[("ja", "mxnet")]
+
+
+def test_a_displayed_string_is_code_not_a_docstring(tmp_path: Path) -> None:
+    """A cell that is just a string shows it: a translated one must not share the run."""
+    en, ja = "# Hi\n\n```{.python .input}\n%s\n```\n", "# 挨拶\n\n```{.python .input}\n%s\n```\n"
+    greet = _keys(_book(tmp_path, {"en": en % '"Hello, world"', "ja": ja % '"こんにちは世界"'}))
+    assert greet[("en", "mxnet")] != greet[("ja", "mxnet")]
+    # A docstring (first statement of the cell, of a def or a class, followed by more) still does not count.
+    documented = _keys(
+        _book(tmp_path, {"en": en % '"""Make x."""\nx = 1', "ja": ja % '"""x を作る。"""\nx = 1'}),
+    )
+    assert documented[("en", "mxnet")] == documented[("ja", "mxnet")]
+
+
+@pytest.mark.parametrize(
+    ("code", "normalised"),
+    [
+        ('"Hello, world"', '"Hello, world"'),  # the cell's result
+        ('"""Module doc."""\nx=1', "x = 1"),
+        ('x = 1\n"done"', 'x = 1\n"done"'),  # not the first statement: shown
+        ('def f():\n    """Doc."""\n    "kept"\n    return 1', 'def f ( ) :\n    "kept"\n    return 1'),
+        ('@dec\nasync def f():\n    "doc"\n    pass', "@ dec\nasync def f ( ) :\n    pass"),
+        ('class A:\n    "doc"\n    x = "v"', 'class A :\n    x = "v"'),
+        ('f"{x}"\nx = 1', 'f"{x}"\nx = 1'),  # an f-string is never a docstring
+        ('"a" "b"  # joined\n', '"a" "b"'),
+    ],
+)
+def test_docstrings_are_lone_strings_opening_a_body(code: str, normalised: str) -> None:
+    assert normalize_code(code) == normalised
 
 
 def test_bad_cell_options_are_warnings_at_the_cells_line(tmp_path: Path) -> None:

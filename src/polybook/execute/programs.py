@@ -22,7 +22,7 @@ from polybook.diagnostics import Code, Diagnostic
 from polybook.dialect.nodes import CodeCell
 from polybook.dialect.normalize import normalize_code
 
-KEY_VERSION = 1
+KEY_VERSION = 2  # 2: a cell that is just a string keeps it (it is displayed)
 #: Fence attributes that change how a cell runs: ``{.python .input timeout=600 allow_errors=true}``.
 CELL_OPTIONS = ("timeout", "allow_errors")
 _TRUE, _FALSE = {"true", "yes", "1"}, {"false", "no", "0"}
