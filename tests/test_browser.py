@@ -194,3 +194,14 @@ def test_copy_button_speaks_the_page_language(site: str, page: Any, language: st
     assert button.get_attribute("data-tooltip") == tooltip
     assert button.locator("svg title").first.text_content() == title
     assert page.problems == []
+
+
+def test_the_switcher_links_carry_the_section_before_any_click(site: str, page: Any) -> None:
+    page.goto(f"{site}/en/async-computation.html#sec_async")
+    link = page.locator('.polybook-languages-menu a[data-language="ja"]').first
+    assert link.get_attribute("href").endswith("ja/async-computation.html#sec_async")  # open in a new tab: same place
+    page.evaluate("window.location.hash = 'barriers-and-blockers'")
+    page.wait_for_function(
+        "document.querySelector('a[data-language=\"ja\"]').getAttribute('href').endsWith('#barriers-and-blockers')"
+    )
+    assert page.problems == []

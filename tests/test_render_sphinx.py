@@ -200,3 +200,19 @@ def test_the_theme_speaks_every_language_of_the_site(tmp_path: Path) -> None:
         assert left == [], code
     assert "カラーモード" in ui_strings(page(tmp_path, "ja", "index"))
     assert {"Nesta página", "Voltar ao topo", "Escuro"} <= ui_strings(page(tmp_path, "pt", "index"))
+
+
+def test_only_languages_that_were_built_are_linked(tmp_path: Path) -> None:
+    conf = make_book(tmp_path, "# Book\n\nIntro.\n", "# 本\n\n序文。\n", name="index")
+    out = tmp_path / "build" / "html"
+    result = CliRunner().invoke(html, ["--no-eval", "--lang", "ja"], obj={"conf": conf})
+    assert result.exit_code == 0, result.output
+    assert not (out / "en").exists()
+    assert 'href="en/' not in (out / "index.html").read_text(encoding="utf-8")
+    assert "en/" not in (out / "sitemap.xml").read_text(encoding="utf-8")
+    assert 'data-language="en"' not in page(tmp_path, "ja", "index")
+    assert 'hreflang="en"' not in page(tmp_path, "ja", "index")
+    result = CliRunner().invoke(html, ["--no-eval"], obj={"conf": conf})
+    assert result.exit_code == 0, result.output
+    assert 'href="en/index.html"' in (out / "index.html").read_text(encoding="utf-8")
+    assert 'data-language="en"' in page(tmp_path, "ja", "index")  # ja was built again to link en

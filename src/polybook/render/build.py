@@ -136,7 +136,12 @@ def build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None) 
     outdir = config.build_dir / "html"
     work = config.build_dir / ".sphinx"
     bibfiles = settings.bibfiles(config)
-    site = settings.site_info(config, book)
+    # Link only languages with a site: built before, or being built now (--lang ja on a clean
+    # build/ must not link to en/ that does not exist).
+    site = _with_languages(
+        settings.site_info(config, book),
+        [code for code in config.languages if code in selected or (outdir / code / "index.html").is_file()],
+    )
     source_headings = {name: headings(doc) for name, doc in book.chapters[config.source_language].items()}
     generated: dict[str, dict[str, str]] = {}  # language -> docname -> MyST of pages polybook writes
     status_tables: dict[str, str] = {}  # language -> the status page's tables, filled in after Sphinx
@@ -230,13 +235,23 @@ def build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None) 
     t4 = time.monotonic()
     from polybook.site.assemble import assemble
 
-    diagnostics += assemble(config, site, outdir)
+    built = [code for code in config.languages if (outdir / code / "index.html").is_file()]
+    diagnostics += assemble(config, _with_languages(site, built), outdir)
     timings["site"] = time.monotonic() - t4
     timings["total"] = time.monotonic() - t0
     ordered = [builds[code] for code in selected]
     return HtmlResult(
         outdir, ordered, diagnostics, kernel_runs, cache_hits, {k: round(v, 3) for k, v in timings.items()}
     )
+
+
+def _with_languages(site: dict[str, Any], codes: list[str]) -> dict[str, Any]:
+    """The site data with only the languages ``codes`` (their pages, switcher and sitemap)."""
+    return {
+        **site,
+        "languages": [lang for lang in site["languages"] if lang["code"] in codes],
+        "pages": {code: pages for code, pages in site["pages"].items() if code in codes},
+    }
 
 
 def stored_results(config: BookConfig, languages: list[str]) -> dict[tuple[str, str], dict[str, Any]]:

@@ -13,14 +13,21 @@
     }
   }
 
-  // Carry the section anchor (#sec_async) over to the other language's page.
+  // Carry the section anchor (#sec_async) over to the other language's page: the links'
+  // href follows the address (on load and on every hash change), so opening one in a new
+  // tab or copying it keeps the section too.
   function keepAnchorOnSwitch() {
-    document.querySelectorAll("a.polybook-language").forEach(function (link) {
-      link.addEventListener("click", function () {
-        const url = new URL(link.getAttribute("href"), window.location.href);
-        url.hash = window.location.hash;
-        link.setAttribute("href", url.toString());
+    const links = Array.prototype.slice.call(document.querySelectorAll("a.polybook-language"));
+    const follow = function () {
+      links.forEach(function (link) {
+        if (!link.dataset.page) link.dataset.page = link.getAttribute("href").split("#")[0];
+        link.setAttribute("href", link.dataset.page + window.location.hash);
       });
+    };
+    follow();
+    window.addEventListener("hashchange", follow);
+    links.forEach(function (link) {
+      link.addEventListener("click", follow);
     });
   }
 
