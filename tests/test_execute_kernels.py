@@ -134,6 +134,20 @@ def test_allowed_errors_keep_the_program_running(failing: tuple) -> None:
     assert cells[1]["outputs"][0]["text"] == "after the error\n"
 
 
+def test_a_cell_can_refuse_errors_its_chapter_allows(tmp_path: Path) -> None:
+    conf = copy_book(tmp_path / "book", [], '{"kernel": "python3", "chapters": {"strict": {"allow_errors": True}}}')
+    (tmp_path / "book" / "chapters" / "en" / "strict.md").write_text(
+        "# Strict\n\n```{.python .input allow_errors=false}\nraise ValueError('not allowed here')\n```\n\n"
+        "```{.python .input}\nprint('must not run')\n```\n",
+        encoding="utf-8",
+    )
+    code, output, report = eval_cli(conf)
+    strict = by_chapter(report)["strict/alpha"]
+    assert code == 1 and strict["status"] == "error" and strict["allowed_errors"] == 0
+    assert strict["cells_run"] == 1 and strict["failure"]["locations"] == ["chapters/en/strict.md:3"]
+    assert "chapters/en/strict.md:3: error: alpha cell raised: ValueError: not allowed here" in output
+
+
 def test_needs_gpu_is_visible_but_not_fatal(failing: tuple) -> None:
     _, _, output, report = failing
     gpu = by_chapter(report)["gpu/alpha"]

@@ -72,7 +72,6 @@ def program_job(program: Program) -> Job:
         sources=program.sources,
         timeouts=[opt.timeout for opt in program.options],
         allow_errors=[opt.allow_errors for opt in program.options],
-        chapter_allows_errors=program.chapter_allows_errors,
         environment=program.fingerprint,
         wants_gpu=program.wants_gpu,
     )

@@ -59,7 +59,6 @@ class Program:
     cwd: Path  # the chapter folder of the language whose code runs
     sources: list[str]  # code that runs: the first use's cells, comments and all
     options: list[CellOptions]
-    chapter_allows_errors: bool
     fingerprint: dict[str, Any]
     uses: list[Use] = field(default_factory=list)
 
@@ -148,7 +147,6 @@ def build_programs(
                         config.chapters_dir / code,
                         sources,
                         options,
-                        bool(chapter.allow_errors),
                         fingerprints[kernel],
                     )
                 program.uses.append(Use(code, stem, doc.path, cells))

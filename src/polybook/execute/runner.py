@@ -48,8 +48,7 @@ class Job:
     cwd: str
     sources: list[str]
     timeouts: list[int]
-    allow_errors: list[bool]  # per cell (effective)
-    chapter_allows_errors: bool
+    allow_errors: list[bool]  # per cell (effective: the cell's setting, else its chapter's)
     environment: dict[str, Any] = field(default_factory=dict)  # fingerprint, for provenance
     wants_gpu: bool = False
 
@@ -102,7 +101,9 @@ async def _run(job: Job, on_event: EventHook) -> dict[str, Any]:
         cell = nbformat.v4.new_code_cell(source)
         cell.metadata["polybook"] = {"index": index, "timeout": job.timeouts[index]}
         if job.allow_errors[index]:
-            cell.metadata["tags"] = ["raises-exception"]  # nbclient's per-cell "errors allowed"
+            # nbclient's per-cell "errors allowed"; its global allow_errors stays off, so a
+            # cell saying allow_errors=false stops the program even where the chapter allows.
+            cell.metadata["tags"] = ["raises-exception"]
         nb.cells.append(cell)
 
     cells: list[dict[str, Any]] = [
@@ -127,7 +128,7 @@ async def _run(job: Job, on_event: EventHook) -> dict[str, Any]:
         kernel_name=job.kernel,
         timeout_func=lambda cell: cell.metadata["polybook"]["timeout"],
         interrupt_on_timeout=False,
-        allow_errors=job.chapter_allows_errors,
+        allow_errors=False,
         startup_timeout=120,
         extra_arguments=["--matplotlib=inline"],  # plain plt.show() figures as PNG, as in a notebook
         shutdown_kernel="immediate",
