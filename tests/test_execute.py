@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,10 @@ from polybook.config import ConfigError, load_config
 from polybook.dialect import DialectSettings, parse_text
 from polybook.dialect.normalize import normalize_code
 from polybook.execute.cache import Store
+from polybook.execute.evaluate import RUN, Evaluation, Outcome
+from polybook.execute.outputs import write_outputs
 from polybook.execute.programs import build_programs
+from polybook.execute.report import write_report
 from polybook.execute.runner import clean_outputs, needs_gpu
 
 CONF = """\
@@ -194,6 +198,38 @@ def test_execution_defaults(tmp_path: Path) -> None:
     assert ex.kernel_for("pytorch") == "k" and ex.packages_for("pytorch") == ("torch", "torchvision", "d2l", "numpy")
     assert ex.chapter("slow").timeout == 900 and ex.chapter("other").timeout == 300
     assert ex.chapter("slow").allow_errors is False
+
+
+def test_two_builds_write_their_report_and_outputs_into_one_build_dir_at_once(tmp_path: Path) -> None:
+    """Each writer has its own temporary file: no FileNotFoundError, no torn file."""
+    book = _book(tmp_path, {"en": EN, "ja": JA})
+    outcomes = []
+    for program in build_programs(book, FP):
+        cells = [{"status": "ok", "outputs": [], "duration": 0.1, "timeout": 300} for _ in program.sources]
+        result = {"key": program.key, "status": "ok", "failure": None, "cells": cells, "duration": 0.2}
+        outcomes.append(Outcome(program, result, RUN, 0.2))
+    evaluation = Evaluation(book, outcomes, "local", 1, 0.2, time.time())
+
+    def build(_: int) -> None:
+        for _ in range(60):
+            write_report(evaluation)
+            write_outputs(evaluation)
+
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(build, range(4)))  # re-raises what a writer raised
+    assert json.loads((tmp_path / "build" / "eval-report.json").read_text(encoding="utf-8"))["summary"]["programs"] == 2
+    for lang in ("en", "ja"):
+        assert (
+            len(json.loads((tmp_path / "build" / "eval" / lang / "ch.json").read_text(encoding="utf-8"))["cells"]) == 3
+        )
+    assert sorted(p.name for p in (tmp_path / "build").rglob("*")) == [
+        "ch.json",
+        "ch.json",
+        "en",
+        "eval",
+        "eval-report.json",
+        "ja",
+    ]
 
 
 def test_store_round_trip_and_corruption(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from polybook.check.staleness import atomic_write
 from polybook.dialect.normalize import normalize_code
 
 if TYPE_CHECKING:
@@ -79,8 +80,6 @@ def write_outputs(evaluation: Evaluation, root: Path | None = None) -> list[Path
     for (language, chapter), doc in chapter_outputs(evaluation).items():
         path = root / language / f"{chapter}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(doc, ensure_ascii=False, indent=1), encoding="utf-8")
-        tmp.replace(path)
+        atomic_write(path, json.dumps(doc, ensure_ascii=False, indent=1))
         written.append(path)
     return written

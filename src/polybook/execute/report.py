@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from polybook.check.staleness import atomic_write
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.execute.evaluate import CACHE, FROZEN, RUN, Evaluation, Outcome
 from polybook.execute.runner import ERROR, FAILURES, KERNEL_DIED, NEEDS_GPU, NOT_RUN, TIMEOUT, strip_ansi
@@ -98,9 +99,7 @@ def build_report(evaluation: Evaluation) -> dict[str, Any]:
 def write_report(evaluation: Evaluation, path: Path | None = None) -> Path:
     path = path or evaluation.book.config.build_dir / REPORT_NAME
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(build_report(evaluation), ensure_ascii=False, indent=1), encoding="utf-8")
-    tmp.replace(path)
+    atomic_write(path, json.dumps(build_report(evaluation), ensure_ascii=False, indent=1))  # a temp file of its own
     return path
 
 
