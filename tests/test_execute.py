@@ -14,7 +14,9 @@ from polybook.book import Book
 from polybook.config import ConfigError, load_config
 from polybook.dialect import DialectSettings, parse_text
 from polybook.dialect.normalize import normalize_code
+from polybook.execute import environment
 from polybook.execute.cache import Store
+from polybook.execute.environment import provenance
 from polybook.execute.evaluate import RUN, Evaluation, Outcome
 from polybook.execute.outputs import write_outputs
 from polybook.execute.programs import build_programs
@@ -77,7 +79,10 @@ f()
 ```
 """
 
-FP = {"python3": {"python": "3.11", "packages": {"mxnet": "1.9.1"}}}
+FP = {
+    "mxnet": {"kernel": "python3", "python": "3.11", "packages": {"mxnet": "1.9.1"}},
+    "pytorch": {"kernel": "python3", "python": "3.11", "packages": {"torch": "2.2.2"}},
+}
 
 
 def _book(tmp_path: Path, texts: dict[str, str], execution: str = "{}") -> Book:
@@ -118,8 +123,36 @@ def test_the_key_follows_code_options_and_environment_only(tmp_path: Path) -> No
     assert _keys(_book(tmp_path, {"ja": JA}, '{"chapters": {"ch": {"allow_errors": True}}}')) != base
     # The chapter timeout is not in the key (a stored timeout is re-run when it is raised).
     assert _keys(_book(tmp_path, {"ja": JA}, '{"timeout": 900}')) == base
-    other_env = {"python3": {"python": "3.11", "packages": {"mxnet": "1.9.0"}}}
+    other_env = {**FP, "mxnet": {"kernel": "python3", "python": "3.11", "packages": {"mxnet": "1.9.0"}}}
     assert build_programs(_book(tmp_path, {"ja": JA}), other_env)[0].key != base[("ja", "mxnet")]
+
+
+def test_each_framework_has_its_own_fingerprint_even_in_a_shared_kernel(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bumping mxnet re-runs the mxnet programs only, though one kernel serves both frameworks."""
+    versions = {"mxnet": "1.9.1", "torch": "2.2.2", "torchvision": "0.17.2", "d2l": "1.0.3", "numpy": "1.23.5"}
+
+    def probe(kernel: str, packages: tuple[str, ...]) -> dict:
+        return {"python": "3.11", "packages": {name: versions[name] for name in packages}}
+
+    monkeypatch.setattr(environment, "fingerprint", probe)
+    book = _book(tmp_path, {"en": EN}, '{"kernel": "one"}')
+    prints = environment.fingerprints(book.config.execution, book.config.frameworks)
+    assert prints["pytorch"] == {
+        "kernel": "one",
+        "python": "3.11",
+        "packages": {"d2l": "1.0.3", "numpy": "1.23.5", "torch": "2.2.2", "torchvision": "0.17.2"},
+    }
+    assert prints["mxnet"]["packages"] == {"d2l": "1.0.3", "mxnet": "1.9.1", "numpy": "1.23.5"}
+    keys = {p.framework: p.key for p in build_programs(book, prints)}
+    versions["mxnet"] = "1.9.2"
+    bumped = {
+        p.framework: p.key
+        for p in build_programs(book, environment.fingerprints(book.config.execution, book.config.frameworks))
+    }
+    assert bumped["mxnet"] != keys["mxnet"] and bumped["pytorch"] == keys["pytorch"]
+    assert provenance(prints["pytorch"])["packages"] == prints["pytorch"]["packages"]  # no mxnet in torch's
 
 
 def test_a_displayed_string_is_code_not_a_docstring(tmp_path: Path) -> None:

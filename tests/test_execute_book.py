@@ -99,6 +99,8 @@ def test_the_mxnet_outputs_carry_the_benchmark_lines_in_every_language(book: dic
             assert re.search(rf"^{re.escape(name)}: \d+\.\d+ sec$", text, re.M), (lang, name)
         provenance = doc["programs"]["mxnet"]["provenance"]
         assert provenance["packages"]["mxnet"] == "1.9.1" and provenance["device"].startswith("CPU")
+        assert "torch" not in provenance["packages"]  # the mxnet program's environment is mxnet's
+        assert "mxnet" not in doc["programs"]["pytorch"]["provenance"]["packages"]
 
 
 def test_edits_rerun_only_what_they_change(book: dict[str, Any]) -> None:

@@ -1,9 +1,11 @@
 """The kernel environment: where a kernel's Python lives, its fingerprint, and provenance.
 
-The fingerprint (Python major.minor, versions of the framework's packages and ``d2l``)
-enters every program key, so upgrading torch re-runs the PyTorch programs and nothing
-else. It is read from the *kernel's* interpreter with :mod:`importlib.metadata` (no
-framework import: a few tens of milliseconds), not from the process running polybook.
+Each *framework* has its own fingerprint (the kernel's name and Python major.minor, the
+versions of that framework's packages, ``d2l`` and ``numpy``), and it enters the key of
+every program of that framework, so upgrading torch re-runs the PyTorch programs and
+nothing else -- also when one kernel serves several frameworks. It is read from the
+*kernel's* interpreter with :mod:`importlib.metadata` (no framework import: a few tens
+of milliseconds, one probe per kernel), not from the process running polybook.
 The device is deliberately not in it: results computed on a GPU machine must keep their
 key on a CPU-only CI, which is what frozen results are for; it is part of the provenance.
 """
@@ -58,7 +60,7 @@ def kernel_python(kernel: str) -> str:
 
 @cache
 def fingerprint(kernel: str, packages: tuple[str, ...]) -> dict[str, Any]:
-    """``{"kernel_python": "3.11", "packages": {name: version or None}}`` of a kernel."""
+    """``{"python": "3.11", "packages": {name: version or None}}`` as a kernel sees them."""
     exe = kernel_python(kernel)
     try:
         done = subprocess.run(
@@ -70,11 +72,21 @@ def fingerprint(kernel: str, packages: tuple[str, ...]) -> dict[str, Any]:
 
 
 def fingerprints(execution: ExecutionConfig, frameworks: tuple[str, ...]) -> dict[str, dict[str, Any]]:
-    """kernel name -> fingerprint covering the packages of every framework using it."""
+    """framework -> ``{"kernel", "python", "packages"}``, the packages being that framework's only."""
     wanted: dict[str, set[str]] = {}
     for framework in frameworks:
         wanted.setdefault(execution.kernel_for(framework), set()).update(execution.packages_for(framework))
-    return {kernel: fingerprint(kernel, tuple(sorted(pkgs))) for kernel, pkgs in wanted.items()}
+    probed = {kernel: fingerprint(kernel, tuple(sorted(pkgs))) for kernel, pkgs in wanted.items()}
+    out = {}
+    for framework in frameworks:
+        kernel = execution.kernel_for(framework)
+        versions = probed[kernel]["packages"]
+        out[framework] = {
+            "kernel": kernel,
+            "python": probed[kernel]["python"],
+            "packages": {name: versions.get(name) for name in sorted(set(execution.packages_for(framework)))},
+        }
+    return out
 
 
 def device() -> str:

@@ -122,7 +122,7 @@ def build_programs(
 ) -> list[Program]:
     """Every (language, chapter, framework) program, identical ones merged, in book order.
 
-    ``fingerprints`` maps kernel name -> environment fingerprint (see :mod:`.environment`).
+    ``fingerprints`` maps framework -> environment fingerprint (see :mod:`.environment`).
     """
     config = book.config
     programs: dict[str, Program] = {}
@@ -136,7 +136,7 @@ def build_programs(
                 options = [cell_options(c, chapter.timeout or 1, bool(chapter.allow_errors), problems) for c in cells]
                 kernel = config.execution.kernel_for(framework)
                 sources = [c.code for c in cells]
-                key = program_key(framework, sources, options, fingerprints[kernel])
+                key = program_key(framework, sources, options, fingerprints[framework])
                 program = programs.get(key)
                 if program is None:
                     program = programs[key] = Program(
@@ -147,7 +147,7 @@ def build_programs(
                         config.chapters_dir / code,
                         sources,
                         options,
-                        fingerprints[kernel],
+                        fingerprints[framework],
                     )
                 program.uses.append(Use(code, stem, doc.path, cells))
     return list(programs.values())
