@@ -111,7 +111,7 @@ def test_a_cell_without_stored_outputs_is_a_warning_with_no_eval(tmp_path: Path)
     results = {"tiny": json.loads((BOOK / "eval" / "en" / "tiny.json").read_text(encoding="utf-8"))}
     results["tiny"]["cells"] = [c for c in results["tiny"]["cells"] if c["line"] != 22]
     stage = stage_language(config, "en", {"tiny": doc}, {}, results, tmp_path, [], stored=True)
-    found = [(d.path, d.line, d.level, d.message) for d in stage.diagnostics if "stored" in d.message]
+    found = [(d.path, d.line, d.level, d.message) for d in stage.diagnostics if d.code == "html.output.missing"]
     assert found == [
         (doc.path, 22, "warning", f"no stored output for this cell ({fw}): run polybook build eval")
         for fw in ("mxnet", "pytorch")
@@ -147,7 +147,7 @@ def test_inline_image_and_link_escaping_the_book_root_are_errors_shown_as_text(t
     docs = {"bad": doc, "tiny": load_book(config, ["en"]).chapters["en"]["tiny"]}
     stage = stage_language(config, "en", docs, {}, {}, tmp_path / "src", [])
     found = [(d.path, d.line, d.code, d.level) for d in stage.diagnostics if d.path == doc.path]
-    assert found == [(doc.path, 3, "html.figure.outside", "error"), (doc.path, 5, "html.figure.outside", "error")]
+    assert found == [(doc.path, 3, "html.figure.outside", "error"), (doc.path, 5, "html.link.outside", "error")]
     text = stage.docs["bad"].text
     assert "secret" not in text
     assert "See the key here." in text and "Read the key or" in text

@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from polybook.book import load_book
 from polybook.cli import main
 from polybook.config import load_config
+from polybook.render import status_page
 from polybook.render.stage import stage_language
 from polybook.site import status
 
@@ -128,24 +129,33 @@ def test_source_commits_since_the_sync_come_from_git(tmp_path: Path) -> None:
     assert re.search(r'data-chapter="intro" data-state="behind">.*data-since="">2</td>', page)
 
 
-def test_the_page_is_staged_and_its_findings_enter_the_digest(tmp_path: Path) -> None:
+def test_only_the_frame_is_staged_so_findings_never_enter_the_digest(tmp_path: Path) -> None:
     conf = make_book(tmp_path, cell("x = 1"), cell("x = 1"))
     config = load_config(conf)
 
-    def stage_digest() -> str:
+    def staged() -> tuple[str, str]:
         book = load_book(config)
-        pages = status.pages(book, ["ja"])
-        extra = {status.DOCNAME: pages["ja"]}
+        extra = {status.DOCNAME: status_page.frame("ja", "English")}
         stage = stage_language(config, "ja", book.chapters["ja"], {}, {}, tmp_path / "src", [], extra)
-        assert (tmp_path / "src" / f"{status.DOCNAME}.md").read_text(encoding="utf-8") == pages["ja"]
-        return stage.digest
+        return stage.digest, status.pages(book, ["ja"])["ja"]
 
-    first = stage_digest()
-    assert stage_digest() == first  # unchanged findings: nothing to rebuild
-    (tmp_path / "chapters" / "ja" / "intro.md").write_text(cell("x = 2"), encoding="utf-8")
-    assert stage_digest() != first  # a new finding: the language rebuilds
-    page = (tmp_path / "src" / f"{status.DOCNAME}.md").read_text(encoding="utf-8")
-    assert page.startswith("---\norphan: true\n---\n\n# 翻訳の状況\n")
+    first, tables = staged()
+    (tmp_path / "chapters" / "en" / "intro.md").write_text(cell("x = 2"), encoding="utf-8")  # the source moves
+    digest, changed = staged()
+    assert changed != tables and "code.changed" in changed  # a new finding on ja's page ...
+    frame = (tmp_path / "src" / f"{status.DOCNAME}.md").read_text(encoding="utf-8")
+    assert frame.startswith("---\norphan: true\n---\n\n# 翻訳の状況\n") and "code.changed" not in frame
+    assert digest == first  # ... but ja's staged pages are unchanged: ja is not rebuilt
+
+
+def test_the_tables_fill_the_built_frame(tmp_path: Path) -> None:
+    page = tmp_path / "page.html"
+    page.write_text(f"<html>{status_page.frame('ja', 'English')}</html>", encoding="utf-8")
+    assert status_page.fill(page, "<table>one</table>")
+    assert status_page.fill(page, "<table>two</table>")
+    built = page.read_text(encoding="utf-8")
+    assert "<table>two</table>" in built and "one" not in built
+    assert not status_page.fill(tmp_path / "missing.html", "x")
 
 
 @pytest.mark.slow

@@ -73,6 +73,8 @@ class Code(StrEnum):
     HTML_SPHINX = "html.sphinx"  # a Sphinx warning, mapped back to the chapter's path:line
     HTML_FIGURE_OUTSIDE = "html.figure.outside"  # a figure path escaping the book root
     HTML_FIGURE_MISSING = "html.figure.missing"
+    HTML_LINK_OUTSIDE = "html.link.outside"  # a link to a local file escaping the book root
+    HTML_OUTPUT_MISSING = "html.output.missing"  # --no-eval: no stored output matches a cell
     HTML_CITE_NO_BIB = "html.cite.no_bib"  # :cite: without any bibtex_bibfiles configured
     HTML_MATHJAX = "html.mathjax"  # no local MathJax to serve
     # PDF (polybook build pdf)
@@ -134,6 +136,8 @@ DEFAULT_LEVEL: dict[Code, Level] = {
     Code.HTML_SPHINX: Level.WARNING,
     Code.HTML_FIGURE_OUTSIDE: Level.ERROR,
     Code.HTML_FIGURE_MISSING: Level.ERROR,
+    Code.HTML_LINK_OUTSIDE: Level.ERROR,
+    Code.HTML_OUTPUT_MISSING: Level.WARNING,
     Code.HTML_CITE_NO_BIB: Level.WARNING,
     Code.HTML_MATHJAX: Level.WARNING,
     Code.PDF_SPHINX: Level.WARNING,

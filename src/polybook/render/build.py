@@ -150,9 +150,10 @@ def build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None) 
 
         say("translation status")
         source_name = config.languages[config.source_language].name
-        for code, page in status.pages(book, selected).items():
+        linked = {lang["code"] for lang in site["languages"]}
+        for code, tables in status.pages(book, selected, linked=linked).items():
             generated[code] = {status.DOCNAME: status_page.frame(code, source_name)}
-            status_tables[code] = status_page.tables(page, code, source_name)
+            status_tables[code] = tables
         for lang in site["languages"]:
             if status.DOCNAME not in lang["pages"]:
                 lang["pages"] = [*lang["pages"], status.DOCNAME]

@@ -21,7 +21,7 @@ from docutils.nodes import make_id
 
 from polybook.book import display_path
 from polybook.config import BookConfig
-from polybook.diagnostics import Code, Diagnostic, Level
+from polybook.diagnostics import Code, Diagnostic
 from polybook.dialect.nodes import Document, Heading
 from polybook.render.i18n import SPHINX_LANGUAGE, text
 from polybook.render.myst import Transpiled, transpile
@@ -35,9 +35,6 @@ STAGED_DIRS = ("_book", "_outputs", SIDECAR_DIR, LOCALE_DIR)
 #: polybook's catalogs of the theme's UI strings, one per language (``ja.po``...).
 CATALOGS = Path(__file__).parent / "assets" / "locale"
 _MARKUP_RE = re.compile(r"[*_`$]|\{[a-z:]+\}|:[a-z]+:")
-#: The code of "no stored output" warnings. (TODO: a code of its own, html.output.missing,
-#: once polybook.diagnostics has one; this is the nearest: something the page shows is missing.)
-MISSING_OUTPUT = Code.HTML_FIGURE_MISSING
 #: A URL scheme as MyST recognises one (``https:``, ``mailto:``, ``path:``...).
 _SCHEME_RE = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]{0,31}):")
 
@@ -154,7 +151,7 @@ def stage_language(
             target = ((root if path.startswith("/") else chapter.parent) / path.lstrip("/")).resolve()
             if not target.is_relative_to(root):
                 message = f"link {href!r} is outside the book root {display_path(root)}; shown as text"
-                stage.diagnostics.append(Diagnostic.make(doc.path, line, Code.HTML_FIGURE_OUTSIDE, message))
+                stage.diagnostics.append(Diagnostic.make(doc.path, line, Code.HTML_LINK_OUTSIDE, message))
                 return None
             if target.suffix == ".md" and target.is_relative_to(chapters):  # a chapter: its page
                 mine = target.is_relative_to(chapters / language)
@@ -186,7 +183,7 @@ def stage_language(
         )
         for line, framework in renderer.missing if stored else ():
             message = f"no stored output for this cell ({framework}): run polybook build eval"
-            stage.diagnostics.append(Diagnostic.make(doc.path, line, MISSING_OUTPUT, message, Level.WARNING))
+            stage.diagnostics.append(Diagnostic.make(doc.path, line, Code.HTML_OUTPUT_MISSING, message))
         if cited and bibfiles:
             lines = ["", f"```{{rubric}} {text(language, 'references')}", "```", "", "```{bibliography}"]
             lines += [":filter: docname in docnames", "```"]

@@ -19,7 +19,6 @@ from polybook.render.i18n import text
 SLOT_ID = "polybook-status-content"
 _START, _END = "<!-- polybook-status -->", "<!-- /polybook-status -->"
 _SLOT_RE = re.compile(re.escape(_START) + ".*?" + re.escape(_END), re.DOTALL)
-_RAW_RE = re.compile(r"^(`{3,})\{raw\} html\n(.*?)\n\1$", re.DOTALL | re.MULTILINE)
 
 
 def intro(language: str, source_name: str) -> str:
@@ -34,14 +33,6 @@ def frame(language: str, source_name: str) -> str:
         f"---\norphan: true\n---\n\n# {title}\n\n```{{raw}} html\n{intro(language, source_name)}\n"
         f'<div id="{SLOT_ID}">{_START}{_END}</div>\n```\n'
     )
-
-
-def tables(page_myst: str, language: str, source_name: str) -> str:
-    """The HTML of a status page written by :func:`polybook.site.status.render_page`,
-    without the explanation the frame already shows."""
-    found = _RAW_RE.search(page_myst)
-    body = found.group(2) if found else ""
-    return body.replace(intro(language, source_name) + "\n", "", 1)
 
 
 def fill(page: Path, content: str) -> bool:

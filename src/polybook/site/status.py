@@ -1,10 +1,10 @@
 """The translation-status page: per language and chapter, what ``polybook check`` finds and
 how far the source has moved since the translation was last synced (git).
 
-The page is staged as one more MyST document of each language's site
-(:data:`DOCNAME`), so its text enters the stage digest: when findings or commit counts
-change, that language is rebuilt; when they do not, the incremental build skips it. The
-numbers are the check's active findings, counted exactly as ``polybook check --format json``
+:func:`pages` gives each language's tables as HTML; the site build fills them into a
+fixed page frame after Sphinx (:mod:`polybook.render.status_page`), so the findings never
+enter a language's digest and an edit of the source rebuilds no translation. The numbers
+are the check's active findings, counted exactly as ``polybook check --format json``
 counts them (suppressed ones apart); the tables carry ``data-*`` attributes so tests and
 scripts can read them back.
 """
@@ -192,9 +192,10 @@ def book_relative(path: str, root: Path) -> str:
         return path
 
 
-def render_page(statuses: dict[str, LanguageStatus], language: str, book: Book) -> str:
-    """The MyST of ``language``'s status page: an overview of every language, then this
-    language's chapters and findings."""
+def page_html(statuses: dict[str, LanguageStatus], language: str, book: Book, linked: set[str] | None = None) -> str:
+    """``language``'s status tables: an overview of every language (linking the status pages
+    of the languages in ``linked``, default all), then this language's chapters and findings.
+    The page's title and explanation are the frame's (:func:`polybook.render.status_page.frame`)."""
     config = book.config
     t = _translator(language)
     source = config.source_language
@@ -211,7 +212,6 @@ def render_page(statuses: dict[str, LanguageStatus], language: str, book: Book) 
         ".polybook-status li.finding code{font-size:.85em}",
         "</style>",
         '<div class="polybook-status">',
-        f"<p>{t('status_intro', source=names[source])}</p>",
         f'<table class="table polybook-status-overview"><thead><tr><th>{t("status_language")}</th>',
         "".join(f"<th>{_icon(STATES[s][0], s)} {t(STATES[s][1])}</th>" for s in STATES),
         "".join(f"<th>{_icon(ICONS[level], str(level))} {t('status_' + str(level))}</th>" for level in LEVELS),
@@ -220,14 +220,15 @@ def render_page(statuses: dict[str, LanguageStatus], language: str, book: Book) 
     for code, status in statuses.items():
         states = status.states()
         current = ' class="current"' if code == language else ""
-        link = f"../{code}/{DOCNAME}.html"
+        name = html.escape(names[code])
+        shown = f'<a href="../{code}/{DOCNAME}.html">{name}</a>' if linked is None or code in linked else name
         cells = (
             "".join(_count(states[s], s, "data-state") for s in STATES)
             if code != source
             else (f'<td colspan="{len(STATES)}">{t("status_source")}</td>')
         )
         out.append(
-            f'<tr data-lang="{code}"{current}><td><a href="{link}">{html.escape(names[code])}</a></td>{cells}'
+            f'<tr data-lang="{code}"{current}><td>{shown}</td>{cells}'
             + "".join(_count(status.count(level), str(level)) for level in LEVELS)
             + _count(status.suppressed, "suppressed")
             + "</tr>"
@@ -238,10 +239,7 @@ def render_page(statuses: dict[str, LanguageStatus], language: str, book: Book) 
         out.append(_chapter_table(mine, t, source))
     out.append(_findings(mine, t, book))
     out.append("</div>")
-    body = "\n".join(line for line in out if line)
-    title = text(language, "status")
-    # orphan: the page is in no toctree; the sidebar links it (polybook-toc.html).
-    return f"---\norphan: true\n---\n\n# {title}\n\n````{{raw}} html\n{body}\n````\n"
+    return "\n".join(line for line in out if line)
 
 
 Translate = Callable[..., str]
@@ -308,7 +306,9 @@ def _findings(status: LanguageStatus, t: Translate, book: Book) -> str:
     return "\n".join(out)
 
 
-def pages(book: Book, languages: list[str], result: CheckResult | None = None) -> dict[str, str]:
-    """language -> the MyST of its status page, for the staged languages."""
+def pages(
+    book: Book, languages: list[str], result: CheckResult | None = None, linked: set[str] | None = None
+) -> dict[str, str]:
+    """language -> its status tables (:func:`page_html`), for ``languages``."""
     statuses = collect(book, result)
-    return {code: render_page(statuses, code, book) for code in languages}
+    return {code: page_html(statuses, code, book, linked) for code in languages}
