@@ -1,9 +1,11 @@
 """The built site in a real browser: Playwright driving Debian's Chromium, headless.
 
 The bundled book is built once per session (a copy, sharing the execution cache, plus
-one English-only page to exercise the fallback) and served over HTTP with each
-language's 404.html. Screenshots land in ``build/screenshots/`` for people to look at.
-Needs ``scripts/setup-html.sh`` (chromium, fonts-noto-cjk); never ``playwright install``.
+one English-only page to exercise the fallback) and served over HTTP as GitHub Pages
+serves a site: a missing page gets the root's 404.html. `polybook serve`'s server, which
+answers with the language's own 404.html, serves it too for the fallback test.
+Screenshots land in ``build/screenshots/`` for people to look at. Needs
+``scripts/setup-html.sh`` (chromium, fonts-noto-cjk); never ``playwright install``.
 """
 
 from __future__ import annotations
@@ -20,23 +22,24 @@ import pytest
 
 from polybook.config import load_config
 from polybook.render.build import HtmlOptions, build_html
+from polybook.site.serve import SiteServer
 
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = ROOT / "build" / "screenshots"
 LANGUAGES = ("en", "ja", "pt", "zh", "tr")
 EXTRA = "extra-en-only"
+SERVED: list[str] = []  # the same site from polybook serve's server (set by the site fixture)
 pytestmark = pytest.mark.slow
 
 
 class _Handler(SimpleHTTPRequestHandler):
-    """Static files; a missing page gets its language's 404.html, as a real host would."""
+    """Static files; a missing page gets the site root's 404.html, as GitHub Pages does."""
 
     def log_message(self, *args: Any) -> None:
         pass
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-        lang = self.path.lstrip("/").split("/")[0]
-        page = Path(self.directory) / lang / "404.html"
+        page = Path(self.directory) / "404.html"
         if code == 404 and page.is_file():
             body = page.read_bytes()
             self.send_response(404)
@@ -67,9 +70,12 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
+    served = SiteServer(root / "build" / "html", port=0).start()
+    SERVED.append(served.url.rstrip("/"))
     SHOTS.mkdir(parents=True, exist_ok=True)
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
+    served.stop()
 
 
 @pytest.fixture(scope="session")
@@ -153,7 +159,9 @@ def test_language_switch_keeps_framework_and_anchor(site: str, page: Any, anchor
     assert box is not None and abs(box["y"]) < 200  # scrolled to the section
 
 
-def test_missing_page_falls_back_to_the_source_with_a_notice(site: str, page: Any) -> None:
+@pytest.mark.parametrize("host", ["root 404 (GitHub Pages)", "language 404 (polybook serve)"])
+def test_missing_page_falls_back_to_the_source_with_a_notice(site: str, page: Any, host: str) -> None:
+    site = SERVED[0] if "serve" in host else site
     page.goto(f"{site}/en/{EXTRA}.html")
     page.locator(".polybook-languages-button").first.click()
     page.locator('.polybook-languages-menu a[data-language="ja"]').first.click()
@@ -163,6 +171,8 @@ def test_missing_page_falls_back_to_the_source_with_a_notice(site: str, page: An
     page.goto(f"{site}/pt/{EXTRA}.html")  # typed by hand: the 404 page sends it on
     page.wait_for_url(f"**/en/{EXTRA}.html?polybook-from=pt*")
     assert "Português" in page.locator(".polybook-fallback").inner_text()
+    page.goto(f"{site}/pt/no-such-page.html")  # missing everywhere: a 404 page, in a language
+    assert page.locator("h1").first.is_visible() and page.url.endswith("/pt/no-such-page.html")
 
 
 def test_search_in_japanese_finds_the_chapter(site: str, page: Any) -> None:
