@@ -300,25 +300,66 @@ def test_cache_info_counts_programs_per_language(failing: tuple) -> None:
     assert info["statuses"]["ok"] == 4
 
 
-def test_the_dask_backend_sends_gpu_programs_to_gpu_workers(tmp_path: Path) -> None:
-    from distributed import LocalCluster
+def _dask_book(tmp_path: Path) -> Any:
+    """The ok chapter (two CPU programs) and a chapter whose code asks for a GPU but runs anywhere."""
+    conf = copy_book(tmp_path / "book", ["ok"], '{"kernel": "python3"}')
+    (tmp_path / "book" / "chapters" / "en" / "gpu.md").write_text(
+        "# GPU if any\n\n```{.python .input}\nprint('prepare')\n```\n\n"
+        "```{.python .input}\ndevice = 'cuda' if False else 'cpu'\nprint(device)\n```\n",
+        encoding="utf-8",
+    )
+    with contextlib.chdir(conf.parent):  # diagnostics show paths relative to the book
+        return load_book(load_config(conf))
+
+
+def test_the_dask_backend_sends_gpu_programs_to_gpu_workers_only(tmp_path: Path) -> None:
+    from distributed import Client, LocalCluster, Worker
 
     from polybook.execute.evaluate import EvalOptions, evaluate
     from polybook.execute.report import build_report
 
-    conf = copy_book(tmp_path / "book", ["ok"], '{"kernel": "python3"}')
-    (tmp_path / "book" / "chapters" / "en" / "gpu.md").write_text(
-        "# GPU if any\n\n```{.python .input}\ndevice = 'cuda' if False else 'cpu'\nprint(device)\n```\n",
-        encoding="utf-8",
-    )
-    book = load_book(load_config(conf))
-    with LocalCluster(
-        n_workers=1, threads_per_worker=2, processes=False, resources={"GPU": 1}, dashboard_address=None
-    ) as cluster:
-        report = build_report(evaluate(book, EvalOptions(scheduler=cluster)))
-    assert report["executor"] == "dask" and report["summary"]["kernel_runs"] == 3
+    book = _dask_book(tmp_path)
+    # One CPU-only worker, then one that declares a GPU: a routing failure would show.
+    with LocalCluster(n_workers=1, threads_per_worker=3, processes=False, dashboard_address=None) as cluster:
+        cluster.worker_spec["gpu"] = {"cls": Worker, "options": {"nthreads": 1, "resources": {"GPU": 1}}}
+        cluster.scale(2)
+        with Client(cluster) as client:
+            client.wait_for_workers(2, timeout=60)
+            workers = client.scheduler_info(n_workers=-1)["workers"]
+        (gpu_worker,) = [a for a, w in workers.items() if w.get("resources", {}).get("GPU")]
+        (cpu_worker,) = set(workers) - {gpu_worker}
+        ran_on: dict[str, set[str]] = {}
+        for _ in range(3):  # unconstrained programs may land anywhere: look at a few builds
+            report = build_report(evaluate(book, EvalOptions(scheduler=cluster, rerun_failed=True)))
+            Store(book.config.execution.cache_dir).clear()
+            assert report["executor"] == "dask" and report["summary"]["kernel_runs"] == 3
+            for name, program in by_chapter(report).items():
+                assert program["status"] == "ok"
+                ran_on.setdefault(name, set()).add(program["provenance"]["worker"])
+            assert by_chapter(report)["gpu/alpha"]["provenance"]["resources"] == {"GPU": 1}
+            assert by_chapter(report)["ok/alpha"]["provenance"]["resources"] == {}
+    assert ran_on["gpu/alpha"] == {gpu_worker}
+    assert cpu_worker in ran_on["ok/alpha"] | ran_on["ok/beta"]  # the CPU programs are not tied to the GPU worker
+
+
+def test_without_a_gpu_worker_gpu_programs_are_not_run(tmp_path: Path) -> None:
+    from distributed import LocalCluster
+
+    from polybook.execute.evaluate import EvalOptions, evaluate
+    from polybook.execute.report import build_report, diagnostics
+
+    book = _dask_book(tmp_path)
+    with LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster:
+        evaluation = evaluate(book, EvalOptions(scheduler=cluster))
+    report = build_report(evaluation)
     programs = by_chapter(report)
-    assert {p["status"] for p in programs.values()} == {"ok"}
-    assert programs["gpu/alpha"]["provenance"]["resources"] == {"GPU": 1}
-    assert programs["ok/alpha"]["provenance"]["resources"] == {}
-    assert programs["gpu/alpha"]["provenance"]["worker"]
+    assert programs["ok/alpha"]["status"] == programs["ok/beta"]["status"] == "ok"
+    gpu = programs["gpu/alpha"]
+    assert (gpu["status"], gpu["source"], gpu["note"], gpu["cells_run"]) == ("needs_gpu", "skipped", "no GPU worker", 0)
+    assert gpu["failure"]["locations"] == ["chapters/en/gpu.md:7"]  # the cell that asks for a GPU
+    assert report["summary"]["kernel_runs"] == 2 and report["summary"]["not_run"] == 1 and not evaluation.fatal()
+    assert gpu["key"] not in set(Store(book.config.execution.cache_dir).keys())  # a GPU worker may run it later
+    assert [d.format() for d in diagnostics(evaluation)] == [
+        "chapters/en/gpu.md:7: warning: alpha cell needs a GPU: NoGPUWorker: no Dask worker declares a GPU "
+        "resource (start one with `dask worker ADDRESS --resources GPU=1`); not run [polybook.exec.needs_gpu]"
+    ]

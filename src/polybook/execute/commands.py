@@ -16,7 +16,13 @@ import click
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Programs run at once (default: cores).")
 @click.option("--rerun-failed", is_flag=True, help="Run again programs whose stored result is a failure.")
 @click.option("--freeze", is_flag=True, help="Also export successful results to the frozen folder (commit it).")
-@click.option("--scheduler", metavar="ADDRESS", default=None, help="Run on a Dask cluster (tcp://host:8786).")
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    default=None,
+    help="Run on a Dask cluster (tcp://host:8786). Programs whose code asks for a GPU go only to workers "
+    "started with --resources GPU=1; without one they are not run and reported as needing a GPU.",
+)
 @click.option("-l", "--language", "languages", multiple=True, help="Only these languages (repeatable).")
 @click.pass_context
 def eval_command(

@@ -18,11 +18,12 @@ from polybook.book import Book
 from polybook.diagnostics import Diagnostic
 from polybook.execute.cache import Store
 from polybook.execute.environment import fingerprints
-from polybook.execute.executors import Executor, make_executor
+from polybook.execute.executors import Executor, NoGPUWorker, make_executor
 from polybook.execute.programs import Program, build_programs
 from polybook.execute.runner import FAILURES, KERNEL_DIED, NEEDS_GPU, OK, TIMEOUT, EventHook, Job
 
-RUN, CACHE, FROZEN = "run", "cache", "frozen"
+#: Where an outcome came from; ``skipped``: the executor refused it (no GPU worker), nothing ran.
+RUN, CACHE, FROZEN, SKIPPED = "run", "cache", "frozen", "skipped"
 
 
 @dataclass(slots=True)
@@ -37,7 +38,7 @@ class EvalOptions:
 class Outcome:
     program: Program
     result: dict[str, Any]  # the runner's payload (see runner.run_program)
-    source: str  # run, cache or frozen
+    source: str  # run, cache, frozen or skipped
     wall: float  # seconds this build spent on it (waiting for a lock included)
     note: str = ""
 
@@ -135,8 +136,12 @@ def _evaluate_one(
             note = stale
         try:
             result = executor.run(program_job(program), hook)
+        except NoGPUWorker as exc:  # nothing ran: recorded as needing a GPU, not cached
+            result = _not_run(program, NEEDS_GPU, "NoGPUWorker", str(exc), program.gpu_cell or 0)
+            hook(f"done:{result['status']}", program.key, -1)
+            return Outcome(program, result, SKIPPED, time.monotonic() - t0, "no GPU worker")
         except Exception as exc:  # the executor itself failed (e.g. a lost Dask worker): not cached
-            result = _executor_failure(program, exc)
+            result = _not_run(program, KERNEL_DIED, type(exc).__name__, str(exc))
             hook(f"done:{result['status']}", program.key, -1)
             return Outcome(program, result, RUN, time.monotonic() - t0, f"executor failed: {exc}")
         cache.put(program.key, result)
@@ -160,13 +165,14 @@ def _stale(payload: dict[str, Any], program: Program, options: EvalOptions) -> s
     return ""
 
 
-def _executor_failure(program: Program, exc: Exception) -> dict[str, Any]:
+def _not_run(program: Program, status: str, ename: str, evalue: str, cell: int = 0) -> dict[str, Any]:
+    """The result of a program the executor did not run, failed at ``cell`` (its diagnostics' line)."""
     cells = [{"status": "not_run", "outputs": [], "duration": None, "timeout": o.timeout} for o in program.options]
     return {
         "key": program.key,
         "label": program.label(),
-        "status": KERNEL_DIED,
-        "failure": {"cell": 0, "kind": KERNEL_DIED, "ename": type(exc).__name__, "evalue": str(exc), "traceback": []},
+        "status": status,
+        "failure": {"cell": cell, "kind": status, "ename": ename, "evalue": evalue, "traceback": []},
         "allowed_errors": 0,
         "cells": cells,
         "duration": 0.0,

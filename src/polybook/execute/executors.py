@@ -10,7 +10,11 @@ in one place whatever the backend.
 * :class:`DaskExecutor` (``--scheduler ADDRESS``): jobs are submitted to a Dask
   ``distributed`` cluster; programs that ask for a GPU carry ``resources={"GPU": 1}``
   so the scheduler only places them on workers started with ``--resources GPU=1``.
-  Workers need the same environment (packages, kernel spec, book checkout path).
+  When no worker declares a GPU, such programs are *not run*: :meth:`DaskExecutor.run`
+  raises :class:`NoGPUWorker` and the evaluation records them as ``needs_gpu`` (not
+  cached, so a later build with a GPU worker runs them; a frozen result is still used).
+  Workers need the same environment (packages, kernel spec, book checkout path); each
+  result names the worker that ran it (``provenance.worker``).
 """
 
 from __future__ import annotations
@@ -57,18 +61,24 @@ class DaskExecutor:
         workers = self.client.scheduler_info(n_workers=-1).get("workers", {})
         threads = sum(w.get("nthreads", 1) for w in workers.values()) or 1
         self.slots = max(1, jobs or threads)
-        self.gpu_workers = [a for a, w in workers.items() if w.get("resources", {}).get("GPU", 0) > 0]
+        self.gpu_workers = _gpu_workers(self.client)
 
     def run(self, job: Job, on_event: EventHook) -> dict[str, Any]:
-        # Without any GPU worker the constraint could never be met and the task would wait
-        # for ever; the program then runs anywhere and, if it really needs CUDA, its
-        # failure is recorded as "needs_gpu" like on a local CPU machine.
-        resources = {"GPU": 1} if job.wants_gpu and self.gpu_workers else None
+        resources = None
+        if job.wants_gpu:
+            # Without a GPU worker the constraint could never be met (the task would wait for
+            # ever), and running the program elsewhere is not what was asked: refuse it.
+            self.gpu_workers = self.gpu_workers or _gpu_workers(self.client)
+            if not self.gpu_workers:
+                raise NoGPUWorker(
+                    "no Dask worker declares a GPU resource (start one with `dask worker ADDRESS --resources GPU=1`)"
+                    "; not run"
+                )
+            resources = {"GPU": 1}
         on_event("start", job.key, -1)
         key = f"polybook-{job.key[:16]}-{uuid.uuid4().hex[:8]}"
-        future = self.client.submit(run_program, job, key=key, resources=resources, pure=False)
+        future = self.client.submit(run_on_worker, job, key=key, resources=resources, pure=False)
         result: dict[str, Any] = future.result()
-        result.setdefault("provenance", {})["worker"] = _where(self.client, future)
         result["provenance"]["resources"] = resources or {}
         return result
 
@@ -76,12 +86,22 @@ class DaskExecutor:
         self.client.close()
 
 
-def _where(client: Any, future: Any) -> str | None:
-    try:
-        who = client.who_has([future]).get(future.key) or []
-        return who[0] if who else None
-    except Exception:  # informational only
-        return None
+class NoGPUWorker(Exception):
+    """A program asks for a GPU and no worker of the cluster declares one."""
+
+
+def run_on_worker(job: Job) -> dict[str, Any]:
+    """:func:`run_program` on a Dask worker; the result names that worker."""
+    from distributed import get_worker
+
+    result = run_program(job)
+    result.setdefault("provenance", {})["worker"] = get_worker().address
+    return result
+
+
+def _gpu_workers(client: Any) -> list[str]:
+    workers = client.scheduler_info(n_workers=-1).get("workers", {})
+    return [address for address, w in workers.items() if w.get("resources", {}).get("GPU", 0) > 0]
 
 
 def make_executor(scheduler: Any = None, jobs: int | None = None) -> Executor:

@@ -67,8 +67,13 @@ class Program:
         return [use.language for use in self.uses]
 
     @property
+    def gpu_cell(self) -> int | None:
+        """The first cell whose code asks for a GPU, if any."""
+        return next((i for i, src in enumerate(self.sources) if _GPU_CODE_RE.search(normalize_code(src))), None)
+
+    @property
     def wants_gpu(self) -> bool:
-        return any(_GPU_CODE_RE.search(normalize_code(src)) for src in self.sources)
+        return self.gpu_cell is not None
 
     def locations(self, index: int) -> list[str]:
         """``path:line`` of cell ``index`` in every language that uses this program."""

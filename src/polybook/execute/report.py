@@ -14,7 +14,7 @@ from typing import Any
 
 from polybook.check.staleness import atomic_write
 from polybook.diagnostics import Code, Diagnostic, Level
-from polybook.execute.evaluate import CACHE, FROZEN, RUN, Evaluation, Outcome
+from polybook.execute.evaluate import CACHE, FROZEN, RUN, SKIPPED, Evaluation, Outcome
 from polybook.execute.runner import ERROR, FAILURES, KERNEL_DIED, NEEDS_GPU, NOT_RUN, TIMEOUT, strip_ansi
 
 REPORT_NAME = "eval-report.json"
@@ -68,7 +68,7 @@ def build_report(evaluation: Evaluation) -> dict[str, Any]:
     config = evaluation.book.config
     outcomes = evaluation.outcomes
     pairs = {(use.language, fw) for o in outcomes for use in o.program.uses for fw in [o.program.framework]}
-    count = {s: sum(1 for o in outcomes if o.source == s) for s in (RUN, CACHE, FROZEN)}
+    count = {s: sum(1 for o in outcomes if o.source == s) for s in (RUN, CACHE, FROZEN, SKIPPED)}
     statuses: dict[str, int] = {}
     for o in outcomes:
         statuses[o.status] = statuses.get(o.status, 0) + 1
@@ -83,6 +83,7 @@ def build_report(evaluation: Evaluation) -> dict[str, Any]:
             "kernel_runs": count[RUN],
             "cache_hits": count[CACHE],
             "frozen_hits": count[FROZEN],
+            "not_run": count[SKIPPED],  # refused by the executor (no GPU worker)
             "language_programs": sum(len(o.program.uses) for o in outcomes),
             "languages": len(evaluation.book.chapters),
             "frameworks": len(config.frameworks),
