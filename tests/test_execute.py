@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import time
@@ -9,8 +10,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+from rich.console import Console
 
 from polybook.book import Book
+from polybook.cli import main
 from polybook.config import ConfigError, load_config
 from polybook.dialect import DialectSettings, parse_text
 from polybook.dialect.normalize import normalize_code
@@ -20,7 +24,7 @@ from polybook.execute.environment import provenance
 from polybook.execute.evaluate import RUN, Evaluation, Outcome
 from polybook.execute.outputs import write_outputs
 from polybook.execute.programs import build_programs
-from polybook.execute.report import write_report
+from polybook.execute.report import print_table, summary_table, write_report
 from polybook.execute.runner import clean_outputs, needs_gpu
 
 CONF = """\
@@ -233,15 +237,32 @@ def test_execution_defaults(tmp_path: Path) -> None:
     assert ex.chapter("slow").allow_errors is False
 
 
-def test_two_builds_write_their_report_and_outputs_into_one_build_dir_at_once(tmp_path: Path) -> None:
-    """Each writer has its own temporary file: no FileNotFoundError, no torn file."""
-    book = _book(tmp_path, {"en": EN, "ja": JA})
+def _evaluation(book: Book) -> Evaluation:
+    """As if every program of ``book`` had run and succeeded (no kernel)."""
     outcomes = []
     for program in build_programs(book, FP):
         cells = [{"status": "ok", "outputs": [], "duration": 0.1, "timeout": 300} for _ in program.sources]
         result = {"key": program.key, "status": "ok", "failure": None, "cells": cells, "duration": 0.2}
         outcomes.append(Outcome(program, result, RUN, 0.2))
-    evaluation = Evaluation(book, outcomes, "local", 1, 0.2, time.time())
+    return Evaluation(book, outcomes, "local", 1, 0.2, time.time())
+
+
+def test_the_summary_table_is_whole_in_a_ci_log(tmp_path: Path) -> None:
+    """Off a terminal rich falls back to 80 columns; the table gets the width it needs."""
+    evaluation = _evaluation(_book(tmp_path, {"en": EN, "ja": JA}))
+    evaluation.outcomes[0].note = "corrupt frozen result ignored"
+    log = io.StringIO()
+    console = Console(file=log)  # not a terminal, as in CI
+    print_table(console, summary_table(evaluation))
+    text = log.getvalue()
+    assert "…" not in text
+    assert "en,ja" in text and "run (corrupt frozen result ignored)" in text
+    assert all(line.count("│") == 8 for line in text.split("\n") if line.startswith("│"))  # one line per program
+
+
+def test_two_builds_write_their_report_and_outputs_into_one_build_dir_at_once(tmp_path: Path) -> None:
+    """Each writer has its own temporary file: no FileNotFoundError, no torn file."""
+    evaluation = _evaluation(_book(tmp_path, {"en": EN, "ja": JA}))
 
     def build(_: int) -> None:
         for _ in range(60):
@@ -263,6 +284,23 @@ def test_two_builds_write_their_report_and_outputs_into_one_build_dir_at_once(tm
         "eval-report.json",
         "ja",
     ]
+
+
+def test_cache_info_works_without_the_kernel(tmp_path: Path) -> None:
+    """Entries are counted; which ones the book uses cannot be known without the environment."""
+    _book(tmp_path, {}, '{"kernel": "no-such-kernel"}')
+    for code, text in (("en", EN), ("ja", JA)):
+        (tmp_path / "chapters" / code).mkdir(parents=True)
+        (tmp_path / "chapters" / code / "ch.md").write_text(text, encoding="utf-8")
+    Store(tmp_path / "build" / "cache").put("ab" * 32, {"status": "ok", "cells": []})
+    result = CliRunner().invoke(main, ["--conf", str(tmp_path / "conf.py"), "cache", "info", "--json"])
+    assert result.exit_code == 0, result.output
+    info = json.loads(result.stdout)
+    assert (info["entries"], info["statuses"], info["book_programs"]) == (1, {"ok": 1}, 2)
+    assert info["book_programs_cached"] is None and info["languages"]["ja"] == {"programs": 2, "cached": None}
+    assert "'no-such-kernel' is not installed" in info["kernel_problem"]
+    text = CliRunner().invoke(main, ["--conf", str(tmp_path / "conf.py"), "cache", "info"])
+    assert text.exit_code == 0 and "which ones the book uses: unknown" in text.output
 
 
 def test_store_round_trip_and_corruption(tmp_path: Path) -> None:

@@ -290,6 +290,43 @@ def test_frozen_results_are_reused_by_key_with_their_provenance(tmp_path: Path) 
     assert by_chapter(report)["gpu/alpha"]["provenance"]["device"] == "GPU: NVIDIA A100-SXM4-40GB"
 
 
+def test_a_corrupt_frozen_result_is_a_miss_and_stays(tmp_path: Path) -> None:
+    conf = copy_book(tmp_path / "book", ["ok"])
+    assert eval_cli(conf, "--freeze")[0] == 0
+    frozen = Store(tmp_path / "book" / "frozen", fanout=False)
+    broken, kept = list(frozen.keys())
+    damaged = frozen.path(broken).read_bytes()[:-30]  # a bad merge or a truncated commit
+    frozen.path(broken).write_bytes(damaged)
+    code, output, report = eval_cli(conf)
+    assert code == 0
+    sources = {p["key"]: (p["source"], p["note"]) for p in report["programs"]}
+    assert sources == {broken: ("cache", "corrupt frozen result ignored"), kept: ("frozen", "")}
+    assert frozen.path(broken).read_bytes() == damaged  # committed: reported, never deleted
+    assert (
+        f"frozen/{broken}.json:1: warning: frozen result is corrupt (checksum, key or format does not match): "
+        "ignored and left in place [polybook.read]"
+    ) in output
+
+
+def test_a_cuda_error_allowed_to_fail_still_needs_a_gpu(tmp_path: Path) -> None:
+    conf = copy_book(tmp_path / "book", [], '{"kernel": "python3"}')
+    (tmp_path / "book" / "chapters" / "en" / "cuda.md").write_text(
+        "# CUDA\n\n```{.python .input allow_errors=true}\n"
+        "raise RuntimeError('Found no NVIDIA driver on your system.')\n```\n\n"
+        "```{.python .input}\nprint('after')\n```\n",
+        encoding="utf-8",
+    )
+    code, output, report = eval_cli(conf)
+    program = by_chapter(report)["cuda/alpha"]
+    assert code == 0 and program["status"] == "ok" and program["allowed_errors"] == 1
+    cells = json.loads((conf.parent / "build" / "eval" / "en" / "cuda.json").read_text(encoding="utf-8"))["cells"]
+    assert [c["status"] for c in cells] == ["needs_gpu", "ok"]  # the page shows its "needs a GPU" notice
+    assert (
+        "chapters/en/cuda.md:3: warning: alpha cell needs a GPU (allowed): RuntimeError: Found no NVIDIA driver "
+        "on your system. [polybook.exec.needs_gpu]"
+    ) in output
+
+
 def test_cache_info_counts_programs_per_language(failing: tuple) -> None:
     mount()
     result = CliRunner().invoke(main, ["--conf", str(failing[0]), "cache", "info", "--json"])

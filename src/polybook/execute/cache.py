@@ -6,12 +6,13 @@ the guarantees we need are simple to state and to test:
 
 * writes are atomic: a temporary file in the same folder, fsync, ``os.replace``;
 * every entry carries the sha256 of its payload: a corrupt or truncated entry is a miss
-  (and is removed), never an error and never a wrong result;
+  (and is removed from the cache), never an error and never a wrong result;
 * a per-key file lock (``filelock``, an OS lock released when its process dies) lets
   two builds share one store: the second waits for the first's run and then hits;
 * a build killed with SIGKILL leaves at most a stale temporary file, swept later.
 
-The same class holds the committed ``frozen/`` results (``fanout=False``: flat files).
+The same class holds the committed ``frozen/`` results (``fanout=False``: flat files;
+``discard_corrupt=False``: a corrupt committed file is a miss but stays, for a person to see).
 """
 
 from __future__ import annotations
@@ -48,9 +49,10 @@ class Lookup:
 
 
 class Store:
-    def __init__(self, root: Path, fanout: bool = True) -> None:
+    def __init__(self, root: Path, fanout: bool = True, discard_corrupt: bool = True) -> None:
         self.root = root
         self.fanout = fanout
+        self.discard_corrupt = discard_corrupt
 
     # -- layout -------------------------------------------------------------------------
     def path(self, key: str) -> Path:
@@ -80,8 +82,9 @@ class Store:
         except (ValueError, KeyError, TypeError):
             ok = False
         if not ok:
-            with contextlib.suppress(OSError):
-                path.unlink()
+            if self.discard_corrupt:
+                with contextlib.suppress(OSError):
+                    path.unlink()
             return Lookup(None, "corrupt")
         return Lookup(payload)
 

@@ -47,7 +47,7 @@ def eval_command(
     from polybook.execute.evaluate import EvalOptions, evaluate
     from polybook.execute.outputs import write_outputs
     from polybook.execute.progress import EvalProgress
-    from polybook.execute.report import diagnostics, summary_table, write_report
+    from polybook.execute.report import diagnostics, print_table, summary_table, write_report
 
     config = book_config(ctx)
     known(languages, config.languages, "language")
@@ -63,7 +63,7 @@ def eval_command(
     write_outputs(evaluation)
     for d in diagnostics(evaluation):
         click.echo(d.format(), err=True)
-    console.print(summary_table(evaluation))
+    print_table(console, summary_table(evaluation))
     frozen = f", {len(evaluation.frozen)} frozen into {display_path(config.execution.frozen_dir)}" if freeze else ""
     click.echo(f"report: {display_path(report)} ({evaluation.wall_time:.1f}s{frozen})", err=True)
     if evaluation.fatal():
@@ -79,15 +79,21 @@ def cache() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 @click.pass_context
 def cache_info(ctx: click.Context, as_json: bool) -> None:
-    """Entries, size, statuses, and how many of each language's programs are cached."""
+    """Entries, size, statuses, and how many of each language's programs are cached.
+
+    Without the kernel installed, the keys of the book's programs cannot be computed: the
+    entries are still counted, how many of them the book uses is left unknown (null).
+    """
     from rich.console import Console
     from rich.table import Table
 
     from polybook.book import display_path, load_book
-    from polybook.cli import UsageProblem, book_config
+    from polybook.cli import book_config
     from polybook.execute.cache import Store
     from polybook.execute.environment import KernelProblem
     from polybook.execute.evaluate import plan
+    from polybook.execute.programs import build_programs
+    from polybook.execute.report import print_table
 
     config = book_config(ctx)
     store = Store(config.execution.cache_dir)
@@ -96,40 +102,52 @@ def cache_info(ctx: click.Context, as_json: bool) -> None:
     for _, payload, _ in entries:
         status = payload["status"] if payload else "corrupt"
         statuses[status] = statuses.get(status, 0) + 1
+    book = load_book(config)
+    problem = None
     try:
-        programs = plan(load_book(config))
+        programs = plan(book)
     except KernelProblem as exc:
-        raise UsageProblem(str(exc)) from None
+        problem = str(exc)  # the programs, keyed without an environment: counted, not matched
+        programs = build_programs(book, {framework: {} for framework in config.frameworks})
     cached = {key for key, payload, _ in entries if payload}
-    per_language: dict[str, dict[str, int]] = {code: {"programs": 0, "cached": 0} for code in config.languages}
+    known = problem is None
+    per_language: dict[str, dict[str, int | None]] = {
+        code: {"programs": 0, "cached": 0 if known else None} for code in config.languages
+    }
     for program in programs:
         for code in program.languages:
-            per_language[code]["programs"] += 1
-            per_language[code]["cached"] += program.key in cached
+            row = per_language[code]
+            row["programs"] = (row["programs"] or 0) + 1
+            if known:
+                row["cached"] = (row["cached"] or 0) + (program.key in cached)
     info = {
         "cache_dir": str(config.execution.cache_dir),
         "entries": len(entries),
         "bytes": sum(size for *_, size in entries),
         "statuses": statuses,
         "book_programs": len(programs),
-        "book_programs_cached": sum(1 for p in programs if p.key in cached),
-        "unused_entries": len(cached - {p.key for p in programs}),
+        "book_programs_cached": sum(1 for p in programs if p.key in cached) if known else None,
+        "unused_entries": len(cached - {p.key for p in programs}) if known else None,
         "languages": per_language,
+        "kernel_problem": problem,
     }
     if as_json:
         click.echo(json.dumps(info, indent=1))
         return
+    usage = f"{info['unused_entries']} not used by the book as it is" if known else "which ones the book uses: unknown"
     click.echo(
         f"{display_path(config.execution.cache_dir)}: {info['entries']} entries, {info['bytes'] / 1e6:.2f} MB, "
         + ", ".join(f"{n} {s}" for s, n in sorted(statuses.items()))
-        + f"; {info['unused_entries']} not used by the book as it is"
+        + f"; {usage}"
     )
+    if problem:
+        click.echo(f"warning: {problem}", err=True)
     table = Table(title="programs per language")
     for column in ("language", "programs", "cached"):
         table.add_column(column, justify="left" if column == "language" else "right")
     for code, row in per_language.items():
-        table.add_row(code, str(row["programs"]), str(row["cached"]))
-    Console().print(table)
+        table.add_row(code, str(row["programs"]), "?" if row["cached"] is None else str(row["cached"]))
+    print_table(Console(), table)
 
 
 @cache.command("clear")

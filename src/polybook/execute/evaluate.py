@@ -14,8 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from polybook.book import Book
-from polybook.diagnostics import Diagnostic
+from polybook.book import Book, display_path
+from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.execute.cache import Store
 from polybook.execute.environment import fingerprints
 from polybook.execute.executors import Executor, NoGPUWorker, make_executor
@@ -41,6 +41,7 @@ class Outcome:
     source: str  # run, cache, frozen or skipped
     wall: float  # seconds this build spent on it (waiting for a lock included)
     note: str = ""
+    problems: list[Diagnostic] = field(default_factory=list)  # e.g. a corrupt frozen result
 
     @property
     def status(self) -> str:
@@ -99,7 +100,7 @@ def evaluate(
         on_plan(programs)
     cache = Store(config.execution.cache_dir)
     cache.sweep()
-    frozen = Store(config.execution.frozen_dir, fanout=False)
+    frozen = Store(config.execution.frozen_dir, fanout=False, discard_corrupt=False)  # committed: never deleted
     executor = make_executor(options.scheduler, options.jobs or config.execution.jobs)
     hook = on_event or (lambda *_: None)
     try:
@@ -108,6 +109,8 @@ def evaluate(
             outcomes = [f.result() for f in futures]
     finally:
         executor.close()
+    for outcome in outcomes:
+        problems.extend(d for d in outcome.problems if d not in problems)
     evaluation = Evaluation(book, outcomes, executor.name, executor.slots, time.monotonic() - t0, started, problems)
     if options.freeze:
         for outcome in outcomes:
@@ -125,6 +128,19 @@ def _evaluate_one(
     if found.payload is not None and found.payload.get("status") == OK:
         hook("hit", program.key, -1)
         return Outcome(program, found.payload, FROZEN, time.monotonic() - t0)
+    outcome = _from_cache_or_run(program, cache, executor, options, hook, t0)
+    if found.reason == "corrupt":  # a committed file: reported, never deleted
+        message = "frozen result is corrupt (checksum, key or format does not match): ignored and left in place"
+        outcome.problems.append(
+            Diagnostic.make(display_path(frozen.path(program.key)), 1, Code.READ, message, Level.WARNING)
+        )
+        outcome.note = "; ".join(filter(None, ["corrupt frozen result ignored", outcome.note]))
+    return outcome
+
+
+def _from_cache_or_run(
+    program: Program, cache: Store, executor: Executor, options: EvalOptions, hook: EventHook, t0: float
+) -> Outcome:
     with cache.lock(program.key):
         found = cache.get(program.key)
         note = "corrupt entry discarded" if found.reason == "corrupt" else ""

@@ -122,14 +122,18 @@ def diagnostics(evaluation: Evaluation) -> list[Diagnostic]:
                 cell = use.cells[failure["cell"]]
                 message = f"{program.framework} cell {_STATUS_TEXT.get(outcome.status, 'raised')}: {what}{evalue}"
                 out.append(Diagnostic.make(use.path, cell.line, code, message + shared, level))
-        elif outcome.result.get("allowed_errors"):
+        if outcome.result.get("allowed_errors"):
+            stopped = failure["cell"] if outcome.status in FAILURES and failure else None
             for use in program.uses:
                 for index, cell_result in enumerate(outcome.result["cells"]):
-                    if cell_result["status"] == ERROR:
-                        errors = [o for o in cell_result["outputs"] if o["output_type"] == "error"]
-                        what = f"{errors[0]['ename']}: {strip_ansi(errors[0]['evalue'])[:200]}" if errors else "error"
-                        message = f"{program.framework} cell raised (allowed): {what}"
-                        out.append(Diagnostic.make(use.path, use.cells[index].line, Code.EXEC_ALLOWED_ERROR, message))
+                    if cell_result["status"] not in (ERROR, NEEDS_GPU) or index == stopped:
+                        continue
+                    errors = [o for o in cell_result["outputs"] if o["output_type"] == "error"]
+                    what = f"{errors[0]['ename']}: {strip_ansi(errors[0]['evalue'])[:200]}" if errors else "error"
+                    gpu = cell_result["status"] == NEEDS_GPU
+                    code = Code.EXEC_NEEDS_GPU if gpu else Code.EXEC_ALLOWED_ERROR
+                    message = f"{program.framework} cell {'needs a GPU' if gpu else 'raised'} (allowed): {what}"
+                    out.append(Diagnostic.make(use.path, use.cells[index].line, code, message))
     return out
 
 
@@ -170,3 +174,14 @@ def summary_table(evaluation: Evaluation) -> Any:
             status,
         )
     return table
+
+
+def print_table(console: Any, table: Any) -> None:
+    """Print ``table`` whole: off a terminal (a CI log) rich would squeeze it into 80
+    columns and cut keys and statuses (``en,j…``), so it gets the width it needs."""
+    from rich.measure import Measurement
+
+    if not console.is_terminal:
+        natural = Measurement.get(console, console.options.update(max_width=1000), table).maximum
+        console.width = max(console.width, natural)
+    console.print(table)

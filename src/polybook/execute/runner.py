@@ -119,8 +119,11 @@ async def _run(job: Job, on_event: EventHook) -> dict[str, Any]:
 
     def cell_executed(cell: Any, cell_index: int, execute_reply: dict[str, Any], **_: Any) -> None:
         cells[cell_index]["duration"] = round(time.monotonic() - state["started"], 4)
-        errored = (execute_reply or {}).get("content", {}).get("status") == "error"
-        cells[cell_index]["status"] = ERROR if errored else OK
+        reply = (execute_reply or {}).get("content", {})
+        cells[cell_index]["status"] = OK
+        if reply.get("status") == "error":  # a CUDA error is "needs a GPU", also where errors are allowed
+            gpu = needs_gpu(reply.get("ename", ""), reply.get("evalue", ""), reply.get("traceback"))
+            cells[cell_index]["status"] = NEEDS_GPU if gpu else ERROR
         on_event("cell_done", job.key, cell_index)
 
     client = NotebookClient(
@@ -173,7 +176,8 @@ async def _run(job: Job, on_event: EventHook) -> dict[str, Any]:
             failure["traceback"] = errors[-1]["traceback"]
         if cells[index]["duration"] is None:
             cells[index]["duration"] = round(time.monotonic() - state["started"], 4) if state["started"] else 0.0
-    allowed = sum(1 for c in cells if c["status"] == ERROR) - (1 if status == ERROR else 0)
+    stopped = failure["cell"] if failure is not None else None
+    allowed = sum(1 for i, c in enumerate(cells) if c["status"] in (ERROR, NEEDS_GPU) and i != stopped)
     return {
         "key": job.key,
         "label": job.label,
