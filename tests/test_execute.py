@@ -24,6 +24,7 @@ from polybook.execute.environment import provenance
 from polybook.execute.evaluate import RUN, Evaluation, Outcome
 from polybook.execute.outputs import write_outputs
 from polybook.execute.programs import build_programs
+from polybook.execute.progress import EvalProgress
 from polybook.execute.report import print_table, summary_table, write_report
 from polybook.execute.runner import clean_outputs, needs_gpu
 
@@ -258,6 +259,28 @@ def test_the_summary_table_is_whole_in_a_ci_log(tmp_path: Path) -> None:
     assert "…" not in text
     assert "en,ja" in text and "run (corrupt frozen result ignored)" in text
     assert all(line.count("│") == 8 for line in text.split("\n") if line.startswith("│"))  # one line per program
+
+
+def test_identical_code_under_other_timeouts_runs_with_its_own(tmp_path: Path) -> None:
+    """Same key (the cache is shared), but not merged: each chapter's timeout applies to its run."""
+    book = _book(tmp_path, {"en": EN}, '{"chapters": {"slow": {"timeout": 900}}}')
+    book.chapters["en"]["slow"] = parse_text(
+        EN, "chapters/en/slow.md", DialectSettings("en", ("mxnet", "pytorch"), "mxnet")
+    )
+    book.chapters["en"]["same"] = parse_text(
+        EN, "chapters/en/same.md", DialectSettings("en", ("mxnet", "pytorch"), "mxnet")
+    )
+    mxnet = [p for p in build_programs(book, FP) if p.framework == "mxnet"]
+    assert [([u.chapter for u in p.uses], [o.timeout for o in p.options]) for p in mxnet] == [
+        (["ch", "same"], [300, 300]),
+        (["slow"], [900, 900]),
+    ]
+    assert mxnet[0].key == mxnet[1].key and mxnet[0].languages == ["en"]
+    progress = EvalProgress(Console(file=io.StringIO()), enabled=False)
+    progress.plan(mxnet)
+    for _ in mxnet:  # two programs, one key: each event finishes one of them
+        progress.event("hit", mxnet[0].key, -1)
+    assert [(t.completed, t.total) for t in progress.progress.tasks] == [(2, 2), (2, 2), (2, 2)]  # overall, each
 
 
 def test_two_builds_write_their_report_and_outputs_into_one_build_dir_at_once(tmp_path: Path) -> None:

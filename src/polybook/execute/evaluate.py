@@ -3,8 +3,9 @@
 For each program, in one of ``slots`` threads: a frozen result with its key wins; else,
 holding the key's lock, a cache hit is served (a stored failure too, unless
 ``rerun_failed``); else the executor runs it and the result is stored -- failures as
-failures. The lock makes a second, concurrent build wait for the first one's run and
-then hit, so no program runs twice and no entry is written twice at once.
+failures. The lock makes a second, concurrent build (or a program of this build with
+the same key but other timeouts) wait for the first one's run and then hit, so no key
+runs twice and no entry is written twice at once.
 """
 
 from __future__ import annotations
@@ -114,7 +115,8 @@ def evaluate(
     evaluation = Evaluation(book, outcomes, executor.name, executor.slots, time.monotonic() - t0, started, problems)
     if options.freeze:
         for outcome in outcomes:
-            if outcome.status == OK:  # only successes are worth committing and reusing
+            # Only successes are worth committing and reusing; programs may share a key.
+            if outcome.status == OK and outcome.program.key not in evaluation.frozen:
                 frozen.put(outcome.program.key, outcome.result)
                 evaluation.frozen.append(outcome.program.key)
     return evaluation

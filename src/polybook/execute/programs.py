@@ -6,6 +6,12 @@ not split the cache), the cells' execution options and the kernel environment's
 fingerprint. Prose never enters it. Languages whose programs have the same key share one
 run: :func:`build_programs` groups them, and each :class:`Use` remembers where the cells
 live in its language, so results and errors can be reported at ``path:line`` everywhere.
+
+The effective timeouts are not in the key (raising a timeout must not re-run what
+succeeded, nor orphan frozen results; a stored timeout is re-run once the cell may run
+longer), but uses are only grouped when their timeouts agree too: identical code in a
+chapter allowed more time runs with its own timeouts (same key, so the cache is shared).
+A shared program runs in the first use's chapter folder (``<chapters>/<language>``).
 """
 
 from __future__ import annotations
@@ -64,7 +70,8 @@ class Program:
 
     @property
     def languages(self) -> list[str]:
-        return [use.language for use in self.uses]
+        """The languages served, once each (a program may serve two chapters of one language)."""
+        return list(dict.fromkeys(use.language for use in self.uses))
 
     @property
     def gpu_cell(self) -> int | None:
@@ -130,7 +137,7 @@ def build_programs(
     ``fingerprints`` maps framework -> environment fingerprint (see :mod:`.environment`).
     """
     config = book.config
-    programs: dict[str, Program] = {}
+    programs: dict[tuple[str, tuple[int, ...]], Program] = {}
     for code, chapters in book.chapters.items():
         for stem, doc in chapters.items():
             chapter = config.execution.chapter(stem)
@@ -142,9 +149,10 @@ def build_programs(
                 kernel = config.execution.kernel_for(framework)
                 sources = [c.code for c in cells]
                 key = program_key(framework, sources, options, fingerprints[framework])
-                program = programs.get(key)
+                group = (key, tuple(opt.timeout for opt in options))
+                program = programs.get(group)
                 if program is None:
-                    program = programs[key] = Program(
+                    program = programs[group] = Program(
                         key,
                         framework,
                         stem,

@@ -27,7 +27,7 @@ class EvalProgress:
             console=self.console,
             disable=not on,
         )
-        self.tasks: dict[str, Any] = {}
+        self.tasks: dict[str, list[Any]] = {}  # key -> its programs' unfinished tasks (several may share a key)
         self.overall: Any = None
         self.lock = threading.Lock()
 
@@ -41,15 +41,19 @@ class EvalProgress:
     def plan(self, programs: list[Program]) -> None:
         self.overall = self.progress.add_task("programs", total=len(programs), state="")
         for program in programs:
-            self.tasks[program.key] = self.progress.add_task(
+            task = self.progress.add_task(
                 f"  {program.label()}", total=len(program.sources), state="waiting", start=False
             )
+            self.tasks.setdefault(program.key, []).append(task)
 
     def event(self, kind: str, key: str, index: int) -> None:
-        task = self.tasks.get(key)
-        if task is None:
-            return
         with self.lock:
+            # Programs sharing a key run one after the other (the key's lock): events go to
+            # the first unfinished one.
+            tasks = self.tasks.get(key)
+            if not tasks:
+                return
+            task = tasks[0]
             if kind == "start":
                 self.progress.start_task(task)
                 self.progress.update(task, state="running")
@@ -62,7 +66,9 @@ class EvalProgress:
                 self.progress.update(task, completed=self.progress.tasks[task].total, state="cached")
                 self.progress.stop_task(task)
                 self.progress.advance(self.overall)
+                tasks.pop(0)
             elif kind.startswith("done:"):
                 self.progress.update(task, state=kind.removeprefix("done:"))
                 self.progress.stop_task(task)
                 self.progress.advance(self.overall)
+                tasks.pop(0)

@@ -115,8 +115,7 @@ def diagnostics(evaluation: Evaluation) -> list[Diagnostic]:
             code = _CODES[outcome.status]
             what = f"{failure.get('ename')}: " if failure.get("ename") else ""
             evalue = strip_ansi(str(failure.get("evalue", ""))).strip().split("\n")[0][:300]
-            others = len(program.uses) - 1
-            shared = f" (program shared by {', '.join(program.languages)})" if others else ""
+            shared = f" (program shared by {', '.join(program.languages)})" if len(program.languages) > 1 else ""
             level = Level.ERROR if id(outcome) in fatal else None  # needs_gpu: a warning unless configured
             for use in program.uses:
                 cell = use.cells[failure["cell"]]
