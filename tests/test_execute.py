@@ -259,6 +259,9 @@ def test_the_summary_table_is_whole_in_a_ci_log(tmp_path: Path) -> None:
     assert "…" not in text
     assert "en,ja" in text and "run (corrupt frozen result ignored)" in text
     assert all(line.count("│") == 8 for line in text.split("\n") if line.startswith("│"))  # one line per program
+    log = io.StringIO()
+    print_table(Console(file=log), summary_table(_evaluation(_book(tmp_path, {"en": EN}))))  # a narrow table
+    assert log.getvalue().split("\n")[0].strip().endswith("2 kernel runs, 0 cached, 0 frozen")  # a title on one line
 
 
 def test_identical_code_under_other_timeouts_runs_with_its_own(tmp_path: Path) -> None:

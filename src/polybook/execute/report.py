@@ -181,6 +181,8 @@ def print_table(console: Any, table: Any) -> None:
     from rich.measure import Measurement
 
     if not console.is_terminal:
+        title = len(str(table.title or ""))  # rich wraps a title to the table's width
+        table.min_width = max(table.min_width or 0, title)
         natural = Measurement.get(console, console.options.update(max_width=1000), table).maximum
-        console.width = max(console.width, natural)
+        console.width = max(console.width, natural, title)
     console.print(table)
