@@ -111,7 +111,7 @@ def test_a_cell_without_stored_outputs_is_a_warning_with_no_eval(tmp_path: Path)
     results = {"tiny": json.loads((BOOK / "eval" / "en" / "tiny.json").read_text(encoding="utf-8"))}
     results["tiny"]["cells"] = [c for c in results["tiny"]["cells"] if c["line"] != 22]
     stage = stage_language(config, "en", {"tiny": doc}, {}, results, tmp_path, [], stored=True)
-    found = [(d.path, d.line, d.level, d.message) for d in stage.diagnostics if d.code == "html.output.missing"]
+    found = [(d.path, d.line, d.level, d.message) for d in stage.diagnostics if d.code == "output.missing"]
     assert found == [
         (doc.path, 22, "warning", f"no stored output for this cell ({fw}): run polybook build eval")
         for fw in ("mxnet", "pytorch")

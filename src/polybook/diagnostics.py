@@ -74,7 +74,7 @@ class Code(StrEnum):
     HTML_FIGURE_OUTSIDE = "html.figure.outside"  # a figure path escaping the book root
     HTML_FIGURE_MISSING = "html.figure.missing"
     HTML_LINK_OUTSIDE = "html.link.outside"  # a link to a local file escaping the book root
-    HTML_OUTPUT_MISSING = "html.output.missing"  # --no-eval: no stored output matches a cell
+    OUTPUT_MISSING = "output.missing"  # html --no-eval, pdf: no stored output matches a cell
     HTML_CITE_NO_BIB = "html.cite.no_bib"  # :cite: without any bibtex_bibfiles configured
     HTML_MATHJAX = "html.mathjax"  # no local MathJax to serve
     # PDF (polybook build pdf)
@@ -137,7 +137,7 @@ DEFAULT_LEVEL: dict[Code, Level] = {
     Code.HTML_FIGURE_OUTSIDE: Level.ERROR,
     Code.HTML_FIGURE_MISSING: Level.ERROR,
     Code.HTML_LINK_OUTSIDE: Level.ERROR,
-    Code.HTML_OUTPUT_MISSING: Level.WARNING,
+    Code.OUTPUT_MISSING: Level.WARNING,
     Code.HTML_CITE_NO_BIB: Level.WARNING,
     Code.HTML_MATHJAX: Level.WARNING,
     Code.PDF_SPHINX: Level.WARNING,

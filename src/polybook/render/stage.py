@@ -183,7 +183,7 @@ def stage_language(
         )
         for line, framework in renderer.missing if stored else ():
             message = f"no stored output for this cell ({framework}): run polybook build eval"
-            stage.diagnostics.append(Diagnostic.make(doc.path, line, Code.HTML_OUTPUT_MISSING, message))
+            stage.diagnostics.append(Diagnostic.make(doc.path, line, Code.OUTPUT_MISSING, message))
         if cited and bibfiles:
             lines = ["", f"```{{rubric}} {text(language, 'references')}", "```", "", "```{bibliography}"]
             lines += [":filter: docname in docnames", "```"]

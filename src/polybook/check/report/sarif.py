@@ -74,7 +74,7 @@ RULE_TEXT: dict[Code, str] = {
     Code.HTML_FIGURE_OUTSIDE: "A figure path points outside the book.",
     Code.HTML_FIGURE_MISSING: "A figure file does not exist.",
     Code.HTML_LINK_OUTSIDE: "A link points to a file outside the book.",
-    Code.HTML_OUTPUT_MISSING: "No stored output matches a code cell (run polybook build eval).",
+    Code.OUTPUT_MISSING: "No stored output matches a code cell (run polybook build eval).",
     Code.HTML_CITE_NO_BIB: "A citation is used but no bibliography is configured.",
     Code.HTML_MATHJAX: "MathJax is not installed locally, so math shows as TeX.",
     Code.PDF_SPHINX: "Sphinx warned while building the LaTeX sources.",
