@@ -191,7 +191,7 @@ def check(
     if bad:
         raise UsageProblem("unreadable input:\n" + "\n".join(d.format() for d in bad))
     if write_baseline:
-        from polybook.check.staleness import atomic_write
+        from polybook.files import atomic_write
 
         atomic_write(write_baseline, baseline_json(result.active, str(reason).strip()))
         click.echo(f"wrote {len(result.active)} finding(s) to {write_baseline}", err=True)

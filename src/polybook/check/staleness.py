@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import subprocess
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +24,7 @@ from polybook.diagnostics import Code
 from polybook.dialect import parse_text
 from polybook.dialect.builder import DialectSettings
 from polybook.dialect.nodes import Block, Document, Heading, Paragraph
+from polybook.files import atomic_write
 
 LOCK_NAME = "polybook-sync.json"
 _COMMIT = re.compile(r"[0-9a-f]{7,40}")
@@ -76,30 +75,6 @@ def write_lock(folder: Path, source_language: str, records: dict[str, SyncRecord
         "chapters": {k: {"commit": r.commit, "sha256": r.sha256} for k, r in sorted(records.items())},
     }
     atomic_write(folder / LOCK_NAME, json.dumps(data, indent=2) + "\n")
-
-
-def atomic_write(path: Path, text: str) -> None:
-    """Write via a temporary file in the same folder and rename: readers never see half a file.
-
-    The file keeps its mode; a new one gets what ``open()`` would give it (0666 less the
-    umask), not mkstemp's 0600.
-    """
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    """The process's umask (read by setting it, so set it straight back)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 def run_git(root: Path, *args: str) -> str | None:

@@ -20,8 +20,8 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from polybook.check.staleness import atomic_write
 from polybook.dialect.normalize import normalize_code
+from polybook.files import atomic_write
 
 if TYPE_CHECKING:
     from polybook.execute.evaluate import Evaluation

@@ -12,10 +12,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from polybook.check.staleness import atomic_write
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.execute.evaluate import CACHE, FROZEN, RUN, SKIPPED, Evaluation, Outcome
 from polybook.execute.runner import ERROR, FAILURES, KERNEL_DIED, NEEDS_GPU, NOT_RUN, TIMEOUT, strip_ansi
+from polybook.files import atomic_write
 
 REPORT_NAME = "eval-report.json"
 _CODES = {
