@@ -20,7 +20,7 @@ from polybook.check.findings import CheckResult, Finding, Location
 from polybook.check.prose import check_labelled_math, check_sections, check_segment
 from polybook.check.references import check_references, resolvable_refs, unresolved_ref
 from polybook.check.segments import flatten, pair_segments
-from polybook.check.staleness import SyncRecord, check_staleness, read_lock
+from polybook.check.staleness import SyncRecord, check_staleness, lock_problem, read_lock
 from polybook.check.suppress import Suppression, apply, inline_suppressions, unused
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic, Level
@@ -79,6 +79,7 @@ def check_chapter(
     record = lock.get(chapter)
     source_file = config.chapters_dir / config.source_language / f"{chapter}.md"
     settings = config.languages[config.source_language].settings
+    findings += lock_problem(lang, chapter, target, record)
     findings += check_staleness(lang, chapter, source, target, record, source_file, settings, match, alignment.place)
     return findings
 
@@ -119,8 +120,9 @@ def check_chunk(book: Book, names: list[str], langs: list[str]) -> ChunkResult:
                 out.suppressions += found
                 out.findings += problems
                 out.findings += check_chapter(book, lang, name, source, target, lock)
-                in_source = {(role, label) for role, label, _ in resolvable_refs(source)}
-                out.refs += [(lang, name, target.path, *ref, ref[:2] in in_source) for ref in resolvable_refs(target)]
+                out.refs += [
+                    (lang, name, target.path, *ref, ref[:2] in source_refs[name]) for ref in resolvable_refs(target)
+                ]
     return out
 
 

@@ -48,21 +48,22 @@ def file_sha256(path: Path) -> str:
 
 def read_lock(folder: Path) -> dict[str, SyncRecord]:
     try:
-        data = json.loads((folder / LOCK_NAME).read_text(encoding="utf-8"))
+        text = (folder / LOCK_NAME).read_text(encoding="utf-8")
+        data = json.loads(text)
     except (OSError, ValueError):
         return {}
     chapters = data.get("chapters", {}) if isinstance(data, dict) else {}
     if not isinstance(chapters, dict):
         return {}
-    return {stem: _record(folder, stem, rec) for stem, rec in chapters.items() if isinstance(rec, dict)}
+    return {stem: _record(text, stem, rec) for stem, rec in chapters.items() if isinstance(rec, dict)}
 
 
-def _record(folder: Path, stem: str, rec: dict) -> SyncRecord:
+def _record(text: str, stem: str, rec: dict) -> SyncRecord:
+    """One entry of the lock file whose ``text`` holds it (for the line of a bad entry)."""
     commit, sha256 = rec.get("commit"), rec.get("sha256", "")
     sha256 = sha256 if isinstance(sha256, str) else ""
     if commit is None or (isinstance(commit, str) and _COMMIT.fullmatch(commit)):
         return SyncRecord(commit, sha256)
-    text = (folder / LOCK_NAME).read_text(encoding="utf-8")
     at = text.find(json.dumps(stem) + ":")
     line = text.count("\n", 0, at) + 1 if at >= 0 else 1
     problem = f"entry {stem!r} has commit {commit!r}, not a commit hash (7 to 40 lowercase hex digits); it is ignored"
@@ -107,27 +108,17 @@ def _text(node: Paragraph | Block | Heading) -> str:
     return node.text if isinstance(node, Heading) else node.source
 
 
+def lock_problem(lang: str, chapter: str, target: Document, record: SyncRecord | None) -> list[Finding]:
+    """A lock entry whose commit is not a commit hash, at its line of the lock file."""
+    if record is None or not record.problem:
+        return []
+    lock = Location((Path(target.path).parent / LOCK_NAME).as_posix(), record.line)
+    return [Finding.make(
+        Code.STALE_LOCK, f"{LOCK_NAME}: {record.problem}", lang, chapter, lock, subject=(record.problem, ""),
+    )]  # fmt: skip
+
+
 def check_staleness(
-    lang: str,
-    chapter: str,
-    source: Document,
-    target: Document,
-    record: SyncRecord | None,
-    source_file: Path,
-    settings: DialectSettings,
-    match: CellMatch,
-    place: Callable[[int], int],
-) -> list[Finding]:
-    out: list[Finding] = []
-    if record is not None and record.problem:
-        lock = Location((Path(target.path).parent / LOCK_NAME).as_posix(), record.line)
-        out.append(Finding.make(
-            Code.STALE_LOCK, f"{LOCK_NAME}: {record.problem}", lang, chapter, lock, subject=(record.problem, ""),
-        ))  # fmt: skip
-    return out + _changes_since(lang, chapter, source, target, record, source_file, settings, match, place)
-
-
-def _changes_since(
     lang: str,
     chapter: str,
     source: Document,
