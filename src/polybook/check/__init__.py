@@ -88,6 +88,9 @@ def check_chunk(book: Book, names: list[str], langs: list[str]) -> ChunkResult:
     out = ChunkResult()
     source_lang = book.config.source_language
     sources = book.chapters[source_lang]
+    source_refs = {
+        name: {(role, label) for role, label, _ in resolvable_refs(sources[name])} for name in names if name in sources
+    }
     for lang in [source_lang, *langs]:
         docs = book.chapters.get(lang, {})
         out.labels[lang] = {label for name in names if name in docs for label in docs[name].labels}
