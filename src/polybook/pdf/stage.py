@@ -98,9 +98,7 @@ def stage_framework(
             cite=cite,
             numbered_toc=name == "index",
         )
-        for line, shown in renderer.missing:  # the PDF shows stored results: say what it lacks
-            message = f"no stored output for this cell ({shown}): run polybook build eval"
-            stage.diagnostics.append(Diagnostic.make(doc.path, line, Code.OUTPUT_MISSING, message))
+        stage.diagnostics += renderer.missing_diagnostics(doc.path)  # the PDF shows stored results only
         stage.docs[name] = myst
         stage.paths[name] = doc.path
         put(f"{name}.md", myst.text.encode("utf-8"))

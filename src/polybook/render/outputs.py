@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from polybook.diagnostics import Code, Diagnostic
 from polybook.dialect.nodes import CodeCell
 from polybook.execute.outputs import code_hashes
 from polybook.execute.runner import strip_ansi
@@ -125,6 +126,15 @@ class OutputRenderer:
             title = text(self.language, "computed_on", device=device)
             out += admonition(title, "note polybook-frozen", [text(self.language, "frozen", **values)])
         return out
+
+    def missing_diagnostics(self, path: str) -> list[Diagnostic]:
+        """A warning at ``path``:line for every cell shown without stored results."""
+        return [
+            Diagnostic.make(
+                path, line, Code.OUTPUT_MISSING, f"no stored output for this cell ({fw}): run polybook build eval"
+            )
+            for line, fw in self.missing
+        ]
 
     def notice(self, key: str, classes: str, **values: str) -> list[str]:
         return [f"```{{rst-class}} polybook-notice {classes}", "```", "", text(self.language, key, **values), ""]

@@ -181,9 +181,8 @@ def stage_language(
         myst = transpile(
             doc, language, outputs=renderer, figure=figure, cite=cite, numbered_toc=name == "index", link=link
         )
-        for line, framework in renderer.missing if stored else ():
-            message = f"no stored output for this cell ({framework}): run polybook build eval"
-            stage.diagnostics.append(Diagnostic.make(doc.path, line, Code.OUTPUT_MISSING, message))
+        if stored:
+            stage.diagnostics += renderer.missing_diagnostics(doc.path)
         if cited and bibfiles:
             lines = ["", f"```{{rubric}} {text(language, 'references')}", "```", "", "```{bibliography}"]
             lines += [":filter: docname in docnames", "```"]
@@ -206,8 +205,9 @@ def stage_language(
     po = CATALOGS / f"{language.split('_')[0]}.po"
     if po.is_file():  # Sphinx compiles it to sphinx.mo beside it
         folder = f"{LOCALE_DIR}/{SPHINX_LANGUAGE.get(language, language)}/LC_MESSAGES"
-        stage.write(f"{folder}/sphinx.po", po.read_bytes())
-        stage.catalog = hashlib.sha256(po.read_bytes()).hexdigest()[:16]
+        catalog = po.read_bytes()
+        stage.write(f"{folder}/sphinx.po", catalog)
+        stage.catalog = hashlib.sha256(catalog).hexdigest()[:16]
         wanted.update({f"{folder}/sphinx.po", f"{folder}/sphinx.mo"})
     for bib in bibfiles:  # read by sphinxcontrib-bibtex from the book root; a change rebuilds
         stage.hasher.update(bib.name.encode() + hashlib.sha256(bib.read_bytes()).digest())
