@@ -112,14 +112,12 @@ def cache_info(ctx: click.Context, as_json: bool) -> None:
     cached = {key for key, payload, _ in entries if payload}
     known = problem is None
     per_language: dict[str, dict[str, int | None]] = {
-        code: {"programs": 0, "cached": 0 if known else None} for code in config.languages
+        code: {
+            "programs": sum(code in p.languages for p in programs),
+            "cached": sum(code in p.languages and p.key in cached for p in programs) if known else None,
+        }
+        for code in config.languages
     }
-    for program in programs:
-        for code in program.languages:
-            row = per_language[code]
-            row["programs"] = (row["programs"] or 0) + 1
-            if known:
-                row["cached"] = (row["cached"] or 0) + (program.key in cached)
     info = {
         "cache_dir": str(config.execution.cache_dir),
         "entries": len(entries),

@@ -213,10 +213,10 @@ def _math_edits(findings: list[Finding], lines: list[str]) -> list[Edit]:
 def keep_text_words(translation: str, source: str) -> str:
     """The source's TeX, with the words inside its ``\\text{}`` taken from the translation
     when both have the same ``\\text``-like commands in the same order."""
-    words = [m[2] for m in TEXT_CMD.finditer(translation)]
-    if [m[1] for m in TEXT_CMD.finditer(translation)] != [m[1] for m in TEXT_CMD.finditer(source)]:
+    theirs = TEXT_CMD.findall(translation)  # (command, words)
+    if [command for command, _ in theirs] != [command for command, _ in TEXT_CMD.findall(source)]:
         return source
-    kept = iter(words)
+    kept = iter(words for _, words in theirs)
     return TEXT_CMD.sub(lambda m: m[1] + next(kept) + "}", source)
 
 
