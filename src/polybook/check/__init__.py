@@ -166,7 +166,7 @@ def _merge(
                 findings.append(unresolved_ref(lang, chapter, path, role, target, line, source_lang))
     findings = apply(findings, suppressions, baseline)
     findings += unused(findings, [s for s in suppressions if every_language or s.lang != source_lang])
-    findings.sort(key=lambda f: (f.primary.path, f.primary.line, f.code))
+    findings.sort(key=lambda f: f.order)
     return CheckResult(source_lang, langs, n_names, findings, time.perf_counter() - started)
 
 

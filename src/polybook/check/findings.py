@@ -52,6 +52,11 @@ class Finding:
         return self.location or self.source or Location(self.chapter, 1)
 
     @property
+    def order(self) -> tuple[str, int, str]:
+        """How findings are listed: by where they are, then by code."""
+        return (self.primary.path, self.primary.line, str(self.code))
+
+    @property
     def fingerprint(self) -> str:
         text = "\0".join([self.code, self.lang, self.chapter, self.framework or "", *self.subject])
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]

@@ -271,7 +271,7 @@ def sync_chapter(
     remaining = _suppressed(remaining, source, new_doc, lang, chapter, baseline or {})
     remaining = sorted(
         (f for f in remaining if f.code is not Code.STALE_UNKNOWN),
-        key=lambda f: (f.primary.path, f.primary.line, str(f.code)),
+        key=lambda f: f.order,
     )
     result.left = [f for f in remaining if not f.suppressed]
     result.kept = [
