@@ -15,9 +15,9 @@ import polybook.sync
 from polybook import sync
 from polybook.book import load_book
 from polybook.check import check_book
-from polybook.check.staleness import LOCK_NAME, SyncRecord, file_sha256, read_lock, source_at, write_lock
+from polybook.check.staleness import LOCK_NAME, SyncRecord, read_lock, source_at, write_lock
 from polybook.config import load_config
-from polybook.files import atomic_write
+from polybook.files import atomic_write, file_sha256
 
 from minibook import cell, make_book
 

@@ -9,7 +9,6 @@ again and compared with the source as it is, cell by cell and paragraph by parag
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import subprocess
@@ -24,7 +23,7 @@ from polybook.diagnostics import Code
 from polybook.dialect import parse_text
 from polybook.dialect.builder import DialectSettings
 from polybook.dialect.nodes import Block, Document, Heading, Paragraph
-from polybook.files import atomic_write
+from polybook.files import atomic_write, file_sha256
 
 LOCK_NAME = "polybook-sync.json"
 _COMMIT = re.compile(r"[0-9a-f]{7,40}")
@@ -40,10 +39,6 @@ class SyncRecord:
     sha256: str
     problem: str | None = None
     line: int = 1
-
-
-def file_sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def read_lock(folder: Path) -> dict[str, SyncRecord]:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import hashlib
 import json
 import os
 import posixpath
@@ -30,6 +29,7 @@ from urllib.parse import urlsplit
 from polybook.book import display_path
 from polybook.config import BookConfig
 from polybook.diagnostics import fails_build
+from polybook.files import file_sha256
 
 #: Build bookkeeping that is never published (Sphinx's and polybook's stamps, copied sources).
 PRIVATE = {".buildinfo", ".polybook-build.json", ".polybook-complete", "_sources"}
@@ -113,17 +113,7 @@ def problems(config: BookConfig, strict: bool = False, require_pdfs: bool = True
 
 
 def _same_bytes(a: Path, b: Path) -> bool:
-    if a.stat().st_size != b.stat().st_size:
-        return False
-    return _digest(a) == _digest(b)
-
-
-def _digest(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    return a.stat().st_size == b.stat().st_size and file_sha256(a) == file_sha256(b)
 
 
 def assemble_site(config: BookConfig, target: Path, base_url: str | None = None) -> SiteStats:
