@@ -21,13 +21,13 @@ from polybook.check.align import align, token_ratio
 from polybook.check.code import cell_key, without_strings
 from polybook.check.findings import Finding
 from polybook.check.prose import TEXT_CMD
-from polybook.check.staleness import SyncRecord, file_sha256, head_commit, read_lock, write_lock
+from polybook.check.staleness import SyncRecord, head_commit, read_lock, write_lock
 from polybook.check.suppress import apply, inline_suppressions
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect import parse_text
 from polybook.dialect.builder import DialectSettings
 from polybook.dialect.nodes import Block, CodeCell, Document
-from polybook.files import atomic_write
+from polybook.files import atomic_write, file_sha256
 from polybook.sync.rewrite import rewrite_code, tab_marker
 
 TODO = "<!-- polybook: TODO translate: cell added by `polybook sync` from {where}; write the text around it -->"
