@@ -13,10 +13,11 @@ import pytest
 from polybook.book import load_book
 from polybook.config import load_config
 from polybook.diagnostics import Level
+from polybook.execute.outputs import read_outputs
 from polybook.pdf.build import input_digest, pdf_targets, site_pdfs, sphinx_overrides
 from polybook.pdf.languages import latex_elements
 from polybook.pdf.log import diagnose, read_log, source_of
-from polybook.pdf.stage import load_results, stage_framework
+from polybook.pdf.stage import stage_framework
 from polybook.site.assemble import copy_pdfs
 
 from conftest import FIXTURES, ROOT
@@ -41,7 +42,7 @@ def stage(conf: Path, language: str = "en", framework: str = "pytorch"):
         language,
         framework,
         book.chapters[language],
-        load_results(config, language),
+        read_outputs(config.build_dir, language),
         target.workdir / "src",
         config.build_dir / ".pdf" / "figures",
     )

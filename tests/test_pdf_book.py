@@ -18,8 +18,8 @@ from click.testing import CliRunner
 from polybook.book import load_book
 from polybook.config import BookConfig, load_config
 from polybook.dialect.nodes import Heading
+from polybook.execute.outputs import read_outputs
 from polybook.pdf.build import PdfReport, PdfTarget, build_pdfs, pdf_targets
-from polybook.pdf.stage import load_results
 from polybook.render.i18n import text
 
 from conftest import FIXTURES, ROOT
@@ -105,7 +105,7 @@ def test_pytorch_books_show_the_needs_a_gpu_notice_from_the_execution_results(
 ) -> None:
     config, _ = bundled
     for language in config.languages:
-        cells = [c for doc in load_results(config, language).values() for c in doc.get("cells", [])]
+        cells = [c for doc in read_outputs(config.build_dir, language).values() for c in doc.get("cells", [])]
         if not any(c["framework"] == "pytorch" and c["status"] == "needs_gpu" for c in cells):
             continue  # not executed here yet (fresh clone): nothing to show
         (target,) = pdf_targets(config, [language], ["pytorch"])

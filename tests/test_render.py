@@ -48,7 +48,7 @@ def test_golden_myst(language: str, chapter: str, framework: str | None, regen: 
     config = load_config(BOOK / "conf.py")
     doc = load_book(config, [language]).chapters[language][chapter]
     outputs = OutputRenderer(language, _results(language, chapter), lambda data, suffix: f"/_outputs/x{suffix}")
-    myst = transpile(doc, language, framework=framework, outputs=outputs, numbered_toc=chapter == "index")
+    myst = transpile(doc, language, framework=framework, outputs=outputs)
     suffix = f".{framework}" if framework else ""
     _check(f"{language}/{chapter}{suffix}.md", myst.text, regen)
     assert len(myst.lines) == myst.text.count("\n")

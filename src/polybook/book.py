@@ -1,4 +1,4 @@
-"""The whole book: every chapter of every language, parsed with that language's settings."""
+"""The whole book: every document of every language, parsed with that language's settings."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 
 from polybook.config import BookConfig
 from polybook.dialect import Document, parse_file
+from polybook.toc import Toc, build_toc, unreached
 
 
 def display_path(path: Path) -> str:
@@ -21,21 +22,49 @@ def display_path(path: Path) -> str:
 @dataclass(slots=True)
 class Book:
     config: BookConfig
-    chapters: dict[str, dict[str, Document]] = field(default_factory=dict)  # lang -> stem -> doc
+    # lang -> document name (``chapter_x/section``) -> document, in reading order when the
+    # whole language was loaded (the toc's order, then documents no toc reaches, by name)
+    chapters: dict[str, dict[str, Document]] = field(default_factory=dict)
+    tocs: dict[str, Toc] = field(default_factory=dict)  # languages loaded whole
 
     def documents(self) -> list[Document]:
         return [doc for docs in self.chapters.values() for doc in docs.values()]
 
 
 def load_book(config: BookConfig, languages: list[str] | None = None, names: set[str] | None = None) -> Book:
-    """Parse the chapters of ``languages`` (default: all), only those named ``names`` if given."""
+    """Parse the documents of ``languages`` (default: all), only those named ``names`` if given.
+
+    A language loaded whole also gets its toc (:mod:`polybook.toc`); the toc's problems join
+    the diagnostics of the documents they are about.
+    """
     book = Book(config)
     for code, lang in config.languages.items():
         if languages and code not in languages:
             continue
-        book.chapters[code] = {
-            path.stem: parse_file(path, lang.settings, display_path(path))
-            for path in config.chapter_files(code)
-            if names is None or path.stem in names
-        }
+        docs = {}
+        for name in config.document_names(code):
+            if names is None or name in names:
+                path = config.document_path(code, name)
+                docs[name] = parse_file(path, lang.settings, display_path(path))
+        if names is None:
+            toc = language_toc(code, docs)
+            book.tocs[code] = toc
+            docs = in_reading_order(docs, toc)
+        book.chapters[code] = docs
     return book
+
+
+def language_toc(language: str, docs: dict[str, Document]) -> Toc:
+    """The toc of a language loaded whole; its diagnostics are added to the documents."""
+    toc = build_toc(language, docs)
+    paths = {name: doc.path for name, doc in docs.items()}
+    by_path = {doc.path: doc for doc in docs.values()}
+    for diagnostic in [*toc.diagnostics, *unreached(toc, docs, paths)]:
+        by_path[diagnostic.path].diagnostics.append(diagnostic)
+    return toc
+
+
+def in_reading_order(docs: dict[str, Document], toc: Toc) -> dict[str, Document]:
+    position = toc.position()
+    ordered = sorted(docs, key=lambda name: (name not in position, position.get(name, 0), name))
+    return {name: docs[name] for name in ordered}

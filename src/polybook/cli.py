@@ -101,8 +101,9 @@ def build(ctx: click.Context, strict: bool) -> None:
         out = config.build_dir / "model" / code
         out.mkdir(parents=True, exist_ok=True)
         diags = [d for doc in chapters.values() for d in doc.diagnostics]
-        for stem, doc in chapters.items():
-            (out / f"{stem}.json").write_text(json.dumps(doc.to_dict(), ensure_ascii=False, indent=1), encoding="utf-8")
+        for name, doc in chapters.items():
+            (out / f"{name}.json").parent.mkdir(parents=True, exist_ok=True)
+            (out / f"{name}.json").write_text(json.dumps(doc.to_dict(), ensure_ascii=False, indent=1), encoding="utf-8")
         for d in diags:
             click.echo(d.format(), err=True)
         n_err = sum(d.level is Level.ERROR for d in diags)
@@ -147,7 +148,9 @@ def known(names: tuple[str, ...], choices: Iterable[str], what: str) -> list[str
 )
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write here.")
 @click.option("--lang", "languages", multiple=True, help="Only this translation (repeatable).")
-@click.option("--chapter", "chapters", multiple=True, help="Only this chapter, by file name without .md.")
+@click.option(
+    "--chapter", "chapters", multiple=True, help="Only this document, by name (chapter_x/section, no .md)."
+)
 @click.option(
     "--fail-on", type=click.Choice(["error", "warning"]), default="error", show_default=True, help="Exit 1 from here."
 )
@@ -209,7 +212,7 @@ def check(
 
 
 def _chapter_names(config: BookConfig) -> list[str]:
-    return sorted({path.stem for code in config.languages for path in config.chapter_files(code)})
+    return sorted({name for code in config.languages for name in config.document_names(code)})
 
 
 def _baseline(path: Path | None) -> dict[tuple[str, str, str, str], str]:

@@ -32,6 +32,9 @@ _BOOK_KEYS = {
     "chapters": "folder holding one sub-folder of chapters per language",
     "build_dir": "output folder",
     "execution": "how code cells run: timeout, kernel, cache_dir, frozen_dir, ... (polybook build eval)",
+    "exclusions": "globs, relative to each language's folder, of Markdown files that are not documents",
+    "bibfile": "the bibliography, relative to each language's folder (the source language's when missing)",
+    "library": "the book's own package, collected from #@save cells (polybook build lib)",
 }
 _LANGUAGE_KEYS = {"name", "title", "frameworks", "default_tab"}
 _EXECUTION_KEYS = {
@@ -108,6 +111,10 @@ class ExecutionConfig:
 
 @dataclass(frozen=True, slots=True)
 class BookConfig:
+    """The book: ``chapters/<lang>/`` holds each language's documents at any depth. A document is
+    named by its path below the language folder without ``.md`` (``chapter_x/section``), the
+    same name in every language."""
+
     path: Path  # conf.py
     title: str
     source_language: str
@@ -118,6 +125,9 @@ class BookConfig:
     build_dir: Path
     execution: ExecutionConfig
     sphinx: dict[str, Any] = field(default_factory=dict)  # the other literal settings
+    exclusions: tuple[str, ...] = ()
+    bibfile: str | None = None
+    library: dict[str, Any] = field(default_factory=dict)
 
     @property
     def root(self) -> Path:
@@ -142,7 +152,61 @@ class BookConfig:
         return self.languages[code].settings
 
     def chapter_files(self, language: str) -> list[Path]:
-        return sorted((self.chapters_dir / language).glob("*.md"))
+        """The language's documents: every ``.md`` below its folder, at any depth, but the
+        excluded ones and those in hidden folders (``.ipynb_checkpoints``), sorted by name."""
+        return [self.document_path(language, name) for name in self.document_names(language)]
+
+    def document_names(self, language: str) -> list[str]:
+        """The names of :meth:`chapter_files`: ``chapter_x/section``."""
+        folder = self.chapters_dir / language
+        excluded = self.excluded(language)
+        names = []
+        for path in folder.rglob("*.md"):
+            relative = path.relative_to(folder)
+            if relative.as_posix() in excluded or any(part.startswith(".") for part in relative.parts):
+                continue
+            if path.is_file():
+                names.append(relative.with_suffix("").as_posix())
+        return sorted(names)
+
+    def excluded(self, language: str) -> set[str]:
+        """Paths (relative to the language folder) that ``exclusions`` match, with glob's
+        meaning (``*`` stays within a folder, ``**`` crosses folders), as d2lbook reads them."""
+        folder = self.chapters_dir / language
+        return {p.relative_to(folder).as_posix() for pattern in self.exclusions for p in folder.glob(pattern)}
+
+    def document_path(self, language: str, name: str) -> Path:
+        """The file of document ``name`` in ``language``."""
+        return self.chapters_dir / language / f"{name}.md"
+
+    def document_name(self, path: Path) -> str | None:
+        """The document name of a chapter file, if it lies in a language folder."""
+        language = self.language_of(path)
+        if language is None:
+            return None
+        return path.resolve().relative_to((self.chapters_dir / language).resolve()).with_suffix("").as_posix()
+
+    def locate(self, language: str, document: str, ref: str) -> tuple[Path, bool] | None:
+        """The file that ``ref`` (a relative path written in document ``document``) names:
+        the language's own, else -- when the path stays inside the language folder -- the
+        source language's file at the same place (``fallback`` True), so a translation
+        carries only the files it translated. None when neither exists."""
+        own = (self.document_path(language, document).parent / ref).resolve()
+        if own.is_file():
+            return own, False
+        folder = (self.chapters_dir / language).resolve()
+        if language != self.source_language and own.is_relative_to(folder):
+            other = (self.chapters_dir / self.source_language).resolve() / own.relative_to(folder)
+            if other.is_file():
+                return other, True
+        return None
+
+    def bibliography(self, language: str) -> Path | None:
+        """The language's ``bibfile`` (the source language's when it has none)."""
+        if not self.bibfile:
+            return None
+        found = self.locate(language, "index", self.bibfile)
+        return found[0] if found else None
 
 
 def find_config(start: Path) -> Path | None:
@@ -266,6 +330,15 @@ class _Validator:
         execution = self.execution(
             raw.get("execution", {}), self.key_node(node, "execution") or node, frameworks, dirs["build_dir"]
         )
+        exclusions = self.strings(raw.get("exclusions", []), "polybook.exclusions", self.key_node(node, "exclusions"))
+        bibfile = raw.get("bibfile")
+        if bibfile is not None and (not isinstance(bibfile, str) or not bibfile):
+            self.error("polybook.bibfile", self.key_node(node, "bibfile"), "must be a file path (a string)")
+            bibfile = None
+        library = raw.get("library", {})
+        if not isinstance(library, dict):
+            self.error("polybook.library", self.key_node(node, "library"), "must be a dict (see polybook build lib)")
+            library = {}
         if self.errors or not isinstance(source, str):
             return None
         ordered = {source: languages[source], **{k: v for k, v in languages.items() if k != source}}
@@ -281,7 +354,16 @@ class _Validator:
             dirs["build_dir"],
             execution,
             sphinx,
+            exclusions,
+            bibfile,
+            library,
         )
+
+    def strings(self, value: Any, key: str, node: ast.AST | None) -> tuple[str, ...]:
+        if not isinstance(value, list | tuple) or not all(isinstance(v, str) and v for v in value):
+            self.error(key, node, "must be a list of non-empty strings")
+            return ()
+        return tuple(value)
 
     def names(self, value: Any, key: str, node: ast.AST | None) -> tuple[str, ...]:
         if not isinstance(value, list | tuple) or not value:

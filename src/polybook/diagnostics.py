@@ -38,6 +38,9 @@ class Code(StrEnum):
     LABEL_DUPLICATE = "label.duplicate"
     LABEL_ORPHAN = "label.orphan"
     HEADING_DAMAGED = "heading.damaged"
+    # The book's table of contents (toc blocks)
+    TOC_MISSING = "toc.missing"  # a toc entry naming no document
+    TOC_UNREACHED = "toc.unreached"  # a document no toc block reaches
     # Translation consistency (polybook check)
     CODE_MISSING = "code.missing"
     CODE_EXTRA = "code.extra"
@@ -53,6 +56,7 @@ class Code(StrEnum):
     REF_TARGET = "ref.target"
     REF_FIGURE = "ref.figure"
     REF_LINK = "ref.link"
+    REF_FALLBACK = "ref.fallback"  # a translation uses the source language's file (figure, link)
     STRUCTURE_HEADING = "structure.heading"
     STRUCTURE_SECTION = "structure.section"
     STRUCTURE_TEXTTAB = "structure.texttab"
@@ -104,6 +108,8 @@ DEFAULT_LEVEL: dict[Code, Level] = {
     Code.LABEL_DUPLICATE: Level.ERROR,
     Code.LABEL_ORPHAN: Level.WARNING,
     Code.HEADING_DAMAGED: Level.WARNING,
+    Code.TOC_MISSING: Level.ERROR,
+    Code.TOC_UNREACHED: Level.WARNING,
     Code.CODE_MISSING: Level.ERROR,
     Code.CODE_EXTRA: Level.ERROR,
     Code.CODE_CHANGED: Level.ERROR,
@@ -118,6 +124,7 @@ DEFAULT_LEVEL: dict[Code, Level] = {
     Code.REF_TARGET: Level.WARNING,
     Code.REF_FIGURE: Level.ERROR,
     Code.REF_LINK: Level.WARNING,
+    Code.REF_FALLBACK: Level.INFO,
     Code.STRUCTURE_HEADING: Level.WARNING,
     Code.STRUCTURE_SECTION: Level.ERROR,
     Code.STRUCTURE_TEXTTAB: Level.ERROR,

@@ -77,7 +77,7 @@ def check_chapter(
     if lock is None:
         lock = read_lock(config.chapters_dir / lang)
     record = lock.get(chapter)
-    source_file = config.chapters_dir / config.source_language / f"{chapter}.md"
+    source_file = config.document_path(config.source_language, chapter)
     settings = config.languages[config.source_language].settings
     findings += lock_problem(lang, chapter, target, record)
     findings += check_staleness(lang, chapter, source, target, record, source_file, settings, match, alignment.place)
@@ -203,7 +203,7 @@ def check_config(
 ) -> tuple[CheckResult, list[Diagnostic]]:
     """Parse and check the book in ``jobs`` processes; also return unreadable-input problems."""
     started = time.perf_counter()
-    present = {lang: [p.stem for p in config.chapter_files(lang)] for lang in config.languages}
+    present = {lang: config.document_names(lang) for lang in config.languages}
     langs, names, *whole = _scope(config, languages, chapters, present)
     jobs = max(1, jobs or os.cpu_count() or 1)
     size = max(1, -(-len(names) // (jobs * 4)))

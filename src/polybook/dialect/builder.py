@@ -291,13 +291,14 @@ class _Builder:
         if info.is_input:
             self.emit(self.code_cell(token, content, closed))
         elif info.language == "toc":
-            options, entries = {}, []
-            for raw in content.split("\n"):
+            options, entries, entry_lines = {}, [], []
+            for offset, raw in enumerate(content.split("\n")):
                 if m := re.match(r"^\s*:(\w+):\s*(.*?)\s*$", raw):
                     options[m[1]] = m[2]
                 elif raw.strip():
                     entries.append(raw.strip())
-            self.emit(TocBlock(self.path, line, end, options, entries))
+                    entry_lines.append(line + 1 + offset)
+            self.emit(TocBlock(self.path, line, end, options, entries, entry_lines))
         elif info.language == "eval_rst":
             self.emit(EvalRst(self.path, line, end, content))
         else:

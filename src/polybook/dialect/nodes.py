@@ -146,6 +146,7 @@ class Fence(Node):
 class TocBlock(Node):
     options: dict[str, str]
     entries: list[str]
+    entry_lines: list[int] = field(default_factory=list)  # the file line of each entry
 
 
 @dataclass(slots=True)

@@ -11,7 +11,7 @@ The effective timeouts are not in the key (raising a timeout must not re-run wha
 succeeded, nor orphan frozen results; a stored timeout is re-run once the cell may run
 longer), but uses are only grouped when their timeouts agree too: identical code in a
 chapter allowed more time runs with its own timeouts (same key, so the cache is shared).
-A shared program runs in the first use's chapter folder (``<chapters>/<language>``).
+A shared program runs in the first use's document folder (``<chapters>/<language>/chapter_x``).
 """
 
 from __future__ import annotations
@@ -157,7 +157,7 @@ def build_programs(
                         framework,
                         stem,
                         kernel,
-                        config.chapters_dir / code,
+                        config.document_path(code, stem).parent,
                         sources,
                         options,
                         fingerprints[framework],

@@ -28,10 +28,11 @@ from polybook import __version__
 from polybook.book import display_path, load_book
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic, has_errors
+from polybook.execute.outputs import read_outputs
 from polybook.pdf.languages import latex_elements, numfig_format, typesetting
 from polybook.pdf.latex import LatexJob, missing_tools, run_in_process, tex_installation
 from polybook.pdf.log import diagnose, read_log
-from polybook.pdf.stage import load_results, stage_framework
+from polybook.pdf.stage import stage_framework
 from polybook.render.i18n import SPHINX_LANGUAGE, framework_name
 from polybook.render.settings import myst_extensions
 from polybook.render.sphinx_run import map_warnings
@@ -196,7 +197,7 @@ def _build(
     outcomes: dict[PdfTarget, PdfOutcome] = {}
     pending: dict[PdfTarget, tuple[LatexJob, Stage, str]] = {}
     figure_cache = config.build_dir / ".pdf" / "figures"
-    results = {code: load_results(config, code) for code in book.chapters}
+    results = {code: read_outputs(config.build_dir, code) for code in book.chapters}
     tex = tex_installation()
 
     def done(outcome: PdfOutcome) -> None:

@@ -10,7 +10,6 @@ their mtime and :attr:`Stage.digest` says whether anything the PDF depends on ch
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -21,13 +20,7 @@ from polybook.dialect.nodes import Document
 from polybook.pdf.figures import ConversionError, svg_to_pdf
 from polybook.render.myst import transpile
 from polybook.render.outputs import ChapterResults, OutputRenderer, asset_name
-from polybook.render.stage import Stage, prune
-
-
-def load_results(config: BookConfig, language: str) -> dict[str, dict[str, Any]]:
-    """chapter -> its evaluation document, for the chapters that have been executed."""
-    folder = config.build_dir / "eval" / language
-    return {path.stem: json.loads(path.read_text(encoding="utf-8")) for path in sorted(folder.glob("*.json"))}
+from polybook.render.stage import BookFiles, Stage, prune, toc_resolver
 
 
 def stage_framework(
@@ -58,22 +51,22 @@ def stage_framework(
             )
             return None
 
+    files = BookFiles(config, language, stage, wanted)
     for name, doc in docs.items():
-        chapter = config.chapters_dir / language / f"{name}.md"
 
-        def figure(src: str, line: int, chapter: Path = chapter, doc: Document = doc) -> str | None:
+        def figure(src: str, line: int, name: str = name, doc: Document = doc) -> str | None:
             if "://" in src or src.startswith("data:"):
                 message = f"figure {src!r} is not a local file; LaTeX cannot include it"
                 stage.diagnostics.append(Diagnostic.make(doc.path, line, Code.PDF_FIGURE, message))
                 return None
-            target = (chapter.parent / src).resolve()
-            if not target.is_relative_to(root) or not target.is_file():
-                message = f"figure {src!r} not found inside the book ({display_path(target)})"
+            target = files.find(name, src)
+            if target is None or not target.is_relative_to(root):
+                message = f"figure {src!r} not found inside the book ({display_path(files.own(name, src))})"
                 stage.diagnostics.append(Diagnostic.make(doc.path, line, Code.PDF_FIGURE, message))
                 return None
-            relative = "_book/" + target.relative_to(root).as_posix()
             if target.suffix.lower() != ".svg":
-                return put(relative, target.read_bytes())
+                return files.stage(target)
+            relative = "_book/" + target.relative_to(root).as_posix()
             pdf = as_pdf(target.read_bytes(), doc.path, line, f"figure {src!r}")
             return put(relative[:-4] + ".pdf", pdf) if pdf is not None else None
 
@@ -96,7 +89,7 @@ def stage_framework(
             outputs=renderer,
             figure=figure,
             cite=cite,
-            numbered_toc=name == "index",
+            toc=toc_resolver(name, docs),
         )
         stage.diagnostics += renderer.missing_diagnostics(doc.path)  # the PDF shows stored results only
         stage.docs[name] = myst

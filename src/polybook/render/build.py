@@ -135,7 +135,6 @@ def build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None) 
     t2 = time.monotonic()
     outdir = config.build_dir / "html"
     work = config.build_dir / ".sphinx"
-    bibfiles = settings.bibfiles(config)
     # Link only languages with a site: built before, or being built now (--lang ja on a clean
     # build/ must not link to en/ that does not exist).
     site = _with_languages(
@@ -165,6 +164,7 @@ def build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None) 
     digests: dict[str, str] = {}
     for code in selected:
         chapter_results = {chapter: doc for (lang, chapter), doc in results.items() if lang == code}
+        bibfiles = settings.bibfiles(config, code)
         stage = stage_language(
             config,
             code,
@@ -257,11 +257,9 @@ def _with_languages(site: dict[str, Any], codes: list[str]) -> dict[str, Any]:
 
 def stored_results(config: BookConfig, languages: list[str]) -> dict[tuple[str, str], dict[str, Any]]:
     """The outputs a previous ``polybook build eval`` wrote to ``build/eval`` (``--no-eval``)."""
-    found = {}
-    for code in languages:
-        for path in sorted((config.build_dir / "eval" / code).glob("*.json")):
-            found[(code, path.stem)] = json.loads(path.read_text(encoding="utf-8"))
-    return found
+    from polybook.execute.outputs import read_outputs
+
+    return {(code, name): doc for code in languages for name, doc in read_outputs(config.build_dir, code).items()}
 
 
 def merge_warnings(

@@ -37,6 +37,9 @@ FigureResolver = Callable[[str, int], "str | None"]
 #: ``link(href, line)`` -> the target to write in MyST, or None when the link is refused
 #: (it then shows its text only; the resolver reports why).
 LinkResolver = Callable[[str, int], "str | None"]
+#: ``toc(entry, line)`` -> the toctree entry to write, or None to leave it out (it names no
+#: document: :mod:`polybook.toc` reports it).
+TocResolver = Callable[[str, int], "str | None"]
 #: ``cite(role, keys, line)`` -> replacement text, or None to keep the MyST citation role.
 CiteHandler = Callable[[str, str, int], "str | None"]
 
@@ -65,8 +68,8 @@ class _Writer:
         outputs: OutputRenderer | None,
         figure: FigureResolver,
         cite: CiteHandler,
-        numbered_toc: bool,
         link: LinkResolver,
+        toc: TocResolver,
     ) -> None:
         self.doc = doc
         self.language = language
@@ -75,8 +78,8 @@ class _Writer:
         self.outputs = outputs
         self.figure = figure
         self.cite = cite
-        self.numbered_toc = numbered_toc
         self.link = link
+        self.toc_entry = toc
         self.programs: dict[str, list[CodeCell]] = {}
         self.out: list[tuple[str, int]] = []
 
@@ -170,12 +173,15 @@ class _Writer:
         self.emit([f"{marks}{{figure}} {path}", *options, "", caption, marks, ""], node.line)
 
     def toc(self, node: TocBlock) -> None:
+        """A toctree with the block's own options: only ``:numbered:`` blocks are numbered (as
+        in d2lbook); entries naming no document are left out (the toc reports them)."""
         options = [f":{key}: {value}".rstrip() for key, value in node.options.items()]
-        if self.numbered_toc and "numbered" not in node.options:
-            options.append(":numbered:")
         self.emit(["```{toctree}", *options, ""], node.line)
         for offset, entry in enumerate(node.entries):
-            self.emit(entry, node.line + 1 + offset)
+            line = node.entry_lines[offset] if offset < len(node.entry_lines) else node.line
+            kept = self.toc_entry(entry, line)
+            if kept is not None:
+                self.emit(kept, line)
         self.emit(["```", ""], node.end_line)
 
     # -- code -----------------------------------------------------------------------
@@ -285,8 +291,8 @@ def transpile(
     outputs: OutputRenderer | None = None,
     figure: FigureResolver | None = None,
     cite: CiteHandler | None = None,
-    numbered_toc: bool = False,
     link: LinkResolver | None = None,
+    toc: TocResolver | None = None,
 ) -> Transpiled:
     """MyST for ``doc`` in ``language``: all frameworks in tabs, or only ``framework``."""
     writer = _Writer(
@@ -296,8 +302,8 @@ def transpile(
         outputs,
         figure or (lambda src, line: src),
         cite or (lambda role, keys, line: None),
-        numbered_toc,
         link or (lambda href, line: href),
+        toc or (lambda entry, line: entry),
     )
     writer.nodes(doc.nodes)
     while writer.out and not writer.out[-1][0].strip():

@@ -25,11 +25,15 @@ COPYBUTTON_KEYS = ("copy", "copy_to_clipboard", "copy_success", "copy_failure")
 EXTENSIONS = ["myst_parser", "sphinx_design", "sphinx_copybutton", "sphinx.ext.mathjax", "polybook.render.sphinx_ext"]
 
 
-def bibfiles(config: BookConfig) -> list[Path]:
-    """``bibtex_bibfiles`` of conf.py, as files (relative to the book root)."""
+def bibfiles(config: BookConfig, language: str) -> list[Path]:
+    """The language's bibliography: conf.py's ``polybook.bibfile`` (relative to the language's
+    folder, the source language's file when it has none), and any ``bibtex_bibfiles`` (relative
+    to the book root) -- as files that exist."""
     raw = config.sphinx.get("bibtex_bibfiles") or []
     files = [raw] if isinstance(raw, str) else list(raw)
-    return [(config.root / name).resolve() for name in files if (config.root / name).is_file()]
+    found = [(config.root / name).resolve() for name in files if (config.root / name).is_file()]
+    own = config.bibliography(language)
+    return [own, *found] if own is not None else found
 
 
 def hreflang(code: str) -> str:
@@ -133,6 +137,7 @@ def overrides(
     if stage and stage.catalog:
         values["locale_dirs"] = [*user.get("locale_dirs", ["locales"]), str(stage.srcdir / LOCALE_DIR)]
     if bibs:
+        values["bibtex_bibfiles"] = [str(path) for path in bibs]
         values["bibtex_default_style"] = user.get("bibtex_default_style", "plain")
         values["bibtex_reference_style"] = user.get("bibtex_reference_style", "author_year")
     return values

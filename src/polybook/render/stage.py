@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
+import tempfile
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +30,7 @@ from polybook.render.i18n import SPHINX_LANGUAGE, text
 from polybook.render.myst import Transpiled, transpile
 from polybook.render.outputs import ChapterResults, OutputRenderer, asset_name
 from polybook.render.sphinx_ext import SIDECAR_DIR
+from polybook.toc import entry_target, resolve_entry
 
 #: Where the language's catalog of theme strings is staged for Sphinx (its ``locale_dirs``).
 LOCALE_DIR = "_locale"
@@ -60,9 +64,80 @@ class Stage:
         if path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data:
             return
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_bytes(data)
+        _replace(path, lambda tmp: tmp.write_bytes(data))
+
+    def copy(self, relative: str, source: Path) -> None:
+        """Stage a copy of ``source`` unless an identical one (size and modification time) is there."""
+        info = source.stat()
+        self.hasher.update(f"{relative}\0{info.st_size}\0{info.st_mtime_ns}".encode())
+        path = self.srcdir / relative
+        try:
+            mine = path.stat()
+        except OSError:
+            mine = None
+        if mine is not None and mine.st_size == info.st_size and mine.st_mtime_ns == info.st_mtime_ns:
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _replace(path, lambda tmp: shutil.copy2(source, tmp))
+
+
+def _replace(path: Path, fill: Any) -> None:
+    """Write ``path`` through a temporary file of a unique name beside it, then rename: two
+    builds staging at once never collide, and readers never see half a file."""
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        fill(tmp)
         tmp.replace(path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+class BookFiles:
+    """Files of the book that pages refer to (figures, downloads): found with the language
+    fallback of :meth:`BookConfig.locate` and staged once each as ``/_book/<path in the book>``.
+
+    A staged copy keeps its source's modification time, and the digest takes the source's
+    size and time, not its bytes: an unchanged build reads no figure (d2l has 230 a language).
+    """
+
+    def __init__(self, config: BookConfig, language: str, stage: Stage, wanted: set[str]) -> None:
+        self.config = config
+        self.language = language
+        self.root = config.root.resolve()
+        self.target = stage
+        self.wanted = wanted
+        self.staged: dict[Path, str] = {}
+
+    def own(self, name: str, ref: str) -> Path:
+        """Where ``ref`` would be in this language (for messages)."""
+        return (self.config.document_path(self.language, name).parent / ref).resolve()
+
+    def find(self, name: str, ref: str) -> Path | None:
+        found = self.config.locate(self.language, name, ref)
+        return found[0] if found else None
+
+    def stage(self, target: Path) -> str:
+        """Stage ``target`` (a file inside the book root); its path for MyST."""
+        if target not in self.staged:
+            relative = "_book/" + target.relative_to(self.root).as_posix()
+            self.target.copy(relative, target)
+            self.wanted.add(relative)
+            self.staged[target] = "/" + relative
+        return self.staged[target]
+
+
+def toc_resolver(name: str, docs: Mapping[str, Any]) -> Callable[[str, int], str | None]:
+    """Keep the toc entries of document ``name`` that name a document of ``docs`` (the others
+    are errors of the toc, :mod:`polybook.toc`), and URLs."""
+
+    def keep(entry: str, line: int) -> str | None:
+        target = entry_target(entry)
+        return entry if target is None or resolve_entry(name, target) in docs else None
+
+    return keep
 
 
 def headings(doc: Document) -> list[Heading]:
@@ -118,47 +193,43 @@ def stage_language(
     root = config.root.resolve()
     chapters = config.chapters_dir.resolve()
     wanted: set[str] = set()
-
-    def book_file(target: Path) -> str:
-        """Stage a file of the book (a figure, a download) as ``/_book/<path in the book>``."""
-        relative = "_book/" + target.relative_to(root).as_posix()
-        stage.write(relative, target.read_bytes())
-        wanted.add(relative)
-        return "/" + relative
+    files = BookFiles(config, language, stage, wanted)
 
     for name, doc in docs.items():
-        chapter = config.chapters_dir / language / f"{name}.md"
+        chapter = config.document_path(language, name)
 
-        def figure(src: str, line: int, chapter: Path = chapter, doc: Document = doc) -> str | None:
+        def figure(src: str, line: int, name: str = name, doc: Document = doc) -> str | None:
             if "://" in src or src.startswith("data:"):
                 return src
-            target = (chapter.parent / src).resolve()
-            if not target.is_relative_to(root):
+            if not files.own(name, src).is_relative_to(root):
                 message = f"figure {src!r} is outside the book root {display_path(root)}; not rendered"
                 stage.diagnostics.append(Diagnostic.make(doc.path, line, Code.HTML_FIGURE_OUTSIDE, message))
                 return None
-            if not target.is_file():
-                message = f"figure {src!r} not found ({display_path(target)})"
+            target = files.find(name, src)
+            if target is None:
+                message = f"figure {src!r} not found ({display_path(files.own(name, src))})"
                 stage.diagnostics.append(Diagnostic.make(doc.path, line, Code.HTML_FIGURE_MISSING, message))
                 return None
-            return book_file(target)
+            return files.stage(target)
 
-        def link(href: str, line: int, chapter: Path = chapter, doc: Document = doc) -> str | None:
+        def link(href: str, line: int, name: str = name, chapter: Path = chapter, doc: Document = doc) -> str | None:
             local = local_link(href)
             if local is None:  # a URL or an anchor of this page
                 return href
             path, rest = local
-            target = ((root if path.startswith("/") else chapter.parent) / path.lstrip("/")).resolve()
+            if path.startswith("/"):
+                target = (root / path.lstrip("/")).resolve()
+            else:
+                target = files.find(name, path) or (chapter.parent / path).resolve()
             if not target.is_relative_to(root):
                 message = f"link {href!r} is outside the book root {display_path(root)}; shown as text"
                 stage.diagnostics.append(Diagnostic.make(doc.path, line, Code.HTML_LINK_OUTSIDE, message))
                 return None
             if target.suffix == ".md" and target.is_relative_to(chapters):  # a chapter: its page
-                mine = target.is_relative_to(chapters / language)
-                page = target.relative_to(chapters / language).with_suffix("").as_posix() if mine else ""
+                page = config.document_name(target)
                 return f"/{page}.md{rest}" if page in docs else href  # else Sphinx says it is missing
             if target.is_file():  # a file of the book: staged like a figure, a download
-                return book_file(target) + rest
+                return files.stage(target) + rest
             return href  # not found: Sphinx reports it
 
         cited: list[int] = []
@@ -179,7 +250,7 @@ def stage_language(
 
         renderer = OutputRenderer(language, ChapterResults.from_doc(results.get(name)), asset)
         myst = transpile(
-            doc, language, outputs=renderer, figure=figure, cite=cite, numbered_toc=name == "index", link=link
+            doc, language, outputs=renderer, figure=figure, cite=cite, link=link, toc=toc_resolver(name, docs)
         )
         if stored:
             stage.diagnostics += renderer.missing_diagnostics(doc.path)

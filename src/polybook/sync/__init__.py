@@ -249,7 +249,7 @@ def sync_chapter(
     config = book.config
     source = book.chapters[config.source_language][chapter]
     target = book.chapters[lang][chapter]
-    path = config.chapters_dir / lang / f"{chapter}.md"
+    path = config.document_path(lang, chapter)
     old = path.read_text(encoding="utf-8")
     result = ChapterSync(lang, chapter, path, target.path, old, old)
     errors = [d for d in [*source.diagnostics, *target.diagnostics] if d.level is Level.ERROR]
@@ -277,7 +277,7 @@ def sync_chapter(
     result.kept = [
         f"kept: suppressed ({f.suppressed}): {f.code} at line {f.primary.line}" for f in remaining if f.suppressed
     ]
-    source_file = config.chapters_dir / config.source_language / f"{chapter}.md"
+    source_file = config.document_path(config.source_language, chapter)
     previous = lock.get(chapter)
     digest = file_sha256(source_file)
     keep = previous and previous.sha256 == digest and not previous.problem
