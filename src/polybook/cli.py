@@ -283,6 +283,7 @@ def sync(ctx: click.Context, languages: tuple[str, ...], write: bool, prune: boo
 def _mount() -> None:
     """The pipeline's stages bring their own commands; they import their machinery lazily."""
     from polybook.execute.commands import cache, eval_command
+    from polybook.library.commands import lib
     from polybook.pdf.commands import pdf
     from polybook.render.commands import html
     from polybook.site.commands import publish, serve
@@ -290,6 +291,7 @@ def _mount() -> None:
     build.add_command(eval_command, name="eval")
     build.add_command(pdf)
     build.add_command(html)
+    build.add_command(lib)
     main.add_command(cache)
     main.add_command(publish)
     main.add_command(serve)

@@ -88,6 +88,13 @@ class Code(StrEnum):
     PDF_FIGURE = "pdf.figure"  # an SVG that could not be converted, or a missing figure
     PDF_TOOLS = "pdf.tools"  # xelatex/latexmk/rsvg-convert not installed
     PDF_CITE_NO_BIB = "pdf.cite.no_bib"  # :cite: without any bibtex_bibfiles configured
+    # The book's library (polybook build lib)
+    LIB_SYNTAX = "lib.syntax"  # #@save code that does not parse
+    LIB_CLASS = "lib.class"  # @d2l.add_to_class naming no class saved before it
+    LIB_UNREACHED = "lib.unreached"  # #@save code in a document no toc reaches: not collected
+    LIB_HEADER = "lib.header"  # a library file without the WARNING line: replaced whole
+    LIB_VERSION = "lib.version"  # version_file missing, or without a __version__ line
+    LIB_STALE = "lib.stale"  # a library file is not what the #@save cells give
 
 
 #: The level a code is reported at unless the reporter says otherwise.
@@ -153,6 +160,12 @@ DEFAULT_LEVEL: dict[Code, Level] = {
     Code.PDF_FIGURE: Level.ERROR,
     Code.PDF_TOOLS: Level.ERROR,
     Code.PDF_CITE_NO_BIB: Level.WARNING,
+    Code.LIB_SYNTAX: Level.ERROR,
+    Code.LIB_CLASS: Level.ERROR,
+    Code.LIB_UNREACHED: Level.WARNING,
+    Code.LIB_HEADER: Level.WARNING,
+    Code.LIB_VERSION: Level.WARNING,
+    Code.LIB_STALE: Level.WARNING,
 }
 
 #: Severity order, for thresholds such as ``--fail-on warning``.

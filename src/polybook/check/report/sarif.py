@@ -86,6 +86,12 @@ RULE_TEXT: dict[Code, str] = {
     Code.PDF_FIGURE: "A figure could not be converted for the PDF, or does not exist.",
     Code.PDF_TOOLS: "The TeX tools the PDF build needs are not installed.",
     Code.PDF_CITE_NO_BIB: "A citation is used but no bibliography is configured.",
+    Code.LIB_SYNTAX: "Code marked #@save does not parse, so it cannot go into the book's library.",
+    Code.LIB_CLASS: "@d2l.add_to_class names a class that no earlier #@save code defines.",
+    Code.LIB_UNREACHED: "Code marked #@save is in a document no toc reaches, so it is not in the library.",
+    Code.LIB_HEADER: "A library file has no WARNING line, so the whole file is replaced when it is built.",
+    Code.LIB_VERSION: "The library's version file is missing or has no __version__ line.",
+    Code.LIB_STALE: "A library file is not what the book's #@save code gives (run polybook build lib).",
 }
 
 

@@ -1,0 +1,241 @@
+"""``polybook.library`` in conf.py, read into a validated :class:`LibrarySettings`.
+
+The shape is d2lbook's ``config.ini`` sections ``[library]`` and ``[library-<framework>]``, as the
+importer writes them::
+
+    "library": {
+        "version_file": "d2l/__init__.py",
+        "frameworks": {
+            "pytorch": {"lib_file": "d2l/torch.py", "lib_name": "torch",
+                        "simple_alias": "ones, zeros, concat -> cat", "fluent_alias": "...",
+                        "alias": "...", "reverse_alias": "...", "args_alias": "..."},
+        },
+    }
+
+Paths are relative to the language folder (``chapters/<lang>/``), where d2lbook's were relative
+to the project root. The alias settings keep config.ini's raw text (a list of lines is accepted
+too) and are parsed as d2lbook parses them (:func:`parse_mapping`). Whether a key is present
+matters, as in d2lbook: an empty ``alias`` or ``fluent_alias`` still adds a line.
+Every problem is a ``polybook.config`` diagnostic at the key's line in conf.py.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import posixpath
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from polybook.book import display_path
+from polybook.config import BookConfig
+from polybook.diagnostics import Code, Diagnostic
+
+_LIBRARY_KEYS = {
+    "version_file": "file whose `__version__` line gets conf.py's `release` (relative to the language folder)",
+    "frameworks": "mapping framework -> {lib_file, lib_name?, simple_alias?, fluent_alias?, alias?, ...}",
+}
+_FRAMEWORK_KEYS = {
+    "lib_file": "the framework's module, e.g. 'd2l/torch.py' (relative to the language folder)",
+    "lib_name": "the framework's own module name in the library, e.g. 'torch' (needed by the aliases)",
+    "simple_alias": "'ones, concat -> cat': d2l.ones = torch.ones, d2l.concat = torch.cat",
+    "fluent_alias": "'numpy -> asnumpy': d2l.numpy(x) calls x.asnumpy()",
+    "alias": "Python lines written as they are at the end of the module",
+    "args_alias": "one 'name(args) -> expression' per line: a function returning the expression",
+    "reverse_alias": "one 'regex -> replacement' per line (for showing code; not written into the module)",
+}
+_TEXT_KEYS = ("simple_alias", "fluent_alias", "alias", "args_alias", "reverse_alias")
+
+Mapping = tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FrameworkLibrary:
+    """One framework's module. A mapping is None when its key is absent (d2lbook tells the two apart)."""
+
+    framework: str
+    lib_file: str  # relative to the language folder, posix
+    lib_name: str | None = None
+    simple_alias: Mapping | None = None
+    fluent_alias: Mapping | None = None
+    args_alias: Mapping | None = None
+    alias: str | None = None
+    reverse_alias: Mapping | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LibrarySettings:
+    """The book's library: one module per framework that has one, in the book's framework order."""
+
+    frameworks: dict[str, FrameworkLibrary] = field(default_factory=dict)
+    version_file: str | None = None
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.frameworks)
+
+    def target(self, config: BookConfig, framework: str) -> Path:
+        """Where ``framework``'s module is written: below the source language's folder."""
+        return config.chapters_dir / config.source_language / self.frameworks[framework].lib_file
+
+    def version_path(self, config: BookConfig) -> Path | None:
+        if not self.version_file:
+            return None
+        return config.chapters_dir / config.source_language / self.version_file
+
+
+def parse_mapping(text: str, split_line: bool = True) -> Mapping:
+    """``"numpy -> asnumpy, reshape"`` -> ``(("numpy", "asnumpy"), ("reshape", "reshape"))``.
+
+    d2lbook's rule: terms are separated by commas (or only by lines with ``split_line=False``),
+    a term with exactly one ``->`` maps its left side to its right side, any other maps to itself.
+    """
+    terms: list[str] = []
+    for line in text.splitlines():
+        terms.extend(line.split(",") if split_line else [line])
+    mapping = []
+    for raw in terms:
+        term = raw.strip()
+        if not term:
+            continue
+        sides = term.split("->")
+        mapping.append((sides[0].strip(), sides[1].strip()) if len(sides) == 2 else (term, term))
+    return tuple(mapping)
+
+
+def read_settings(config: BookConfig) -> tuple[LibrarySettings, list[Diagnostic]]:
+    """Validate ``config.library``; every problem is a diagnostic, the settings keep what is usable."""
+    return _Reader(config).run()
+
+
+class _Reader:
+    def __init__(self, config: BookConfig) -> None:
+        self.config = config
+        self.shown = display_path(config.path)
+        self.node = _library_node(config.path)
+        self.problems: list[Diagnostic] = []
+
+    def error(self, key: str, node: ast.AST | None, message: str) -> None:
+        line = getattr(node, "lineno", None) or getattr(self.node, "lineno", 1)
+        self.problems.append(Diagnostic.make(self.shown, line, Code.CONFIG, f"polybook.library{key}: {message}"))
+
+    def run(self) -> tuple[LibrarySettings, list[Diagnostic]]:
+        raw = self.config.library
+        if not raw:
+            return LibrarySettings(), []
+        self.unknown(raw, _LIBRARY_KEYS, "", self.node)
+        version_file = raw.get("version_file")
+        if version_file is not None:
+            version_file = self.relative_path(version_file, ".version_file", _key(self.node, "version_file"))
+        frameworks_node = _key(self.node, "frameworks")
+        frameworks = raw.get("frameworks", {})
+        if not isinstance(frameworks, dict):
+            self.error(".frameworks", frameworks_node, "must map framework names to {lib_file: ..., ...}")
+            frameworks = {}
+        unknown = [name for name in frameworks if name not in self.config.frameworks]
+        for name in unknown:
+            known = ", ".join(self.config.frameworks)
+            self.error(f".frameworks.{name}", _key(frameworks_node, name), f"not in polybook.frameworks ({known})")
+        ordered = {name: frameworks[name] for name in self.config.frameworks if name in frameworks}
+        out: dict[str, FrameworkLibrary] = {}
+        files: dict[str, str] = {}
+        for name, value in ordered.items():
+            library = self.framework(name, value, _key(frameworks_node, name))
+            if library is None:
+                continue
+            if library.lib_file in files:
+                message = f"lib_file {library.lib_file!r} is also {files[library.lib_file]!r}'s"
+                self.error(f".frameworks.{name}.lib_file", _key(_key(frameworks_node, name), "lib_file"), message)
+                continue
+            files[library.lib_file] = name
+            out[name] = library
+        if version_file is not None and version_file in files:
+            self.error(".version_file", _key(self.node, "version_file"), "is also a framework's lib_file")
+            version_file = None
+        return LibrarySettings(out, version_file), self.problems
+
+    def framework(self, name: str, value: Any, node: ast.expr | None) -> FrameworkLibrary | None:
+        key = f".frameworks.{name}"
+        if not isinstance(value, dict):
+            self.error(key, node, "must be a dict with at least 'lib_file'")
+            return None
+        self.unknown(value, _FRAMEWORK_KEYS, key, node)
+        lib_file = self.relative_path(value.get("lib_file"), f"{key}.lib_file", _key(node, "lib_file") or node)
+        if lib_file is not None and not lib_file.endswith(".py"):
+            self.error(f"{key}.lib_file", _key(node, "lib_file"), f"{lib_file!r} is not a Python file (.py)")
+            lib_file = None
+        lib_name = value.get("lib_name")
+        if lib_name is not None and (not isinstance(lib_name, str) or not lib_name.isidentifier()):
+            self.error(f"{key}.lib_name", _key(node, "lib_name"), f"must be a module name, not {lib_name!r}")
+            lib_name = None
+        texts = {k: self.text(value[k], f"{key}.{k}", _key(node, k)) for k in _TEXT_KEYS if k in value}
+        if lib_name is None:
+            for alias_key in ("simple_alias", "fluent_alias", "args_alias"):
+                if alias_key in value:
+                    self.error(f"{key}.{alias_key}", _key(node, alias_key), "needs lib_name (the module aliased)")
+        if lib_file is None:
+            return None
+        return FrameworkLibrary(
+            name,
+            lib_file,
+            lib_name,
+            _mapping(texts.get("simple_alias")),
+            _mapping(texts.get("fluent_alias")),
+            _mapping(texts.get("args_alias"), split_line=False),
+            texts.get("alias"),
+            _mapping(texts.get("reverse_alias"), split_line=False),
+        )
+
+    def unknown(self, value: dict[str, Any], known: dict[str, str], key: str, node: ast.expr | None) -> None:
+        for name in value:
+            if name not in known:
+                close = difflib.get_close_matches(str(name), list(known), n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else f"; known: {', '.join(known)}"
+                self.error(f"{key}.{name}", _key(node, name) or node, f"unknown setting{hint}")
+
+    def relative_path(self, value: Any, key: str, node: ast.expr | None) -> str | None:
+        if not isinstance(value, str) or not value.strip():
+            self.error(key, node, "is required: a file path relative to the language folder")
+            return None
+        path = posixpath.normpath(value.strip().replace("\\", "/"))
+        if path.startswith(("/", "../")) or path in ("..", "."):
+            self.error(key, node, f"{value!r} must stay inside the language folder")
+            return None
+        return path
+
+    def text(self, value: Any, key: str, node: ast.expr | None) -> str | None:
+        """config.ini's raw text, or a list of its lines."""
+        if isinstance(value, str):
+            return value
+        if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+            return "\n".join(value)
+        self.error(key, node, "must be a string (config.ini's text) or a list of strings")
+        return None
+
+
+def _mapping(text: str | None, split_line: bool = True) -> Mapping | None:
+    return None if text is None else parse_mapping(text, split_line)
+
+
+def _library_node(path: Path) -> ast.expr | None:
+    """The ``library`` value node of conf.py's ``polybook`` dict, for line numbers (None if absent)."""
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return None
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "polybook" for t in stmt.targets):
+            return _key(stmt.value, "library")
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == "polybook":
+            return _key(stmt.value, "library")
+    return None
+
+
+def _key(mapping: ast.AST | None, key: str) -> ast.expr | None:
+    """The value node of ``key`` in a dict literal."""
+    if isinstance(mapping, ast.Dict):
+        for k, v in zip(mapping.keys, mapping.values, strict=True):
+            if isinstance(k, ast.Constant) and k.value == key:
+                return v
+    return None
