@@ -283,6 +283,7 @@ def sync(ctx: click.Context, languages: tuple[str, ...], write: bool, prune: boo
 def _mount() -> None:
     """The pipeline's stages bring their own commands; they import their machinery lazily."""
     from polybook.execute.commands import cache, eval_command
+    from polybook.importer.commands import import_group
     from polybook.library.commands import lib
     from polybook.pdf.commands import pdf
     from polybook.render.commands import html
@@ -295,6 +296,7 @@ def _mount() -> None:
     main.add_command(cache)
     main.add_command(publish)
     main.add_command(serve)
+    main.add_command(import_group)
 
 
 _mount()

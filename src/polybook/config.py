@@ -28,7 +28,7 @@ _BOOK_KEYS = {
     "source_language": "code of the language translations follow (e.g. 'en')",
     "frameworks": "frameworks of the book, in tab order (e.g. ['mxnet', 'pytorch'])",
     "default_tab": "framework of untagged cells and of the first tab",
-    "languages": "mapping language code -> {name, frameworks?, default_tab?, title?}",
+    "languages": "mapping language code -> {name, frameworks?, default_tab?, title?, origin?}",
     "chapters": "folder holding one sub-folder of chapters per language",
     "build_dir": "output folder",
     "execution": "how code cells run: timeout, kernel, cache_dir, frozen_dir, ... (polybook build eval)",
@@ -36,7 +36,7 @@ _BOOK_KEYS = {
     "bibfile": "the bibliography, relative to each language's folder (the source language's when missing)",
     "library": "the book's own package, collected from #@save cells (polybook build lib)",
 }
-_LANGUAGE_KEYS = {"name", "title", "frameworks", "default_tab"}
+_LANGUAGE_KEYS = {"name", "title", "frameworks", "default_tab", "origin"}
 _EXECUTION_KEYS = {
     "timeout": "seconds a cell may run before it is stopped (default 300)",
     "kernel": "Jupyter kernel name, or a mapping framework -> kernel name (default 'python3')",
@@ -68,6 +68,7 @@ class LanguageConfig:
     title: str
     frameworks: tuple[str, ...]
     default_tab: str
+    origin: str | None = None  # the language this one was translated from (d2lbook's origin_lang)
 
     @property
     def settings(self) -> DialectSettings:
@@ -429,8 +430,16 @@ class _Validator:
                     self.key_node(lnode, "default_tab") or lnode,
                     f"{tab!r} is not one of its frameworks {list(fws)}",
                 )
+            origin = settings.get("origin")
+            if origin is not None and (not isinstance(origin, str) or not _LANG_RE.match(origin)):
+                self.error(
+                    f"{key}.origin",
+                    self.key_node(lnode, "origin") or lnode,
+                    f"{origin!r} is not a language code like 'en', 'pt' or 'zh_CN'",
+                )
+                origin = None
             lang_title = settings.get("title") or (title.get(code) if isinstance(title, dict) else title) or ""
-            out[code] = LanguageConfig(code, str(name or code), str(lang_title), fws, str(tab))
+            out[code] = LanguageConfig(code, str(name or code), str(lang_title), fws, str(tab), origin)
         return out
 
     def execution(self, value: Any, node: ast.expr | None, frameworks: tuple[str, ...], build: Path) -> ExecutionConfig:

@@ -1,0 +1,1 @@
+"""Bringing existing books into polybook, one language at a time (``polybook import d2lbook``)."""
