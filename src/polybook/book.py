@@ -8,7 +8,7 @@ from pathlib import Path
 
 from polybook.config import BookConfig
 from polybook.dialect import Document, parse_file
-from polybook.toc import Toc, build_toc, unreached
+from polybook.toc import Toc, document_toc, unreached
 
 
 def display_path(path: Path) -> str:
@@ -56,7 +56,7 @@ def load_book(config: BookConfig, languages: list[str] | None = None, names: set
 
 def language_toc(language: str, docs: dict[str, Document]) -> Toc:
     """The toc of a language loaded whole; its diagnostics are added to the documents."""
-    toc = build_toc(language, docs)
+    toc = document_toc(language, docs)
     paths = {name: doc.path for name, doc in docs.items()}
     by_path = {doc.path: doc for doc in docs.values()}
     for diagnostic in [*toc.diagnostics, *unreached(toc, docs, paths)]:

@@ -148,9 +148,7 @@ def known(names: tuple[str, ...], choices: Iterable[str], what: str) -> list[str
 )
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write here.")
 @click.option("--lang", "languages", multiple=True, help="Only this translation (repeatable).")
-@click.option(
-    "--chapter", "chapters", multiple=True, help="Only this document, by name (chapter_x/section, no .md)."
-)
+@click.option("--chapter", "chapters", multiple=True, help="Only this document, by name (chapter_x/section, no .md).")
 @click.option(
     "--fail-on", type=click.Choice(["error", "warning"]), default="error", show_default=True, help="Exit 1 from here."
 )

@@ -81,25 +81,23 @@ def toc_blocks(doc: Document) -> Iterable[TocBlock]:
     return (node for node in doc.walk() if isinstance(node, TocBlock))
 
 
-def build_toc(language: str, docs: Mapping[str, Document], names: Iterable[str] | None = None) -> Toc:
-    """The toc of ``language`` from its parsed documents ``docs`` (at least every one holding a
-    toc block); ``names``: every document of the language (default: the keys of ``docs``), to
-    tell a missing entry from an unparsed one and to find documents no toc reaches."""
+def build_toc(
+    language: str, blocks: Mapping[str, list[TocBlock]], paths: Mapping[str, str], names: Iterable[str]
+) -> Toc:
+    """The toc of ``language``: ``blocks`` holds the toc blocks of every document that has
+    any (:func:`toc_blocks`), ``paths`` the path shown for those documents, ``names`` every
+    document of the language (to tell a missing entry, and to find unreached documents)."""
     toc = Toc(language)
-    known = set(names) if names is not None else set(docs)
-    numbers: dict[str, str] = {}
+    known = set(names)
     if ROOT not in known:
         return toc
 
     def visit(name: str, number: str | None, stack: tuple[str, ...]) -> None:
         toc.order.append(name)
         if number is not None:
-            numbers[name] = number
-        doc = docs.get(name)
-        if doc is None:
-            return
+            toc.numbers[name] = number
         counter = 0
-        for block in toc_blocks(doc):
+        for block in blocks.get(name, []):
             numbered = number is not None or "numbered" in block.options
             if number is None and numbered:
                 counter = 0  # every numbered block at the top numbers anew, as Sphinx does
@@ -112,12 +110,13 @@ def build_toc(language: str, docs: Mapping[str, Document], names: Iterable[str] 
                 toc.entries.append(TocEntry(name, child, line, numbered))
                 if child not in known:
                     message = f"toc entry {raw!r} names no document ({child}.md is missing or excluded)"
-                    toc.diagnostics.append(Diagnostic.make(doc.path, line, Code.TOC_MISSING, message))
+                    toc.diagnostics.append(Diagnostic.make(paths[name], line, Code.TOC_MISSING, message))
                     continue
-                if child in stack or child in toc.parents or child == ROOT:
-                    if child in stack:
-                        message = f"toc entry {raw!r} leads back to {child!r}, which contains it"
-                        toc.diagnostics.append(Diagnostic.make(doc.path, line, Code.TOC_MISSING, message))
+                if child in stack:
+                    message = f"toc entry {raw!r} leads back to {child!r}, which contains it"
+                    toc.diagnostics.append(Diagnostic.make(paths[name], line, Code.TOC_MISSING, message))
+                    continue
+                if child in toc.parents or child == ROOT:
                     continue  # listed twice: the first place counts, as in Sphinx
                 toc.parents[child] = name
                 child_number = None
@@ -127,8 +126,13 @@ def build_toc(language: str, docs: Mapping[str, Document], names: Iterable[str] 
                 visit(child, child_number, (*stack, child))
 
     visit(ROOT, None, (ROOT,))
-    toc.numbers = numbers
     return toc
+
+
+def document_toc(language: str, docs: Mapping[str, Document]) -> Toc:
+    """:func:`build_toc` of a language whose documents are all parsed."""
+    blocks = {name: found for name, doc in docs.items() if (found := list(toc_blocks(doc)))}
+    return build_toc(language, blocks, {name: doc.path for name, doc in docs.items()}, docs)
 
 
 def unreached(toc: Toc, names: Iterable[str], paths: Mapping[str, str]) -> list[Diagnostic]:

@@ -18,13 +18,14 @@ from polybook.book import Book, load_book
 from polybook.check.code import check_code, match_cells
 from polybook.check.findings import CheckResult, Finding, Location
 from polybook.check.prose import check_labelled_math, check_sections, check_segment
-from polybook.check.references import check_references, resolvable_refs, unresolved_ref
+from polybook.check.references import check_references, resolvable_refs, resource_fallbacks, unresolved_ref
 from polybook.check.segments import flatten, pair_segments
 from polybook.check.staleness import SyncRecord, check_staleness, lock_problem, read_lock
 from polybook.check.suppress import Suppression, apply, inline_suppressions, unused
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic, Level
-from polybook.dialect.nodes import Document
+from polybook.dialect.nodes import Document, TocBlock
+from polybook.toc import build_toc, toc_blocks, unreached
 
 __all__ = ["CheckResult", "Finding", "check_book", "check_chapter", "check_config"]
 
@@ -41,6 +42,9 @@ class ChunkResult:
     # lang, chapter, path, role, target, line, whether the source chapter has the same reference
     refs: list[tuple[str, str, str, str, str, int, bool]] = field(default_factory=list)
     unreadable: list[Diagnostic] = field(default_factory=list)
+    # lang -> document -> its toc blocks, and every document's path (for the book's toc)
+    tocs: dict[str, dict[str, list[TocBlock]]] = field(default_factory=dict)
+    paths: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 def parse_findings(lang: str, chapter: str, doc: Document) -> list[Finding]:
@@ -74,13 +78,17 @@ def check_chapter(
     findings += check_labelled_math(lang, chapter, source, target)
     findings += check_sections(lang, chapter, alignment, source, target, match, flatten(source), flatten(target))
     findings += check_references(lang, chapter, source, target, alignment.place)
+    findings += resource_fallbacks(config, lang, chapter, target)
     if lock is None:
         lock = read_lock(config.chapters_dir / lang)
     record = lock.get(chapter)
     source_file = config.document_path(config.source_language, chapter)
     settings = config.languages[config.source_language].settings
     findings += lock_problem(lang, chapter, target, record)
-    findings += check_staleness(lang, chapter, source, target, record, source_file, settings, match, alignment.place)
+    target_file = config.document_path(lang, chapter)
+    findings += check_staleness(
+        lang, chapter, source, target, record, source_file, settings, match, alignment.place, target_file
+    )
     return findings
 
 
@@ -94,6 +102,8 @@ def check_chunk(book: Book, names: list[str], langs: list[str]) -> ChunkResult:
     for lang in [source_lang, *langs]:
         docs = book.chapters.get(lang, {})
         out.labels[lang] = {label for name in names if name in docs for label in docs[name].labels}
+        out.paths[lang] = {name: docs[name].path for name in names if name in docs}
+        out.tocs[lang] = {name: blocks for name in out.paths[lang] if (blocks := list(toc_blocks(docs[name])))}
         out.unreadable += [
             d for name in names if name in docs for d in docs[name].diagnostics if d.code in (Code.READ, Code.ENCODING)
         ]
@@ -138,6 +148,7 @@ def _merge(
     started: float,
     whole_book: bool,
     every_language: bool,
+    with_toc: bool = False,
 ) -> CheckResult:
     """Resolve references over every chunk's labels, apply suppressions, sort.
 
@@ -145,7 +156,10 @@ def _merge(
     reported only when ``whole_book`` was checked: with ``--chapter`` the label may live in a
     chapter that was not read. One the source chapter makes too is the source's problem.
     An inline suppression that matches nothing is reported; one in the source only when
-    ``every_language`` was checked (it serves them all).
+    ``every_language`` was checked (it serves them all). ``with_toc``: the chunks' documents
+    were parsed alone, so the book's toc is put together here and its problems reported
+    (documents no toc reaches only when ``whole_book``); a book loaded whole has them already.
+    A file a translation takes from the source language is reported once per language.
     """
     labels: dict[str, set[str]] = {}
     findings: list[Finding] = []
@@ -164,10 +178,41 @@ def _merge(
                 findings.append(unresolved_ref(lang, chapter, path, role, target, line))
             elif whole_book and not in_source:
                 findings.append(unresolved_ref(lang, chapter, path, role, target, line, source_lang))
+    if with_toc:
+        findings += _toc_findings(chunks, whole_book)
+    findings = _once_per_file(findings)
     findings = apply(findings, suppressions, baseline)
     findings += unused(findings, [s for s in suppressions if every_language or s.lang != source_lang])
     findings.sort(key=lambda f: f.order)
     return CheckResult(source_lang, langs, n_names, findings, time.perf_counter() - started)
+
+
+def _toc_findings(chunks: list[ChunkResult], whole_book: bool) -> list[Finding]:
+    """The toc's problems in every language the chunks hold, as findings."""
+    out: list[Finding] = []
+    for lang in dict.fromkeys(lang for chunk in chunks for lang in chunk.paths):
+        paths = {name: path for chunk in chunks for name, path in chunk.paths.get(lang, {}).items()}
+        blocks = {name: found for chunk in chunks for name, found in chunk.tocs.get(lang, {}).items()}
+        toc = build_toc(lang, blocks, paths, paths)
+        problems = [*toc.diagnostics, *(unreached(toc, paths, paths) if whole_book else [])]
+        names = {path: name for name, path in paths.items()}
+        for d in problems:
+            where = Location(d.path, d.line)
+            out.append(Finding(d.code, d.message, lang, names[d.path], where, level=d.level, subject=(d.message, "")))
+    return out
+
+
+def _once_per_file(findings: list[Finding]) -> list[Finding]:
+    """One ``ref.fallback`` per language and file: the first place that uses it."""
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for finding in sorted(findings, key=lambda f: f.order):
+        if finding.code is Code.REF_FALLBACK:
+            if (finding.lang, finding.subject[0]) in seen:
+                continue
+            seen.add((finding.lang, finding.subject[0]))
+        out.append(finding)
+    return out
 
 
 def _scope(config: BookConfig, languages: list[str] | None, chapters: list[str] | None, present: dict) -> tuple:
@@ -213,5 +258,5 @@ def check_config(
     else:
         with ProcessPoolExecutor(jobs, mp_context=get_context("fork")) as pool:
             chunks = list(pool.map(_check_in_worker, [config] * len(groups), groups, [langs] * len(groups)))
-    result = _merge(config.source_language, langs, len(names), chunks, baseline or {}, started, *whole)
+    result = _merge(config.source_language, langs, len(names), chunks, baseline or {}, started, *whole, with_toc=True)
     return result, [d for chunk in chunks for d in chunk.unreadable]

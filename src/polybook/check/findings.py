@@ -57,6 +57,12 @@ class Finding:
         return (self.primary.path, self.primary.line, str(self.code))
 
     @property
+    def sides(self) -> tuple[str, str]:
+        """What the two texts of each ``diff`` pair are: the translation and the source, or --
+        for what changed in the source since the translation followed it -- then and now."""
+        return ("source then", "source now") if self.code is Code.STALE_SOURCE else ("translation", "source")
+
+    @property
     def fingerprint(self) -> str:
         text = "\0".join([self.code, self.lang, self.chapter, self.framework or "", *self.subject])
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]

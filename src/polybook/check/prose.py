@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 
@@ -47,13 +48,24 @@ def numbers_in(items: list[Item]) -> dict[str, int]:
     """Numbers of the prose (code, math, links and roles left out) -> the first line with it."""
     found: dict[str, int] = {}
     for item in items:
-        # what is left out keeps its line breaks, so a number's line can be counted
-        text = _NOT_PROSE.sub(lambda m: " " + "\n" * m[0].count("\n"), _prose_text(item))
-        for m in _NUMBER.finditer(text):
-            value = number_value(m.group(1))
-            if float(value) > _SMALL and value not in found:
-                found[value] = item.node.line + text.count("\n", 0, m.start())
+        for value, offset in _numbers_of(_prose_text(item)):
+            if value not in found:
+                found[value] = item.node.line + offset
     return found
+
+
+@functools.lru_cache(maxsize=65536)
+def _numbers_of(prose: str) -> tuple[tuple[str, int], ...]:
+    """(value, line offset) of the numbers above ``_SMALL`` in a piece of prose (memoised: a
+    source paragraph is read once for every translation)."""
+    # what is left out keeps its line breaks, so a number's line can be counted
+    text = _NOT_PROSE.sub(lambda m: " " + "\n" * m[0].count("\n"), prose)
+    out = []
+    for m in _NUMBER.finditer(text):
+        value = number_value(m.group(1))
+        if float(value) > _SMALL:
+            out.append((value, text.count("\n", 0, m.start())))
+    return tuple(out)
 
 
 def maths_in(items: list[Item]) -> list[tuple[str, str, int]]:

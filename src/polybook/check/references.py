@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from polybook.check.findings import Finding, Location
+from polybook.config import BookConfig
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Document, Figure
 
@@ -140,4 +141,37 @@ def _check_figures(
                     chapter, Location(target.path, t.line), source=Location(source.path, s.line),
                     diff=((str(a or ""), str(b or "")),), subject=(f"{attr}={a}", f"{attr}={b}"),
                 ))  # fmt: skip
+    return out
+
+
+def _local_files(doc: Document) -> list[tuple[str, int]]:
+    """``(path, line)`` of the figures, images and links of ``doc`` that name a local file."""
+    found = [(node.src, node.line) for node in doc.walk() if isinstance(node, Figure)]
+    found += [
+        (inline.value, inline.line or node.line)
+        for node in doc.walk()
+        for inline in getattr(node, "inlines", [])
+        if inline.kind in ("image", "link")
+    ]
+    out = []
+    for ref, line in found:
+        path = ref.split("#")[0].split("?")[0]
+        if path and ":" not in path and not path.startswith(("/", "data:")):
+            out.append((path, line))
+    return out
+
+
+def resource_fallbacks(config: BookConfig, lang: str, chapter: str, target: Document) -> list[Finding]:
+    """Files the translation takes from the source language (it has no copy of its own), as
+    info; the subject is the file, so the merge keeps one finding per language and file."""
+    out = []
+    for ref, line in _local_files(target):
+        found = config.locate(lang, chapter, ref)
+        if found is None or not found[1]:
+            continue
+        shown = found[0].relative_to(config.chapters_dir.resolve()).as_posix()
+        out.append(Finding.make(
+            Code.REF_FALLBACK, f"{ref!r} is not in the {lang} book: the source language's {shown} is used",
+            lang, chapter, Location(target.path, line), subject=(shown, ""),
+        ))  # fmt: skip
     return out

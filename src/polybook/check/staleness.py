@@ -5,10 +5,14 @@
 ``chapters/<lang>/polybook-sync.json``. The check compares that hash with the source
 file today; when they differ and git history is at hand, the source as it was is parsed
 again and compared with the source as it is, cell by cell and paragraph by paragraph.
+A translation without a record but with ``X_origin.md`` (the text d2lbook translations were
+made from) is compared the same way, with that file as the source as it was.
 """
 
 from __future__ import annotations
 
+import difflib
+import hashlib
 import json
 import re
 import subprocess
@@ -17,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from polybook.check.align import align, char_ratio
-from polybook.check.code import CellMatch, cell_key
+from polybook.check.code import CellMatch, cell_key, token_diff
 from polybook.check.findings import Finding, Location
 from polybook.diagnostics import Code
 from polybook.dialect import parse_text
@@ -26,6 +30,9 @@ from polybook.dialect.nodes import Block, Document, Heading, Paragraph
 from polybook.files import atomic_write, file_sha256
 
 LOCK_NAME = "polybook-sync.json"
+#: ``X_origin.md``: the source text a d2lbook translation ``X.md`` was made from.
+ORIGIN_SUFFIX = "_origin"
+_MAX_DIFF = 5  # changed runs shown per finding
 _COMMIT = re.compile(r"[0-9a-f]{7,40}")
 
 
@@ -113,6 +120,12 @@ def lock_problem(lang: str, chapter: str, target: Document, record: SyncRecord |
     )]  # fmt: skip
 
 
+def origin_file(translation: Path) -> Path:
+    """``X_origin.md`` beside a translation ``X.md``: the source text it was translated from
+    (d2lbook translations keep one; ``polybook import`` keeps it outside the build)."""
+    return translation.with_name(f"{translation.stem}{ORIGIN_SUFFIX}{translation.suffix}")
+
+
 def check_staleness(
     lang: str,
     chapter: str,
@@ -123,9 +136,16 @@ def check_staleness(
     settings: DialectSettings,
     match: CellMatch,
     place: Callable[[int], int],
+    target_file: Path | None = None,
 ) -> list[Finding]:
+    """What changed in the source since the translation followed it. The base is the sync
+    record (and the source as it was at its commit, from git), else the translation's
+    ``X_origin.md`` (``target_file``'s), else unknown (info)."""
     top = Location(target.path, 1)
     if record is None:
+        origin = origin_file(target_file) if target_file is not None else None
+        if origin is not None and origin.is_file():
+            return _since_origin(lang, chapter, source, target, origin, source_file, settings, match, place)
         return [
             Finding.make(
                 Code.STALE_UNKNOWN,
@@ -145,6 +165,46 @@ def check_staleness(
             )
         ]  # fmt: skip
     old = parse_text(old_text, source.path, settings)
+    return source_changes(lang, chapter, old, source, target, since, record.sha256, match, place)
+
+
+def _since_origin(
+    lang: str,
+    chapter: str,
+    source: Document,
+    target: Document,
+    origin: Path,
+    source_file: Path,
+    settings: DialectSettings,
+    match: CellMatch,
+    place: Callable[[int], int],
+) -> list[Finding]:
+    """The source today against the text the translation was made from (``X_origin.md``)."""
+    try:
+        then, now = origin.read_bytes(), source_file.read_bytes()
+    except OSError:
+        return []
+    if then == now:  # translated from the source as it is
+        return []
+    base = hashlib.sha256(then).hexdigest()
+    old = parse_text(then.decode("utf-8", errors="replace"), source.path, settings)
+    since = f"since the translation was made from {origin.name}"
+    return source_changes(lang, chapter, old, source, target, since, base, match, place)
+
+
+def source_changes(
+    lang: str,
+    chapter: str,
+    old: Document,
+    source: Document,
+    target: Document,
+    since: str,
+    base: str,
+    match: CellMatch,
+    place: Callable[[int], int],
+) -> list[Finding]:
+    """The source's cells and paragraphs that changed between ``old`` and today's ``source``,
+    each at the translation's matching place, with the change as a diff (then -> now)."""
     out: list[Finding] = []
     for framework in source.frameworks:
         now, then = source.cells(framework), old.cells(framework)
@@ -152,23 +212,39 @@ def check_staleness(
             if pair.kind == "equal":
                 continue
             cell = now[pair.target] if pair.target is not None else None
+            before = then[pair.source] if pair.source is not None else None
             counterpart = match.source_to_target.get(id(cell)) if cell else None
             what = {"similar": "changed", "missing": "was removed", "extra": "was added"}[pair.kind]
             index = (pair.target if pair.target is not None else pair.source or 0) + 1
+            diff = (
+                tuple((h.translation, h.source) for h in token_diff(before.code, cell.code)) if before and cell else ()
+            )
             out.append(Finding.make(
                 Code.STALE_SOURCE, f"source {framework} cell {index} {what} {since}", lang, chapter,
                 Location(target.path, counterpart.line if counterpart else place(cell.line if cell else 1)),
                 source=Location(source.path, cell.line if cell else 1), framework=framework, cell=index,
-                subject=(record.sha256, cell_key(cell.code) if cell else ""),
+                subject=(base, cell_key(cell.code) if cell else ""), diff=diff[:_MAX_DIFF],
             ))  # fmt: skip
     then_prose, now_prose = _prose(old), _prose(source)
     for pair in align([_text(n) for n in then_prose], [_text(n) for n in now_prose], char_ratio, 0.6):
         if pair.kind == "equal" or pair.target is None:
             continue
         node = now_prose[pair.target]
+        before_text = _text(then_prose[pair.source]) if pair.source is not None else ""
         out.append(Finding.make(
             Code.STALE_SOURCE, f"source text at line {node.line} changed {since}", lang, chapter,
             Location(target.path, place(node.line)),
-            source=Location(source.path, node.line), subject=(record.sha256, _text(node)),
+            source=Location(source.path, node.line), subject=(base, _text(node)),
+            diff=word_diff(before_text, _text(node)),
         ))  # fmt: skip
     return out
+
+
+def word_diff(then: str, now: str, limit: int = _MAX_DIFF) -> tuple[tuple[str, str], ...]:
+    """The changed runs of words between two versions of a paragraph, ``(then, now)`` pairs."""
+    old, new = then.split(), now.split()
+    pairs = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag != "equal":
+            pairs.append((" ".join(old[i1:i2]), " ".join(new[j1:j2])))
+    return tuple(pairs[:limit])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -417,12 +418,24 @@ def _code_span_breaks(raw: str, span: Token, cursor: int) -> tuple[int, int]:
     counted on the raw text: the span's content with each space free to be a break.
     Written by hand because markdown-it keeps no source positions for inline tokens.
     """
-    body = "".join(r"[ \n]" if ch == " " else re.escape(ch) for ch in span.content)
-    fence = re.escape(span.markup)
-    found = re.compile(rf"(?<!`){fence}[ \n]?{body}[ \n]?{fence}(?!`)").search(raw, cursor)
+    if "\n" not in raw[cursor:]:  # a one-line rest holds no break: skip the search
+        found_at = raw.find(span.content, cursor)
+        if found_at < 0:
+            return 0, cursor
+        end = found_at + len(span.content)
+        closing = raw.find(span.markup, end)
+        return 0, (closing + len(span.markup) if closing >= 0 else end)
+    found = _span_pattern(span.content, span.markup).search(raw, cursor)
     if found is None:
         return 0, cursor
     return found.group(0).count("\n"), found.end()
+
+
+@functools.lru_cache(maxsize=4096)
+def _span_pattern(content: str, markup: str) -> re.Pattern[str]:
+    body = "".join(r"[ \n]" if ch == " " else re.escape(ch) for ch in content)
+    fence = re.escape(markup)
+    return re.compile(rf"(?<!`){fence}[ \n]?{body}[ \n]?{fence}(?!`)")
 
 
 def build_document(path: str, text: str, tokens: Sequence[Token], settings: DialectSettings) -> Document:

@@ -14,6 +14,7 @@ such cells must not share a cache entry (nor look equal to the checker).
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 import tokenize
@@ -34,14 +35,20 @@ class CodeToken:
     is_string: bool = False
 
 
+@functools.lru_cache(maxsize=16384)
 def logical_lines(code: str) -> list[tuple[int, list[CodeToken]]]:
-    """``(indent depth, tokens)`` per logical line, without comments or docstrings."""
+    """``(indent depth, tokens)`` per logical line, without comments or docstrings.
+
+    Memoised (the checker compares one source cell with every translation's, and most
+    translated cells are the source's code): the result is shared, never mutate it.
+    """
     try:
         return _by_tokens(code + "\n")
     except (tokenize.TokenError, IndentationError, SyntaxError):
         return _by_words(code.split("\n"))
 
 
+@functools.lru_cache(maxsize=16384)
 def normalize_code(code: str) -> str:
     """One line per logical line, indentation as depth, tokens joined by one space."""
     return "\n".join("    " * depth + " ".join(t.text for t in toks) for depth, toks in logical_lines(code))

@@ -37,5 +37,8 @@ class SourceMarkers(SphinxPostTransform):
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
+    from polybook.render import sphinx_speed
+
+    sphinx_speed.install()
     app.add_post_transform(SourceMarkers)
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}

@@ -21,7 +21,7 @@ from polybook.check.align import align, token_ratio
 from polybook.check.code import cell_key, without_strings
 from polybook.check.findings import Finding
 from polybook.check.prose import TEXT_CMD
-from polybook.check.staleness import SyncRecord, head_commit, read_lock, write_lock
+from polybook.check.staleness import SyncRecord, head_commit, origin_file, read_lock, write_lock
 from polybook.check.suppress import apply, inline_suppressions
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect import parse_text
@@ -282,6 +282,9 @@ def sync_chapter(
     digest = file_sha256(source_file)
     keep = previous and previous.sha256 == digest and not previous.problem
     result.record = previous if keep else SyncRecord(head_commit(config.root), digest)
+    origin = origin_file(path)
+    if previous is None and origin.is_file():
+        result.kept.append(f"{origin.name} stays, but the sync record replaces it as the base of `polybook check`")
     return result
 
 

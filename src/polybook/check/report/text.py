@@ -29,7 +29,8 @@ def block(finding: Finding, *, color: bool = False) -> str:
         translation, source = one_line(translation), one_line(source)
         if i == 0:  # name the two sides once
             width = max(len(translation), len(source))
-            translation, source = f"{translation:<{width}}  <- translation", f"{source:<{width}}  <- source"
+            left, right = finding.sides
+            translation, source = f"{translation:<{width}}  <- {left}", f"{source:<{width}}  <- {right}"
         lines += [_paint(f"  - {translation}", color, RED), _paint(f"  + {source}", color, GREEN)]
     if len(finding.diff) > MAX_DIFF:
         lines.append(f"  … {len(finding.diff) - MAX_DIFF} more")
