@@ -63,7 +63,7 @@ def semantics(conf: Path) -> dict[str, Any]:
     settings = read_book_settings(conf.read_text(encoding="utf-8"))
     polybook = json.loads(json.dumps(settings.polybook, sort_keys=True))
     polybook["exclusions"] = sorted(polybook["exclusions"])
-    top = {k: v for k, v in settings.literals.items() if k != "release"}
+    top = dict(settings.literals)
     return {"polybook": polybook, "top": top}
 
 
@@ -98,8 +98,9 @@ def test_both_orders_make_the_same_book(tmp_path: Path) -> None:
         assert library["frameworks"]["mxnet"]["simple_alias"] == "ones, zeros, arange,\ntensor -> array"  # en's
         assert library["frameworks"]["mxnet"]["reverse_alias"] == r"d2l.size\(([\w]+)\) -> \1.size"
         assert library["frameworks"]["tensorflow"]["lib_name"] == "tf"  # added by ja
-    # release is kept from the first import; a later one that differs says so
-    assert "kept release = '0.2.0'" in outputs["en"]
+    # release follows the source: ja's, written by the first import, gives way to en's, and says so
+    assert "release: '0.2.0' -> '0.3.0' (the source" in outputs["en"]
+    assert load_config(second / "conf.py").sphinx["release"] == "0.3.0"
     assert "source language: ja -> en" in outputs["en"]
 
 
@@ -266,7 +267,8 @@ def test_merging_keeps_what_the_user_wrote(tmp_path: Path) -> None:
             assert line in text, line
     assert 'extensions = ["sphinx.ext.mathjax"]\nauthor = ' in text  # new settings after the user's
     config = load_config(conf)
-    assert config.sphinx["copyright"] == "2025, me" and config.sphinx["release"] == "0.2.0"
+    # the user's copyright stays; the release ja's import wrote gives way to the source's
+    assert config.sphinx["copyright"] == "2025, me" and config.sphinx["release"] == "0.3.0"
     assert config.sphinx["project"] == "My Book"  # the user's, not a title an import wrote
     assert config.execution.timeout == 600
     assert config.frameworks == ("mxnet", "pytorch", "tensorflow")

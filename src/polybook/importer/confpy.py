@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,6 +57,14 @@ polybook = {{
 """
 
 
+#: The comment on a setting an import wrote: ``release = "0.2.0"  # from ja's config.ini (polybook import)``.
+_MARK_RE = re.compile(r"#\s*from (?P<lang>[\w-]+)'s config\.ini \(polybook import\)\s*$")
+
+
+def _mark(lang: str) -> str:
+    return f"  # from {lang}'s config.ini (polybook import)"
+
+
 class ConfEditError(Exception):
     """conf.py cannot be edited safely (not Python, or a setting that is not a literal)."""
 
@@ -81,8 +90,12 @@ def read_book_settings(text: str | None, shown: str = "conf.py") -> BookSettings
         return BookSettings()
     tree = _parse(text, shown)
     settings = BookSettings()
+    lines = text.split("\n")
     for name, node in _assignments(tree).items():
         settings.assigned.add(name)
+        end = node.end_lineno or node.lineno
+        if end <= len(lines) and (mark := _MARK_RE.search(lines[end - 1])):
+            settings.imported[name] = mark["lang"]
         try:
             settings.literals[name] = ast.literal_eval(node)
         except ValueError:
@@ -101,16 +114,22 @@ def new_conf(project: str, source: str) -> str:
 
 
 def edit_conf(
-    text: str, top: dict[str, Any], polybook: dict[str, Any], shown: str = "conf.py"
+    text: str,
+    top: dict[str, Any],
+    polybook: dict[str, Any],
+    shown: str = "conf.py",
+    marks: dict[str, str] | None = None,
 ) -> tuple[str, list[Change]]:
     """``text`` with the top-level settings ``top`` set and ``polybook`` merged into its
-    ``polybook`` dict (keys are added or changed, never removed)."""
+    ``polybook`` dict (keys are added or changed, never removed). A setting in ``marks`` gets a
+    comment naming the language whose config.ini it comes from, so a later import knows it
+    was not the user's (:func:`read_book_settings` reads it back as ``imported``)."""
     changes: list[Change] = []
     text = text if text.endswith("\n") else text + "\n"
     if "polybook" not in _assignments(_parse(text, shown)):
         text = text.rstrip("\n") + "\n" + _APPENDED.format(source=render(polybook.get("source_language", ""), ""))
     for name, value in top.items():
-        text = _set_top(text, name, value, changes, shown)
+        text = _set_top(text, name, value, changes, shown, (marks or {}).get(name))
     text = _merge_dict(text, ("polybook",), polybook, changes, shown)
     return text, changes
 
@@ -221,6 +240,10 @@ class _Text:
                 return start, end
             start, end = len(before) - 1, end + (len(after) - len(stripped)) + 1
 
+    def line_end(self, line: int) -> int:
+        """The offset of the newline ending ``line`` (or of the end of the text)."""
+        return self.starts[line] - 1 if line < len(self.starts) else len(self.data)
+
     def indent_of(self, line: int) -> str:
         start = self.starts[line - 1]
         end = self.starts[line] if line < len(self.starts) else len(self.data)
@@ -231,7 +254,7 @@ class _Text:
         return (self.data[:start] + new.encode("utf-8") + self.data[end:]).decode("utf-8")
 
 
-def _set_top(text: str, name: str, value: Any, changes: list[Change], shown: str) -> str:
+def _set_top(text: str, name: str, value: Any, changes: list[Change], shown: str, mark: str | None = None) -> str:
     tree = _parse(text, shown)
     source = _Text(text)
     node = _assignments(tree).get(name)
@@ -242,9 +265,12 @@ def _set_top(text: str, name: str, value: Any, changes: list[Change], shown: str
             old = None
         changes.append(Change(name, old, value, False))
         start, end = source.span(node)
-        return source.splice(start, end, render(value, source.indent_of(node.lineno)))
+        rest = source.data[end : source.line_end(node.end_lineno or node.lineno)].decode("utf-8")
+        comment = (_mark(mark) if mark else "") if not rest.strip() or _MARK_RE.search(rest) else ""
+        tail = len(rest) if comment else 0  # an old mark is replaced by the new one
+        return source.splice(start, end + tail, render(value, source.indent_of(node.lineno)) + comment)
     changes.append(Change(name, None, value, True))
-    line = f"{name} = {render(value, '')}\n"
+    line = f"{name} = {render(value, '')}{_mark(mark) if mark else ''}\n"
     polybook = next(
         (s for s in tree.body if isinstance(s, ast.Assign | ast.AnnAssign) and "polybook" in _target_names(s)), None
     )

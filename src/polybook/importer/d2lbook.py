@@ -17,14 +17,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from polybook.config import CONFIG_NAME, ConfigError, find_config, load_config
-from polybook.files import atomic_write
+from polybook.files import atomic_write, replace_folder
 from polybook.importer.confpy import Change, ConfEditError, edit_conf, new_conf, read_book_settings
 from polybook.importer.ini import IniError, read_ini
 from polybook.importer.mapping import ProjectSettings, Unmapped, read_settings
-from polybook.importer.merge import BookSettings, merge
+from polybook.importer.merge import BookSettings, Merged, merge
 from polybook.importer.tree import Selection, assemble, select_files, uncovered
 
 _SAFE_LANG = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")  # a folder name; conf.py validation says more
@@ -106,7 +105,7 @@ def import_d2lbook(project: Path, lang: str, conf: Path | None, force: bool, cwd
         exclusions = [*((book.settings.polybook or {}).get("exclusions") or []), *settings.exclusions]
         origin_pattern = bool(uncovered(fresh, selection.origins, exclusions))
         merged = merge(book.settings, settings, set(selection.files), origin_pattern)
-        new_text, result.changes = _edit(book.base, merged.top, merged.polybook, book.conf_path)
+        new_text, result.changes = _edit(book.base, merged, book.conf_path)
         _validate(new_text, book.conf_path)
         _commit(book.conf_path, book.text, new_text, fresh, destination)
     result.notes = merged.notes
@@ -161,9 +160,9 @@ def _read_text(path: Path) -> str:
         raise ImportRefused(f"{path}:1: cannot read: {exc}") from None
 
 
-def _edit(text: str, top: dict[str, Any], polybook: dict[str, Any], conf_path: Path) -> tuple[str, list[Change]]:
+def _edit(text: str, merged: Merged, conf_path: Path) -> tuple[str, list[Change]]:
     try:
-        return edit_conf(text, top, polybook, str(conf_path))
+        return edit_conf(text, merged.top, merged.polybook, str(conf_path), merged.marks)
     except ConfEditError as exc:
         raise ImportRefused(str(exc)) from None
 
@@ -196,8 +195,6 @@ def _validate(text: str, conf_path: Path) -> None:
 
 def _commit(conf_path: Path, old_text: str | None, new_text: str, fresh: Path, destination: Path) -> None:
     """Write conf.py, then swap the language folder in; a failed swap puts conf.py back."""
-    from polybook.site.publish import replace_folder  # the folder swap (renameat2 exchange) lives there
-
     atomic_write(conf_path, new_text)
     try:
         replace_folder(fresh, destination)

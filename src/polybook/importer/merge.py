@@ -29,12 +29,14 @@ class BookSettings:
     polybook: dict[str, Any] | None = None
     literals: dict[str, Any] = field(default_factory=dict)
     assigned: set[str] = field(default_factory=set)
+    imported: dict[str, str] = field(default_factory=dict)  # setting -> the language an import took it from
 
 
 @dataclass(slots=True)
 class Merged:
     polybook: dict[str, Any]
     top: dict[str, Any]  # top-level settings to set, new or changed
+    marks: dict[str, str] = field(default_factory=dict)  # setting -> the language it comes from
     notes: list[str] = field(default_factory=list)
     unmapped: list[Unmapped] = field(default_factory=list)
 
@@ -183,7 +185,9 @@ def _project(
     book: BookSettings, settings: ProjectSettings, merged: Merged, old_source: str | None, is_source: bool
 ) -> None:
     """``project`` follows the source language's title while it is the one an import wrote;
-    author, copyright and release are set when conf.py lacks them."""
+    author, copyright and release are set when conf.py lacks them, and the source language's
+    replace those an import took from a translation (marked in conf.py); what the user
+    wrote is kept, and said."""
     title = settings.title or settings.lang
     if "project" not in book.assigned:
         merged.top["project"] = title
@@ -193,12 +197,19 @@ def _project(
         if book.literals.get("project") == old_title and old_title != title:
             merged.top["project"] = title
     for key, value in settings.sphinx.items():
+        line = settings.ini.get("project", key)
+        where = settings.ini.where(line.line if line else 1)
+        was = book.literals.get(key, "(not a literal)")
         if key not in book.assigned:
-            merged.top[key] = value
-        elif book.literals.get(key) != value:
-            line = settings.ini.get("project", key)
-            where = settings.ini.where(line.line if line else 1)
-            merged.notes.append(f"kept {key} = {book.literals.get(key, '(not a literal)')!r} ({where} says {value!r})")
+            merged.top[key], merged.marks[key] = value, settings.lang
+        elif book.literals.get(key) == value:
+            continue
+        elif is_source and book.imported.get(key, settings.lang) != settings.lang:
+            # An import wrote it from a translation: the book's author, copyright and release are the source's.
+            merged.top[key], merged.marks[key] = value, settings.lang
+            merged.notes.append(f"{key}: {was!r} -> {value!r} (the source, {where})")
+        else:
+            merged.notes.append(f"kept {key} = {was!r} ({where} says {value!r})")
 
 
 def _static(book: BookSettings, settings: ProjectSettings, merged: Merged, copied: set[str], is_source: bool) -> None:

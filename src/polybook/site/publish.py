@@ -13,10 +13,7 @@
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import json
-import os
 import posixpath
 import re
 import shutil
@@ -29,7 +26,7 @@ from urllib.parse import urlsplit
 from polybook.book import display_path
 from polybook.config import BookConfig
 from polybook.diagnostics import fails_build
-from polybook.files import file_sha256
+from polybook.files import file_sha256, replace_folder
 
 #: Build bookkeeping that is never published (Sphinx's and polybook's stamps, copied sources).
 PRIVATE = {".buildinfo", ".polybook-build.json", ".polybook-complete", "_sources"}
@@ -225,37 +222,6 @@ def publish_folder(config: BookConfig, dest: Path, base_url: str | None = None) 
         if fresh.exists():
             shutil.rmtree(fresh)
     return stats
-
-
-def replace_folder(fresh: Path, dest: Path) -> None:
-    """Put ``fresh`` at ``dest`` so that readers of ``dest`` see the old site or the new one.
-
-    Python has no way to swap two folders: ``os.replace`` cannot replace a non-empty
-    folder. Linux's ``renameat2(RENAME_EXCHANGE)`` swaps them in one step; elsewhere the
-    old folder is renamed away first (a reader may then briefly find no folder, never half a site).
-    """
-    if not dest.exists():
-        os.rename(fresh, dest)
-        return
-    old = dest.with_name(f".{dest.name}.old-{os.getpid()}")
-    if _exchange(fresh, dest):
-        os.rename(fresh, old)  # fresh now holds the old site
-    else:
-        os.rename(dest, old)
-        os.rename(fresh, dest)
-    shutil.rmtree(old)
-
-
-def _exchange(a: Path, b: Path) -> bool:
-    name = ctypes.util.find_library("c")
-    if not name:
-        return False
-    libc = ctypes.CDLL(name, use_errno=True)
-    renameat2 = getattr(libc, "renameat2", None)
-    if renameat2 is None:
-        return False
-    at_fdcwd, rename_exchange = -100, 2
-    return renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:
