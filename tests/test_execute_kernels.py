@@ -400,3 +400,32 @@ def test_without_a_gpu_worker_gpu_programs_are_not_run(tmp_path: Path) -> None:
         "chapters/en/gpu.md:7: warning: alpha cell needs a GPU: NoGPUWorker: no Dask worker declares a GPU "
         "resource (start one with `dask worker ADDRESS --resources GPU=1`); not run [polybook.exec.needs_gpu]"
     ]
+
+
+def test_book_code_runs_in_a_mirror_under_build_and_never_writes_into_the_sources(tmp_path: Path) -> None:
+    """A nested chapter reads a figure by its relative path (a translation without its own copy
+    reads the source's) and writes files beside itself and in ``../data``, as d2l's code does:
+    everything it writes lands in build/run/, the chapters are left exactly as they were."""
+    conf = copy_book(tmp_path / "book", ["ok"])
+    chapters = tmp_path / "book" / "chapters"
+    code = (
+        "```{.python .input}\nimport os\nprint(open('../img/note.txt').read().strip())\n"
+        "open('my_mlp-0000.params', 'w').write('weights')\nos.makedirs(os.path.join('..', 'data'), exist_ok=True)\n"
+        "open(os.path.join('..', 'data', 'set.csv'), 'w').write('1,2')\n```\n"
+    )
+    for lang in ("en", "ja"):
+        (chapters / lang / "chapter_io").mkdir()
+        (chapters / lang / "chapter_io" / "files.md").write_text(f"# Files {lang}\n\n" + code, encoding="utf-8")
+    (chapters / "en" / "img").mkdir()
+    (chapters / "en" / "img" / "note.txt").write_text("read through the mirror\n", encoding="utf-8")
+    before = sorted(str(p.relative_to(chapters)) for p in chapters.rglob("*"))
+    exit_code, output, _ = eval_cli(conf, "-l", "ja")
+    assert exit_code == 0, output
+    assert sorted(str(p.relative_to(chapters)) for p in chapters.rglob("*")) == before
+    run = tmp_path / "book" / "build" / "run" / "ja"
+    assert (run / "chapter_io" / "my_mlp-0000.params").read_text() == "weights"
+    assert (run / "data" / "set.csv").read_text() == "1,2"
+    assert (run / "img" / "note.txt").is_symlink()  # ja has no img/: the source's file, read-only
+    outputs = json.loads((tmp_path / "book" / "build" / "eval" / "ja" / "chapter_io" / "files.json").read_text())
+    streams = [o["text"] for c in outputs["cells"] for o in c["outputs"] if o["output_type"] == "stream"]
+    assert streams == ["read through the mirror\n"]

@@ -22,6 +22,7 @@ from polybook.execute.environment import fingerprints
 from polybook.execute.executors import Executor, NoGPUWorker, make_executor
 from polybook.execute.programs import Program, build_programs
 from polybook.execute.runner import FAILURES, KERNEL_DIED, NEEDS_GPU, OK, TIMEOUT, EventHook, Job
+from polybook.execute.workdir import mirror
 
 #: Where an outcome came from; ``skipped``: the executor refused it (no GPU worker), nothing ran.
 RUN, CACHE, FROZEN, SKIPPED = "run", "cache", "frozen", "skipped"
@@ -99,6 +100,8 @@ def evaluate(
     programs = plan(book, problems)
     if on_plan is not None:
         on_plan(programs)
+    for language in {program.uses[0].language for program in programs}:
+        mirror(config, language)  # where the programs run: build/run/<language>/
     cache = Store(config.execution.cache_dir)
     cache.sweep()
     frozen = Store(config.execution.frozen_dir, fanout=False, discard_corrupt=False)  # committed: never deleted

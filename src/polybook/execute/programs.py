@@ -11,7 +11,8 @@ The effective timeouts are not in the key (raising a timeout must not re-run wha
 succeeded, nor orphan frozen results; a stored timeout is re-run once the cell may run
 longer), but uses are only grouped when their timeouts agree too: identical code in a
 chapter allowed more time runs with its own timeouts (same key, so the cache is shared).
-A shared program runs in the first use's document folder (``<chapters>/<language>/chapter_x``).
+A shared program runs in the first use's document folder of that language's run mirror
+(``build/run/<language>/chapter_x``, :mod:`polybook.execute.workdir`): never in the sources.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from polybook.book import Book
 from polybook.diagnostics import Code, Diagnostic
 from polybook.dialect.nodes import CodeCell
 from polybook.dialect.normalize import normalize_code
+from polybook.execute.workdir import run_folder
 
 KEY_VERSION = 2  # 2: a cell that is just a string keeps it (it is displayed)
 #: Fence attributes that change how a cell runs: ``{.python .input timeout=600 allow_errors=true}``.
@@ -62,7 +64,7 @@ class Program:
     framework: str
     chapter: str
     kernel: str
-    cwd: Path  # the chapter folder of the language whose code runs
+    cwd: Path  # the document's folder in the language's run mirror (polybook.execute.workdir)
     sources: list[str]  # code that runs: the first use's cells, comments and all
     options: list[CellOptions]
     fingerprint: dict[str, Any]
@@ -157,7 +159,7 @@ def build_programs(
                         framework,
                         stem,
                         kernel,
-                        config.document_path(code, stem).parent,
+                        run_folder(config, code, stem),
                         sources,
                         options,
                         fingerprints[framework],

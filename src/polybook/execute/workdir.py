@@ -1,0 +1,81 @@
+"""Where book code runs: a mirror of the language's folder under ``build/``, never the sources.
+
+A chapter's code reads files by paths relative to its own folder (``../img/cat.jpg``,
+``../data``) and writes files there too (``net.export('my_mlp')``, d2l's
+``os.makedirs(os.path.join('..', 'data'))``). Run in ``chapters/<lang>/chapter_x/``, it would
+leave those files in the user's book. So each language gets ``build/run/<lang>/``: the same
+folders as ``chapters/<lang>/`` (real folders, so whatever the code creates stays in
+``build/``), each file of the book a symbolic link to it (readable as the chapter sees it),
+and -- as for figures -- the source language's files where the translation has none. A
+program runs in its document's folder of that mirror.
+
+Symbolic links rather than copies: a book is hundreds of megabytes of figures and data,
+and the mirror is brought up to date (links added and removed) before every evaluation.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from polybook.config import BookConfig
+
+RUN_DIR = "run"
+
+
+def run_root(config: BookConfig, language: str) -> Path:
+    return config.build_dir / RUN_DIR / language
+
+
+def run_folder(config: BookConfig, language: str, document: str) -> Path:
+    """The folder a program of ``document`` (``chapter_x/section``) runs in."""
+    return run_root(config, language) / Path(document).parent
+
+
+def mirror(config: BookConfig, language: str) -> Path:
+    """Bring ``build/run/<language>/`` up to date with the book; returns it.
+
+    Links to files that are gone are removed; whatever the code wrote there is kept (a
+    dataset downloaded once serves every later run).
+    """
+    root = run_root(config, language)
+    wanted: dict[Path, Path] = {}
+    folders = [config.chapters_dir / language]
+    if language != config.source_language:
+        folders.append(config.chapters_dir / config.source_language)  # the translation's fallback
+    for base in reversed(folders):  # the language's own files win
+        for path in _files(base):
+            wanted[path.relative_to(base)] = path.resolve()
+    for relative, target in wanted.items():
+        link = root / relative
+        try:
+            if link.is_symlink() and Path(os.readlink(link)) == target:
+                continue
+            if link.exists() and not link.is_symlink():
+                continue  # the code made a file of that name: it stays theirs
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.unlink(missing_ok=True)
+            link.symlink_to(target)
+        except OSError:
+            continue  # a folder the code made where the book has a file: leave it
+    _drop_stale_links(root, set(wanted))
+    return root
+
+
+def _files(base: Path) -> list[Path]:
+    """Every file below ``base``, hidden folders and the book's build folders left out."""
+    out = []
+    for folder, dirs, files in os.walk(base):
+        dirs[:] = [d for d in dirs if not d.startswith((".", "_build"))]
+        out.extend(Path(folder) / name for name in files if not name.startswith("."))
+    return out
+
+
+def _drop_stale_links(root: Path, wanted: set[Path]) -> None:
+    if not root.is_dir():
+        return
+    for folder, _, files in os.walk(root):
+        for name in files:
+            path = Path(folder) / name
+            if path.is_symlink() and path.relative_to(root) not in wanted:
+                path.unlink()
