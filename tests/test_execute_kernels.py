@@ -429,3 +429,81 @@ def test_book_code_runs_in_a_mirror_under_build_and_never_writes_into_the_source
     outputs = json.loads((tmp_path / "book" / "build" / "eval" / "ja" / "chapter_io" / "files.json").read_text())
     streams = [o["text"] for c in outputs["cells"] for o in c["outputs"] if o["output_type"] == "stream"]
     assert streams == ["read through the mirror\n"]
+
+
+LIBRARY_CONF = """\
+polybook = {
+    "source_language": "en",
+    "frameworks": ["alpha", "beta"],
+    "languages": {"en": {"name": "English"}},
+    "execution": {"kernel": "python3", "timeout": 60},
+    "library": {"frameworks": {"alpha": {"lib_file": "mylib/alpha.py"}, "beta": {"lib_file": "mylib/beta.py"}}},
+}
+"""
+SAVING = """\
+# Basics
+:label:`sec_basics`
+
+```{.python .input}
+def double(x):  #@save
+    return 2 * x
+```
+
+```{.python .input}
+#@tab beta
+def double(x):  #@save
+    return x + x
+```
+"""
+USING = """\
+# Uses
+
+```{.python .input}
+#@tab alpha
+from mylib import alpha as lib
+print(lib.double(21))
+```
+
+```{.python .input}
+#@tab beta
+from mylib import beta as lib
+print(lib.double(21))
+```
+"""
+
+
+def test_kernels_import_the_books_own_library_and_a_saved_edit_reruns_only_its_framework(tmp_path: Path) -> None:
+    """The library is built from the #@save code into build/ (the sources are not written)
+    and imported ahead of anything installed; editing alpha's saved function reruns the alpha
+    programs from its chapter on, and nothing of beta; a prose edit reruns nothing."""
+    en = tmp_path / "chapters" / "en"
+    (en / "mylib").mkdir(parents=True)
+    (en / "mylib" / "__init__.py").write_text("", encoding="utf-8")
+    (en / "index.md").write_text("# Book\n\n```toc\n:numbered:\nbasics\nuses\n```\n", encoding="utf-8")
+    (en / "basics.md").write_text(SAVING, encoding="utf-8")
+    (en / "uses.md").write_text(USING, encoding="utf-8")
+    conf = tmp_path / "conf.py"
+    conf.write_text(LIBRARY_CONF, encoding="utf-8")
+
+    def run() -> tuple[dict[str, Any], list[str]]:
+        exit_code, output, report = eval_cli(conf)
+        assert exit_code == 0, output
+        uses = json.loads((tmp_path / "build" / "eval" / "en" / "uses.json").read_text(encoding="utf-8"))
+        streams = [o["text"] for c in uses["cells"] for o in c["outputs"] if o["output_type"] == "stream"]
+        return report, streams
+
+    report, streams = run()
+    assert streams == ["42\n", "42\n"]
+    assert report["summary"]["kernel_runs"] == 4
+    assert not (en / "mylib" / "alpha.py").exists()  # built into build/lib/, not into the sources
+    assert "def double" in (tmp_path / "build" / "lib" / "mylib" / "alpha.py").read_text(encoding="utf-8")
+
+    (en / "basics.md").write_text(SAVING.replace("return 2 * x", "return 2 * x + 1"), encoding="utf-8")
+    report, streams = run()
+    assert streams == ["43\n", "42\n"]
+    ran = sorted(f"{p['chapter']}/{p['framework']}" for p in report["programs"] if p["source"] == "run")
+    assert ran == ["basics/alpha", "uses/alpha"]
+
+    (en / "uses.md").write_text(USING.replace("# Uses", "# Uses\n\nSome prose."), encoding="utf-8")
+    report, _ = run()
+    assert report["summary"]["kernel_runs"] == 0

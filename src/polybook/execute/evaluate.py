@@ -20,6 +20,7 @@ from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.execute.cache import Store
 from polybook.execute.environment import fingerprints
 from polybook.execute.executors import Executor, NoGPUWorker, make_executor
+from polybook.execute.library import KernelLibrary, prepare_library
 from polybook.execute.programs import Program, build_programs
 from polybook.execute.runner import FAILURES, KERNEL_DIED, NEEDS_GPU, OK, TIMEOUT, EventHook, Job
 from polybook.execute.workdir import mirror
@@ -78,13 +79,18 @@ def program_job(program: Program) -> Job:
         allow_errors=[opt.allow_errors for opt in program.options],
         environment=program.fingerprint,
         wants_gpu=program.wants_gpu,
+        pythonpath=str(program.pythonpath),
     )
 
 
-def plan(book: Book, problems: list[Diagnostic] | None = None) -> list[Program]:
-    """The book's programs, keyed with the kernels' current environment."""
+def plan(book: Book, problems: list[Diagnostic] | None = None, library: KernelLibrary | None = None) -> list[Program]:
+    """The book's programs, keyed with the kernels' current environment and the book's library."""
     config = book.config
-    return build_programs(book, fingerprints(config.execution, config.frameworks), problems)
+    if library is None:
+        library = prepare_library(book)
+        if problems is not None:
+            problems.extend(library.problems)
+    return build_programs(book, fingerprints(config.execution, config.frameworks), problems, library)
 
 
 def evaluate(
@@ -97,11 +103,13 @@ def evaluate(
     started, t0 = time.time(), time.monotonic()
     config = book.config
     problems: list[Diagnostic] = []
-    programs = plan(book, problems)
+    library = prepare_library(book)
+    problems.extend(library.problems)
+    programs = plan(book, problems, library)
     if on_plan is not None:
         on_plan(programs)
     for language in {program.uses[0].language for program in programs}:
-        mirror(config, language)  # where the programs run: build/run/<language>/
+        mirror(config, language, library.overrides(language))  # where programs run: build/run/<language>/
     cache = Store(config.execution.cache_dir)
     cache.sweep()
     frozen = Store(config.execution.frozen_dir, fanout=False, discard_corrupt=False)  # committed: never deleted

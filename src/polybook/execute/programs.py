@@ -22,13 +22,16 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from polybook.book import Book
 from polybook.diagnostics import Code, Diagnostic
 from polybook.dialect.nodes import CodeCell
 from polybook.dialect.normalize import normalize_code
-from polybook.execute.workdir import run_folder
+
+if TYPE_CHECKING:
+    from polybook.execute.library import KernelLibrary
+from polybook.execute.workdir import run_folder, run_root
 
 KEY_VERSION = 2  # 2: a cell that is just a string keeps it (it is displayed)
 #: Fence attributes that change how a cell runs: ``{.python .input timeout=600 allow_errors=true}``.
@@ -69,6 +72,7 @@ class Program:
     options: list[CellOptions]
     fingerprint: dict[str, Any]
     uses: list[Use] = field(default_factory=list)
+    pythonpath: Path | None = None  # the mirror's root: the book's package folder is found there
 
     @property
     def languages(self) -> list[str]:
@@ -114,9 +118,16 @@ def cell_options(
     return CellOptions(explicit.get("timeout", timeout), explicit.get("allow_errors", allow_errors), explicit)
 
 
-def program_key(framework: str, cells: list[str], options: list[CellOptions], fingerprint: dict[str, Any]) -> str:
-    """sha256 of what decides a program's outputs (and nothing else: no prose, no comments)."""
-    material = {
+def program_key(
+    framework: str,
+    cells: list[str],
+    options: list[CellOptions],
+    fingerprint: dict[str, Any],
+    library: str | None = None,
+) -> str:
+    """sha256 of what decides a program's outputs (and nothing else: no prose, no comments);
+    ``library``: what it imports of the book's own package (:meth:`KernelLibrary.key`)."""
+    material: dict[str, Any] = {
         "version": KEY_VERSION,
         "framework": framework,
         "cells": [
@@ -125,6 +136,8 @@ def program_key(framework: str, cells: list[str], options: list[CellOptions], fi
         ],
         "environment": fingerprint,
     }
+    if library is not None:
+        material["library"] = library
     blob = json.dumps(material, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
@@ -133,10 +146,12 @@ def build_programs(
     book: Book,
     fingerprints: dict[str, dict[str, Any]],
     problems: list[Diagnostic] | None = None,
+    library: KernelLibrary | None = None,
 ) -> list[Program]:
     """Every (language, chapter, framework) program, identical ones merged, in book order.
 
-    ``fingerprints`` maps framework -> environment fingerprint (see :mod:`.environment`).
+    ``fingerprints`` maps framework -> environment fingerprint (see :mod:`.environment`);
+    ``library``: the book's package as the kernels import it (:mod:`.library`).
     """
     config = book.config
     programs: dict[tuple[str, tuple[int, ...]], Program] = {}
@@ -150,7 +165,8 @@ def build_programs(
                 options = [cell_options(c, chapter.timeout or 1, bool(chapter.allow_errors), problems) for c in cells]
                 kernel = config.execution.kernel_for(framework)
                 sources = [c.code for c in cells]
-                key = program_key(framework, sources, options, fingerprints[framework])
+                imported = library.key(code, framework, stem) if library is not None else None
+                key = program_key(framework, sources, options, fingerprints[framework], imported)
                 group = (key, tuple(opt.timeout for opt in options))
                 program = programs.get(group)
                 if program is None:
@@ -163,6 +179,7 @@ def build_programs(
                         sources,
                         options,
                         fingerprints[framework],
+                        pythonpath=run_root(config, code),
                     )
                 program.uses.append(Use(code, stem, doc.path, cells))
     return list(programs.values())

@@ -10,6 +10,7 @@ cells printed until then.
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import tempfile
 import time
@@ -51,6 +52,7 @@ class Job:
     allow_errors: list[bool]  # per cell (effective: the cell's setting, else its chapter's)
     environment: dict[str, Any] = field(default_factory=dict)  # fingerprint, for provenance
     wants_gpu: bool = False
+    pythonpath: str = ""  # put first on the kernel's sys.path (the book's own package)
 
 
 def strip_ansi(text: str) -> str:
@@ -147,8 +149,11 @@ async def _run(job: Job, on_event: EventHook) -> dict[str, Any]:
     begun = time.monotonic()
     # The kernel's own stderr (its log, a segfault's report) goes to a file, not our terminal.
     stderr = tempfile.TemporaryFile()  # noqa: SIM115 -- closed in the finally below, after _tail reads it
+    env = dict(os.environ)
+    if job.pythonpath:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [job.pythonpath, env.get("PYTHONPATH", "")]))
     try:
-        await client.async_execute(stderr=stderr)
+        await client.async_execute(stderr=stderr, env=env)
     except CellTimeoutError:
         status, failure = TIMEOUT, _failure(state, cells, TIMEOUT)
         failure["evalue"] = f"cell did not finish within {cells[failure['cell']]['timeout']} s; kernel stopped"

@@ -32,8 +32,10 @@ def run_folder(config: BookConfig, language: str, document: str) -> Path:
     return run_root(config, language) / Path(document).parent
 
 
-def mirror(config: BookConfig, language: str) -> Path:
-    """Bring ``build/run/<language>/`` up to date with the book; returns it.
+def mirror(config: BookConfig, language: str, overrides: dict[str, Path] | None = None) -> Path:
+    """Bring ``build/run/<language>/`` up to date with the book; returns it. ``overrides`` maps
+    paths (relative to the language folder) to the files linked there instead of the book's:
+    the library modules built from the chapters (:mod:`.library`).
 
     Links to files that are gone are removed; whatever the code wrote there is kept (a
     dataset downloaded once serves every later run).
@@ -46,6 +48,7 @@ def mirror(config: BookConfig, language: str) -> Path:
     for base in reversed(folders):  # the language's own files win
         for path in _files(base):
             wanted[path.relative_to(base)] = path.resolve()
+    wanted.update({Path(relative): target.resolve() for relative, target in (overrides or {}).items()})
     for relative, target in wanted.items():
         link = root / relative
         try:
