@@ -145,7 +145,7 @@ def test_failed_builds_are_refused_naming_what_is_wrong(tmp_path: Path, damage: 
         report["languages"][1]["diagnostics"].append({**error, "message": "figure 'x.png' not found"})
     elif damage == "eval":
         failure = {"cell": 1, "kind": "error", "ename": "ZeroDivisionError", "locations": ["chapters/en/intro.md:7"]}
-        program = {"chapter": "intro", "framework": "mxnet", "status": "error", "failure": failure}
+        program = {"chapter": "intro", "framework": "mxnet", "status": "error", "failure": failure, "fatal": True}
         (build / "eval-report.json").write_text(json.dumps({"summary": {"fatal": 1}, "programs": [program]}))
     elif damage == "pdf":
         (build / "html" / "en" / "pdf" / "book-pytorch.pdf").unlink()

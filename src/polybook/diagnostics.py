@@ -73,6 +73,8 @@ class Code(StrEnum):
     EXEC_KERNEL_DIED = "exec.kernel_died"
     EXEC_ALLOWED_ERROR = "exec.allowed_error"
     EXEC_OPTION = "exec.option"
+    EXEC_DOWNLOAD = "exec.download"  # a dataset or weights could not be downloaded (no network)
+    EXEC_NO_FRAMEWORK = "exec.no_framework"  # the framework is not installed in the kernel
     # HTML (polybook build html)
     HTML_SPHINX = "html.sphinx"  # a Sphinx warning, mapped back to the chapter's path:line
     HTML_FIGURE_OUTSIDE = "html.figure.outside"  # a figure path escaping the book root
@@ -147,6 +149,8 @@ DEFAULT_LEVEL: dict[Code, Level] = {
     Code.EXEC_KERNEL_DIED: Level.ERROR,
     Code.EXEC_ALLOWED_ERROR: Level.INFO,
     Code.EXEC_OPTION: Level.WARNING,
+    Code.EXEC_DOWNLOAD: Level.WARNING,
+    Code.EXEC_NO_FRAMEWORK: Level.WARNING,
     Code.HTML_SPHINX: Level.WARNING,
     Code.HTML_FIGURE_OUTSIDE: Level.ERROR,
     Code.HTML_FIGURE_MISSING: Level.ERROR,

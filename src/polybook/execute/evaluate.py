@@ -20,11 +20,14 @@ from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.execute.cache import Store
 from polybook.execute.environment import fingerprints
 from polybook.execute.executors import Executor, NoGPUWorker, make_executor
+from polybook.execute.failures import classify, framework_modules
 from polybook.execute.library import KernelLibrary, prepare_library
 from polybook.execute.programs import Program, build_programs
-from polybook.execute.runner import FAILURES, KERNEL_DIED, NEEDS_GPU, OK, TIMEOUT, EventHook, Job
+from polybook.execute.runner import ERROR, FAILURES, KERNEL_DIED, NEEDS_GPU, OK, TIMEOUT, EventHook, Job
 from polybook.execute.workdir import mirror
 
+#: Failures that fail the build (the others say what the machine lacks: :mod:`.failures`).
+FATAL = (ERROR, TIMEOUT, KERNEL_DIED)
 #: Where an outcome came from; ``skipped``: the executor refused it (no GPU worker), nothing ran.
 RUN, CACHE, FROZEN, SKIPPED = "run", "cache", "frozen", "skipped"
 
@@ -46,6 +49,8 @@ class Outcome:
     note: str = ""
     problems: list[Diagnostic] = field(default_factory=list)  # e.g. a corrupt frozen result
 
+    fatal: bool = False  # set by the evaluation (Evaluation.fatal)
+
     @property
     def status(self) -> str:
         return str(self.result["status"])
@@ -63,9 +68,11 @@ class Evaluation:
     frozen: list[str] = field(default_factory=list)  # keys written by --freeze
 
     def fatal(self) -> list[Outcome]:
-        """Failures that make ``polybook build eval`` exit non-zero."""
+        """Failures that make ``polybook build eval`` exit non-zero: errors, timeouts, dead
+        kernels; what the machine lacks (a GPU, the network, a framework) is reported but not
+        fatal, "needs a GPU" only with ``fail_on_needs_gpu``."""
         gpu_fatal = self.book.config.execution.fail_on_needs_gpu
-        return [o for o in self.outcomes if o.status in FAILURES and (o.status != NEEDS_GPU or gpu_fatal)]
+        return [o for o in self.outcomes if o.status in FATAL or (o.status == NEEDS_GPU and gpu_fatal)]
 
 
 def program_job(program: Program) -> Job:
@@ -123,7 +130,12 @@ def evaluate(
         executor.close()
     for outcome in outcomes:
         problems.extend(d for d in outcome.problems if d not in problems)
+        framework = outcome.program.framework
+        modules = framework_modules(framework, config.execution.packages_for(framework))
+        outcome.result = classify(outcome.result, outcome.program, modules)
     evaluation = Evaluation(book, outcomes, executor.name, executor.slots, time.monotonic() - t0, started, problems)
+    for outcome in evaluation.fatal():
+        outcome.fatal = True
     if options.freeze:
         for outcome in outcomes:
             # Only successes are worth committing and reusing; programs may share a key.

@@ -48,12 +48,14 @@ def chapter_outputs(evaluation: Evaluation) -> dict[tuple[str, str], dict[str, A
                 (use.language, use.chapter),
                 {"path": use.path, "language": use.language, "chapter": use.chapter, "programs": {}, "cells": []},
             )
+            failure = result.get("failure") or {}
             doc["programs"][program.framework] = {
                 "key": program.key,
                 "status": result["status"],
                 "source": outcome.source,
                 "languages": program.languages,
                 "provenance": result.get("provenance", {}),
+                "failure": {k: failure[k] for k in ("cell", "kind", "url", "module") if k in failure} or None,
             }
             hashes = code_hashes([cell.code for cell in use.cells])
             for index, (cell, cell_result) in enumerate(zip(use.cells, result["cells"], strict=True)):

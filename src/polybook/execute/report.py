@@ -14,7 +14,8 @@ from typing import Any
 
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.execute.evaluate import CACHE, FROZEN, RUN, SKIPPED, Evaluation, Outcome
-from polybook.execute.runner import ERROR, FAILURES, KERNEL_DIED, NEEDS_GPU, NOT_RUN, TIMEOUT, strip_ansi
+from polybook.execute.failures import DOWNLOAD_FAILED, FAILED, MISSING_FRAMEWORK
+from polybook.execute.runner import ERROR, KERNEL_DIED, NEEDS_GPU, NOT_RUN, TIMEOUT, strip_ansi
 from polybook.files import atomic_write
 
 REPORT_NAME = "eval-report.json"
@@ -23,8 +24,16 @@ _CODES = {
     NEEDS_GPU: Code.EXEC_NEEDS_GPU,
     TIMEOUT: Code.EXEC_TIMEOUT,
     KERNEL_DIED: Code.EXEC_KERNEL_DIED,
+    DOWNLOAD_FAILED: Code.EXEC_DOWNLOAD,
+    MISSING_FRAMEWORK: Code.EXEC_NO_FRAMEWORK,
 }
-_STATUS_TEXT = {NEEDS_GPU: "needs a GPU", KERNEL_DIED: "kernel died", TIMEOUT: "timeout"}
+_STATUS_TEXT = {
+    NEEDS_GPU: "needs a GPU",
+    KERNEL_DIED: "kernel died",
+    TIMEOUT: "timeout",
+    DOWNLOAD_FAILED: "download failed",
+    MISSING_FRAMEWORK: "framework not installed",
+}
 
 
 def program_entry(outcome: Outcome) -> dict[str, Any]:
@@ -49,6 +58,7 @@ def program_entry(outcome: Outcome) -> dict[str, Any]:
         "wants_gpu": program.wants_gpu,
         "provenance": result.get("provenance", {}),
         "failure": None,
+        "fatal": outcome.fatal,
     }
     failure = result.get("failure")
     if failure:
@@ -60,6 +70,7 @@ def program_entry(outcome: Outcome) -> dict[str, Any]:
             "evalue": failure.get("evalue", ""),
             "locations": program.locations(index),
             "traceback": [strip_ansi(line) for line in failure.get("traceback", [])],
+            **{k: failure[k] for k in ("url", "module") if k in failure},
         }
     return entry
 
@@ -105,24 +116,29 @@ def write_report(evaluation: Evaluation, path: Path | None = None) -> Path:
 
 
 def diagnostics(evaluation: Evaluation) -> list[Diagnostic]:
-    """One diagnostic per failed program per language using it, at the failing cell's line."""
+    """One diagnostic per failed program per language using it, at the failing cell's line;
+    a framework that is not installed once, at its first program's cell."""
     out = list(evaluation.problems)
-    fatal = {id(o) for o in evaluation.fatal()}
+    missing: dict[str, list[Outcome]] = {}
     for outcome in evaluation.outcomes:
         failure = outcome.result.get("failure")
         program = outcome.program
-        if outcome.status in FAILURES and failure:
+        if outcome.status == MISSING_FRAMEWORK and failure:
+            missing.setdefault(program.framework, []).append(outcome)
+        elif outcome.status in FAILED and failure:
             code = _CODES[outcome.status]
             what = f"{failure.get('ename')}: " if failure.get("ename") else ""
             evalue = strip_ansi(str(failure.get("evalue", ""))).strip().split("\n")[0][:300]
+            if outcome.status == DOWNLOAD_FAILED and failure.get("url"):
+                what, evalue = "", f"could not download {failure['url']} ({what}{evalue[:120]})"
             shared = f" (program shared by {', '.join(program.languages)})" if len(program.languages) > 1 else ""
-            level = Level.ERROR if id(outcome) in fatal else None  # needs_gpu: a warning unless configured
+            level = Level.ERROR if outcome.fatal else None  # what the machine lacks: a warning
             for use in program.uses:
                 cell = use.cells[failure["cell"]]
                 message = f"{program.framework} cell {_STATUS_TEXT.get(outcome.status, 'raised')}: {what}{evalue}"
                 out.append(Diagnostic.make(use.path, cell.line, code, message + shared, level))
         if outcome.result.get("allowed_errors"):
-            stopped = failure["cell"] if outcome.status in FAILURES and failure else None
+            stopped = failure["cell"] if outcome.status in FAILED and failure else None
             for use in program.uses:
                 for index, cell_result in enumerate(outcome.result["cells"]):
                     if cell_result["status"] not in (ERROR, NEEDS_GPU) or index == stopped:
@@ -133,6 +149,16 @@ def diagnostics(evaluation: Evaluation) -> list[Diagnostic]:
                     code = Code.EXEC_NEEDS_GPU if gpu else Code.EXEC_ALLOWED_ERROR
                     message = f"{program.framework} cell {'needs a GPU' if gpu else 'raised'} (allowed): {what}"
                     out.append(Diagnostic.make(use.path, use.cells[index].line, code, message))
+    for framework, outcomes in missing.items():
+        first = outcomes[0]
+        failure = first.result["failure"]
+        use = first.program.uses[0]
+        uses = sum(len(o.program.uses) for o in outcomes)
+        message = (
+            f"{framework} is not installed in kernel {first.program.kernel!r} (No module named "
+            f"{failure.get('module', framework)!r}): its {len(outcomes)} program(s) ({uses} language uses) did not run"
+        )
+        out.append(Diagnostic.make(use.path, use.cells[failure["cell"]].line, Code.EXEC_NO_FRAMEWORK, message))
     return out
 
 
@@ -159,8 +185,8 @@ def summary_table(evaluation: Evaluation) -> Any:
         program, result = outcome.program, outcome.result
         ran = sum(1 for c in result["cells"] if c["status"] != NOT_RUN)
         status = _STATUS_TEXT.get(outcome.status, outcome.status)
-        if outcome.status in FAILURES:
-            status = f"[red]{status}[/red]" if outcome in evaluation.fatal() else f"[yellow]{status}[/yellow]"
+        if outcome.status in FAILED:
+            status = f"[red]{status}[/red]" if outcome.fatal else f"[yellow]{status}[/yellow]"
         elif result.get("allowed_errors"):
             status += f" ({result['allowed_errors']} allowed error(s))"
         table.add_row(

@@ -10,6 +10,13 @@ STRINGS: dict[str, dict[str, str]] = {
     "en": {
         "needs_gpu": "Needs a GPU",
         "needs_gpu_body": "This cell needs a GPU. It ran on {device} ({date}), which has none, and stopped with:",
+        "download_failed": "Needs the network",
+        "download_failed_body": (
+            "This cell downloads {url}. It ran on {device} ({date}) without network access and stopped with:"
+        ),
+        "missing_framework": (
+            "{framework} is not installed where this book was built ({device}, {date}): its cells did not run."
+        ),
         "computed_on": "Computed on {device}",
         "frozen": (
             "The {framework} outputs of this page were computed on {device} ({date}) and are kept as frozen results."
@@ -60,6 +67,15 @@ STRINGS: dict[str, dict[str, str]] = {
         "needs_gpu": "GPU が必要です",
         "needs_gpu_body": (
             "このセルには GPU が必要です。GPU のない {device} ({date}) で実行され、次のエラーで停止しました:"
+        ),
+        "download_failed": "ネットワークが必要です",
+        "download_failed_body": (
+            "このセルは {url} をダウンロードします。"
+            "ネットワークのない {device} ({date}) で実行され、次のエラーで停止しました:"
+        ),
+        "missing_framework": (
+            "この本をビルドした環境 ({device}, {date}) には {framework} がインストールされていないため、"
+            "セルは実行されていません。"
         ),
         "computed_on": "{device} で計算",
         "frozen": (
@@ -112,6 +128,14 @@ STRINGS: dict[str, dict[str, str]] = {
         "needs_gpu_body": (
             "Esta célula requer uma GPU. Foi executada em {device} ({date}), que não tem nenhuma, e parou com:"
         ),
+        "download_failed": "Requer acesso à rede",
+        "download_failed_body": (
+            "Esta célula baixa {url}. Foi executada em {device} ({date}) sem acesso à rede e parou com:"
+        ),
+        "missing_framework": (
+            "{framework} não está instalado onde este livro foi construído "
+            "({device}, {date}): suas células não foram executadas."
+        ),
         "computed_on": "Calculado em {device}",
         "frozen": (
             "As saídas {framework} desta página foram calculadas em {device} "
@@ -162,6 +186,9 @@ STRINGS: dict[str, dict[str, str]] = {
     "zh": {
         "needs_gpu": "需要 GPU",
         "needs_gpu_body": "此单元需要 GPU。它在没有 GPU 的 {device}（{date}）上运行，并因以下错误而停止：",
+        "download_failed": "需要网络",
+        "download_failed_body": "此单元需要下载 {url}。它在没有网络的 {device}（{date}）上运行，并因以下错误而停止：",
+        "missing_framework": "构建本书的环境（{device}，{date}）没有安装 {framework}：其单元没有运行。",
         "computed_on": "在 {device} 上计算",
         "frozen": "本页 {framework} 的输出在 {device}（{date}）上计算，并作为固定结果保存。",
         "not_run": "未运行：本页前面的一个 {framework} 单元没有完成。",
@@ -210,6 +237,14 @@ STRINGS: dict[str, dict[str, str]] = {
         "needs_gpu": "GPU gerekiyor",
         "needs_gpu_body": (
             "Bu hücre bir GPU gerektiriyor. GPU'su olmayan {device} ({date}) üzerinde çalıştı ve şu hatayla durdu:"
+        ),
+        "download_failed": "Ağ erişimi gerekiyor",
+        "download_failed_body": (
+            "Bu hücre {url} adresini indiriyor. Ağ erişimi olmayan "
+            "{device} ({date}) üzerinde çalıştı ve şu hatayla durdu:"
+        ),
+        "missing_framework": (
+            "Bu kitabın derlendiği ortamda ({device}, {date}) {framework} kurulu değil: hücreleri çalışmadı."
         ),
         "computed_on": "{device} üzerinde hesaplandı",
         "frozen": (

@@ -19,8 +19,9 @@ from typing import Any
 
 from polybook.diagnostics import Code, Diagnostic
 from polybook.dialect.nodes import CodeCell
+from polybook.execute.failures import DOWNLOAD_FAILED, MISSING_FRAMEWORK
 from polybook.execute.outputs import code_hashes
-from polybook.execute.runner import strip_ansi
+from polybook.execute.runner import NEEDS_GPU, strip_ansi
 from polybook.render.i18n import framework_name, text
 from polybook.render.inline import fence
 
@@ -105,16 +106,23 @@ class OutputRenderer:
         out: list[str] = []
         outputs = _merge_streams(cell.get("outputs", []))
         errors = [o for o in outputs if o.get("output_type") == "error"]
+        lacking = status in (NEEDS_GPU, DOWNLOAD_FAILED)  # what the machine lacked: a notice, not a bug
         for output in outputs:
-            if output.get("output_type") == "error" and status == "needs_gpu":
+            if output.get("output_type") == "error" and lacking:
                 continue  # shown in the notice below
             out += self.output(output)
-        if status == "needs_gpu":
-            values = {"device": escape(str(provenance.get("device", "?"))), "date": _date(provenance)}
-            body = [text(self.language, "needs_gpu_body", **values), ""]
+        values = {"device": escape(str(provenance.get("device", "?"))), "date": _date(provenance)}
+        if lacking:
+            failure = program_info.get("failure") or {}
+            values["url"] = f"<{failure['url']}>" if failure.get("url") else "?"
+            body = [text(self.language, f"{status}_body", **values), ""]
             for error in errors:
                 body += literal(f"{error.get('ename', '')}: {strip_ansi(error.get('evalue', ''))}", "output error")
-            out += admonition(text(self.language, "needs_gpu"), "warning polybook-needs-gpu", body)
+            css = "warning polybook-needs-gpu" if status == NEEDS_GPU else "warning polybook-download-failed"
+            out += admonition(text(self.language, status), css, body)
+        elif status == MISSING_FRAMEWORK:
+            message = text(self.language, "missing_framework", framework=framework_name(framework), **values)
+            out += self.notice_text(message, "polybook-missing-framework")
         elif status not in ("ok", "error") and not errors:
             body = [text(self.language, "failed", status=status.replace("_", " "))]
             out += admonition(status.replace("_", " "), "error polybook-failed", body)
@@ -137,7 +145,11 @@ class OutputRenderer:
         ]
 
     def notice(self, key: str, classes: str, **values: str) -> list[str]:
-        return [f"```{{rst-class}} polybook-notice {classes}", "```", "", text(self.language, key, **values), ""]
+        return self.notice_text(text(self.language, key, **values), classes)
+
+    @staticmethod
+    def notice_text(message: str, classes: str) -> list[str]:
+        return [f"```{{rst-class}} polybook-notice {classes}", "```", "", message, ""]
 
     def output(self, output: dict[str, Any]) -> list[str]:
         kind = output.get("output_type")

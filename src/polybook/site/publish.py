@@ -79,13 +79,9 @@ def problems(config: BookConfig, strict: bool = False, require_pdfs: bool = True
         found.append(f"{diag['path']}:{diag['line']}: {diag['level']}: {diag['message']} [{diag['code']}]")
     evaluation = _read_json(config.build_dir / _EVAL_REPORT) or {}
     if evaluation.get("summary", {}).get("fatal"):
-        # The statuses that fail `polybook build eval` (execute.evaluate.Evaluation.fatal).
-        fatal_status = {"error", "timeout", "kernel_died"}
-        if config.execution.fail_on_needs_gpu:
-            fatal_status.add("needs_gpu")
         for program in evaluation.get("programs", []):
             failure = program.get("failure")
-            if failure and program.get("status") in fatal_status:
+            if failure and program.get("fatal"):  # as polybook build eval decided (Evaluation.fatal)
                 where = (failure.get("locations") or [program["chapter"]])[0]
                 found.append(
                     f"{where}: {program['framework']} cell {failure['cell'] + 1} failed ({program['status']}: "

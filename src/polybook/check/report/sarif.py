@@ -73,6 +73,8 @@ RULE_TEXT: dict[Code, str] = {
     Code.EXEC_KERNEL_DIED: "The kernel died while running a code cell.",
     Code.EXEC_ALLOWED_ERROR: "A code cell raised an error its options allow.",
     Code.EXEC_OPTION: "A code cell's execution option is not understood.",
+    Code.EXEC_DOWNLOAD: "A cell could not download what it needs (no network); the URL is named.",
+    Code.EXEC_NO_FRAMEWORK: "A framework the book uses is not installed in the kernel.",
     Code.HTML_SPHINX: "Sphinx warned while building the HTML pages.",
     Code.HTML_FIGURE_OUTSIDE: "A figure path points outside the book.",
     Code.HTML_FIGURE_MISSING: "A figure file does not exist.",

@@ -1,0 +1,72 @@
+"""Why a program failed, in classes a maintainer can act on.
+
+The runner records what happened (``error``, ``timeout``, ...) with the exception's name,
+value and traceback; the class is decided here, from that record and the program's code,
+every time a result is used -- so a stored or frozen result is classified with today's
+rules without running it again. On a machine without a GPU:
+
+* ``needs_gpu`` -- the program asks for a GPU (``d2l.try_gpu``, ``npx.gpu``, ``.cuda()``...)
+  and fails at or after the cell that asks, whatever it raises (``IndexError: list index out
+  of range`` from an empty GPU list, ``ZeroDivisionError`` from ``% num_gpus``), or raises
+  what CUDA code raises without a GPU;
+* ``download_failed`` -- a dataset or weights could not be fetched (no network): the URL is named;
+* ``missing_framework`` -- the framework is not installed (``No module named 'tensorflow'``),
+  reported once per framework;
+* otherwise ``error`` stays a bug of the code.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from polybook.execute.programs import Program
+from polybook.execute.runner import ERROR, FAILURES, NEEDS_GPU, strip_ansi
+
+DOWNLOAD_FAILED, MISSING_FRAMEWORK = "download_failed", "missing_framework"
+#: Every status of a program that did not finish, as classified here.
+FAILED = (*FAILURES, DOWNLOAD_FAILED, MISSING_FRAMEWORK)
+#: What Python's, urllib3's and requests' network failures say.
+_NETWORK_RE = re.compile(
+    r"ConnectionError|URLError|gaierror|NewConnectionError|MaxRetryError|Max retries exceeded"
+    r"|Name or service not known|Temporary failure in name resolution|Network is unreachable"
+    r"|No address associated with hostname|Failed to establish a new connection|ConnectTimeout",
+)
+_URL_RE = re.compile(r"https?://[^\s'\"<>)\]]+")
+_NO_MODULE_RE = re.compile(r"No module named '([\w.]+)'")
+
+
+def framework_modules(framework: str, packages: tuple[str, ...]) -> set[str]:
+    """Top-level modules whose absence means the framework is not installed."""
+    return {framework, *(p.replace("-", "_") for p in packages)} - {"d2l", "numpy"}
+
+
+def classify(result: dict[str, Any], program: Program, modules: set[str]) -> dict[str, Any]:
+    """``result`` with its status (and its failure's ``kind``) reclassified; the same dict when
+    nothing changes. ``modules``: :func:`framework_modules` of the program's framework."""
+    failure = result.get("failure")
+    if result.get("status") not in (ERROR, NEEDS_GPU) or not failure:
+        return result
+    status, extra = _class_of(failure, program, modules, str(result.get("provenance", {}).get("device", "")))
+    if status == result["status"] and not extra:
+        return result
+    cells = list(result["cells"])
+    index = failure["cell"]
+    if index < len(cells):
+        cells[index] = {**cells[index], "status": status}
+    return {**result, "status": status, "failure": {**failure, "kind": status, **extra}, "cells": cells}
+
+
+def _class_of(failure: dict[str, Any], program: Program, modules: set[str], device: str) -> tuple[str, dict[str, str]]:
+    ename, evalue = str(failure.get("ename", "")), strip_ansi(str(failure.get("evalue", "")))
+    text = "\n".join([ename, evalue, *(strip_ansi(line) for line in failure.get("traceback", []))])
+    missing = _NO_MODULE_RE.search(evalue) if ename in ("ModuleNotFoundError", "ImportError") else None
+    if missing and missing[1].split(".")[0] in modules:
+        return MISSING_FRAMEWORK, {"module": missing[1].split(".")[0]}
+    if _NETWORK_RE.search(text):
+        urls = _URL_RE.findall(text)
+        return DOWNLOAD_FAILED, {"url": urls[-1].rstrip(".,:;") if urls else ""}
+    gpu_cell = program.gpu_cell
+    if gpu_cell is not None and failure["cell"] >= gpu_cell and not device.startswith("GPU"):
+        return NEEDS_GPU, {}
+    return str(failure.get("kind") or ERROR), {}  # the runner's own verdict: a CUDA error, or a bug

@@ -1,0 +1,84 @@
+"""Failure classes on a CPU machine: what the machine lacks (a GPU, the network, a framework)
+is told apart from a bug of the code, from the stored result alone (so cached and frozen
+results are classified by today's rules)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from polybook.execute.failures import DOWNLOAD_FAILED, MISSING_FRAMEWORK, classify, framework_modules
+from polybook.execute.programs import Program
+from polybook.execute.runner import ERROR, NEEDS_GPU, TIMEOUT
+
+CPU = {"device": "CPU: Example Processor"}
+GPU = {"device": "GPU: Example Accelerator"}
+
+
+def program(*sources: str, framework: str = "pytorch") -> Program:
+    return Program("k", framework, "chapter_x/section", "python3", Path("."), list(sources), [], {})
+
+
+def failed(cell: int, ename: str, evalue: str, traceback: list[str] | None = None, **provenance: Any) -> dict:
+    cells = [{"status": "ok", "outputs": []} for _ in range(cell)] + [{"status": ERROR, "outputs": []}]
+    failure = {"cell": cell, "kind": ERROR, "ename": ename, "evalue": evalue, "traceback": traceback or []}
+    return {"status": ERROR, "failure": failure, "cells": cells, "provenance": provenance or CPU}
+
+
+TORCH = framework_modules("pytorch", ("torch", "torchvision"))
+
+
+@pytest.mark.parametrize(
+    ("code", "ename", "evalue"),
+    [
+        (
+            "devices = d2l.try_all_gpus()\nnet = nn.DataParallel(net, device_ids=devices)",
+            "IndexError",
+            "list index out of range",
+        ),
+        ("k = 10 % d2l.num_gpus()", "ZeroDivisionError", "integer modulo by zero"),
+        ("x = x.cuda()", "RuntimeError", "Found no NVIDIA driver on your system"),
+        ("ctx = npx.gpu(0)", "MXNetError", "anything at all"),
+    ],
+)
+def test_a_program_asking_for_a_gpu_that_fails_without_one_needs_a_gpu(code: str, ename: str, evalue: str) -> None:
+    result = classify(failed(1, ename, evalue), program("import torch", code), TORCH)
+    assert result["status"] == NEEDS_GPU and result["failure"]["kind"] == NEEDS_GPU
+    assert result["cells"][1]["status"] == NEEDS_GPU
+
+
+def test_a_failure_before_the_gpu_cell_or_on_a_gpu_machine_is_a_bug() -> None:
+    before = failed(0, "NameError", "name 'x' is not defined")
+    assert classify(before, program("print(x)", "d2l.try_gpu()"), TORCH)["status"] == ERROR
+    on_gpu = failed(1, "IndexError", "list index out of range", **GPU)
+    assert classify(on_gpu, program("import torch", "d2l.try_all_gpus()[0]"), TORCH)["status"] == ERROR
+
+
+def test_a_failed_download_names_its_url() -> None:
+    trace = [
+        "ConnectionError: HTTPConnectionPool(host='d2l-data.s3-accelerate.amazonaws.com', port=80): Max retries "
+        "exceeded with url: /fashion-mnist.zip (Caused by NewConnectionError('Failed to establish a new connection'))",
+        "  requests.get('http://d2l-data.s3-accelerate.amazonaws.com/fashion-mnist.zip', stream=True)",
+    ]
+    result = classify(failed(2, "ConnectionError", "HTTPConnectionPool(...)", trace), program("a", "b", "c"), TORCH)
+    assert result["status"] == DOWNLOAD_FAILED
+    assert result["failure"]["url"] == "http://d2l-data.s3-accelerate.amazonaws.com/fashion-mnist.zip"
+
+
+def test_a_framework_that_is_not_installed_is_its_own_class() -> None:
+    tensorflow = framework_modules("tensorflow", ("tensorflow",))
+    result = classify(
+        failed(0, "ModuleNotFoundError", "No module named 'tensorflow'"), program("import tf"), tensorflow
+    )
+    assert result["status"] == MISSING_FRAMEWORK and result["failure"]["module"] == "tensorflow"
+    other = classify(failed(0, "ModuleNotFoundError", "No module named 'pandas'"), program("import pandas"), tensorflow)
+    assert other["status"] == ERROR  # a package the code needs is the book's problem, not the framework
+
+
+def test_other_statuses_and_successes_are_left_alone() -> None:
+    timeout = {**failed(0, "", ""), "status": TIMEOUT}
+    assert classify(timeout, program("d2l.try_gpu()"), TORCH) is timeout
+    ok = {"status": "ok", "failure": None, "cells": [], "provenance": CPU}
+    assert classify(ok, program("d2l.try_gpu()"), TORCH) is ok
