@@ -216,3 +216,68 @@ def test_only_languages_that_were_built_are_linked(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert 'href="en/index.html"' in (out / "index.html").read_text(encoding="utf-8")
     assert 'data-language="en"' in page(tmp_path, "ja", "index")  # ja was built again to link en
+
+
+CRASHING_CONF = """
+def setup(app):  # an extension that crashes on one chapter (Sphinx runs conf.py; polybook never does)
+    def crash(app, docname, source):
+        if "CRASH-HERE" in source[0]:
+            raise RuntimeError("the extension cannot cope with this chapter")
+
+    app.connect("source-read", crash)
+"""
+
+
+def test_a_crash_reading_one_chapter_leaves_it_out_and_builds_the_rest(tmp_path: Path) -> None:
+    index = "# Book\n\n```toc\n:numbered:\nfine\nbroken\n```\n"
+    conf = make_book(tmp_path, index, index.replace("# Book", "# 本"), name="index")
+    conf.write_text(conf.read_text(encoding="utf-8") + CRASHING_CONF, encoding="utf-8")
+    for lang in ("en", "ja"):
+        folder = tmp_path / "chapters" / lang
+        (folder / "fine.md").write_text("# Fine\n\nAll good.\n", encoding="utf-8")
+        (folder / "broken.md").write_text(
+            "# Broken\n\nCRASH-HERE\n" if lang == "ja" else "# Broken\n", encoding="utf-8"
+        )
+    result = CliRunner().invoke(html, ["--no-eval"], obj={"conf": conf})
+    assert result.exit_code == 1
+    assert re.search(r"chapters/ja/broken\.md:1: error: Sphinx crashed reading this chapter", result.output)
+    assert "RuntimeError: the extension cannot cope with this chapter" in result.output
+    assert "the extension cannot cope" in result.output
+    out = tmp_path / "build" / "html"
+    assert (out / "ja" / "fine.html").is_file() and (out / "ja" / "index.html").is_file()
+    assert not (out / "ja" / "broken.html").exists()
+    assert (out / "en" / "broken.html").is_file()  # the other language is untouched
+
+
+def test_the_summary_counts_what_was_printed(tmp_path: Path) -> None:
+    """A chapter with three errors of the parser: printed, counted in its language's row."""
+    broken = "# Broken\n\n```{.python .input}\n#@tab jax\nx = 1\n```\n\nbad \xff byte\n\n```{.python .input}\ny = 2\n"
+    conf = make_book(tmp_path, "# Fine\n", "# ok\n", name="index")
+    (tmp_path / "chapters" / "ja" / "index.md").write_bytes(broken.encode("utf-8").replace(b"\xc3\xbf", b"\xff"))
+    result = CliRunner().invoke(html, ["--no-eval", "-l", "ja"], obj={"conf": conf})
+    assert result.exit_code == 1
+    printed = re.findall(r"chapters/ja/index\.md:\d+: error: ", result.output)
+    assert len(printed) == 3, result.output
+    row = next(line for line in result.output.splitlines() if line.strip("│ ").startswith("ja "))
+    assert row.split("│")[-3].strip() == "3", row
+
+
+def test_two_builds_at_once_in_one_build_folder_both_end_with_a_correct_site(tmp_path: Path) -> None:
+    """The second waits for the first (saying for whom), then finds the site up to date; no
+    traceback from a temporary file the other build renamed or pruned."""
+    import subprocess
+    import sys
+
+    conf = make_book(tmp_path, "# Book\n\nSome text.\n", "# 本\n\n文章。\n", name="index")
+    command = [sys.executable, "-m", "polybook.cli", "--conf", str(conf), "build", "html", "--no-eval"]
+    script = "from polybook.cli import main; main()"
+    runs = [
+        subprocess.Popen([sys.executable, "-c", script, *command[3:]], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        for _ in range(2)
+    ]
+    outputs = [run.communicate(timeout=300)[0].decode("utf-8", "replace") for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], outputs
+    assert not any("Traceback" in out for out in outputs), outputs
+    assert any(re.search(r"waiting for the html build in .*build/ started by pid \d+", out) for out in outputs), outputs
+    for lang, text in (("en", "Some text."), ("ja", "文章。")):
+        assert text in (tmp_path / "build" / "html" / lang / "index.html").read_text(encoding="utf-8")

@@ -38,6 +38,9 @@ class Code(StrEnum):
     LABEL_DUPLICATE = "label.duplicate"
     LABEL_ORPHAN = "label.orphan"
     HEADING_DAMAGED = "heading.damaged"
+    LABEL_KIND = "label.kind"  # :eqlabel: on a figure (taken as its :label:)
+    SLIDE_MARK = "slide.mark"  # an unclosed or overlapping slide mark ([**…**], (~~…~~))
+    CITE_KEY = "cite.key"  # a citation key that cannot be a BibTeX key (a space inside)
     # The book's table of contents (toc blocks)
     TOC_MISSING = "toc.missing"  # a toc entry naming no document
     TOC_UNREACHED = "toc.unreached"  # a document no toc block reaches
@@ -83,6 +86,8 @@ class Code(StrEnum):
     OUTPUT_MISSING = "output.missing"  # html --no-eval, pdf: no stored output matches a cell
     HTML_CITE_NO_BIB = "html.cite.no_bib"  # :cite: without any bibtex_bibfiles configured
     HTML_MATHJAX = "html.mathjax"  # no local MathJax to serve
+    API_MODULE = "api.module"  # an autodoc directive naming a module the build cannot import
+    RST_FILE = "rst.file"  # a file an eval_rst block names is not in the book
     # PDF (polybook build pdf)
     PDF_SPHINX = "pdf.sphinx"  # a Sphinx warning of the LaTeX build, at the chapter's path:line
     PDF_LATEX = "pdf.latex"  # a LaTeX error, at the chapter's path:line when it can be traced
@@ -117,6 +122,9 @@ DEFAULT_LEVEL: dict[Code, Level] = {
     Code.LABEL_DUPLICATE: Level.ERROR,
     Code.LABEL_ORPHAN: Level.WARNING,
     Code.HEADING_DAMAGED: Level.WARNING,
+    Code.LABEL_KIND: Level.WARNING,
+    Code.SLIDE_MARK: Level.WARNING,
+    Code.CITE_KEY: Level.ERROR,
     Code.TOC_MISSING: Level.ERROR,
     Code.TOC_UNREACHED: Level.WARNING,
     Code.CODE_MISSING: Level.ERROR,
@@ -158,6 +166,8 @@ DEFAULT_LEVEL: dict[Code, Level] = {
     Code.OUTPUT_MISSING: Level.WARNING,
     Code.HTML_CITE_NO_BIB: Level.WARNING,
     Code.HTML_MATHJAX: Level.WARNING,
+    Code.API_MODULE: Level.ERROR,
+    Code.RST_FILE: Level.ERROR,
     Code.PDF_SPHINX: Level.WARNING,
     Code.PDF_LATEX: Level.ERROR,
     Code.PDF_GLYPH: Level.ERROR,
@@ -217,3 +227,19 @@ def fails_build(reported: dict[str, object], strict: bool) -> bool:
 
 def sort_key(diagnostic: Diagnostic) -> tuple[str, int, str]:
     return (diagnostic.path, diagnostic.line, diagnostic.code)
+
+
+def grouped(found: Iterable[tuple[Diagnostic, str]]) -> list[tuple[Diagnostic, list[str]]]:
+    """Diagnostics that several targets (the PDFs of one language, say) report alike -- same
+    place, code and message -- once each, with the targets that reported it; sorted by place."""
+    targets: dict[Diagnostic, list[str]] = {}
+    for diagnostic, target in found:
+        named = targets.setdefault(diagnostic, [])
+        if target not in named:
+            named.append(target)
+    return sorted(targets.items(), key=lambda item: sort_key(item[0]))
+
+
+def format_grouped(diagnostic: Diagnostic, targets: list[str], of: int) -> str:
+    """``diagnostic.format()`` and the targets that reported it, when there were ``of`` > 1."""
+    return diagnostic.format() + (f" ({', '.join(targets)})" if of > 1 else "")

@@ -8,7 +8,11 @@ import hashlib
 import os
 import shutil
 import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+from filelock import FileLock, Timeout
 
 
 def atomic_write(path: Path, text: str) -> None:
@@ -73,3 +77,27 @@ def _exchange(a: Path, b: Path) -> bool:
         return False
     at_fdcwd, rename_exchange = -100, 2
     return renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0
+
+
+@contextmanager
+def stage_lock(lock: Path, what: str, say: Callable[[str], None] | None = None) -> Iterator[None]:
+    """Hold ``lock`` for a stage that must not run twice at once in one build folder (two
+    ``build html``, ``serve`` beside a ``build html``): a second one waits, saying for whom --
+    ``what`` is e.g. "the html build in build/" -- and then runs."""
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    holder = lock.with_name(lock.name + ".pid")
+    guard = FileLock(str(lock))
+    try:
+        guard.acquire(timeout=0)
+    except Timeout:
+        try:
+            pid = holder.read_text(encoding="utf-8").strip() or "?"
+        except OSError:
+            pid = "?"
+        (say or print)(f"waiting for {what} started by pid {pid}")
+        guard.acquire()
+    try:
+        holder.write_text(str(os.getpid()), encoding="utf-8")
+        yield
+    finally:
+        guard.release()

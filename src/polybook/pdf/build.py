@@ -22,13 +22,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock
-
 from polybook import __version__
 from polybook.book import display_path, load_book
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic, has_errors
 from polybook.execute.outputs import read_outputs
+from polybook.files import stage_lock
 from polybook.pdf.languages import latex_elements, numfig_format, typesetting
 from polybook.pdf.latex import LatexJob, missing_tools, run_in_process, tex_installation
 from polybook.pdf.log import diagnose, read_log
@@ -171,14 +170,14 @@ def build_pdfs(
     jobs: int | None = None,
     force: bool = False,
     on_done: Callable[[PdfOutcome], None] | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> PdfReport:
     """Build the PDFs of ``languages`` x ``frameworks`` (default: all) into ``build/pdf``.
 
     One build at a time per book: a second one waits, then finds the PDFs up to date.
     """
     lock = config.build_dir / ".pdf" / "build.lock"
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(lock):
+    with stage_lock(lock, f"the PDF build in {display_path(config.build_dir)}/", say):
         return _build(config, languages, frameworks, jobs=jobs, force=force, on_done=on_done)
 
 

@@ -25,7 +25,7 @@ def pdf(
 
     from polybook.book import display_path
     from polybook.cli import book_config, known
-    from polybook.diagnostics import Level, sort_key
+    from polybook.diagnostics import Level, format_grouped, grouped
     from polybook.pdf.build import PdfOutcome, build_pdfs
 
     config = book_config(ctx)
@@ -38,19 +38,27 @@ def pdf(
             console.print(f"pdf {outcome.target.name}: {outcome.status} ({outcome.seconds:.1f} s)", highlight=False)
 
     report = build_pdfs(
-        config, list(languages) or None, list(frameworks) or None, jobs=jobs, force=force, on_done=progress
+        config,
+        list(languages) or None,
+        list(frameworks) or None,
+        jobs=jobs,
+        force=force,
+        on_done=progress,
+        say=lambda message: click.echo(message, err=True),
     )
-    for d in sorted(report.diagnostics, key=sort_key):
-        if d.level is not Level.INFO:
-            click.echo(d.format(), err=True)
+    # A chapter's problem is found once per framework PDF: said once, with the PDFs that found it.
+    found = grouped((d, o.target.name) for o in report.outcomes for d in o.diagnostics if d.level is not Level.INFO)
+    for diagnostic, targets in found:
+        click.echo(format_grouped(diagnostic, targets, len(report.outcomes)), err=True)
     folder = display_path(config.build_dir / "pdf")
     table = Table(title=f"{config.title}: PDF books in {folder}/")
-    for column in ("PDF", "status", "pages", "seconds"):
+    for column in ("PDF", "status", "pages", "seconds", "errors", "warnings"):
         table.add_column(column, justify="left" if column in ("PDF", "status") else "right")
     for o in report.outcomes:
         pages = str(o.pages) if o.pages is not None else ""
         seconds = f"{o.seconds:.1f}" if o.seconds else ""
-        table.add_row(f"{o.target.language}/{o.target.pdf.name}", o.status, pages, seconds)
+        errors, warnings = (sum(d.level is level for d in o.diagnostics) for level in (Level.ERROR, Level.WARNING))
+        table.add_row(f"{o.target.language}/{o.target.pdf.name}", o.status, pages, seconds, str(errors), str(warnings))
     console.print(table)
     built = sum(o.status == "built" for o in report.outcomes)
     console.print(

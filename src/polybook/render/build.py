@@ -28,6 +28,7 @@ from typing import Any
 from polybook.book import Book, display_path, load_book
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic, Level
+from polybook.files import atomic_write, stage_lock
 from polybook.render import settings, status_page
 from polybook.render.sphinx_run import SphinxJob, located_warnings, run_sphinx
 from polybook.render.stage import Stage, headings, stage_language
@@ -102,7 +103,15 @@ def renderer_version() -> str:
     return digest.hexdigest()
 
 
-def build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None) -> HtmlResult:
+def build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None, on_wait: Any = None) -> HtmlResult:
+    """The site, as the module's docstring says; one at a time per build folder (a second
+    build -- ``serve`` beside ``build html`` -- waits, saying so through ``on_wait``)."""
+    lock = config.build_dir / ".sphinx" / "build.lock"
+    with stage_lock(lock, f"the html build in {display_path(config.build_dir)}/", on_wait):
+        return _build_html(config, options, on_status)
+
+
+def _build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None) -> HtmlResult:
     say = on_status or (lambda message: None)
     timings: dict[str, float] = {}
     t0 = time.monotonic()
@@ -221,6 +230,10 @@ def build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None) 
             entries = merge_warnings(_read_warnings(work / code / WARNINGS) or [], fresh, done, docnames)
             _write_json(work / code / WARNINGS, entries)
             found = [Diagnostic(**_diag_args(entry)) for entry in entries]
+            for crash in done.get("left_out", []):  # the rest of the language was built without it
+                path = stage.paths.get(crash["doc"], index_path)
+                message = f"Sphinx crashed reading this chapter; it is left out of the site:\n{crash['failure']}"
+                found.append(Diagnostic.make(path, 1, Code.HTML_SPHINX, message, Level.ERROR))
             if done["failure"]:
                 found.append(Diagnostic.make(index_path, 1, Code.HTML_SPHINX, f"Sphinx failed:\n{done['failure']}"))
             build.diagnostics, build.seconds, build.written = found, done["seconds"], done["written"]
@@ -326,7 +339,7 @@ def _read_warnings(path: Path) -> list[dict[str, Any]] | None:
 
 def _write_json(path: Path, data: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+    atomic_write(path, json.dumps(data, ensure_ascii=False, indent=1))
 
 
 def _diag_args(entry: dict[str, Any]) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from polybook.diagnostics import fails_build
+from polybook.files import atomic_write
 
 if TYPE_CHECKING:
     from polybook.config import BookConfig
@@ -45,7 +46,7 @@ def html(ctx: click.Context, languages: tuple[str, ...], jobs: int | None, stric
     options = HtmlOptions(list(languages) or None, jobs, evaluate=not no_eval)
     try:
         with console.status("building html") as status:
-            result = build_html(config, options, on_status=lambda message: status.update(message))
+            result = build_html(config, options, on_status=status.update, on_wait=lambda m: click.echo(m, err=True))
     except KernelProblem as exc:
         raise UsageProblem(str(exc)) from None
     found = result.all_diagnostics()
@@ -55,9 +56,13 @@ def html(ctx: click.Context, languages: tuple[str, ...], jobs: int | None, stric
     table = Table(title=f"html: {result.kernel_runs} kernel runs, {result.cache_hits} cached programs")
     for column in ("language", "pages", "sphinx", "seconds", "errors", "warnings"):
         table.add_column(column, justify="left" if column in ("language", "sphinx") else "right")
+    # Each language's row counts what was printed for it: its chapters' parse, stage and
+    # execution problems as well as Sphinx's (the merged report's entry holds them all).
+    entries = {entry["language"]: entry for entry in merged["languages"]}
     for build in result.languages:
-        errors = sum(d.level is Level.ERROR for d in build.diagnostics)
-        warnings = sum(d.level is Level.WARNING for d in build.diagnostics)
+        said = entries[build.language]["diagnostics"]
+        errors = sum(d["level"] == Level.ERROR for d in said)
+        warnings = sum(d["level"] == Level.WARNING for d in said)
         table.add_row(
             build.language, str(build.pages), build.sphinx, f"{build.seconds:.1f}", str(errors), str(warnings)
         )
@@ -76,7 +81,7 @@ def write_report(config: BookConfig, result: HtmlResult, strict: bool) -> tuple[
     """``build/html-report.json``: this build merged into the last one (:func:`merge_report`)."""
     report = config.build_dir / REPORT_NAME
     merged = merge_report(_previous(report), result.to_dict(), config, strict)
-    report.write_text(json.dumps(merged, ensure_ascii=False, indent=1), encoding="utf-8")
+    atomic_write(report, json.dumps(merged, ensure_ascii=False, indent=1))
     return report, merged
 
 

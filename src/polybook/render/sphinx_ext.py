@@ -180,6 +180,9 @@ def _record(what: str) -> Any:
             return
         if what == "written":
             log.written.append(args[1])  # doctree-resolved: (doctree, docname)
+            log.current = args[1]
+        elif what == "reading":
+            log.current = args[0]  # source-read: (docname, source)
         else:
             log.consistency = True
 
@@ -218,6 +221,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("env-check-consistency", _record("consistency"))
     app.connect("write-started", _phase("write"))
     app.connect("doctree-resolved", _record("written"))
+    app.connect("source-read", _record("reading"))
     app.add_css_file("polybook.css")
     app.add_js_file("polybook.js", loading_method="defer")
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}

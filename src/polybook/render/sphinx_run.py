@@ -55,6 +55,7 @@ class PhasedWarnings(io.StringIO):
         self.read: list[str] = []
         self.written: list[str] = []
         self.consistency = False  # the consistency check ran (it does when a document was read)
+        self.current: str | None = None  # the document being read or written (for a crash's report)
 
     def write(self, text: str) -> int:
         if self.chunks and self.chunks[-1][0] == self.phase:
@@ -81,6 +82,8 @@ def sphinx_build(
     """One Sphinx build in this process (HTML pages or LaTeX sources); never raises.
 
     Returns (status code, traceback of a crash or "", Sphinx's status log, its warnings).
+    A crash's traceback starts with the document being read or written when the warning
+    log is a :class:`PhasedWarnings` (which records it).
     """
     global ACTIVE
     status, warning = io.StringIO(), warning or io.StringIO()
@@ -108,20 +111,42 @@ def sphinx_build(
         code, failure = app.statuscode, ""
     except Exception:  # a broken extension, theme or config: report it, do not stop the other builds
         code, failure = 2, traceback.format_exc()
+        if isinstance(warning, PhasedWarnings) and warning.current:
+            failure = (
+                f"while {warning.phase if warning.phase != 'consistency' else 'checking'} {warning.current}:\n{failure}"
+            )
     finally:
         ACTIVE = None
     return code, failure, status.getvalue(), warning.getvalue()
 
 
+#: Documents a crashing Sphinx build may leave out, one at a time, before the language fails.
+MAX_LEFT_OUT = 5
+
+
 def run_sphinx(job: SphinxJob) -> dict[str, Any]:
-    """Build HTML for one language (in a worker process); never raises."""
+    """Build HTML for one language (in a worker process); never raises.
+
+    A crash of Sphinx or an extension while *reading* a document must not take the language
+    down: the build is run again without that document (reported in ``left_out`` with the
+    crash), up to :data:`MAX_LEFT_OUT` documents, so every other page is still built.
+    """
     started = time.monotonic()
     if job.language.startswith("zh"):
         _quiet_jieba()
-    log = PhasedWarnings()
-    code, failure, status, warnings = sphinx_build(
-        job.srcdir, job.confdir, job.outdir, job.doctreedir, "html", job.overrides, log, job.fresh
-    )
+    left_out: list[dict[str, str]] = []
+    overrides, fresh = job.overrides, job.fresh
+    while True:
+        log = PhasedWarnings()
+        code, failure, status, warnings = sphinx_build(
+            job.srcdir, job.confdir, job.outdir, job.doctreedir, "html", overrides, log, fresh
+        )
+        doc = log.current if failure and log.phase == "read" else None
+        if doc is None or len(left_out) >= MAX_LEFT_OUT or any(d["doc"] == doc for d in left_out):
+            break
+        left_out.append({"doc": doc, "failure": failure})
+        excluded = [*overrides.get("exclude_patterns", []), f"{doc}.md"]
+        overrides, fresh = {**overrides, "exclude_patterns": excluded}, True  # the environment may be half-written
     return {
         "language": job.language,
         "status": code,
@@ -131,6 +156,7 @@ def run_sphinx(job: SphinxJob) -> dict[str, Any]:
         "docs_written": log.written,
         "consistency": log.consistency,
         "failure": failure,
+        "left_out": left_out,
         "seconds": round(time.monotonic() - started, 3),
         "log": status[-4000:],
         "written": len(log.written),

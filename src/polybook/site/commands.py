@@ -165,7 +165,11 @@ def build(config: BookConfig, languages: tuple[str, ...], no_eval: bool) -> int:
 
     started = time.monotonic()
     try:
-        result = build_html(config, HtmlOptions(list(languages) or None, evaluate=not no_eval))
+        result = build_html(
+            config,
+            HtmlOptions(list(languages) or None, evaluate=not no_eval),
+            on_wait=lambda m: click.echo(m, err=True),
+        )
     except KernelProblem as exc:
         click.echo(f"serve: {exc}", err=True)
         return 1
