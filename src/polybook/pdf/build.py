@@ -131,6 +131,7 @@ def sphinx_overrides(config: BookConfig, target: PdfTarget) -> dict[str, Any]:
         "myst_enable_extensions": myst_extensions(config),
         "root_doc": "index",
         "exclude_patterns": ["_book", "_outputs"],
+        "suppress_warnings": ["toc.not_included"],  # reported by polybook's toc (toc.unreached)
         "numfig": True,
         "numfig_secnum_depth": 1,
         "release": framework_name(target.framework),
