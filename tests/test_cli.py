@@ -76,3 +76,15 @@ def test_build_writes_the_model_of_every_chapter(tmp_path: Path, in_root: None) 
         f"{lang}/{name}.json" for lang in ("en", "ja", "pt", "tr", "zh") for name in ("async-computation", "index")
     ]
     assert CliRunner().invoke(main, ["--conf", str(conf), "build", "--strict"]).exit_code == 1
+
+
+def test_parse_of_a_folder_leaves_out_what_the_book_excludes(tmp_path: Path) -> None:
+    """``polybook parse chapters/ja`` parses the documents, not the ``*_origin.md`` bases."""
+    from minibook import make_book
+
+    conf = make_book(tmp_path, "# One\n", "# 一\n", name="one")
+    conf.write_text(conf.read_text(encoding="utf-8").replace("}\n", '    "exclusions": ["**/*_origin.md"],\n}\n'))
+    (tmp_path / "chapters" / "ja" / "one_origin.md").write_text("# One\n\n```{.python .input\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["--conf", str(conf), "parse", str(tmp_path / "chapters" / "ja")])
+    assert result.exit_code == 0, result.output
+    assert "one.md" in result.output and "one_origin.md" not in result.output

@@ -61,9 +61,8 @@ def parse(ctx: click.Context, paths: tuple[Path, ...], as_json: bool) -> None:
     from polybook.dialect import DialectSettings, parse_file
     from polybook.dialect.outline import outline
 
-    files = [f for p in paths for f in (sorted(p.rglob("*.md")) if p.is_dir() else [p])]
     docs = []
-    for file in files:
+    for file in _files_to_parse(ctx, paths):
         config = _config(ctx.obj["conf"], file.parent)
         settings = config.settings_for(file) if config else DialectSettings()
         docs.append(parse_file(file, settings, display_path(file)))
@@ -73,6 +72,28 @@ def parse(ctx: click.Context, paths: tuple[Path, ...], as_json: bool) -> None:
         click.echo("\n\n".join(outline(d) for d in docs))
     if has_errors(x for d in docs for x in d.diagnostics):
         ctx.exit(1)
+
+
+def _files_to_parse(ctx: click.Context, paths: tuple[Path, ...]) -> list[Path]:
+    """The files named, and the Markdown files below the folders named -- but those a book's
+    ``exclusions`` leave out (``*_origin.md``, README.md...): they are not its documents."""
+    files = []
+    for path in paths:
+        if not path.is_dir():
+            files.append(path)
+            continue
+        config = _config(ctx.obj["conf"], path)
+        excluded: dict[str, set[str]] = {}
+        for file in sorted(path.rglob("*.md")):
+            lang = config.language_of(file) if config else None
+            if lang is not None and config is not None:
+                relative = file.resolve().relative_to((config.chapters_dir / lang).resolve()).as_posix()
+                if lang not in excluded:
+                    excluded[lang] = config.excluded(lang)
+                if relative in excluded[lang]:
+                    continue
+            files.append(file)
+    return files
 
 
 @main.group(invoke_without_command=True)
