@@ -10,8 +10,11 @@ from dataclasses import dataclass
 from markdown_it.token import Token
 
 from polybook.diagnostics import Code, Diagnostic
+from polybook.dialect.attach import split_figure, split_math
 from polybook.dialect.cells import parse_fence_info, read_cell_source, split_spec
+from polybook.dialect.markdown import CITE_ROLES, bad_citations
 from polybook.dialect.nodes import (
+    Bibliography,
     Block,
     CodeCell,
     DisplayMath,
@@ -28,6 +31,7 @@ from polybook.dialect.nodes import (
     TextTab,
     TocBlock,
 )
+from polybook.dialect.slides import find_slide_marks
 
 _CONTAINERS = {
     "bullet_list_open": "list",
@@ -45,6 +49,13 @@ _ATTACHES = {
     "heading": ("label",),
     "equation": ("label", "eqlabel"),
     "table": ("label",),
+}
+#: What each attribute line must follow (for the message when it does not).
+_FOLLOWS = {
+    "label": "a heading, figure, equation or table",
+    "eqlabel": "a display equation",
+    "width": "a figure",
+    "height": "a figure",
 }
 
 
@@ -65,14 +76,23 @@ class _Builder:
         self.doc = Document(path, settings.language, settings.frameworks, settings.default_tab)
         self.open_tab: TextTab | None = None
         self.last: Node | None = None  # the node a following :label: line attaches to
+        self.last_in: list[Node] = self.doc.nodes  # the list that holds ``last``
 
     # -- helpers -------------------------------------------------------------------
     def report(self, line: int, code: Code, message: str) -> None:
         self.doc.diagnostics.append(Diagnostic.make(self.path, line, code, message))
 
     def emit(self, node: Node) -> None:
-        (self.open_tab.children if self.open_tab else self.doc.nodes).append(node)
+        self.last_in = self.open_tab.children if self.open_tab else self.doc.nodes
+        self.last_in.append(node)
         self.last = node
+
+    def check_marks(self, text: str, line: int) -> None:
+        """Slide marks d2lbook would refuse (it asserts): unclosed or overlapping."""
+        if "**" not in text and "~~" not in text:
+            return
+        for problem in find_slide_marks(text)[1]:
+            self.report(line + text.count("\n", 0, problem.offset), Code.SLIDE_MARK, problem.message)
 
     def source(self, start: int, end: int) -> str:
         return "\n".join(self.lines[start:end])
@@ -113,6 +133,8 @@ class _Builder:
                 continue
             if kind == "d2l_role":
                 out.append(Inline("role", line, child.content, child.meta["name"]))
+                if child.meta["name"] in CITE_ROLES:
+                    self.check_citation(child.meta["name"], child.content, line)
             elif kind in ("math_inline", "math_inline_double"):
                 out.append(Inline("math", line, child.content))
             elif kind == "code_inline":
@@ -144,6 +166,11 @@ class _Builder:
                     skip = i + 1
             line += child.content.count("\n") if kind not in ("text",) else 0
         return out
+
+    def check_citation(self, role: str, target: str, line: int) -> None:
+        for bad in bad_citations(target):
+            hint = f"; did you mean {''.join(bad.split())!r}?" if bad.strip() else ""
+            self.report(line, Code.CITE_KEY, f":{role}:`{target}`: {bad!r} is not a citation key{hint}")
 
     @staticmethod
     def _image_roles(image: Token) -> list[Inline]:
@@ -177,6 +204,7 @@ class _Builder:
         line = token.map[0] + 1
         text = inline.content
         self.emit(Heading(self.path, line, token.map[1], int(token.tag[1:]), text, None, self.inlines(inline)))
+        self.check_marks(text, line)
         for opener, closer in _PAIRS:
             if text.count(opener) != text.count(closer):
                 self.report(line, Code.HEADING_DAMAGED, f"heading {text!r} has unbalanced {opener!r} / {closer!r}")
@@ -191,6 +219,7 @@ class _Builder:
         for number in range(start, end):
             if _HASH_HEADING_RE.match(self.lines[number]):
                 self.report(number + 1, Code.HEADING_DAMAGED, "a heading needs a space after its '#' marks")
+        self.check_marks(self.source(start, end), start + 1)
         visible = [
             c
             for c in inline.children or []
@@ -228,6 +257,7 @@ class _Builder:
         end = self.trimmed(start, end)
         kind = _CONTAINERS[open_token.type]
         self.emit(Block(self.path, start + 1, end, kind, self.source(start, end), found))
+        self.check_marks(self.source(start, end), start + 1)
         return j
 
     def nested_directive(self, token: Token) -> None:
@@ -349,6 +379,8 @@ class _Builder:
             self.begin_tab(line, value)
         elif name == "end_tab":
             self.end_tab(line)
+        elif name == "bibliography":
+            self.emit(Bibliography(self.path, line, line, value))
         else:
             self.attribute(line, name, value)
 
@@ -372,7 +404,23 @@ class _Builder:
         self.open_tab.end_line = line
         self.open_tab, self.last = None, None
 
+    def split_last(self, name: str) -> None:
+        """A paragraph ending with display math or an image, followed by ``:eqlabel:``,
+        ``:label:`` or ``:width:``: the equation or figure becomes a node of its own."""
+        paragraph = self.last
+        if not isinstance(paragraph, Paragraph) or not self.last_in or self.last_in[-1] is not paragraph:
+            return
+        tries = {"eqlabel": (split_math,), "label": (split_figure, split_math)}.get(name, (split_figure,))
+        for split in tries:
+            found = split(paragraph)
+            if found is not None:
+                rest, node = found
+                self.last_in[-1:] = [rest, node] if rest is not None else [node]
+                self.last = node
+                return
+
     def attribute(self, line: int, name: str, value: str) -> None:
+        self.split_last(name)
         target = self.last
         kind = _LABEL_KINDS.get(type(target), "orphan")
         if isinstance(target, Block) and target.kind == "table":
@@ -382,14 +430,14 @@ class _Builder:
         if name in _ATTACHES.get(kind, ()) and taken is None:
             if kind != "table":
                 setattr(target, field, value)
+        elif name == "eqlabel" and isinstance(target, Figure) and taken is None:
+            target.label = value  # d2lbook turns it into the figure's label too
+            message = "`:eqlabel:` after a figure is taken as its label; write `:label:` for a figure"
+            self.report(line, Code.LABEL_KIND, message)
         else:
             what = type(target).__name__.lower() if target else "nothing"
             why = f"{what} that already has `:{field}:` {taken!r}" if taken is not None else what
-            self.report(
-                line,
-                Code.LABEL_ORPHAN,
-                f"`:{name}:` follows {why}; it must follow a heading, figure, equation or table",
-            )
+            self.report(line, Code.LABEL_ORPHAN, f"`:{name}:` follows {why}; it must follow {_FOLLOWS[name]}")
             kind = "orphan"
         if target is not None:
             target.end_line = line

@@ -16,6 +16,9 @@ _TAB_RE = re.compile(r"^#@tab\s+(?P<spec>\S.*?)\s*$")
 _DAMAGED_TAB_RE = re.compile(r"^#\s*@\s*tab\b|^#@tab\s*:")
 _MARKER_RE = re.compile(r"#@(?P<name>save|hide_code|hide_output|hide)\b")
 _MAGIC_RE = re.compile(r"^\s*(?P<name>%%?[A-Za-z_]\w*)")
+_IPYTHON_RE = re.compile(r"^\s*(?:%%?[A-Za-z_]|!\S)", re.MULTILINE)
+#: Fence languages that are Python, so IPython's syntax may be in them.
+PYTHON_LANGUAGES = ("", "python", "python3", "py", "ipython", "ipython3")
 
 
 @dataclass(slots=True)
@@ -79,6 +82,14 @@ def read_cell_source(source: str) -> CellSource:
     markers = [(m["name"], i) for i, line in enumerate(lines) for m in _MARKER_RE.finditer(line)]
     magics = [(m["name"], i) for i, line in enumerate(lines[offset:], offset) if (m := _MAGIC_RE.match(line))]
     return CellSource(tab, tab_damaged, "\n".join(lines[offset:]), offset, markers, magics)
+
+
+def highlight_language(language: str, code: str) -> str:
+    """The Pygments lexer for a cell: ``ipython3`` for Python with magics (``%matplotlib``,
+    ``%%time``) or shell escapes (``!ls``), which the Python lexer cannot read."""
+    if language in PYTHON_LANGUAGES and _IPYTHON_RE.search(code):
+        return "ipython3"
+    return language or "python"
 
 
 def split_spec(spec: str) -> list[str]:

@@ -11,6 +11,7 @@ it is d2lbook's own syntax:
   Damaged forms (``:begin_tab: `pytorch``` with a space, missing backticks) are
   recognised too and flagged, so one typo does not shift every later tab.
 * inline roles -- ``:numref:`fig_x```, ``:ref:``, ``:eqref:``, ``:cite:``, ``:citet:``.
+* ``:bibliography:`../d2l.bib``` on a line of its own: where the book lists its references.
 """
 
 from __future__ import annotations
@@ -27,14 +28,25 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 #: Directive names that live on a line of their own.
 TAB_DIRECTIVES = ("begin_tab", "end_tab")
 ATTRIBUTE_DIRECTIVES = ("label", "eqlabel", "width", "height")
+BLOCK_DIRECTIVES = ("bibliography",)
 
 # Loose on purpose: spaces around the colons and missing backticks still match, and the
 # canonical spelling is compared afterwards to tell intact from damaged directives.
 _DIRECTIVE_RE = re.compile(
-    r"^:\s*(?P<name>begin_tab|end_tab|label|eqlabel|width|height)\s*:\s*"
+    r"^:\s*(?P<name>begin_tab|end_tab|label|eqlabel|width|height|bibliography)\s*:\s*"
     r"(?:`(?P<quoted>[^`]*)`|(?P<bare>[^`\s][^`]*?))?\s*$"
 )
 _ROLE_RE = re.compile(r":(?P<name>[A-Za-z][\w-]*):`(?P<target>[^`\n]+)`")
+#: One citation of a ``:cite:`` target as sphinxcontrib-bibtex reads it: ``{pre} key {post}``.
+_CITATION_RE = re.compile(r"\s*(?:\{[^{}]+\})?\s*[^{}\s,]+\s*(?:\{[^{}]+\})?\s*")
+#: The roles whose target is a list of BibTeX keys.
+CITE_ROLES = ("cite", "citet", "citep")
+
+
+def bad_citations(target: str) -> list[str]:
+    """The comma-separated parts of a ``:cite:`` target that are no BibTeX key (a space
+    inside, ``Van- Gool``): sphinxcontrib-bibtex would stop the whole build on them."""
+    return [part.strip() for part in target.split(",") if not _CITATION_RE.fullmatch(part)]
 
 
 def match_directive(line: str) -> dict[str, object] | None:

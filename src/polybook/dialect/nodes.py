@@ -155,6 +155,13 @@ class EvalRst(Node):
 
 
 @dataclass(slots=True)
+class Bibliography(Node):
+    """``:bibliography:`../d2l.bib```: the book's list of references is here (its page)."""
+
+    file: str
+
+
+@dataclass(slots=True)
 class TextTab(Node):
     """Text between ``:begin_tab:`x``` and ``:end_tab:``: shown only for its frameworks."""
 

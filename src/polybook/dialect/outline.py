@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from polybook.dialect.nodes import (
+    Bibliography,
     CodeCell,
     DisplayMath,
     Document,
@@ -44,6 +45,8 @@ def _describe(node: Node) -> str | None:
             return f"fence {language or '(plain)'}"
         case EvalRst():
             return "eval_rst"
+        case Bibliography(file=file):
+            return f"bibliography {file}"
     return None
 
 

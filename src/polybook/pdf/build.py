@@ -33,7 +33,7 @@ from polybook.pdf.latex import LatexJob, missing_tools, run_in_process, tex_inst
 from polybook.pdf.log import diagnose, read_log
 from polybook.pdf.stage import stage_framework
 from polybook.render.i18n import SPHINX_LANGUAGE, framework_name
-from polybook.render.settings import myst_extensions
+from polybook.render.settings import bibfiles, bibtex_settings, myst_extensions
 from polybook.render.sphinx_run import map_warnings
 from polybook.render.stage import Stage
 
@@ -148,6 +148,7 @@ def sphinx_overrides(config: BookConfig, target: PdfTarget) -> dict[str, Any]:
     }
     if (formats := numfig_format(target.language)) is not None:
         overrides["numfig_format"] = formats
+    overrides.update(bibtex_settings(config, bibfiles(config, target.language), overrides["extensions"]))
     return overrides
 
 

@@ -4,12 +4,15 @@ The same transpile as the HTML site (:func:`polybook.render.myst.transpile`), as
 single framework: only that framework's cells, outputs and ``:begin_tab:`` text, no tab
 UI. Outputs come from the execution results (``build/eval/<lang>/<chapter>.json``) as
 plain text (no raw HTML in LaTeX); SVG figures and SVG outputs are converted to PDF.
+Citations are sphinxcontrib-bibtex's, listed as on the site (:mod:`polybook.render.bibliography`);
+LaTeX gathers them in one bibliography at the end of the book.
 Files are written through :class:`polybook.render.stage.Stage`, so unchanged files keep
 their mtime and :attr:`Stage.digest` says whether anything the PDF depends on changed.
 """
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +21,11 @@ from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic
 from polybook.dialect.nodes import Document
 from polybook.pdf.figures import ConversionError, svg_to_pdf
+from polybook.render.bibliography import BibliographyPlan
 from polybook.render.myst import transpile
 from polybook.render.outputs import ChapterResults, OutputRenderer, asset_name
-from polybook.render.stage import BookFiles, Stage, prune, toc_resolver
+from polybook.render.settings import bibfiles
+from polybook.render.stage import BookFiles, Stage, append_lines, prune, toc_resolver
 
 
 def stage_framework(
@@ -52,6 +57,10 @@ def stage_framework(
             return None
 
     files = BookFiles(config, language, stage, wanted)
+    bibs = bibfiles(config, language)
+    references = BibliographyPlan.make(language, docs, bibs, config.sphinx.get("bibtex_default_style"))
+    for bib in bibs:  # read by sphinxcontrib-bibtex from the book; a change rebuilds the PDF
+        stage.hasher.update(bib.name.encode() + hashlib.sha256(bib.read_bytes()).digest())
     for name, doc in docs.items():
 
         def figure(src: str, line: int, name: str = name, doc: Document = doc) -> str | None:
@@ -70,11 +79,6 @@ def stage_framework(
             pdf = as_pdf(target.read_bytes(), doc.path, line, f"figure {src!r}")
             return put(relative[:-4] + ".pdf", pdf) if pdf is not None else None
 
-        def cite(role: str, keys: str, line: int, doc: Document = doc) -> str:
-            message = f":{role}:`{keys}` is printed as [{keys}]: the PDF build has no bibliography yet"
-            stage.diagnostics.append(Diagnostic.make(doc.path, line, Code.PDF_CITE_NO_BIB, message))
-            return f"[{keys}]"
-
         def asset(data: bytes, suffix: str, doc: Document = doc) -> str:
             if suffix == ".svg":
                 pdf = as_pdf(data, doc.path, 1, "an SVG output")
@@ -88,10 +92,12 @@ def stage_framework(
             framework=framework,
             outputs=renderer,
             figure=figure,
-            cite=cite,
+            cite=references.cite_handler(doc, stage.diagnostics, Code.PDF_CITE_NO_BIB),
             toc=toc_resolver(name, docs),
+            bibliography=references.references(),
         )
         stage.diagnostics += renderer.missing_diagnostics(doc.path)  # the PDF shows stored results only
+        append_lines(myst, references.page_end(name), doc.nodes[-1].end_line if doc.nodes else 1)
         stage.docs[name] = myst
         stage.paths[name] = doc.path
         put(f"{name}.md", myst.text.encode("utf-8"))

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from polybook.dialect.slides import strip_slide_marks
+
 # One alternation, scanned left to right: a code span is consumed whole before a role, an
 # image or a link inside it could match. Link text may hold one level of brackets
 # (``[a[0]](x)``) and images (``[![logo](a.png)](b)``).
@@ -38,7 +40,8 @@ def convert(
     link: Resolver | None = None,
 ) -> str:
     """``source`` with d2lbook roles as MyST roles; ``image(src)`` and ``link(href)`` rewrite
-    targets, ``cite(role, keys)`` replaces citations (e.g. when no bibliography is configured)."""
+    targets, ``cite(role, keys)`` replaces citations (e.g. when no bibliography is configured).
+    Slide marks are taken out as the book shows them (:mod:`polybook.dialect.slides`)."""
 
     def replace(m: re.Match[str]) -> str:
         if m["code"]:
@@ -61,7 +64,7 @@ def convert(
             return f"{{{ROLES[name]}}}`{target}`"
         return m[0]
 
-    return _INLINE_RE.sub(replace, source)
+    return _INLINE_RE.sub(replace, strip_slide_marks(source))
 
 
 def fence(body: str, char: str = "`") -> str:

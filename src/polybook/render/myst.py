@@ -13,7 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from polybook.diagnostics import Diagnostic
+from polybook.dialect.cells import highlight_language
 from polybook.dialect.nodes import (
+    Bibliography,
     Block,
     CodeCell,
     DisplayMath,
@@ -70,8 +72,10 @@ class _Writer:
         cite: CiteHandler,
         link: LinkResolver,
         toc: TocResolver,
+        bibliography: list[str] | None,
     ) -> None:
         self.doc = doc
+        self.bibliography = bibliography
         self.language = language
         self.framework = framework
         self.frameworks = (framework,) if framework else doc.frameworks
@@ -146,9 +150,12 @@ class _Writer:
             self.shared_cell(node)
         elif isinstance(node, Fence):
             marks = inline.fence(node.code)
-            self.emit([f"{marks}{node.language or 'text'}", node.code, marks, ""], node.line)
+            language = highlight_language(node.language, node.code) if node.language else "text"
+            self.emit([f"{marks}{language}", node.code, marks, ""], node.line)
         elif isinstance(node, TocBlock):
             self.toc(node)
+        elif isinstance(node, Bibliography) and self.bibliography is not None:
+            self.emit(self.bibliography, node.line)
         elif isinstance(node, EvalRst):
             marks = inline.fence(node.source)
             self.emit(f"{marks}{{eval-rst}}", node.line)
@@ -189,7 +196,7 @@ class _Writer:
         if any(m.name in ("hide", "hide_code") for m in cell.markers):
             return
         marks = inline.fence(cell.code)
-        self.emit([f"{marks}{cell.language or 'python'}", cell.code, marks, ""], cell.line)
+        self.emit([f"{marks}{highlight_language(cell.language, cell.code)}", cell.code, marks, ""], cell.line)
 
     def program(self, framework: str) -> list[CodeCell]:
         """The page's cells that run for ``framework``, in order: its program."""
@@ -212,7 +219,8 @@ class _Writer:
         if len({tuple(lines) for lines in rendered.values()}) == 1:
             self.results(cell, runs[0])
             return
-        self.tab_set({fw: lambda fw=fw: self.results(cell, fw) for fw in runs}, cell.line, "polybook-outputs")
+        panels = {fw: lambda fw=fw: self.results(cell, fw) for fw in runs}
+        self.tab_set(panels, cell.line, "polybook-outputs", "no_output")
 
     def cell_tabs(self, cells: list[CodeCell]) -> None:
         if self.framework:
@@ -233,7 +241,7 @@ class _Writer:
 
             return write
 
-        self.tab_set({fw: panel(fw) for fw in self.frameworks}, cells[0].line, "polybook-code")
+        self.tab_set({fw: panel(fw) for fw in self.frameworks}, cells[0].line, "polybook-code", "no_code")
 
     def text_tabs(self, tabs: list[TextTab]) -> None:
         if self.framework:
@@ -252,18 +260,24 @@ class _Writer:
 
             return write
 
-        self.tab_set({fw: panel(fw) for fw in self.frameworks}, tabs[0].line, "polybook-text")
+        self.tab_set({fw: panel(fw) for fw in self.frameworks}, tabs[0].line, "polybook-text", "no_text")
 
     def notice(self, key: str, framework: str, line: int) -> None:
         message = text(self.language, key, framework=framework_name(framework))
         self.emit(["```{rst-class} polybook-notice polybook-empty", "```", "", message, ""], line)
 
-    def tab_set(self, panels: dict[str, Callable[[], None]], line: int, kind: str) -> None:
-        """A sphinx-design tab-set synced on the framework; each panel writes its own lines."""
+    def tab_set(self, panels: dict[str, Callable[[], None]], line: int, kind: str, empty: str) -> None:
+        """A sphinx-design tab-set synced on the framework; each panel writes its own lines.
+
+        A panel that wrote nothing (an empty text tab, a cell that printed nothing where
+        another framework's shows a notice) gets the notice ``empty``: sphinx-design refuses
+        a tab without content."""
         outer, bodies = self.out, {}
         for fw, write in panels.items():
             self.out = []
             write()
+            if not any(text.strip() for text, _ in self.out):
+                self.notice(empty, fw, line)
             bodies[fw] = self.out
         self.out = outer
         # Colon fences must be longer than any colon fence nested in the panels.
@@ -293,8 +307,10 @@ def transpile(
     cite: CiteHandler | None = None,
     link: LinkResolver | None = None,
     toc: TocResolver | None = None,
+    bibliography: list[str] | None = None,
 ) -> Transpiled:
-    """MyST for ``doc`` in ``language``: all frameworks in tabs, or only ``framework``."""
+    """MyST for ``doc`` in ``language``: all frameworks in tabs, or only ``framework``.
+    ``bibliography``: the MyST a ``:bibliography:`` line becomes (None: nothing)."""
     writer = _Writer(
         doc,
         language,
@@ -304,6 +320,7 @@ def transpile(
         cite or (lambda role, keys, line: None),
         link or (lambda href, line: href),
         toc or (lambda entry, line: entry),
+        bibliography,
     )
     writer.nodes(doc.nodes)
     while writer.out and not writer.out[-1][0].strip():

@@ -75,8 +75,6 @@ def overrides(
     lang = config.languages[language]
     user = config.sphinx
     extensions = [*user.get("extensions", []), *(e for e in EXTENSIONS if e not in user.get("extensions", []))]
-    if bibs and "sphinxcontrib.bibtex" not in extensions:
-        extensions.append("sphinxcontrib.bibtex")
     theme_options = {
         "navbar_end": ["polybook-pdfs", "polybook-languages", "theme-switcher"],
         "navbar_persistent": ["search-button-field"],
@@ -138,11 +136,25 @@ def overrides(
     }
     if stage and stage.catalog:
         values["locale_dirs"] = [*user.get("locale_dirs", ["locales"]), str(stage.srcdir / LOCALE_DIR)]
-    if bibs:
-        values["bibtex_bibfiles"] = [str(path) for path in bibs]
-        values["bibtex_default_style"] = user.get("bibtex_default_style", "plain")
-        values["bibtex_reference_style"] = user.get("bibtex_reference_style", "author_year")
+    values.update(bibtex_settings(config, bibs, extensions))
     return values
+
+
+def bibtex_settings(config: BookConfig, bibs: list[Path], extensions: list[str]) -> dict[str, Any]:
+    """sphinxcontrib-bibtex for a language with a .bib (HTML and PDF alike): its files, the
+    d2l citation style (:mod:`polybook.render.bibstyle`) unless the book chose one;
+    ``extensions`` is extended in place."""
+    if not bibs:
+        return {}
+    for extension in ("sphinxcontrib.bibtex", "polybook.render.bibstyle"):
+        if extension not in extensions:
+            extensions.append(extension)
+    user = config.sphinx
+    return {
+        "bibtex_bibfiles": [str(path) for path in bibs],
+        "bibtex_default_style": user.get("bibtex_default_style", "plain"),
+        "bibtex_reference_style": user.get("bibtex_reference_style", "author_year_round"),
+    }
 
 
 def _paths(config: BookConfig, paths: list[str]) -> list[str]:

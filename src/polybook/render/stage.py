@@ -26,7 +26,8 @@ from polybook.book import display_path
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic
 from polybook.dialect.nodes import Document, Heading
-from polybook.render.i18n import SPHINX_LANGUAGE, text
+from polybook.render.bibliography import BibliographyPlan
+from polybook.render.i18n import SPHINX_LANGUAGE
 from polybook.render.myst import Transpiled, transpile
 from polybook.render.outputs import ChapterResults, OutputRenderer, asset_name
 from polybook.render.sphinx_ext import SIDECAR_DIR
@@ -194,6 +195,7 @@ def stage_language(
     chapters = config.chapters_dir.resolve()
     wanted: set[str] = set()
     files = BookFiles(config, language, stage, wanted)
+    references = BibliographyPlan.make(language, docs, bibfiles, config.sphinx.get("bibtex_default_style"))
 
     for name, doc in docs.items():
         chapter = config.document_path(language, name)
@@ -232,16 +234,6 @@ def stage_language(
                 return files.stage(target) + rest
             return href  # not found: Sphinx reports it
 
-        cited: list[int] = []
-
-        def cite(role: str, keys: str, line: int, doc: Document = doc, cited: list[int] = cited) -> str | None:
-            cited.append(line)
-            if bibfiles:
-                return None
-            message = f":{role}:`{keys}` but no bibliography: set bibtex_bibfiles in conf.py"
-            stage.diagnostics.append(Diagnostic.make(doc.path, line, Code.HTML_CITE_NO_BIB, message))
-            return f"[{keys}]"
-
         def asset(data: bytes, suffix: str) -> str:
             relative = f"_outputs/{asset_name(data, suffix)}"
             stage.write(relative, data)
@@ -250,15 +242,18 @@ def stage_language(
 
         renderer = OutputRenderer(language, ChapterResults.from_doc(results.get(name)), asset)
         myst = transpile(
-            doc, language, outputs=renderer, figure=figure, cite=cite, link=link, toc=toc_resolver(name, docs)
+            doc,
+            language,
+            outputs=renderer,
+            figure=figure,
+            cite=references.cite_handler(doc, stage.diagnostics, Code.HTML_CITE_NO_BIB),
+            link=link,
+            toc=toc_resolver(name, docs),
+            bibliography=references.references(),
         )
         if stored:
             stage.diagnostics += renderer.missing_diagnostics(doc.path)
-        if cited and bibfiles:
-            lines = ["", f"```{{rubric}} {text(language, 'references')}", "```", "", "```{bibliography}"]
-            lines += [":filter: docname in docnames", "```"]
-            myst.text += "\n".join(lines) + "\n"
-            myst.lines += [doc.nodes[-1].end_line if doc.nodes else 1] * len(lines)
+        append_lines(myst, references.page_end(name), doc.nodes[-1].end_line if doc.nodes else 1)
         stage.docs[name] = myst
         stage.paths[name] = doc.path
         stage.write(f"{name}.md", myst.text.encode("utf-8"))
@@ -284,6 +279,13 @@ def stage_language(
         stage.hasher.update(bib.name.encode() + hashlib.sha256(bib.read_bytes()).digest())
     prune(srcdir, wanted)
     return stage
+
+
+def append_lines(myst: Transpiled, lines: list[str], line: int) -> None:
+    """Add ``lines`` to the end of a staged page, mapped to the chapter's ``line``."""
+    if lines:
+        myst.text += "\n".join(lines) + "\n"
+        myst.lines += [line] * len(lines)
 
 
 def local_link(href: str) -> tuple[str, str] | None:
