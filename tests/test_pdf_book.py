@@ -191,3 +191,22 @@ def test_unknown_languages_and_frameworks_are_usage_errors(tmp_path: Path) -> No
     assert code == 2 and "not a language of this book: xx" in output
     code, output = run_cli("--conf", str(conf), "build", "pdf", "--framework", "jax")
     assert code == 2 and "not a framework of this book: jax" in output
+
+
+def test_unicode_math_font_fallback_and_the_bibliography(tmp_path: Path) -> None:
+    """A U+2212 minus and ≤ in display math, symbols and other scripts in the text, and a
+    citation: the PDF builds, with the citation in the book's style and a bibliography."""
+    conf = tiny_book(
+        tmp_path,
+        "The entropy $$H(X, Y) = −E_{x∼P}[\\log P(x)] ≤ α$$\n"
+        "is small; a snowman ☃ → Ж, 한국어 and ह are set too, as :cite:`Lovelace.1843` shows.",
+    )
+    bib = "@article{Lovelace.1843,\n  title = {Notes on the engine},\n  author = {Lovelace, Ada},\n"
+    (conf.parent / "chapters" / "en" / "refs.bib").write_text(bib + "  journal = {Memoirs},\n  year = {1843}\n}\n")
+    conf.write_text(conf.read_text().replace('"build_dir": "build",', '"build_dir": "build", "bibfile": "refs.bib",'))
+    report = build_pdfs(load_config(conf), frameworks=["pytorch"])
+    (outcome,) = report.outcomes
+    assert outcome.status == "built", "\n".join(d.format() for d in outcome.diagnostics)
+    content = pdftotext(outcome.target.pdf)
+    assert "(Lovelace, 1843)" in content and "Notes on the engine" in content
+    assert "References" in content and "☃" in content and "한국어" in content

@@ -28,7 +28,8 @@ from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic, has_errors
 from polybook.execute.outputs import read_outputs
 from polybook.files import stage_lock
-from polybook.pdf.languages import latex_elements, numfig_format, typesetting
+from polybook.pdf.fonts import plan_fonts
+from polybook.pdf.languages import latex_elements, main_fonts, numfig_format, typesetting
 from polybook.pdf.latex import LatexJob, missing_tools, run_in_process, tex_installation
 from polybook.pdf.log import diagnose, read_log
 from polybook.pdf.stage import stage_framework
@@ -121,10 +122,12 @@ def site_pdfs(config: BookConfig, language: str, built_only: bool = False) -> li
     ]
 
 
-def sphinx_overrides(config: BookConfig, target: PdfTarget) -> dict[str, Any]:
-    """Sphinx settings of one PDF; the book's own ``latex_elements`` win over ours."""
+def sphinx_overrides(config: BookConfig, target: PdfTarget, stage: Stage | None = None) -> dict[str, Any]:
+    """Sphinx settings of one PDF; the book's own ``latex_elements`` win over ours.
+    ``stage``: the staged book, whose characters choose the fallback fonts."""
     lang = config.languages[target.language]
-    elements = {**latex_elements(target.language), **config.sphinx.get("latex_elements", {})}
+    fonts = plan_fonts((doc.text for doc in stage.docs.values()), *main_fonts(target.language)) if stage else None
+    elements = {**latex_elements(target.language, fonts), **config.sphinx.get("latex_elements", {})}
     overrides: dict[str, Any] = {
         "language": SPHINX_LANGUAGE.get(target.language, target.language),
         "extensions": ["myst_parser", "polybook.pdf.sphinx_ext"],
@@ -145,6 +148,7 @@ def sphinx_overrides(config: BookConfig, target: PdfTarget) -> dict[str, Any]:
         "latex_use_xindy": False,
         "latex_domain_indices": False,
         "latex_show_urls": "footnote",
+        "polybook_fonts": fonts.chars if fonts else {},
     }
     if (formats := numfig_format(target.language)) is not None:
         overrides["numfig_format"] = formats
@@ -217,7 +221,7 @@ def _build(
             srcdir,
             figure_cache,
         )
-        overrides = sphinx_overrides(config, target)
+        overrides = sphinx_overrides(config, target, stage)
         digest = input_digest(config, stage, overrides, tex)
         if has_errors(stage.diagnostics):
             done(PdfOutcome(target, "failed", 0.0, stage.diagnostics))

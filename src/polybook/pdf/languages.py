@@ -14,6 +14,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from polybook.pdf.fonts import FontPlan
+from polybook.render.i18n import text
+
+#: The text font of every PDF; characters it lacks fall back (:mod:`polybook.pdf.fonts`).
+MAIN_FONT = "Noto Serif"
 LATIN_FONTS = r"""
 \setmainfont{Noto Serif}
 \setsansfont{Noto Sans}
@@ -70,9 +75,22 @@ def typesetting(language: str) -> Typesetting:
     return TYPESETTING.get(language, TYPESETTING.get(language.split("_")[0], Typesetting()))
 
 
-def latex_elements(language: str) -> dict[str, str]:
-    """Sphinx ``latex_elements`` for ``language`` (xelatex)."""
+def main_fonts(language: str) -> tuple[str, str | None]:
+    """(text font, CJK font or None): what needs no fallback in ``language``'s PDF."""
     spec = typesetting(language)
+    return MAIN_FONT, spec.cjk.serif if spec.cjk else None
+
+
+def _bibliography_title(language: str) -> str:
+    r"""The bibliography's heading in the language (babel would say "Bibliography"); set
+    after babel's captions, which it sets at ``\begin{document}``."""
+    return r"\AtBeginDocument{\renewcommand{\bibname}{" + text(language, "references") + "}}"
+
+
+def latex_elements(language: str, fonts: FontPlan | None = None) -> dict[str, str]:
+    """Sphinx ``latex_elements`` for ``language`` (xelatex); ``fonts``: the fallback fonts."""
+    spec = typesetting(language)
+    extra = [_bibliography_title(language), fonts.preamble() if fonts else ""]
     elements = {
         "papersize": "a4paper",
         "pointsize": "10pt",
@@ -83,7 +101,7 @@ def latex_elements(language: str) -> dict[str, str]:
         "printindex": "",
         # Long code lines wrap, even inside a long identifier, instead of leaving the page.
         "sphinxsetup": "verbatimwrapslines=true, verbatimforcewraps=true, verbatimmaxunderfull=2",
-        "preamble": COMMON_PREAMBLE,
+        "preamble": "\n".join([COMMON_PREAMBLE, *extra]),
     }
     if spec.cjk is None:
         elements.update({"polyglossia": "", "babel": r"\usepackage{babel}"})
@@ -117,7 +135,7 @@ def latex_elements(language: str) -> dict[str, str]:
         )
     if spec.contents:
         preamble.append(rf"\renewcommand{{\contentsname}}{{{spec.contents}}}")
-    elements["preamble"] = "\n".join(preamble)
+    elements["preamble"] = "\n".join([*preamble, *extra])
     return elements
 
 
