@@ -56,7 +56,7 @@ def located(en: str, ja: str, tmp_path: Path) -> list[tuple[str, int, int]]:
 
 def test_what_the_translation_lacks_points_where_it_belongs(tmp_path: Path) -> None:
     assert located(EN, JA, tmp_path) == [
-        ("numbers.missing", 10, 14),  # the number's own line in the source's paragraph (here: the segment)
+        ("numbers.missing", 12, 14),  # from the source's line 14, at the paragraph aligned with its own
         ("ref.figure", 12, 16),  # after the paragraph aligned with the one before the figure
         ("ref.label", 12, 17),
         ("ref.label", 14, 20),  # the heading aligned with the source's heading
@@ -87,8 +87,8 @@ def test_a_missing_cell_or_section_with_nothing_paired_before_it(tmp_path: Path)
         ("code.missing", 4, 14),
         ("structure.section", 4, 10),
     ]
-    en = cell("x = 1") + "\nText.\n\n" + cell("y = 2", "pytorch")
-    ja = cell("x = 1") + "\nテキスト。\n"
+    en = cell("x = 1") + "\nText.\n\n" + cell("y = 2", "pytorch") + cell("w = 3", "pytorch")
+    ja = cell("x = 1") + "\nテキスト。\n\n" + cell("w = 3", "pytorch")
     assert located(en, ja, tmp_path) == [("code.missing", 5, 7)]  # pytorch: nothing paired before it
 
 
@@ -100,4 +100,4 @@ def test_line_one_only_for_an_empty_translation(tmp_path: Path) -> None:
 def test_numbers_at_their_own_line_in_lists_and_paragraphs(tmp_path: Path) -> None:
     en = "Intro `code 777`\nand <span\nclass='x'>then</span>\n256 items.\n\n* one\n* two `a\nb` 300\n"
     ja = "序文。\n\n* 一\n* 二\n"
-    assert located(en, ja, tmp_path) == [("numbers.missing", 1, 4), ("numbers.missing", 1, 8)]
+    assert located(en, ja, tmp_path) == [("numbers.missing", 1, 4), ("numbers.missing", 3, 8)]

@@ -11,9 +11,9 @@ from polybook.book import load_book
 from polybook.check import check_book
 from polybook.check.align import align
 from polybook.check.findings import CheckResult
-from polybook.check.prose import normalize_tex, number_value
 from polybook.check.staleness import LOCK_NAME
 from polybook.check.suppress import baseline_json, load_baseline
+from polybook.check.tex import normalize_tex, number_value
 from polybook.config import load_config
 
 from minibook import cell, make_book
@@ -62,8 +62,8 @@ def test_string_literal_changes_are_info(tmp_path: Path) -> None:
 
 
 def test_tab_sets_and_markers(tmp_path: Path) -> None:
-    en = cell("#@save\ndef f():\n    pass", "all")
-    ja = cell("def f():\n    pass")
+    en = cell("#@save\ndef f():\n    pass", "all") + cell("g = f()", "all")
+    ja = cell("def f():\n    pass") + cell("g = f()", "all")
     assert sorted(codes(run(tmp_path, en, ja))) == ["code.markers", "code.tabs"]
 
 

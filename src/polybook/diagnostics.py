@@ -51,6 +51,7 @@ class Code(StrEnum):
     CODE_STRINGS = "code.strings"
     CODE_MARKERS = "code.markers"
     CODE_TABS = "code.tabs"
+    CODE_COVERAGE = "code.coverage"  # a framework one chapter offers and the other does not
     MATH_CHANGED = "math.changed"
     MATH_MISSING = "math.missing"
     MATH_EXTRA = "math.extra"
@@ -133,6 +134,7 @@ DEFAULT_LEVEL: dict[Code, Level] = {
     Code.CODE_STRINGS: Level.INFO,
     Code.CODE_MARKERS: Level.ERROR,
     Code.CODE_TABS: Level.ERROR,
+    Code.CODE_COVERAGE: Level.INFO,
     Code.MATH_CHANGED: Level.ERROR,
     Code.MATH_MISSING: Level.ERROR,
     Code.MATH_EXTRA: Level.WARNING,

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 
 from polybook.book import Book, load_book
-from polybook.check.code import check_code, match_cells
+from polybook.check.code import check_code, check_coverage, match_cells
 from polybook.check.findings import CheckResult, Finding, Location
-from polybook.check.prose import check_labelled_math, check_sections, check_segment
+from polybook.check.math_numbers import check_math_numbers
+from polybook.check.prose import check_sections, check_texttabs
 from polybook.check.references import check_references, resolvable_refs, resource_fallbacks, unresolved_ref
 from polybook.check.segments import flatten, pair_segments
 from polybook.check.staleness import SyncRecord, check_staleness, lock_problem, read_lock
@@ -72,11 +73,13 @@ def check_chapter(
     findings = parse_findings(lang, chapter, target)
     match = match_cells(source, target)
     alignment = pair_segments(source, target, match)
+    src_items, tgt_items = flatten(source), flatten(target)
     findings += check_code(lang, chapter, source, target, match, alignment.place)
+    findings += check_coverage(lang, chapter, source, target, match.common)
     for src, tgt in alignment.pairs:
-        findings += check_segment(lang, chapter, src, tgt, source, target)
-    findings += check_labelled_math(lang, chapter, source, target)
-    findings += check_sections(lang, chapter, alignment, source, target, match, flatten(source), flatten(target))
+        findings += check_texttabs(lang, chapter, src, tgt, source, target, match.common)
+    findings += check_math_numbers(lang, chapter, source, target, src_items, tgt_items, match.common, alignment.place)
+    findings += check_sections(lang, chapter, alignment, source, target, match, src_items, tgt_items)
     findings += check_references(lang, chapter, source, target, alignment.place)
     findings += resource_fallbacks(config, lang, chapter, target)
     if lock is None:

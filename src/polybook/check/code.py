@@ -37,18 +37,45 @@ def cell_key(code: str) -> str:
 
 @dataclass(slots=True)
 class CellMatch:
-    """Which translation cell stands for which source cell (over all frameworks)."""
+    """Which translation cell stands for which source cell (over the frameworks both offer)."""
 
     target_to_source: dict[int, CodeCell] = field(default_factory=dict)  # id(target cell) -> source cell
     source_to_target: dict[int, CodeCell] = field(default_factory=dict)  # id(source cell) -> target cell
     # per framework: (framework, source cells, translation cells, their alignment)
     streams: list[tuple[str, list[CodeCell], list[CodeCell], list[Pair]]] = field(default_factory=list)
+    common: frozenset[str] = frozenset()  # the frameworks both chapters offer
+
+
+def _named(doc: Document) -> set[str]:
+    """The frameworks cells name: ``#@tab`` lists (not ``all``), and the default tab for untagged cells."""
+    return {f for c in doc.cells() if c.tab is None or c.tab.strip() != "all" for f in c.frameworks}
+
+
+def _runs(doc: Document) -> set[str]:
+    return {f for c in doc.cells() for f in c.frameworks}
+
+
+def shared_frameworks(source: Document, target: Document) -> frozenset[str]:
+    """The frameworks both chapters offer, whose cells and text tabs are compared.
+
+    A chapter offers the frameworks its cells name; ``#@tab all`` names none, so a chapter of
+    mxnet and pytorch cells and ``all`` cells does not offer tensorflow even though its ``all``
+    cells run for it. A source whose cells are all ``all`` offers every framework, and the
+    translation then the ones its cells run for. The rest is coverage (:func:`check_coverage`).
+    """
+    both = frozenset(source.frameworks) & frozenset(target.frameworks)
+    if not target.cells():
+        return both
+    if not _named(source):
+        return both & _runs(target)
+    return both & _named(source) & (_named(target) or _runs(target))
 
 
 def match_cells(source: Document, target: Document) -> CellMatch:
-    """Align each framework's stream of cells; a cell paired in any stream stands for its counterpart."""
-    match = CellMatch()
-    for framework in [f for f in source.frameworks if f in target.frameworks]:
+    """Align each framework's stream of cells, for the frameworks both chapters offer (the others
+    are coverage); a cell paired in any stream stands for its counterpart."""
+    match = CellMatch(common=shared_frameworks(source, target))
+    for framework in [f for f in source.frameworks if f in match.common]:
         src, tgt = source.cells(framework), target.cells(framework)
         pairs = align([cell_key(c.code) for c in src], [cell_key(c.code) for c in tgt])
         match.streams.append((framework, src, tgt, pairs))
@@ -57,6 +84,36 @@ def match_cells(source: Document, target: Document) -> CellMatch:
                 match.target_to_source.setdefault(id(tgt[pair.target]), src[pair.source])
                 match.source_to_target.setdefault(id(src[pair.source]), tgt[pair.target])
     return match
+
+
+def _offered_cells(doc: Document, framework: str) -> list[CodeCell]:
+    """The cells that make ``framework``'s version of a chapter: those naming it, or, when no
+    cell names a framework, every cell running for it."""
+    named = [c for c in doc.cells(framework) if c.tab is None or c.tab.strip() != "all"]
+    return named if named or _named(doc) else doc.cells(framework)
+
+
+def check_coverage(
+    lang: str, chapter: str, source: Document, target: Document, common: frozenset[str]
+) -> list[Finding]:
+    """Frameworks one chapter offers and the other does not: once per chapter and framework,
+    as info (a translation of fewer frameworks, or of more, is not drift)."""
+    out = []
+    for framework in [f for f in dict.fromkeys((*source.frameworks, *target.frameworks)) if f not in common]:
+        mine = _offered_cells(source, framework) if framework in source.frameworks else []
+        theirs = _offered_cells(target, framework) if framework in target.frameworks else []
+        if mine and not theirs:
+            out.append(Finding.make(
+                Code.CODE_COVERAGE, f"no {framework} cells: {len(mine)} in the source", lang, chapter,
+                Location(target.path, 1), source=Location(source.path, mine[0].line), framework=framework,
+                subject=("", framework),
+            ))  # fmt: skip
+        elif theirs and not mine:
+            out.append(Finding.make(
+                Code.CODE_COVERAGE, f"{len(theirs)} {framework} cells, none in the source", lang, chapter,
+                Location(target.path, theirs[0].line), framework=framework, subject=(framework, ""),
+            ))  # fmt: skip
+    return out
 
 
 def check_code(
@@ -74,8 +131,10 @@ def check_code(
             # A cell paired in another framework's stream differs in its tab set, not in presence.
             if (t is None and id(s) in match.source_to_target) or (s is None and id(t) in match.target_to_source):
                 continue
-            for f in _compare(lang, chapter, framework, pair.kind, s, t, pair, previous, target, place):
-                key = (f.code, f.location.line if f.location else 0, f.source.line if f.source else 0)
+            for f in _compare(lang, chapter, framework, pair.kind, s, t, pair, previous, target, place, match.common):
+                # a cell's tab set and markers are one finding however many streams pair it
+                once = f.code in (Code.CODE_TABS, Code.CODE_MARKERS)
+                key = (f.code, f.location.line if f.location else 0, 0 if once or not f.source else f.source.line)
                 if key not in seen:
                     seen.add(key)
                     findings.append(f)
@@ -95,6 +154,7 @@ def _compare(
     previous: CodeCell | None,
     target: Document,
     place: Callable[[int], int],
+    shared: frozenset[str],
 ) -> list[Finding]:
     index = (pair.source if s is not None else pair.target) + 1  # type: ignore[attr-defined]
     common = {"framework": framework, "cell": index}
@@ -132,7 +192,7 @@ def _compare(
     subject = (cell_key(t.code), cell_key(s.code))
     if kind == "similar":
         out.extend(_changed(lang, chapter, framework, index, s, t, subject, common))
-    if set(s.frameworks) != set(t.frameworks):
+    if shared.intersection(s.frameworks) != shared.intersection(t.frameworks):
         out.append(
             Finding.make(
                 Code.CODE_TABS,

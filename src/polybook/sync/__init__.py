@@ -20,9 +20,9 @@ from polybook.check import Baseline, check_chapter
 from polybook.check.align import align, token_ratio
 from polybook.check.code import cell_key, without_strings
 from polybook.check.findings import Finding
-from polybook.check.prose import TEXT_CMD
 from polybook.check.staleness import SyncRecord, head_commit, origin_file, read_lock, write_lock
 from polybook.check.suppress import apply, inline_suppressions
+from polybook.check.tex import TEXT_CMD, is_words
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect import parse_text
 from polybook.dialect.builder import DialectSettings
@@ -211,13 +211,18 @@ def _math_edits(findings: list[Finding], lines: list[str]) -> list[Edit]:
 
 
 def keep_text_words(translation: str, source: str) -> str:
-    """The source's TeX, with the words inside its ``\\text{}`` taken from the translation
-    when both have the same ``\\text``-like commands in the same order."""
+    """The source's TeX, with the words inside its ``\\text{}`` (and ``\\mathrm{bias}``) taken from
+    the translation when both have the same ``\\text``-like commands in the same order."""
     theirs = TEXT_CMD.findall(translation)  # (command, words)
     if [command for command, _ in theirs] != [command for command, _ in TEXT_CMD.findall(source)]:
         return source
-    kept = iter(words for _, words in theirs)
-    return TEXT_CMD.sub(lambda m: m[1] + next(kept) + "}", source)
+    kept = iter(theirs)
+
+    def put(match: re.Match[str]) -> str:
+        command, words = next(kept)
+        return match[1] + words + "}" if is_words(command, words) and is_words(match[1], match[2]) else match[0]
+
+    return TEXT_CMD.sub(put, source)
 
 
 def _suppressed(

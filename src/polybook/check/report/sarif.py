@@ -52,6 +52,7 @@ RULE_TEXT: dict[Code, str] = {
     Code.CODE_STRINGS: "Strings in a code cell differ from the source (they may be translated on purpose).",
     Code.CODE_MARKERS: "d2lbook markers in a code cell differ from the source.",
     Code.CODE_TABS: "The frameworks of a code cell differ from the source.",
+    Code.CODE_COVERAGE: "A chapter offers a framework its counterpart does not (coverage, not drift).",
     Code.MATH_CHANGED: "A formula differs from the source.",
     Code.MATH_MISSING: "A formula of the source is missing from the translation.",
     Code.MATH_EXTRA: "The translation has a formula the source does not have.",

@@ -1,0 +1,135 @@
+"""Math and numbers as compared: what a translation may write its own way is normalised away.
+
+Math is language-neutral, but not every difference in its TeX is drift. A translation
+writes its language's number format (pt and tr: ``0,5`` for ``0.5``, ``10.000`` for
+``10,000``; tr: ``\\%95`` for ``95\\%``), moves sentence punctuation into or out of the math,
+translates the words inside ``\\text{}``, and spaces its TeX its own way. :func:`normalize_tex`
+removes exactly those differences, so equal keys mean "nothing for the translator to do".
+:func:`numbers_of` does the same for the numbers of prose (``60,000``, ``60.000``,
+``6万`` and ``60 thousand`` are one number).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from decimal import Decimal
+
+# ``\text{words}`` and the like; ``\mathrm{words}`` counts when it holds words (groups: command, words)
+TEXT_CMD = re.compile(r"(\\(?:text|textrm|textit|textbf|mbox|mathrm|operatorname)\s*\{)((?:[^{}]|\{[^{}]*\})*)\}")
+_NOT_WORD = re.compile(r"\\[{}, ]|\\[`'^\"~=.c]\{?|[{}~,\s-]")  # what else words in TeX may hold
+_ORDINAL = re.compile(r"\^\s*\{?\s*(?:\\(?:mathrm|text|textrm|rm)\s*)?\{?\s*(?:th|st|nd|rd)\s*\}?\s*\}?(?![A-Za-z])")
+# spacing commands (``\\,``, ``\\;``, ``\\ ``, ``~``, ``\\quad``); a line break ``\\\\`` is kept
+_SPACING = re.compile(r"(\\\\)|\\[,;:!> ]|~|\\q?quad(?![A-Za-z])")
+_WIDE = str.maketrans(
+    {"，": ",", "：": ":", "；": ";", "（": "(", "）": ")", "！": "!", "。": ".", "′": "'", "−": "-", "　": " "}
+)
+_NEEDED_SPACE = re.compile(r"(\\[A-Za-z]+)\s+(?=[A-Za-z])")  # ``\mathbf x``: this space is meaning
+_ONE_CHAR_ARG = re.compile(r"(\\[A-Za-z]+)\s*\{\s*([A-Za-z0-9])\s*\}")  # ``\mathbf{x}`` is ``\mathbf x``
+_NUMBER_TEX = re.compile(r"(?<![\w.,])(\d{1,3}(?:([.,])\d{3})(?:\2\d{3})*(?![\d])|\d+[.,]\d+)(?![\w])")
+_PERCENT_FIRST = re.compile(r"\\%(\d[\d.]*)")  # tr: ``\%95``
+# sentence punctuation at the end of the math, also before closing ``\\`` and ``\end{...}``
+_TRAILING_PUNCT = re.compile(r"[.,;:。、]+((?:\\\\)?(?:\\end\{[A-Za-z*]+\})*)$")
+_PURE_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:\\%)?")
+
+# prose numbers: ``60,000``, ``60.000``, ``60 000``, ``0,5``; a scale word or sign after it
+_NUMBER = re.compile(r"(?<![A-Za-z0-9_.,])(\d{1,3}(?:[.,\u00a0\u202f]\d{3})+|\d+(?:[.,]\d+)?)(?![A-Za-z0-9_])")
+_SCALE = re.compile(
+    r"\s*(thousand|million|billion|mil\b|milh(?:ão|ões)|bilh(?:ão|ões)|bin\b|milyon|milyar|万|萬|亿|億|千)",
+    re.IGNORECASE,
+)
+_SCALES = {"thousand": 10**3, "mil": 10**3, "bin": 10**3, "千": 10**3, "万": 10**4, "萬": 10**4}
+_SCALES |= {"million": 10**6, "milhão": 10**6, "milhões": 10**6, "milyon": 10**6}
+_SCALES |= {"billion": 10**9, "bilhão": 10**9, "bilhões": 10**9, "milyar": 10**9, "亿": 10**8, "億": 10**8}
+_NOT_PROSE = re.compile(
+    r"`[^`]*`|\$\$.*?\$\$|\$[^$\n]*\$|\]\([^)]*\)|:[\w-]+:`[^`]*`|<[^>]*>|https?://\S+|\[[^\]]*\]\[[^\]]*\]", re.S
+)
+# what plain text leaves out: math, link targets, roles, html (inline code stays: it is shown as written)
+_NOT_PLAIN = re.compile(r"\$\$.*?\$\$|\$[^$\n]*\$|\]\([^)]*\)|:[\w-]+:`[^`]*`|<[^>]*>|https?://\S+", re.S)
+_SIMPLE = re.compile(r"[A-Za-z0-9(),.+=\-]{1,20}")
+SMALL = 12  # numbers up to this are too common to compare ("two", "3 steps")
+
+
+def number_value(raw: str) -> str:
+    """``60.000``, ``60,000`` and ``60000`` are one number; ``0,5`` is ``0.5``."""
+    if re.fullmatch(r"\d{1,3}(?:[.,\u00a0\u202f]\d{3})+", raw):
+        return re.sub(r"\D", "", raw)
+    return raw.replace(",", ".")
+
+
+def is_words(command: str, words: str) -> bool:
+    """Whether a ``\\text``-like command holds words a translation translates: always for
+    ``\\text{}``, for ``\\mathrm{}`` when it holds two letters or more and nothing else
+    (``\\mathrm{bias}``, ``\\mathrm{\\{cat, dog\\}}``; not ``\\mathrm{d}``)."""
+    if not command.startswith(("\\mathrm", "\\operatorname")):
+        return True
+    letters = _NOT_WORD.sub("", words)
+    return len(letters) >= 2 and letters.isalpha()
+
+
+def _drop_words(match: re.Match[str]) -> str:
+    return "\\text{}" if is_words(match[1], match[2]) else match[0]
+
+
+def _canonical_number(match: re.Match[str]) -> str:
+    return number_value(match[1])
+
+
+@functools.lru_cache(maxsize=131072)
+def normalize_tex(tex: str) -> str:
+    """Math as compared: words inside ``\\text{}`` (and ``\\mathrm{}``) and English ordinals
+    (``i^\\mathrm{th}``) dropped, spacing and whitespace removed, numbers in one format, the
+    percent sign after its number, sentence punctuation at the end dropped (memoised: a
+    source formula is compared once for every translation)."""
+    tex = TEXT_CMD.sub(_drop_words, _ORDINAL.sub("", tex.translate(_WIDE)))
+    tex = _SPACING.sub(lambda m: m[1] or " ", tex)
+    tex = _ONE_CHAR_ARG.sub(r"\1 \2", tex)
+    tex = "".join(_NEEDED_SPACE.sub("\\1\0", tex).split()).replace("\0", " ")
+    tex = tex.replace("{,}", ",").replace("{.}", ".")
+    tex = _NUMBER_TEX.sub(_canonical_number, tex)
+    tex = _PERCENT_FIRST.sub(r"\1\\%", tex)
+    return _TRAILING_PUNCT.sub(r"\1", tex)
+
+
+def pure_number(key: str) -> str | None:
+    """The value of math that is only a number (``$10.000$``, ``$95\\%$``): it is prose's number
+    written as math, compared with the numbers of the text, not as a formula."""
+    if _PURE_NUMBER.fullmatch(key):
+        return key.removesuffix("\\%").lstrip("-")
+    return None
+
+
+def plain_text(prose: str) -> str:
+    """Prose as a reader sees its words: without math, link targets, roles and html."""
+    return _NOT_PLAIN.sub(" ", prose)
+
+
+def as_plain(tex: str) -> re.Pattern[str] | None:
+    """How simple math (``x``, ``(4, 4)``, ``n-1``) reads when a language writes it as plain
+    text; None for other math, and for a lone vowel (``a``, ``e``, ``o`` are words too)."""
+    bare = "".join(tex.translate(_WIDE).split())
+    if not _SIMPLE.fullmatch(bare) or (len(bare) == 1 and bare in "aeiouAEIOU"):
+        return None
+    body = r"\s*".join(re.escape(c) for c in bare)
+    return re.compile(rf"(?<![A-Za-z0-9_$\\]){body}(?![A-Za-z0-9_])")
+
+
+@functools.lru_cache(maxsize=65536)
+def numbers_of(prose: str) -> tuple[tuple[tuple[str, ...], int], ...]:
+    """``(values, line offset)`` of the numbers above :data:`SMALL` in a piece of prose (code,
+    math, links and roles left out). ``values`` is the number as written and, when a scale
+    word follows (``110 million``, ``1.1亿``, ``6万``), its full value too. Memoised: a source
+    paragraph is read once for every translation."""
+    # what is left out keeps its line breaks, so a number's line can be counted
+    text = _NOT_PROSE.sub(lambda m: " " + "\n" * m[0].count("\n"), prose)
+    out = []
+    for m in _NUMBER.finditer(text):
+        value = number_value(m.group(1))
+        values = [value] if float(value) > SMALL else []
+        scale = _SCALE.match(text, m.end())
+        if scale:
+            full = Decimal(value) * _SCALES[scale[1].lower()]
+            values.append(str(full.normalize().quantize(1)) if full == full.to_integral() else str(full.normalize()))
+        if values:
+            out.append((tuple(values), text.count("\n", 0, m.start())))
+    return tuple(out)
