@@ -94,8 +94,8 @@ def _opens_link(start: int, link_ends: list[int], starts: list[int]) -> bool:
 
 def strip_slide_marks(text: str) -> str:
     """The text as the book shows it: ``**`` marks removed, ``~~`` marks removed with their
-    text (its line breaks kept, so the lines after it keep their numbers). Malformed marks
-    are left as written (the parser reported them); the well-formed ones are removed."""
+    text (its line breaks too: a blank line left there would end the paragraph or list
+    item). Malformed marks are left as written (the parser reported them)."""
     marks, _ = find_slide_marks(text)
     if not marks:
         return text
@@ -104,7 +104,7 @@ def strip_slide_marks(text: str) -> str:
     for mark in marks:
         out.append(text[pos : mark.start - len(mark.opening)])
         inner = text[mark.start : mark.end]
-        out.append("\n" * inner.count("\n") if mark.slides_only else inner)
+        out.append("" if mark.slides_only else inner)
         pos = mark.end + len(mark.closing)
     out.append(text[pos:])
     return "".join(out)

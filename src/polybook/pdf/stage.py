@@ -22,10 +22,11 @@ from polybook.diagnostics import Code, Diagnostic
 from polybook.dialect.nodes import Document
 from polybook.pdf.figures import ConversionError, svg_to_pdf
 from polybook.render.bibliography import BibliographyPlan
+from polybook.render.eval_rst import EvalRstResolver
 from polybook.render.myst import transpile
 from polybook.render.outputs import ChapterResults, OutputRenderer, asset_name
 from polybook.render.settings import bibfiles
-from polybook.render.stage import BookFiles, Stage, append_lines, prune, toc_resolver
+from polybook.render.stage import BookFiles, Stage, append_lines, prune, rst_files, toc_resolver
 
 
 def stage_framework(
@@ -61,6 +62,8 @@ def stage_framework(
     references = BibliographyPlan.make(language, docs, bibs, config.sphinx.get("bibtex_default_style"))
     for bib in bibs:  # read by sphinxcontrib-bibtex from the book; a change rebuilds the PDF
         stage.hasher.update(bib.name.encode() + hashlib.sha256(bib.read_bytes()).digest())
+    rst = EvalRstResolver(config, language)
+    stage.api = rst.api
     for name, doc in docs.items():
 
         def figure(src: str, line: int, name: str = name, doc: Document = doc) -> str | None:
@@ -95,6 +98,7 @@ def stage_framework(
             cite=references.cite_handler(doc, stage.diagnostics, Code.PDF_CITE_NO_BIB),
             toc=toc_resolver(name, docs),
             bibliography=references.references(),
+            eval_rst=rst.resolver(doc, rst_files(files, name), stage.diagnostics),
         )
         stage.diagnostics += renderer.missing_diagnostics(doc.path)  # the PDF shows stored results only
         append_lines(myst, references.page_end(name), doc.nodes[-1].end_line if doc.nodes else 1)

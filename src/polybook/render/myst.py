@@ -73,8 +73,10 @@ class _Writer:
         link: LinkResolver,
         toc: TocResolver,
         bibliography: list[str] | None,
+        eval_rst: Callable[[EvalRst], str],
     ) -> None:
         self.doc = doc
+        self.eval_rst = eval_rst
         self.bibliography = bibliography
         self.language = language
         self.framework = framework
@@ -157,9 +159,10 @@ class _Writer:
         elif isinstance(node, Bibliography) and self.bibliography is not None:
             self.emit(self.bibliography, node.line)
         elif isinstance(node, EvalRst):
-            marks = inline.fence(node.source)
+            source = self.eval_rst(node)
+            marks = inline.fence(source)
             self.emit(f"{marks}{{eval-rst}}", node.line)
-            for offset, part in enumerate(node.source.split("\n")):  # keep each line's own number
+            for offset, part in enumerate(source.split("\n")):  # keep each line's own number
                 self.emit(part, node.line + 1 + offset)
             self.emit([marks, ""], node.end_line)
 
@@ -308,9 +311,11 @@ def transpile(
     link: LinkResolver | None = None,
     toc: TocResolver | None = None,
     bibliography: list[str] | None = None,
+    eval_rst: Callable[[EvalRst], str] | None = None,
 ) -> Transpiled:
     """MyST for ``doc`` in ``language``: all frameworks in tabs, or only ``framework``.
-    ``bibliography``: the MyST a ``:bibliography:`` line becomes (None: nothing)."""
+    ``bibliography``: the MyST a ``:bibliography:`` line becomes (None: nothing);
+    ``eval_rst(node)``: the reStructuredText of an eval_rst block, line for line."""
     writer = _Writer(
         doc,
         language,
@@ -321,6 +326,7 @@ def transpile(
         link or (lambda href, line: href),
         toc or (lambda entry, line: entry),
         bibliography,
+        eval_rst or (lambda node: node.source),
     )
     writer.nodes(doc.nodes)
     while writer.out and not writer.out[-1][0].strip():

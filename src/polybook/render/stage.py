@@ -27,6 +27,7 @@ from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic
 from polybook.dialect.nodes import Document, Heading
 from polybook.render.bibliography import BibliographyPlan
+from polybook.render.eval_rst import ApiImports, EvalRstResolver, relative_to_page
 from polybook.render.i18n import SPHINX_LANGUAGE
 from polybook.render.myst import Transpiled, transpile
 from polybook.render.outputs import ChapterResults, OutputRenderer, asset_name
@@ -53,6 +54,7 @@ class Stage:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     hasher: Any = field(default_factory=hashlib.sha256)
     catalog: str = ""  # hash of the staged catalog of theme strings ("" when there is none)
+    api: ApiImports = field(default_factory=ApiImports)  # what the API pages need to import
 
     @property
     def digest(self) -> str:
@@ -196,6 +198,8 @@ def stage_language(
     wanted: set[str] = set()
     files = BookFiles(config, language, stage, wanted)
     references = BibliographyPlan.make(language, docs, bibfiles, config.sphinx.get("bibtex_default_style"))
+    rst = EvalRstResolver(config, language)
+    stage.api = rst.api
 
     for name, doc in docs.items():
         chapter = config.document_path(language, name)
@@ -250,6 +254,7 @@ def stage_language(
             link=link,
             toc=toc_resolver(name, docs),
             bibliography=references.references(),
+            eval_rst=rst.resolver(doc, rst_files(files, name), stage.diagnostics),
         )
         if stored:
             stage.diagnostics += renderer.missing_diagnostics(doc.path)
@@ -279,6 +284,18 @@ def stage_language(
         stage.hasher.update(bib.name.encode() + hashlib.sha256(bib.read_bytes()).digest())
     prune(srcdir, wanted)
     return stage
+
+
+def rst_files(files: BookFiles, name: str) -> Callable[[str], str | None]:
+    """Stage a file an eval_rst block of page ``name`` names; its path from the page."""
+
+    def stage_file(ref: str) -> str | None:
+        target = files.find(name, ref)
+        if target is None or not target.is_relative_to(files.root):
+            return None
+        return relative_to_page(name, files.stage(target))
+
+    return stage_file
 
 
 def append_lines(myst: Transpiled, lines: list[str], line: int) -> None:

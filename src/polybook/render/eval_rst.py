@@ -1,0 +1,176 @@
+"""``eval_rst`` blocks that need more than reStructuredText: API pages and included files.
+
+d2l's API page (``chapter_appendix-tools-for-deep-learning/d2l.md``) is
+``.. automodule:: d2l.torch`` with ``:members:``. Sphinx documents it when
+``sphinx.ext.autodoc`` is loaded and the module imports in the Sphinx process: the book's
+own library is found where the evaluation builds it (``build/run/<lang>/d2l/``, see
+:mod:`polybook.execute.workdir`), else in the language's folder or the source language's.
+Its third-party imports (torch, mxnet…) are mocked: documenting the API never runs a
+framework. A module found nowhere is one error at the directive's line, and the directive
+is left out (Sphinx would add a traceback per page).
+
+``.. raw:: html`` / ``.. include::`` with a file: the file is found like a figure (the
+language's, else the source language's), staged with the pages and its path rewritten;
+a file that is not in the book is an error at its line and the directive is left out.
+
+:func:`setup` is the small Sphinx extension that puts the import roots on ``sys.path``.
+"""
+
+from __future__ import annotations
+
+import ast
+import posixpath
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from polybook.config import BookConfig
+from polybook.diagnostics import Code, Diagnostic
+from polybook.dialect.nodes import Document, EvalRst
+
+_AUTODOC_RE = re.compile(r"^(?P<indent>\s*)\.\.\s+(?P<directive>auto\w+)::\s*(?P<target>\S+)")
+_FILE_RE = re.compile(r"^(?P<indent>\s*)(?::file:|\.\.\s+(?:include|literalinclude)::)\s*(?P<path>\S+)\s*$")
+_DIRECTIVE_RE = re.compile(r"^(?P<indent>\s*)\.\.\s+[\w:-]+::")
+#: ``stage(file)`` -> the staged path (from the staged source folder), or None when the file is
+#: not in the book.
+FileStager = Callable[[str], "str | None"]
+
+
+@dataclass(slots=True)
+class ApiImports:
+    """What the Sphinx process needs to document the modules a language's pages name."""
+
+    roots: list[Path] = field(default_factory=list)  # put first on sys.path
+    mocked: set[str] = field(default_factory=set)  # third-party modules autodoc mocks
+    used: bool = False  # a page has an autodoc directive
+
+    def settings(self, extensions: list[str]) -> dict[str, Any]:
+        """Sphinx settings (``extensions`` extended in place); none when no page needs them."""
+        if not self.used:
+            return {}
+        for extension in ("sphinx.ext.autodoc", "polybook.render.eval_rst"):
+            if extension not in extensions:
+                extensions.append(extension)
+        return {
+            "polybook_import_roots": [str(root) for root in self.roots],
+            "autodoc_mock_imports": sorted(self.mocked),
+            "autodoc_default_options": {"undoc-members": True, "show-inheritance": True},
+        }
+
+
+def import_roots(config: BookConfig, language: str) -> list[Path]:
+    """Where the book's own modules are looked for, first match wins: the evaluation's mirror
+    (the library built from the chapters), the language's folder, the source language's."""
+    from polybook.execute.workdir import run_root
+
+    folders = [run_root(config, language), config.document_path(language, "x").parent]
+    folders.append(config.document_path(config.source_language, "x").parent)
+    return list(dict.fromkeys(folder.resolve() for folder in folders if folder.is_dir()))
+
+
+def find_module(name: str, roots: list[Path]) -> Path | None:
+    """The file of module ``name`` (``d2l.torch``) under the first root that has it."""
+    parts = name.split(".")
+    for root in roots:
+        for candidate in (root.joinpath(*parts).with_suffix(".py"), root.joinpath(*parts, "__init__.py")):
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def third_party_imports(path: Path) -> set[str]:
+    """Top-level packages a module imports that are neither the standard library nor the
+    book's own package: autodoc mocks them."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+    except SyntaxError:
+        return set()
+    own = path.parent.name if (path.parent / "__init__.py").is_file() else ""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module.split(".")[0])
+    return {name for name in names if name not in sys.stdlib_module_names and name != own}
+
+
+class EvalRstResolver:
+    """Rewrites one language's eval_rst blocks (see the module's docstring)."""
+
+    def __init__(self, config: BookConfig, language: str) -> None:
+        self.roots = import_roots(config, language)
+        self.api = ApiImports(self.roots)
+        self.found: dict[str, Path | None] = {}
+
+    def resolver(
+        self, doc: Document, stage_file: FileStager, diagnostics: list[Diagnostic]
+    ) -> Callable[[EvalRst], str]:
+        def resolve(node: EvalRst) -> str:
+            lines = node.source.split("\n")
+            for offset, line in enumerate(lines):
+                where = node.line + 1 + offset
+                if m := _AUTODOC_RE.match(line):
+                    lines[offset] = self.autodoc(m, doc, where, diagnostics)
+                elif m := _FILE_RE.match(line):
+                    staged = stage_file(m["path"])
+                    if staged is None:
+                        message = f"{m['path']!r} (named in eval_rst) is not in the book; the directive is left out"
+                        diagnostics.append(Diagnostic.make(doc.path, where, Code.RST_FILE, message))
+                        _comment_out(lines, offset)
+                    else:
+                        lines[offset] = line.replace(m["path"], staged)
+            return "\n".join(lines)
+
+        return resolve
+
+    def autodoc(self, m: re.Match[str], doc: Document, line: int, diagnostics: list[Diagnostic]) -> str:
+        self.api.used = True
+        target = m["target"]
+        module = target if m["directive"] == "automodule" else target.rsplit(".", 1)[0]
+        if module not in self.found:
+            self.found[module] = find_module(module, self.roots)
+            if self.found[module] is not None:
+                self.api.mocked |= third_party_imports(self.found[module])  # type: ignore[arg-type]
+        if self.found[module] is not None:
+            return m[0]
+        shown = ", ".join(str(root) for root in self.roots) or "no folder"
+        message = (
+            f"`.. {m['directive']}:: {target}`: module {module!r} is not found (looked in {shown}); "
+            "build the book's library (polybook build lib, or build eval) so its API can be documented"
+        )
+        diagnostics.append(Diagnostic.make(doc.path, line, Code.API_MODULE, message))
+        return f"{m['indent']}.. polybook: {m['directive']} {target} left out (module not found)"
+
+
+def _comment_out(lines: list[str], offset: int) -> None:
+    """Turn the directive holding line ``offset`` (its own line or an option of it) into a
+    comment, so docutils reads its options and content as the comment's."""
+    for start in range(offset, -1, -1):
+        if m := _DIRECTIVE_RE.match(lines[start]):
+            lines[start] = f"{m['indent']}.. polybook: left out: {lines[start].strip()[3:]}"
+            return
+
+
+def relative_to_page(docname: str, staged: str) -> str:
+    """A staged path (``/_book/…``) as docutils wants it in a ``:file:`` option: relative to
+    the page's folder."""
+    return posixpath.relpath(staged.lstrip("/"), posixpath.dirname(docname) or ".")
+
+
+def setup(app: Any) -> dict[str, Any]:
+    """Sphinx extension: the import roots first on ``sys.path`` of the build's process."""
+    from polybook import __version__
+
+    app.add_config_value("polybook_import_roots", [], "env", types=frozenset({list}))
+
+    def add_roots(app: Any, config: Any) -> None:
+        for root in reversed(config.polybook_import_roots):
+            if root not in sys.path:
+                sys.path.insert(0, root)
+
+    app.connect("config-inited", add_roots)
+    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,180 @@
+"""What real d2l chapters need from the renderer, on small chapters written for these tests:
+slide marks, labelled equations and figures that end a paragraph, IPython cells, no
+empty tab panel, the bibliography, eval_rst API pages and files, Unicode math in PDFs."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from polybook.config import load_config
+from polybook.dialect import DialectSettings, parse_text
+from polybook.pdf.fonts import plan_fonts
+from polybook.pdf.unicode_math import latex_math
+from polybook.render.bibliography import BibliographyPlan
+from polybook.render.myst import transpile
+from polybook.render.outputs import ChapterResults, OutputRenderer
+from polybook.render.stage import stage_language
+
+from conftest import FIXTURES
+
+SETTINGS = DialectSettings(frameworks=("mxnet", "pytorch"), default_tab="mxnet")
+
+
+def myst(source: str, framework: str | None = None, **options: object) -> str:
+    return transpile(parse_text(source, "chapters/en/x.md", SETTINGS), "en", framework=framework, **options).text
+
+
+def test_slide_marks_leave_the_book_but_links_and_code_stay() -> None:
+    source = (
+        "# A [**heading**]\n\n"
+        "We [**keep this**] (~~drop this~~) and (**this,\nover two lines**).\n"
+        "A [**bold link**](https://example.org) and `f(**kwargs)` stay.\n\n"
+        "- an item (**marked**) [~~and a slide-only aside\nof two lines~~]\n- next\n"
+    )
+    text = myst(source)
+    assert "# A heading" in text
+    assert "We keep this  and this,\nover two lines." in text
+    assert "[**bold link**](https://example.org) and `f(**kwargs)` stay." in text
+    assert "- an item marked \n- next" in text  # still one list: no blank line where the aside was
+    assert "drop this" not in text and "slide-only" not in text
+    # The model keeps what the author wrote (the checker compares it).
+    doc = parse_text(source, "chapters/en/x.md", SETTINGS)
+    assert "[**keep this**] (~~drop this~~)" in doc.nodes[1].source  # type: ignore[attr-defined]
+
+
+def test_a_paragraph_ending_with_math_or_an_image_gives_a_labelled_equation_or_figure() -> None:
+    source = (FIXTURES / "parse" / "paragraph_labels.md").read_text(encoding="utf-8")
+    out = transpile(parse_text(source, "chapters/en/x.md", SETTINGS), "en")
+    text = out.text
+    assert "The fundamental theorem, written in expanded form as\n\n```{math}\n:label: eq_theorem" in text
+    assert "```{math}\n:label: eq_limit\n\nf'(x) = \\lim_{h \\rightarrow 0}" in text
+    assert "(**" not in text.split("eq_limit")[1].split("```")[1]  # the marks stay out of the equation
+    assert ":::{figure} ../img/box.svg\n:name: fig_box" in text and ":name: fig_wheel" in text
+    assert "See {eq}`eq_theorem`" in text
+    lines = text.split("\n")
+    assert out.lines[lines.index(":label: eq_theorem")] == 4  # the $$ line of the chapter
+    assert out.lines[lines.index(":name: fig_box")] == 13
+
+
+def test_ipython_cells_and_fences_are_highlighted_as_ipython() -> None:
+    text = myst(
+        "```{.python .input}\n%matplotlib inline\nx = 1\n```\n\n"
+        "```{.python .input}\n!ls -lh my_mlp*\n```\n\n"
+        "```{.python .input}\nx != 1\n```\n\n```python\n%%time\nx = 2\n```\n\n```bash\n!ls\n```\n"
+    )
+    assert text.count("```ipython3\n") == 3 and "```python\nx != 1" in text and "```bash\n!ls" in text
+
+
+def _results(*cells: dict[str, object]) -> ChapterResults:
+    return ChapterResults.from_doc({"programs": {}, "cells": list(cells)})
+
+
+def test_no_tab_panel_is_ever_empty() -> None:
+    source = (
+        "```{.python .input}\n#@tab all\nx = 1\n```\n\n"
+        ":begin_tab:`mxnet`\nOnly MXNet.\n:end_tab:\n\n:begin_tab:`pytorch`\n\n:end_tab:\n"
+    )
+    doc = parse_text(source, "chapters/en/x.md", SETTINGS)
+    (cell,) = doc.cells("mxnet")
+    from polybook.execute.outputs import code_hashes
+
+    ok = {"framework": "mxnet", "index": 0, "code": code_hashes([cell.code])[0], "status": "ok", "outputs": []}
+    text = transpile(doc, "en", outputs=OutputRenderer("en", _results(ok), str)).text
+    panels = text.split("{tab-item}")[1:]
+    assert len(panels) == 4
+    for panel in panels:
+        body = panel.split("\n", 4)[4]
+        assert body.strip(": \n"), panel  # sphinx-design refuses a tab without content
+    assert "No output for MXNet." in text and "No outputs: this cell has not been executed." in text
+    assert "Nothing specific to PyTorch here." in text
+
+
+def test_the_references_page_lists_every_work_else_the_first_page_citing_it() -> None:
+    def doc(text: str, name: str):
+        return parse_text(text, f"chapters/en/{name}.md", SETTINGS)
+
+    a = doc("# A\n\nSee :cite:`Turing.1950` and :citet:`Lovelace.1843,Turing.1950`.\n", "a")
+    b = doc("# B\n\nAgain :cite:`Turing.1950`, and :cite:`Hopper.1952`; broken :cite:`Van- Gool.2006`.\n", "b")
+    refs = doc("# References\n\n:bibliography:`../refs.bib`\n", "refs")
+    bib = [Path("refs.bib")]
+    with_page = BibliographyPlan.make("ja", {"a": a, "b": b, "refs": refs}, bib, None)
+    assert with_page.references_pages == ["refs"] and with_page.page_end("a") == []
+    assert transpile(refs, "ja", bibliography=with_page.references()).text.endswith("```{bibliography}\n```\n")
+    plan = BibliographyPlan.make("ja", {"a": a, "b": b}, bib, None)
+    assert plan.listed_on == {"a": ["Turing.1950", "Lovelace.1843"], "b": ["Hopper.1952"]}
+    end = "\n".join(plan.page_end("b"))
+    assert "{rubric} 参考文献" in end and ':filter: key in {"hopper.1952"}' in end and ":style: alpha" in end
+    found: list = []
+    cite = plan.cite_handler(b, found, "html.cite.no_bib")  # type: ignore[arg-type]
+    assert cite("cite", "Van- Gool.2006", 3) == "\\[Van- Gool.2006\\]" and cite("cite", "Hopper.1952", 3) is None
+    assert not found
+    assert [d.code for d in b.diagnostics] == ["cite.key"] and b.diagnostics[0].line == 3
+
+
+def test_api_pages_document_the_books_own_module_or_say_which_is_missing(tmp_path: Path) -> None:
+    book = tmp_path / "book"
+    shutil.copytree(FIXTURES / "render" / "book", book)
+    api = (
+        "# API\n\n```eval_rst\n.. automodule:: mylib.core\n   :members:\n```\n\n"
+        "```eval_rst\n.. automodule:: mylib.missing\n   :members:\n```\n\n"
+        "```eval_rst\n.. raw:: html\n   :file: front.html\n```\n\n"
+        "```eval_rst\n.. raw:: html\n   :file: nowhere.html\n```\n"
+    )
+    (book / "chapters" / "en" / "api.md").write_text(api, encoding="utf-8")
+    (book / "chapters" / "en" / "front.html").write_text("<p>front</p>\n", encoding="utf-8")
+    library = book / "build" / "run" / "en" / "mylib"  # where the evaluation mirrors the library
+    library.mkdir(parents=True)
+    (library / "__init__.py").write_text("", encoding="utf-8")
+    (library / "core.py").write_text("import json\nimport torch\nfrom numpy import linalg\n", encoding="utf-8")
+    config = load_config(book / "conf.py")
+    doc = parse_text(api, "chapters/en/api.md", SETTINGS)
+    stage = stage_language(config, "en", {"api": doc}, {}, {}, tmp_path / "src", [])
+    found = [(d.line, d.code) for d in stage.diagnostics]
+    assert found == [(9, "api.module"), (20, "rst.file")]
+    assert "'mylib.missing' is not found" in stage.diagnostics[0].message
+    text = stage.docs["api"].text
+    assert ".. automodule:: mylib.core" in text and ".. automodule:: mylib.missing" not in text
+    assert ":file: _book/chapters/en/front.html" in text and (tmp_path / "src/_book/chapters/en/front.html").is_file()
+    assert "nowhere.html" in text.split(".. polybook: left out: raw:: html")[1]
+    extensions: list[str] = []
+    settings = stage.api.settings(extensions)
+    assert extensions == ["sphinx.ext.autodoc", "polybook.render.eval_rst"]
+    assert settings["autodoc_mock_imports"] == ["numpy", "torch"]
+    assert settings["polybook_import_roots"][0] == str((book / "build" / "run" / "en").resolve())
+    json.dumps(settings)  # a Sphinx override: plain data
+
+
+def test_unicode_in_math_becomes_what_latex_math_can_set() -> None:
+    assert latex_math("H(X, Y) = −E_{x∼P} ≤ α Γ Α ϵ ℝ") == (
+        "H(X, Y) = -E_{x\\sim P} \\leq  \\alpha  \\Gamma  A  \\epsilon  \\mathbb{R}"
+    )
+    assert latex_math("x_{批}", {"批": "polybookfontA"}) == "x_{\\text{{\\polybookfontA 批}}}"
+
+
+def test_fallback_fonts_follow_the_script_of_the_character_not_the_language() -> None:
+    plan = plan_fonts(["a − b → ☃, Ж, 한국어, カナ and 中文, ह"], "Noto Serif")
+    families = {char: plan.families[command] for char, command in plan.chars.items()}
+    if not families:  # no fontconfig here
+        return
+    assert "Ж" not in families  # Noto Serif has Cyrillic
+    assert families["한"] == "Noto Serif CJK KR" and families["カ"] == "Noto Serif CJK JP"
+    assert families["中"] == "Noto Serif CJK JP"  # kana in the same text: Japanese forms
+    assert families["ह"].endswith("Devanagari") and families["−"] == "Noto Sans Math"
+    assert "\\newfontfamily\\polybookfontA{" in plan.preamble()
+    cjk = plan_fonts(["中文 → x"], "Noto Serif", "Noto Serif CJK SC")
+    assert "中" not in cjk.chars  # xeCJK sets it
+
+
+def test_the_checker_compares_a_paragraph_ending_equation_by_its_label(tmp_path: Path) -> None:
+    from polybook.book import load_book
+    from polybook.check import check_book
+
+    from minibook import make_book
+
+    en = "# T\n\nIn expanded form\n$$f(x) = x + 1.$$\n:eqlabel:`eq_f`\n\nSee :eqref:`eq_f`.\n"
+    ja = "# T\n\n展開すると\n$$f(x) = x + 2.$$\n:eqlabel:`eq_f`\n\n:eqref:`eq_f` を参照。\n"
+    result = check_book(load_book(load_config(make_book(tmp_path, en, ja))))
+    found = [(f.code, f.location.line) for f in result.active if f.code.startswith(("math", "ref", "label"))]
+    assert found == [("math.changed", 4)]
