@@ -31,7 +31,7 @@ from polybook.dialect.nodes import (
     TextTab,
     TocBlock,
 )
-from polybook.dialect.slides import find_slide_marks
+from polybook.dialect.slides import prose_of, prose_runs, run_marks
 
 _CONTAINERS = {
     "bullet_list_open": "list",
@@ -87,12 +87,16 @@ class _Builder:
         self.last_in.append(node)
         self.last = node
 
-    def check_marks(self, text: str, line: int) -> None:
-        """Slide marks d2lbook would refuse (it asserts): unclosed or overlapping."""
-        if "**" not in text and "~~" not in text:
-            return
-        for problem in find_slide_marks(text)[1]:
-            self.report(line + text.count("\n", 0, problem.offset), Code.SLIDE_MARK, problem.message)
+    def check_marks(self) -> None:
+        """Slide marks d2lbook would refuse (it asserts): unclosed or overlapping within a
+        run of prose between two code cells (a mark may span blocks of it)."""
+        for run in prose_runs(self.doc.nodes):
+            texts = [prose_of(node) for node in run]
+            if not any("**" in text or "~~" in text for text in texts):
+                continue
+            for index, offset, message in run_marks(texts).problems:
+                node, text = run[index], texts[index]
+                self.report(node.line + text.count("\n", 0, offset), Code.SLIDE_MARK, message)
 
     def source(self, start: int, end: int) -> str:
         return "\n".join(self.lines[start:end])
@@ -194,6 +198,7 @@ class _Builder:
             last = len(self.lines) - (len(self.lines) > 1 and self.lines[-1] == "")  # a final newline ends a line
             tab.closed, tab.end_line = False, max(last, tab.line)
             self.open_tab = None
+        self.check_marks()
         return self.doc
 
     def on_front_matter(self, token: Token, _next: Token | None) -> None:
@@ -204,7 +209,6 @@ class _Builder:
         line = token.map[0] + 1
         text = inline.content
         self.emit(Heading(self.path, line, token.map[1], int(token.tag[1:]), text, None, self.inlines(inline)))
-        self.check_marks(text, line)
         for opener, closer in _PAIRS:
             if text.count(opener) != text.count(closer):
                 self.report(line, Code.HEADING_DAMAGED, f"heading {text!r} has unbalanced {opener!r} / {closer!r}")
@@ -219,7 +223,6 @@ class _Builder:
         for number in range(start, end):
             if _HASH_HEADING_RE.match(self.lines[number]):
                 self.report(number + 1, Code.HEADING_DAMAGED, "a heading needs a space after its '#' marks")
-        self.check_marks(self.source(start, end), start + 1)
         visible = [
             c
             for c in inline.children or []
@@ -257,7 +260,6 @@ class _Builder:
         end = self.trimmed(start, end)
         kind = _CONTAINERS[open_token.type]
         self.emit(Block(self.path, start + 1, end, kind, self.source(start, end), found))
-        self.check_marks(self.source(start, end), start + 1)
         return j
 
     def nested_directive(self, token: Token) -> None:

@@ -6,12 +6,19 @@ model keeps the prose as written (the checker compares what the author wrote); t
 are found here, by the parser (an unclosed or overlapping mark is a warning) and by the
 renderer (:func:`strip_slide_marks`). Code spans are never searched, and ``[**a**](url)``
 is a link with bold text, not a mark -- as in d2lbook.
+
+As in d2lbook, a mark may run over several blocks of prose (a paragraph, display math, the
+next paragraph) as long as no code cell comes between: :func:`run_marks` pairs the marks of
+such a run of nodes and says what to take out of each.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
+
+from polybook.dialect.nodes import Block, CodeCell, Figure, Heading, Node, Paragraph, TextTab
 
 #: (opening, closing) of each kind of mark, in d2lbook's order.
 PAIRS = (("[**", "**]"), ("(**", "**)"), ("[~~", "~~]"), ("(~~", "~~)"))
@@ -47,9 +54,10 @@ def _positions(text: str, needle: str) -> list[int]:
     return [m.start() for m in re.finditer(re.escape(needle), text)]
 
 
-def find_slide_marks(text: str) -> tuple[list[SlideMark], list[MarkProblem]]:
-    """The slide marks of a piece of prose, in order, and what is wrong with them."""
-    masked = _masked(text)
+def find_slide_marks(text: str, masked: str | None = None) -> tuple[list[SlideMark], list[MarkProblem]]:
+    """The slide marks of a piece of prose, in order, and what is wrong with them;
+    ``masked``: the text with its code spans blanked, when the caller has it."""
+    masked = _masked(text) if masked is None else masked
     marks: list[SlideMark] = []
     problems: list[MarkProblem] = []
     for opening, closing in PAIRS:
@@ -92,6 +100,49 @@ def _opens_link(start: int, link_ends: list[int], starts: list[int]) -> bool:
     return False
 
 
+@dataclass(frozen=True, slots=True)
+class RunMarks:
+    """The marks of a run of prose nodes: per node, the (start, end) ranges of its text the
+    book does not show; the problems as (node index, offset in its text, message)."""
+
+    cuts: list[list[tuple[int, int]]]
+    problems: list[tuple[int, int, str]]
+
+
+def run_marks(texts: list[str]) -> RunMarks:
+    """Pair the marks of consecutive prose ``texts`` (blocks between two code cells)."""
+    starts, offset = [], 0
+    for text in texts:
+        starts.append(offset)
+        offset += len(text) + 2
+    joined = "\n\n".join(texts)
+    marks, problems = find_slide_marks(joined, "\n\n".join(_masked(text) for text in texts))
+    cuts: list[list[tuple[int, int]]] = [[] for _ in texts]
+    for mark in marks:
+        outer = (mark.start - len(mark.opening), mark.end + len(mark.closing))
+        ranges = [outer] if mark.slides_only else [(outer[0], mark.start), (mark.end, outer[1])]
+        for low, high in ranges:
+            for index, start in enumerate(starts):
+                end = start + len(texts[index])
+                if low < end and high > start:
+                    cuts[index].append((max(low, start) - start, min(high, end) - start))
+    located = []
+    for problem in problems:
+        index = max(i for i, start in enumerate(starts) if start <= problem.offset)
+        located.append((index, problem.offset - starts[index], problem.message))
+    return RunMarks(cuts, located)
+
+
+def cut(text: str, ranges: list[tuple[int, int]]) -> str:
+    """``text`` without the character ranges ``ranges``."""
+    out, pos = [], 0
+    for start, end in sorted(ranges):
+        out.append(text[pos:start])
+        pos = max(pos, end)
+    out.append(text[pos:])
+    return "".join(out)
+
+
 def strip_slide_marks(text: str) -> str:
     """The text as the book shows it: ``**`` marks removed, ``~~`` marks removed with their
     text (its line breaks too: a blank line left there would end the paragraph or list
@@ -108,3 +159,50 @@ def strip_slide_marks(text: str) -> str:
         pos = mark.end + len(mark.closing)
     out.append(text[pos:])
     return "".join(out)
+
+
+def prose_of(node: Node) -> str:
+    """The prose of a node as written ("" for math, code and the like)."""
+    if isinstance(node, Paragraph) or (isinstance(node, Block) and node.kind != "html"):
+        return node.source
+    if isinstance(node, Heading):
+        return node.text
+    if isinstance(node, Figure):
+        return node.caption
+    return ""
+
+
+def prose_runs(nodes: list[Node]) -> Iterator[list[Node]]:
+    """The nodes between two code cells, text tabs opened: d2lbook's markdown cells."""
+    run: list[Node] = []
+    for node in nodes:
+        if isinstance(node, CodeCell):
+            if run:
+                yield run
+            run = []
+        elif isinstance(node, TextTab):
+            for child in node.children:
+                if isinstance(child, CodeCell):
+                    if run:
+                        yield run
+                    run = []
+                else:
+                    run.append(child)
+        else:
+            run.append(node)
+    if run:
+        yield run
+
+
+def shown_prose(nodes: list[Node]) -> dict[int, str]:
+    """``id(node)`` -> the prose the book shows, for the nodes slide marks change."""
+    out: dict[int, str] = {}
+    for run in prose_runs(nodes):
+        texts = [prose_of(node) for node in run]
+        if not any("**" in text or "~~" in text for text in texts):
+            continue
+        marks = run_marks(texts)
+        for node, text, ranges in zip(run, texts, marks.cuts, strict=True):
+            if ranges:
+                out[id(node)] = cut(text, ranges)
+    return out

@@ -29,6 +29,7 @@ from polybook.dialect.nodes import (
     TextTab,
     TocBlock,
 )
+from polybook.dialect.slides import shown_prose
 from polybook.render import inline
 from polybook.render.i18n import framework_name, text
 from polybook.render.outputs import OutputRenderer
@@ -87,6 +88,7 @@ class _Writer:
         self.link = link
         self.toc_entry = toc
         self.programs: dict[str, list[CodeCell]] = {}
+        self.shown = shown_prose(doc.nodes)  # prose without its slide marks, where it has some
         self.out: list[tuple[str, int]] = []
 
     # -- output ---------------------------------------------------------------------
@@ -140,10 +142,10 @@ class _Writer:
         if isinstance(node, Heading):
             if node.label:
                 self.emit(f"({node.label})=", node.line)
-            self.emit(f"{'#' * node.level} {self.prose(node.text, node.line)}", node.line)
+            self.emit(f"{'#' * node.level} {self.prose(self.shown.get(id(node), node.text), node.line)}", node.line)
             self.emit("", node.line)
         elif isinstance(node, Paragraph | Block):
-            self.emit_source(node.source, node.line)
+            self.emit_source(self.shown.get(id(node), node.source), node.line)
         elif isinstance(node, DisplayMath):
             self.display_math(node)
         elif isinstance(node, Figure):
@@ -178,7 +180,7 @@ class _Writer:
         options = [f":{key}: {value}" for key, value in (("width", node.width), ("height", node.height)) if value]
         if node.label:
             options.append(f":name: {node.label}")
-        caption = self.prose(node.caption, node.line)
+        caption = self.prose(self.shown.get(id(node), node.caption), node.line)
         marks = inline.fence(caption, ":")
         self.emit([f"{marks}{{figure}} {path}", *options, "", caption, marks, ""], node.line)
 
