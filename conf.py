@@ -4,6 +4,7 @@
 # so `polybook check` is safe to run on pull requests. Sphinx executes it when building.
 
 project = "Dive into Deep Learning"
+release = "0.1.0"
 author = "The D2L authors and translators"
 copyright = "2026, the D2L authors"
 
@@ -29,6 +30,15 @@ polybook = {
     },
     "chapters": "chapters",
     "build_dir": "build",
+    # The book's own package, collected from its #@save cells (polybook build lib) and
+    # imported by the kernels ahead of any installed d2l; paths below chapters/<lang>/.
+    "library": {
+        "version_file": "d2l/__init__.py",
+        "frameworks": {
+            "mxnet": {"lib_file": "d2l/mxnet.py", "lib_name": "np"},
+            "pytorch": {"lib_file": "d2l/torch.py", "lib_name": "torch"},
+        },
+    },
     # `polybook build eval`: one kernel per (chapter, framework) program, cached by content.
     "execution": {
         "kernel": "polybook",  # registered into .venv by scripts/setup-kernel.sh (make setup)
