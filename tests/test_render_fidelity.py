@@ -127,7 +127,8 @@ def test_api_pages_document_the_books_own_module_or_say_which_is_missing(tmp_pat
     library = book / "build" / "run" / "en" / "mylib"  # where the evaluation mirrors the library
     library.mkdir(parents=True)
     (library / "__init__.py").write_text("", encoding="utf-8")
-    (library / "core.py").write_text("import json\nimport torch\nfrom numpy import linalg\n", encoding="utf-8")
+    core = "import json\nimport numpy\nfrom not_installed_framework import nn\n"
+    (library / "core.py").write_text(core, encoding="utf-8")
     config = load_config(book / "conf.py")
     doc = parse_text(api, "chapters/en/api.md", SETTINGS)
     stage = stage_language(config, "en", {"api": doc}, {}, {}, tmp_path / "src", [])
@@ -141,7 +142,7 @@ def test_api_pages_document_the_books_own_module_or_say_which_is_missing(tmp_pat
     extensions: list[str] = []
     settings = stage.api.settings(extensions)
     assert extensions == ["sphinx.ext.autodoc", "polybook.render.eval_rst"]
-    assert settings["autodoc_mock_imports"] == ["numpy", "torch"]
+    assert settings["autodoc_mock_imports"] == ["not_installed_framework"]  # numpy is installed
     assert settings["polybook_import_roots"][0] == str((book / "build" / "run" / "en").resolve())
     json.dumps(settings)  # a Sphinx override: plain data
 

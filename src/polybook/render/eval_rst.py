@@ -5,8 +5,7 @@ d2l's API page (``chapter_appendix-tools-for-deep-learning/d2l.md``) is
 ``sphinx.ext.autodoc`` is loaded and the module imports in the Sphinx process: the book's
 own library is found where the evaluation builds it (``build/run/<lang>/d2l/``, see
 :mod:`polybook.execute.workdir`), else in the language's folder or the source language's.
-Its third-party imports (torch, mxnet…) are mocked: documenting the API never runs a
-framework. A module found nowhere is one error at the directive's line, and the directive
+A framework it imports that is not installed where Sphinx runs is mocked. A module found nowhere is one error at the directive's line, and the directive
 is left out (Sphinx would add a traceback per page).
 
 ``.. raw:: html`` / ``.. include::`` with a file: the file is found like a figure (the
@@ -19,6 +18,7 @@ a file that is not in the book is an error at its line and the directive is left
 from __future__ import annotations
 
 import ast
+import importlib.util
 import posixpath
 import re
 import sys
@@ -81,9 +81,10 @@ def find_module(name: str, roots: list[Path]) -> Path | None:
     return None
 
 
-def third_party_imports(path: Path) -> set[str]:
-    """Top-level packages a module imports that are neither the standard library nor the
-    book's own package: autodoc mocks them."""
+def missing_imports(path: Path) -> set[str]:
+    """Top-level packages a module imports that this Python cannot import (a framework not
+    installed): autodoc mocks them. What is installed is imported for real: d2l calls its
+    frameworks when it is imported (``devices=d2l.try_all_gpus()``), which mocks cannot answer."""
     try:
         tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
     except SyntaxError:
@@ -95,7 +96,8 @@ def third_party_imports(path: Path) -> set[str]:
             names.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             names.add(node.module.split(".")[0])
-    return {name for name in names if name not in sys.stdlib_module_names and name != own}
+    third_party = {name for name in names if name not in sys.stdlib_module_names and name != own}
+    return {name for name in third_party if importlib.util.find_spec(name) is None}
 
 
 class EvalRstResolver:
@@ -134,7 +136,7 @@ class EvalRstResolver:
         if module not in self.found:
             self.found[module] = find_module(module, self.roots)
             if self.found[module] is not None:
-                self.api.mocked |= third_party_imports(self.found[module])  # type: ignore[arg-type]
+                self.api.mocked |= missing_imports(self.found[module])  # type: ignore[arg-type]
         if self.found[module] is not None:
             return m[0]
         shown = ", ".join(str(root) for root in self.roots) or "no folder"
