@@ -35,6 +35,8 @@ _BOOK_KEYS = {
     "exclusions": "globs, relative to each language's folder, of Markdown files that are not documents",
     "bibfile": "the bibliography, relative to each language's folder (the source language's when missing)",
     "library": "the book's own package, collected from #@save cells (polybook build lib)",
+    "localised_links": "globs of links each language has its own of (d2l: ['https://discuss.d2l.ai/t/*']): "
+    "polybook check asks only that each section of the source that has one still has one",
 }
 _LANGUAGE_KEYS = {"name", "title", "frameworks", "default_tab", "origin"}
 _EXECUTION_KEYS = {
@@ -129,6 +131,7 @@ class BookConfig:
     exclusions: tuple[str, ...] = ()
     bibfile: str | None = None
     library: dict[str, Any] = field(default_factory=dict)
+    localised_links: tuple[str, ...] = ()  # globs (fnmatch) of links a translation has its own of
 
     @property
     def root(self) -> Path:
@@ -340,6 +343,8 @@ class _Validator:
         if not isinstance(library, dict):
             self.error("polybook.library", self.key_node(node, "library"), "must be a dict (see polybook build lib)")
             library = {}
+        localised = raw.get("localised_links", [])
+        localised = self.strings(localised, "polybook.localised_links", self.key_node(node, "localised_links") or node)
         if self.errors or not isinstance(source, str):
             return None
         ordered = {source: languages[source], **{k: v for k, v in languages.items() if k != source}}
@@ -358,6 +363,7 @@ class _Validator:
             exclusions,
             bibfile,
             library,
+            localised,
         )
 
     def strings(self, value: Any, key: str, node: ast.AST | None) -> tuple[str, ...]:

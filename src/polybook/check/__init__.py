@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from multiprocessing import get_context
 
 from polybook.book import Book, load_book
@@ -80,7 +80,7 @@ def check_chapter(
         findings += check_texttabs(lang, chapter, src, tgt, source, target, match.common)
     findings += check_math_numbers(lang, chapter, source, target, src_items, tgt_items, match.common, alignment.place)
     findings += check_sections(lang, chapter, alignment, source, target, match, src_items, tgt_items)
-    findings += check_references(lang, chapter, source, target, alignment.place)
+    findings += check_references(lang, chapter, source, target, alignment.place, config.localised_links, match.common)
     findings += resource_fallbacks(config, lang, chapter, target)
     if lock is None:
         lock = read_lock(config.chapters_dir / lang)
@@ -162,7 +162,8 @@ def _merge(
     ``every_language`` was checked (it serves them all). ``with_toc``: the chunks' documents
     were parsed alone, so the book's toc is put together here and its problems reported
     (documents no toc reaches only when ``whole_book``); a book loaded whole has them already.
-    A file a translation takes from the source language is reported once per language.
+    A file a translation takes from the source language, and a framework the source language
+    does not have, are reported once per language.
     """
     labels: dict[str, set[str]] = {}
     findings: list[Finding] = []
@@ -183,7 +184,7 @@ def _merge(
                 findings.append(unresolved_ref(lang, chapter, path, role, target, line, source_lang))
     if with_toc:
         findings += _toc_findings(chunks, whole_book)
-    findings = _once_per_file(findings)
+    findings = _said_once(findings)
     findings = apply(findings, suppressions, baseline)
     findings += unused(findings, [s for s in suppressions if every_language or s.lang != source_lang])
     findings.sort(key=lambda f: f.order)
@@ -205,16 +206,26 @@ def _toc_findings(chunks: list[ChunkResult], whole_book: bool) -> list[Finding]:
     return out
 
 
-def _once_per_file(findings: list[Finding]) -> list[Finding]:
-    """One ``ref.fallback`` per language and file: the first place that uses it."""
+def _said_once(findings: list[Finding]) -> list[Finding]:
+    """One ``ref.fallback`` per language and file: the first place that uses it. One
+    ``code.coverage`` per language for a framework the source language does not have (zh's
+    paddle), with the cells and chapters counted, instead of one per chapter."""
     seen: set[tuple[str, str]] = set()
+    extra: dict[tuple[str, str], list[Finding]] = {}
     out = []
     for finding in sorted(findings, key=lambda f: f.order):
         if finding.code is Code.REF_FALLBACK:
             if (finding.lang, finding.subject[0]) in seen:
                 continue
             seen.add((finding.lang, finding.subject[0]))
+        elif finding.code is Code.CODE_COVERAGE and finding.subject[1].isdigit():
+            extra.setdefault((finding.lang, finding.subject[0]), []).append(finding)
+            continue
         out.append(finding)
+    for (lang, framework), found in extra.items():
+        cells = sum(int(f.subject[1]) for f in found)
+        message = f"{lang} offers {framework}, which the source does not: {cells} cells in {len(found)} chapters"
+        out.append(replace(found[0], message=message, subject=(framework, "")))
     return out
 
 

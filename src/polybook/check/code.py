@@ -108,6 +108,12 @@ def check_coverage(
                 Location(target.path, 1), source=Location(source.path, mine[0].line), framework=framework,
                 subject=("", framework),
             ))  # fmt: skip
+        elif theirs and framework not in source.frameworks:  # said once per language (check's merge)
+            out.append(Finding.make(
+                Code.CODE_COVERAGE, f"{len(theirs)} {framework} cells; {framework} is not a framework of the source",
+                lang, chapter, Location(target.path, theirs[0].line), framework=framework,
+                subject=(framework, str(len(theirs))),
+            ))  # fmt: skip
         elif theirs and not mine:
             out.append(Finding.make(
                 Code.CODE_COVERAGE, f"{len(theirs)} {framework} cells, none in the source", lang, chapter,

@@ -26,7 +26,8 @@ from polybook.check.tex import SMALL, as_plain, normalize_tex, numbers_of, plain
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Block, DisplayMath, Document, Figure, Heading, Paragraph
 
-_RATIO = 0.5  # a formula at least this similar (by characters) to the source's is the same one, changed
+_RATIO = 0.6  # a formula at least this similar (by characters) to the source's is the same one, changed
+_PIECES = 4  # a formula the translation splits into up to this many (``$c_i, u_i$`` -> ``$c_i$, $u_i$``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,8 +161,10 @@ def pair_formulas(
     ordered, moved = pair_by_content([f.key for f in source], [f.key for f in target])
     for a, b in ordered + moved:
         places.pair(source[a].node, target[b].node)
-    s_left = set(range(len(source))) - {a for a, _ in ordered} - {a for a, _ in moved}
-    t_left = set(range(len(target))) - {b for _, b in ordered} - {b for _, b in moved}
+    s_left = sorted(set(range(len(source))) - {a for a, _ in ordered} - {a for a, _ in moved})
+    t_left = sorted(set(range(len(target))) - {b for _, b in ordered} - {b for _, b in moved})
+    s_kept, t_kept = _without_splits(source, target, s_left, t_left, places)
+    s_left, t_left = set(s_kept), set(t_kept)
     out: list[tuple[Formula | None, Formula | None]] = []
     bounds = [(-1, -1), *ordered, (len(source), len(target))]
     for (s0, t0), (s1, t1) in itertools.pairwise(bounds):
@@ -177,6 +180,40 @@ def pair_formulas(
                 places.pair(s.node, t.node)
             out.append((s, t))
     return out
+
+
+def _pieces(key: str, formulas: list[Formula], gap: list[int]) -> tuple[int, int] | None:
+    """``(start, end)`` of a run of ``gap`` (2 to :data:`_PIECES` formulas) that joined by
+    commas is ``key``."""
+    for start in range(len(gap)):
+        joined = formulas[gap[start]].key
+        for end in range(start + 1, min(len(gap), start + _PIECES)):
+            joined += "," + formulas[gap[end]].key
+            if joined == key:
+                return start, end + 1
+            if len(joined) >= len(key):
+                break
+    return None
+
+
+def _without_splits(
+    source: list[Formula], target: list[Formula], s_gap: list[int], t_gap: list[int], places: Places
+) -> tuple[list[int], list[int]]:
+    """The unpaired formulas without those one side splits and the other joins: ``$c_i, u_i$``
+    is ``$c_i$`` and ``$u_i$`` when the pieces follow each other (in either direction)."""
+    for i in list(s_gap):
+        found = _pieces(source[i].key, target, t_gap)
+        if found:
+            places.pair(source[i].node, target[t_gap[found[0]]].node)
+            s_gap.remove(i)
+            del t_gap[found[0] : found[1]]
+    for j in list(t_gap):
+        found = _pieces(target[j].key, source, s_gap)
+        if found:
+            places.pair(source[s_gap[found[0]]].node, target[j].node)
+            t_gap.remove(j)
+            del s_gap[found[0] : found[1]]
+    return s_gap, t_gap
 
 
 def check_math(

@@ -26,10 +26,11 @@ _WIDE = str.maketrans(
 )
 _NEEDED_SPACE = re.compile(r"(\\[A-Za-z]+)\s+(?=[A-Za-z])")  # ``\mathbf x``: this space is meaning
 _ONE_CHAR_ARG = re.compile(r"(\\[A-Za-z]+)\s*\{\s*([A-Za-z0-9])\s*\}")  # ``\mathbf{x}`` is ``\mathbf x``
-_NUMBER_TEX = re.compile(r"(?<![\w.,])(\d{1,3}(?:([.,])\d{3})(?:\2\d{3})*(?![\d])|\d+[.,]\d+)(?![\w])")
+_DIGIT_GROUP = re.compile(r"(?<=\d)(\{,\}|\{\.\}|\\,)(?=\d{3}(?!\d))")  # ``10{,}000``, ``10\,000``
+_NUMBER_TEX = re.compile(r"(?<![\w.,])(\d{1,3}(?:([.,])\d{3})(?:\2\d{3})*|\d+[.,]\d+)(?![\d])")
 _PERCENT_FIRST = re.compile(r"\\%(\d[\d.]*)")  # tr: ``\%95``
 # sentence punctuation at the end of the math, also before closing ``\\`` and ``\end{...}``
-_TRAILING_PUNCT = re.compile(r"[.,;:。、]+((?:\\\\)?(?:\\end\{[A-Za-z*]+\})*)$")
+_TRAILING_PUNCT = re.compile(r"[.,;:?。、]+((?:\\\\)?(?:\\end\{[A-Za-z*]+\})*)$")
 _PURE_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:\\%)?")
 
 # prose numbers: ``60,000``, ``60.000``, ``60 000``, ``0,5``; a scale word or sign after it
@@ -82,11 +83,11 @@ def normalize_tex(tex: str) -> str:
     percent sign after its number, sentence punctuation at the end dropped (memoised: a
     source formula is compared once for every translation)."""
     tex = TEXT_CMD.sub(_drop_words, _ORDINAL.sub("", tex.translate(_WIDE)))
+    tex = _DIGIT_GROUP.sub(lambda m: m[1].strip("{}\\"), tex)
+    tex = _NUMBER_TEX.sub(_canonical_number, tex)  # before spaces go: ``(1, 2)`` is no decimal
     tex = _SPACING.sub(lambda m: m[1] or " ", tex)
     tex = _ONE_CHAR_ARG.sub(r"\1 \2", tex)
     tex = "".join(_NEEDED_SPACE.sub("\\1\0", tex).split()).replace("\0", " ")
-    tex = tex.replace("{,}", ",").replace("{.}", ".")
-    tex = _NUMBER_TEX.sub(_canonical_number, tex)
     tex = _PERCENT_FIRST.sub(r"\1\\%", tex)
     return _TRAILING_PUNCT.sub(r"\1", tex)
 

@@ -18,16 +18,16 @@ from pathlib import Path
 from polybook.book import Book
 from polybook.check import Baseline, check_chapter
 from polybook.check.align import align, token_ratio
-from polybook.check.code import cell_key, without_strings
+from polybook.check.code import cell_key, shared_frameworks, without_strings
 from polybook.check.findings import Finding
 from polybook.check.staleness import SyncRecord, head_commit, origin_file, read_lock, write_lock
 from polybook.check.suppress import apply, inline_suppressions
-from polybook.check.tex import TEXT_CMD, is_words
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect import parse_text
 from polybook.dialect.builder import DialectSettings
 from polybook.dialect.nodes import Block, CodeCell, Document
 from polybook.files import atomic_write, file_sha256
+from polybook.sync.math_style import in_translation_style
 from polybook.sync.rewrite import rewrite_code, tab_marker
 
 TODO = "<!-- polybook: TODO translate: cell added by `polybook sync` from {where}; write the text around it -->"
@@ -72,8 +72,8 @@ class ChapterSync:
         )
 
 
-def _order_key(cell: CodeCell) -> str:
-    return f"{','.join(sorted(cell.frameworks))}|{cell_key(cell.code)}"
+def _order_key(cell: CodeCell, shared: frozenset[str]) -> str:
+    return f"{','.join(sorted(shared.intersection(cell.frameworks)))}|{cell_key(cell.code)}"
 
 
 def _order_ratio(a: str, b: str) -> float:
@@ -107,8 +107,12 @@ def _cell_edits(
     cell to re-tag, and a second run finds nothing left to do. A cell that a suppressed
     finding (``held``) is about is left as it is.
     """
-    src_cells, tgt_cells = source.cells(), target.cells()
-    pairs = align([_order_key(c) for c in src_cells], [_order_key(c) for c in tgt_cells], _order_ratio, 0.45)
+    shared = shared_frameworks(source, target)
+    # a cell only for frameworks one side does not offer (zh's paddle cells) is coverage: left alone
+    src_cells = [c for c in source.cells() if shared.intersection(c.frameworks)]
+    tgt_cells = [c for c in target.cells() if shared.intersection(c.frameworks)]
+    keys = [_order_key(c, shared) for c in src_cells], [_order_key(c, shared) for c in tgt_cells]
+    pairs = align(*keys, _order_ratio, 0.45)
     edits: list[Edit] = []
     pruned: list[CodeCell] = []
     before: CodeCell | None = None  # the translation cell of the last paired source cell
@@ -119,7 +123,8 @@ def _cell_edits(
             before = t
             if t.closed:
                 code = not _held(held, {Code.CODE_CHANGED, Code.CODE_MARKERS, Code.CODE_EXTRA}, t)
-                edits += _repair_cell(s, t, settings, code=code, tabs=not _held(held, {Code.CODE_TABS}, t))
+                tabs = not _held(held, {Code.CODE_TABS}, t)
+                edits += _repair_cell(s, t, settings, shared, code=code, tabs=tabs)
         elif s is not None:
             if not _held(held, {Code.CODE_MISSING}, s):
                 edits.append(_insert_cell(s, before, tgt_cells, lines, settings))
@@ -146,13 +151,20 @@ def _neighbours(doc: Document, node: CodeCell, removed: list[CodeCell]) -> tuple
     return (before, after)
 
 
-def _repair_cell(s: CodeCell, t: CodeCell, settings: DialectSettings, code: bool, tabs: bool) -> list[Edit]:
+def _repair_cell(
+    s: CodeCell, t: CodeCell, settings: DialectSettings, shared: frozenset[str], code: bool, tabs: bool
+) -> list[Edit]:
+    """The cell's code from the source, and its tab set for the frameworks both chapters offer
+    (the translation keeps its own for the others: zh's paddle)."""
     edits = []
     if code and cell_key(t.code) != cell_key(s.code) and without_strings(t.code) != without_strings(s.code):
         new_code = rewrite_code(t.code, s.code)
         edits.append(Edit(t.code_line, t.end_line - 1, new_code.split("\n"), f"cell at line {t.line} from the source"))
-    if tabs and set(t.frameworks) != set(s.frameworks):
-        marker = tab_marker(s.frameworks, s.tab, settings)
+    if tabs and shared.intersection(t.frameworks) != shared.intersection(s.frameworks):
+        wanted = [
+            f for f in settings.frameworks if f in (shared.intersection(s.frameworks) | set(t.frameworks) - shared)
+        ]
+        marker = tab_marker(tuple(wanted), s.tab, settings)
         at, why = t.line + 1, f"tab marker of the cell at line {t.line}"
         if t.tab is not None:
             edits.append(Edit(at, at, [marker] if marker else [], why))
@@ -166,7 +178,7 @@ def _insert_cell(
 ) -> Edit:
     """The source cell, after the counterpart of the cell before it, with a TODO for the translator."""
     at = before.end_line + 1 if before else (tgt_cells[0].line if tgt_cells else len(lines) + 1)
-    marker = tab_marker(s.frameworks, s.tab, settings)
+    marker = tab_marker(tuple(f for f in s.frameworks if f in settings.frameworks), s.tab, settings)
     block = ["", TODO.format(where=f"{s.path}:{s.line}"), "", f"```{s.info.strip()}", *([marker] if marker else [])]
     block += [*s.code.split("\n"), "```"]
     if before is None:
@@ -186,18 +198,20 @@ def _delete_cell(cell: CodeCell, lines: list[str], why: str, neighbours: tuple[o
 
 
 def _math_edits(findings: list[Finding], lines: list[str]) -> list[Edit]:
-    """One edit per line range, with every math replacement found there applied in turn.
+    """One edit per line range, with every math replacement found there applied in turn; the
+    source's formula is written in the translation's style (:func:`in_translation_style`).
 
     Display math may keep its ``$$`` on lines of their own (the TeX the parser gives is
     stripped), so the range reaches one line further and the delimiters may have
     whitespace inside.
     """
     chunks: dict[tuple[int, int], str] = {}
+    text = "\n".join(lines)
     for f in findings:
         if f.code is not Code.MATH_CHANGED or f.suppressed or f.location is None or not f.diff:
             continue
         old, new = f.diff[0]
-        new = keep_text_words(old, new)
+        new = in_translation_style(old, new, text)
         start = f.location.line
         end = min(len(lines), start + old.count("\n") + 2)
         key = next(((a, b) for a, b in chunks if a <= start <= b), (start, end))
@@ -208,21 +222,6 @@ def _math_edits(findings: list[Finding], lines: list[str]) -> list[Edit]:
                 chunks[key] = chunk[: found.start()] + found[1] + new + found[2] + chunk[found.end() :]
                 break
     return [Edit(a, b, text.split("\n"), f"math at line {a}") for (a, b), text in chunks.items()]
-
-
-def keep_text_words(translation: str, source: str) -> str:
-    """The source's TeX, with the words inside its ``\\text{}`` (and ``\\mathrm{bias}``) taken from
-    the translation when both have the same ``\\text``-like commands in the same order."""
-    theirs = TEXT_CMD.findall(translation)  # (command, words)
-    if [command for command, _ in theirs] != [command for command, _ in TEXT_CMD.findall(source)]:
-        return source
-    kept = iter(theirs)
-
-    def put(match: re.Match[str]) -> str:
-        command, words = next(kept)
-        return match[1] + words + "}" if is_words(command, words) and is_words(match[1], match[2]) else match[0]
-
-    return TEXT_CMD.sub(put, source)
 
 
 def _suppressed(

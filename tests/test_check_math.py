@@ -1,0 +1,125 @@
+"""Math and numbers a translator can act on: paired by content over the whole chapter, with a
+language's number format, moved punctuation and rephrased paragraphs left alone, and never
+rewritten by sync when only the style differs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from polybook import sync
+from polybook.book import load_book
+from polybook.check import check_book
+from polybook.check.findings import CheckResult
+from polybook.check.tex import normalize_tex, numbers_of
+from polybook.config import load_config
+
+from minibook import cell, make_book
+
+
+def run(tmp_path: Path, en: str, ja: str) -> CheckResult:
+    return check_book(load_book(load_config(make_book(tmp_path, en, ja))))
+
+
+def found(result: CheckResult) -> list[tuple[str, int, tuple[tuple[str, str], ...]]]:
+    return sorted(
+        (f.code, f.primary.line, f.diff)
+        for f in result.active
+        if f.code.startswith(("math", "numbers"))  # the language's code is the translator's own business
+    )
+
+
+@pytest.mark.parametrize(
+    ("source", "translation"),
+    [
+        (r"\eta = 0.5", r"\eta = 0,5"),  # pt, tr: decimal comma
+        ("10,000", "10.000"),  # pt, tr: thousands point
+        ("10,000", "10{,}000"),
+        ("10,000", r"10\,000"),
+        (r"95\%", r"\%95"),  # tr: the percent sign first
+        (r"\mathbf{y} = \mathbf{X} \mathbf{w} + b,", r"\mathbf y=\mathbf{X}\mathbf{w}+b"),  # punctuation, spacing
+        (r"\begin{bmatrix} 1 \\ 2 \end{bmatrix}.", r"\begin{bmatrix}1\\2\end{bmatrix}"),
+        (r"x_1, x_2, \ldots", r"x_1, x_2， \ldots"),  # a full-width comma
+        (r"i^\mathrm{th}", "i."),  # an English ordinal, and tr's
+        (r"\mathrm{bias}(\theta) = 0", r"\mathrm{yanlılık}(\theta) = 0"),  # words in \mathrm, as in \text
+        (r"3\times3", r"3 \times 3"),
+    ],
+)
+def test_a_languages_own_way_of_writing_math_is_not_drift(source: str, translation: str) -> None:
+    assert normalize_tex(source) == normalize_tex(translation)
+
+
+@pytest.mark.parametrize(
+    ("source", "translation"),
+    [(r"\eta = 0.5", r"\eta = 0,3"), (r"\mathrm{d}x", r"\mathrm{e}x"), ("10,000", "1.000"), ("n!", "n")],
+)
+def test_what_is_really_different_stays_different(source: str, translation: str) -> None:
+    assert normalize_tex(source) != normalize_tex(translation)
+
+
+def test_numbers_in_a_languages_own_words_are_the_same_number() -> None:
+    assert [values for values, _ in numbers_of("60,000 images and 110 million parameters")] == [
+        ("60000",),
+        ("110", "110000000"),
+    ]
+    assert [values for values, _ in numbers_of("6万张图像，1.1亿个参数")] == [("60000",), ("110000000",)]
+
+
+EN = (
+    "# Sheep\n:label:`sec_sheep`\n\n"
+    "A flock has $n$ sheep and $m$ goats.\n\n"  # 4
+    "Each sheep eats $e = 0.5$ units, so the flock eats $0.5 n$.\n\n"  # 6
+    + cell("n = 10")  # 8-10
+    + "\nWith 10,000 sheep that is $5000$ units:\n\n"  # 12
+    "$$u = e \\cdot n.$$\n\n"  # 14
+    "Goats eat $g_i$ and $h_i$ units, and $c_i, d_i$ are their colours.\n\n"  # 16
+    + cell("m = 4")  # 18-20
+    + "\nSo the farm needs $u + \\sum_i g_i$ units in total, for 256 days.\n"  # 22
+)
+# pt: its number format, punctuation outside the math, the first two paragraphs joined and
+# moved before the first cell's counterpart, a sentence reordered, two formulas split apart.
+PT = (
+    "# Ovelhas\n:label:`sec_sheep`\n\n"
+    "Um rebanho tem $n$ ovelhas e $m$ cabras. Cada ovelha come $e = 0,5$ unidades, logo o rebanho come $0,5 n$.\n\n"
+    + cell("n = 10")  # 6-8
+    + "\nCom 10.000 ovelhas são $5.000$ unidades:\n\n"  # 10
+    "$$u = e \\cdot n$$.\n\n"  # 12
+    "As cores são $c_i$ e $d_i$; as cabras comem $h_i$ e $g_i$ unidades.\n\n"  # 14
+     + cell("m = 4") + "\nEntão a fazenda precisa de $u + \\sum_i g_i$ unidades, por 256 dias.\n"
+)
+
+
+def test_rephrased_and_rearranged_math_and_numbers_are_not_findings(tmp_path: Path) -> None:
+    assert found(run(tmp_path, EN, PT)) == []
+
+
+def test_what_is_really_absent_added_or_changed_is_reported_once_where_it_is(tmp_path: Path) -> None:
+    pt = PT.replace("$u + \\sum_i g_i$", "$u + \\sum_i h_i$").replace(", por 256 dias", "")
+    pt = pt.replace("e $m$ cabras", "e cabras").replace("$$u = e \\cdot n$$.", "$$u = e \\cdot n + k$$.")
+    assert found(run(tmp_path, EN, pt)) == [
+        ("math.changed", 12, ((r"u = e \cdot n + k", r"u = e \cdot n."),)),
+        ("math.changed", 20, ((r"u + \sum_i h_i", r"u + \sum_i g_i"),)),
+        ("math.missing", 4, (("", "m"),)),  # at the paragraph holding the source's paragraph's other math
+        ("numbers.missing", 20, (("", "256"),)),
+    ]
+
+
+def test_math_only_the_translation_writes_as_math_is_not_extra(tmp_path: Path) -> None:
+    en = "Points on the x axis have shape (4, 4) here.\n"
+    ja = "$x$ 軸上の点の形は $(4，4)$ です。\n"
+    assert found(run(tmp_path, en, ja)) == []
+    assert [c for c, _, _ in found(run(tmp_path, en, "$y$ 軸上の点の形は $(4，4)$ です。\n"))] == ["math.extra"]
+
+
+def test_sync_keeps_the_translations_number_format_and_punctuation(tmp_path: Path) -> None:
+    en = "The rate is $\\eta = 0.5 x$, and $10,000$ steps.\n\n$$y = 0.25 x.$$\n"
+    ja = "A taxa é $\\eta = 0,3 x$, e $10.000$ passos.\n\n$$y = 0,2 x$$.\n"
+    conf = make_book(tmp_path, en, ja)
+    book = load_book(load_config(conf))
+    (result,) = sync.sync_book(book)
+    assert result.new == "A taxa é $\\eta = 0,5 x$, e $10.000$ passos.\n\n$$y = 0,25 x$$.\n"
+    unchanged = "A taxa é $\\eta = 0,5 x$, e $10.000$ passos.\n\n$$y = 0,25 x$$.\n"
+    make_book(tmp_path, en, unchanged)
+    (result,) = sync.sync_book(load_book(load_config(conf)))
+    assert not result.changed and not result.left
