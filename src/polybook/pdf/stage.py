@@ -62,7 +62,7 @@ def stage_framework(
     references = BibliographyPlan.make(language, docs, bibs, config.sphinx.get("bibtex_default_style"))
     for bib in bibs:  # read by sphinxcontrib-bibtex from the book; a change rebuilds the PDF
         stage.hasher.update(bib.name.encode() + hashlib.sha256(bib.read_bytes()).digest())
-    rst = EvalRstResolver(config, language)
+    rst = EvalRstResolver(config, language, output="latex")
     stage.api = rst.api
     for name, doc in docs.items():
 

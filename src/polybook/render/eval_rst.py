@@ -5,12 +5,14 @@ d2l's API page (``chapter_appendix-tools-for-deep-learning/d2l.md``) is
 ``sphinx.ext.autodoc`` is loaded and the module imports in the Sphinx process: the book's
 own library is found where the evaluation builds it (``build/run/<lang>/d2l/``, see
 :mod:`polybook.execute.workdir`), else in the language's folder or the source language's.
-A framework it imports that is not installed where Sphinx runs is mocked. A module found nowhere is one error at the directive's line, and the directive
-is left out (Sphinx would add a traceback per page).
+A framework it imports that is not installed where Sphinx runs is mocked. A module found
+nowhere is one error at the directive's line, and the directive is left out (Sphinx would
+add a traceback per page).
 
 ``.. raw:: html`` / ``.. include::`` with a file: the file is found like a figure (the
 language's, else the source language's), staged with the pages and its path rewritten;
-a file that is not in the book is an error at its line and the directive is left out.
+a file that is not in the book is an error at its line and the directive is left out. The
+PDF leaves out a raw block for HTML without looking for its file.
 
 :func:`setup` is the small Sphinx extension that puts the import roots on ``sys.path``.
 """
@@ -103,7 +105,8 @@ def missing_imports(path: Path) -> set[str]:
 class EvalRstResolver:
     """Rewrites one language's eval_rst blocks (see the module's docstring)."""
 
-    def __init__(self, config: BookConfig, language: str) -> None:
+    def __init__(self, config: BookConfig, language: str, output: str = "html") -> None:
+        self.output = output  # "html" or "latex": a raw block for the other one is left out
         self.roots = import_roots(config, language)
         self.api = ApiImports(self.roots)
         self.found: dict[str, Path | None] = {}
@@ -118,6 +121,9 @@ class EvalRstResolver:
                 if m := _AUTODOC_RE.match(line):
                     lines[offset] = self.autodoc(m, doc, where, diagnostics)
                 elif m := _FILE_RE.match(line):
+                    if self.other_output(lines, offset):
+                        _comment_out(lines, offset)
+                        continue
                     staged = stage_file(m["path"])
                     if staged is None:
                         message = f"{m['path']!r} (named in eval_rst) is not in the book; the directive is left out"
@@ -128,6 +134,15 @@ class EvalRstResolver:
             return "\n".join(lines)
 
         return resolve
+
+    def other_output(self, lines: list[str], offset: int) -> bool:
+        """Is line ``offset`` an option of a ``.. raw::`` block for another output (the PDF
+        never shows ``.. raw:: html``, so its file does not matter there)?"""
+        for start in range(offset, -1, -1):
+            if _DIRECTIVE_RE.match(lines[start]):
+                raw = re.match(r"\s*\.\.\s+raw::\s*(\S+)", lines[start])
+                return raw is not None and raw[1] != self.output
+        return False
 
     def autodoc(self, m: re.Match[str], doc: Document, line: int, diagnostics: list[Diagnostic]) -> str:
         self.api.used = True
