@@ -33,11 +33,11 @@ pytestmark = [
 ONLY_IN = {"mxnet": "npx.waitall()", "pytorch": "torch.cuda.synchronize"}
 #: What LaTeX writes itself, in each language: the contents title and a figure reference.
 WORDS = {
-    "en": ("CONTENTS", "Fig. 1.1"),
-    "ja": ("目次", "図 1.1"),
-    "pt": ("Conteúdo", "Figura 1.1"),
-    "zh": ("目录", "图 1.1"),
-    "tr": ("İçindekiler", "Şekil 1.1"),
+    "en": ("CONTENTS", "Fig. 2.1"),
+    "ja": ("目次", "図 2.1"),
+    "pt": ("Conteúdo", "Figura 2.1"),
+    "zh": ("目录", "图 2.1"),
+    "tr": ("İçindekiler", "Şekil 2.1"),
 }
 #: The Noto CJK face set for the language: JP and SC draw shared ideographs differently.
 #: Checked in the log, not with pdffonts: xdvipdfmx names every face of the .ttc
