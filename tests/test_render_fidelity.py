@@ -179,3 +179,17 @@ def test_the_checker_compares_a_paragraph_ending_equation_by_its_label(tmp_path:
     result = check_book(load_book(load_config(make_book(tmp_path, en, ja))))
     found = [(f.code, f.location.line) for f in result.active if f.code.startswith(("math", "ref", "label"))]
     assert found == [("math.changed", 4)]
+
+
+def test_a_rebuilt_library_changes_the_digest_of_its_api_pages(tmp_path: Path) -> None:
+    book = tmp_path / "book"
+    shutil.copytree(FIXTURES / "render" / "book", book)
+    library = book / "build" / "run" / "en" / "mylib"
+    library.mkdir(parents=True)
+    (library / "__init__.py").write_text("", encoding="utf-8")
+    (library / "core.py").write_text("def f():\n    pass\n", encoding="utf-8")
+    config = load_config(book / "conf.py")
+    doc = parse_text("# API\n\n```eval_rst\n.. automodule:: mylib.core\n```\n", "chapters/en/api.md", SETTINGS)
+    first = stage_language(config, "en", {"api": doc}, {}, {}, tmp_path / "src", []).digest
+    (library / "core.py").write_text("def f():\n    '''Documented now.'''\n", encoding="utf-8")
+    assert stage_language(config, "en", {"api": doc}, {}, {}, tmp_path / "src", []).digest != first

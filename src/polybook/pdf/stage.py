@@ -105,5 +105,6 @@ def stage_framework(
         stage.docs[name] = myst
         stage.paths[name] = doc.path
         put(f"{name}.md", myst.text.encode("utf-8"))
+    stage.hasher.update(stage.api.digest())  # a rebuilt library changes its API pages
     prune(srcdir, wanted)
     return stage

@@ -20,6 +20,7 @@ PDF leaves out a raw block for HTML without looking for its file.
 from __future__ import annotations
 
 import ast
+import hashlib
 import importlib.util
 import posixpath
 import re
@@ -48,6 +49,11 @@ class ApiImports:
     roots: list[Path] = field(default_factory=list)  # put first on sys.path
     mocked: set[str] = field(default_factory=set)  # third-party modules autodoc mocks
     used: bool = False  # a page has an autodoc directive
+    modules: list[Path] = field(default_factory=list)  # the files of the modules documented
+
+    def digest(self) -> bytes:
+        """What the API pages depend on besides the pages: the modules' code."""
+        return b"".join(path.name.encode() + hashlib.sha256(path.read_bytes()).digest() for path in self.modules)
 
     def settings(self, extensions: list[str]) -> dict[str, Any]:
         """Sphinx settings (``extensions`` extended in place); none when no page needs them."""
@@ -150,8 +156,9 @@ class EvalRstResolver:
         module = target if m["directive"] == "automodule" else target.rsplit(".", 1)[0]
         if module not in self.found:
             self.found[module] = find_module(module, self.roots)
-            if self.found[module] is not None:
-                self.api.mocked |= missing_imports(self.found[module])  # type: ignore[arg-type]
+            if (path := self.found[module]) is not None:
+                self.api.mocked |= missing_imports(path)
+                self.api.modules.append(path)
         if self.found[module] is not None:
             return m[0]
         shown = ", ".join(str(root) for root in self.roots) or "no folder"

@@ -282,6 +282,7 @@ def stage_language(
         wanted.update({f"{folder}/sphinx.po", f"{folder}/sphinx.mo"})
     for bib in bibfiles:  # read by sphinxcontrib-bibtex from the book root; a change rebuilds
         stage.hasher.update(bib.name.encode() + hashlib.sha256(bib.read_bytes()).digest())
+    stage.hasher.update(stage.api.digest())  # a rebuilt library changes its API pages
     prune(srcdir, wanted)
     return stage
 
