@@ -218,7 +218,7 @@ class _Writer:
         """A cell for every framework: the code once; outputs once when they agree."""
         self.code(cell)
         runs = [fw for fw in self.frameworks if fw in cell.frameworks]
-        if self.outputs is None or not runs:
+        if self.outputs is None or not runs or any(m.name in ("hide", "hide_output") for m in cell.markers):
             return
         rendered = {fw: self.outputs.cell(cell, fw, self.program(fw)) for fw in runs}
         if len({tuple(lines) for lines in rendered.values()}) == 1:
