@@ -116,11 +116,10 @@ def check_chunk(book: Book, names: list[str], langs: list[str]) -> ChunkResult:
             found, problems = inline_suppressions(sources[name], source_lang, name)
             out.suppressions += found
             out.findings += problems
-    for lang in langs:
-        docs = book.chapters[lang]
-        lock = read_lock(book.config.chapters_dir / lang)
-        for name in names:
-            source, target = sources.get(name), docs.get(name)
+    locks = {lang: read_lock(book.config.chapters_dir / lang) for lang in langs}
+    for name in names:  # chapter by chapter: what is read from a source chapter serves every language
+        for lang in langs:
+            source, target = sources.get(name), book.chapters[lang].get(name)
             if target is None and source is not None:
                 out.findings.append(Finding.make(
                     Code.STRUCTURE_CHAPTER, f"chapter {name!r} is not translated into {lang} yet", lang, name,
@@ -135,7 +134,7 @@ def check_chunk(book: Book, names: list[str], langs: list[str]) -> ChunkResult:
                 found, problems = inline_suppressions(target, lang, name)
                 out.suppressions += found
                 out.findings += problems
-                out.findings += check_chapter(book, lang, name, source, target, lock)
+                out.findings += check_chapter(book, lang, name, source, target, locks[lang])
                 out.refs += [
                     (lang, name, target.path, *ref, ref[:2] in source_refs[name]) for ref in resolvable_refs(target)
                 ]

@@ -30,9 +30,56 @@ class Hunk:
     s_line: int
 
 
+_CODE_THEN_COMMENT = re.compile(r"""^([^'"#]*?)\s*#.*$""")  # a comment after code without quotes
+
+
+@lru_cache(maxsize=65536)
+def without_comments(code: str) -> str:
+    """The code with its comments and blank lines cut where that is safe (no quote before the
+    ``#``): equal results mean equal :func:`cell_key`, without the tokenizer's slow work."""
+    lines = [m[1] if (m := _CODE_THEN_COMMENT.match(line)) else line.rstrip() for line in code.split("\n")]
+    return "\n".join(line for line in lines if line.strip())
+
+
 @lru_cache(maxsize=65536)
 def cell_key(code: str) -> str:
-    return normalize_code(code)
+    """The code as compared: comments and docstrings dropped, whitespace folded."""
+    return normalize_code(without_comments(code))
+
+
+def align_code(source: list[str], target: list[str]) -> list[Pair]:
+    """:func:`align` on :func:`cell_key`, which is computed only where it can matter: cells whose
+    code is equal but for comments pair first, and only the runs between them are normalised
+    (most translated cells are the source's code with translated comments)."""
+    quick = align([without_comments(c) for c in source], [without_comments(c) for c in target], _never, 2.0)
+    out: list[Pair] = []
+    s_run: list[int] = []
+    t_run: list[int] = []
+    for pair in [*quick, None]:
+        if pair is None or pair.kind == "equal":
+            if s_run and t_run:
+                found = align([cell_key(source[i]) for i in s_run], [cell_key(target[j]) for j in t_run])
+                out += [_renumber(p, s_run, t_run) for p in found]
+            else:
+                out += [Pair(i, None, "missing", 0.0) for i in s_run] + [Pair(None, j, "extra", 0.0) for j in t_run]
+            s_run, t_run = [], []
+            if pair is not None:
+                out.append(pair)
+        elif pair.source is not None:
+            s_run.append(pair.source)
+        elif pair.target is not None:
+            t_run.append(pair.target)
+    return out
+
+
+def _never(a: str, b: str) -> float:
+    return 0.0
+
+
+def _renumber(pair: Pair, s_run: list[int], t_run: list[int]) -> Pair:
+    s = s_run[pair.source] if pair.source is not None else None
+    t = t_run[pair.target] if pair.target is not None else None
+    return Pair(s, t, pair.kind, pair.ratio)
 
 
 @dataclass(slots=True)
@@ -77,7 +124,7 @@ def match_cells(source: Document, target: Document) -> CellMatch:
     match = CellMatch(common=shared_frameworks(source, target))
     for framework in [f for f in source.frameworks if f in match.common]:
         src, tgt = source.cells(framework), target.cells(framework)
-        pairs = align([cell_key(c.code) for c in src], [cell_key(c.code) for c in tgt])
+        pairs = align_code([c.code for c in src], [c.code for c in tgt])
         match.streams.append((framework, src, tgt, pairs))
         for pair in pairs:
             if pair.source is not None and pair.target is not None:
@@ -193,12 +240,16 @@ def _compare(
             )
         ]
     assert s is not None and t is not None
+    s_marks, t_marks = sorted(m.name for m in s.markers), sorted(m.name for m in t.markers)
+    same_tabs = shared.intersection(s.frameworks) == shared.intersection(t.frameworks)
+    if kind == "equal" and same_tabs and s_marks == t_marks:
+        return []  # the usual case: no finding, so no subject to normalise
     out = []
     where, src = Location(t.path, t.line), Location(s.path, s.line)
     subject = (cell_key(t.code), cell_key(s.code))
     if kind == "similar":
         out.extend(_changed(lang, chapter, framework, index, s, t, subject, common))
-    if shared.intersection(s.frameworks) != shared.intersection(t.frameworks):
+    if not same_tabs:
         out.append(
             Finding.make(
                 Code.CODE_TABS,
@@ -208,7 +259,6 @@ def _compare(
                 diff=((", ".join(t.frameworks), ", ".join(s.frameworks)),), **common,
             )
         )  # fmt: skip
-    s_marks, t_marks = sorted(m.name for m in s.markers), sorted(m.name for m in t.markers)
     if s_marks != t_marks:
         out.append(
             Finding.make(

@@ -21,7 +21,7 @@ from difflib import SequenceMatcher
 
 from polybook.check.align import align
 from polybook.check.findings import Finding, Location
-from polybook.check.segments import Item
+from polybook.check.segments import Item, by_identity
 from polybook.check.tex import SMALL, as_plain, normalize_tex, numbers_of, plain_text, pure_number
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Block, DisplayMath, Document, Figure, Heading, Paragraph
@@ -77,6 +77,7 @@ def shown(item: Item, common: frozenset[str]) -> bool:
     return item.tab is None or not common or bool(common.intersection(item.tab))
 
 
+@by_identity
 def contents(items: list[Item], common: frozenset[str]) -> tuple[list[Formula], list[Number]]:
     """The formulas (inline and unlabelled display math) and the numbers of the prose, in order."""
     formulas: list[Formula] = []

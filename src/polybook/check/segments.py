@@ -11,9 +11,13 @@ pairing says where in the translation something missing from it belongs
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
+from typing import Any, TypeVar
 
 from polybook.check.align import align
 from polybook.check.code import CellMatch
@@ -32,8 +36,34 @@ class Segment:
     items: list[Item] = field(default_factory=list)
 
 
+T = TypeVar("T")
+
+
+def by_identity(func: Callable[..., T]) -> Callable[..., T]:
+    """Memoise on the identity of the first argument (a document, or a list made from one),
+    for the few most recent: the source chapter is compared with every translation in turn.
+    An entry keeps its argument alive, so an id is never reused while it is cached."""
+    cache: OrderedDict[tuple[Any, ...], tuple[object, T]] = OrderedDict()
+
+    @functools.wraps(func)
+    def wrapper(first: object, *rest: Any) -> T:
+        key = (id(first), *rest)
+        hit = cache.get(key)
+        if hit is not None and hit[0] is first:
+            cache.move_to_end(key)
+            return hit[1]
+        value = func(first, *rest)
+        cache[key] = (first, value)
+        if len(cache) > 32:
+            cache.popitem(last=False)
+        return value
+
+    return wrapper
+
+
+@by_identity
 def flatten(doc: Document) -> list[Item]:
-    """Every node in order, text-tab children carrying their tab's frameworks."""
+    """Every node in order, text-tab children carrying their tab's frameworks (shared: never mutate)."""
     out: list[Item] = []
     for node in doc.nodes:
         out.append(Item(node, None))

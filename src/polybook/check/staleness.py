@@ -20,8 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from polybook.check.align import align, char_ratio
-from polybook.check.code import CellMatch, cell_key, token_diff
+from polybook.check.align import align, token_ratio
+from polybook.check.code import CellMatch, align_code, cell_key, token_diff
 from polybook.check.findings import Finding, Location
 from polybook.diagnostics import Code
 from polybook.dialect import parse_text
@@ -208,7 +208,7 @@ def source_changes(
     out: list[Finding] = []
     for framework in source.frameworks:
         now, then = source.cells(framework), old.cells(framework)
-        for pair in align([cell_key(c.code) for c in then], [cell_key(c.code) for c in now]):
+        for pair in align_code([c.code for c in then], [c.code for c in now]):
             if pair.kind == "equal":
                 continue
             cell = now[pair.target] if pair.target is not None else None
@@ -226,7 +226,8 @@ def source_changes(
                 subject=(base, cell_key(cell.code) if cell else ""), diff=diff[:_MAX_DIFF],
             ))  # fmt: skip
     then_prose, now_prose = _prose(old), _prose(source)
-    for pair in align([_text(n) for n in then_prose], [_text(n) for n in now_prose], char_ratio, 0.6):
+    # by words: only the diff shown depends on the pairing, and characters cost a hundred times more
+    for pair in align([_text(n) for n in then_prose], [_text(n) for n in now_prose], token_ratio, 0.6):
         if pair.kind == "equal" or pair.target is None:
             continue
         node = now_prose[pair.target]

@@ -48,6 +48,7 @@ _NOT_PROSE = re.compile(
 # what plain text leaves out: math, link targets, roles, html (inline code stays: it is shown as written)
 _NOT_PLAIN = re.compile(r"\$\$.*?\$\$|\$[^$\n]*\$|\]\([^)]*\)|:[\w-]+:`[^`]*`|<[^>]*>|https?://\S+", re.S)
 _SIMPLE = re.compile(r"[A-Za-z0-9(),.+=\-]{1,20}")
+_DIGIT = re.compile(r"\d")
 SMALL = 12  # numbers up to this are too common to compare ("two", "3 steps")
 
 
@@ -121,6 +122,8 @@ def numbers_of(prose: str) -> tuple[tuple[tuple[str, ...], int], ...]:
     math, links and roles left out). ``values`` is the number as written and, when a scale
     word follows (``110 million``, ``1.1亿``, ``6万``), its full value too. Memoised: a source
     paragraph is read once for every translation."""
+    if not _DIGIT.search(prose):
+        return ()
     # what is left out keeps its line breaks, so a number's line can be counted
     text = _NOT_PROSE.sub(lambda m: " " + "\n" * m[0].count("\n"), prose)
     out = []
