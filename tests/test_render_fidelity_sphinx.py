@@ -76,3 +76,19 @@ def test_pages_show_what_a_d2lbook_reader_expects(built: tuple[Path, str, int]) 
     assert 'Turing (<a class="reference internal" href="refs.html#' in other and "[Van- Gool.2006]" in other
     assert '(<a class="reference internal" href="refs.html#' in index and ">Turing, 1950</a>)" in index
     assert 'id="tinylib.core.area"' in page(root, "en", "api") and "The area of a disc." in page(root, "en", "api")
+
+
+def test_without_a_references_page_each_work_is_listed_once_at_the_first_page_citing_it(tmp_path: Path) -> None:
+    index = "# Book\n\nFirst :cite:`Turing.1950`.\n\n```toc\nother\n```\n"
+    conf = make_book(tmp_path, index, "# 本\n", name="index")
+    en = tmp_path / "chapters" / "en"
+    (en / "other.md").write_text("# Other\n\nAgain :cite:`Turing.1950`, then :cite:`Hopper.1952`.\n", "utf-8")
+    (en / "refs.bib").write_text(BIB, encoding="utf-8")
+    conf.write_text(conf.read_text().replace('"build_dir": "build",', '"build_dir": "build", "bibfile": "refs.bib",'))
+    result = CliRunner().invoke(html, ["--no-eval", "--lang", "en"], obj={"conf": conf})
+    assert result.exit_code == 0, result.output
+    assert not [line for line in result.output.splitlines() if any(named in line for named in NAMED)]
+    first, other = page(tmp_path, "en", "index"), page(tmp_path, "en", "other")
+    assert first.count('role="doc-biblioentry"') == 1 and other.count('role="doc-biblioentry"') == 1
+    assert "Computing machinery" in first and "education of a computer" in other
+    assert 'href="index.html#' in other  # the second citation of Turing links to the first page's entry
