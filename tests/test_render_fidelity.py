@@ -197,3 +197,17 @@ def test_a_rebuilt_library_changes_the_digest_of_its_api_pages(tmp_path: Path) -
     first = stage_language(config, "en", {"api": doc}, {}, {}, tmp_path / "src", []).digest
     (library / "core.py").write_text("def f():\n    '''Documented now.'''\n", encoding="utf-8")
     assert stage_language(config, "en", {"api": doc}, {}, {}, tmp_path / "src", []).digest != first
+
+
+def test_a_table_with_d2ls_caption_and_label_is_numbered() -> None:
+    source = (
+        "# T\n\nSee :numref:`tab_sizes`.\n\n:Sizes of things (after :cite:`Turing.1950`)\n\n"
+        "|thing|size|\n|-|-|\n|cat|small|\n:label:`tab_sizes`\n\n"
+        ":numref:`tab_sizes` starts this paragraph, which is no caption.\n\n|a|b|\n|-|-|\n|1|2|\n"
+    )
+    out = transpile(parse_text(source, "chapters/en/x.md", SETTINGS), "en")
+    assert ":::{table} Sizes of things (after {cite:p}`Turing.1950`)\n:name: tab_sizes\n\n|thing|size|" in out.text
+    assert "{numref}`tab_sizes` starts this paragraph" in out.text and out.text.count("{table}") == 1
+    lines = out.text.split("\n")
+    assert out.lines[lines.index(":name: tab_sizes")] == 5  # the caption's line
+    assert out.lines[lines.index("|cat|small|")] == 9

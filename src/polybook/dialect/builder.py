@@ -428,10 +428,9 @@ class _Builder:
         if isinstance(target, Block) and target.kind == "table":
             kind = "table"
         field = "label" if name == "eqlabel" else name
-        taken = getattr(target, field, None) if kind not in ("table", "orphan") else None
+        taken = getattr(target, field, None) if kind != "orphan" else None
         if name in _ATTACHES.get(kind, ()) and taken is None:
-            if kind != "table":
-                setattr(target, field, value)
+            setattr(target, field, value)
         elif name == "eqlabel" and isinstance(target, Figure) and taken is None:
             target.label = value  # d2lbook turns it into the figure's label too
             message = "`:eqlabel:` after a figure is taken as its label; write `:label:` for a figure"

@@ -83,6 +83,7 @@ class Block(Node):
     kind: str
     source: str
     inlines: list[Inline] = field(default_factory=list)
+    label: str | None = None  # a table's ``:label:``
 
 
 @dataclass(slots=True)

@@ -9,6 +9,8 @@ Sphinx warning on the MyST file is reported at the chapter's ``path:line``.
 
 from __future__ import annotations
 
+import itertools
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -46,6 +48,8 @@ TocResolver = Callable[[str, int], "str | None"]
 #: ``cite(role, keys, line)`` -> replacement text, or None to keep the MyST citation role.
 CiteHandler = Callable[[str, str, int], "str | None"]
 
+#: ``:Caption of the table`` -- a colon then text, not a role (``:numref:`x```).
+_CAPTION_RE = re.compile(r":(?![A-Za-z][\w-]*:`)\s*\S")
 SYNC_GROUP = "framework"  # the sphinx-design sync group; also the ``?framework=`` query key
 
 
@@ -89,6 +93,7 @@ class _Writer:
         self.toc_entry = toc
         self.programs: dict[str, list[CodeCell]] = {}
         self.shown = shown_prose(doc.nodes)  # prose without its slide marks, where it has some
+        self.captions: dict[int, Paragraph] = {}  # id(table) -> its ``:caption`` paragraph
         self.out: list[tuple[str, int]] = []
 
     # -- output ---------------------------------------------------------------------
@@ -116,6 +121,9 @@ class _Writer:
 
     # -- structure ------------------------------------------------------------------
     def nodes(self, nodes: list[Node]) -> None:
+        for before, node in itertools.pairwise(nodes):
+            if isinstance(node, Block) and node.kind == "table" and is_table_caption(before):
+                self.captions[id(node)] = before  # type: ignore[assignment]
         i = 0
         while i < len(nodes):
             node = nodes[i]
@@ -144,6 +152,10 @@ class _Writer:
                 self.emit(f"({node.label})=", node.line)
             self.emit(f"{'#' * node.level} {self.prose(self.shown.get(id(node), node.text), node.line)}", node.line)
             self.emit("", node.line)
+        elif isinstance(node, Block) and node.kind == "table" and (node.label or id(node) in self.captions):
+            self.table(node)
+        elif isinstance(node, Paragraph) and any(c is node for c in self.captions.values()):
+            return  # the caption of the table after it
         elif isinstance(node, Paragraph | Block):
             self.emit_source(self.shown.get(id(node), node.source), node.line)
         elif isinstance(node, DisplayMath):
@@ -172,6 +184,22 @@ class _Writer:
         marks = inline.fence(node.tex)
         label = [f":label: {node.label}"] if node.label else []
         self.emit([f"{marks}{{math}}", *label, "", node.tex.strip(), marks, ""], node.line)
+
+    def table(self, node: Block) -> None:
+        """A table with d2l's caption (a paragraph ``:Caption`` before it) or a ``:label:``:
+        MyST's table directive, numbered, so ``:numref:`` finds it."""
+        caption = self.captions.get(id(node))
+        title = ""
+        if caption is not None:
+            text = self.shown.get(id(caption), caption.source)[1:]
+            title = " ".join(self.prose(text, caption.line).split())
+        body = self.prose(self.shown.get(id(node), node.source), node.line)
+        marks = inline.fence(body, ":")
+        name = [f":name: {node.label}"] if node.label else []
+        self.emit([f"{marks}{{table}} {title}".rstrip(), *name, ""], caption.line if caption else node.line)
+        for offset, part in enumerate(body.split("\n")):
+            self.out.append((part, node.line + offset))
+        self.emit([marks, ""], node.end_line)
 
     def figure_node(self, node: Figure) -> None:
         path = self.figure(node.src, node.line)
@@ -300,6 +328,11 @@ class _Writer:
             self.out.extend(body)
             self.emit([item_marks, ""], line)
         self.emit([set_marks, ""], line)
+
+
+def is_table_caption(node: Node) -> bool:
+    """d2l's table caption: a paragraph that starts with ``:`` but not with a role."""
+    return isinstance(node, Paragraph) and bool(_CAPTION_RE.match(node.source))
 
 
 def transpile(
