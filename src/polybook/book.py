@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from polybook.config import BookConfig
-from polybook.dialect import Document, parse_file
+from polybook.dialect import Document
+from polybook.models import MODELS_DIR, parse_cached
 from polybook.toc import Toc, document_toc, unreached
 
 
@@ -31,13 +32,17 @@ class Book:
         return [doc for docs in self.chapters.values() for doc in docs.values()]
 
 
-def load_book(config: BookConfig, languages: list[str] | None = None, names: set[str] | None = None) -> Book:
+def load_book(
+    config: BookConfig, languages: list[str] | None = None, names: set[str] | None = None, *, cached: bool = False
+) -> Book:
     """Parse the documents of ``languages`` (default: all), only those named ``names`` if given.
 
     A language loaded whole also gets its toc (:mod:`polybook.toc`); the toc's problems join
-    the diagnostics of the documents they are about.
+    the diagnostics of the documents they are about. ``cached``: through the store of parsed
+    documents in the build folder (:mod:`polybook.models`), as the commands do.
     """
     book = Book(config)
+    store = config.build_dir / MODELS_DIR if cached else None
     for code, lang in config.languages.items():
         if languages and code not in languages:
             continue
@@ -45,7 +50,7 @@ def load_book(config: BookConfig, languages: list[str] | None = None, names: set
         for name in config.document_names(code):
             if names is None or name in names:
                 path = config.document_path(code, name)
-                docs[name] = parse_file(path, lang.settings, display_path(path))
+                docs[name] = parse_cached(path, lang.settings, display_path(path), store)
         if names is None:
             toc = language_toc(code, docs)
             book.tocs[code] = toc

@@ -113,7 +113,7 @@ def build(ctx: click.Context, strict: bool) -> None:
     from polybook.diagnostics import Level
 
     config = book_config(ctx)
-    book = load_book(config)
+    book = load_book(config, cached=True)
     table = Table(title=f"{config.title}: document model")
     for column in ("language", "chapters", *(f"{f} cells" for f in config.frameworks), "errors", "warnings"):
         table.add_column(column, justify="left" if column == "language" else "right")
@@ -269,7 +269,7 @@ def sync(ctx: click.Context, languages: tuple[str, ...], write: bool, prune: boo
 
     config = book_config(ctx)
     langs = _check_languages(config, languages)
-    book = load_book(config, [config.source_language, *langs] if langs else None)
+    book = load_book(config, [config.source_language, *langs] if langs else None, cached=True)
     results = syncing.sync_book(book, langs or None, prune, _baseline(baseline))
     for result in results:
         if result.refused:

@@ -248,7 +248,7 @@ def check_book(
 
 
 def _check_in_worker(config: BookConfig, names: list[str], langs: list[str]) -> ChunkResult:
-    book = load_book(config, [config.source_language, *langs], set(names))
+    book = load_book(config, [config.source_language, *langs], set(names), cached=True)
     return check_chunk(book, names, langs)
 
 

@@ -51,7 +51,7 @@ def eval_command(
 
     config = book_config(ctx)
     known(languages, config.languages, "language")
-    book = load_book(config, list(languages) or None)
+    book = load_book(config, list(languages) or None, cached=True)
     options = EvalOptions(jobs=jobs, rerun_failed=rerun_failed, freeze=freeze, scheduler=scheduler)
     console = Console(stderr=True)
     try:
@@ -102,7 +102,7 @@ def cache_info(ctx: click.Context, as_json: bool) -> None:
     for _, payload, _ in entries:
         status = payload["status"] if payload else "corrupt"
         statuses[status] = statuses.get(status, 0) + 1
-    book = load_book(config)
+    book = load_book(config, cached=True)
     problem = None
     try:
         programs = plan(book)

@@ -91,7 +91,7 @@ def prepare_library(book: Book) -> KernelLibrary:
     loaded = {lang: book for lang in book.tocs}
     for framework, lang in sources.items():
         if lang not in loaded:
-            loaded[lang] = load_book(config, [lang])
+            loaded[lang] = load_book(config, [lang], cached=True)
         library.saved[framework] = _saved_code(loaded[lang], lang, framework, settings)
         library.built[framework] = config.build_dir / LIB_DIR / settings.frameworks[framework].lib_file
     _build_if_changed(book, library, loaded)

@@ -124,7 +124,7 @@ def library_languages(config: BookConfig, settings: LibrarySettings) -> dict[str
 def load_library_book(config: BookConfig) -> Book:
     """The languages the library is collected from, each loaded whole (for its toc)."""
     languages = sorted(set(library_languages(config, library_settings(config)).values()))
-    return load_book(config, languages or [config.source_language])
+    return load_book(config, languages or [config.source_language], cached=True)
 
 
 def collect_library(book: Book, settings: LibrarySettings | None = None) -> dict[str, SavedLibrary]:
@@ -136,7 +136,7 @@ def collect_library(book: Book, settings: LibrarySettings | None = None) -> dict
     loaded: dict[str, Book] = {}
     for framework, lang in library_languages(config, settings).items():
         if lang not in book.tocs and lang not in loaded:
-            loaded[lang] = load_book(config, [lang])
+            loaded[lang] = load_book(config, [lang], cached=True)
         target = settings.target(config, framework)
         blocks, problems = _blocks(loaded.get(lang, book), lang, framework)
         existing = target.read_text(encoding="utf-8") if target.is_file() else None

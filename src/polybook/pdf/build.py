@@ -200,7 +200,7 @@ def _build(
 ) -> PdfReport:
     started = time.monotonic()
     targets = pdf_targets(config, languages, frameworks)
-    book = load_book(config, sorted({t.language for t in targets}))
+    book = load_book(config, sorted({t.language for t in targets}), cached=True)
     outcomes: dict[PdfTarget, PdfOutcome] = {}
     pending: dict[PdfTarget, tuple[LatexJob, Stage, str]] = {}
     figure_cache = config.build_dir / ".pdf" / "figures"

@@ -115,7 +115,7 @@ def _build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None)
     say = on_status or (lambda message: None)
     timings: dict[str, float] = {}
     t0 = time.monotonic()
-    book = load_book(config)
+    book = load_book(config, cached=True)
     selected = options.languages or list(config.languages)
     diagnostics = [d for code in selected for doc in book.chapters[code].values() for d in doc.diagnostics]
     timings["parse"] = time.monotonic() - t0

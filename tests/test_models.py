@@ -1,0 +1,39 @@
+"""The store of parsed documents: a hit is the same model, a changed file or setting a miss."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from polybook.dialect import DialectSettings, parse_file
+from polybook.models import parse_cached
+
+TEXT = "# Title\n:label:`sec_t`\n\n```{.python .input}\n#@tab pytorch\nx = 1\n```\n"
+
+
+def test_a_hit_is_the_model_parsing_gives_and_an_edit_is_a_miss(tmp_path: Path) -> None:
+    chapter, store = tmp_path / "ch.md", tmp_path / "store"
+    chapter.write_text(TEXT, encoding="utf-8")
+    settings = DialectSettings("en", ("mxnet", "pytorch"), "mxnet")
+    first = parse_cached(chapter, settings, "chapters/en/ch.md", store)
+    assert len(list(store.rglob("*.pickle"))) == 1
+    again = parse_cached(chapter, settings, "chapters/en/ch.md", store)
+    assert (
+        again is not first
+        and again.to_dict() == first.to_dict() == parse_file(chapter, settings, "chapters/en/ch.md").to_dict()
+    )
+    chapter.write_text(TEXT.replace("x = 1", "x = 2"), encoding="utf-8")
+    assert parse_cached(chapter, settings, "chapters/en/ch.md", store).cells()[0].code == "x = 2"
+    other = DialectSettings("ja", ("mxnet", "pytorch"), "pytorch")
+    assert parse_cached(chapter, other, "chapters/ja/ch.md", store).cells()[0].frameworks == ("pytorch",)
+    assert len(list(store.rglob("*.pickle"))) == 3
+
+
+def test_a_corrupt_entry_is_a_miss_and_bad_bytes_are_still_reported(tmp_path: Path) -> None:
+    chapter, store = tmp_path / "ch.md", tmp_path / "store"
+    chapter.write_bytes(b"# T\n\nbad \xff byte\n")
+    settings = DialectSettings("en")
+    parse_cached(chapter, settings, "ch.md", store)
+    for entry in store.rglob("*.pickle"):
+        entry.write_bytes(b"not a pickle")
+    doc = parse_cached(chapter, settings, "ch.md", store)
+    assert [d.code for d in doc.diagnostics] == ["encoding"]
