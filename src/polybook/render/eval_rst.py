@@ -66,6 +66,9 @@ class ApiImports:
             "polybook_import_roots": [str(root) for root in self.roots],
             "autodoc_mock_imports": sorted(self.mocked),
             "autodoc_default_options": {"undoc-members": True, "show-inheritance": True},
+            # A framework's docstring (mxnet's Block.forward) is not the book's, and its
+            # markup is not always reStructuredText: the book's methods show their own only.
+            "autodoc_inherit_docstrings": False,
         }
 
 
