@@ -75,7 +75,6 @@ ZH = (
     + ":begin_tab:`paddle`\npaddle 的张量可以原地修改。\n:end_tab:\n\n"
     + "## 练习\n\n1. 也数一数山羊，见[指南](https://guide.example.org/goats)和[论坛](https://other.example.org/x)。\n\n"
     + ":begin_tab:`mxnet`\n[讨论](https://forum.example.org/t/901)\n:end_tab:\n\n"
-    + ":begin_tab:`pytorch`\n讨论见上。\n:end_tab:\n\n"
     + ":begin_tab:`jax`\n[讨论](https://forum.example.org/t/903)\n:end_tab:\n\n"
     + ":begin_tab:`paddle`\n[讨论](https://forum.example.org/t/904)\n:end_tab:\n"
 )
@@ -118,7 +117,7 @@ def test_localised_links_are_asked_for_per_section_and_framework(result: CheckRe
     links = [(line, message) for code, line, message in findings(result, "zh") if code == "ref.link"]
     assert links == [
         (48, "link https://other.example.org/x is not in the source"),
-        (59, "no link like https://forum.example.org/t/* for [pytorch] in this section; the source's is "
+        (55, "no link like https://forum.example.org/t/* for [pytorch] in this section; the source's is "
          "https://forum.example.org/t/12"),
     ]  # fmt: skip
     assert not [f for f in findings(result, "ja") if f[0] == "ref.link"]  # jax is ja's coverage

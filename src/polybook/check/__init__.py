@@ -77,8 +77,8 @@ def check_chapter(
     findings += check_code(lang, chapter, source, target, match, alignment.place)
     findings += check_coverage(lang, chapter, source, target, match.common)
     for src, tgt in alignment.pairs:
-        findings += check_texttabs(lang, chapter, src, tgt, source, target, match.common)
-    findings += check_math_numbers(lang, chapter, source, target, src_items, tgt_items, match.common, alignment.place)
+        findings += check_texttabs(lang, chapter, src, tgt, source, target, match.common, config.localised_links)
+    findings += check_math_numbers(lang, chapter, source, target, src_items, tgt_items, match.common, alignment)
     findings += check_sections(lang, chapter, alignment, source, target, match, src_items, tgt_items)
     findings += check_references(lang, chapter, source, target, alignment.place, config.localised_links, match.common)
     findings += resource_fallbacks(config, lang, chapter, target)

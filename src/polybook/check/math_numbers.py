@@ -21,8 +21,16 @@ from difflib import SequenceMatcher
 
 from polybook.check.align import align
 from polybook.check.findings import Finding, Location
-from polybook.check.segments import Item, by_identity
-from polybook.check.tex import SMALL, as_plain, normalize_tex, numbers_of, plain_text, pure_number
+from polybook.check.segments import Alignment, Item, by_identity
+from polybook.check.tex import (
+    as_plain,
+    looks_like_prose,
+    normalize_tex,
+    numbers_in_math,
+    numbers_of,
+    plain_text,
+    pure_number,
+)
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Block, DisplayMath, Document, Figure, Heading, Paragraph
 
@@ -36,6 +44,7 @@ class Formula:
     tex: str  # as written
     line: int
     node: int  # the first line of the paragraph (or other node) holding it
+    tab: frozenset[str] | None = None  # the frameworks of the text tab holding it (None: all)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +52,8 @@ class Number:
     values: tuple[str, ...]  # as written, and scaled (``110 million``)
     line: int
     node: int
+    in_math: bool = False  # a formula's (``$t_1 + 1000 t_2$``): never missing, but it may be the one found
+    tab: frozenset[str] | None = None
 
 
 class Places:
@@ -78,26 +89,31 @@ def shown(item: Item, common: frozenset[str]) -> bool:
 
 
 @by_identity
-def contents(items: list[Item], common: frozenset[str]) -> tuple[list[Formula], list[Number]]:
-    """The formulas (inline and unlabelled display math) and the numbers of the prose, in order."""
+def contents(
+    items: list[Item], common: frozenset[str], translation: bool = False
+) -> tuple[list[Formula], list[Number]]:
+    """The formulas (inline and unlabelled display math, but numbers written as math) and the
+    numbers of the prose, in order (``translation``: see :func:`numbers_of`)."""
     formulas: list[Formula] = []
     numbers: list[Number] = []
     for item in items:
         if not shown(item, common):
             continue
         node = item.node
+        tab = None if item.tab is None else frozenset(item.tab) & common if common else frozenset(item.tab)
         found = []
         if isinstance(node, DisplayMath) and not node.label:
             found.append((node.tex, node.line))
         found += [(i.value, i.line or node.line) for i in getattr(node, "inlines", ()) if i.kind == "math"]
         for tex, line in found:
             key = normalize_tex(tex)
-            value = pure_number(key)
-            if value is not None:
-                numbers.append(Number((value,), line, node.line))
-            elif key:
-                formulas.append(Formula(key, tex, line, node.line))
-        numbers += [Number(v, node.line + offset, node.line) for v, offset in numbers_of(prose_text(item))]
+            if not translation and looks_like_prose(tex):
+                continue  # the source's own broken math: nothing for a translator to do
+            if key and pure_number(key) is None:
+                formulas.append(Formula(key, tex, line, node.line, tab))
+                numbers += [Number((v,), line, node.line, True, tab) for v in numbers_in_math(key)]
+        prose = numbers_of(prose_text(item), translation)
+        numbers += [Number(values, node.line + offset, node.line, False, tab) for values, offset in prose]
     return formulas, numbers
 
 
@@ -165,7 +181,8 @@ def pair_formulas(
     s_left = sorted(set(range(len(source))) - {a for a, _ in ordered} - {a for a, _ in moved})
     t_left = sorted(set(range(len(target))) - {b for _, b in ordered} - {b for _, b in moved})
     s_kept, t_kept = _without_splits(source, target, s_left, t_left, places)
-    s_left, t_left = set(s_kept), set(t_kept)
+    s_left = set(s_kept) - _tab_copies(source, s_kept, [a for a, _ in ordered + moved])
+    t_left = set(t_kept) - _tab_copies(target, t_kept, [b for _, b in ordered + moved])
     out: list[tuple[Formula | None, Formula | None]] = []
     bounds = [(-1, -1), *ordered, (len(source), len(target))]
     for (s0, t0), (s1, t1) in itertools.pairwise(bounds):
@@ -183,9 +200,25 @@ def pair_formulas(
     return out
 
 
+def _tab_copies(formulas: list[Formula], left: list[int], paired: list[int]) -> set[int]:
+    """The unpaired formulas that repeat a paired one in a text tab for other frameworks: the
+    source says it for mxnet and for pytorch, the translation once for both (or the reverse)."""
+    tabs: dict[str, list[frozenset[str]]] = {}
+    for i in paired:
+        if formulas[i].tab is not None:
+            tabs.setdefault(formulas[i].key, []).append(formulas[i].tab)
+    return {
+        i
+        for i in left
+        if (tab := formulas[i].tab) is not None and any(not tab & other for other in tabs.get(formulas[i].key, ()))
+    }
+
+
 def _pieces(key: str, formulas: list[Formula], gap: list[int]) -> tuple[int, int] | None:
     """``(start, end)`` of a run of ``gap`` (2 to :data:`_PIECES` formulas) that joined by
-    commas is ``key``."""
+    commas is ``key`` (or ``key`` without its parentheses: ``$(x, y)$`` is ``$x$`` and ``$y$``)."""
+    if key.startswith("(") and key.endswith(")"):
+        key = key[1:-1]
     for start in range(len(gap)):
         joined = formulas[gap[start]].key
         for end in range(start + 1, min(len(gap), start + _PIECES)):
@@ -256,27 +289,41 @@ def check_numbers(
     s_numbers: list[Number],
     t_numbers: list[Number],
     places: Places,
+    at: Callable[[int], float],
 ) -> list[Finding]:
-    """numbers.missing: a number of the source's text (above :data:`SMALL`) that the translation's
-    text or math has fewer times. Each occurrence is paired with the nearest unpaired one of the
-    same value, so a sentence moved to another paragraph keeps its numbers."""
-    wanted = [n for n in s_numbers if any(float(v) > SMALL for v in n.values)]
-    waiting: dict[str, list[int]] = {}
+    """numbers.missing: a number of the source's text (above :data:`~polybook.check.tex.SMALL`)
+    that the translation has fewer times. Each occurrence pairs with the nearest one of the same
+    value to where it belongs (``at``), over the whole chapter: the formulas' numbers with each
+    other first, then the text's with the text's, written the same way before another way
+    (``6万``), and last with a number left in a formula (``$1/32$`` for the source's "1/32")."""
+    everything = frozenset(source.frameworks)
+    holding: dict[str, list[int]] = {}
     for j, number in enumerate(t_numbers):
         for value in number.values:
-            waiting.setdefault(value, []).append(j)
-    used: set[int] = set()
-    s_end, t_end = max([n.line for n in s_numbers] or [1]), max([n.line for n in t_numbers] or [1])
-    missing = []
-    for number in wanted:
-        at = number.line / s_end
-        options = [j for v in number.values for j in waiting.get(v, ()) if j not in used]
-        if options:
-            best = min(options, key=lambda j: abs(t_numbers[j].line / t_end - at))
-            used.add(best)
-            places.pair(number.node, t_numbers[best].node)
-        else:
-            missing.append(number)
+            holding.setdefault(value, []).append(j)
+    options = sorted(
+        (
+            number.in_math != t_numbers[j].in_math,
+            t_numbers[j].in_math,
+            rank,
+            abs(t_numbers[j].line - at(number.line)),
+            i,
+            j,
+        )
+        for i, number in enumerate(s_numbers)
+        for rank, value in enumerate(number.values)
+        for j in holding.get(value, ())
+        if not (number.in_math and not t_numbers[j].in_math)
+    )
+    s_used: set[int] = set()
+    t_used: dict[int, frozenset[str]] = {}  # the frameworks a translation's number served so far
+    for *_, i, j in options:
+        serves = s_numbers[i].tab or everything
+        if i not in s_used and not (t_used.get(j, frozenset()) & serves):
+            s_used.add(i)
+            t_used[j] = t_used.get(j, frozenset()) | serves  # once per framework: text tabs repeat
+            places.pair(s_numbers[i].node, t_numbers[j].node)
+    missing = [number for i, number in enumerate(s_numbers) if i not in s_used and not number.in_math]
     out: list[Finding] = []
     reported: set[tuple[str, int]] = set()  # a number missing twice from one paragraph is one finding
     for number in missing:
@@ -319,14 +366,14 @@ def check_math_numbers(
     src_items: list[Item],
     tgt_items: list[Item],
     common: frozenset[str],
-    place: Callable[[int], int],
+    alignment: Alignment,
 ) -> list[Finding]:
     """Every math and number finding of one chapter."""
     s_formulas, s_numbers = contents(src_items, common)
-    t_formulas, t_numbers = contents(tgt_items, common)
-    places = Places(place)
+    t_formulas, t_numbers = contents(tgt_items, common, True)
+    places = Places(alignment.place)
     pairs = as_text_elsewhere(pair_formulas(s_formulas, t_formulas, places), src_items, tgt_items)
-    numbers = check_numbers(lang, chapter, source, target, s_numbers, t_numbers, places)
+    numbers = check_numbers(lang, chapter, source, target, s_numbers, t_numbers, places, alignment.at)
     out = check_math(lang, chapter, source, target, pairs, places)
     out += numbers
     out += check_labelled_math(lang, chapter, source, target)

@@ -5,14 +5,18 @@ Math and numbers are paired over the whole chapter (:mod:`polybook.check.math_nu
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+from fnmatch import fnmatchcase
 
 from polybook.check.code import CellMatch
 from polybook.check.findings import Finding, Location
 from polybook.check.math_numbers import prose_text
 from polybook.check.segments import Alignment, Item, Segment
 from polybook.diagnostics import Code
-from polybook.dialect.nodes import CodeCell, Document, Heading, TextTab
+from polybook.dialect.nodes import CodeCell, Document, Heading, Paragraph, TextTab
+
+_LINK = re.compile(r"\[[^\]]*\]\(([^)\s]*)\)")
 
 
 def _first_line(segment: Segment) -> int:
@@ -20,12 +24,20 @@ def _first_line(segment: Segment) -> int:
 
 
 def check_texttabs(
-    lang: str, chapter: str, src: Segment, tgt: Segment, source: Document, target: Document, common: frozenset[str]
+    lang: str,
+    chapter: str,
+    src: Segment,
+    tgt: Segment,
+    source: Document,
+    target: Document,
+    common: frozenset[str],
+    localised: tuple[str, ...] = (),
 ) -> list[Finding]:
     """The text tabs of a segment pair, for the frameworks both chapters offer: a tab for
-    zh's paddle, or for a framework a translation does not offer, is coverage, not drift."""
-    s_tabs = [(i.node, _within(i.node, common)) for i in src.items if isinstance(i.node, TextTab)]
-    t_tabs = [(i.node, _within(i.node, common)) for i in tgt.items if isinstance(i.node, TextTab)]
+    zh's paddle, or for a framework a translation does not offer, is coverage, not drift; a tab
+    holding only links each language has its own of (``localised``) is the links' business."""
+    s_tabs = [(i.node, _within(i.node, common)) for i in src.items if _compared(i.node, localised)]
+    t_tabs = [(i.node, _within(i.node, common)) for i in tgt.items if _compared(i.node, localised)]
     s_count = Counter(frameworks for _, frameworks in s_tabs if frameworks)
     t_count = Counter(frameworks for _, frameworks in t_tabs if frameworks)
     untabbed = [i.node for i in tgt.items if i.tab is None and prose_text(i) and not isinstance(i.node, Heading)]
@@ -50,6 +62,17 @@ def check_texttabs(
             diff=((f":begin_tab:`{extra.spec}`", ""),), subject=(", ".join(frameworks), ""),
         ))  # fmt: skip
     return out
+
+
+def _compared(node: object, localised: tuple[str, ...]) -> bool:
+    """A text tab, but one whose paragraphs are only localised links (d2l's discussion links)."""
+    if not isinstance(node, TextTab):
+        return False
+    if not localised or not node.children:
+        return True
+    return not all(isinstance(child, Paragraph) and not _LINK.sub(
+        lambda m: "" if any(fnmatchcase(m[1], p) for p in localised) else m[0], child.source
+    ).strip() for child in node.children)  # fmt: skip
 
 
 def _within(tab: TextTab, common: frozenset[str]) -> tuple[str, ...]:

@@ -91,6 +91,16 @@ class Alignment:
     pairs: list[tuple[Segment, Segment]]
     anchors: list[tuple[Node, Node]]  # (source node, translation node), in document order
 
+    def at(self, source_line: int) -> float:
+        """Roughly where ``source_line`` falls in the translation: between the shared anchors
+        around it, in proportion (for pairing things that may have moved a little)."""
+        k = bisect.bisect_right([s.line for s, _ in self.anchors], source_line)
+        s0, t0 = (self.anchors[k - 1][0].line, self.anchors[k - 1][1].line) if k else (1, 1)
+        if k == len(self.anchors):
+            return t0 + source_line - s0
+        s1, t1 = self.anchors[k][0].line, self.anchors[k][1].line
+        return t0 + (source_line - s0) * (t1 - t0) / max(1, s1 - s0)
+
     def place(self, source_line: int) -> int:
         """The translation line where what stands at ``source_line`` of the source belongs.
 

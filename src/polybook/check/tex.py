@@ -33,15 +33,22 @@ _PERCENT_FIRST = re.compile(r"\\%(\d[\d.]*)")  # tr: ``\%95``
 _TRAILING_PUNCT = re.compile(r"[.,;:?。、]+((?:\\\\)?(?:\\end\{[A-Za-z*]+\})*)$")
 _PURE_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:\\%)?")
 
-# prose numbers: ``60,000``, ``60.000``, ``60 000``, ``0,5``; a scale word or sign after it
-_NUMBER = re.compile(r"(?<![A-Za-z0-9_.,])(\d{1,3}(?:[.,\u00a0\u202f]\d{3})+|\d+(?:[.,]\d+)?)(?![A-Za-z0-9_])")
+# prose numbers: ``60,000``, ``60.000``, ``60 000``, ``0,5``; a unit may follow without a space
+# (zh and pt write ``40ms``, ``2080Ti``), but a name that ends in digits (``VOC2012``) is no number
+_NUMBER = re.compile(r"(?<![A-Za-z0-9_.,])(\d{1,3}(?:[.,\u00a0\u202f]\d{3})+|\d+(?:[.,]\d+)?)(?![0-9_])")
+_ANY_NUMBER = re.compile(r"(?<![0-9_.,])(\d{1,3}(?:[.,\u00a0\u202f]\d{3})+|\d+(?:[.,]\d+)?)(?![0-9_])")
+_GRAMMAR = re.compile(r"(?:st|nd|rd|th)\b|00s\b")  # an ordinal (``19th``), a century (``the 1700s``)
+_NUMBER_MATH = re.compile(r"\$\s*(?:\\%\s*)?(\d[\d.,]*)\s*(?:\\%)?\s*\$")  # ``$10.000$``, ``$95\%$``
+# what may follow a number and scales it: words, and the CJK units (``1億1000万`` is one number)
 _SCALE = re.compile(
-    r"\s*(thousand|million|billion|mil\b|milh(?:ão|ões)|bilh(?:ão|ões)|bin\b|milyon|milyar|万|萬|亿|億|千)",
+    r"\s*(thousand|million|billion|mil\b|milh(?:ão|ões)|bilh(?:ão|ões)|bin\b|milyon|milyar|百万|千万|万|萬|亿|億|千)"
+    r"(?:\s*(\d+)\s*[万萬])?",
     re.IGNORECASE,
 )
 _SCALES = {"thousand": 10**3, "mil": 10**3, "bin": 10**3, "千": 10**3, "万": 10**4, "萬": 10**4}
-_SCALES |= {"million": 10**6, "milhão": 10**6, "milhões": 10**6, "milyon": 10**6}
+_SCALES |= {"million": 10**6, "milhão": 10**6, "milhões": 10**6, "milyon": 10**6, "百万": 10**6, "千万": 10**7}
 _SCALES |= {"billion": 10**9, "bilhão": 10**9, "bilhões": 10**9, "milyar": 10**9, "亿": 10**8, "億": 10**8}
+_DECADE = re.compile(r"s\b|年代")  # the 1990s: zh and ja write 90年代
 _NOT_PROSE = re.compile(
     r"`[^`]*`|\$\$.*?\$\$|\$[^$\n]*\$|\]\([^)]*\)|:[\w-]+:`[^`]*`|<[^>]*>|https?://\S+|\[[^\]]*\]\[[^\]]*\]", re.S
 )
@@ -49,6 +56,8 @@ _NOT_PROSE = re.compile(
 _NOT_PLAIN = re.compile(r"\$\$.*?\$\$|\$[^$\n]*\$|\]\([^)]*\)|:[\w-]+:`[^`]*`|<[^>]*>|https?://\S+", re.S)
 _SIMPLE = re.compile(r"[A-Za-z0-9(),.+=\-]{1,20}")
 _DIGIT = re.compile(r"\d")
+_WORDS = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,} +[A-Za-z]{2,} +[A-Za-z]{2,}(?![A-Za-z])")
+_MATH_NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])")
 SMALL = 12  # numbers up to this are too common to compare ("two", "3 steps")
 
 
@@ -101,6 +110,17 @@ def pure_number(key: str) -> str | None:
     return None
 
 
+def looks_like_prose(tex: str) -> bool:
+    """Whether "math" holds running words (``$ for all discrete $``): a ``$`` missing or stray
+    in the text around it, which is that text's problem, not the formula's."""
+    return bool(_WORDS.search(TEXT_CMD.sub(" ", tex)))
+
+
+def numbers_in_math(key: str) -> tuple[str, ...]:
+    """The numbers above :data:`SMALL` in a formula as compared (``1/32``, ``10000 t_2``)."""
+    return tuple(m[0] for m in _MATH_NUMBER.finditer(key) if float(m[0]) > SMALL)
+
+
 def plain_text(prose: str) -> str:
     """Prose as a reader sees its words: without math, link targets, roles and html."""
     return _NOT_PLAIN.sub(" ", prose)
@@ -117,23 +137,38 @@ def as_plain(tex: str) -> re.Pattern[str] | None:
 
 
 @functools.lru_cache(maxsize=65536)
-def numbers_of(prose: str) -> tuple[tuple[tuple[str, ...], int], ...]:
+def numbers_of(prose: str, translation: bool = False) -> tuple[tuple[tuple[str, ...], int], ...]:
     """``(values, line offset)`` of the numbers above :data:`SMALL` in a piece of prose (code,
-    math, links and roles left out). ``values`` is the number as written and, when a scale
-    word follows (``110 million``, ``1.1亿``, ``6万``), its full value too. Memoised: a source
-    paragraph is read once for every translation."""
+    math, links and roles left out; a number written as math, ``$10.000$``, is prose's number).
+    ``values`` is the number as written and the other ways a language may write it: scaled by
+    the word after it (``110 million``, ``1.1亿``, ``$10$万``), a decade (the ``1990s`` are
+    ``90年代``). A ``translation``'s numbers are only looked in, so they are taken generously:
+    ``250,250`` is also the source's ``(250, 250)``.
+    Memoised: a source paragraph is read once for every translation."""
     if not _DIGIT.search(prose):
         return ()
+    prose = _NUMBER_MATH.sub(r" \1 ", prose)
     # what is left out keeps its line breaks, so a number's line can be counted
     text = _NOT_PROSE.sub(lambda m: " " + "\n" * m[0].count("\n"), prose)
     out = []
-    for m in _NUMBER.finditer(text):
+    at = 0
+    pattern = _ANY_NUMBER if translation else _NUMBER  # ``FTSE100`` for the source's ``FTSE 100``
+    while m := pattern.search(text, at):
+        at = m.end()
+        if not translation and _GRAMMAR.match(text, at):
+            continue  # pt writes centuries in Roman numerals (``século XIX``), zh as 世纪
         value = number_value(m.group(1))
         values = [value] if float(value) > SMALL else []
         scale = _SCALE.match(text, m.end())
         if scale:
-            full = Decimal(value) * _SCALES[scale[1].lower()]
+            at = scale.end()
+            full = Decimal(value) * _SCALES[scale[1].lower()] + Decimal(scale[2] or 0) * 10**4
             values.append(str(full.normalize().quantize(1)) if full == full.to_integral() else str(full.normalize()))
+        if len(value) == 4 and _DECADE.match(text, m.end()):
+            values.append(value[2:])
+        line = text.count("\n", 0, m.start())
         if values:
-            out.append((tuple(values), text.count("\n", 0, m.start())))
+            out.append((tuple(values), line))
+        if translation and "," in m.group(1) and value == re.sub(r"\D", "", m.group(1)):
+            out += [((part,), line) for part in m.group(1).split(",") if float(part) > SMALL]
     return tuple(out)
