@@ -123,3 +123,16 @@ def test_sync_keeps_the_translations_number_format_and_punctuation(tmp_path: Pat
     make_book(tmp_path, en, unchanged)
     (result,) = sync.sync_book(load_book(load_config(conf)))
     assert not result.changed and not result.left
+
+
+def test_numbers_said_a_languages_way_or_once_for_every_framework(tmp_path: Path) -> None:
+    en = (
+        "In the 1990s the farm had 60,000 sheep and 110 million blades of grass, since the 19th century.\n\n"
+        ":begin_tab:`mxnet`\nEach of the 250 pens holds 240 sheep.\n:end_tab:\n\n"
+        ":begin_tab:`pytorch`\nEach of the 250 pens holds 240 sheep.\n:end_tab:\n\n"
+        "The gate is at (250, 250), 40 ms away.\n"
+    )
+    zh = "上世纪90年代，农场有6万只羊和1.1亿片草叶，自十九世纪以来。\n\n"
+    zh += "每个羊圈（共250个）有240只羊。\n\n门在（250,250），40ms远。\n"
+    assert found(run(tmp_path, en, zh)) == []
+    assert found(run(tmp_path, en, zh.replace("240", "24"))) == [("numbers.missing", 3, (("", "240"),))]

@@ -305,6 +305,7 @@ def check_numbers(
         (
             number.in_math != t_numbers[j].in_math,
             t_numbers[j].in_math,
+            number.tab is not None,  # a number said in every framework's tab may share one said once
             rank,
             abs(t_numbers[j].line - at(number.line)),
             i,
