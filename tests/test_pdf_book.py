@@ -199,7 +199,9 @@ def test_unicode_math_font_fallback_and_the_bibliography(tmp_path: Path) -> None
     conf = tiny_book(
         tmp_path,
         "The entropy $$H(X, Y) = −E_{x∼P}[\\log P(x)] ≤ α$$\n"
-        "is small; a snowman ☃ → Ж, 한국어 and ह are set too, as :cite:`Lovelace.1843` shows.",
+        "is small; a snowman ☃ → Ж, 한국어 and ह are set too, as :cite:`Lovelace.1843` shows.\n\n"
+        "```python\nprint('☃ 한국어 ─┼─')  # in code too\n```\n\n"
+        ":Sizes (after :cite:`Lovelace.1843`)\n\n|a|b|\n|-|-|\n|1|2|\n:label:`tab_sizes`\n\nSee :numref:`tab_sizes`.",
     )
     bib = "@article{Lovelace.1843,\n  title = {Notes on the engine},\n  author = {Lovelace, Ada},\n"
     (conf.parent / "chapters" / "en" / "refs.bib").write_text(bib + "  journal = {Memoirs},\n  year = {1843}\n}\n")
@@ -210,3 +212,4 @@ def test_unicode_math_font_fallback_and_the_bibliography(tmp_path: Path) -> None
     content = pdftotext(outcome.target.pdf)
     assert "(Lovelace, 1843)" in content and "Notes on the engine" in content
     assert "References" in content and "☃" in content and "한국어" in content
+    assert "See Table 1.1" in content and "print('☃ 한국어 ─┼─')" in content

@@ -153,7 +153,7 @@ def test_unicode_in_math_becomes_what_latex_math_can_set() -> None:
     assert latex_math("H(X, Y) = −E_{x∼P} ≤ α Γ Α ϵ ℝ") == (
         "H(X, Y) = -E_{x\\sim P} \\leq  \\alpha  \\Gamma  A  \\epsilon  \\mathbb{R}"
     )
-    assert latex_math("x_{批}", {"批": "polybookfontA"}) == "x_{\\text{{\\polybookfontA 批}}}"
+    assert latex_math("x_{批}") == "x_{\\text{批}}"  # text: the preamble gives it a font
 
 
 def test_fallback_fonts_follow_the_script_of_the_character_not_the_language() -> None:
@@ -167,7 +167,11 @@ def test_fallback_fonts_follow_the_script_of_the_character_not_the_language() ->
     assert families["한"] == "Noto Serif CJK KR" and families["カ"] == "Noto Serif CJK JP"
     assert families["中"] == "Noto Serif CJK JP"  # kana in the same text: Japanese forms
     assert families["ह"].endswith("Devanagari") and families["−"] == "Noto Sans Math"
-    assert "\\newfontfamily\\polybookfontA{" in plan.preamble()
+    preamble = plan.preamble()
+    assert "\\newfontfamily\\polybookfontA{" in preamble
+    assert '\\newunicodechar{한}{{\\polybookfont' in preamble and '\\symbol{"D55C}}}' in preamble
+    boxes = plan_fonts(["─┼─"], "Noto Serif")
+    assert "\\newunicodechar{─}{\\polybookchar{\"2500}" in boxes.preamble()  # code keeps its own font
     cjk = plan_fonts(["中文 → x"], "Noto Serif", "Noto Serif CJK SC")
     assert "中" not in cjk.chars  # xeCJK sets it
 

@@ -148,7 +148,6 @@ def sphinx_overrides(config: BookConfig, target: PdfTarget, stage: Stage | None 
         "latex_use_xindy": False,
         "latex_domain_indices": False,
         "latex_show_urls": "footnote",
-        "polybook_fonts": fonts.chars if fonts else {},
     }
     if (formats := numfig_format(target.language)) is not None:
         overrides["numfig_format"] = formats

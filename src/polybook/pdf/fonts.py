@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 #: another purpose (MathJax's web fonts).
 _SKIPPED = ("Noto Color Emoji", "MathJax_")
 _REGULAR = ("Regular", "Book", "Medium", "Roman")
+#: The font of code blocks (:data:`polybook.pdf.languages.LATIN_FONTS`).
+MONO_FONT = "DejaVu Sans Mono"
 
 
 @functools.cache
@@ -91,9 +93,23 @@ class FontPlan:
 
     families: dict[str, str] = field(default_factory=dict)
     chars: dict[str, str] = field(default_factory=dict)
+    mono: set[str] = field(default_factory=set)  # characters the code font has: kept in code
 
     def preamble(self) -> str:
-        return "\n".join(rf"\newfontfamily\{command}{{{family}}}" for command, family in self.families.items())
+        r"""The fonts, and each character made to switch to its font wherever it is written
+        (text, headings, code blocks, ``\text`` in math): ``\newunicodechar``, which gives
+        the glyph by its code (``\symbol``) so the definition does not call itself."""
+        if not self.chars:
+            return ""
+        lines = [r"\usepackage{newunicodechar}", _KEEP_IN_CODE]
+        lines += [rf"\newfontfamily\{command}{{{family}}}" for command, family in self.families.items()]
+        for char, command in sorted(self.chars.items()):
+            code = f'"{ord(char):X}'
+            if char in self.mono:  # box drawing in outputs stays in the code font, aligned
+                lines.append(rf"\newunicodechar{{{char}}}{{\polybookchar{{{code}}}{{\{command}}}}}")
+            else:
+                lines.append(rf"\newunicodechar{{{char}}}{{{{\{command}\symbol{{{code}}}}}}}")
+        return "\n".join(lines)
 
     def add(self, char: str, family: str) -> None:
         command = next((c for c, f in self.families.items() if f == family), None)
@@ -113,14 +129,23 @@ def _letters(number: int) -> str:
             return out
 
 
-def plan_fonts(texts: Iterable[str], main: str, cjk: str | None = None) -> FontPlan:
+#: ``\polybookchar{"2500}{\polybookfontA}``: the character in the code font when it is the
+#: current font (a code block), else in the fallback font.
+_KEEP_IN_CODE = (
+    r"\makeatletter\newcommand\polybookchar[2]{\ifx\f@family\ttdefault\symbol{#1}\else{#2\symbol{#1}}\fi}"
+    r"\makeatother"
+)
+
+
+def plan_fonts(texts: Iterable[str], main: str, cjk: str | None = None, mono: str = MONO_FONT) -> FontPlan:
     """Fallback fonts for the characters of ``texts`` that neither the main font nor, for a
-    CJK book (``cjk``: its CJK font), xeCJK's font has."""
+    CJK book (``cjk``: its CJK font), xeCJK's font has; ``mono``: the code font."""
     charsets = font_charsets()
     plan = FontPlan()
     if not charsets:
         return plan
     covered = charsets.get(main, frozenset())
+    in_code = charsets.get(mono, frozenset())
     cjk_covered = charsets.get(cjk, frozenset()) if cjk else frozenset()
     families = sorted(charsets)
     seen: set[str] = set()
@@ -140,4 +165,6 @@ def plan_fonts(texts: Iterable[str], main: str, cjk: str | None = None) -> FontP
             family = next((f for f in options if point in charsets.get(f, frozenset())), None)
             if family is not None:
                 plan.add(char, family)
+                if point in in_code:
+                    plan.mono.add(char)
     return plan

@@ -1,5 +1,5 @@
-"""polybook's Sphinx extension for the LaTeX build: source markers in the ``.tex``, and
-every character set in a font that has it.
+"""polybook's Sphinx extension for the LaTeX build: source markers in the ``.tex``, math
+LaTeX can set, captions without links.
 
 Before every section and every block of a section it puts a LaTeX comment ``% polybook-src DOC:LINE``
 (the MyST file and line the block came from). A LaTeX error reports a line of the one big
@@ -7,9 +7,8 @@ Before every section and every block of a section it puts a LaTeX comment ``% po
 chapter's ``path:line`` (:func:`polybook.pdf.log.source_of`).
 
 Math is rewritten so LaTeX's math fonts can set it (a U+2212 minus becomes ``-``,
-:mod:`polybook.pdf.unicode_math`), and a character of the text that the main font lacks
-is set in the fallback font the build chose for it (``polybook_fonts``,
-:mod:`polybook.pdf.fonts`). Code blocks are left alone (Pygments highlights them).
+:mod:`polybook.pdf.unicode_math`); a character of the text the main font lacks is set in
+its fallback font by the preamble (:mod:`polybook.pdf.fonts`), in code blocks too.
 """
 
 from __future__ import annotations
@@ -43,68 +42,45 @@ class SourceMarkers(SphinxPostTransform):
                     node.parent.insert(node.parent.index(node), marker)
 
 
-class UnicodeCharacters(SphinxPostTransform):
-    """Math as LaTeX can set it; text characters the main font lacks in their fallback font."""
+class CaptionCitations(SphinxPostTransform):
+    r"""A citation in a figure or table caption: sphinxcontrib-bibtex writes its link as raw
+    ``\hyperlink{cite.…}{`` … ``}``, which breaks in a caption, a moving argument of LaTeX
+    ("Argument of \Hy@tempa has an extra }"); ``\protect`` keeps it (and the link)."""
+
+    default_priority = 880  # after references are resolved
+    formats = ("latex",)
+
+    def run(self, **kwargs: Any) -> None:
+        for caption in list(self.document.findall(_is_caption)):
+            for raw in caption.findall(lambda n: n.__class__.__name__ == "raw_latex"):
+                if raw.rawsource.startswith("\\hyperlink{"):
+                    raw.rawsource = "\\protect" + raw.rawsource
+
+
+def _is_caption(node: nodes.Node) -> bool:
+    return isinstance(node, nodes.caption) or (isinstance(node, nodes.title) and isinstance(node.parent, nodes.table))
+
+
+class UnicodeMath(SphinxPostTransform):
+    """Math as LaTeX's math fonts can set it (:mod:`polybook.pdf.unicode_math`)."""
 
     default_priority = 890
     formats = ("latex",)
 
     def run(self, **kwargs: Any) -> None:
-        fonts: dict[str, str] = self.config.polybook_fonts or {}
         for node in list(self.document.findall(lambda n: isinstance(n, nodes.math | nodes.math_block))):
             tex = node.astext()
-            rewritten = latex_math(tex, fonts)
+            rewritten = latex_math(tex)
             if rewritten != tex:
                 node.children = []
                 node += nodes.Text(rewritten)
-        if not fonts:
-            return
-        skip = (nodes.math, nodes.math_block, nodes.literal_block, nodes.raw, nodes.comment)
-        for text in list(self.document.findall(nodes.Text)):
-            parent = text.parent
-            if parent is None or isinstance(parent, skip) or not any(c in fonts for c in text):
-                continue
-            if any(isinstance(a, skip) for a in _ancestors(parent)):
-                continue
-            parent.replace(text, _with_fonts(str(text), fonts))
-
-
-def _ancestors(node: nodes.Node) -> list[nodes.Node]:
-    out = []
-    while node is not None:
-        out.append(node)
-        node = node.parent
-    return out
-
-
-def _with_fonts(text: str, fonts: dict[str, str]) -> list[nodes.Node]:
-    """``text`` as text nodes, with each run of characters of one fallback font in that font."""
-    out: list[nodes.Node] = []
-    run, font = "", None
-    for char in text:
-        mine = fonts.get(char)
-        if mine != font and run:
-            out.append(_piece(run, font))
-            run = ""
-        run, font = run + char, mine
-    if run:
-        out.append(_piece(run, font))
-    return out
-
-
-def _piece(run: str, font: str | None) -> nodes.Node:
-    """A run of text; in a fallback font, raw LaTeX (its characters are never LaTeX's
-    specials: those are ASCII, which the main font has)."""
-    if font is None:
-        return nodes.Text(run)
-    return nodes.raw("", "{\\" + font + " " + run + "}", format="latex")
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
     from polybook.render import sphinx_speed
 
     sphinx_speed.install()
-    app.add_config_value("polybook_fonts", {}, "env", types=frozenset({dict}))
     app.add_post_transform(SourceMarkers)
-    app.add_post_transform(UnicodeCharacters)
+    app.add_post_transform(CaptionCitations)
+    app.add_post_transform(UnicodeMath)
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}

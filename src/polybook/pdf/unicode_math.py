@@ -11,7 +11,6 @@ MathJax and the document model keep what the author wrote.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Mapping
 
 SYMBOLS: dict[str, str] = {
     "−": "-", "∓": r"\mp", "±": r"\pm", "×": r"\times", "÷": r"\div", "·": r"\cdot", "⋅": r"\cdot",
@@ -75,9 +74,9 @@ def math_command(char: str) -> str | None:
     return SYMBOLS.get(char) or greek(char)
 
 
-def latex_math(tex: str, fonts: Mapping[str, str] | None = None) -> str:
-    """``tex`` with its non-ASCII characters as LaTeX math can set them; ``fonts`` maps a
-    character to the font command of the fallback font that has it (set as text)."""
+def latex_math(tex: str) -> str:
+    """``tex`` with its non-ASCII characters as LaTeX math can set them; the others as text,
+    where the preamble gives each the font that has it."""
     if tex.isascii():
         return tex
     out: list[str] = []
@@ -88,8 +87,6 @@ def latex_math(tex: str, fonts: Mapping[str, str] | None = None) -> str:
         command = math_command(char)
         if command is not None:
             out.append(command + (" " if command[-1].isalpha() else ""))
-        elif fonts and char in fonts:
-            out.append(f"\\text{{{{\\{fonts[char]} {char}}}}}")
         else:
             out.append(f"\\text{{{char}}}")
     return "".join(out)
