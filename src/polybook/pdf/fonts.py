@@ -6,10 +6,11 @@ font has which character (one ``fc-list`` call). So each character the main font
 is given a font chosen by what the character is, not by the book's language: a letter
 takes a font named after its script (Noto Serif Devanagari, then Noto Sans Devanagari),
 a symbol the symbol fonts (Noto Sans Math, Symbols, Symbols2, DejaVu); CJK characters in
-a non-CJK book take the Noto CJK face of their script (kana: JP, hangul: KR, else SC). The preamble declares those fonts
-(``\newfontfamily\polybookfontA{Noto Sans Symbols2}``) and polybook's LaTeX extension sets
-the characters in them (:mod:`polybook.pdf.sphinx_ext`). A character no font has stays
-as it is: the log reports it, and the build names its chapter line (:mod:`polybook.pdf.log`).
+a non-CJK book take the Noto CJK face of their script (kana: JP, hangul: KR, else SC).
+The preamble declares those fonts (``\newfontfamily\polybookfontA{Noto Sans Symbols2}``) and
+makes each such character switch to its font wherever it is written (``\newunicodechar``).
+A character no font has stays as it is: the log reports it, and the build names its
+chapter line (:mod:`polybook.pdf.log`).
 """
 
 from __future__ import annotations
