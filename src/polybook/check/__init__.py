@@ -13,6 +13,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from multiprocessing import get_context
+from pathlib import Path
 
 from polybook.book import Book, load_book
 from polybook.check.code import check_code, check_coverage, match_cells
@@ -26,6 +27,7 @@ from polybook.check.suppress import Suppression, apply, inline_suppressions, unu
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect.nodes import Document, TocBlock
+from polybook.models import MODELS_DIR
 from polybook.toc import build_toc, toc_blocks, unreached
 
 __all__ = ["CheckResult", "Finding", "check_book", "check_chapter", "check_config"]
@@ -63,11 +65,13 @@ def check_chapter(
     source: Document,
     target: Document,
     lock: dict[str, SyncRecord] | None = None,
+    store: Path | None = None,
 ) -> list[Finding]:
     """Every chapter-local check of one translated chapter.
 
     ``lock`` is the language's sync records (:func:`read_lock`); callers that check many
-    chapters read it once and pass it, else it is read here.
+    chapters read it once and pass it, else it is read here. ``store``: the parsed documents
+    kept in the build folder (:mod:`polybook.models`), for the sources translations were made from.
     """
     config = book.config
     findings = parse_findings(lang, chapter, target)
@@ -90,12 +94,12 @@ def check_chapter(
     findings += lock_problem(lang, chapter, target, record)
     target_file = config.document_path(lang, chapter)
     findings += check_staleness(
-        lang, chapter, source, target, record, source_file, settings, match, alignment.place, target_file
+        lang, chapter, source, target, record, source_file, settings, match, alignment.place, target_file, store
     )
     return findings
 
 
-def check_chunk(book: Book, names: list[str], langs: list[str]) -> ChunkResult:
+def check_chunk(book: Book, names: list[str], langs: list[str], store: Path | None = None) -> ChunkResult:
     out = ChunkResult()
     source_lang = book.config.source_language
     sources = book.chapters[source_lang]
@@ -134,7 +138,7 @@ def check_chunk(book: Book, names: list[str], langs: list[str]) -> ChunkResult:
                 found, problems = inline_suppressions(target, lang, name)
                 out.suppressions += found
                 out.findings += problems
-                out.findings += check_chapter(book, lang, name, source, target, locks[lang])
+                out.findings += check_chapter(book, lang, name, source, target, locks[lang], store)
                 out.refs += [
                     (lang, name, target.path, *ref, ref[:2] in source_refs[name]) for ref in resolvable_refs(target)
                 ]
@@ -249,7 +253,7 @@ def check_book(
 
 def _check_in_worker(config: BookConfig, names: list[str], langs: list[str]) -> ChunkResult:
     book = load_book(config, [config.source_language, *langs], set(names), cached=True)
-    return check_chunk(book, names, langs)
+    return check_chunk(book, names, langs, config.build_dir / MODELS_DIR)
 
 
 def check_config(

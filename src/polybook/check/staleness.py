@@ -28,6 +28,7 @@ from polybook.dialect import parse_text
 from polybook.dialect.builder import DialectSettings
 from polybook.dialect.nodes import Block, Document, Heading, Paragraph
 from polybook.files import atomic_write, file_sha256
+from polybook.models import parse_cached
 
 LOCK_NAME = "polybook-sync.json"
 #: ``X_origin.md``: the source text a d2lbook translation ``X.md`` was made from.
@@ -137,15 +138,17 @@ def check_staleness(
     match: CellMatch,
     place: Callable[[int], int],
     target_file: Path | None = None,
+    store: Path | None = None,
 ) -> list[Finding]:
     """What changed in the source since the translation followed it. The base is the sync
     record (and the source as it was at its commit, from git), else the translation's
-    ``X_origin.md`` (``target_file``'s), else unknown (info)."""
+    ``X_origin.md`` (``target_file``'s, parsed through the document ``store`` when given), else
+    unknown (info)."""
     top = Location(target.path, 1)
     if record is None:
         origin = origin_file(target_file) if target_file is not None else None
         if origin is not None and origin.is_file():
-            return _since_origin(lang, chapter, source, target, origin, source_file, settings, match, place)
+            return _since_origin(lang, chapter, source, target, origin, source_file, settings, match, place, store)
         return [
             Finding.make(
                 Code.STALE_UNKNOWN,
@@ -178,6 +181,7 @@ def _since_origin(
     settings: DialectSettings,
     match: CellMatch,
     place: Callable[[int], int],
+    store: Path | None = None,
 ) -> list[Finding]:
     """The source today against the text the translation was made from (``X_origin.md``)."""
     try:
@@ -187,7 +191,7 @@ def _since_origin(
     if then == now:  # translated from the source as it is
         return []
     base = hashlib.sha256(then).hexdigest()
-    old = parse_text(then.decode("utf-8", errors="replace"), source.path, settings)
+    old = parse_cached(origin, settings, source.path, store)
     since = f"since the translation was made from {origin.name}"
     return source_changes(lang, chapter, old, source, target, since, base, match, place)
 
