@@ -138,11 +138,46 @@ def pair_by_content(
 
 @functools.lru_cache(maxsize=65536)
 def tex_ratio(a: str, b: str) -> float:
-    """Similarity of two formulas by their characters (quick bounds first: most pairs differ)."""
+    """Similarity of two formulas by their characters (quick bounds first: most pairs differ).
+    Long formulas get a tenth more: sharing half of thirty characters is one formula changed
+    (``\\frac{dy}{dx}`` written ``\\frac{\\partial y}{\\partial x}``), of four it is not."""
+    bonus = 0.1 if min(len(a), len(b)) >= 20 else 0.0
     matcher = SequenceMatcher(None, a, b, autojunk=False)
-    if matcher.real_quick_ratio() < _RATIO or matcher.quick_ratio() < _RATIO:
+    if matcher.real_quick_ratio() + bonus < _RATIO or matcher.quick_ratio() + bonus < _RATIO:
         return 0.0
-    return matcher.ratio()
+    return matcher.ratio() + bonus
+
+
+def _pieces_of(key: str) -> list[str]:
+    """The comma-separated parts of a formula (``(x_a,y_a),(x_b,y_b)``: both points)."""
+    parts, depth, start = [], 0, 0
+    for k, char in enumerate(key):
+        depth += (char in "([{") - (char in ")]}")
+        if char == "," and depth == 0:
+            parts.append(key[start:k])
+            start = k + 1
+    return [*parts, key[start:]]
+
+
+def within_others(
+    pairs: list[tuple[Formula | None, Formula | None]], source: list[Formula], target: list[Formula], places: Places
+) -> list[tuple[Formula | None, Formula | None]]:
+    """``pairs`` without a formula the other side has as a part of one of its own in the
+    paragraph where it belongs (``$(x_a, y_a)$ and $(x_b, y_b)$`` written ``$(x_a, y_a), (x_b, y_b)$``)."""
+    t_parts: dict[int, set[str]] = {}
+    for t in target:
+        t_parts.setdefault(t.node, set()).update(_pieces_of(t.key))
+    s_parts: dict[int, set[str]] = {}
+    for s in source:
+        s_parts.setdefault(places.nodes.get(s.node, -1), set()).update(_pieces_of(s.key))
+    out = []
+    for s, t in pairs:
+        if s is not None and t is None and s.key in t_parts.get(places.nodes.get(s.node, -1), ()):
+            continue
+        if t is not None and s is None and t.key in s_parts.get(t.node, ()):
+            continue
+        out.append((s, t))
+    return out
 
 
 def as_text_elsewhere(
@@ -217,7 +252,7 @@ def _tab_copies(formulas: list[Formula], left: list[int], paired: list[int]) -> 
 def _pieces(key: str, formulas: list[Formula], gap: list[int]) -> tuple[int, int] | None:
     """``(start, end)`` of a run of ``gap`` (2 to :data:`_PIECES` formulas) that joined by
     commas is ``key`` (or ``key`` without its parentheses: ``$(x, y)$`` is ``$x$`` and ``$y$``)."""
-    if key.startswith("(") and key.endswith(")"):
+    if key.startswith("(") and key.endswith(")") and len(_pieces_of(key[1:-1])) > 1 and "(" not in key[1:-1]:
         key = key[1:-1]
     for start in range(len(gap)):
         joined = formulas[gap[start]].key
@@ -373,7 +408,8 @@ def check_math_numbers(
     s_formulas, s_numbers = contents(src_items, common)
     t_formulas, t_numbers = contents(tgt_items, common, True)
     places = Places(alignment.place)
-    pairs = as_text_elsewhere(pair_formulas(s_formulas, t_formulas, places), src_items, tgt_items)
+    pairs = pair_formulas(s_formulas, t_formulas, places)
+    pairs = within_others(as_text_elsewhere(pairs, src_items, tgt_items), s_formulas, t_formulas, places)
     numbers = check_numbers(lang, chapter, source, target, s_numbers, t_numbers, places, alignment.at)
     out = check_math(lang, chapter, source, target, pairs, places)
     out += numbers
