@@ -136,3 +136,10 @@ def test_numbers_said_a_languages_way_or_once_for_every_framework(tmp_path: Path
     zh += "每个羊圈（共250个）有240只羊。\n\n门在（250,250），40ms远。\n"
     assert found(run(tmp_path, en, zh)) == []
     assert found(run(tmp_path, en, zh.replace("240", "24"))) == [("numbers.missing", 3, (("", "240"),))]
+
+
+def test_formulas_joined_into_one_or_said_once_are_there(tmp_path: Path) -> None:
+    en = "The points $(x_a, y_a)$ and $(x_b, y_b)$ differ; $x$ is one and $x$ is the other.\n"
+    pt = "Os pontos $(x_a, y_a), (x_b, y_b)$ diferem; $x$ é um e o outro.\n"
+    assert found(run(tmp_path, en, pt)) == []
+    assert [c for c, _, _ in found(run(tmp_path, en, pt.replace("$x$", "ele")))] == ["math.missing"]
