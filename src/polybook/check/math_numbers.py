@@ -293,8 +293,10 @@ def check_math(
     pairs: list[tuple[Formula | None, Formula | None]],
     places: Places,
 ) -> list[Finding]:
-    """math.changed, math.missing and math.extra of the paired formulas."""
+    """math.changed, math.missing and math.extra of the paired formulas; a formula missing twice
+    from one paragraph is one finding."""
     out = []
+    missing: set[tuple[str, int]] = set()
     for s, t in pairs:
         if s is not None and t is not None:
             out.append(Finding.make(
@@ -302,7 +304,8 @@ def check_math(
                 Location(target.path, t.line), source=Location(source.path, s.line), diff=((t.tex, s.tex),),
                 subject=(t.key, s.key),
             ))  # fmt: skip
-        elif s is not None:
+        elif s is not None and (s.key, places(s.node, s.line)) not in missing:
+            missing.add((s.key, places(s.node, s.line)))
             out.append(Finding.make(
                 Code.MATH_MISSING, f"math ${s.tex}$ of the source is missing here", lang, chapter,
                 Location(target.path, places(s.node, s.line)), source=Location(source.path, s.line),
