@@ -122,20 +122,22 @@ def test_api_pages_document_the_books_own_module_or_say_which_is_missing(tmp_pat
         "# API\n\n```eval_rst\n.. automodule:: mylib.core\n   :members:\n```\n\n"
         "```eval_rst\n.. automodule:: mylib.missing\n   :members:\n```\n\n"
         "```eval_rst\n.. raw:: html\n   :file: front.html\n```\n\n"
-        "```eval_rst\n.. raw:: html\n   :file: nowhere.html\n```\n"
+        "```eval_rst\n.. raw:: html\n   :file: nowhere.html\n```\n\n"
+        "```eval_rst\n.. currentmodule:: mylib.core\n\n.. autofunction:: helper\n.. autoclass:: Newer\n```\n"
     )
     (book / "chapters" / "en" / "api.md").write_text(api, encoding="utf-8")
     (book / "chapters" / "en" / "front.html").write_text("<p>front</p>\n", encoding="utf-8")
     library = book / "build" / "run" / "en" / "mylib"  # where the evaluation mirrors the library
     library.mkdir(parents=True)
     (library / "__init__.py").write_text("", encoding="utf-8")
-    core = "import json\nimport numpy\nfrom not_installed_framework import nn\n"
+    core = "import json\nimport numpy\nfrom not_installed_framework import nn\n\ndef helper():\n    pass\n"
     (library / "core.py").write_text(core, encoding="utf-8")
     config = load_config(book / "conf.py")
     doc = parse_text(api, "chapters/en/api.md", SETTINGS)
     stage = stage_language(config, "en", {"api": doc}, {}, {}, tmp_path / "src", [])
     found = [(d.line, d.code) for d in stage.diagnostics]
-    assert found == [(9, "api.module"), (20, "rst.file")]
+    assert found == [(9, "api.module"), (20, "rst.file"), (27, "api.module")]
+    assert "mylib.core (" in stage.diagnostics[2].message and "has no 'Newer'" in stage.diagnostics[2].message
     assert "'mylib.missing' is not found" in stage.diagnostics[0].message
     text = stage.docs["api"].text
     assert ".. automodule:: mylib.core" in text and ".. automodule:: mylib.missing" not in text

@@ -20,6 +20,7 @@ PDF leaves out a raw block for HTML without looking for its file.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import importlib.util
 import posixpath
@@ -36,6 +37,7 @@ from polybook.dialect.nodes import Document, EvalRst
 
 _AUTODOC_RE = re.compile(r"^(?P<indent>\s*)\.\.\s+(?P<directive>auto\w+)::\s*(?P<target>\S+)")
 _FILE_RE = re.compile(r"^(?P<indent>\s*)(?::file:|\.\.\s+(?:include|literalinclude)::)\s*(?P<path>\S+)\s*$")
+_CURRENT_RE = re.compile(r"^\s*\.\.\s+(?:py:)?(?:currentmodule|module)::\s*(?P<module>\S+)")
 _DIRECTIVE_RE = re.compile(r"^(?P<indent>\s*)\.\.\s+[\w:-]+::")
 #: ``stage(file)`` -> the staged path (from the staged source folder), or None when the file is
 #: not in the book.
@@ -111,6 +113,29 @@ def missing_imports(path: Path) -> set[str]:
     return {name for name in third_party if importlib.util.find_spec(name) is None}
 
 
+def defined_names(path: Path) -> frozenset[str]:
+    """The names a module defines at its top level (classes, functions, assignments, imports)."""
+    return _names(path, path.stat().st_mtime_ns)
+
+
+@functools.cache
+def _names(path: Path, mtime: int) -> frozenset[str]:
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+    except SyntaxError:
+        return frozenset()
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+    return frozenset(names)
+
+
 class EvalRstResolver:
     """Rewrites one language's eval_rst blocks (see the module's docstring)."""
 
@@ -123,12 +148,16 @@ class EvalRstResolver:
     def resolver(
         self, doc: Document, stage_file: FileStager, diagnostics: list[Diagnostic]
     ) -> Callable[[EvalRst], str]:
+        current: list[str | None] = [None]  # the page's ``.. currentmodule::``, in reading order
+
         def resolve(node: EvalRst) -> str:
             lines = node.source.split("\n")
             for offset, line in enumerate(lines):
                 where = node.line + 1 + offset
-                if m := _AUTODOC_RE.match(line):
-                    lines[offset] = self.autodoc(m, doc, where, diagnostics)
+                if m := _CURRENT_RE.match(line):
+                    current[0] = None if m["module"] == "None" else m["module"]
+                elif m := _AUTODOC_RE.match(line):
+                    lines[offset] = self.autodoc(m, current[0], doc, where, diagnostics)
                 elif m := _FILE_RE.match(line):
                     if self.other_output(lines, offset):
                         _comment_out(lines, offset)
@@ -153,24 +182,44 @@ class EvalRstResolver:
                 return raw is not None and raw[1] != self.output
         return False
 
-    def autodoc(self, m: re.Match[str], doc: Document, line: int, diagnostics: list[Diagnostic]) -> str:
-        self.api.used = True
-        target = m["target"]
-        module = target if m["directive"] == "automodule" else target.rsplit(".", 1)[0]
+    def module_file(self, module: str) -> Path | None:
         if module not in self.found:
             self.found[module] = find_module(module, self.roots)
             if (path := self.found[module]) is not None:
                 self.api.mocked |= missing_imports(path)
                 self.api.modules.append(path)
-        if self.found[module] is not None:
-            return m[0]
+        return self.found[module]
+
+    def autodoc(
+        self, m: re.Match[str], current: str | None, doc: Document, line: int, diagnostics: list[Diagnostic]
+    ) -> str:
+        """An autodoc directive as Sphinx will read it, or left out with an error when its
+        module is nowhere, or the module found has no such name (an older library than the
+        book's: d2l 1.0's ``Module`` is not in 0.17's ``d2l/torch.py``)."""
+        self.api.used = True
+        target, directive = m["target"], m["directive"]
+        module, name = target, None
+        if directive != "automodule":
+            head, _, last = target.rpartition(".")
+            if head and (self.module_file(head) is not None or current is None):
+                module, name = head, last
+            else:  # relative to ``.. currentmodule::`` (``Module`` or ``Module.forward``)
+                module, name = current or "", target.split(".")[0]
+        path = self.module_file(module) if module else None
         shown = ", ".join(str(root) for root in self.roots) or "no folder"
+        if not module:
+            problem = "no module: name it, or set one with `.. currentmodule::` before"
+        elif path is None:
+            problem = f"module {module!r} is not found (looked in {shown})"
+        elif name is not None and name not in defined_names(path):
+            problem = f"{module} ({path}) has no {name!r}: it is not this book's library"
+        else:
+            return m[0]
         message = (
-            f"`.. {m['directive']}:: {target}`: module {module!r} is not found (looked in {shown}); "
-            "build the book's library (polybook build lib, or build eval) so its API can be documented"
+            f"`.. {directive}:: {target}`: {problem}; build the book's library (polybook build lib, or build eval)"
         )
         diagnostics.append(Diagnostic.make(doc.path, line, Code.API_MODULE, message))
-        return f"{m['indent']}.. polybook: {m['directive']} {target} left out (module not found)"
+        return f"{m['indent']}.. polybook: {directive} {target} left out ({module or 'no module'})"
 
 
 def _comment_out(lines: list[str], offset: int) -> None:
