@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -35,6 +36,7 @@ from polybook.diagnostics import Code
 from polybook.dialect.nodes import Block, DisplayMath, Document, Figure, Heading, Paragraph
 
 _RATIO = 0.6  # a formula at least this similar (by characters) to the source's is the same one, changed
+_IN = re.compile(r"\\in(?![A-Za-z])")
 _PIECES = 4  # a formula the translation splits into up to this many (``$c_i, u_i$`` -> ``$c_i$, $u_i$``)
 
 
@@ -159,6 +161,11 @@ def _pieces_of(key: str) -> list[str]:
     return [*parts, key[start:]]
 
 
+def _sides(key: str) -> list[str]:
+    """The parts of a formula, and the two sides of a membership (``\\lambda\\in[0,1]``)."""
+    return [side for piece in _pieces_of(key) for side in _IN.split(piece)]
+
+
 def within_others(
     pairs: list[tuple[Formula | None, Formula | None]], source: list[Formula], target: list[Formula], places: Places
 ) -> list[tuple[Formula | None, Formula | None]]:
@@ -172,8 +179,9 @@ def within_others(
         s_parts.setdefault(places.nodes.get(s.node, -1), set()).update(_pieces_of(s.key))
     out = []
     for s, t in pairs:
-        if s is not None and t is None and s.key in t_parts.get(places.nodes.get(s.node, -1), ()):
-            continue
+        there = t_parts.get(places.nodes.get(s.node, -1), set()) if s is not None and t is None else set()
+        if s is not None and (s.key in there or (len(parts := _sides(s.key)) > 1 and set(parts) <= there)):
+            continue  # ``$\lambda \in [0, 1]$`` said as ``$[0, 1]$`` 中的 ``$\lambda$`` counts too
         if t is not None and s is None and t.key in s_parts.get(t.node, ()):
             continue
         out.append((s, t))

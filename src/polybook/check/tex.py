@@ -21,9 +21,15 @@ _NOT_WORD = re.compile(r"\\[{}, ]|\\[`'^\"~=.c]\{?|[{}~,\s-]")  # what else word
 _ORDINAL = re.compile(r"\^\s*\{?\s*(?:\\(?:mathrm|text|textrm|rm)\s*)?\{?\s*(?:th|st|nd|rd)\s*\}?\s*\}?(?![A-Za-z])")
 # spacing commands (``\\,``, ``\\;``, ``\\ ``, ``~``, ``\\quad``); a line break ``\\\\`` is kept
 _SPACING = re.compile(r"(\\\\)|\\[,;:!> ]|~|\\q?quad(?![A-Za-z])")
+# full-width punctuation (a full-width comma separates: ``(2，3)`` is no decimal), and characters
+# that render as TeX commands do (zh writes ``$1×1$``)
 _WIDE = str.maketrans(
-    {"，": ",", "：": ":", "；": ";", "（": "(", "）": ")", "！": "!", "。": ".", "′": "'", "−": "-", "　": " "}
+    {"，": ", ", "：": ":", "；": ";", "（": "(", "）": ")", "！": "!", "。": ".", "′": "'", "−": "-", "　": " "}
+    | {"×": r" \times ", "·": r" \cdot ", "÷": r" \div ", "≤": r" \leq ", "≥": r" \geq ", "≠": r" \neq "}
+    | {"∈": r" \in ", "→": r" \rightarrow ", "∞": r" \infty ", "…": r" \ldots "}
 )
+_ALIAS = re.compile(r"\\(le|ge|ne|to|dots|gets)(?![A-Za-z])")
+_ALIASES = {"le": r"\leq", "ge": r"\geq", "ne": r"\neq", "to": r"\rightarrow", "dots": r"\ldots", "gets": r"\leftarrow"}
 _NEEDED_SPACE = re.compile(r"(\\[A-Za-z]+)\s+(?=[A-Za-z])")  # ``\mathbf x``: this space is meaning
 _ONE_CHAR_ARG = re.compile(r"(\\[A-Za-z]+)\s*\{\s*([A-Za-z0-9])\s*\}")  # ``\mathbf{x}`` is ``\mathbf x``
 _DIGIT_GROUP = re.compile(r"(?<=\d)(\{,\}|\{\.\}|\\,)(?=\d{3}(?!\d))")  # ``10{,}000``, ``10\,000``
@@ -92,7 +98,8 @@ def normalize_tex(tex: str) -> str:
     (``i^\\mathrm{th}``) dropped, spacing and whitespace removed, numbers in one format, the
     percent sign after its number, sentence punctuation at the end dropped (memoised: a
     source formula is compared once for every translation)."""
-    tex = TEXT_CMD.sub(_drop_words, _ORDINAL.sub("", tex.translate(_WIDE)))
+    tex = _ALIAS.sub(lambda m: _ALIASES[m[1]], tex.translate(_WIDE))  # ``\le`` is ``\leq``
+    tex = TEXT_CMD.sub(_drop_words, _ORDINAL.sub("", tex))
     tex = _DIGIT_GROUP.sub(lambda m: m[1].strip("{}\\"), tex)
     tex = _NUMBER_TEX.sub(_canonical_number, tex)  # before spaces go: ``(1, 2)`` is no decimal
     tex = _SPACING.sub(lambda m: m[1] or " ", tex)

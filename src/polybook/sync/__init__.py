@@ -127,7 +127,7 @@ def _cell_edits(
                 edits += _repair_cell(s, t, settings, shared, code=code, tabs=tabs)
         elif s is not None:
             if not _held(held, {Code.CODE_MISSING}, s):
-                edits.append(_insert_cell(s, before, tgt_cells, lines, settings))
+                edits.append(_insert_cell(s, before, tgt_cells, lines, settings, shared))
         elif t is not None and prune and not _held(held, {Code.CODE_EXTRA}, t):
             pruned.append(t)
     for t in pruned:
@@ -174,11 +174,17 @@ def _repair_cell(
 
 
 def _insert_cell(
-    s: CodeCell, before: CodeCell | None, tgt_cells: list[CodeCell], lines: list[str], settings: DialectSettings
+    s: CodeCell,
+    before: CodeCell | None,
+    tgt_cells: list[CodeCell],
+    lines: list[str],
+    settings: DialectSettings,
+    shared: frozenset[str],
 ) -> Edit:
-    """The source cell, after the counterpart of the cell before it, with a TODO for the translator."""
+    """The source cell, after the counterpart of the cell before it, with a TODO for the
+    translator; for the frameworks both chapters offer (the others are coverage)."""
     at = before.end_line + 1 if before else (tgt_cells[0].line if tgt_cells else len(lines) + 1)
-    marker = tab_marker(tuple(f for f in s.frameworks if f in settings.frameworks), s.tab, settings)
+    marker = tab_marker(tuple(f for f in s.frameworks if f in shared), s.tab, settings)
     block = ["", TODO.format(where=f"{s.path}:{s.line}"), "", f"```{s.info.strip()}", *([marker] if marker else [])]
     block += [*s.code.split("\n"), "```"]
     if before is None:
