@@ -1,11 +1,5 @@
-"""Math and numbers of a chapter, paired by content over the whole chapter.
-
-Translators join and split paragraphs, and the segments between anchors can pair badly; a
-formula compared segment by segment was then "missing" in one place and "extra" in the next.
-Here every formula of the source chapter is paired with the translation's: first the equal
-ones in order (a longest matching), then equal ones out of order (a sentence a translation
-reorders), then, between the ordered pairs, similar ones (a formula really changed). What is
-left is really absent or really added. Numbers are paired the same way, by value.
+"""Math and numbers of a chapter against its translation's: math.changed, math.missing,
+math.extra (paired as :mod:`polybook.check.formulas` says) and numbers.missing.
 
 Math inside a text tab for frameworks the translation does not offer (zh's paddle text) is
 not compared, and math that is only a number (``$10.000$``) is compared as a number.
@@ -13,40 +7,15 @@ not compared, and math that is only a number (``$10.000$``) is compared as a num
 
 from __future__ import annotations
 
-import functools
-import itertools
-import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 
-from polybook.check.align import align
 from polybook.check.findings import Finding, Location
-from polybook.check.segments import Alignment, Item, by_identity
-from polybook.check.tex import (
-    as_plain,
-    looks_like_prose,
-    normalize_tex,
-    numbers_in_math,
-    numbers_of,
-    plain_text,
-    pure_number,
-)
+from polybook.check.formulas import Formula, Places, as_text_elsewhere, pair_formulas, within_others
+from polybook.check.segments import Alignment, Item, by_identity, prose_text
+from polybook.check.tex import looks_like_prose, normalize_tex, numbers_in_math, numbers_of, pure_number
 from polybook.diagnostics import Code
-from polybook.dialect.nodes import Block, DisplayMath, Document, Figure, Heading, Paragraph
-
-_RATIO = 0.6  # a formula at least this similar (by characters) to the source's is the same one, changed
-_IN = re.compile(r"\\in(?![A-Za-z])")
-_PIECES = 4  # a formula the translation splits into up to this many (``$c_i, u_i$`` -> ``$c_i$, $u_i$``)
-
-
-@dataclass(frozen=True, slots=True)
-class Formula:
-    key: str  # as compared (:func:`normalize_tex`)
-    tex: str  # as written
-    line: int
-    node: int  # the first line of the paragraph (or other node) holding it
-    tab: frozenset[str] | None = None  # the frameworks of the text tab holding it (None: all)
+from polybook.dialect.nodes import DisplayMath, Document
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,33 +25,6 @@ class Number:
     node: int
     in_math: bool = False  # a formula's (``$t_1 + 1000 t_2$``): never missing, but it may be the one found
     tab: frozenset[str] | None = None
-
-
-class Places:
-    """Where something of a source paragraph belongs in the translation: the paragraph holding
-    the counterparts of its other formulas and numbers, else what the segments say."""
-
-    def __init__(self, place: Callable[[int], int]) -> None:
-        self.place = place
-        self.nodes: dict[int, int] = {}  # source node line -> translation node line
-
-    def pair(self, source_node: int, target_node: int) -> None:
-        self.nodes.setdefault(source_node, target_node)
-
-    def __call__(self, source_node: int, source_line: int) -> int:
-        return self.nodes.get(source_node) or self.place(source_line)
-
-
-def prose_text(item: Item) -> str:
-    """The prose of a node whose numbers count (paragraphs, lists, headings, captions)."""
-    node = item.node
-    if isinstance(node, Paragraph) or (isinstance(node, Block) and node.kind != "html"):
-        return node.source
-    if isinstance(node, Heading):
-        return node.text
-    if isinstance(node, Figure):
-        return node.caption
-    return ""
 
 
 def shown(item: Item, common: frozenset[str]) -> bool:
@@ -117,180 +59,6 @@ def contents(
         prose = numbers_of(prose_text(item), translation)
         numbers += [Number(values, node.line + offset, node.line, False, tab) for values, offset in prose]
     return formulas, numbers
-
-
-def pair_by_content(
-    source: Sequence[str], target: Sequence[str]
-) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    """Index pairs of equal keys: those in order (a longest matching), then the rest of each key
-    paired in document order (moved). So a key is unpaired only on the side that has it more often."""
-    matcher = SequenceMatcher(None, source, target, autojunk=False)
-    ordered = [(a + k, b + k) for a, b, size in matcher.get_matching_blocks() for k in range(size)]
-    s_used, t_used = {a for a, _ in ordered}, {b for _, b in ordered}
-    waiting: dict[str, list[int]] = {}
-    for j, key in enumerate(target):
-        if j not in t_used:
-            waiting.setdefault(key, []).append(j)
-    moved = []
-    for i, key in enumerate(source):
-        if i not in s_used and waiting.get(key):
-            moved.append((i, waiting[key].pop(0)))
-    return ordered, moved
-
-
-@functools.lru_cache(maxsize=65536)
-def tex_ratio(a: str, b: str) -> float:
-    """Similarity of two formulas by their characters (quick bounds first: most pairs differ).
-    Long formulas get a tenth more: sharing half of thirty characters is one formula changed
-    (``\\frac{dy}{dx}`` written ``\\frac{\\partial y}{\\partial x}``), of four it is not."""
-    bonus = 0.1 if min(len(a), len(b)) >= 20 else 0.0
-    matcher = SequenceMatcher(None, a, b, autojunk=False)
-    if matcher.real_quick_ratio() + bonus < _RATIO or matcher.quick_ratio() + bonus < _RATIO:
-        return 0.0
-    return matcher.ratio() + bonus
-
-
-def _pieces_of(key: str) -> list[str]:
-    """The comma-separated parts of a formula (``(x_a,y_a),(x_b,y_b)``: both points)."""
-    parts, depth, start = [], 0, 0
-    for k, char in enumerate(key):
-        depth += (char in "([{") - (char in ")]}")
-        if char == "," and depth == 0:
-            parts.append(key[start:k])
-            start = k + 1
-    return [*parts, key[start:]]
-
-
-def _sides(key: str) -> list[str]:
-    """The parts of a formula, and the two sides of a membership (``\\lambda\\in[0,1]``)."""
-    return [side for piece in _pieces_of(key) for side in _IN.split(piece)]
-
-
-def within_others(
-    pairs: list[tuple[Formula | None, Formula | None]], source: list[Formula], target: list[Formula], places: Places
-) -> list[tuple[Formula | None, Formula | None]]:
-    """``pairs`` without a formula the other side has as a part of one of its own in the
-    paragraph where it belongs (``$(x_a, y_a)$ and $(x_b, y_b)$`` written ``$(x_a, y_a), (x_b, y_b)$``)."""
-    t_parts: dict[int, set[str]] = {}
-    for t in target:
-        t_parts.setdefault(t.node, set()).update(_pieces_of(t.key))
-    s_parts: dict[int, set[str]] = {}
-    for s in source:
-        s_parts.setdefault(places.nodes.get(s.node, -1), set()).update(_pieces_of(s.key))
-    out = []
-    for s, t in pairs:
-        there = t_parts.get(places.nodes.get(s.node, -1), set()) if s is not None and t is None else set()
-        if s is not None and (s.key in there or (len(parts := _sides(s.key)) > 1 and set(parts) <= there)):
-            continue  # ``$\lambda \in [0, 1]$`` said as ``$[0, 1]$`` 中的 ``$\lambda$`` counts too
-        if t is not None and s is None and t.key in s_parts.get(t.node, ()):
-            continue
-        out.append((s, t))
-    return out
-
-
-def as_text_elsewhere(
-    pairs: list[tuple[Formula | None, Formula | None]], src_items: list[Item], tgt_items: list[Item]
-) -> list[tuple[Formula | None, Formula | None]]:
-    """``pairs`` without the simple formulas the other side writes as plain text (the source's
-    "the x and y axes" for a translation's ``$x$`` and ``$y$``), as many times as it does so."""
-    items = {"source": src_items, "translation": tgt_items}
-    plain: dict[str, str] = {}
-    left: dict[tuple[str, str], int] = {}  # (side, pattern) -> plain occurrences not used yet
-    out = []
-    for s, t in pairs:
-        lone, side = (s, "translation") if t is None else (t, "source") if s is None else (None, "")
-        pattern = as_plain(lone.tex) if lone is not None else None
-        if pattern is not None:
-            if side not in plain:
-                plain[side] = "\n".join(plain_text(prose_text(item)) for item in items[side])
-            key = (side, pattern.pattern)
-            left.setdefault(key, len(pattern.findall(plain[side])))
-            if left[key] > 0:
-                left[key] -= 1
-                continue
-        out.append((s, t))
-    return out
-
-
-def pair_formulas(
-    source: list[Formula], target: list[Formula], places: Places
-) -> list[tuple[Formula | None, Formula | None]]:
-    """Every formula of both sides once: ``(s, t)`` changed, ``(s, None)`` missing,
-    ``(None, t)`` extra. Equal formulas, in order or moved, are not listed (but tell
-    ``places`` where their paragraphs went)."""
-    ordered, moved = pair_by_content([f.key for f in source], [f.key for f in target])
-    for a, b in ordered + moved:
-        places.pair(source[a].node, target[b].node)
-    s_left = sorted(set(range(len(source))) - {a for a, _ in ordered} - {a for a, _ in moved})
-    t_left = sorted(set(range(len(target))) - {b for _, b in ordered} - {b for _, b in moved})
-    s_kept, t_kept = _without_splits(source, target, s_left, t_left, places)
-    s_left = set(s_kept) - _tab_copies(source, s_kept, [a for a, _ in ordered + moved])
-    t_left = set(t_kept) - _tab_copies(target, t_kept, [b for _, b in ordered + moved])
-    out: list[tuple[Formula | None, Formula | None]] = []
-    bounds = [(-1, -1), *ordered, (len(source), len(target))]
-    for (s0, t0), (s1, t1) in itertools.pairwise(bounds):
-        s_gap = [i for i in range(s0 + 1, s1) if i in s_left]
-        t_gap = [j for j in range(t0 + 1, t1) if j in t_left]
-        if not s_gap or not t_gap:
-            out += [(source[i], None) for i in s_gap] + [(None, target[j]) for j in t_gap]
-            continue
-        for pair in align([source[i].key for i in s_gap], [target[j].key for j in t_gap], tex_ratio, _RATIO):
-            s = source[s_gap[pair.source]] if pair.source is not None else None
-            t = target[t_gap[pair.target]] if pair.target is not None else None
-            if s is not None and t is not None:
-                places.pair(s.node, t.node)
-            out.append((s, t))
-    return out
-
-
-def _tab_copies(formulas: list[Formula], left: list[int], paired: list[int]) -> set[int]:
-    """The unpaired formulas that repeat a paired one in a text tab for other frameworks: the
-    source says it for mxnet and for pytorch, the translation once for both (or the reverse)."""
-    tabs: dict[str, list[frozenset[str]]] = {}
-    for i in paired:
-        if formulas[i].tab is not None:
-            tabs.setdefault(formulas[i].key, []).append(formulas[i].tab)
-    return {
-        i
-        for i in left
-        if (tab := formulas[i].tab) is not None and any(not tab & other for other in tabs.get(formulas[i].key, ()))
-    }
-
-
-def _pieces(key: str, formulas: list[Formula], gap: list[int]) -> tuple[int, int] | None:
-    """``(start, end)`` of a run of ``gap`` (2 to :data:`_PIECES` formulas) that joined by
-    commas is ``key`` (or ``key`` without its parentheses: ``$(x, y)$`` is ``$x$`` and ``$y$``)."""
-    if key.startswith("(") and key.endswith(")") and len(_pieces_of(key[1:-1])) > 1 and "(" not in key[1:-1]:
-        key = key[1:-1]
-    for start in range(len(gap)):
-        joined = formulas[gap[start]].key
-        for end in range(start + 1, min(len(gap), start + _PIECES)):
-            joined += "," + formulas[gap[end]].key
-            if joined == key:
-                return start, end + 1
-            if len(joined) >= len(key):
-                break
-    return None
-
-
-def _without_splits(
-    source: list[Formula], target: list[Formula], s_gap: list[int], t_gap: list[int], places: Places
-) -> tuple[list[int], list[int]]:
-    """The unpaired formulas without those one side splits and the other joins: ``$c_i, u_i$``
-    is ``$c_i$`` and ``$u_i$`` when the pieces follow each other (in either direction)."""
-    for i in list(s_gap):
-        found = _pieces(source[i].key, target, t_gap)
-        if found:
-            places.pair(source[i].node, target[t_gap[found[0]]].node)
-            s_gap.remove(i)
-            del t_gap[found[0] : found[1]]
-    for j in list(t_gap):
-        found = _pieces(target[j].key, source, s_gap)
-        if found:
-            places.pair(source[s_gap[found[0]]].node, target[j].node)
-            t_gap.remove(j)
-            del s_gap[found[0] : found[1]]
-    return s_gap, t_gap
 
 
 def check_math(

@@ -11,8 +11,7 @@ from fnmatch import fnmatchcase
 
 from polybook.check.code import CellMatch
 from polybook.check.findings import Finding, Location
-from polybook.check.math_numbers import prose_text
-from polybook.check.segments import Alignment, Item, Segment
+from polybook.check.segments import Alignment, Item, Segment, prose_text
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import CodeCell, Document, Heading, Paragraph, TextTab
 

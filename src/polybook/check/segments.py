@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from polybook.check.align import align
 from polybook.check.code import CellMatch
-from polybook.dialect.nodes import CodeCell, DisplayMath, Document, Figure, Heading, Node, TextTab
+from polybook.dialect.nodes import Block, CodeCell, DisplayMath, Document, Figure, Heading, Node, Paragraph, TextTab
 
 
 @dataclass(slots=True)
@@ -34,6 +34,18 @@ class Item:
 class Segment:
     line: int  # where the segment starts (the anchor before it, or line 1)
     items: list[Item] = field(default_factory=list)
+
+
+def prose_text(item: Item) -> str:
+    """The prose of a node whose numbers count (paragraphs, lists, headings, captions)."""
+    node = item.node
+    if isinstance(node, Paragraph) or (isinstance(node, Block) and node.kind != "html"):
+        return node.source
+    if isinstance(node, Heading):
+        return node.text
+    if isinstance(node, Figure):
+        return node.caption
+    return ""
 
 
 T = TypeVar("T")
