@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -12,7 +11,7 @@ from markdown_it.token import Token
 from polybook.diagnostics import Code, Diagnostic
 from polybook.dialect.attach import split_figure, split_math
 from polybook.dialect.cells import parse_fence_info, read_cell_source, split_spec
-from polybook.dialect.markdown import CITE_ROLES, bad_citations
+from polybook.dialect.markdown import CITE_ROLES, bad_citations, code_span_breaks
 from polybook.dialect.nodes import (
     Bibliography,
     Block,
@@ -41,6 +40,8 @@ _CONTAINERS = {
 }
 _DAMAGED_ROLE_RE = re.compile(r":\s*(?P<name>numref|ref|eqref|cite|citet)\s*:\s*$")
 _HASH_HEADING_RE = re.compile(r"^ {0,3}#{1,6}[^\s#]")
+#: An attribute directive at the end of a paragraph's last line instead of on a line of its own.
+_GLUED_RE = re.compile(r"(?<=\S):(?P<name>label|eqlabel|width|height):`(?P<value>[^`\n]+)`\s*\Z")
 _PAIRS = (("[", "]"), ("(", ")"), ("{", "}"))
 _LABEL_KINDS: dict[type, str] = {Figure: "figure", Heading: "heading", DisplayMath: "equation"}
 #: Which attribute lines each labelled kind accepts.
@@ -126,7 +127,7 @@ class _Builder:
         children = token.children or []
         link: list[str] | None = None
         skip = -1
-        cursor = 0  # where the last code span ended in the raw text (see _code_span_breaks)
+        cursor = 0  # where the last code span ended in the raw text (see code_span_breaks)
         for i, child in enumerate(children):
             if i == skip:
                 line += child.content.count("\n")
@@ -143,7 +144,7 @@ class _Builder:
                 out.append(Inline("math", line, child.content))
             elif kind == "code_inline":
                 out.append(Inline("code", line, child.content))
-                breaks, cursor = _code_span_breaks(token.content, child, cursor)
+                breaks, cursor = code_span_breaks(token.content, child, cursor)
                 line += breaks
             elif kind == "image":
                 out.append(Inline("image", line, str(child.attrGet("src") or ""), child.content))
@@ -234,7 +235,16 @@ class _Builder:
             src = str(image.attrGet("src") or "")
             self.emit(Figure(self.path, start + 1, end, src, image.content, inlines=roles))
             return
-        self.emit(Paragraph(self.path, start + 1, end, self.source(start, end), self.inlines(inline)))
+        source, inlines = self.source(start, end), self.inlines(inline)
+        glued = _GLUED_RE.search(source)
+        if glued is None:
+            self.emit(Paragraph(self.path, start + 1, end, source, inlines))
+            return
+        # ``$$…$$:eqlabel:`eq_x``` -- a translation joined the directive to the line before.
+        self.report(end, Code.DIRECTIVE_DAMAGED, f"`{glued[0].strip()}` must be on a line of its own")
+        kept = [i for i in inlines if not (i.kind == "role" and i.name == glued["name"] and i.value == glued["value"])]
+        self.emit(Paragraph(self.path, start + 1, end, source[: glued.start()].rstrip(), kept))
+        self.attribute(end, glued["name"], glued["value"])
 
     def on_container(self, tokens: Sequence[Token], i: int) -> int:
         """A list, quote or table: kept as written, its inline content indexed.
@@ -458,33 +468,6 @@ def _is_closing_fence(line: str, markup: str) -> bool:
     return len(line) - len(line.lstrip(" ")) < 4 and bool(
         stripped and set(stripped) == {markup[0]} and len(stripped) >= len(markup)
     )
-
-
-def _code_span_breaks(raw: str, span: Token, cursor: int) -> tuple[int, int]:
-    """Line breaks inside a code span, and where it ends in ``raw`` (the paragraph's text).
-
-    markdown-it turns a code span's line breaks into spaces (CommonMark), so they are
-    counted on the raw text: the span's content with each space free to be a break.
-    Written by hand because markdown-it keeps no source positions for inline tokens.
-    """
-    if "\n" not in raw[cursor:]:  # a one-line rest holds no break: skip the search
-        found_at = raw.find(span.content, cursor)
-        if found_at < 0:
-            return 0, cursor
-        end = found_at + len(span.content)
-        closing = raw.find(span.markup, end)
-        return 0, (closing + len(span.markup) if closing >= 0 else end)
-    found = _span_pattern(span.content, span.markup).search(raw, cursor)
-    if found is None:
-        return 0, cursor
-    return found.group(0).count("\n"), found.end()
-
-
-@functools.lru_cache(maxsize=4096)
-def _span_pattern(content: str, markup: str) -> re.Pattern[str]:
-    body = "".join(r"[ \n]" if ch == " " else re.escape(ch) for ch in content)
-    fence = re.escape(markup)
-    return re.compile(rf"(?<!`){fence}[ \n]?{body}[ \n]?{fence}(?!`)")
 
 
 def build_document(path: str, text: str, tokens: Sequence[Token], settings: DialectSettings) -> Document:

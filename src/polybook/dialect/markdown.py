@@ -22,6 +22,7 @@ import re
 from markdown_it import MarkdownIt
 from markdown_it.rules_block import StateBlock
 from markdown_it.rules_inline import StateInline
+from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
@@ -119,3 +120,30 @@ def _parser() -> MarkdownIt:
 def tokenize(text: str) -> list:
     """Block and inline tokens of ``text`` (markdown-it ``Token`` objects)."""
     return _parser().parse(text)
+
+
+def code_span_breaks(raw: str, span: Token, cursor: int) -> tuple[int, int]:
+    """Line breaks inside a code span, and where it ends in ``raw`` (the paragraph's text).
+
+    markdown-it turns a code span's line breaks into spaces (CommonMark), so they are
+    counted on the raw text: the span's content with each space free to be a break.
+    Written by hand because markdown-it keeps no source positions for inline tokens.
+    """
+    if "\n" not in raw[cursor:]:  # a one-line rest holds no break: skip the search
+        found_at = raw.find(span.content, cursor)
+        if found_at < 0:
+            return 0, cursor
+        end = found_at + len(span.content)
+        closing = raw.find(span.markup, end)
+        return 0, (closing + len(span.markup) if closing >= 0 else end)
+    found = _span_pattern(span.content, span.markup).search(raw, cursor)
+    if found is None:
+        return 0, cursor
+    return found.group(0).count("\n"), found.end()
+
+
+@functools.lru_cache(maxsize=4096)
+def _span_pattern(content: str, markup: str) -> re.Pattern[str]:
+    body = "".join(r"[ \n]" if ch == " " else re.escape(ch) for ch in content)
+    fence = re.escape(markup)
+    return re.compile(rf"(?<!`){fence}[ \n]?{body}[ \n]?{fence}(?!`)")
