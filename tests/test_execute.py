@@ -395,3 +395,22 @@ def test_outputs_keep_only_what_a_page_shows() -> None:
     kept = clean_outputs(outputs)
     assert [o["output_type"] for o in kept] == ["stream", "execute_result", "error"]
     assert set(kept[1]["data"]) == {"text/plain", "image/svg+xml"}
+
+
+def test_the_kernel_probe_is_kept_while_its_import_folders_do_not_change(tmp_path: Path) -> None:
+    """Starting the kernel's Python to read package versions costs most of a no-op build: the
+    answer is kept with the modification times of the kernel's import folders."""
+    from polybook.execute import environment
+
+    probe = environment.fingerprint.__wrapped__  # without the in-process memo
+    store = tmp_path / "environment.json"
+    first = probe("python3", ("pip",), store)
+    kept = json.loads(store.read_text(encoding="utf-8"))["python3"]
+    assert kept["result"] == first and kept["folders"]
+    kept["result"] = {"python": "9.9", "packages": {"pip": "from the store"}}
+    store.write_text(json.dumps({"python3": kept}), encoding="utf-8")
+    assert probe("python3", ("pip",), store)["packages"] == {"pip": "from the store"}  # folders unchanged: kept
+    folder = next(iter(kept["folders"]))
+    kept["folders"][folder] = -1  # as if a package had been installed there since
+    store.write_text(json.dumps({"python3": kept}), encoding="utf-8")
+    assert probe("python3", ("pip",), store) == first

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import platform
 import shutil
 import socket
 import subprocess
 import sys
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
 _PROBE = """
 import json, sys
 from importlib import metadata
-out = {"python": "%d.%d" % sys.version_info[:2], "packages": {}}
+out = {"python": "%d.%d" % sys.version_info[:2], "packages": {}, "path": sys.path}
 for name in sys.argv[1:]:
     try:
         out["packages"][name] = metadata.version(name)
@@ -59,16 +61,67 @@ def kernel_python(kernel: str) -> str:
 
 
 @cache
-def fingerprint(kernel: str, packages: tuple[str, ...]) -> dict[str, Any]:
-    """``{"python": "3.11", "packages": {name: version or None}}`` as a kernel sees them."""
+def fingerprint(kernel: str, packages: tuple[str, ...], store: Path | None = None) -> dict[str, Any]:
+    """``{"python": "3.11", "packages": {name: version or None}}`` as a kernel sees them.
+
+    ``store``: a file keeping the last probe with the modification times of the kernel's
+    import folders (installing or removing a package changes its folder's): while they stay
+    the same, the answer is read from there instead of starting the kernel's Python.
+    """
     exe = kernel_python(kernel)
+    wanted = sorted(set(packages))
+    kept = _kept_probe(store, kernel, exe, wanted)
+    if kept is not None:
+        return kept
     try:
-        done = subprocess.run(
-            [exe, "-c", _PROBE, *sorted(set(packages))], capture_output=True, text=True, timeout=60, check=True
-        )
+        done = subprocess.run([exe, "-c", _PROBE, *wanted], capture_output=True, text=True, timeout=60, check=True)
     except (OSError, subprocess.SubprocessError) as exc:
         raise KernelProblem(f"cannot read the environment of kernel {kernel!r} ({exe}): {exc}") from None
-    return json.loads(done.stdout)
+    probed = json.loads(done.stdout)
+    paths = probed.pop("path", [])
+    if store is not None:
+        _keep_probe(store, kernel, {"exe": exe, "packages": wanted, "folders": _mtimes(paths), "result": probed})
+    return probed
+
+
+def _mtimes(paths: list[str]) -> dict[str, int | None]:
+    out: dict[str, int | None] = {}
+    for path in paths:
+        try:
+            out[path] = os.stat(path).st_mtime_ns
+        except OSError:
+            out[path] = None
+    return out
+
+
+def _kept_probe(store: Path | None, kernel: str, exe: str, packages: list[str]) -> dict[str, Any] | None:
+    if store is None:
+        return None
+    try:
+        entry = json.loads(store.read_text(encoding="utf-8")).get(kernel, {})
+    except (OSError, ValueError, AttributeError):
+        return None
+    if entry.get("exe") != exe or entry.get("packages") != packages or not entry.get("folders"):
+        return None
+    if _mtimes(list(entry["folders"])) != entry["folders"]:
+        return None
+    return entry.get("result")
+
+
+def _keep_probe(store: Path, kernel: str, entry: dict[str, Any]) -> None:
+    from polybook.files import atomic_write
+
+    try:
+        kept = json.loads(store.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        kept = {}
+    kept = kept if isinstance(kept, dict) else {}
+    kept[kernel] = entry
+    try:
+        store.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(store, json.dumps(kept, indent=1, sort_keys=True))
+    except OSError:
+        pass  # only slower next time
 
 
 def fingerprints(execution: ExecutionConfig, frameworks: tuple[str, ...]) -> dict[str, dict[str, Any]]:
@@ -76,7 +129,8 @@ def fingerprints(execution: ExecutionConfig, frameworks: tuple[str, ...]) -> dic
     wanted: dict[str, set[str]] = {}
     for framework in frameworks:
         wanted.setdefault(execution.kernel_for(framework), set()).update(execution.packages_for(framework))
-    probed = {kernel: fingerprint(kernel, tuple(sorted(pkgs))) for kernel, pkgs in wanted.items()}
+    store = execution.cache_dir / "environment.json"
+    probed = {kernel: fingerprint(kernel, tuple(sorted(pkgs)), store) for kernel, pkgs in wanted.items()}
     out = {}
     for framework in frameworks:
         kernel = execution.kernel_for(framework)

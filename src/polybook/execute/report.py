@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -108,11 +109,58 @@ def build_report(evaluation: Evaluation) -> dict[str, Any]:
     }
 
 
-def write_report(evaluation: Evaluation, path: Path | None = None) -> Path:
+def write_report(evaluation: Evaluation, path: Path | None = None, merge: bool = False) -> Path:
+    """``build/eval-report.json``; ``merge``: the evaluation covered some languages only (an
+    incremental site build), so the last report's programs of the other languages stay."""
     path = path or evaluation.book.config.build_dir / REPORT_NAME
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, json.dumps(build_report(evaluation), ensure_ascii=False, indent=1))  # a temp file of its own
+    report = build_report(evaluation)
+    if merge:
+        config = evaluation.book.config
+        evaluated = set(evaluation.book.chapters)
+        report = merge_report(_read(path), report, evaluated, lambda p: config.language_of(Path(p)) in evaluated)
+    atomic_write(path, json.dumps(report, ensure_ascii=False, indent=1))  # a temp file of its own
     return path
+
+
+def merge_report(
+    previous: dict[str, Any], current: dict[str, Any], evaluated: set[str], evaluated_path: Callable[[str], bool]
+) -> dict[str, Any]:
+    """``current`` (of the ``evaluated`` languages) with the programs of ``previous`` that served
+    other languages, for those languages only, and its diagnostics about other languages' files
+    (``evaluated_path`` tells them apart); the summary counts the programs listed."""
+    kept = []
+    for program in previous.get("programs", []):
+        served = [use for use in program.get("served", []) if use.get("language") not in evaluated]
+        if served:
+            languages = list(dict.fromkeys(use["language"] for use in served))
+            kept.append({**program, "served": served, "languages": languages, "source": "earlier build"})
+    programs = [*current["programs"], *kept]
+    summary = dict(current["summary"])
+    statuses: dict[str, int] = {}
+    for program in programs:
+        statuses[program["status"]] = statuses.get(program["status"], 0) + 1
+    summary.update(
+        programs=len(programs),
+        language_programs=sum(len(p.get("served", [])) for p in programs),
+        statuses=statuses,
+        fatal=sum(bool(p.get("fatal")) for p in programs),
+    )
+    previous_diagnostics = [d for d in previous.get("diagnostics", []) if not evaluated_path(d.get("path", ""))]
+    return {
+        **current,
+        "summary": summary,
+        "programs": programs,
+        "diagnostics": [*current["diagnostics"], *previous_diagnostics],
+    }
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def diagnostics(evaluation: Evaluation) -> list[Diagnostic]:

@@ -30,12 +30,15 @@ from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.files import atomic_write, stage_lock
 from polybook.render import settings, status_page
+from polybook.render.inputs import SiteInputs
 from polybook.render.sphinx_run import SphinxJob, located_warnings, run_sphinx
 from polybook.render.stage import Stage, headings, stage_language
 
 STAMP = ".polybook-build.json"
 #: Every Sphinx warning of a language, with its phase and document (``build/.sphinx/<lang>/``).
 WARNINGS = "warnings.json"
+#: What the translation-status pages were last filled from (``build/.sphinx/``).
+STATUS_STAMP = "status.json"
 _PACKAGES = ("sphinx", "myst-parser", "sphinx-design", "pydata-sphinx-theme", "sphinx-copybutton", "docutils")
 
 
@@ -115,103 +118,119 @@ def _build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None)
     say = on_status or (lambda message: None)
     timings: dict[str, float] = {}
     t0 = time.monotonic()
-    book = load_book(config, cached=True)
+    outdir = config.build_dir / "html"
+    work = config.build_dir / ".sphinx"
     selected = options.languages or list(config.languages)
-    diagnostics = [d for code in selected for doc in book.chapters[code].values() for d in doc.diagnostics]
-    timings["parse"] = time.monotonic() - t0
+    # Link only languages with a site: built before, or being built now (--lang ja on a clean
+    # build/ must not link to en/ that does not exist).
+    linked = [code for code in config.languages if code in selected or (outdir / code / "index.html").is_file()]
+    version = renderer_version()
+    inputs = SiteInputs(config, options.evaluate, version, linked, _environment(config) if options.evaluate else None)
+    fingerprints = {code: inputs.of(code) for code in config.languages}
+    stamps = {code: _read_stamp(outdir / code / STAMP) for code in selected}
+    stale = [
+        code
+        for code in selected
+        if stamps[code].get("inputs") != fingerprints[code] or not (outdir / code / "index.html").is_file()
+    ]
+    builds = {code: _unchanged(code, stamps[code]) for code in selected if code not in stale}
+    diagnostics = [Diagnostic(**_diag_args(d)) for code in builds for d in stamps[code].get("own", [])]
+    status_key = _status_key(config, fingerprints) if options.status else ""
+    status_fresh = not stale and _read_stamp(work / STATUS_STAMP).get("key") == status_key
+    timings["inputs"] = time.monotonic() - t0
+    book = load_book(config, cached=True) if stale or (options.status and not status_fresh) else None
+    timings["parse"] = time.monotonic() - t0 - timings["inputs"]
 
     t1 = time.monotonic()
     results: dict[tuple[str, str], dict[str, Any]] = {}
     kernel_runs = cache_hits = 0
-    if options.evaluate:
+    executed: list[Diagnostic] = []
+    if stale and book is not None and options.evaluate:
         say("evaluating (cached)")
-        evaluation = _evaluate(Book(config, {code: book.chapters[code] for code in selected}), options.jobs)
+        evaluation = _evaluate(Book(config, {code: book.chapters[code] for code in stale}), options.jobs)
         from polybook.execute.evaluate import CACHE, RUN
         from polybook.execute.outputs import chapter_outputs, write_outputs
         from polybook.execute.report import diagnostics as eval_diagnostics
         from polybook.execute.report import write_report
 
-        write_report(evaluation)
+        write_report(evaluation, merge=True)  # the other languages' programs stay in the report
         write_outputs(evaluation)
         results = chapter_outputs(evaluation)
-        diagnostics += eval_diagnostics(evaluation)
+        executed = eval_diagnostics(evaluation)
         kernel_runs = sum(o.source == RUN for o in evaluation.outcomes)
         cache_hits = sum(o.source == CACHE for o in evaluation.outcomes)
-    else:
-        results = stored_results(config, selected)
+    elif stale:
+        results = stored_results(config, stale)
     timings["evaluate"] = time.monotonic() - t1
 
     t2 = time.monotonic()
-    outdir = config.build_dir / "html"
-    work = config.build_dir / ".sphinx"
-    # Link only languages with a site: built before, or being built now (--lang ja on a clean
-    # build/ must not link to en/ that does not exist).
-    site = _with_languages(
-        settings.site_info(config, book),
-        [code for code in config.languages if code in selected or (outdir / code / "index.html").is_file()],
-    )
-    source_headings = {name: headings(doc) for name, doc in book.chapters[config.source_language].items()}
-    generated: dict[str, dict[str, str]] = {}  # language -> docname -> MyST of pages polybook writes
+    site = _with_languages(settings.site_info(config), linked)
     status_tables: dict[str, str] = {}  # language -> the status page's tables, filled in after Sphinx
-    if options.status:
-        from polybook.site import status
-
-        say("translation status")
-        source_name = config.languages[config.source_language].name
-        linked = {lang["code"] for lang in site["languages"]}
-        for code, tables in status.pages(book, selected, linked=linked).items():
-            generated[code] = {status.DOCNAME: status_page.frame(code, source_name)}
-            status_tables[code] = tables
-        for lang in site["languages"]:
-            if status.DOCNAME not in lang["pages"]:
-                lang["pages"] = [*lang["pages"], status.DOCNAME]
-        site["status"] = status.DOCNAME
-    version = renderer_version()
     stages: dict[str, Stage] = {}
     jobs: list[SphinxJob] = []
-    builds: dict[str, LanguageBuild] = {}
     digests: dict[str, str] = {}
-    for code in selected:
-        chapter_results = {chapter: doc for (lang, chapter), doc in results.items() if lang == code}
-        bibfiles = settings.bibfiles(config, code)
-        stage = stage_language(
-            config,
-            code,
-            book.chapters[code],
-            source_headings,
-            chapter_results,
-            work / code / "src",
-            bibfiles,
-            generated.get(code),
-            stored=not options.evaluate,
-        )
-        stages[code] = stage
-        diagnostics += stage.diagnostics
-        overrides = settings.overrides(config, code, site, bibfiles, stage)
-        digest = hashlib.sha256(
-            f"{stage.digest}\n{json.dumps(overrides, sort_keys=True, default=str)}\n{version}".encode()
-        ).hexdigest()
-        lang_out = outdir / code
-        stamp = _read_stamp(lang_out / STAMP)
-        if stamp.get("digest") == digest and (lang_out / "index.html").is_file():
-            kept = [Diagnostic(**_diag_args(d)) for d in stamp.get("diagnostics", [])]
-            builds[code] = LanguageBuild(code, len(stage.docs), "up to date", 0.0, 0, kept)
-            continue
-        (lang_out / STAMP).unlink(missing_ok=True)
-        builds[code] = LanguageBuild(code, len(stage.docs), "built", 0.0)
-        digests[code] = digest
-        stored = _read_warnings(work / code / WARNINGS)
-        jobs.append(
-            SphinxJob(
+    own: dict[str, list[Diagnostic]] = {}
+    if book is not None:
+        generated: dict[str, dict[str, str]] = {}  # language -> docname -> MyST of pages polybook writes
+        if options.status:
+            from polybook.site import status
+
+            say("translation status")
+            source_name = config.languages[config.source_language].name
+            for code, tables in status.pages(book, selected, linked=set(linked)).items():
+                generated[code] = {status.DOCNAME: status_page.frame(code, source_name)}
+                status_tables[code] = tables
+            for lang in site["languages"]:
+                if status.DOCNAME not in lang["pages"]:
+                    lang["pages"] = [*lang["pages"], status.DOCNAME]
+            site["status"] = status.DOCNAME
+        source_headings = {name: headings(doc) for name, doc in book.chapters[config.source_language].items()}
+        for code in stale:
+            own[code] = [d for doc in book.chapters[code].values() for d in doc.diagnostics]
+            own[code] += [d for d in executed if _in_language(config, d, code)]
+            chapter_results = {chapter: doc for (lang, chapter), doc in results.items() if lang == code}
+            bibfiles = settings.bibfiles(config, code)
+            stage = stage_language(
+                config,
                 code,
-                str(stage.srcdir),
-                str(config.root),
-                str(lang_out),
-                str(work / code / "doctrees"),
-                overrides,
-                fresh=stored is None,  # no record of the warnings of the documents it would not read
+                book.chapters[code],
+                source_headings,
+                chapter_results,
+                work / code / "src",
+                bibfiles,
+                generated.get(code),
+                stored=not options.evaluate,
             )
-        )
+            stages[code] = stage
+            own[code] += stage.diagnostics
+            overrides = settings.overrides(config, code, site, bibfiles, stage)
+            digest = hashlib.sha256(
+                f"{stage.digest}\n{json.dumps(overrides, sort_keys=True, default=str)}\n{version}".encode()
+            ).hexdigest()
+            lang_out = outdir / code
+            stamp = stamps[code]
+            if stamp.get("digest") == digest and (lang_out / "index.html").is_file():
+                kept = [Diagnostic(**_diag_args(d)) for d in stamp.get("diagnostics", [])]
+                builds[code] = LanguageBuild(code, len(stage.docs), "up to date", 0.0, 0, kept)
+                _write_stamp(lang_out / STAMP, digest, kept, fingerprints[code], own[code], len(stage.docs))
+                continue
+            (lang_out / STAMP).unlink(missing_ok=True)
+            builds[code] = LanguageBuild(code, len(stage.docs), "built", 0.0)
+            digests[code] = digest
+            stored = _read_warnings(work / code / WARNINGS)
+            jobs.append(
+                SphinxJob(
+                    code,
+                    str(stage.srcdir),
+                    str(config.root),
+                    str(lang_out),
+                    str(work / code / "doctrees"),
+                    overrides,
+                    fresh=stored is None,  # no record of the warnings of the documents it would not read
+                )
+            )
+        diagnostics += [d for code in stale for d in own[code]]
+        diagnostics += [d for d in executed if config.language_of(Path(d.path)) not in stale]
     timings["stage"] = time.monotonic() - t2
 
     t3 = time.monotonic()
@@ -219,44 +238,82 @@ def _build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None)
         say(f"sphinx: {', '.join(j.language for j in jobs)}")
         for done in _run_all(jobs, options.jobs):
             code = done["language"]
-            build, stage = builds[code], stages[code]
-            index_path = stage.paths.get("index", display_path(config.path))
-            fresh = [
-                {"phase": phase, "doc": doc, **diagnostic.to_dict()}
-                for phase, text in done["phases"]
-                for doc, diagnostic in located_warnings(text, stage.srcdir, stage.docs, stage.paths, index_path)
-            ]
-            docnames = {*stage.docs, *generated.get(code, {})}
-            entries = merge_warnings(_read_warnings(work / code / WARNINGS) or [], fresh, done, docnames)
-            _write_json(work / code / WARNINGS, entries)
-            found = [Diagnostic(**_diag_args(entry)) for entry in entries]
-            for crash in done.get("left_out", []):  # the rest of the language was built without it
-                path = stage.paths.get(crash["doc"], index_path)
-                message = f"Sphinx crashed reading this chapter; it is left out of the site:\n{crash['failure']}"
-                found.append(Diagnostic.make(path, 1, Code.HTML_SPHINX, message, Level.ERROR))
-            if done["failure"]:
-                found.append(Diagnostic.make(index_path, 1, Code.HTML_SPHINX, f"Sphinx failed:\n{done['failure']}"))
+            build = builds[code]
+            found = _sphinx_diagnostics(config, done, stages[code], work / code / WARNINGS, site)
             build.diagnostics, build.seconds, build.written = found, done["seconds"], done["written"]
             if done["status"] == 0 and not done["failure"]:
-                _write_stamp(outdir / code / STAMP, digests[code], found)
+                _write_stamp(outdir / code / STAMP, digests[code], found, fingerprints[code], own[code], build.pages)
             else:
                 build.sphinx = "failed"
-    for code, content in status_tables.items():
-        if builds[code].sphinx != "failed":
-            status_page.fill(outdir / code / f"{site['status']}.html", content)
+    filled = [
+        status_page.fill(outdir / code / f"{site['status']}.html", content)
+        for code, content in status_tables.items()
+        if builds[code].sphinx != "failed"
+    ]
+    if status_tables and all(filled):
+        _write_json(work / STATUS_STAMP, {"key": status_key})
     timings["sphinx"] = time.monotonic() - t3
 
     t4 = time.monotonic()
     from polybook.site.assemble import assemble
 
     built = [code for code in config.languages if (outdir / code / "index.html").is_file()]
-    diagnostics += assemble(config, _with_languages(site, built), outdir)
+    diagnostics += assemble(config, _with_languages(site, built), outdir)  # cheap: writes only what changed
     timings["site"] = time.monotonic() - t4
     timings["total"] = time.monotonic() - t0
     ordered = [builds[code] for code in selected]
     return HtmlResult(
         outdir, ordered, diagnostics, kernel_runs, cache_hits, {k: round(v, 3) for k, v in timings.items()}
     )
+
+
+def _status_key(config: BookConfig, fingerprints: dict[str, str]) -> str:
+    """What the translation-status pages show depends on: every language's inputs and git's HEAD
+    (the source commits since each sync)."""
+    from polybook.check.staleness import head_commit
+
+    blob = json.dumps([fingerprints, head_commit(config.root)], sort_keys=True)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def _unchanged(code: str, stamp: dict[str, Any]) -> LanguageBuild:
+    """A language whose inputs did not change: its last build, as its stamp tells it."""
+    kept = [Diagnostic(**_diag_args(d)) for d in stamp.get("diagnostics", [])]
+    return LanguageBuild(code, int(stamp.get("pages", 0)), "up to date", 0.0, 0, kept)
+
+
+def _in_language(config: BookConfig, diagnostic: Diagnostic, code: str) -> bool:
+    return config.language_of(Path(diagnostic.path)) == code
+
+
+def _environment(config: BookConfig) -> Any:
+    from polybook.execute.environment import fingerprints
+
+    return fingerprints(config.execution, config.frameworks)
+
+
+def _sphinx_diagnostics(
+    config: BookConfig, done: dict[str, Any], stage: Stage, warnings: Path, site: dict[str, Any]
+) -> list[Diagnostic]:
+    """A language's Sphinx run -> its diagnostics: this run's warnings merged into the stored
+    ones (:func:`merge_warnings`), chapters left out after a crash, a failure."""
+    index_path = stage.paths.get("index", display_path(config.path))
+    fresh = [
+        {"phase": phase, "doc": doc, **diagnostic.to_dict()}
+        for phase, text in done["phases"]
+        for doc, diagnostic in located_warnings(text, stage.srcdir, stage.docs, stage.paths, index_path)
+    ]
+    docnames = {*stage.docs, *([site["status"]] if site.get("status") else [])}
+    entries = merge_warnings(_read_warnings(warnings) or [], fresh, done, docnames)
+    _write_json(warnings, entries)
+    found = [Diagnostic(**_diag_args(entry)) for entry in entries]
+    for crash in done.get("left_out", []):  # the rest of the language was built without it
+        path = stage.paths.get(crash["doc"], index_path)
+        message = f"Sphinx crashed reading this chapter; it is left out of the site:\n{crash['failure']}"
+        found.append(Diagnostic.make(path, 1, Code.HTML_SPHINX, message, Level.ERROR))
+    if done["failure"]:
+        found.append(Diagnostic.make(index_path, 1, Code.HTML_SPHINX, f"Sphinx failed:\n{done['failure']}"))
+    return found
 
 
 def _with_languages(site: dict[str, Any], codes: list[str]) -> dict[str, Any]:
@@ -324,8 +381,20 @@ def _read_stamp(path: Path) -> dict[str, Any]:
         return {}
 
 
-def _write_stamp(path: Path, digest: str, found: list[Diagnostic]) -> None:
-    _write_json(path, {"digest": digest, "diagnostics": [d.to_dict() for d in found]})
+def _write_stamp(
+    path: Path, digest: str, found: list[Diagnostic], inputs: str, own: list[Diagnostic], pages: int
+) -> None:
+    """What a language's site was built from (``inputs``: :class:`SiteInputs`; ``digest``: the
+    staged files), Sphinx's diagnostics (``found``) and the language's own (parse, staging,
+    execution) -- reported again when the next build finds nothing changed."""
+    stamp = {
+        "digest": digest,
+        "inputs": inputs,
+        "pages": pages,
+        "diagnostics": [d.to_dict() for d in found],
+        "own": [d.to_dict() for d in own],
+    }
+    _write_json(path, stamp)
 
 
 def _read_warnings(path: Path) -> list[dict[str, Any]] | None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from polybook.book import Book
 from polybook.config import BookConfig
 from polybook.render.i18n import SPHINX_LANGUAGE, text
 from polybook.render.stage import LOCALE_DIR, STAGED_DIRS, Stage
@@ -40,11 +39,12 @@ def hreflang(code: str) -> str:
     return code.replace("_", "-")
 
 
-def site_info(config: BookConfig, book: Book) -> dict[str, Any]:
-    """What every page needs to know about the other languages (the ``polybook_site`` value)."""
+def site_info(config: BookConfig) -> dict[str, Any]:
+    """What every page needs to know about the other languages (the ``polybook_site`` value):
+    their names and titles, the documents each has (from the file names: nothing is parsed)."""
     from polybook.pdf.build import site_pdfs  # pdf builds on render: import it only here
 
-    pages = {code: sorted(docs) for code, docs in book.chapters.items()}
+    pages = {code: config.document_names(code) for code in config.languages}
     names = {code: lang.name for code, lang in config.languages.items()}
     source = config.source_language
     return {

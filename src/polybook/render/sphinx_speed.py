@@ -8,24 +8,109 @@
 * sphinxcontrib-bibtex asks pybtex for its style plugins for every citation, and pybtex
   scans every installed distribution's entry points each time (595 look-ups: 25 s). The
   answer cannot change within a build: it is memoised.
+* Pygments highlights every code block of every language, and a translation's code is the
+  source's: a highlighted block is kept in ``build/.polybook/highlight/`` by what decides it
+  (the code, lexer, options, formatter and output format) and reused by every language, PDF
+  and rebuild. A block whose lexing produced a warning is not kept, so the warning is said
+  again wherever the block is.
 
-Both are patches of a private method or a plain module function, applied only in the
-worker process that builds one language (:func:`install`), and both fall back to the
+Each is a patch of a method or a plain module function, applied only in the worker
+process that builds one language or PDF (:func:`install`), and each falls back to the
 original behaviour if the patched name is missing (a newer release changed it).
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
+import logging
+import os
+import tempfile
 from collections import OrderedDict
+from pathlib import Path
 from typing import Any
 
 NUMREF_DOCTREES = 256  # every document of a big book: about 2 MB each, unpickled once
 
 
-def install() -> None:
+def highlight_store(app: Any) -> Path | None:
+    """``<build>/.polybook/highlight``: polybook's doctrees are ``<build>/<stage>/<target>/doctrees``."""
+    doctrees = Path(app.doctreedir).resolve()
+    return doctrees.parents[2] / ".polybook" / "highlight" if len(doctrees.parents) > 2 else None
+
+
+def install(store: Path | None = None) -> None:
+    """``store``: the folder of highlighted blocks (None: highlight every time)."""
     _memoise_pybtex_plugins()
     _cache_numref_doctrees()
+    if store is not None:
+        _keep_highlighted(store)
+
+
+class _Count(logging.Filter):
+    """Counts the records of a logger (the warnings of Sphinx's highlighting)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        self.seen += 1
+        return True
+
+
+def _keep_highlighted(store: Path) -> None:
+    import pygments
+    from sphinx.highlighting import PygmentsBridge
+
+    original = getattr(PygmentsBridge, "highlight_block", None)
+    if original is None or getattr(original, "_polybook", False):
+        return
+    counter = _Count()
+    logging.getLogger("sphinx.sphinx.highlighting").addFilter(counter)
+
+    def highlight_block(
+        self: PygmentsBridge,
+        source: str,
+        lang: str,
+        opts: Any = None,
+        force: bool = False,
+        location: Any = None,
+        **kwargs: Any,
+    ) -> str:
+        material = [
+            pygments.__version__, self.dest, repr(sorted(self.formatter_args.items())),
+            getattr(self, "latex_engine", ""), lang, repr(opts), force, repr(sorted(kwargs.items())), source,
+        ]  # fmt: skip
+        key = hashlib.sha256(json.dumps(material, default=str).encode("utf-8")).hexdigest()
+        entry = store / key[:2] / key
+        try:
+            return entry.read_text(encoding="utf-8")
+        except OSError:
+            pass
+        before = counter.seen
+        result = original(self, source, lang, opts, force, location, **kwargs)
+        if counter.seen == before:  # no warning: the same block highlights the same way anywhere
+            _write(entry, result)
+        return result
+
+    highlight_block._polybook = True  # type: ignore[attr-defined]
+    PygmentsBridge.highlight_block = highlight_block  # type: ignore[method-assign]
+
+
+def _write(entry: Path, text: str) -> None:
+    try:
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".", dir=entry.parent)
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, entry)
+    except OSError:
+        Path(tmp).unlink(missing_ok=True)
 
 
 def _memoise_pybtex_plugins() -> None:

@@ -1,0 +1,105 @@
+"""What a language's site is built from, as one fingerprint of file metadata.
+
+Before anything is parsed, ``build html`` compares each language's fingerprint with the one
+stored beside its site: a language whose inputs did not change is not parsed, evaluated,
+staged or given to Sphinx (a 170-section book with nothing changed builds in about a second).
+The fingerprint is conservative -- file sizes and modification times, not contents -- so a
+touched file without a change only costs the usual, content-based checks of the full path
+(the staged digest, Sphinx's own incremental build).
+
+A language's site depends on: its own folder and the source language's (headings give the
+anchors; figures fall back to the source's files), anything else in the chapters folder
+(figures shared by a flat book), the document names of every language (the language switcher
+and hreflang links), conf.py and the bibliography, the renderer and parser code, and the
+outputs -- the execution's inputs (the kernels' environment, frozen results, the built
+library) or, with ``--no-eval``, the stored outputs -- and the PDFs the header links.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from polybook.config import BookConfig
+from polybook.models import parser_version
+
+
+def tree_stats(folder: Path) -> list[tuple[str, int, int]]:
+    """(path relative to ``folder``, size, mtime) of every file below it, hidden ones left out."""
+    out: list[tuple[str, int, int]] = []
+    if not folder.is_dir():
+        return out
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            if name.startswith("."):
+                continue
+            path = Path(root) / name
+            try:
+                info = path.stat()
+            except OSError:
+                continue
+            out.append((path.relative_to(folder).as_posix(), info.st_size, info.st_mtime_ns))
+    return out
+
+
+def file_stats(paths: Iterable[Path]) -> list[tuple[str, int, int]]:
+    out = []
+    for path in paths:
+        try:
+            info = path.stat()
+        except OSError:
+            continue
+        out.append((str(path), info.st_size, info.st_mtime_ns))
+    return out
+
+
+class SiteInputs:
+    """Fingerprints of the languages of one ``build html`` (:meth:`of`)."""
+
+    def __init__(
+        self, config: BookConfig, evaluate: bool, renderer: str, linked: list[str], environment: Any = None
+    ) -> None:
+        """``linked``: the languages the site links (built before, or now); ``environment``: the
+        kernels' fingerprints when the build evaluates."""
+        self.config = config
+        self.evaluate = evaluate
+        self._trees: dict[Path, list[tuple[str, int, int]]] = {}
+        chapters = config.chapters_dir
+        others = [p for p in sorted(chapters.iterdir()) if p.name not in config.languages] if chapters.is_dir() else []
+        shared: dict[str, Any] = {
+            "renderer": renderer,
+            "parser": parser_version(),
+            "conf": hashlib.sha256(config.path.read_bytes()).hexdigest(),
+            "evaluate": evaluate,
+            "pages": {code: config.document_names(code) for code in config.languages},
+            "linked": linked,
+            "chapters": [self.tree(p) if p.is_dir() else file_stats([p]) for p in others],
+            "bib": file_stats(Path(p) for p in (config.sphinx.get("bibtex_bibfiles") or [])),
+        }
+        if evaluate:
+            shared["environment"] = environment
+            shared["frozen"] = self.tree(config.execution.frozen_dir)
+            shared["library"] = self.tree(config.build_dir / "lib")
+        self.shared = json.dumps(shared, sort_keys=True, default=str)
+
+    def tree(self, folder: Path) -> list[tuple[str, int, int]]:
+        if folder not in self._trees:
+            self._trees[folder] = tree_stats(folder)
+        return self._trees[folder]
+
+    def of(self, language: str) -> str:
+        config = self.config
+        own: dict[str, Any] = {
+            "language": self.tree(config.chapters_dir / language),
+            "source": self.tree(config.chapters_dir / config.source_language),
+            "pdfs": sorted(path.name for path in (config.build_dir / "pdf" / language).glob("*.pdf")),
+        }
+        if not self.evaluate:
+            own["outputs"] = self.tree(config.build_dir / "eval" / language)
+        blob = self.shared + json.dumps(own, sort_keys=True)
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
