@@ -97,28 +97,46 @@ def _pieces_of(key: str) -> list[str]:
 
 
 def _sides(key: str) -> list[str]:
-    """The parts of a formula, and the two sides of a membership (``\\lambda\\in[0,1]``)."""
-    return [side for piece in _pieces_of(key) for side in _IN.split(piece)]
+    """The parts of a formula: its comma-separated pieces, the two sides of a membership
+    (``\\lambda\\in[0,1]``), what ``\\text{where}`` separates."""
+    return [side for piece in _pieces_of(key) for part in _TEXT.split(piece) for side in _IN.split(part) if side]
 
 
 def within_others(
-    pairs: list[tuple[Formula | None, Formula | None]], source: list[Formula], target: list[Formula], places: Places
+    pairs: list[tuple[Formula | None, Formula | None]],
+    source: list[Formula],
+    target: list[Formula],
+    places: Places,
+    broken: Sequence[int] = (),
 ) -> list[tuple[Formula | None, Formula | None]]:
-    """``pairs`` without a formula the other side has as a part of one of its own in the
-    paragraph where it belongs (``$(x_a, y_a)$ and $(x_b, y_b)$`` written ``$(x_a, y_a), (x_b, y_b)$``)."""
+    """``pairs`` without what the other side has in the paragraph where it belongs, said its own
+    way: as a part of a formula (``$(x_a, y_a), (x_b, y_b)$`` for two, ``$[0, 1]$`` 中的
+    ``$\\lambda$`` for ``$\\lambda \\in [0, 1]$``, ``$X\\mid Y$`` out of ``$P(X \\mid Y)$``). A symbol
+    the source uses elsewhere (``$k$``) is no extra math, nor is anything in a paragraph whose
+    source has broken math (``broken``: its paragraphs' lines): that is the source's problem."""
     t_parts: dict[int, set[str]] = {}
     for t in target:
-        t_parts.setdefault(t.node, set()).update(_pieces_of(t.key))
+        t_parts.setdefault(t.node, set()).update(_sides(t.key))
     s_parts: dict[int, set[str]] = {}
+    s_keys: dict[int, list[str]] = {}
     for s in source:
-        s_parts.setdefault(places.nodes.get(s.node, -1), set()).update(_pieces_of(s.key))
+        node = places.nodes.get(s.node, -1)
+        s_parts.setdefault(node, set()).update(_sides(s.key))
+        s_keys.setdefault(node, []).append(s.key)
+    symbols = {s.key for s in source if len(s.key) <= _SYMBOL}
+    unsure = {places(node, node) for node in broken}
     out = []
     for s, t in pairs:
-        there = t_parts.get(places.nodes.get(s.node, -1), set()) if s is not None and t is None else set()
-        if s is not None and (s.key in there or (len(parts := _sides(s.key)) > 1 and set(parts) <= there)):
-            continue  # ``$\lambda \in [0, 1]$`` said as ``$[0, 1]$`` 中的 ``$\lambda$`` counts too
-        if t is not None and s is None and t.key in s_parts.get(t.node, ()):
-            continue
+        if s is not None and t is None:
+            there = t_parts.get(places.nodes.get(s.node, -1), set())
+            if s.key in there or (len(parts := _sides(s.key)) > 1 and set(parts) <= there):
+                continue
+        if t is not None and s is None:
+            near = s_keys.get(t.node, [])
+            if t.key in s_parts.get(t.node, ()) or t.key in symbols or t.node in unsure:
+                continue
+            if len(t.key) >= 3 and any(t.key in key for key in near):
+                continue
         out.append((s, t))
     return out
 

@@ -7,6 +7,7 @@ not compared, and math that is only a number (``$10.000$``) is compared as a num
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -16,6 +17,9 @@ from polybook.check.segments import Alignment, Item, by_identity, prose_text
 from polybook.check.tex import looks_like_prose, normalize_tex, numbers_in_math, numbers_of, pure_number
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import DisplayMath, Document
+
+# math that is no formula: words only (``$\\textrm{"<where>"}$``), numbers only (``$(-1, 1)$``)
+_NOT_FORMULA = re.compile(r"(?:\\text\{\}|[\s.,;:'\"-])+|[\d.,()\[\]+-]*\d[\d.,()\[\]+-]*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,14 +36,20 @@ def shown(item: Item, common: frozenset[str]) -> bool:
     return item.tab is None or not common or bool(common.intersection(item.tab))
 
 
+@dataclass(slots=True)
+class Contents:
+    """What a chapter's text holds for these checks, in document order."""
+
+    formulas: list[Formula]
+    numbers: list[Number]
+    broken: list[int]  # the lines of paragraphs whose math is broken (a ``$`` missing or stray)
+
+
 @by_identity
-def contents(
-    items: list[Item], common: frozenset[str], translation: bool = False
-) -> tuple[list[Formula], list[Number]]:
-    """The formulas (inline and unlabelled display math, but numbers written as math) and the
-    numbers of the prose, in order (``translation``: see :func:`numbers_of`)."""
-    formulas: list[Formula] = []
-    numbers: list[Number] = []
+def contents(items: list[Item], common: frozenset[str], translation: bool = False) -> Contents:
+    """The formulas (inline and unlabelled display math; not numbers, words or tuples of numbers
+    written as math) and the numbers of the prose (``translation``: see :func:`numbers_of`)."""
+    out = Contents([], [], [])
     for item in items:
         if not shown(item, common):
             continue
@@ -52,13 +62,14 @@ def contents(
         for tex, line in found:
             key = normalize_tex(tex)
             if not translation and looks_like_prose(tex):
-                continue  # the source's own broken math: nothing for a translator to do
-            if key and pure_number(key) is None:
-                formulas.append(Formula(key, tex, line, node.line, tab))
-                numbers += [Number((v,), line, node.line, True, tab) for v in numbers_in_math(key)]
+                out.broken.append(node.line)  # the source's own broken math: nothing for a translator to do
+            elif key and pure_number(key) is None:
+                out.numbers += [Number((v,), line, node.line, True, tab) for v in numbers_in_math(key)]
+                if not _NOT_FORMULA.fullmatch(key):
+                    out.formulas.append(Formula(key, tex, line, node.line, tab))
         prose = numbers_of(prose_text(item), translation)
-        numbers += [Number(values, node.line + offset, node.line, False, tab) for values, offset in prose]
-    return formulas, numbers
+        out.numbers += [Number(values, node.line + offset, node.line, False, tab) for values, offset in prose]
+    return out
 
 
 def check_math(
@@ -184,12 +195,12 @@ def check_math_numbers(
     alignment: Alignment,
 ) -> list[Finding]:
     """Every math and number finding of one chapter."""
-    s_formulas, s_numbers = contents(src_items, common)
-    t_formulas, t_numbers = contents(tgt_items, common, True)
+    mine, theirs = contents(src_items, common), contents(tgt_items, common, True)
     places = Places(alignment.place)
-    pairs = pair_formulas(s_formulas, t_formulas, places)
-    pairs = within_others(as_text_elsewhere(pairs, src_items, tgt_items), s_formulas, t_formulas, places)
-    numbers = check_numbers(lang, chapter, source, target, s_numbers, t_numbers, places, alignment.at)
+    pairs = pair_formulas(mine.formulas, theirs.formulas, places)
+    pairs = as_text_elsewhere(pairs, src_items, tgt_items)
+    pairs = within_others(pairs, mine.formulas, theirs.formulas, places, mine.broken)
+    numbers = check_numbers(lang, chapter, source, target, mine.numbers, theirs.numbers, places, alignment.at)
     out = check_math(lang, chapter, source, target, pairs, places)
     out += numbers
     out += check_labelled_math(lang, chapter, source, target)
