@@ -15,11 +15,15 @@ from polybook.check.findings import CheckResult
 from polybook.check.tex import normalize_tex, numbers_of
 from polybook.config import load_config
 
-from minibook import cell, make_book
+from minibook import cell, make_multilingual_book
 
 
-def run(tmp_path: Path, en: str, ja: str) -> CheckResult:
-    return check_book(load_book(load_config(make_book(tmp_path, en, ja))))
+def book(tmp_path: Path, en: str, text: str, lang: str = "pt") -> Path:
+    return make_multilingual_book(tmp_path, {"en": en, lang: text}, name="intro")
+
+
+def run(tmp_path: Path, en: str, text: str, lang: str = "pt") -> CheckResult:
+    return check_book(load_book(load_config(book(tmp_path, en, text, lang))))
 
 
 def found(result: CheckResult) -> list[tuple[str, int, tuple[tuple[str, str], ...]]]:
@@ -33,10 +37,9 @@ def found(result: CheckResult) -> list[tuple[str, int, tuple[tuple[str, str], ..
 @pytest.mark.parametrize(
     ("source", "translation"),
     [
-        (r"\eta = 0.5", r"\eta = 0,5"),  # pt, tr: decimal comma
-        ("10,000", "10.000"),  # pt, tr: thousands point
         ("10,000", "10{,}000"),
         ("10,000", r"10\,000"),
+        (r"t=1, 2,\ldots", r"t=1,2,\ldots"),  # a list, not a decimal, where the point is the decimal sign
         (r"95\%", r"\%95"),  # tr: the percent sign first
         (r"\mathbf{y} = \mathbf{X} \mathbf{w} + b,", r"\mathbf y=\mathbf{X}\mathbf{w}+b"),  # punctuation, spacing
         (r"\begin{bmatrix} 1 \\ 2 \end{bmatrix}.", r"\begin{bmatrix}1\\2\end{bmatrix}"),
@@ -52,10 +55,24 @@ def test_a_languages_own_way_of_writing_math_is_not_drift(source: str, translati
 
 @pytest.mark.parametrize(
     ("source", "translation"),
+    [
+        (r"\eta = 0.5", r"\eta = 0,5"),
+        ("10,000", "10.000"),
+        ("2,000", "2.000"),
+        ("0.001", "0.001"),
+        ("10,000", "10,000"),
+    ],
+)
+def test_a_decimal_comma_languages_numbers_are_not_drift(source: str, translation: str) -> None:
+    assert normalize_tex(source) == normalize_tex(translation, comma=True)  # pt, tr
+
+
+@pytest.mark.parametrize(
+    ("source", "translation"),
     [(r"\eta = 0.5", r"\eta = 0,3"), (r"\mathrm{d}x", r"\mathrm{e}x"), ("10,000", "1.000"), ("n!", "n")],
 )
 def test_what_is_really_different_stays_different(source: str, translation: str) -> None:
-    assert normalize_tex(source) != normalize_tex(translation)
+    assert normalize_tex(source) != normalize_tex(translation, comma=True)
 
 
 def test_numbers_in_a_languages_own_words_are_the_same_number() -> None:
@@ -108,19 +125,18 @@ def test_what_is_really_absent_added_or_changed_is_reported_once_where_it_is(tmp
 def test_math_only_the_translation_writes_as_math_is_not_extra(tmp_path: Path) -> None:
     en = "Points on the x axis have shape (4, 4) here.\n"
     ja = "$x$ 軸上の点の形は $(4，4)$ です。\n"
-    assert found(run(tmp_path, en, ja)) == []
-    assert [c for c, _, _ in found(run(tmp_path, en, "$y$ 軸上の点の形は $(4，4)$ です。\n"))] == ["math.extra"]
+    assert found(run(tmp_path, en, ja, "ja")) == []
+    assert [c for c, _, _ in found(run(tmp_path, en, "$y$ 軸上の点の形は $(4，4)$ です。\n", "ja"))] == ["math.extra"]
 
 
 def test_sync_keeps_the_translations_number_format_and_punctuation(tmp_path: Path) -> None:
     en = "The rate is $\\eta = 0.5 x$, and $10,000$ steps.\n\n$$y = 0.25 x.$$\n"
-    ja = "A taxa é $\\eta = 0,3 x$, e $10.000$ passos.\n\n$$y = 0,2 x$$.\n"
-    conf = make_book(tmp_path, en, ja)
-    book = load_book(load_config(conf))
-    (result,) = sync.sync_book(book)
+    pt = "A taxa é $\\eta = 0,3 x$, e $10.000$ passos.\n\n$$y = 0,2 x$$.\n"
+    conf = book(tmp_path, en, pt)
+    (result,) = sync.sync_book(load_book(load_config(conf)))
     assert result.new == "A taxa é $\\eta = 0,5 x$, e $10.000$ passos.\n\n$$y = 0,25 x$$.\n"
     unchanged = "A taxa é $\\eta = 0,5 x$, e $10.000$ passos.\n\n$$y = 0,25 x$$.\n"
-    make_book(tmp_path, en, unchanged)
+    book(tmp_path, en, unchanged)
     (result,) = sync.sync_book(load_book(load_config(conf)))
     assert not result.changed and not result.left
 
@@ -134,8 +150,8 @@ def test_numbers_said_a_languages_way_or_once_for_every_framework(tmp_path: Path
     )
     zh = "上世纪90年代，农场有6万只羊和1.1亿片草叶，自十九世纪以来。\n\n"
     zh += "每个羊圈（共250个）有240只羊。\n\n门在（250,250），40ms远。\n"
-    assert found(run(tmp_path, en, zh)) == []
-    assert found(run(tmp_path, en, zh.replace("240", "24"))) == [("numbers.missing", 3, (("", "240"),))]
+    assert found(run(tmp_path, en, zh, "zh")) == []
+    assert found(run(tmp_path, en, zh.replace("240", "24"), "zh")) == [("numbers.missing", 3, (("", "240"),))]
 
 
 def test_formulas_joined_into_one_or_said_once_are_there(tmp_path: Path) -> None:

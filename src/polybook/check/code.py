@@ -108,14 +108,16 @@ def shared_frameworks(source: Document, target: Document) -> frozenset[str]:
     A chapter offers the frameworks its cells name; ``#@tab all`` names none, so a chapter of
     mxnet and pytorch cells and ``all`` cells does not offer tensorflow even though its ``all``
     cells run for it. A source whose cells are all ``all`` offers every framework, and the
-    translation then the ones its cells run for. The rest is coverage (:func:`check_coverage`).
+    translation then the ones its cells run for; a translation whose cells are all ``all`` offers
+    none that the source names (no fallback: sync would change what is compared, and a second
+    sync would undo the first). The rest is coverage (:func:`check_coverage`).
     """
     both = frozenset(source.frameworks) & frozenset(target.frameworks)
     if not target.cells():
         return both
     if not _named(source):
         return both & _runs(target)
-    return both & _named(source) & (_named(target) or _runs(target))
+    return both & _named(source) & _named(target)
 
 
 def match_cells(source: Document, target: Document) -> CellMatch:
@@ -133,11 +135,11 @@ def match_cells(source: Document, target: Document) -> CellMatch:
     return match
 
 
-def _offered_cells(doc: Document, framework: str) -> list[CodeCell]:
+def _offered_cells(doc: Document, framework: str, every: bool = True) -> list[CodeCell]:
     """The cells that make ``framework``'s version of a chapter: those naming it, or, when no
-    cell names a framework, every cell running for it."""
+    cell names a framework and ``every`` (a source of ``all`` cells), every cell running for it."""
     named = [c for c in doc.cells(framework) if c.tab is None or c.tab.strip() != "all"]
-    return named if named or _named(doc) else doc.cells(framework)
+    return named if named or _named(doc) or not every else doc.cells(framework)
 
 
 def check_coverage(
@@ -148,7 +150,7 @@ def check_coverage(
     out = []
     for framework in [f for f in dict.fromkeys((*source.frameworks, *target.frameworks)) if f not in common]:
         mine = _offered_cells(source, framework) if framework in source.frameworks else []
-        theirs = _offered_cells(target, framework) if framework in target.frameworks else []
+        theirs = _offered_cells(target, framework, not _named(source)) if framework in target.frameworks else []
         if mine and not theirs:
             out.append(Finding.make(
                 Code.CODE_COVERAGE, f"no {framework} cells: {len(mine)} in the source", lang, chapter,

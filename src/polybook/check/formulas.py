@@ -27,7 +27,7 @@ _RATIO = 0.6  # a formula at least this similar (by characters) to the source's 
 _IN = re.compile(r"\\in(?![A-Za-z])")
 _TEXT = re.compile(r"\\text\{\}")
 _PIECES = 4  # a formula the translation splits into up to this many (``$c_i, u_i$`` -> ``$c_i$, $u_i$``)
-_SYMBOL = 2  # a formula this short is a symbol (``$k$``, ``$x_i$``)
+_SYMBOL = re.compile(r"(?:\\[A-Za-z]+ ?)?[A-Za-z](?:_[A-Za-z0-9])?")  # ``$k$``, ``$x_i$``, ``$\mathbf B$``
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +96,7 @@ def _pieces_of(key: str) -> list[str]:
     return [*parts, key[start:]]
 
 
-def _sides(key: str) -> list[str]:
+def sides(key: str) -> list[str]:
     """The parts of a formula: its comma-separated pieces, the two sides of a membership
     (``\\lambda\\in[0,1]``), what ``\\text{where}`` separates."""
     return [side for piece in _pieces_of(key) for part in _TEXT.split(piece) for side in _IN.split(part) if side]
@@ -108,32 +108,37 @@ def within_others(
     target: list[Formula],
     places: Places,
     broken: Sequence[int] = (),
+    labelled: frozenset[str] = frozenset(),
 ) -> list[tuple[Formula | None, Formula | None]]:
     """``pairs`` without what the other side has in the paragraph where it belongs, said its own
     way: as a part of a formula (``$(x_a, y_a), (x_b, y_b)$`` for two, ``$[0, 1]$`` 中的
     ``$\\lambda$`` for ``$\\lambda \\in [0, 1]$``, ``$X\\mid Y$`` out of ``$P(X \\mid Y)$``). A symbol
     the source uses elsewhere (``$k$``) is no extra math, nor is anything in a paragraph whose
-    source has broken math (``broken``: its paragraphs' lines): that is the source's problem."""
+    source has broken math (``broken``: its paragraphs' lines): that is the source's problem,
+    nor an equation the source labels (``labelled``: a missing label is ``ref.label``'s business)."""
     t_parts: dict[int, set[str]] = {}
     for t in target:
-        t_parts.setdefault(t.node, set()).update(_sides(t.key))
+        t_parts.setdefault(t.node, set()).update(sides(t.key))
     s_parts: dict[int, set[str]] = {}
     s_keys: dict[int, list[str]] = {}
     for s in source:
         node = places.nodes.get(s.node, -1)
-        s_parts.setdefault(node, set()).update(_sides(s.key))
+        s_parts.setdefault(node, set()).update(sides(s.key))
         s_keys.setdefault(node, []).append(s.key)
-    symbols = {s.key for s in source if len(s.key) <= _SYMBOL}
+    keys = "\n".join(s.key for s in source)  # a symbol the source's math uses (``x`` of ``f(x)``)
     unsure = {places(node, node) for node in broken}
     out = []
     for s, t in pairs:
         if s is not None and t is None:
             there = t_parts.get(places.nodes.get(s.node, -1), set())
-            if s.key in there or (len(parts := _sides(s.key)) > 1 and set(parts) <= there):
+            if s.key in there or (len(parts := sides(s.key)) > 1 and set(parts) <= there):
                 continue
         if t is not None and s is None:
             near = s_keys.get(t.node, [])
-            if t.key in s_parts.get(t.node, ()) or t.key in symbols or t.node in unsure:
+            here = s_parts.get(t.node, set())
+            if t.key in here or t.key in labelled or t.node in unsure:
+                continue
+            if (len(parts := sides(t.key)) > 1 and set(parts) <= here) or (_SYMBOL.fullmatch(t.key) and t.key in keys):
                 continue
             if len(t.key) >= 3 and any(t.key in key for key in near):
                 continue

@@ -12,14 +12,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from polybook.check.findings import Finding, Location
-from polybook.check.formulas import Formula, Places, as_text_elsewhere, pair_formulas, within_others
+from polybook.check.formulas import Formula, Places, as_text_elsewhere, pair_formulas, sides, within_others
 from polybook.check.segments import Alignment, Item, by_identity, prose_text
-from polybook.check.tex import looks_like_prose, normalize_tex, numbers_in_math, numbers_of, pure_number
+from polybook.check.tex import decimal_comma, looks_like_prose, normalize_tex, numbers_in_math, numbers_of, pure_number
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import DisplayMath, Document
 
 # math that is no formula: words only (``$\\textrm{"<where>"}$``), numbers only (``$(-1, 1)$``)
-_NOT_FORMULA = re.compile(r"(?:\\text\{\}|[\s.,;:'\"-])+|[\d.,()\[\]+-]*\d[\d.,()\[\]+-]*")
+# (and arithmetic on numbers, ``$7-2+1=6$``, or an operator alone, ``$\times$``)
+_ARITHMETIC = r"(?:[\d.,()\[\]+\-=/]|\\(?:times|cdot|div|approx)(?![A-Za-z]))"
+_NOT_FORMULA = re.compile(
+    rf"(?:\\text\{{\}}|[\s.,;:'\"-])+|{_ARITHMETIC}*\d{_ARITHMETIC}*|\\(?:times|cdot|pm|sim|approx|rightarrow)"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,9 +50,10 @@ class Contents:
 
 
 @by_identity
-def contents(items: list[Item], common: frozenset[str], translation: bool = False) -> Contents:
+def contents(items: list[Item], common: frozenset[str], translation: bool = False, comma: bool = False) -> Contents:
     """The formulas (inline and unlabelled display math; not numbers, words or tuples of numbers
-    written as math) and the numbers of the prose (``translation``: see :func:`numbers_of`)."""
+    written as math) and the numbers of the prose (``translation``: see :func:`numbers_of`;
+    ``comma``: the language writes ``0,5``)."""
     out = Contents([], [], [])
     for item in items:
         if not shown(item, common):
@@ -60,7 +65,7 @@ def contents(items: list[Item], common: frozenset[str], translation: bool = Fals
             found.append((node.tex, node.line))
         found += [(i.value, i.line or node.line) for i in getattr(node, "inlines", ()) if i.kind == "math"]
         for tex, line in found:
-            key = normalize_tex(tex)
+            key = normalize_tex(tex, comma)
             if not translation and looks_like_prose(tex):
                 out.broken.append(node.line)  # the source's own broken math: nothing for a translator to do
             elif key and pure_number(key) is None:
@@ -171,15 +176,16 @@ def check_labelled_math(lang: str, chapter: str, source: Document, target: Docum
     A label on one side only is ``ref.label``'s business.
     """
     t_math = {n.label: n for n in target.walk() if isinstance(n, DisplayMath) and n.label}
+    s_comma, t_comma = decimal_comma(source.language), decimal_comma(target.language)
     out = []
     for s in source.walk():
         t = t_math.get(s.label) if isinstance(s, DisplayMath) and s.label else None
-        if t is None or normalize_tex(t.tex) == normalize_tex(s.tex):
+        if t is None or normalize_tex(t.tex, t_comma) == normalize_tex(s.tex, s_comma):
             continue
         out.append(Finding.make(
             Code.MATH_CHANGED, f"equation {s.label!r} $${t.tex}$$ differs from the source's $${s.tex}$$", lang,
             chapter, Location(target.path, t.line), source=Location(source.path, s.line), diff=((t.tex, s.tex),),
-            subject=(normalize_tex(t.tex), normalize_tex(s.tex)),
+            subject=(normalize_tex(t.tex, t_comma), normalize_tex(s.tex, s_comma)),
         ))  # fmt: skip
     return out
 
@@ -195,11 +201,19 @@ def check_math_numbers(
     alignment: Alignment,
 ) -> list[Finding]:
     """Every math and number finding of one chapter."""
-    mine, theirs = contents(src_items, common), contents(tgt_items, common, True)
+    mine = contents(src_items, common, False, decimal_comma(source.language))
+    theirs = contents(tgt_items, common, True, decimal_comma(target.language))
     places = Places(alignment.place)
     pairs = pair_formulas(mine.formulas, theirs.formulas, places)
     pairs = as_text_elsewhere(pairs, src_items, tgt_items)
-    pairs = within_others(pairs, mine.formulas, theirs.formulas, places, mine.broken)
+    comma = decimal_comma(source.language)
+    labelled = frozenset(
+        side
+        for n in source.walk()
+        if isinstance(n, DisplayMath) and n.label
+        for side in [normalize_tex(n.tex, comma), *sides(normalize_tex(n.tex, comma))]
+    )
+    pairs = within_others(pairs, mine.formulas, theirs.formulas, places, mine.broken, labelled)
     numbers = check_numbers(lang, chapter, source, target, mine.numbers, theirs.numbers, places, alignment.at)
     out = check_math(lang, chapter, source, target, pairs, places)
     out += numbers

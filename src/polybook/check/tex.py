@@ -18,7 +18,11 @@ from decimal import Decimal
 # ``\text{words}`` and the like; ``\mathrm{words}`` counts when it holds words (groups: command, words)
 TEXT_CMD = re.compile(r"(\\(?:text|textrm|textit|textbf|mbox|mathrm|operatorname)\s*\{)((?:[^{}]|\{[^{}]*\})*)\}")
 _NOT_WORD = re.compile(r"\\[{}, ]|\\[`'^\"~=.c]\{?|[{}~,\s-]")  # what else words in TeX may hold
-_ORDINAL = re.compile(r"\^\s*\{?\s*(?:\\(?:mathrm|text|textrm|rm)\s*)?\{?\s*(?:th|st|nd|rd)\s*\}?\s*\}?(?![A-Za-z])")
+# an ordinal: English ``i^\mathrm{th}``, and pt's ``i^\mathrm{a}`` (a letter in roman type is no exponent)
+_ORDINAL = re.compile(
+    r"\^\s*\{?\s*(?:(?:\\(?:mathrm|text|textrm|rm)\s*)?\{?\s*(?:th|st|nd|rd)|\\(?:mathrm|text|textrm)\s*\{\s*[aoªº])"
+    r"\s*\}?\s*\}?(?![A-Za-z])"
+)
 # spacing commands (``\\,``, ``\\;``, ``\\ ``, ``~``, ``\\quad``); a line break ``\\\\`` is kept
 _SPACING = re.compile(r"(\\\\)|\\[,;:!> ]|~|\\q?quad(?![A-Za-z])")
 # full-width punctuation (a full-width comma separates: ``(2，3)`` is no decimal), and characters
@@ -28,12 +32,25 @@ _WIDE = str.maketrans(
     | {"×": r" \times ", "·": r" \cdot ", "÷": r" \div ", "≤": r" \leq ", "≥": r" \geq ", "≠": r" \neq "}
     | {"∈": r" \in ", "→": r" \rightarrow ", "∞": r" \infty ", "…": r" \ldots "}
 )
-_ALIAS = re.compile(r"\\(le|ge|ne|to|dots|gets)(?![A-Za-z])")
+_DEFINED = re.compile(
+    r"\\(?:stackrel|overset)\s*\{\s*\\(?:mathrm|text)\s*\{\s*def\s*\}\s*\}\s*\{\s*=\s*\}|\\(?:triangleq|coloneqq)"
+)
+_ALIAS = re.compile(r"\\(le|ge|ne|to|dots|gets|lvert|rvert|lVert|rVert)(?![A-Za-z])")
 _ALIASES = {"le": r"\leq", "ge": r"\geq", "ne": r"\neq", "to": r"\rightarrow", "dots": r"\ldots", "gets": r"\leftarrow"}
+_ALIASES |= {"lvert": "|", "rvert": "|", "lVert": r"\|", "rVert": r"\|"}
 _NEEDED_SPACE = re.compile(r"(\\[A-Za-z]+)\s+(?=[A-Za-z])")  # ``\mathbf x``: this space is meaning
 _ONE_CHAR_ARG = re.compile(r"(\\[A-Za-z]+)\s*\{\s*([A-Za-z0-9])\s*\}")  # ``\mathbf{x}`` is ``\mathbf x``
 _DIGIT_GROUP = re.compile(r"(?<=\d)(\{,\}|\{\.\}|\\,)(?=\d{3}(?!\d))")  # ``10{,}000``, ``10\,000``
-_NUMBER_TEX = re.compile(r"(?<![\w.,])(\d{1,3}(?:([.,])\d{3})(?:\2\d{3})*|\d+[.,]\d+)(?![\d])")
+# numbers in math: thousands (``10,000``; ``10.000`` where the comma is the decimal sign) and a
+# decimal comma (``0,5``) where the language writes one; ``1,2,\ldots`` elsewhere is a list
+_THOUSANDS = re.compile(r"(?<![\w.,])[1-9]\d{0,2}(?:,\d{3})+(?![\d])")
+_THOUSANDS_POINT = re.compile(r"(?<![\w.,])[1-9]\d{0,2}(?:\.\d{3})+(?![\d.])")
+_DECIMAL_COMMA = re.compile(r"(?<![\w.,])(\d+),(\d+)(?![\d,])")
+#: Languages that write ``0,5`` and ``10.000`` (by their code's first part: ``pt_BR`` is ``pt``).
+DECIMAL_COMMA = frozenset(
+    {"pt", "tr", "de", "fr", "es", "it", "ru", "nl", "pl", "id", "vi", "uk", "cs", "sk"}
+) | frozenset({"sv", "da", "fi", "nb", "no", "ro", "hu", "el", "bg", "hr", "sl", "lt", "lv", "et"})
+_LONE_BRACES = re.compile(r"(?<![A-Za-z\\}])\{(\w)\}")
 _PERCENT_FIRST = re.compile(r"\\%(\d[\d.]*)")  # tr: ``\%95``
 # sentence punctuation at the end of the math, also before closing ``\\`` and ``\end{...}``
 _TRAILING_PUNCT = re.compile(r"[.,;:?。、]+((?:\\\\)?(?:\\end\{[A-Za-z*]+\})*)$")
@@ -60,7 +77,7 @@ _NOT_PROSE = re.compile(
 )
 # what plain text leaves out: math, link targets, roles, html (inline code stays: it is shown as written)
 _NOT_PLAIN = re.compile(r"\$\$.*?\$\$|\$[^$\n]*\$|\]\([^)]*\)|:[\w-]+:`[^`]*`|<[^>]*>|https?://\S+", re.S)
-_SIMPLE = re.compile(r"[A-Za-z0-9(),.+=\-]{1,20}")
+_SIMPLE = re.compile(r"[A-Za-z0-9(),.+=°\-]{1,20}")
 _DIGIT = re.compile(r"\d")
 _WORDS = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,} +[A-Za-z]{2,} +[A-Za-z]{2,}(?![A-Za-z])")
 _MATH_NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])")
@@ -88,23 +105,36 @@ def _drop_words(match: re.Match[str]) -> str:
     return "\\text{}" if is_words(match[1], match[2]) else match[0]
 
 
-def _canonical_number(match: re.Match[str]) -> str:
-    return number_value(match[1])
+def decimal_comma(language: str | None) -> bool:
+    """Whether ``language`` writes ``0,5`` for ``0.5`` (see :data:`DECIMAL_COMMA`)."""
+    return bool(language) and re.split(r"[-_]", language or "")[0].lower() in DECIMAL_COMMA
+
+
+def _numbers(tex: str, comma: bool) -> str:
+    """Numbers in one format (before spaces go: ``(1, 2)`` is no decimal)."""
+    tex = _THOUSANDS.sub(lambda m: m[0].replace(",", ""), tex)
+    if comma:
+        tex = _THOUSANDS_POINT.sub(lambda m: m[0].replace(".", ""), tex)
+        tex = _DECIMAL_COMMA.sub(r"\1.\2", tex)
+    return tex
 
 
 @functools.lru_cache(maxsize=131072)
-def normalize_tex(tex: str) -> str:
+def normalize_tex(tex: str, comma: bool = False) -> str:
     """Math as compared: words inside ``\\text{}`` (and ``\\mathrm{}``) and English ordinals
-    (``i^\\mathrm{th}``) dropped, spacing and whitespace removed, numbers in one format, the
-    percent sign after its number, sentence punctuation at the end dropped (memoised: a
-    source formula is compared once for every translation)."""
+    (``i^\\mathrm{th}``) dropped, spacing and whitespace removed, numbers in one format (``comma``:
+    the language writes ``0,5`` and ``10.000``), the percent sign after its number, sentence
+    punctuation at the end dropped (memoised: a source formula is compared once for every
+    translation)."""
     tex = _ALIAS.sub(lambda m: _ALIASES[m[1]], tex.translate(_WIDE))  # ``\le`` is ``\leq``
+    tex = _DEFINED.sub(":=", tex)  # ``\stackrel{\mathrm{def}}{=}`` is ``:=``
     tex = TEXT_CMD.sub(_drop_words, _ORDINAL.sub("", tex))
     tex = _DIGIT_GROUP.sub(lambda m: m[1].strip("{}\\"), tex)
-    tex = _NUMBER_TEX.sub(_canonical_number, tex)  # before spaces go: ``(1, 2)`` is no decimal
+    tex = _numbers(tex, comma)
     tex = _SPACING.sub(lambda m: m[1] or " ", tex)
     tex = _ONE_CHAR_ARG.sub(r"\1 \2", tex)
     tex = "".join(_NEEDED_SPACE.sub("\\1\0", tex).split()).replace("\0", " ")
+    tex = _LONE_BRACES.sub(r"\1", tex)  # ``{E}_{x}`` is ``E_x``
     tex = _PERCENT_FIRST.sub(r"\1\\%", tex)
     return _TRAILING_PUNCT.sub(r"\1", tex)
 
@@ -136,7 +166,8 @@ def plain_text(prose: str) -> str:
 def as_plain(tex: str) -> re.Pattern[str] | None:
     """How simple math (``x``, ``(4, 4)``, ``n-1``) reads when a language writes it as plain
     text; None for other math, and for a lone vowel (``a``, ``e``, ``o`` are words too)."""
-    bare = "".join(tex.translate(_WIDE).split())
+    bare = "".join(re.sub(r"\^\s*\{?\\circ\}?", "°", tex).translate(_WIDE).split())  # ``52^\circ F`` is 52°F
+    bare = re.sub(r"[_^{}]", "", bare)  # ``L_2`` reads L2
     if not _SIMPLE.fullmatch(bare) or (len(bare) == 1 and bare in "aeiouAEIOU"):
         return None
     body = r"\s*".join(re.escape(c) for c in bare)
