@@ -138,7 +138,7 @@ def test_each_framework_has_its_own_fingerprint_even_in_a_shared_kernel(
     """Bumping mxnet re-runs the mxnet programs only, though one kernel serves both frameworks."""
     versions = {"mxnet": "1.9.1", "torch": "2.2.2", "torchvision": "0.17.2", "d2l": "1.0.3", "numpy": "1.23.5"}
 
-    def probe(kernel: str, packages: tuple[str, ...]) -> dict:
+    def probe(kernel: str, packages: tuple[str, ...], store: Path | None = None) -> dict:
         return {"python": "3.11", "packages": {name: versions[name] for name in packages}}
 
     monkeypatch.setattr(environment, "fingerprint", probe)
