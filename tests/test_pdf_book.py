@@ -213,3 +213,29 @@ def test_unicode_math_font_fallback_and_the_bibliography(tmp_path: Path) -> None
     assert "(Lovelace, 1843)" in content and "Notes on the engine" in content
     assert "References" in content and "☃" in content and "한국어" in content
     assert "See Table 1.1" in content and "print('☃ 한국어 ─┼─')" in content
+
+
+def test_chapters_the_toc_does_not_number_are_unnumbered_in_the_pdf(tmp_path: Path) -> None:
+    """As d2lbook numbers: the preface (an unnumbered toc block) and the references (another)
+    carry no number, the chapters of the :numbered: block are 1 and 2."""
+    conf = tiny_book(tmp_path, "The last paragraph.")
+    en = conf.parent / "chapters" / "en"
+    (en / "index.md").write_text(
+        "# Tiny Book\n\n```toc\n:maxdepth: 1\n\npreface\n```\n\n"
+        "```toc\n:maxdepth: 2\n:numbered:\n\ntiny\nsecond\n```\n\n```toc\n:maxdepth: 1\n\nclosing\n```\n",
+        encoding="utf-8",
+    )
+    (en / "preface.md").write_text(
+        "# Preface\n\nWhy this book.\n\n## Who should read it\n\nEveryone.\n", encoding="utf-8"
+    )
+    (en / "second.md").write_text("# Second Steps\n\nMore.\n\n## A section\n\nText.\n", encoding="utf-8")
+    (en / "closing.md").write_text("# Closing Words\n\nThe end.\n", encoding="utf-8")
+    report = build_pdfs(load_config(conf), frameworks=["mxnet"])
+    (outcome,) = report.outcomes
+    assert outcome.status == "built", "\n".join(d.format() for d in outcome.diagnostics)
+    text = pdftotext(outcome.target.pdf)
+    contents = [line.strip() for line in text.split("\f")[1].splitlines() if line.strip()]  # the contents
+    assert contents[:5] == ["CONTENTS", "Preface", "1", "1 Tiny Chapter", "2"] and "2 Second Steps" in contents
+    assert "Closing Words" in contents
+    assert not any(line.startswith(("0 Preface", "1 Preface", "3 Closing")) for line in contents)
+    assert "2.1 A section" in text and "Who should read it" in text and "0.1 Who should read it" not in text

@@ -221,6 +221,7 @@ def _build(
             results[target.language],
             srcdir,
             figure_cache,
+            book.tocs.get(target.language),
         )
         overrides = sphinx_overrides(config, target, stage)
         digest = input_digest(config, stage, overrides, tex)

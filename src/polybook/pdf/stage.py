@@ -27,6 +27,15 @@ from polybook.render.myst import transpile
 from polybook.render.outputs import ChapterResults, OutputRenderer, asset_name
 from polybook.render.settings import bibfiles
 from polybook.render.stage import BookFiles, Stage, append_lines, prune, rst_files, toc_resolver
+from polybook.toc import ROOT, Toc
+
+
+def _numbering(toc: Toc | None, name: str) -> list[str]:
+    """Raw LaTeX before a chapter of the root toc: numbering on or off, as the toc numbers it."""
+    if toc is None or toc.parents.get(name) != ROOT:
+        return []
+    depth = r"\polybooksecnumdepth" if toc.numbered(name) else "-1"
+    return ["```{raw} latex", rf"\setcounter{{secnumdepth}}{{{depth}}}", "```", ""]
 
 
 def stage_framework(
@@ -37,8 +46,11 @@ def stage_framework(
     results: dict[str, dict[str, Any]],
     srcdir: Path,
     figure_cache: Path,
+    toc: Toc | None = None,
 ) -> Stage:
-    """Write ``srcdir``: one MyST file per chapter with only ``framework``'s content."""
+    """Write ``srcdir``: one MyST file per chapter with only ``framework``'s content. With the
+    language's ``toc``, a chapter the toc does not number (only ``:numbered:`` blocks are, as in
+    d2lbook) is an unnumbered chapter of the PDF: LaTeX numbers every chapter otherwise."""
     stage = Stage(language, srcdir)
     root = config.root.resolve()
     wanted: set[str] = set()
@@ -89,6 +101,7 @@ def stage_framework(
             return put(f"_outputs/{asset_name(data, suffix)}", data)
 
         renderer = OutputRenderer(language, ChapterResults.from_doc(results.get(name)), asset, rich=False)
+        numbering = _numbering(toc, name)
         myst = transpile(
             doc,
             language,
@@ -102,6 +115,8 @@ def stage_framework(
         )
         stage.diagnostics += renderer.missing_diagnostics(doc.path)  # the PDF shows stored results only
         append_lines(myst, references.page_end(name), doc.nodes[-1].end_line if doc.nodes else 1)
+        if numbering:
+            myst.text, myst.lines = "\n".join(numbering) + "\n" + myst.text, [1] * len(numbering) + myst.lines
         stage.docs[name] = myst
         stage.paths[name] = doc.path
         put(f"{name}.md", myst.text.encode("utf-8"))
