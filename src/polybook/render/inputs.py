@@ -80,11 +80,11 @@ class SiteInputs:
             "linked": linked,
             "chapters": [self.tree(p) if p.is_dir() else file_stats([p]) for p in others],
             "bib": file_stats(Path(p) for p in (config.sphinx.get("bibtex_bibfiles") or [])),
+            "library": self.tree(config.build_dir / "lib"),  # the modules API pages document
         }
         if evaluate:
             shared["environment"] = environment
             shared["frozen"] = self.tree(config.execution.frozen_dir)
-            shared["library"] = self.tree(config.build_dir / "lib")
         self.shared = json.dumps(shared, sort_keys=True, default=str)
 
     def tree(self, folder: Path) -> list[tuple[str, int, int]]:
