@@ -21,7 +21,7 @@ from difflib import SequenceMatcher
 
 from polybook.check.align import align
 from polybook.check.segments import Item, prose_text
-from polybook.check.tex import as_plain, plain_text
+from polybook.check.tex import as_plain, plain_text, without_parens
 
 _RATIO = 0.6  # a formula at least this similar (by characters) to the source's is the same one, changed
 _IN = re.compile(r"\\in(?![A-Za-z])")
@@ -93,7 +93,7 @@ def _pieces_of(key: str) -> list[str]:
         if char == "," and depth == 0:
             parts.append(key[start:k])
             start = k + 1
-    return [*parts, key[start:]]
+    return [without_parens(part) for part in (*parts, key[start:])]
 
 
 def sides(key: str) -> list[str]:
@@ -118,21 +118,21 @@ def within_others(
     nor an equation the source labels (``labelled``: a missing label is ``ref.label``'s business)."""
     t_parts: dict[int, set[str]] = {}
     for t in target:
-        t_parts.setdefault(t.node, set()).update(sides(t.key))
+        t_parts.setdefault(t.node, set()).update([t.key, *sides(t.key)])
     s_parts: dict[int, set[str]] = {}
     s_keys: dict[int, list[str]] = {}
     for s in source:
-        node = places.nodes.get(s.node, -1)
-        s_parts.setdefault(node, set()).update(sides(s.key))
+        node = places(s.node, s.line)
+        s_parts.setdefault(node, set()).update([s.key, *sides(s.key)])
         s_keys.setdefault(node, []).append(s.key)
     keys = "\n".join(s.key for s in source)  # a symbol the source's math uses (``x`` of ``f(x)``)
     unsure = {places(node, node) for node in broken}
     out = []
     for s, t in pairs:
-        if s is not None and t is None:
-            there = t_parts.get(places.nodes.get(s.node, -1), set())
-            if s.key in there or (len(parts := sides(s.key)) > 1 and set(parts) <= there):
-                continue
+        if s is not None:
+            there = t_parts.get(places(s.node, s.line), set()) | ({t.key} if t is not None else set())
+            if (t is None and s.key in there) or (len(parts := sides(s.key)) > 1 and set(parts) <= there):
+                continue  # a formula whose parts are there: changed only in how it is split
         if t is not None and s is None:
             near = s_keys.get(t.node, [])
             here = s_parts.get(t.node, set())
@@ -170,13 +170,22 @@ def as_text_elsewhere(
     return out
 
 
+def _matching(key: str) -> str:
+    """What pairs formulas as equal: the key, but for a formula with words (``\\text{}``) its
+    characters in any order, for a language puts the words and symbols in its own order (tr:
+    ``P(x\\text{'ye}\\;\\epsilon\\text{-ebatlı…})`` for ``P(\\text{…}\\;\\epsilon\\text{…}\\;x)``)."""
+    if "\\text{}" not in key:
+        return key
+    return "\\text{}" + "".join(sorted(key.replace("\\text{}", "")))
+
+
 def pair_formulas(
     source: list[Formula], target: list[Formula], places: Places
 ) -> list[tuple[Formula | None, Formula | None]]:
     """Every formula of both sides once: ``(s, t)`` changed, ``(s, None)`` missing,
     ``(None, t)`` extra. Equal formulas, in order or moved, are not listed (but tell
     ``places`` where their paragraphs went)."""
-    ordered, moved = pair_by_content([f.key for f in source], [f.key for f in target])
+    ordered, moved = pair_by_content([_matching(f.key) for f in source], [_matching(f.key) for f in target])
     for a, b in ordered + moved:
         places.pair(source[a].node, target[b].node)
     s_left = sorted(set(range(len(source))) - {a for a, _ in ordered} - {a for a, _ in moved})

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from polybook.check.findings import Finding, Location
 from polybook.check.formulas import Formula, Places, as_text_elsewhere, pair_formulas, sides, within_others
 from polybook.check.segments import Alignment, Item, by_identity, prose_text
-from polybook.check.tex import decimal_comma, looks_like_prose, normalize_tex, numbers_in_math, numbers_of, pure_number
+from polybook.check.tex import looks_like_prose, normalize_tex, numbers_in_math, numbers_of, pure_number
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import DisplayMath, Document
 
+_A_NUMBER = re.compile(r"\s*(?:\\%\s*)?\d[\d.,]*\s*(?:\\%)?\s*")
 # math that is no formula: words only (``$\\textrm{"<where>"}$``), numbers only (``$(-1, 1)$``)
 # (and arithmetic on numbers, ``$7-2+1=6$``, or an operator alone, ``$\times$``)
 _ARITHMETIC = r"(?:[\d.,()\[\]+\-=/]|\\(?:times|cdot|div|approx)(?![A-Za-z]))"
@@ -50,10 +51,9 @@ class Contents:
 
 
 @by_identity
-def contents(items: list[Item], common: frozenset[str], translation: bool = False, comma: bool = False) -> Contents:
+def contents(items: list[Item], common: frozenset[str], translation: bool = False) -> Contents:
     """The formulas (inline and unlabelled display math; not numbers, words or tuples of numbers
-    written as math) and the numbers of the prose (``translation``: see :func:`numbers_of`;
-    ``comma``: the language writes ``0,5``)."""
+    written as math) and the numbers of the prose (``translation``: see :func:`numbers_of`)."""
     out = Contents([], [], [])
     for item in items:
         if not shown(item, common):
@@ -65,12 +65,13 @@ def contents(items: list[Item], common: frozenset[str], translation: bool = Fals
             found.append((node.tex, node.line))
         found += [(i.value, i.line or node.line) for i in getattr(node, "inlines", ()) if i.kind == "math"]
         for tex, line in found:
-            key = normalize_tex(tex, comma)
+            key = normalize_tex(tex)
             if not translation and looks_like_prose(tex):
                 out.broken.append(node.line)  # the source's own broken math: nothing for a translator to do
-            elif key and pure_number(key) is None:
-                out.numbers += [Number((v,), line, node.line, True, tab) for v in numbers_in_math(key)]
-                if not _NOT_FORMULA.fullmatch(key):
+            else:  # a formula's numbers, and a tuple's (``$(13, 17)$``): found, never missing
+                if not _A_NUMBER.fullmatch(tex):  # ``$52$`` is prose's number (:func:`numbers_of`)
+                    out.numbers += [Number((v,), line, node.line, True, tab) for v in numbers_in_math(tex)]
+                if key and pure_number(key) is None and not _NOT_FORMULA.fullmatch(key):
                     out.formulas.append(Formula(key, tex, line, node.line, tab))
         prose = numbers_of(prose_text(item), translation)
         out.numbers += [Number(values, node.line + offset, node.line, False, tab) for values, offset in prose]
@@ -176,16 +177,15 @@ def check_labelled_math(lang: str, chapter: str, source: Document, target: Docum
     A label on one side only is ``ref.label``'s business.
     """
     t_math = {n.label: n for n in target.walk() if isinstance(n, DisplayMath) and n.label}
-    s_comma, t_comma = decimal_comma(source.language), decimal_comma(target.language)
     out = []
     for s in source.walk():
         t = t_math.get(s.label) if isinstance(s, DisplayMath) and s.label else None
-        if t is None or normalize_tex(t.tex, t_comma) == normalize_tex(s.tex, s_comma):
+        if t is None or normalize_tex(t.tex) == normalize_tex(s.tex):
             continue
         out.append(Finding.make(
             Code.MATH_CHANGED, f"equation {s.label!r} $${t.tex}$$ differs from the source's $${s.tex}$$", lang,
             chapter, Location(target.path, t.line), source=Location(source.path, s.line), diff=((t.tex, s.tex),),
-            subject=(normalize_tex(t.tex, t_comma), normalize_tex(s.tex, s_comma)),
+            subject=(normalize_tex(t.tex), normalize_tex(s.tex)),
         ))  # fmt: skip
     return out
 
@@ -201,17 +201,15 @@ def check_math_numbers(
     alignment: Alignment,
 ) -> list[Finding]:
     """Every math and number finding of one chapter."""
-    mine = contents(src_items, common, False, decimal_comma(source.language))
-    theirs = contents(tgt_items, common, True, decimal_comma(target.language))
+    mine, theirs = contents(src_items, common), contents(tgt_items, common, True)
     places = Places(alignment.place)
     pairs = pair_formulas(mine.formulas, theirs.formulas, places)
     pairs = as_text_elsewhere(pairs, src_items, tgt_items)
-    comma = decimal_comma(source.language)
     labelled = frozenset(
         side
         for n in source.walk()
         if isinstance(n, DisplayMath) and n.label
-        for side in [normalize_tex(n.tex, comma), *sides(normalize_tex(n.tex, comma))]
+        for side in [normalize_tex(n.tex), *sides(normalize_tex(n.tex))]
     )
     pairs = within_others(pairs, mine.formulas, theirs.formulas, places, mine.broken, labelled)
     numbers = check_numbers(lang, chapter, source, target, mine.numbers, theirs.numbers, places, alignment.at)

@@ -25,8 +25,7 @@ _ORDINAL = re.compile(
 )
 # spacing commands (``\\,``, ``\\;``, ``\\ ``, ``~``, ``\\quad``); a line break ``\\\\`` is kept
 _SPACING = re.compile(r"(\\\\)|\\[,;:!> ]|~|\\q?quad(?![A-Za-z])")
-# full-width punctuation (a full-width comma separates: ``(2，3)`` is no decimal), and characters
-# that render as TeX commands do (zh writes ``$1×1$``)
+# full-width punctuation, and characters that render as TeX commands do (zh writes ``$1×1$``)
 _WIDE = str.maketrans(
     {"，": ", ", "：": ":", "；": ";", "（": "(", "）": ")", "！": "!", "。": ".", "′": "'", "−": "-", "　": " "}
     | {"×": r" \times ", "·": r" \cdot ", "÷": r" \div ", "≤": r" \leq ", "≥": r" \geq ", "≠": r" \neq "}
@@ -35,21 +34,18 @@ _WIDE = str.maketrans(
 _DEFINED = re.compile(
     r"\\(?:stackrel|overset)\s*\{\s*\\(?:mathrm|text)\s*\{\s*def\s*\}\s*\}\s*\{\s*=\s*\}|\\(?:triangleq|coloneqq)"
 )
+_ORDINAL_BASE = re.compile(r"\(([^()]*)\)(\s*\^\s*\{?\s*\\(?:mathrm|text|textrm)\s*\{\s*(?:th|st|nd|rd)\b)")
 _ALIAS = re.compile(r"\\(le|ge|ne|to|dots|gets|lvert|rvert|lVert|rVert)(?![A-Za-z])")
 _ALIASES = {"le": r"\leq", "ge": r"\geq", "ne": r"\neq", "to": r"\rightarrow", "dots": r"\ldots", "gets": r"\leftarrow"}
 _ALIASES |= {"lvert": "|", "rvert": "|", "lVert": r"\|", "rVert": r"\|"}
 _NEEDED_SPACE = re.compile(r"(\\[A-Za-z]+)\s+(?=[A-Za-z])")  # ``\mathbf x``: this space is meaning
 _ONE_CHAR_ARG = re.compile(r"(\\[A-Za-z]+)\s*\{\s*([A-Za-z0-9])\s*\}")  # ``\mathbf{x}`` is ``\mathbf x``
-_DIGIT_GROUP = re.compile(r"(?<=\d)(\{,\}|\{\.\}|\\,)(?=\d{3}(?!\d))")  # ``10{,}000``, ``10\,000``
-# numbers in math: thousands (``10,000``; ``10.000`` where the comma is the decimal sign) and a
-# decimal comma (``0,5``) where the language writes one; ``1,2,\ldots`` elsewhere is a list
-_THOUSANDS = re.compile(r"(?<![\w.,])[1-9]\d{0,2}(?:,\d{3})+(?![\d])")
-_THOUSANDS_POINT = re.compile(r"(?<![\w.,])[1-9]\d{0,2}(?:\.\d{3})+(?![\d.])")
-_DECIMAL_COMMA = re.compile(r"(?<![\w.,])(\d+),(\d+)(?![\d,])")
-#: Languages that write ``0,5`` and ``10.000`` (by their code's first part: ``pt_BR`` is ``pt``).
-DECIMAL_COMMA = frozenset(
-    {"pt", "tr", "de", "fr", "es", "it", "ru", "nl", "pl", "id", "vi", "uk", "cs", "sk"}
-) | frozenset({"sv", "da", "fi", "nb", "no", "ro", "hu", "el", "bg", "hr", "sl", "lt", "lv", "et"})
+# numbers in math: a separator between digits is dropped, whichever it is (``0.5``, ``0,5``;
+# ``10,000``, ``10.000``, ``10{,}000``, ``10\,000``; ``(1, 2)`` and zh's ``(1,2)``), so a language's
+# own format is never drift; only ``1.5`` becoming ``15`` would go unseen
+_DIGIT_SEPARATOR = re.compile(r"(?<=\d)(?:\{[.,]\}|\\,|[.,]\s*)(?=\d)")
+_CURRENCY_FIRST = re.compile(r"\\\$\s*(\d[\d.,]*)")  # ``\$10`` is tr's ``10\$``
+_OUTER_PARENS = re.compile(r"\((?P<inner>[^()]*)\)")
 _LONE_BRACES = re.compile(r"(?<![A-Za-z\\}])\{(\w)\}")
 _PERCENT_FIRST = re.compile(r"\\%(\d[\d.]*)")  # tr: ``\%95``
 # sentence punctuation at the end of the math, also before closing ``\\`` and ``\end{...}``
@@ -80,7 +76,7 @@ _NOT_PLAIN = re.compile(r"\$\$.*?\$\$|\$[^$\n]*\$|\]\([^)]*\)|:[\w-]+:`[^`]*`|<[
 _SIMPLE = re.compile(r"[A-Za-z0-9(),.+=°\-]{1,20}")
 _DIGIT = re.compile(r"\d")
 _WORDS = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,} +[A-Za-z]{2,} +[A-Za-z]{2,}(?![A-Za-z])")
-_MATH_NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])")
+_MATH_NUMBER = re.compile(r"(?<![\d.])\d{1,3}(?:[.,]\d{3})+(?![\d])|(?<![\d.])\d+(?:[.,]\d+)?(?![\d])")
 SMALL = 12  # numbers up to this are too common to compare ("two", "3 steps")
 
 
@@ -105,38 +101,30 @@ def _drop_words(match: re.Match[str]) -> str:
     return "\\text{}" if is_words(match[1], match[2]) else match[0]
 
 
-def decimal_comma(language: str | None) -> bool:
-    """Whether ``language`` writes ``0,5`` for ``0.5`` (see :data:`DECIMAL_COMMA`)."""
-    return bool(language) and re.split(r"[-_]", language or "")[0].lower() in DECIMAL_COMMA
-
-
-def _numbers(tex: str, comma: bool) -> str:
-    """Numbers in one format (before spaces go: ``(1, 2)`` is no decimal)."""
-    tex = _THOUSANDS.sub(lambda m: m[0].replace(",", ""), tex)
-    if comma:
-        tex = _THOUSANDS_POINT.sub(lambda m: m[0].replace(".", ""), tex)
-        tex = _DECIMAL_COMMA.sub(r"\1.\2", tex)
-    return tex
-
-
 @functools.lru_cache(maxsize=131072)
-def normalize_tex(tex: str, comma: bool = False) -> str:
+def normalize_tex(tex: str) -> str:
     """Math as compared: words inside ``\\text{}`` (and ``\\mathrm{}``) and English ordinals
-    (``i^\\mathrm{th}``) dropped, spacing and whitespace removed, numbers in one format (``comma``:
-    the language writes ``0,5`` and ``10.000``), the percent sign after its number, sentence
-    punctuation at the end dropped (memoised: a source formula is compared once for every
+    (``i^\\mathrm{th}``) dropped, spacing and whitespace removed, numbers without separators,
+    the percent and currency signs after their number, sentence punctuation at the end and
+    parentheses around the whole dropped (memoised: a source formula is compared once for every
     translation)."""
     tex = _ALIAS.sub(lambda m: _ALIASES[m[1]], tex.translate(_WIDE))  # ``\le`` is ``\leq``
     tex = _DEFINED.sub(":=", tex)  # ``\stackrel{\mathrm{def}}{=}`` is ``:=``
-    tex = TEXT_CMD.sub(_drop_words, _ORDINAL.sub("", tex))
-    tex = _DIGIT_GROUP.sub(lambda m: m[1].strip("{}\\"), tex)
-    tex = _numbers(tex, comma)
+    tex = _ORDINAL.sub("", _ORDINAL_BASE.sub(r"\1\2", tex))  # ``(2j)^\mathrm{th}`` is ``2j``
+    tex = TEXT_CMD.sub(_drop_words, tex)
+    tex = _DIGIT_SEPARATOR.sub("", tex)
     tex = _SPACING.sub(lambda m: m[1] or " ", tex)
     tex = _ONE_CHAR_ARG.sub(r"\1 \2", tex)
     tex = "".join(_NEEDED_SPACE.sub("\\1\0", tex).split()).replace("\0", " ")
     tex = _LONE_BRACES.sub(r"\1", tex)  # ``{E}_{x}`` is ``E_x``
-    tex = _PERCENT_FIRST.sub(r"\1\\%", tex)
-    return _TRAILING_PUNCT.sub(r"\1", tex)
+    tex = _CURRENCY_FIRST.sub(r"\1\\$", _PERCENT_FIRST.sub(r"\1\\%", tex))
+    return without_parens(_TRAILING_PUNCT.sub(r"\1", tex))
+
+
+def without_parens(key: str) -> str:
+    """A formula without the parentheses around the whole: ``($x, y$)`` for ``$(x, y)$``."""
+    whole = _OUTER_PARENS.fullmatch(key)
+    return whole["inner"] if whole else key
 
 
 def pure_number(key: str) -> str | None:
@@ -153,9 +141,10 @@ def looks_like_prose(tex: str) -> bool:
     return bool(_WORDS.search(TEXT_CMD.sub(" ", tex)))
 
 
-def numbers_in_math(key: str) -> tuple[str, ...]:
-    """The numbers above :data:`SMALL` in a formula as compared (``1/32``, ``10000 t_2``)."""
-    return tuple(m[0] for m in _MATH_NUMBER.finditer(key) if float(m[0]) > SMALL)
+def numbers_in_math(tex: str) -> tuple[str, ...]:
+    """The numbers above :data:`SMALL` in math as written (``1/32``, ``10000 t_2``, ``(13, 17)``)."""
+    values = (number_value(m[0]) for m in _MATH_NUMBER.finditer(tex))
+    return tuple(v for v in values if float(v) > SMALL)
 
 
 def plain_text(prose: str) -> str:
