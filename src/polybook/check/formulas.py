@@ -46,12 +46,16 @@ class Places:
     def __init__(self, place: Callable[[int], int]) -> None:
         self.place = place
         self.nodes: dict[int, int] = {}  # source node line -> translation node line
+        self.placed: dict[int, int] = {}  # what the segments say, asked once per node
 
     def pair(self, source_node: int, target_node: int) -> None:
         self.nodes.setdefault(source_node, target_node)
 
-    def __call__(self, source_node: int, source_line: int) -> int:
-        return self.nodes.get(source_node) or self.place(source_line)
+    def __call__(self, source_node: int, source_line: int = 0) -> int:
+        found = self.nodes.get(source_node)
+        if found is None:
+            found = self.placed.get(source_node) or self.placed.setdefault(source_node, self.place(source_node))
+        return found
 
 
 def pair_by_content(
@@ -96,10 +100,11 @@ def _pieces_of(key: str) -> list[str]:
     return [without_parens(part) for part in (*parts, key[start:])]
 
 
-def sides(key: str) -> list[str]:
+@functools.lru_cache(maxsize=65536)
+def sides(key: str) -> tuple[str, ...]:
     """The parts of a formula: its comma-separated pieces, the two sides of a membership
     (``\\lambda\\in[0,1]``), what ``\\text{where}`` separates."""
-    return [side for piece in _pieces_of(key) for part in _TEXT.split(piece) for side in _IN.split(part) if side]
+    return tuple(side for piece in _pieces_of(key) for part in _TEXT.split(piece) for side in _IN.split(part) if side)
 
 
 def within_others(

@@ -141,6 +141,7 @@ def looks_like_prose(tex: str) -> bool:
     return bool(_WORDS.search(TEXT_CMD.sub(" ", tex)))
 
 
+@functools.lru_cache(maxsize=65536)
 def numbers_in_math(tex: str) -> tuple[str, ...]:
     """The numbers above :data:`SMALL` in math as written (``1/32``, ``10000 t_2``, ``(13, 17)``)."""
     values = (number_value(m[0]) for m in _MATH_NUMBER.finditer(tex))
