@@ -26,6 +26,7 @@ from polybook.check.tex import as_plain, plain_text, without_parens
 _RATIO = 0.6  # a formula at least this similar (by characters) to the source's is the same one, changed
 _IN = re.compile(r"\\in(?![A-Za-z])")
 _TEXT = re.compile(r"\\text\{\}")
+_AROUND_TEXT = re.compile(r"[,.;:]?\\text\{\}[,.;:]?")  # words and the punctuation around them
 _PIECES = 4  # a formula the translation splits into up to this many (``$c_i, u_i$`` -> ``$c_i$, $u_i$``)
 _SYMBOL = re.compile(r"(?:\\[A-Za-z]+ ?)?[A-Za-z](?:_[A-Za-z0-9])?")  # ``$k$``, ``$x_i$``, ``$\mathbf B$``
 
@@ -138,6 +139,9 @@ def within_others(
             there = t_parts.get(places(s.node, s.line), set()) | ({t.key} if t is not None else set())
             if (t is None and s.key in there) or (len(parts := sides(s.key)) > 1 and set(parts) <= there):
                 continue  # a formula whose parts are there: changed only in how it is split
+            near = s_parts.get(t.node, set()) | {s.key} if t is not None else set()
+            if t is not None and len(parts := sides(t.key)) > 1 and set(parts) <= near:
+                continue  # the translation joined formulas of the paragraph (``$f^* \in \mathcal{F}$``)
         if t is not None and s is None:
             near = s_keys.get(t.node, [])
             here = s_parts.get(t.node, set())
@@ -181,7 +185,7 @@ def _matching(key: str) -> str:
     ``P(x\\text{'ye}\\;\\epsilon\\text{-ebatlı…})`` for ``P(\\text{…}\\;\\epsilon\\text{…}\\;x)``)."""
     if "\\text{}" not in key:
         return key
-    return "\\text{}" + "".join(sorted(key.replace("\\text{}", "")))
+    return "\\text{}" + "".join(sorted(_AROUND_TEXT.sub("", key).replace(" ", "")))
 
 
 def pair_formulas(
