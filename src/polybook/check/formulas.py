@@ -12,6 +12,7 @@ text, or said in parts.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import itertools
 import re
@@ -28,6 +29,7 @@ _IN = re.compile(r"\\in(?![A-Za-z])")
 _TEXT = re.compile(r"\\text\{\}")
 _AROUND_TEXT = re.compile(r"[,.;:]?\\text\{\}[,.;:]?")  # words and the punctuation around them
 _PIECES = 4  # a formula the translation splits into up to this many (``$c_i, u_i$`` -> ``$c_i$, $u_i$``)
+_WINDOW = 6  # lines around a paragraph where what it says may have gone
 _SYMBOL = re.compile(r"(?:\\[A-Za-z]+ ?)?[A-Za-z](?:_[A-Za-z0-9])?")  # ``$k$``, ``$x_i$``, ``$\mathbf B$``
 
 
@@ -108,6 +110,31 @@ def sides(key: str) -> tuple[str, ...]:
     return tuple(side for piece in _pieces_of(key) for part in _TEXT.split(piece) for side in _IN.split(part) if side)
 
 
+class _Around:
+    """The formulas' keys and parts by paragraph, asked for a paragraph and its neighbours (a
+    translator moves a clause to the next sentence, or the next paragraph)."""
+
+    def __init__(self, formulas: list[tuple[int, str]], window: int = _WINDOW) -> None:
+        self.window = window
+        self.parts: dict[int, set[str]] = {}
+        self.keys: dict[int, list[str]] = {}
+        for node, key in formulas:
+            self.parts.setdefault(node, set()).update([key, *sides(key)])
+            self.keys.setdefault(node, []).append(key)
+        self.nodes = sorted(self.parts)
+
+    def _near(self, node: int) -> list[int]:
+        first = bisect.bisect_left(self.nodes, node - self.window)
+        last = bisect.bisect_right(self.nodes, node + self.window)
+        return self.nodes[first:last]
+
+    def parts_near(self, node: int) -> set[str]:
+        return set().union(*(self.parts[n] for n in self._near(node)))
+
+    def keys_near(self, node: int) -> list[str]:
+        return [key for n in self._near(node) for key in self.keys[n]]
+
+
 def within_others(
     pairs: list[tuple[Formula | None, Formula | None]],
     source: list[Formula],
@@ -116,43 +143,41 @@ def within_others(
     broken: Sequence[int] = (),
     labelled: frozenset[str] = frozenset(),
 ) -> list[tuple[Formula | None, Formula | None]]:
-    """``pairs`` without what the other side has in the paragraph where it belongs, said its own
-    way: as a part of a formula (``$(x_a, y_a), (x_b, y_b)$`` for two, ``$[0, 1]$`` 中的
-    ``$\\lambda$`` for ``$\\lambda \\in [0, 1]$``, ``$X\\mid Y$`` out of ``$P(X \\mid Y)$``). A symbol
-    the source uses elsewhere (``$k$``) is no extra math, nor is anything in a paragraph whose
-    source has broken math (``broken``: its paragraphs' lines): that is the source's problem,
-    nor an equation the source labels (``labelled``: a missing label is ``ref.label``'s business)."""
-    t_parts: dict[int, set[str]] = {}
-    for t in target:
-        t_parts.setdefault(t.node, set()).update([t.key, *sides(t.key)])
-    s_parts: dict[int, set[str]] = {}
-    s_keys: dict[int, list[str]] = {}
-    for s in source:
-        node = places(s.node, s.line)
-        s_parts.setdefault(node, set()).update([s.key, *sides(s.key)])
-        s_keys.setdefault(node, []).append(s.key)
-    keys = "\n".join(s.key for s in source)  # a symbol the source's math uses (``x`` of ``f(x)``)
+    """``pairs`` without what the other side has where it belongs (that paragraph or the next
+    few lines), said its own way: as a part of a formula (``$(x_a, y_a), (x_b, y_b)$`` for two,
+    ``$[0, 1]$`` 中的 ``$\\lambda$`` for ``$\\lambda \\in [0, 1]$``, ``$X\\mid Y$`` out of
+    ``$P(X \\mid Y)$``). No extra math either for a formula or symbol the source uses elsewhere
+    (``$k$``), in a paragraph whose source has broken math (``broken``: its paragraphs' lines,
+    the source's problem), or for an equation the source labels (``labelled``: a missing label
+    is ``ref.label``'s business)."""
+    theirs = _Around([(t.node, t.key) for t in target])
+    mine = _Around([(places(s.node, s.line), s.key) for s in source])
+    everywhere = {s.key for s in source} | labelled
+    symbols = "\n".join(everywhere)  # a symbol the source's math uses (``x`` of ``f(x)``)
     unsure = {places(node, node) for node in broken}
     out = []
     for s, t in pairs:
-        if s is not None:
-            there = t_parts.get(places(s.node, s.line), set()) | ({t.key} if t is not None else set())
-            if (t is None and s.key in there) or (len(parts := sides(s.key)) > 1 and set(parts) <= there):
-                continue  # a formula whose parts are there: changed only in how it is split
-            near = s_parts.get(t.node, set()) | {s.key} if t is not None else set()
-            if t is not None and len(parts := sides(t.key)) > 1 and set(parts) <= near:
-                continue  # the translation joined formulas of the paragraph (``$f^* \in \mathcal{F}$``)
+        if s is not None and _said_otherwise(s.key, theirs.parts_near(places(s.node, s.line)), t):
+            continue
+        if t is not None and s is not None and _said_otherwise(t.key, mine.parts_near(t.node), s):
+            continue  # the translation joined formulas of the paragraph (``$f^* \\in \\mathcal{F}$``)
         if t is not None and s is None:
-            near = s_keys.get(t.node, [])
-            here = s_parts.get(t.node, set())
-            if t.key in here or t.key in labelled or t.node in unsure:
+            if t.key in everywhere or t.node in unsure or (_SYMBOL.fullmatch(t.key) and t.key in symbols):
                 continue
-            if (len(parts := sides(t.key)) > 1 and set(parts) <= here) or (_SYMBOL.fullmatch(t.key) and t.key in keys):
-                continue
-            if len(t.key) >= 3 and any(t.key in key for key in near):
+            near = mine.parts_near(t.node)
+            if _said_otherwise(t.key, near, None) or any(
+                t.key in key for key in mine.keys_near(t.node) if len(t.key) >= 3
+            ):
                 continue
         out.append((s, t))
     return out
+
+
+def _said_otherwise(key: str, there: set[str], other: Formula | None) -> bool:
+    """Whether ``key`` is in ``there`` (when unpaired), or all its parts are, with the formula
+    it was paired with (a formula split or joined differently)."""
+    here = there | {other.key} if other is not None else there
+    return (other is None and key in here) or (len(parts := sides(key)) > 1 and set(parts) <= here)
 
 
 def as_text_elsewhere(

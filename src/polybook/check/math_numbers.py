@@ -21,7 +21,7 @@ from polybook.dialect.nodes import DisplayMath, Document
 _A_NUMBER = re.compile(r"\s*(?:\\%\s*)?\d[\d.,]*\s*(?:\\%)?\s*")
 # math that is no formula: words only (``$\\textrm{"<where>"}$``), numbers only (``$(-1, 1)$``)
 # (and arithmetic on numbers, ``$7-2+1=6$``, or an operator alone, ``$\times$``)
-_ARITHMETIC = r"(?:[\d.,()\[\]+\-=/]|\\(?:times|cdot|div|approx)(?![A-Za-z]))"
+_ARITHMETIC = r"(?:[\d.,()\[\]+\-=/]|\\[$%]|\\(?:times|cdot|div|approx)(?![A-Za-z]))"
 _NOT_FORMULA = re.compile(
     rf"(?:\\text\{{\}}|[\s.,;:'\"-])+|{_ARITHMETIC}*\d{_ARITHMETIC}*|\\(?:times|cdot|pm|sim|approx|rightarrow)"
 )

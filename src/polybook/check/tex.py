@@ -45,6 +45,7 @@ _ONE_CHAR_ARG = re.compile(r"(\\[A-Za-z]+)\s*\{\s*([A-Za-z0-9])\s*\}")  # ``\mat
 # own format is never drift; only ``1.5`` becoming ``15`` would go unseen
 _DIGIT_SEPARATOR = re.compile(r"(?<=\d)(?:\{[.,]\}|\\,|[.,]\s*)(?=\d)")
 _CURRENCY_FIRST = re.compile(r"\\\$\s*(\d[\d.,]*)")  # ``\$10`` is tr's ``10\$``
+_SUFFIX = re.compile(r"(?<=[A-Za-z}])'[a-zçğıöşü]{1,3}$")
 _PRODUCT = re.compile(r"(?<=\d)\\(?:cdot|times)(?=\d)")
 _OUTER_PARENS = re.compile(r"\((?P<inner>[^()]*)\)")
 _LONE_BRACES = re.compile(r"(?<![A-Za-z\\}])\{(\w)\}")
@@ -120,6 +121,7 @@ def normalize_tex(tex: str) -> str:
     tex = _LONE_BRACES.sub(r"\1", tex)  # ``{E}_{x}`` is ``E_x``
     tex = _CURRENCY_FIRST.sub(r"\1\\$", _PERCENT_FIRST.sub(r"\1\\%", tex))
     tex = _PRODUCT.sub(r"\\times", tex).replace("\\div", "/")  # ``2 \cdot 160`` is ``2 \times 160``
+    tex = _SUFFIX.sub("", tex)  # tr: ``X'i`` is X with a case ending
     return without_parens(_TRAILING_PUNCT.sub(r"\1", tex))
 
 
