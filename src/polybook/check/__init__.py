@@ -18,6 +18,7 @@ from pathlib import Path
 from polybook.book import Book, load_book
 from polybook.check.code import check_code, check_coverage, match_cells
 from polybook.check.findings import CheckResult, Finding, Location
+from polybook.check.library import library_findings, saved_drift
 from polybook.check.math_numbers import check_math_numbers
 from polybook.check.prose import check_sections, check_texttabs
 from polybook.check.references import check_references, resolvable_refs, resource_fallbacks, unresolved_ref
@@ -78,7 +79,7 @@ def check_chapter(
     match = match_cells(source, target)
     alignment = pair_segments(source, target, match)
     src_items, tgt_items = flatten(source), flatten(target)
-    findings += check_code(lang, chapter, source, target, match, alignment.place)
+    findings += saved_drift(lang, source, check_code(lang, chapter, source, target, match, alignment.place))
     findings += check_coverage(lang, chapter, source, target, match.common)
     for src, tgt in alignment.pairs:
         findings += check_texttabs(lang, chapter, src, tgt, source, target, match.common, config.localised_links)
@@ -155,6 +156,7 @@ def _merge(
     whole_book: bool,
     every_language: bool,
     with_toc: bool = False,
+    extra: list[Finding] | None = None,
 ) -> CheckResult:
     """Resolve references over every chunk's labels, apply suppressions, sort.
 
@@ -187,6 +189,7 @@ def _merge(
                 findings.append(unresolved_ref(lang, chapter, path, role, target, line, source_lang))
     if with_toc:
         findings += _toc_findings(chunks, whole_book)
+    findings += extra or []
     findings = _said_once(findings)
     findings = apply(findings, suppressions, baseline)
     findings += unused(findings, [s for s in suppressions if every_language or s.lang != source_lang])
@@ -248,12 +251,21 @@ def check_book(
     started = time.perf_counter()
     langs, names, *whole = _scope(book.config, languages, chapters, book.chapters)
     chunks = [check_chunk(book, names, langs)]
-    return _merge(book.config.source_language, langs, len(names), chunks, baseline or {}, started, *whole)
+    extra = library_findings(book, langs) if whole[0] else []
+    return _merge(book.config.source_language, langs, len(names), chunks, baseline or {}, started, *whole, extra=extra)
 
 
 def _check_in_worker(config: BookConfig, names: list[str], langs: list[str]) -> ChunkResult:
     book = load_book(config, [config.source_language, *langs], set(names), cached=True)
     return check_chunk(book, names, langs, config.build_dir / MODELS_DIR)
+
+
+def _library(config: BookConfig, langs: list[str]) -> list[Finding]:
+    """The book's library against its committed modules and the translations' copies (only for
+    a book that has one: the source language is then loaded whole, for its toc)."""
+    if not config.library:
+        return []
+    return library_findings(load_book(config, [config.source_language], cached=True), langs)
 
 
 def check_config(
@@ -272,8 +284,11 @@ def check_config(
     groups = [names[i : i + size] for i in range(0, len(names), size)]
     if jobs == 1 or len(groups) <= 1:
         chunks = [_check_in_worker(config, group, langs) for group in groups]
+        extra = _library(config, langs) if whole[0] else []
     else:
         with ProcessPoolExecutor(jobs, mp_context=get_context("fork")) as pool:
-            chunks = list(pool.map(_check_in_worker, [config] * len(groups), groups, [langs] * len(groups)))
-    result = _merge(config.source_language, langs, len(names), chunks, baseline or {}, started, *whole, with_toc=True)
+            futures = [pool.submit(_check_in_worker, config, group, langs) for group in groups]
+            extra = _library(config, langs) if whole[0] else []  # meanwhile, in this process
+            chunks = [future.result() for future in futures]
+    result = _merge(config.source_language, langs, len(names), chunks, baseline or {}, started, *whole, True, extra)
     return result, [d for chunk in chunks for d in chunk.unreadable]

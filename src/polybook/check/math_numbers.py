@@ -147,14 +147,17 @@ def check_numbers(
         for j in holding.get(value, ())
         if not (number.in_math and not t_numbers[j].in_math)
     )
-    s_used: set[int] = set()
+    owner: dict[int, int] = {}  # source number -> the translation's it pairs with
     t_used: dict[int, frozenset[str]] = {}  # the frameworks a translation's number served so far
     for *_, i, j in options:
         serves = s_numbers[i].tab or everything
-        if i not in s_used and not (t_used.get(j, frozenset()) & serves):
-            s_used.add(i)
+        if i not in owner and not (t_used.get(j, frozenset()) & serves):
+            owner[i] = j
             t_used[j] = t_used.get(j, frozenset()) | serves  # once per framework: text tabs repeat
-            places.pair(s_numbers[i].node, t_numbers[j].node)
+    _reassign(s_numbers, t_numbers, holding, owner, t_used, everything)
+    for i, j in owner.items():
+        places.pair(s_numbers[i].node, t_numbers[j].node)
+    s_used = set(owner)
     missing = [number for i, number in enumerate(s_numbers) if i not in s_used and not number.in_math]
     out: list[Finding] = []
     reported: set[tuple[str, int]] = set()  # a number missing twice from one paragraph is one finding
@@ -169,6 +172,30 @@ def check_numbers(
             diff=(("", value),), subject=("", f"{value}#{sum(v == value for v, _ in reported)}"),
         ))  # fmt: skip
     return out
+
+
+def _reassign(
+    s_numbers: list[Number],
+    t_numbers: list[Number],
+    holding: dict[str, list[int]],
+    owner: dict[int, int],
+    t_used: dict[int, frozenset[str]],
+    everything: frozenset[str],
+) -> None:
+    """Give a number left alone the translation's number another one took when that one can
+    take another (the source's "10 million" and "1000 objects" for ja's "1000 万" and "1000 個")."""
+    for i, number in enumerate(s_numbers):
+        if i in owner or number.in_math:
+            continue
+        for j in (j for v in number.values for j in holding.get(v, ())):
+            other = next((k for k, taken in owner.items() if taken == j and not s_numbers[k].tab), None)
+            free = [
+                f for v in s_numbers[other].values for f in holding.get(v, ()) if f not in t_used
+            ] if other is not None else []  # fmt: skip
+            if other is not None and free and not number.tab:
+                owner[other], owner[i] = free[0], j
+                t_used[free[0]] = everything
+                break
 
 
 def check_labelled_math(lang: str, chapter: str, source: Document, target: Document) -> list[Finding]:

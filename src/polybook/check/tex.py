@@ -58,7 +58,7 @@ _PURE_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:\\%)?")
 # (zh and pt write ``40ms``, ``2080Ti``), but a name that ends in digits (``VOC2012``) is no number
 _NUMBER = re.compile(r"(?<![A-Za-z0-9_.,])(\d{1,3}(?:[.,\u00a0\u202f]\d{3})+|\d+(?:[.,]\d+)?)(?![0-9_])")
 _ANY_NUMBER = re.compile(r"(?<![0-9_.,])(\d{1,3}(?:[.,\u00a0\u202f]\d{3})+|\d+(?:[.,]\d+)?)(?![0-9_])")
-_GRAMMAR = re.compile(r"(?:st|nd|rd|th)\b|00s\b")  # an ordinal (``19th``), a century (``the 1700s``)
+_GRAMMAR = re.compile(r"(?:st|nd|rd|th)\b")  # an ordinal (``19th``)
 _NUMBER_MATH = re.compile(r"\$\s*(?:\\%\s*)?(\d[\d.,]*)\s*(?:\\%)?\s*\$")  # ``$10.000$``, ``$95\%$``
 # what may follow a number and scales it: words, and the CJK units (``1億1000万`` is one number)
 _SCALE = re.compile(
@@ -73,6 +73,14 @@ _DECADE = re.compile(r"s\b|年代")  # the 1990s: zh and ja write 90年代
 _NOT_PROSE = re.compile(
     r"`[^`]*`|\$\$.*?\$\$|\$[^$\n]*\$|\]\([^)]*\)|:[\w-]+:`[^`]*`|<[^>]*>|https?://\S+|\[[^\]]*\]\[[^\]]*\]", re.S
 )
+_NOT_PROSE_BUT_CODE = re.compile(
+    r"\$\$.*?\$\$|\$[^$\n]*\$|\]\([^)]*\)|:[\w-]+:`[^`]*`|<[^>]*>|https?://\S+|\[[^\]]*\]\[[^\]]*\]", re.S
+)
+# numbers a translation writes as words (only looked in, never asked for)
+_NUMBER_WORDS = {"cem": 100, "cento": 100, "mil": 1000, "yüz": 100, "bin": 1000, "百": 100, "千": 1000}
+_NUMBER_WORDS |= {"一百": 100, "一千": 1000, "一万": 10**4, "十万": 10**5, "百万": 10**6, "一百万": 10**6}
+_NUMBER_WORDS |= {"千万": 10**7, "一千万": 10**7, "一亿": 10**8, "百分之百": 100}
+_NUMBER_WORD = re.compile("|".join(sorted(map(re.escape, _NUMBER_WORDS), key=len, reverse=True)))
 # what plain text leaves out: math, link targets, roles, html (inline code stays: it is shown as written)
 _NOT_PLAIN = re.compile(r"\$\$.*?\$\$|\$[^$\n]*\$|\]\([^)]*\)|:[\w-]+:`[^`]*`|<[^>]*>|https?://\S+", re.S)
 _SIMPLE = re.compile(r"[A-Za-z0-9(),.+=°\-]{1,20}")
@@ -175,20 +183,24 @@ def numbers_of(prose: str, translation: bool = False) -> tuple[tuple[tuple[str, 
     ``values`` is the number as written and the other ways a language may write it: scaled by
     the word after it (``110 million``, ``1.1亿``, ``$10$万``), a decade (the ``1990s`` are
     ``90年代``). A ``translation``'s numbers are only looked in, so they are taken generously:
-    ``250,250`` is also the source's ``(250, 250)``.
+    ``250,250`` is also the source's ``(250, 250)``, inline code counts, and so do number words
+    (``mil``, ``一千万``).
     Memoised: a source paragraph is read once for every translation."""
-    if not _DIGIT.search(prose):
+    if not _DIGIT.search(prose) and not translation:
         return ()
-    prose = _NUMBER_MATH.sub(r" \1 ", prose)
-    # what is left out keeps its line breaks, so a number's line can be counted
-    text = _NOT_PROSE.sub(lambda m: " " + "\n" * m[0].count("\n"), prose)
+    prose = _NUMBER_MATH.sub(r" \1 ", prose.replace("\\$", "＄"))  # ``\$10`` is money, not math
+    # what is left out keeps its line breaks, so a number's line can be counted; a translation's
+    # numbers in inline code count (pt writes the source's 768 as ``768``)
+    text = (_NOT_PROSE_BUT_CODE if translation else _NOT_PROSE).sub(lambda m: " " + "\n" * m[0].count("\n"), prose)
     out = []
+    if translation:
+        out += [((str(_NUMBER_WORDS[w[0]]),), text.count("\n", 0, w.start())) for w in _NUMBER_WORD.finditer(text)]
     at = 0
     pattern = _ANY_NUMBER if translation else _NUMBER  # ``FTSE100`` for the source's ``FTSE 100``
     while m := pattern.search(text, at):
         at = m.end()
-        if not translation and _GRAMMAR.match(text, at):
-            continue  # pt writes centuries in Roman numerals (``século XIX``), zh as 世纪
+        if not translation and (_GRAMMAR.match(text, at) or (m[1].endswith("00") and text[at : at + 1] == "s")):
+            continue  # an ordinal, a century (``the 1700s``: pt writes ``século XVIII``, zh 世纪)
         value = number_value(m.group(1))
         values = [value] if float(value) > SMALL else []
         scale = _SCALE.match(text, m.end())

@@ -49,6 +49,7 @@ RULE_TEXT: dict[Code, str] = {
     Code.CODE_MISSING: "A code cell of the source is missing from the translation.",
     Code.CODE_EXTRA: "The translation has a code cell the source does not have.",
     Code.CODE_CHANGED: "A code cell differs from the source.",
+    Code.CODE_SAVED: "A #@save code cell differs from the source's: readers would get another library.",
     Code.CODE_STRINGS: "Strings in a code cell differ from the source (they may be translated on purpose).",
     Code.CODE_MARKERS: "d2lbook markers in a code cell differ from the source.",
     Code.CODE_TABS: "The frameworks of a code cell differ from the source.",
@@ -100,6 +101,7 @@ RULE_TEXT: dict[Code, str] = {
     Code.LIB_HEADER: "A library file has no WARNING line, so the whole file is replaced when it is built.",
     Code.LIB_VERSION: "The library's version file is missing or has no __version__ line.",
     Code.LIB_STALE: "A library file is not what the book's #@save code gives (run polybook build lib).",
+    Code.LIB_COPY: "A translation's own copy of a library module differs from the book's library.",
 }
 
 
