@@ -48,6 +48,7 @@ class Code(StrEnum):
     CODE_MISSING = "code.missing"
     CODE_EXTRA = "code.extra"
     CODE_CHANGED = "code.changed"
+    CODE_SAVED = "code.saved"  # a #@save cell differs from the source's: another library
     CODE_STRINGS = "code.strings"
     CODE_MARKERS = "code.markers"
     CODE_TABS = "code.tabs"
@@ -103,6 +104,7 @@ class Code(StrEnum):
     LIB_HEADER = "lib.header"  # a library file without the WARNING line: replaced whole
     LIB_VERSION = "lib.version"  # version_file missing, or without a __version__ line
     LIB_STALE = "lib.stale"  # a library file is not what the #@save cells give
+    LIB_COPY = "lib.copy"  # a translation's own copy of a library module differs from the book's
 
 
 #: The level a code is reported at unless the reporter says otherwise.
@@ -131,6 +133,7 @@ DEFAULT_LEVEL: dict[Code, Level] = {
     Code.CODE_MISSING: Level.ERROR,
     Code.CODE_EXTRA: Level.ERROR,
     Code.CODE_CHANGED: Level.ERROR,
+    Code.CODE_SAVED: Level.ERROR,
     Code.CODE_STRINGS: Level.INFO,
     Code.CODE_MARKERS: Level.ERROR,
     Code.CODE_TABS: Level.ERROR,
@@ -182,6 +185,7 @@ DEFAULT_LEVEL: dict[Code, Level] = {
     Code.LIB_HEADER: Level.WARNING,
     Code.LIB_VERSION: Level.WARNING,
     Code.LIB_STALE: Level.WARNING,
+    Code.LIB_COPY: Level.WARNING,
 }
 
 #: Severity order, for thresholds such as ``--fail-on warning``.

@@ -1,0 +1,90 @@
+"""`polybook check` and the book's own library: a translated #@save cell that differs, a
+committed module `polybook build lib` would change, a translation's own copy of a module."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from polybook.book import load_book
+from polybook.check import check_book
+from polybook.config import load_config
+from polybook.library import collect_library
+
+CONF = """\
+polybook = {
+    "source_language": "en",
+    "frameworks": ["alpha"],
+    "languages": {"en": {"name": "English"}, "ja": {"name": "日本語"}},
+    "library": {"frameworks": {"alpha": {"lib_file": "mylib/alpha.py"}}},
+}
+"""
+INDEX = "# Book\n\n```toc\n:numbered:\nbasics\n```\n"
+BASICS = """\
+# Basics
+:label:`sec_basics`
+
+Some prose.
+
+```{.python .input}
+x = 1
+```
+
+```{.python .input}
+def double(x):  #@save
+    return 2 * x
+```
+"""
+
+
+def book(tmp_path: Path, ja_basics: str = BASICS) -> Path:
+    for lang, text in (("en", BASICS), ("ja", ja_basics)):
+        folder = tmp_path / "chapters" / lang
+        folder.mkdir(parents=True)
+        (folder / "index.md").write_text(INDEX, encoding="utf-8")
+        (folder / "basics.md").write_text(text, encoding="utf-8")
+    (tmp_path / "conf.py").write_text(CONF, encoding="utf-8")
+    return tmp_path / "conf.py"
+
+
+def findings(conf: Path) -> list[tuple[str, str, int]]:
+    result = check_book(load_book(load_config(conf)))
+    return [(str(f.code), f.primary.path, f.primary.line) for f in result.active if not str(f.code).startswith("stale")]
+
+
+def committed(conf: Path) -> Path:
+    """Write the module the book gives, as `polybook build lib` does; return its path."""
+    module = collect_library(load_book(load_config(conf)))["alpha"]
+    module.target.parent.mkdir(parents=True, exist_ok=True)
+    module.target.write_text(module.text, encoding="utf-8")
+    return module.target
+
+
+def test_a_translated_saved_cell_that_differs_is_its_own_error(tmp_path: Path) -> None:
+    conf = book(tmp_path, BASICS.replace("return 2 * x", "return x + x").replace("x = 1", "x = 2"))
+    committed(conf)
+    found = findings(conf)
+    ja = [(code, line) for code, path, line in found if path.endswith("chapters/ja/basics.md")]
+    assert ja == [("code.changed", 7), ("code.saved", 12)]  # x = 2 is only code; the saved function, another library
+
+
+def test_a_stale_committed_module_names_the_definition_and_its_chapter_line(tmp_path: Path) -> None:
+    conf = book(tmp_path)
+    target = committed(conf)
+    assert findings(conf) == []
+    target.write_text(target.read_text(encoding="utf-8").replace("return 2 * x", "return 3 * x"), encoding="utf-8")
+    result = check_book(load_book(load_config(conf)))
+    (stale,) = [f for f in result.active if str(f.code) == "lib.stale"]
+    assert stale.primary.path.endswith("chapters/en/mylib/alpha.py") and "'double'" in stale.message
+    assert stale.source is not None and stale.source.path.endswith("chapters/en/basics.md") and stale.source.line == 11
+
+
+def test_a_translations_own_copy_that_differs_is_reported(tmp_path: Path) -> None:
+    conf = book(tmp_path)
+    target = committed(conf)
+    copy = tmp_path / "chapters" / "ja" / "mylib" / "alpha.py"
+    copy.parent.mkdir()
+    copy.write_text(target.read_text(encoding="utf-8"), encoding="utf-8")
+    assert findings(conf) == []  # the same as the book's: fine
+    copy.write_text(copy.read_text(encoding="utf-8").replace("2 * x", "x * 2"), encoding="utf-8")
+    (found,) = [f for f in check_book(load_book(load_config(conf))).active if str(f.code) == "lib.copy"]
+    assert found.lang == "ja" and found.primary.path.endswith("chapters/ja/mylib/alpha.py")
