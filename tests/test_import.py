@@ -289,7 +289,11 @@ def test_check_and_parse_run_on_the_imported_book(book: Path) -> None:
     conf = str(book / "conf.py")
     result = CliRunner().invoke(main, ["--conf", conf, "check"])
     assert result.exit_code == 0, result.output
-    assert "0 errors, 0 warnings" in result.output
+    # The fixture projects' committed d2l/ files are not what their #@save cells give (they
+    # were written by hand): polybook build lib would change them, which check says.
+    said = [line for line in result.output.splitlines() if ": warning: " in line or ": error: " in line]
+    assert said and all(line.endswith("[polybook.lib.stale]") or "[polybook.lib.copy]" in line for line in said), said
+    assert "0 errors" in result.output
     chapter = book / "chapters" / "ja" / "chapter_basics" / "counting.md"
     result = CliRunner().invoke(main, ["--conf", conf, "parse", str(chapter)])
     assert result.exit_code == 0, result.output
