@@ -146,3 +146,12 @@ def test_localised_links_must_be_a_list_of_patterns(tmp_path: Path) -> None:
     (tmp_path / "conf.py").write_text(CONF.replace('["https://forum.example.org/t/*"]', '"t/*"'), encoding="utf-8")
     with pytest.raises(ConfigError, match=r"polybook\.localised_links: must be a list of non-empty strings"):
         load_config(tmp_path / "conf.py")
+
+
+def test_two_cells_joined_into_one_are_a_changed_cell_not_a_missing_one(tmp_path: Path) -> None:
+    from minibook import make_book
+
+    en = cell("a = 1") + "\n" + cell("b = 2") + "\n" + cell("c = a + b")
+    ja = cell("a = 1\nb = 2") + "\n" + cell("c = a + b")
+    result = check_book(load_book(load_config(make_book(tmp_path, en, ja))))
+    assert sorted(f.code for f in result.active if f.code.startswith("code")) == ["code.changed"]
