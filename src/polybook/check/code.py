@@ -186,8 +186,8 @@ def check_code(
             # A cell paired in another framework's stream differs in its tab set, not in presence.
             if (t is None and id(s) in match.source_to_target) or (s is None and id(t) in match.target_to_source):
                 continue
-            if t is None and s is not None and _merged(s, pair, pairs, tgt):
-                continue  # its code is in the translation's cell beside it: that one is code.changed
+            if t is None and s is not None and _merged(s, pairs, tgt):
+                continue  # its code is in another translation cell, which is code.changed
             for f in _compare(lang, chapter, framework, pair.kind, s, t, pair, previous, target, place, match.common):
                 # a cell's tab set and markers are one finding however many streams pair it
                 once = f.code in (Code.CODE_TABS, Code.CODE_MARKERS)
@@ -200,14 +200,13 @@ def check_code(
     return findings
 
 
-def _merged(s: CodeCell, pair: Pair, pairs: list[Pair], tgt: list[CodeCell]) -> bool:
-    """Whether a source cell the stream lacks is part of the translation's cell paired nearest
-    before or after it (a translator joined two cells into one)."""
-    k = pairs.index(pair)
-    before = next((p for p in reversed(pairs[:k]) if p.source is not None and p.target is not None), None)
-    after = next((p for p in pairs[k + 1 :] if p.source is not None and p.target is not None), None)
+def _merged(s: CodeCell, pairs: list[Pair], tgt: list[CodeCell]) -> bool:
+    """Whether a source cell the stream lacks is part of a translation cell paired with another
+    source cell (a translator joined cells into one: that one is code.changed)."""
     key = cell_key(s.code)
-    return bool(key) and any(p is not None and key in cell_key(tgt[p.target].code) for p in (before, after))
+    return bool(key) and any(
+        p.source is not None and p.target is not None and key in cell_key(tgt[p.target].code) for p in pairs
+    )
 
 
 def _compare(
