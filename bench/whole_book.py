@@ -16,9 +16,16 @@ f. with ``--pdf ja/mxnet``: that PDF cold (its work folder and the figure cache 
    and unchanged: seconds, pages.
 
 Ratios are printed against the goals; nothing is asserted. The book's files are left as
-they were (build/ is rebuilt). --runs R repeats the timed steps and prints medians.
+they were (build/ is rebuilt). --runs R repeats the timed steps and prints medians. CPU seconds
+and the load average are printed beside wall time: on a shared machine they tell how much of
+the wall time was waiting for other work.
 
     .venv/bin/python bench/whole_book.py BOOK_DIR [--runs R] [--pdf LANG/FRAMEWORK] [--edit-lang ja]
+
+An edit of polybook's renderer rebuilds every language (it is part of the build's digest): to
+measure while src/ is being edited, run a snapshot, which the subprocesses inherit::
+
+    git archive HEAD src | tar -x -C /tmp/snap && PYTHONPATH=/tmp/snap/src .venv/bin/python bench/whole_book.py ...
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ from typing import Any
 
 import psutil
 
+import polybook
 from polybook.book import load_book
 from polybook.config import BookConfig, load_config
 from polybook.dialect.nodes import Paragraph
@@ -379,6 +387,7 @@ def main() -> None:
     html_args = ["--no-eval"] if args.no_eval else []
     documents = {code: len(config.document_names(code)) for code in config.languages}
     print(f"book {book}: {', '.join(f'{c} {n}' for c, n in documents.items())} documents; {os.cpu_count()} cores")
+    print(f"polybook {Path(polybook.__file__).parent}")
     with tempfile.TemporaryDirectory(prefix="polybook-whole-book-") as tmp:
         logs = Path(tmp)
         steps = [check_step(book, config, args.runs, logs)]
