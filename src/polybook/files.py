@@ -32,6 +32,24 @@ def atomic_write(path: Path, text: str) -> None:
         raise
 
 
+def store_bytes(path: Path, data: bytes) -> bool:
+    """Write a cache entry atomically (a temporary file of its own, then a rename), creating its
+    folder; False, and nothing left behind, when it cannot be written: a cache is only faster."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError:
+        return False
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except OSError:
+        Path(tmp).unlink(missing_ok=True)
+        return False
+    return True
+
+
 def _umask() -> int:
     """The process's umask (read by setting it, so set it straight back)."""
     mask = os.umask(0o022)

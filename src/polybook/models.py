@@ -13,14 +13,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
-import os
 import pickle
-import tempfile
 from importlib import metadata
 from pathlib import Path
 
 from polybook.dialect import DialectSettings, Document, parse_file, parse_text
 from polybook.dialect.reader import decode
+from polybook.files import store_bytes
 
 MODELS_DIR = ".polybook/models"
 
@@ -56,7 +55,7 @@ def parse_cached(path: Path, settings: DialectSettings, display: str, store: Pat
     except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError):
         pass
     doc = _parse(data, settings, display)
-    _store(entry, pickle.dumps(doc, protocol=pickle.HIGHEST_PROTOCOL))
+    store_bytes(entry, pickle.dumps(doc, protocol=pickle.HIGHEST_PROTOCOL))
     return doc
 
 
@@ -65,17 +64,3 @@ def _parse(data: bytes, settings: DialectSettings, display: str) -> Document:
     doc = parse_text(text, display, settings)
     doc.diagnostics[:0] = problems
     return doc
-
-
-def _store(entry: Path, blob: bytes) -> None:
-    try:
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{entry.name}.", dir=entry.parent)
-    except OSError:
-        return  # a store that cannot be written is only slower
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(blob)
-        os.replace(tmp, entry)
-    except OSError:
-        Path(tmp).unlink(missing_ok=True)

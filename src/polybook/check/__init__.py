@@ -8,6 +8,7 @@ needs every label of the book and is decided when the chunks are merged.
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -20,6 +21,7 @@ from polybook.check.code import check_code, check_coverage, match_cells
 from polybook.check.findings import CheckResult, Finding, Location
 from polybook.check.library import library_findings, saved_drift
 from polybook.check.math_numbers import check_math_numbers
+from polybook.check.memo import FINDINGS_DIR, chapter_findings
 from polybook.check.prose import check_sections, check_texttabs
 from polybook.check.references import check_references, resolvable_refs, resource_fallbacks, unresolved_ref
 from polybook.check.segments import flatten, pair_segments
@@ -139,7 +141,11 @@ def check_chunk(book: Book, names: list[str], langs: list[str], store: Path | No
                 found, problems = inline_suppressions(target, lang, name)
                 out.suppressions += found
                 out.findings += problems
-                out.findings += check_chapter(book, lang, name, source, target, locks[lang], store)
+                memo = store.parent / FINDINGS_DIR if store else None
+                out.findings += chapter_findings(
+                    memo, book.config, lang, name, source, target, locks[lang],
+                    functools.partial(check_chapter, book, lang, name, source, target, locks[lang], store),
+                )  # fmt: skip
                 out.refs += [
                     (lang, name, target.path, *ref, ref[:2] in source_refs[name]) for ref in resolvable_refs(target)
                 ]

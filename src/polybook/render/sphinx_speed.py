@@ -25,11 +25,11 @@ import functools
 import hashlib
 import json
 import logging
-import os
-import tempfile
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
+
+from polybook.files import store_bytes
 
 NUMREF_DOCTREES = 256  # every document of a big book: about 2 MB each, unpickled once
 
@@ -92,25 +92,11 @@ def _keep_highlighted(store: Path) -> None:
         before = counter.seen
         result = original(self, source, lang, opts, force, location, **kwargs)
         if counter.seen == before:  # no warning: the same block highlights the same way anywhere
-            _write(entry, result)
+            store_bytes(entry, result.encode("utf-8"))
         return result
 
     highlight_block._polybook = True  # type: ignore[attr-defined]
     PygmentsBridge.highlight_block = highlight_block  # type: ignore[method-assign]
-
-
-def _write(entry: Path, text: str) -> None:
-    try:
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".", dir=entry.parent)
-    except OSError:
-        return
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, entry)
-    except OSError:
-        Path(tmp).unlink(missing_ok=True)
 
 
 def _memoise_pybtex_plugins() -> None:

@@ -1,0 +1,83 @@
+"""A chapter's findings kept between runs: a whole book is checked once, then only what changed.
+
+Everything a translated chapter's checks read is in its key: both files' bytes and shown paths,
+the translation's sync record and ``X_origin.md``, conf.py, and the checker's and parser's own
+code. The book-wide parts (references resolved over every label, the toc, suppressions, the
+library) are put together after, on every run. Used by the commands (``polybook check``, the
+status pages of ``build html``) through the build folder; a corrupt entry is a miss.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import pickle
+from collections.abc import Callable
+from pathlib import Path
+
+from polybook.check.findings import Finding
+from polybook.check.staleness import SyncRecord, origin_file
+from polybook.config import BookConfig
+from polybook.dialect.nodes import Document
+from polybook.files import store_bytes
+from polybook.models import parser_version
+
+FINDINGS_DIR = "findings"
+
+
+@functools.cache
+def checker_version() -> str:
+    digest = hashlib.sha256(parser_version().encode())
+    for path in sorted(Path(__file__).parent.rglob("*.py")):
+        digest.update(path.name.encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
+
+
+def chapter_findings(
+    store: Path | None,
+    config: BookConfig,
+    lang: str,
+    chapter: str,
+    source: Document,
+    target: Document,
+    lock: dict[str, SyncRecord],
+    compute: Callable[[], list[Finding]],
+) -> list[Finding]:
+    """``compute()``, or what it gave last time for the same inputs (``store``: the folder of
+    kept findings, None to compute every time)."""
+    if store is None:
+        return compute()
+    record = lock.get(chapter)
+    target_file = config.document_path(lang, chapter)
+    parts = [
+        checker_version(),
+        _bytes(config.path),
+        source.path,
+        target.path,
+        _bytes(config.document_path(config.source_language, chapter)),
+        _bytes(target_file),
+        repr(record),
+        _bytes(origin_file(target_file)) if record is None else b"",
+    ]
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part if isinstance(part, bytes) else part.encode("utf-8"))
+        digest.update(b"\0")
+    key = digest.hexdigest()
+    entry = store / key[:2] / f"{key}.pickle"
+    try:
+        kept = pickle.loads(entry.read_bytes())
+        if isinstance(kept, list):
+            return kept
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError):
+        pass
+    found = compute()
+    store_bytes(entry, pickle.dumps(found, protocol=pickle.HIGHEST_PROTOCOL))
+    return found
