@@ -251,12 +251,19 @@ def _scope(config: BookConfig, languages: list[str] | None, chapters: list[str] 
 
 
 def check_book(
-    book: Book, languages: list[str] | None = None, chapters: list[str] | None = None, baseline: Baseline | None = None
+    book: Book,
+    languages: list[str] | None = None,
+    chapters: list[str] | None = None,
+    baseline: Baseline | None = None,
+    *,
+    cached: bool = False,
 ) -> CheckResult:
-    """Check an already parsed book, in this process."""
+    """Check an already parsed book, in this process; ``cached``: with the findings (and the
+    parsed sources translations were made from) kept in the build folder, as the commands do."""
     started = time.perf_counter()
     langs, names, *whole = _scope(book.config, languages, chapters, book.chapters)
-    chunks = [check_chunk(book, names, langs)]
+    store = book.config.build_dir / MODELS_DIR if cached else None
+    chunks = [check_chunk(book, names, langs, store)]
     extra = library_findings(book, langs) if whole[0] else []
     return _merge(book.config.source_language, langs, len(names), chunks, baseline or {}, started, *whole, extra=extra)
 

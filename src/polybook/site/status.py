@@ -97,7 +97,7 @@ def family(code: Code) -> str:
 def collect(book: Book, result: CheckResult | None = None) -> dict[str, LanguageStatus]:
     """Every language's status (the source language's holds the source's own problems)."""
     config = book.config
-    result = result or check_book(book)
+    result = result or check_book(book, cached=True)  # a site build: the findings kept in build/
     source = config.source_language
     names = sorted({n for docs in book.chapters.values() for n in docs})
     by_place: dict[tuple[str, str], list[Finding]] = {}
