@@ -206,6 +206,25 @@ class Document:
         """Code cells in order; with ``framework``, only the cells that run for it."""
         return [n for n in self.walk() if isinstance(n, CodeCell) and (framework is None or framework in n.frameworks)]
 
+    def offers(self, framework: str) -> bool:
+        """Whether the document has a version for ``framework``, as d2lbook decides (its
+        ``get_tab_notebook``): the default tab always; another framework only when a code cell's
+        ``#@tab`` or a text tab names it -- ``#@tab all`` alone does not (a d2l chapter with no
+        TensorFlow code of its own has no TensorFlow version: no program, no tab, no library code)."""
+        if framework == self.default_tab:
+            return True
+        for node in self.walk():
+            if isinstance(node, CodeCell) and node.tab is not None and node.tab.strip() != "all":
+                if framework in node.frameworks:
+                    return True
+            elif isinstance(node, TextTab) and framework in node.frameworks:
+                return True
+        return False
+
+    def offered(self) -> tuple[str, ...]:
+        """:meth:`offers` for each of the document's frameworks, in order."""
+        return tuple(framework for framework in self.frameworks if self.offers(framework))
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "path": self.path,

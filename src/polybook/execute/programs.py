@@ -160,7 +160,7 @@ def build_programs(
             chapter = config.execution.chapter(stem)
             for framework in config.languages[code].frameworks:
                 cells = doc.cells(framework)
-                if not cells:
+                if not cells or not doc.offers(framework):  # no version for it, as in d2lbook
                     continue
                 options = [cell_options(c, chapter.timeout or 1, bool(chapter.allow_errors), problems) for c in cells]
                 kernel = config.execution.kernel_for(framework)

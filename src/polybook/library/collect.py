@@ -23,7 +23,6 @@ from typing import TypeVar
 import isort
 
 from polybook.diagnostics import Code, Diagnostic
-from polybook.dialect.cells import split_spec
 from polybook.dialect.nodes import CodeCell, Document, EvalRst, Fence, TextTab, TocBlock
 
 #: d2lbook's save mark: ``#@save``, ``# @save``.
@@ -107,7 +106,7 @@ def names_framework(doc: Document, framework: str) -> bool:
     a code cell's ``#@tab`` names it -- ``#@tab all`` alone is not enough (d2lbook's
     ``get_tab_notebook``; the d2l books rely on it: a chapter with no TensorFlow code of its
     own gives the TensorFlow module nothing)."""
-    return framework == doc.default_tab or any(framework in split_spec(c.tab) for c in doc.cells() if c.tab)
+    return doc.offers(framework)
 
 
 def units(doc: Document) -> list[_Unit]:

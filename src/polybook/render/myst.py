@@ -85,7 +85,10 @@ class _Writer:
         self.bibliography = bibliography
         self.language = language
         self.framework = framework
-        self.frameworks = (framework,) if framework else doc.frameworks
+        # The site shows a tab for each framework the document has a version for (as d2lbook:
+        # a chapter without TensorFlow code of its own has no TensorFlow tab).
+        self.offered = doc.offered()
+        self.frameworks = (framework,) if framework else self.offered
         self.outputs = outputs
         self.figure = figure
         self.cite = cite
@@ -144,7 +147,7 @@ class _Writer:
                 i += 1
 
     def tabbed(self, cell: CodeCell) -> bool:
-        return set(cell.frameworks) != set(self.frameworks)
+        return set(cell.frameworks) & set(self.frameworks) != set(self.frameworks)
 
     def node(self, node: Node) -> None:
         if isinstance(node, Heading):
@@ -239,6 +242,8 @@ class _Writer:
 
     def results(self, cell: CodeCell, framework: str) -> None:
         if self.outputs is None or any(m.name in ("hide", "hide_output") for m in cell.markers):
+            return
+        if framework not in self.offered:  # a PDF of a framework this document has no version for
             return
         self.emit(self.outputs.cell(cell, framework, self.program(framework)), cell.line)
 
