@@ -81,8 +81,13 @@ def write_outputs(evaluation: Evaluation, root: Path | None = None) -> list[Path
     written = []
     for (language, chapter), doc in chapter_outputs(evaluation).items():
         path = root / language / f"{chapter}.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, json.dumps(doc, ensure_ascii=False, indent=1))
+        text = json.dumps(doc, ensure_ascii=False, indent=1)
+        try:
+            if path.read_text(encoding="utf-8") == text:  # unchanged: no write (a book has hundreds)
+                continue
+        except OSError:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, text)
         written.append(path)
     return written
 

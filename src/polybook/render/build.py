@@ -19,7 +19,7 @@ import hashlib
 import json
 import multiprocessing
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -167,59 +167,58 @@ def _build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None)
     site = _with_languages(settings.site_info(config), linked)
     status_tables: dict[str, str] = {}  # language -> the status page's tables, filled in after Sphinx
     stages: dict[str, Stage] = {}
-    jobs: list[SphinxJob] = []
+    running: dict[str, Future[dict[str, Any]]] = {}
     digests: dict[str, str] = {}
     own: dict[str, list[Diagnostic]] = {}
-    if book is not None:
-        generated: dict[str, dict[str, str]] = {}  # language -> docname -> MyST of pages polybook writes
-        if options.status:
-            from polybook.site import status
+    pool = _sphinx_pool(len(stale), options.jobs) if stale else None
+    try:
+        if book is not None:
+            generated: dict[str, dict[str, str]] = {}  # language -> docname -> MyST of pages polybook writes
+            if options.status:
+                from polybook.site import status
 
-            say("translation status")
-            source_name = config.languages[config.source_language].name
-            for code, tables in status.pages(book, selected, linked=set(linked)).items():
-                generated[code] = {status.DOCNAME: status_page.frame(code, source_name)}
-                status_tables[code] = tables
-            for lang in site["languages"]:
-                if status.DOCNAME not in lang["pages"]:
-                    lang["pages"] = [*lang["pages"], status.DOCNAME]
-            site["status"] = status.DOCNAME
-        source_headings = {name: headings(doc) for name, doc in book.chapters[config.source_language].items()}
-        for code in stale:
-            own[code] = [d for doc in book.chapters[code].values() for d in doc.diagnostics]
-            own[code] += [d for d in executed if _in_language(config, d, code)]
-            chapter_results = {chapter: doc for (lang, chapter), doc in results.items() if lang == code}
-            bibfiles = settings.bibfiles(config, code)
-            stage = stage_language(
-                config,
-                code,
-                book.chapters[code],
-                source_headings,
-                chapter_results,
-                work / code / "src",
-                bibfiles,
-                generated.get(code),
-                stored=not options.evaluate,
-            )
-            stages[code] = stage
-            own[code] += stage.diagnostics
-            overrides = settings.overrides(config, code, site, bibfiles, stage)
-            digest = hashlib.sha256(
-                f"{stage.digest}\n{json.dumps(overrides, sort_keys=True, default=str)}\n{version}".encode()
-            ).hexdigest()
-            lang_out = outdir / code
-            stamp = stamps[code]
-            if stamp.get("digest") == digest and (lang_out / "index.html").is_file():
-                kept = [Diagnostic(**_diag_args(d)) for d in stamp.get("diagnostics", [])]
-                builds[code] = LanguageBuild(code, len(stage.docs), "up to date", 0.0, 0, kept)
-                _write_stamp(lang_out / STAMP, digest, kept, fingerprints[code], own[code], len(stage.docs))
-                continue
-            (lang_out / STAMP).unlink(missing_ok=True)
-            builds[code] = LanguageBuild(code, len(stage.docs), "built", 0.0)
-            digests[code] = digest
-            stored = _read_warnings(work / code / WARNINGS)
-            jobs.append(
-                SphinxJob(
+                source_name = config.languages[config.source_language].name
+                generated = {code: {status.DOCNAME: status_page.frame(code, source_name)} for code in selected}
+                for lang in site["languages"]:
+                    if status.DOCNAME not in lang["pages"]:
+                        lang["pages"] = [*lang["pages"], status.DOCNAME]
+                site["status"] = status.DOCNAME
+            source_headings = {name: headings(doc) for name, doc in book.chapters[config.source_language].items()}
+            for code in stale:  # staged one by one, each language's Sphinx started as soon as it is staged
+                say(f"staging {code}")
+                own[code] = [d for doc in book.chapters[code].values() for d in doc.diagnostics]
+                own[code] += [d for d in executed if _in_language(config, d, code)]
+                chapter_results = {chapter: doc for (lang, chapter), doc in results.items() if lang == code}
+                bibfiles = settings.bibfiles(config, code)
+                stage = stage_language(
+                    config,
+                    code,
+                    book.chapters[code],
+                    source_headings,
+                    chapter_results,
+                    work / code / "src",
+                    bibfiles,
+                    generated.get(code),
+                    stored=not options.evaluate,
+                )
+                stages[code] = stage
+                own[code] += stage.diagnostics
+                overrides = settings.overrides(config, code, site, bibfiles, stage)
+                digest = hashlib.sha256(
+                    f"{stage.digest}\n{json.dumps(overrides, sort_keys=True, default=str)}\n{version}".encode()
+                ).hexdigest()
+                lang_out = outdir / code
+                stamp = stamps[code]
+                if stamp.get("digest") == digest and (lang_out / "index.html").is_file():
+                    kept = [Diagnostic(**_diag_args(d)) for d in stamp.get("diagnostics", [])]
+                    builds[code] = LanguageBuild(code, len(stage.docs), "up to date", 0.0, 0, kept)
+                    _write_stamp(lang_out / STAMP, digest, kept, fingerprints[code], own[code], len(stage.docs))
+                    continue
+                (lang_out / STAMP).unlink(missing_ok=True)
+                builds[code] = LanguageBuild(code, len(stage.docs), "built", 0.0)
+                digests[code] = digest
+                stored = _read_warnings(work / code / WARNINGS)
+                job = SphinxJob(
                     code,
                     str(stage.srcdir),
                     str(config.root),
@@ -228,16 +227,20 @@ def _build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None)
                     overrides,
                     fresh=stored is None,  # no record of the warnings of the documents it would not read
                 )
-            )
-        diagnostics += [d for code in stale for d in own[code]]
-        diagnostics += [d for d in executed if config.language_of(Path(d.path)) not in stale]
-    timings["stage"] = time.monotonic() - t2
+                assert pool is not None
+                running[code] = pool.submit(run_sphinx, job)
+            diagnostics += [d for code in stale for d in own[code]]
+            diagnostics += [d for d in executed if config.language_of(Path(d.path)) not in stale]
+            if options.status:  # while Sphinx runs: the tables are filled in afterwards
+                say("translation status")
+                status_tables = status.pages(book, selected, linked=set(linked))
+        timings["stage"] = time.monotonic() - t2
 
-    t3 = time.monotonic()
-    if jobs:
-        say(f"sphinx: {', '.join(j.language for j in jobs)}")
-        for done in _run_all(jobs, options.jobs):
-            code = done["language"]
+        t3 = time.monotonic()
+        if running:
+            say(f"sphinx: {', '.join(running)}")
+        for code, future in running.items():
+            done = future.result()
             build = builds[code]
             found = _sphinx_diagnostics(config, done, stages[code], work / code / WARNINGS, site)
             build.diagnostics, build.seconds, build.written = found, done["seconds"], done["written"]
@@ -245,6 +248,9 @@ def _build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None)
                 _write_stamp(outdir / code / STAMP, digests[code], found, fingerprints[code], own[code], build.pages)
             else:
                 build.sphinx = "failed"
+    finally:
+        if pool is not None:
+            pool.shutdown()
     filled = [
         status_page.fill(outdir / code / f"{site['status']}.html", content)
         for code, content in status_tables.items()
@@ -366,12 +372,11 @@ def _evaluate(book: Book, jobs: int | None) -> Any:
     return evaluate(book, EvalOptions(jobs=jobs))
 
 
-def _run_all(jobs: list[SphinxJob], workers: int | None) -> list[dict[str, Any]]:
-    # Always separate processes, one per language: Sphinx's translator state must not leak.
+def _sphinx_pool(languages: int, workers: int | None) -> ProcessPoolExecutor:
+    """Separate processes, one per language: Sphinx's translator state must not leak."""
     context = multiprocessing.get_context("spawn")
-    count = max(1, min(len(jobs), workers or multiprocessing.cpu_count()))
-    with ProcessPoolExecutor(max_workers=count, mp_context=context, max_tasks_per_child=1) as pool:
-        return list(pool.map(run_sphinx, jobs))
+    count = max(1, min(languages, workers or multiprocessing.cpu_count()))
+    return ProcessPoolExecutor(max_workers=count, mp_context=context, max_tasks_per_child=1)
 
 
 def _read_stamp(path: Path) -> dict[str, Any]:

@@ -81,7 +81,17 @@ class Stage:
         if mine is not None and mine.st_size == info.st_size and mine.st_mtime_ns == info.st_mtime_ns:
             return
         path.parent.mkdir(parents=True, exist_ok=True)
-        _replace(path, lambda tmp: shutil.copy2(source, tmp))
+        _replace(path, lambda tmp: _link_or_copy(source, tmp))
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    """A hard link when the build folder and the book share a file system (a book's figures are
+    hundreds of megabytes, staged once per language and PDF), else a copy with its times."""
+    target.unlink(missing_ok=True)
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
 
 
 def _replace(path: Path, fill: Any) -> None:
