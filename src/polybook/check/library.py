@@ -12,7 +12,6 @@ source's ``#@save`` code gives.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 from dataclasses import replace
 from pathlib import Path
@@ -22,6 +21,7 @@ from polybook.check.findings import Finding, Location
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Document
 from polybook.library import SavedLibrary, collect_library, library_status, read_settings
+from polybook.library.build import first_difference
 from polybook.library.collect import SAVE_RE
 
 
@@ -73,17 +73,15 @@ def _copy(copy: Path, lang: str, library: SavedLibrary) -> list[Finding]:
     text = copy.read_text(encoding="utf-8", errors="replace")
     if text == library.text:
         return []
-    mine, book = text.split("\n"), library.text.split("\n")
-    ops = difflib.SequenceMatcher(None, mine, book, autojunk=False).get_opcodes()
-    _, i1, _, j1, j2 = next(op for op in ops if op[0] != "equal")
-    block = next((b for b in library.origins[j1 : max(j2, j1 + 1)] if b is not None), None)
+    first, _ = first_difference(text.split("\n"), library.text.split("\n"))
+    block = next((b for b in library.origins[first : first + 1] if b is not None), None)
     where = f", defined at {block.location}" if block else ""
     message = (
-        f"{lang}'s own {library.framework} module differs from the book's library from line {i1 + 1}{where}: "
+        f"{lang}'s own {library.framework} module differs from the book's library from line {first + 1}{where}: "
         f"its kernels import this copy (polybook build lib builds the book's; remove the copy to use it)"
     )
     return [Finding.make(
-        Code.LIB_COPY, message, lang, block.document if block else "", Location(display_path(copy), i1 + 1),
+        Code.LIB_COPY, message, lang, block.document if block else "", Location(display_path(copy), first + 1),
         source=Location(block.path, block.line) if block else None, framework=library.framework,
         subject=(library.digest, hashlib.sha256(text.encode("utf-8")).hexdigest()),
     )]  # fmt: skip

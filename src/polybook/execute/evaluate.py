@@ -219,3 +219,29 @@ def _not_run(program: Program, status: str, ename: str, evalue: str, cell: int =
         "duration": 0.0,
         "provenance": {},
     }
+
+
+def evaluation_inputs(book: Book, language: str, environment: dict[str, Any]) -> str:
+    """Everything the evaluation of ``language`` depends on, in one digest: its cells (code,
+    tab, attributes, in order), the execution and library settings, the kernels' environment,
+    the frozen results and the language's own copy of the library. When it has not changed since
+    the last evaluation, that evaluation's stored results stand (a prose edit runs, and reads, no
+    program at all)."""
+    import hashlib
+    import json
+
+    from polybook.execute.programs import KEY_VERSION
+
+    config = book.config
+    digest = hashlib.sha256(str(KEY_VERSION).encode())
+    for name, doc in book.chapters.get(language, {}).items():
+        digest.update(name.encode() + b"\0")
+        for cell in doc.cells():
+            digest.update(json.dumps([cell.code, cell.tab, cell.attrs, cell.frameworks]).encode() + b"\0")
+    settings = [repr(config.execution), config.library, environment, config.default_tab]
+    digest.update(json.dumps(settings, sort_keys=True, default=str).encode())
+    for folder in (config.execution.frozen_dir, config.chapters_dir / language / "d2l"):
+        for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
+            info = path.stat()
+            digest.update(f"{path}\0{info.st_size}\0{info.st_mtime_ns}".encode())
+    return digest.hexdigest()

@@ -27,6 +27,17 @@ if TYPE_CHECKING:
     from polybook.execute.evaluate import Evaluation
 
 
+def raw_hashes(codes: list[str]) -> list[str]:
+    """Per cell, a hash of the code exactly as written up to and including it: when it still
+    matches, the cell's results are its own without normalising the code (cheap)."""
+    digest = hashlib.sha256()
+    hashes = []
+    for code in codes:
+        digest.update(code.encode("utf-8") + b"\0")
+        hashes.append(digest.copy().hexdigest()[:24])
+    return hashes
+
+
 def code_hashes(codes: list[str]) -> list[str]:
     """Per cell of a program, a hash of its normalised code and of every cell before it
     (comments, docstrings and whitespace do not count, as in the program key)."""
@@ -58,11 +69,13 @@ def chapter_outputs(evaluation: Evaluation) -> dict[tuple[str, str], dict[str, A
                 "failure": {k: failure[k] for k in ("cell", "kind", "url", "module") if k in failure} or None,
             }
             hashes = code_hashes([cell.code for cell in use.cells])
+            raw = raw_hashes([cell.code for cell in use.cells])
             for index, (cell, cell_result) in enumerate(zip(use.cells, result["cells"], strict=True)):
                 doc["cells"].append(
                     {
                         "index": index,
                         "code": hashes[index],
+                        "raw": raw[index],
                         "line": cell.line,
                         "code_line": cell.code_line,
                         "framework": program.framework,

@@ -9,7 +9,6 @@ module is written below the source language's folder, only when its text changed
 from __future__ import annotations
 
 import ast
-import difflib
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -196,15 +195,24 @@ def status_of(library: SavedLibrary) -> LibraryStatus:
     disk = library.target.read_text(encoding="utf-8")
     if disk == library.text:
         return LibraryStatus(library.framework, library.target, stale=False)
-    matcher = difflib.SequenceMatcher(None, disk.split("\n"), library.text.split("\n"), autojunk=False)
-    tag, i1, i2, j1, j2 = next(op for op in matcher.get_opcodes() if op[0] != "equal")
-    if tag == "delete":  # lines only the file has: a definition the book no longer saves
-        definition = _definition_in(disk, i1 + 1, i2)
-        block = next((b for b in library.origins[j1:] if b is not None), None)
+    mine, book = disk.split("\n"), library.text.split("\n")
+    first, removed = first_difference(mine, book)
+    if removed:  # a line only the file has: a definition the book no longer saves
+        definition = _definition_in(disk, first + 1, first + 1)
+        block = next((b for b in library.origins[first:] if b is not None), None)
     else:
-        definition = _definition_in(library.text, j1 + 1, j2)
-        block = next((b for b in library.origins[j1:j2] if b is not None), None)
-    return LibraryStatus(library.framework, library.target, True, False, i1 + 1, definition, block, tag == "delete")
+        definition = _definition_in(library.text, first + 1, first + 1)
+        block = next((b for b in library.origins[first : first + 1] if b is not None), None)
+    return LibraryStatus(library.framework, library.target, True, False, first + 1, definition, block, removed)
+
+
+def first_difference(mine: list[str], book: list[str]) -> tuple[int, bool]:
+    """The first line (0-based) where a file and the book's text differ, and whether it is a
+    line only the file has (found nowhere in the book's text). A linear scan, not a diff: a
+    library is thousands of lines and this runs on every check."""
+    first = next((i for i, (a, b) in enumerate(zip(mine, book, strict=False)) if a != b), min(len(mine), len(book)))
+    removed = first < len(mine) and mine[first] not in set(book)
+    return first, removed
 
 
 def _definition_in(text: str, first: int, last: int) -> str | None:

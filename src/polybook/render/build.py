@@ -145,9 +145,25 @@ def _build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None)
     results: dict[tuple[str, str], dict[str, Any]] = {}
     kernel_runs = cache_hits = 0
     executed: list[Diagnostic] = []
-    if stale and book is not None and options.evaluate:
+    evaluate = [code for code in stale if options.evaluate]
+    if evaluate and book is not None:  # a language whose code and environment did not change: as stored
+        from polybook.execute.evaluate import evaluation_inputs
+
+        environment = _environment(config)
+        code_inputs = {code: evaluation_inputs(book, code, environment) for code in evaluate}
+        unchanged = [
+            code for code in evaluate if _read_stamp(_eval_stamp(config, code)).get("inputs") == code_inputs[code]
+        ]
+        evaluate = [code for code in evaluate if code not in unchanged]
+        results = stored_results(config, unchanged)
+        executed = [
+            Diagnostic(**_diag_args(d))
+            for code in unchanged
+            for d in _read_stamp(_eval_stamp(config, code)).get("diagnostics", [])
+        ]
+    if evaluate and book is not None:
         say("evaluating (cached)")
-        evaluation = _evaluate(Book(config, {code: book.chapters[code] for code in stale}), options.jobs)
+        evaluation = _evaluate(Book(config, {code: book.chapters[code] for code in evaluate}), options.jobs)
         from polybook.execute.evaluate import CACHE, RUN
         from polybook.execute.outputs import chapter_outputs, write_outputs
         from polybook.execute.report import diagnostics as eval_diagnostics
@@ -155,11 +171,15 @@ def _build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None)
 
         write_report(evaluation, merge=True)  # the other languages' programs stay in the report
         write_outputs(evaluation)
-        results = chapter_outputs(evaluation)
-        executed = eval_diagnostics(evaluation)
+        results.update(chapter_outputs(evaluation))
+        fresh = eval_diagnostics(evaluation)
+        executed += fresh
+        for code in evaluate:
+            said = [d.to_dict() for d in fresh if _in_language(config, d, code)]
+            _write_json(_eval_stamp(config, code), {"inputs": code_inputs[code], "diagnostics": said})
         kernel_runs = sum(o.source == RUN for o in evaluation.outcomes)
         cache_hits = sum(o.source == CACHE for o in evaluation.outcomes)
-    elif stale:
+    elif stale and not options.evaluate:
         results = stored_results(config, stale)
     timings["evaluate"] = time.monotonic() - t1
 
@@ -286,6 +306,11 @@ def _unchanged(code: str, stamp: dict[str, Any]) -> LanguageBuild:
     """A language whose inputs did not change: its last build, as its stamp tells it."""
     kept = [Diagnostic(**_diag_args(d)) for d in stamp.get("diagnostics", [])]
     return LanguageBuild(code, int(stamp.get("pages", 0)), "up to date", 0.0, 0, kept)
+
+
+def _eval_stamp(config: BookConfig, code: str) -> Path:
+    """What a language's stored results were evaluated from (:func:`evaluation_inputs`)."""
+    return config.build_dir / "eval" / f".{code}.inputs.json"
 
 
 def _in_language(config: BookConfig, diagnostic: Diagnostic, code: str) -> bool:

@@ -20,7 +20,7 @@ from typing import Any
 from polybook.diagnostics import Code, Diagnostic
 from polybook.dialect.nodes import CodeCell
 from polybook.execute.failures import DOWNLOAD_FAILED, MISSING_FRAMEWORK
-from polybook.execute.outputs import code_hashes
+from polybook.execute.outputs import code_hashes, raw_hashes
 from polybook.execute.runner import NEEDS_GPU, strip_ansi
 from polybook.render.i18n import framework_name, text
 from polybook.render.inline import fence
@@ -54,10 +54,14 @@ class ChapterResults:
         cells = {(c["framework"], c["index"]): c for c in doc.get("cells", []) if "index" in c}
         return cls(dict(doc.get("programs", {})), cells)
 
-    def find(self, framework: str, index: int, code: str) -> dict[str, Any] | None:
-        """The results of cell ``index`` of ``framework``'s program, if they are of this code."""
+    def find(self, framework: str, index: int, raw: str, code: Callable[[], str]) -> dict[str, Any] | None:
+        """The results of cell ``index`` of ``framework``'s program, if they are of this code:
+        the same code as written (``raw``), else the same normalised code (``code()``: computed
+        only then -- a translated comment keeps the outputs)."""
         cell = self.cells.get((framework, index))
-        return cell if cell is not None and cell.get("code") == code else None
+        if cell is None:
+            return None
+        return cell if cell.get("raw") == raw or cell.get("code") == code() else None
 
 
 def literal(body: str, classes: str) -> list[str]:
@@ -86,15 +90,16 @@ class OutputRenderer:
         self.rich = rich  # False: text/plain instead of raw HTML (e.g. for LaTeX)
         self.missing: dict[tuple[int, str], None] = {}  # (line, framework) of cells shown without results
         self._hashes: dict[tuple[str, ...], list[str]] = {}
+        self._raw: dict[tuple[str, ...], list[str]] = {}
 
     def cell(self, code_cell: CodeCell, framework: str, program: list[CodeCell]) -> list[str]:
         """MyST lines for the results of ``code_cell`` run by ``framework``; ``program`` is that
         framework's cells of the page, in order (as :meth:`Document.cells` gives them)."""
         index = next(i for i, c in enumerate(program) if c is code_cell)
         codes = tuple(c.code for c in program)
-        if codes not in self._hashes:
-            self._hashes[codes] = code_hashes(list(codes))
-        cell = self.results.find(framework, index, self._hashes[codes][index])
+        if codes not in self._raw:
+            self._raw[codes] = raw_hashes(list(codes))
+        cell = self.results.find(framework, index, self._raw[codes][index], lambda: self._normalised(codes)[index])
         if cell is None:
             self.missing[(code_cell.line, framework)] = None
             return [*self.notice("not_executed", "polybook-not-run"), ""]
@@ -134,6 +139,11 @@ class OutputRenderer:
             title = text(self.language, "computed_on", device=device)
             out += admonition(title, "note polybook-frozen", [text(self.language, "frozen", **values)])
         return out
+
+    def _normalised(self, codes: tuple[str, ...]) -> list[str]:
+        if codes not in self._hashes:
+            self._hashes[codes] = code_hashes(list(codes))
+        return self._hashes[codes]
 
     def missing_diagnostics(self, path: str) -> list[Diagnostic]:
         """A warning at ``path``:line for every cell shown without stored results."""

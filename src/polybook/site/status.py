@@ -165,12 +165,11 @@ def section_anchor(book: Book, finding: Finding) -> str | None:
     section with an anchor: one every language shares, see :func:`cross_language_anchors`,
     else the section's own id)."""
     where = finding.primary
-    target = Path(where.path).resolve()
     source = book.config.source_language
     source_doc = book.chapters.get(source, {}).get(finding.chapter)
     for docs in book.chapters.values():
         doc = docs.get(finding.chapter)
-        if doc is None or Path(doc.path).resolve() != target:
+        if doc is None or doc.path != where.path:  # findings carry their document's path as shown
             continue
         sections = headings(doc)
         anchors = cross_language_anchors(sections, headings(source_doc) if source_doc else None)
