@@ -358,3 +358,19 @@ def test_origin_must_be_a_language_code(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as error:
         load_config(conf)
     assert "conf.py:2: error: polybook.languages.ja.origin: 'English' is not a language code" in str(error.value)
+
+
+def test_a_sixth_language_imports_the_same_way(book: Path) -> None:
+    """Nothing assumes the five languages: a translation imported as Korean, a language polybook
+    has no catalogue for, gets its name from babel, follows the source, is checked and staged
+    (its page's UI strings fall back to English)."""
+    from polybook.render.i18n import text
+
+    code, out = run(book, str(JA), "--lang", "ko")
+    assert code == 0, out
+    config = load_config(book / "conf.py")
+    assert config.languages["ko"].name == "한국어" and config.languages["ko"].origin == "en"
+    assert config.source_language == "en" and "ko" in config.translations
+    result = CliRunner().invoke(main, ["--conf", str(book / "conf.py"), "check", "--lang", "ko"])
+    assert result.exit_code == 0 and "0 errors" in result.output, result.output
+    assert text("ko", "references") == text("en", "references")
