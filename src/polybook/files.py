@@ -6,13 +6,17 @@ import ctypes
 import ctypes.util
 import hashlib
 import os
+import pickle
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 from filelock import FileLock, Timeout
+
+T = TypeVar("T")
 
 
 def atomic_write(path: Path, text: str) -> None:
@@ -48,6 +52,20 @@ def store_bytes(path: Path, data: bytes) -> bool:
         Path(tmp).unlink(missing_ok=True)
         return False
     return True
+
+
+def kept(entry: Path, kind: type[T], compute: Callable[[], T]) -> T:
+    """The ``kind`` object pickled at ``entry`` (a cache's entry), else ``compute()``'s result,
+    kept there for the next time. A missing, corrupt or foreign entry is a miss."""
+    try:
+        found = pickle.loads(entry.read_bytes())
+        if isinstance(found, kind):
+            return found
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError, ImportError):
+        pass
+    made = compute()
+    store_bytes(entry, pickle.dumps(made, protocol=pickle.HIGHEST_PROTOCOL))
+    return made
 
 
 def _umask() -> int:

@@ -13,13 +13,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
-import pickle
 from importlib import metadata
 from pathlib import Path
 
 from polybook.dialect import DialectSettings, Document, parse_file, parse_text
 from polybook.dialect.reader import decode
-from polybook.files import store_bytes
+from polybook.files import kept
 
 MODELS_DIR = ".polybook/models"
 
@@ -47,16 +46,7 @@ def parse_cached(path: Path, settings: DialectSettings, display: str, store: Pat
     key = hashlib.sha256(
         b"\0".join([parser_version().encode(), display.encode(), repr(settings).encode(), data])
     ).hexdigest()
-    entry = store / key[:2] / f"{key}.pickle"
-    try:
-        doc = pickle.loads(entry.read_bytes())
-        if isinstance(doc, Document):
-            return doc
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError):
-        pass
-    doc = _parse(data, settings, display)
-    store_bytes(entry, pickle.dumps(doc, protocol=pickle.HIGHEST_PROTOCOL))
-    return doc
+    return kept(store / key[:2] / f"{key}.pickle", Document, lambda: _parse(data, settings, display))
 
 
 def _parse(data: bytes, settings: DialectSettings, display: str) -> Document:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import pickle
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from polybook.check.findings import Finding
 from polybook.check.staleness import SyncRecord, origin_file
 from polybook.config import BookConfig
 from polybook.dialect.nodes import Document
-from polybook.files import store_bytes
+from polybook.files import kept
 from polybook.models import parser_version
 
 FINDINGS_DIR = "findings"
@@ -71,13 +70,4 @@ def chapter_findings(
         digest.update(part if isinstance(part, bytes) else part.encode("utf-8"))
         digest.update(b"\0")
     key = digest.hexdigest()
-    entry = store / key[:2] / f"{key}.pickle"
-    try:
-        kept = pickle.loads(entry.read_bytes())
-        if isinstance(kept, list):
-            return kept
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError):
-        pass
-    found = compute()
-    store_bytes(entry, pickle.dumps(found, protocol=pickle.HIGHEST_PROTOCOL))
-    return found
+    return kept(store / key[:2] / f"{key}.pickle", list, compute)

@@ -21,7 +21,8 @@ from typing import Any, TypeVar
 
 from polybook.check.align import align
 from polybook.check.code import CellMatch
-from polybook.dialect.nodes import Block, CodeCell, DisplayMath, Document, Figure, Heading, Node, Paragraph, TextTab
+from polybook.dialect.nodes import CodeCell, DisplayMath, Document, Figure, Heading, Node, TextTab
+from polybook.dialect.slides import prose_of
 
 
 @dataclass(slots=True)
@@ -38,14 +39,7 @@ class Segment:
 
 def prose_text(item: Item) -> str:
     """The prose of a node whose numbers count (paragraphs, lists, headings, captions)."""
-    node = item.node
-    if isinstance(node, Paragraph) or (isinstance(node, Block) and node.kind != "html"):
-        return node.source
-    if isinstance(node, Heading):
-        return node.text
-    if isinstance(node, Figure):
-        return node.caption
-    return ""
+    return prose_of(item.node)
 
 
 T = TypeVar("T")
