@@ -3,34 +3,18 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 from polybook import __version__
+from polybook.usage import UsageProblem, book_config, config_at, known
+
+__all__ = ["UsageProblem", "book_config", "known", "main"]
 
 if TYPE_CHECKING:
     from polybook.config import BookConfig
-
-
-class UsageProblem(click.ClickException):
-    """Bad config or arguments: exit 2, like click's own usage errors."""
-
-    exit_code = 2
-
-
-def _config(conf: Path | None, start: Path) -> BookConfig | None:
-    from polybook.config import ConfigError, find_config, load_config
-
-    path = conf or find_config(start)
-    if path is None:
-        return None
-    try:
-        return load_config(path)
-    except ConfigError as exc:
-        raise UsageProblem(f"{len(exc.diagnostics)} problem(s) in {path}:\n{exc}") from None
 
 
 @click.group()
@@ -63,7 +47,7 @@ def parse(ctx: click.Context, paths: tuple[Path, ...], as_json: bool) -> None:
 
     docs = []
     for file in _files_to_parse(ctx, paths):
-        config = _config(ctx.obj["conf"], file.parent)
+        config = config_at(ctx.obj["conf"], file.parent)
         settings = config.settings_for(file) if config else DialectSettings()
         docs.append(parse_file(file, settings, display_path(file)))
     if as_json:
@@ -82,7 +66,7 @@ def _files_to_parse(ctx: click.Context, paths: tuple[Path, ...]) -> list[Path]:
         if not path.is_dir():
             files.append(path)
             continue
-        config = _config(ctx.obj["conf"], path)
+        config = config_at(ctx.obj["conf"], path)
         excluded: dict[str, set[str]] = {}
         for file in sorted(path.rglob("*.md")):
             lang = config.language_of(file) if config else None
@@ -137,25 +121,8 @@ def build(ctx: click.Context, strict: bool) -> None:
         ctx.exit(1)
 
 
-def book_config(ctx: click.Context) -> BookConfig:
-    """The book's config for a command: ``--conf`` or the nearest conf.py; usage error if none."""
-    config = _config(ctx.obj["conf"], Path.cwd())
-    if config is None:
-        raise UsageProblem("no conf.py found here or above; pass --conf")
-    return config
-
-
 def _check_languages(config: BookConfig, languages: tuple[str, ...]) -> list[str]:
     return known(languages, config.translations, "translation")
-
-
-def known(names: tuple[str, ...], choices: Iterable[str], what: str) -> list[str]:
-    """``names`` as a list, or a usage error naming every unknown one and the choices."""
-    choices = list(choices)
-    unknown = [name for name in names if name not in choices]
-    if unknown:
-        raise UsageProblem(f"not a {what} of this book: {', '.join(unknown)} ({what}s: {', '.join(choices)})")
-    return list(names)
 
 
 @main.command()

@@ -42,12 +42,12 @@ def eval_command(
     from rich.console import Console
 
     from polybook.book import display_path, load_book
-    from polybook.cli import UsageProblem, book_config, known
     from polybook.execute.environment import KernelProblem
     from polybook.execute.evaluate import EvalOptions, evaluate
     from polybook.execute.outputs import write_outputs
     from polybook.execute.progress import EvalProgress
     from polybook.execute.report import diagnostics, print_table, summary_table, write_report
+    from polybook.usage import UsageProblem, book_config, known
 
     config = book_config(ctx)
     known(languages, config.languages, "language")
@@ -88,12 +88,12 @@ def cache_info(ctx: click.Context, as_json: bool) -> None:
     from rich.table import Table
 
     from polybook.book import display_path, load_book
-    from polybook.cli import book_config
     from polybook.execute.cache import Store
     from polybook.execute.environment import KernelProblem
     from polybook.execute.evaluate import plan
     from polybook.execute.programs import build_programs
     from polybook.execute.report import print_table
+    from polybook.usage import book_config
 
     config = book_config(ctx)
     store = Store(config.execution.cache_dir)
@@ -153,8 +153,8 @@ def cache_info(ctx: click.Context, as_json: bool) -> None:
 def cache_clear(ctx: click.Context) -> None:
     """Remove every cached result (frozen results are not touched)."""
     from polybook.book import display_path
-    from polybook.cli import book_config
     from polybook.execute.cache import Store
+    from polybook.usage import book_config
 
     config = book_config(ctx)
     removed = Store(config.execution.cache_dir).clear()

@@ -26,8 +26,8 @@ def d2lbook_command(ctx: click.Context, path: Path, lang: str, force: bool) -> N
     and every setting it could not map, with its config.ini line. PATH is only read. Exits
     2, changing nothing, when PATH has no config.ini or LANG exists already (see --force).
     """
-    from polybook.cli import UsageProblem
     from polybook.importer.d2lbook import ImportRefused, import_d2lbook
+    from polybook.usage import UsageProblem
 
     conf = (ctx.obj or {}).get("conf")
     try:

@@ -21,10 +21,10 @@ def lib(ctx: click.Context, check_only: bool) -> None:
     from rich.table import Table
 
     from polybook.book import display_path
-    from polybook.cli import UsageProblem, book_config
     from polybook.config import ConfigError
     from polybook.diagnostics import sort_key
     from polybook.library import load_library_book, write_library
+    from polybook.usage import UsageProblem, book_config
 
     config = book_config(ctx)
     try:

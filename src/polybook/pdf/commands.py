@@ -24,9 +24,9 @@ def pdf(
     from rich.table import Table
 
     from polybook.book import display_path
-    from polybook.cli import book_config, known
     from polybook.diagnostics import Level, format_grouped, grouped
     from polybook.pdf.build import PdfOutcome, build_pdfs
+    from polybook.usage import book_config, known
 
     config = book_config(ctx)
     known(languages, config.languages, "language")

@@ -35,10 +35,10 @@ def html(ctx: click.Context, languages: tuple[str, ...], jobs: int | None, stric
     from rich.table import Table
 
     from polybook.book import display_path
-    from polybook.cli import UsageProblem, book_config, known
     from polybook.diagnostics import Level, sort_key
     from polybook.execute.environment import KernelProblem
     from polybook.render.build import HtmlOptions, build_html
+    from polybook.usage import UsageProblem, book_config, known
 
     config = book_config(ctx)
     known(languages, config.languages, "language")

@@ -42,9 +42,9 @@ def publish(
     import tempfile
 
     from polybook.book import display_path
-    from polybook.cli import UsageProblem, book_config
     from polybook.site.branch import GitProblem, publish_branch
     from polybook.site.publish import PublishRefused, assemble_site, check_base_url, problems, publish_folder
+    from polybook.usage import UsageProblem, book_config
 
     if not dest and not branch:
         raise UsageProblem("where to? pass --to DIR and/or --branch NAME")
@@ -111,9 +111,9 @@ def serve(ctx: click.Context, host: str, port: int, languages: tuple[str, ...], 
     """
     import threading
 
-    from polybook.cli import UsageProblem, book_config, known
     from polybook.config import ConfigError, load_config
     from polybook.site.serve import SiteServer, snapshot, watch
+    from polybook.usage import UsageProblem, book_config, known
 
     config = book_config(ctx)
     known(languages, config.languages, "language")
