@@ -155,3 +155,17 @@ def test_two_cells_joined_into_one_are_a_changed_cell_not_a_missing_one(tmp_path
     ja = cell("a = 1\nb = 2") + "\n" + cell("c = a + b")
     result = check_book(load_book(load_config(make_book(tmp_path, en, ja))))
     assert sorted(f.code for f in result.active if f.code.startswith("code")) == ["code.changed"]
+
+
+def test_a_function_joined_into_another_cell_and_changed_there_is_not_missing(tmp_path: Path) -> None:
+    """An older translation keeps a helper in the cell before it, and the helper has changed
+    since: the joined cell differs (code.changed), the helper's own cell is not missing."""
+    from minibook import make_book
+
+    en = cell("def load(n):\n    return list(range(n))") + "\n" + cell("def batch(n, k):\n    return load(n)[:k]")
+    en += "\n" + cell("print(batch(5, 2))")
+    ja = cell("def load(n):\n    return list(range(n))\n\ndef batch(n):\n    return load(n)") + "\n"
+    ja += cell("print(batch(5, 2))")
+    result = check_book(load_book(load_config(make_book(tmp_path, en, ja))))
+    codes = sorted(f.code for f in result.active if f.code.startswith("code"))
+    assert "code.missing" not in codes and "code.changed" in codes, codes

@@ -171,6 +171,10 @@ def check_coverage(
     return out
 
 
+#: A top-level ``def`` or ``class`` in normalised code, by name.
+_DEFINES_RE = re.compile(r"^(?:def|class) (\w+)", re.M)
+
+
 def check_code(
     lang: str, chapter: str, source: Document, target: Document, match: CellMatch, place: Callable[[int], int]
 ) -> list[Finding]:
@@ -202,11 +206,16 @@ def check_code(
 
 def _merged(s: CodeCell, pairs: list[Pair], tgt: list[CodeCell]) -> bool:
     """Whether a source cell the stream lacks is part of a translation cell paired with another
-    source cell (a translator joined cells into one: that one is code.changed)."""
+    source cell (a translator joined cells into one: that one is code.changed) -- its code
+    as it is, or the functions and classes it defines (joined, and changed there)."""
     key = cell_key(s.code)
-    return bool(key) and any(
-        p.source is not None and p.target is not None and key in cell_key(tgt[p.target].code) for p in pairs
-    )
+    if not key:
+        return False
+    joined = [cell_key(tgt[p.target].code) for p in pairs if p.source is not None and p.target is not None]
+    if any(key in other for other in joined):
+        return True
+    defined = set(_DEFINES_RE.findall(key))
+    return bool(defined) and any(defined <= set(_DEFINES_RE.findall(other)) for other in joined)
 
 
 def _compare(
