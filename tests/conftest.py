@@ -6,7 +6,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-SEEDS = ROOT.parent / "shared" / "seeds"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
