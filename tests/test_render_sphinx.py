@@ -281,3 +281,29 @@ def test_two_builds_at_once_in_one_build_folder_both_end_with_a_correct_site(tmp
     assert any(re.search(r"waiting for the html build in .*build/ started by pid \d+", out) for out in outputs), outputs
     for lang, text in (("en", "Some text."), ("ja", "文章。")):
         assert text in (tmp_path / "build" / "html" / lang / "index.html").read_text(encoding="utf-8")
+
+
+def test_results_stored_by_another_eval_rebuild_the_language(tmp_path: Path) -> None:
+    """`polybook build eval --rerun-failed` may turn stored results into others: the next site
+    build sees them (the stored results are an input of the language), then does nothing."""
+    import json
+
+    for name in ("conf.py", "refs.bib", "chapters"):
+        source = BOOK / name
+        (shutil.copytree if source.is_dir() else shutil.copy)(source, tmp_path / name)
+    shutil.copytree(BOOK / "eval", tmp_path / "build" / "eval")
+    conf = tmp_path / "conf.py"
+    assert CliRunner().invoke(html, ["--no-eval"], obj={"conf": conf}).exit_code in (0, 1)
+    stored = tmp_path / "build" / "eval" / "ja" / "tiny.json"
+    doc = json.loads(stored.read_text(encoding="utf-8"))
+    for cell in doc["cells"]:
+        for output in cell["outputs"]:
+            if output.get("output_type") == "stream":
+                output["text"] = output["text"].replace("torch says hi", "torch says hello again")
+    stored.write_text(json.dumps(doc), encoding="utf-8")
+    result = CliRunner().invoke(html, ["--no-eval"], obj={"conf": conf})
+    assert re.search(r"│ ja +│ +\d+ │ built", result.output), result.output
+    assert re.search(r"│ en +│ +\d+ │ up to date", result.output), result.output
+    assert "torch says hello again" in page(tmp_path, "ja", "tiny")
+    again = CliRunner().invoke(html, ["--no-eval"], obj={"conf": conf})
+    assert "built" not in "".join(line for line in again.output.splitlines() if line.startswith("│"))

@@ -181,6 +181,9 @@ def _build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None)
         cache_hits = sum(o.source == CACHE for o in evaluation.outcomes)
     elif stale and not options.evaluate:
         results = stored_results(config, stale)
+    if stale:  # the evaluation may have written new results: the stamps record the inputs as they are now
+        after = SiteInputs(config, options.evaluate, version, linked, inputs.environment)
+        fingerprints.update({code: after.of(code) for code in stale})
     timings["evaluate"] = time.monotonic() - t1
 
     t2 = time.monotonic()

@@ -11,8 +11,8 @@ A language's site depends on: its own folder and the source language's (headings
 anchors; figures fall back to the source's files), anything else in the chapters folder
 (figures shared by a flat book), the document names of every language (the language switcher
 and hreflang links), conf.py and the bibliography, the renderer and parser code, and the
-outputs -- the execution's inputs (the kernels' environment, frozen results, the built
-library) or, with ``--no-eval``, the stored outputs -- and the PDFs the header links.
+outputs -- the stored results and what the execution depends on (the kernels' environment,
+frozen results, the built library) -- and the PDFs the header links.
 """
 
 from __future__ import annotations
@@ -68,6 +68,7 @@ class SiteInputs:
         kernels' fingerprints when the build evaluates."""
         self.config = config
         self.evaluate = evaluate
+        self.environment = environment
         self._trees: dict[Path, list[tuple[str, int, int]]] = {}
         chapters = config.chapters_dir
         others = [p for p in sorted(chapters.iterdir()) if p.name not in config.languages] if chapters.is_dir() else []
@@ -99,7 +100,8 @@ class SiteInputs:
             "source": self.tree(config.chapters_dir / config.source_language),
             "pdfs": sorted(path.name for path in (config.build_dir / "pdf" / language).glob("*.pdf")),
         }
-        if not self.evaluate:
-            own["outputs"] = self.tree(config.build_dir / "eval" / language)
+        # The stored results: written by this build's evaluation only when they change, and by
+        # `polybook build eval` (--rerun-failed may turn a failure into outputs).
+        own["outputs"] = self.tree(config.build_dir / "eval" / language)
         blob = self.shared + json.dumps(own, sort_keys=True)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
