@@ -279,7 +279,7 @@ def _build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None)
         for code, content in status_tables.items()
         if builds[code].sphinx != "failed"
     ]
-    if status_tables and all(filled):
+    if status_tables and all(filled) and set(status_tables) >= set(linked):  # every site's page is current
         _write_json(work / STATUS_STAMP, {"key": status_key})
     timings["sphinx"] = time.monotonic() - t3
 
