@@ -24,16 +24,6 @@ ROOT = "index"
 _TITLED_RE = re.compile(r"^(?P<title>.*?)\s*<(?P<target>[^<>]+)>$")
 
 
-@dataclass(frozen=True, slots=True)
-class TocEntry:
-    """One line of a toc block: the document it names, where it is written, how it counts."""
-
-    parent: str  # the document holding the block
-    name: str  # the document named, resolved against the parent
-    line: int  # the entry's line in the parent's file
-    numbered: bool  # the block says :numbered: (or a block above it did)
-
-
 @dataclass(slots=True)
 class Toc:
     """One language's toc: order, parents and numbers of the documents it reaches."""
@@ -42,18 +32,10 @@ class Toc:
     order: list[str] = field(default_factory=list)  # reading order, the root first
     parents: dict[str, str] = field(default_factory=dict)
     numbers: dict[str, str] = field(default_factory=dict)  # "2", "2.3" for numbered documents
-    entries: list[TocEntry] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     def numbered(self, name: str) -> bool:
         return name in self.numbers
-
-    def neighbours(self, name: str) -> tuple[str | None, str | None]:
-        """The documents before and after ``name`` in reading order."""
-        if name not in self.order:
-            return None, None
-        at = self.order.index(name)
-        return (self.order[at - 1] if at else None), (self.order[at + 1] if at + 1 < len(self.order) else None)
 
     def position(self) -> dict[str, int]:
         """Each reached document's place in reading order (for sorting)."""
@@ -107,7 +89,6 @@ def build_toc(
                 if target is None:
                     continue
                 child = resolve_entry(name, target)
-                toc.entries.append(TocEntry(name, child, line, numbered))
                 if child not in known:
                     message = f"toc entry {raw!r} names no document ({child}.md is missing or excluded)"
                     toc.diagnostics.append(Diagnostic.make(paths[name], line, Code.TOC_MISSING, message))
