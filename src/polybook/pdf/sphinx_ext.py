@@ -79,7 +79,7 @@ class UnicodeMath(SphinxPostTransform):
 def setup(app: Sphinx) -> dict[str, Any]:
     from polybook.render import sphinx_speed
 
-    sphinx_speed.install(sphinx_speed.highlight_store(app))
+    sphinx_speed.install(app)
     app.add_post_transform(SourceMarkers)
     app.add_post_transform(CaptionCitations)
     app.add_post_transform(UnicodeMath)

@@ -209,7 +209,7 @@ def __getattr__(name: str) -> Any:
 def setup(app: Sphinx) -> dict[str, Any]:
     from polybook.render import sphinx_speed
 
-    sphinx_speed.install(sphinx_speed.highlight_store(app))
+    sphinx_speed.install(app)
     _chinese_search()
     app.add_config_value("polybook_site", {}, "html", types=frozenset({dict}))
     app.add_transform(CrossLanguageAnchors)

@@ -14,6 +14,12 @@
   and rebuild. A block whose lexing produced a warning is not kept, so the warning is said
   again wherever the block is.
 
+* On every build that read a document, Sphinx renumbers the book's figures, tables and code
+  blocks by unpickling *every* doctree (168 of them, a second of a one-section edit). When
+  a doctree is written, its skeleton -- its sections, toctrees and numbered nodes, nothing
+  else -- is kept in the environment, and the renumbering walks the skeletons instead: the
+  same walk over the same nodes in the same order, so the same numbers.
+
 * Sphinx's Japanese search index segments every text node with a pure-Python TinySegmenter,
   code and outputs included (a third of a d2l language's build). :class:`JapaneseSplitter`
   (``html_search_options['type']``) segments only the Japanese runs of a text that way and
@@ -46,10 +52,14 @@ def highlight_store(app: Any) -> Path | None:
     return doctrees.parents[2] / ".polybook" / "highlight" if len(doctrees.parents) > 2 else None
 
 
-def install(store: Path | None = None) -> None:
-    """``store``: the folder of highlighted blocks (None: highlight every time)."""
+def install(app: Any) -> None:
+    """Apply every patch (once per process) and keep the figure skeletons of ``app``'s builds."""
     _memoise_pybtex_plugins()
     _cache_numref_doctrees()
+    _number_figures_from_skeletons()
+    app.connect("env-purge-doc", _forget_skeleton)
+    app.connect("env-merge-info", _merge_skeletons)
+    store = highlight_store(app)
     if store is not None:
         _keep_highlighted(store)
 
@@ -160,6 +170,78 @@ def _cache_numref_doctrees() -> None:
 
     resolve._polybook = True  # type: ignore[attr-defined]
     StandardDomain._resolve_numref_xref = resolve  # type: ignore[method-assign]
+
+
+#: The environment's attribute: docname -> the skeleton of its doctree (:func:`skeleton`).
+SKELETONS = "polybook_figure_skeletons"
+
+
+def skeleton(doctree: Any, env: Any) -> Any:
+    """What Sphinx's figure numbering reads of ``doctree``: sections (with their ids),
+    toctrees, and whole copies of the nodes a domain numbers (their captions name them), kept
+    in document order under shallow copies of the elements that hold them. No node refers
+    to the document: a skeleton is pickled with the environment."""
+    from docutils import nodes
+    from sphinx import addnodes
+
+    domains = list(env.domains.sorted())
+
+    def numbered(node: Any) -> bool:
+        return any(domain.get_enumerable_node_type(node) for domain in domains)
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, addnodes.toctree) or (not isinstance(node, nodes.section) and numbered(node)):
+            return node.deepcopy()
+        kept = [walk(child) for child in node.children if isinstance(child, nodes.Element)]
+        kept = [child for child in kept if child is not None]
+        if not kept and not isinstance(node, nodes.section | nodes.document):
+            return None
+        shell = nodes.section(**node.attributes) if isinstance(node, nodes.section) else nodes.Element()
+        shell.extend(kept)
+        return shell
+
+    root = walk(doctree)
+    for node in root.findall(nodes.Node):
+        node.document = None
+    return root
+
+
+def _forget_skeleton(app: Any, env: Any, docname: str) -> None:
+    getattr(env, SKELETONS, {}).pop(docname, None)
+
+
+def _merge_skeletons(app: Any, env: Any, docnames: set[str], other: Any) -> None:
+    """A parallel read's skeletons, from its worker's environment."""
+    theirs = getattr(other, SKELETONS, {})
+    mine = env.__dict__.setdefault(SKELETONS, {})
+    mine.update({name: theirs[name] for name in docnames if name in theirs})
+
+
+def _number_figures_from_skeletons() -> None:
+    from sphinx.builders import Builder
+    from sphinx.environment.collectors.toctree import TocTreeCollector
+
+    write = getattr(Builder, "write_doctree", None)
+    assign = getattr(TocTreeCollector, "assign_figure_numbers", None)
+    if write is None or assign is None or getattr(assign, "_polybook", False):
+        return
+
+    def write_doctree(self: Any, docname: str, doctree: Any, **kwargs: Any) -> None:
+        self.env.__dict__.setdefault(SKELETONS, {})[docname] = skeleton(doctree, self.env)
+        write(self, docname, doctree, **kwargs)
+
+    def assign_figure_numbers(self: Any, env: Any) -> list[str]:
+        skeletons = env.__dict__.get(SKELETONS, {})
+        load = env.get_doctree
+        env.get_doctree = lambda docname: skeletons[docname] if docname in skeletons else load(docname)
+        try:
+            return assign(self, env)
+        finally:
+            del env.get_doctree  # the instance attribute: the class's method again
+
+    assign_figure_numbers._polybook = True  # type: ignore[attr-defined]
+    Builder.write_doctree = write_doctree  # type: ignore[method-assign]
+    TocTreeCollector.assign_figure_numbers = assign_figure_numbers  # type: ignore[method-assign]
 
 
 #: ASCII runs, and runs of anything else (Japanese, and the symbols around it).
