@@ -10,8 +10,9 @@ b. ``build eval`` to fill the execution cache (its own time and kernel runs), th
 c. ``build html`` with nothing changed;
 d. one section's prose edited in one translation, ``build html``: seconds and the languages
    rebuilt (only that one should be); then the edit is undone and the site rebuilt;
-e. peak memory of each command: the largest process's max RSS (``os.wait4``) and the peak of
-   the RSS summed over the command's process tree (sampled every 0.1 s);
+e. peak memory of each command: the largest process's max RSS (``os.wait4``, or the process
+   tree sampled every 0.1 s: the Sphinx workers come from a fork server nobody waits for) and
+   the peak of the RSS summed over the process tree;
 f. with ``--pdf ja/mxnet``: that PDF cold (its work folder and the figure cache deleted)
    and unchanged: seconds, pages.
 
@@ -73,11 +74,11 @@ class Run:
 
     command: list[str]
     seconds: float
-    max_rss: int  # bytes: the largest single process of the tree (wait4's ru_maxrss)
+    max_rss: int  # bytes: the largest single process of the tree (wait4's ru_maxrss, or sampled)
     tree_rss: int  # bytes: peak of the RSS summed over the process tree (sampled)
     returncode: int
     log: Path
-    cpu: float = 0.0  # user + system seconds of the command and every process it waited for
+    cpu: float = 0.0  # user + system seconds of the command's process tree (TreeSamples, or wait4's)
     load: float = 0.0  # the machine's 1-minute load average when it ended (other work slows it)
 
 
@@ -106,36 +107,53 @@ class Step:
         return max(r.tree_rss for r in self.runs)
 
 
-def tree_rss(pid: int) -> int:
-    """RSS of ``pid`` and all its descendants, in bytes (0 when it is gone)."""
+def tree_processes(pid: int) -> list[psutil.Process]:
+    """``pid`` and its descendants (none when it is gone)."""
     try:
         root = psutil.Process(pid)
-        processes = [root, *root.children(recursive=True)]
+        return [root, *root.children(recursive=True)]
     except psutil.Error:
-        return 0
-    total = 0
-    for process in processes:
-        try:
-            total += process.memory_info().rss
-        except psutil.Error:
-            continue
-    return total
+        return []
+
+
+@dataclass(slots=True)
+class TreeSamples:
+    """What sampling a command's process tree saw: the peak of the RSS summed over the tree,
+    and each process's largest RSS and latest CPU time (the Sphinx workers are forked by
+    multiprocessing's fork server, which the command does not wait for: wait4 misses them)."""
+
+    peak: int = 0
+    rss: dict[int, int] = field(default_factory=dict)  # pid -> largest RSS seen
+    cpu: dict[int, float] = field(default_factory=dict)  # pid -> user + system at its last sample
+
+    def sample(self, pid: int) -> None:
+        total = 0
+        for process in tree_processes(pid):
+            try:
+                with process.oneshot():
+                    rss = process.memory_info().rss
+                    times = process.cpu_times()
+            except psutil.Error:
+                continue
+            total += rss
+            self.rss[process.pid] = max(self.rss.get(process.pid, 0), rss)
+            self.cpu[process.pid] = times.user + times.system
+        self.peak = max(self.peak, total)
 
 
 def run(book: Path, args: list[str], logs: Path) -> Run:
     """``polybook --conf BOOK/conf.py ARGS`` in BOOK; output to a log file, not the terminal."""
     command = [POLYBOOK, "--conf", str(book / "conf.py"), *args]
     log = logs / f"{len(list(logs.iterdir())):02d}-{'-'.join(a.strip('-') for a in args[:3])}.log"
-    peak = 0
+    samples = TreeSamples()
     done = threading.Event()
     with log.open("wb") as out:
         started = time.perf_counter()
         process = subprocess.Popen(command, cwd=book, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
 
         def sample() -> None:
-            nonlocal peak
             while not done.wait(0.1):
-                peak = max(peak, tree_rss(process.pid))
+                samples.sample(process.pid)
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
@@ -145,9 +163,10 @@ def run(book: Path, args: list[str], logs: Path) -> Run:
         process.returncode = os.waitstatus_to_exitcode(status)
         done.set()
         sampler.join()
-    cpu = usage.ru_utime + usage.ru_stime
+    cpu = max(usage.ru_utime + usage.ru_stime, sum(samples.cpu.values()))
+    max_rss = max(usage.ru_maxrss * 1024, *samples.rss.values(), 0)
     load = os.getloadavg()[0]
-    return Run(command, seconds, usage.ru_maxrss * 1024, peak, process.returncode, log, cpu, load)
+    return Run(command, seconds, max_rss, samples.peak, process.returncode, log, cpu, load)
 
 
 def shown(command: list[str]) -> str:
@@ -244,8 +263,8 @@ def print_table(steps: list[Step]) -> None:
             f"{gib(step.max_rss):>11} {gib(step.tree_rss):>8} {memory:9.2f}"
         )
     print(
-        f"(ratio = wall seconds / goal, <= 1 meets it. CPU s: user + system of the command and its "
-        f"children. load: 1-minute load average at the end, {os.cpu_count()} cores -- above that, "
+        f"(ratio = wall seconds / goal, <= 1 meets it. CPU s: user + system over the command's process "
+        f"tree. load: 1-minute load average at the end, {os.cpu_count()} cores -- above that, "
         "other work shared the machine. Memory goal 4 GiB; mem ratio on the larger of the max RSS "
         "of one process and the summed RSS of the process tree)"
     )

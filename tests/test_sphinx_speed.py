@@ -1,4 +1,5 @@
-"""polybook's speed patches of Sphinx give what Sphinx gives: figure numbers from skeletons.
+"""polybook's speed patches of Sphinx give what Sphinx gives: figure numbers from skeletons,
+formatted bibliography entries kept by what decides them.
 
 A small reStructuredText book of our own (a numbered toctree, nested sections, figures,
 tables, captioned code blocks, a nested index) is built with the patches installed, then an
@@ -13,7 +14,15 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.slow  # real Sphinx
+BIB = """@article{lecun1998,
+  author = {LeCun, Yann and Bottou, L{\\'e}on and Bengio, Yoshua and Haffner, Patrick},
+  title = {Gradient-based learning applied to document recognition},
+  journal = {Proceedings of the IEEE},
+  year = {1998},
+  volume = {86},
+  pages = {2278--2324},
+}
+"""
 
 CONF = """
 extensions = []
@@ -123,6 +132,7 @@ def write_book(root: Path, extra: str = "") -> None:
         (root / name).write_text(text, encoding="utf-8")
 
 
+@pytest.mark.slow  # real Sphinx
 def test_figure_numbers_from_skeletons_are_sphinxs_and_move_on_an_edit(tmp_path: Path) -> None:
     write_book(tmp_path)
     first = build(tmp_path)
@@ -141,6 +151,7 @@ def test_figure_numbers_from_skeletons_are_sphinxs_and_move_on_an_edit(tmp_path:
     assert "Fig. 1.2" in page and "Table 1.1" in page
 
 
+@pytest.mark.slow  # real Sphinx
 def test_a_skeleton_holds_no_document_and_pickles_small(tmp_path: Path) -> None:
     write_book(tmp_path)
     build(tmp_path)
@@ -155,3 +166,33 @@ def test_a_skeleton_holds_no_document_and_pickles_small(tmp_path: Path) -> None:
     assert kinds.count("figure") == 2 and "section" in kinds and "literal_block" in kinds
     assert "paragraph" not in kinds  # the text around the numbered nodes is not kept
     assert len(pickle.dumps(two)) < len((tmp_path / "_doctrees" / "part" / "two.doctree").read_bytes())
+
+
+def format_lecun(text: str) -> tuple[str, object]:
+    from pybtex.database import parse_string
+    from pybtex.plugin import find_plugin
+
+    entry = parse_string(text, "bibtex").entries["lecun1998"]
+    formatted = find_plugin("pybtex.style.formatting", "plain")().format_entry("LeCun et al., 1998", entry)
+    return formatted.text.render_as("text"), formatted
+
+
+def test_a_formatted_entry_is_kept_and_follows_its_fields(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pybtex.style.formatting import BaseStyle
+
+    from polybook.render import sphinx_speed
+
+    original = getattr(BaseStyle.format_entry, "__wrapped__", BaseStyle.format_entry)  # a build may have patched it
+    monkeypatch.setattr(BaseStyle, "format_entry", original)  # as it was again after the test
+    unpatched, _ = format_lecun(BIB)
+    sphinx_speed._keep_formatted_entries(tmp_path)
+    first, formatted = format_lecun(BIB)
+    assert first == unpatched and "Gradient-based learning" in first
+    assert len(list(tmp_path.glob("*/*"))) == 1
+    again, kept = format_lecun(BIB)
+    assert again == first and kept.label == formatted.label and kept.key == "lecun1998"
+    assert len(list(tmp_path.glob("*/*"))) == 1  # read back, not formatted again
+
+    changed, _ = format_lecun(BIB.replace("{1998}", "{1999}").replace("Haffner, Patrick", "Haffner, P."))
+    assert "1999" in changed and "P. Haffner" in changed and "Patrick" not in changed
+    assert len(list(tmp_path.glob("*/*"))) == 2

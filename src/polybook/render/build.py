@@ -17,9 +17,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import multiprocessing
 import time
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -29,7 +28,7 @@ from polybook.book import Book, display_path, load_book
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.files import atomic_write, stage_lock
-from polybook.render import settings, status_page
+from polybook.render import settings, status_page, workers
 from polybook.render.inputs import SiteInputs
 from polybook.render.sphinx_run import SphinxJob, located_warnings, run_sphinx
 from polybook.render.stage import Stage, headings, stage_language
@@ -137,6 +136,8 @@ def _build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None)
     diagnostics = [Diagnostic(**_diag_args(d)) for code in builds for d in stamps[code].get("own", [])]
     status_key = _status_key(config, fingerprints) if options.status else ""
     status_fresh = not stale and _read_stamp(work / STATUS_STAMP).get("key") == status_key
+    if stale:  # the Sphinx workers' fork server imports Sphinx while the book is parsed and staged
+        workers.start(config, stale, {code: work / code / "doctrees" for code in stale})
     timings["inputs"] = time.monotonic() - t0
     book = load_book(config, cached=True) if stale or (options.status and not status_fresh) else None
     timings["parse"] = time.monotonic() - t0 - timings["inputs"]
@@ -193,7 +194,7 @@ def _build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None)
     running: dict[str, Future[dict[str, Any]]] = {}
     digests: dict[str, str] = {}
     own: dict[str, list[Diagnostic]] = {}
-    pool = _sphinx_pool(len(stale), options.jobs) if stale else None
+    pool = workers.sphinx_pool(len(stale), options.jobs) if stale else None
     try:
         if book is not None:
             generated: dict[str, dict[str, str]] = {}  # language -> docname -> MyST of pages polybook writes
@@ -244,7 +245,7 @@ def _build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None)
                 job = SphinxJob(
                     code,
                     str(stage.srcdir),
-                    str(config.root),
+                    str(config.root.resolve()),  # the worker's folder is the fork server's
                     str(lang_out),
                     str(work / code / "doctrees"),
                     overrides,
@@ -398,13 +399,6 @@ def _evaluate(book: Book, jobs: int | None) -> Any:
     from polybook.execute.evaluate import EvalOptions, evaluate
 
     return evaluate(book, EvalOptions(jobs=jobs))
-
-
-def _sphinx_pool(languages: int, workers: int | None) -> ProcessPoolExecutor:
-    """Separate processes, one per language: Sphinx's translator state must not leak."""
-    context = multiprocessing.get_context("spawn")
-    count = max(1, min(languages, workers or multiprocessing.cpu_count()))
-    return ProcessPoolExecutor(max_workers=count, mp_context=context, max_tasks_per_child=1)
 
 
 def _read_stamp(path: Path) -> dict[str, Any]:

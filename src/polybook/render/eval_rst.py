@@ -98,10 +98,39 @@ def missing_imports(path: Path) -> set[str]:
     """Top-level packages a module imports that this Python cannot import (a framework not
     installed): autodoc mocks them. What is installed is imported for real: d2l calls its
     frameworks when it is imported (``devices=d2l.try_all_gpus()``), which mocks cannot answer."""
+    return {name for name in third_party_imports(path) if importlib.util.find_spec(name) is None}
+
+
+def library_imports(config: BookConfig, languages: list[str]) -> set[str]:
+    """The installed top-level packages the book's library modules (conf.py's
+    ``library.frameworks.*.lib_file``) import, as the API pages of ``languages`` find them:
+    what autodoc will import in those languages' Sphinx processes."""
+    frameworks = config.library.get("frameworks")
+    specs = frameworks.values() if isinstance(frameworks, dict) else []
+    files = [spec["lib_file"] for spec in specs if isinstance(spec, dict) and isinstance(spec.get("lib_file"), str)]
+    found: set[str] = set()
+    for lang in languages:
+        roots = import_roots(config, lang)
+        for name in files:
+            path = next((root / name for root in roots if (root / name).is_file()), None)
+            if path is not None:
+                found |= third_party_imports(path)
+    return {name for name in found if importlib.util.find_spec(name) is not None}
+
+
+def third_party_imports(path: Path) -> frozenset[str]:
+    """The top-level packages outside the standard library (and the module's own package)
+    that a module imports anywhere in its code; kept while the file is unchanged."""
+    stat = path.stat()
+    return _third_party(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.cache
+def _third_party(path: Path, mtime: int, size: int) -> frozenset[str]:
     try:
         tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
     except SyntaxError:
-        return set()
+        return frozenset()
     own = path.parent.name if (path.parent / "__init__.py").is_file() else ""
     names: set[str] = set()
     for node in ast.walk(tree):
@@ -109,8 +138,7 @@ def missing_imports(path: Path) -> set[str]:
             names.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             names.add(node.module.split(".")[0])
-    third_party = {name for name in names if name not in sys.stdlib_module_names and name != own}
-    return {name for name in third_party if importlib.util.find_spec(name) is None}
+    return frozenset(name for name in names if name not in sys.stdlib_module_names and name != own)
 
 
 def defined_names(path: Path) -> frozenset[str]:

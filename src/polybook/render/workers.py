@@ -1,0 +1,65 @@
+"""The processes a language's Sphinx build runs in.
+
+Every language builds in a process of its own (:mod:`polybook.render.sphinx_run` says why).
+Spawning one is a new interpreter that imports Sphinx and its extensions (half a second) and,
+when the language has an API page, the frameworks the book's library imports (torch,
+torchvision, mxnet: five seconds, in every language). The workers are forked instead from
+multiprocessing's fork server, which imports all that once per build: it is started as soon
+as the build knows a language is out of date, so its imports overlap parsing and staging.
+
+The frameworks are imported only when a language builds from nothing (no Sphinx environment
+yet): an incremental build reads its API page again only when it changed. What the server
+imports is named in :data:`PRELOAD_VARIABLE` for :mod:`polybook.render.preload`, which
+imports each module on its own and lets a failing one fail later, in the worker, where
+Sphinx reports it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import forkserver
+from pathlib import Path
+
+from polybook.config import BookConfig
+from polybook.render.eval_rst import library_imports
+
+#: The fork server's environment variable: the modules to import besides Sphinx's (commas).
+PRELOAD_VARIABLE = "POLYBOOK_SPHINX_PRELOAD"
+
+
+def start(config: BookConfig, languages: list[str], doctrees: dict[str, Path]) -> None:
+    """Start the fork server the Sphinx workers of ``languages`` will come from (if none
+    runs in this process yet). ``doctrees``: each language's Sphinx doctree folder."""
+    fresh = [lang for lang in languages if not (doctrees[lang] / "environment.pickle").is_file()]
+    modules = sorted(library_imports(config, fresh)) if fresh else []
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["polybook.render.preload"])
+    with _variable(PRELOAD_VARIABLE, ",".join(modules)):
+        forkserver.ensure_running()
+
+
+def sphinx_pool(languages: int, workers: int | None) -> ProcessPoolExecutor:
+    """Up to ``workers`` processes (the cores), each used for one language: Sphinx's
+    translator state must not leak from one language into the next."""
+    count = max(1, min(languages, workers or multiprocessing.cpu_count()))
+    context = multiprocessing.get_context("forkserver")
+    return ProcessPoolExecutor(max_workers=count, mp_context=context, max_tasks_per_child=1)
+
+
+@contextlib.contextmanager
+def _variable(name: str, value: str) -> Iterator[None]:
+    """``name=value`` in this process's environment while the server is started (it copies
+    the environment), as it was afterwards."""
+    before = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[name]
+        else:
+            os.environ[name] = before
