@@ -4,6 +4,7 @@ empty tab panel, the bibliography, eval_rst API pages and files, Unicode math in
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -149,6 +150,31 @@ def test_api_pages_document_the_books_own_module_or_say_which_is_missing(tmp_pat
     assert settings["autodoc_mock_imports"] == ["not_installed_framework"]  # numpy is installed
     assert settings["polybook_import_roots"][0] == str((book / "build" / "run" / "en").resolve())
     json.dumps(settings)  # a Sphinx override: plain data
+
+
+def test_the_packages_a_library_imports_are_read_from_its_import_lines(tmp_path: Path) -> None:
+    from polybook.render.eval_rst import library_imports, missing_imports, third_party_imports
+
+    book = tmp_path / "book"
+    shutil.copytree(FIXTURES / "render" / "book", book)
+    library = book / "build" / "run" / "en" / "mylib"
+    library.mkdir(parents=True)
+    (library / "__init__.py").write_text("", encoding="utf-8")
+    code = (
+        "import os, numpy as np\n"
+        "import not_installed_a.sub as sub, json  # a comment\n"
+        "from not_installed_b.layers import (\n    Dense,\n)\n"
+        "from . import sibling\nfrom .core import f\nfrom mylib import other\n"
+        "def g():\n    import not_installed_c; import json\n"
+        "text = 'import nothing_here'\n"
+    )
+    (library / "torch.py").write_text(code, encoding="utf-8")
+    found = third_party_imports(library / "torch.py")
+    assert found == {"numpy", "not_installed_a", "not_installed_b", "not_installed_c"}
+    assert missing_imports(library / "torch.py") == {"not_installed_a", "not_installed_b", "not_installed_c"}
+    library_setting = {"frameworks": {"pytorch": {"lib_file": "mylib/torch.py"}, "broken": "x"}}
+    config = dataclasses.replace(load_config(book / "conf.py"), library=library_setting)
+    assert library_imports(config, ["en"]) == {"numpy"}  # installed: the Sphinx workers import it ahead
 
 
 def test_unicode_in_math_becomes_what_latex_math_can_set() -> None:

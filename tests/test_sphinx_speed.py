@@ -89,6 +89,12 @@ TWO = """Two
 
    A third one.
 
+.. container:: box
+
+   .. figure:: d.png
+
+      In a box: numbered too.
+
 See :numref:`fig_two`.
 """
 
@@ -136,7 +142,7 @@ def write_book(root: Path, extra: str = "") -> None:
 def test_figure_numbers_from_skeletons_are_sphinxs_and_move_on_an_edit(tmp_path: Path) -> None:
     write_book(tmp_path)
     first = build(tmp_path)
-    assert sorted(first["part/two"]["figure"].values()) == [(2, 1), (2, 2)]
+    assert sorted(first["part/two"]["figure"].values()) == [(2, 1), (2, 2), (2, 3)]
     assert first["part/two"]["figure"]["fig-two"] == (2, 1)
     assert list(first["part/two"]["code-block"].values()) == [(2, 1)]
     assert list(first["one"]["figure"].values()) == [(1, 1)] and list(first["one"]["table"].values()) == [(1, 1)]
@@ -163,8 +169,13 @@ def test_a_skeleton_holds_no_document_and_pickles_small(tmp_path: Path) -> None:
     two = env.__dict__[SKELETONS]["part/two"]
     assert all(node.document is None for node in two.findall(nodes.Node))
     kinds = [type(node).__name__ for node in two.findall(nodes.Element)]
-    assert kinds.count("figure") == 2 and "section" in kinds and "literal_block" in kinds
+    assert kinds.count("figure") == 3 and "section" in kinds and kinds.count("caption") == 4
+    code = next(two.findall(lambda node: isinstance(node, nodes.container) and "literal_block" in node))
+    assert [type(child).__name__ for child in code.children] == ["caption"]  # not its code
     assert "paragraph" not in kinds  # the text around the numbered nodes is not kept
+    one = env.__dict__[SKELETONS]["one"]
+    assert "table" in [type(node).__name__ for node in one.findall(nodes.Element)]
+    assert not list(one.findall(nodes.entry))  # a table's number depends on its title, not its cells
     assert len(pickle.dumps(two)) < len((tmp_path / "_doctrees" / "part" / "two.doctree").read_bytes())
 
 

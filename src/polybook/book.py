@@ -59,6 +59,23 @@ def load_book(
     return book
 
 
+def complete_book(book: Book) -> Book:
+    """``book`` with every language of its config, those it lacks loaded (from the store of
+    parsed documents), in the config's order."""
+    missing = [code for code in book.config.languages if code not in book.chapters]
+    if not missing:
+        return book
+    more = load_book(book.config, missing, cached=True)
+    order = list(book.config.languages)
+    chapters = {**book.chapters, **more.chapters}
+    tocs = {**book.tocs, **more.tocs}
+    return Book(
+        book.config,
+        {code: chapters[code] for code in order if code in chapters},
+        {code: tocs[code] for code in order if code in tocs},
+    )
+
+
 def language_toc(language: str, docs: dict[str, Document]) -> Toc:
     """The toc of a language loaded whole; its diagnostics are added to the documents."""
     toc = document_toc(language, docs)

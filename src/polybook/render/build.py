@@ -24,7 +24,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from polybook.book import Book, display_path, load_book
+from polybook.book import Book, complete_book, display_path, load_book
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.files import atomic_write, stage_lock
@@ -139,7 +139,11 @@ def _build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None)
     if stale:  # the Sphinx workers' fork server imports Sphinx while the book is parsed and staged
         workers.start(config, stale, {code: work / code / "doctrees" for code in stale})
     timings["inputs"] = time.monotonic() - t0
-    book = load_book(config, cached=True) if stale or (options.status and not status_fresh) else None
+    book = None
+    if stale:  # what staging needs first; the other languages once Sphinx runs (the status pages)
+        book = load_book(config, list(dict.fromkeys([config.source_language, *stale])), cached=True)
+    elif options.status and not status_fresh:
+        book = load_book(config, cached=True)
     timings["parse"] = time.monotonic() - t0 - timings["inputs"]
 
     t1 = time.monotonic()
@@ -257,6 +261,7 @@ def _build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None)
             diagnostics += [d for d in executed if config.language_of(Path(d.path)) not in stale]
             if options.status:  # while Sphinx runs: the tables are filled in afterwards
                 say("translation status")
+                book = complete_book(book)
                 status_tables = status.pages(book, selected, linked=set(linked))
         timings["stage"] = time.monotonic() - t2
 

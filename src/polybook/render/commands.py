@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -101,9 +102,13 @@ def merge_report(previous: dict[str, Any], current: dict[str, Any], config: Book
     """
     roots = {code: (config.chapters_dir / code).resolve() for code in config.languages}
 
-    def language_of(diagnostic: dict[str, Any]) -> str | None:
-        path = Path(diagnostic["path"]).resolve()
+    @functools.cache  # a thousand diagnostics on a few hundred files, each looked at per language
+    def language_of_path(name: str) -> str | None:
+        path = Path(name).resolve()
         return next((code for code, root in roots.items() if path.is_relative_to(root)), None)
+
+    def language_of(diagnostic: dict[str, Any]) -> str | None:
+        return language_of_path(diagnostic["path"])
 
     built = {entry["language"] for entry in current["languages"]}
     languages = [entry for entry in previous.get("languages", []) if entry["language"] not in built]

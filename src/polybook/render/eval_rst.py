@@ -125,20 +125,31 @@ def third_party_imports(path: Path) -> frozenset[str]:
     return _third_party(path, stat.st_mtime_ns, stat.st_size)
 
 
+#: An import statement at the start of a line: ``import a.b as c, d`` or ``from a.b import c``
+#: (a relative import names no package). Read with a pattern, not ``ast.parse``: a 3,000-line
+#: library costs 0.1-0.25 s to parse, in every build. A line of a docstring that looks like an
+#: import names one package more: mocked or imported ahead for nothing, never missed.
+_IMPORT_RE = re.compile(
+    r"^[ \t]*(?:from[ \t]+(?P<source>[A-Za-z_]\w*)[\w.]*[ \t]+import\b|import[ \t]+(?P<names>[^\n#;]+))", re.M
+)
+
+
 @functools.cache
 def _third_party(path: Path, mtime: int, size: int) -> frozenset[str]:
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
-    except SyntaxError:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
         return frozenset()
     own = path.parent.name if (path.parent / "__init__.py").is_file() else ""
     names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names.add(node.module.split(".")[0])
-    return frozenset(name for name in names if name not in sys.stdlib_module_names and name != own)
+    for m in _IMPORT_RE.finditer(text):
+        if m["source"]:
+            names.add(m["source"])
+        else:
+            names.update(part.split()[0].split(".")[0] for part in m["names"].split(",") if part.split())
+    return frozenset(
+        name for name in names if name.isidentifier() and name not in sys.stdlib_module_names and name != own
+    )
 
 
 def defined_names(path: Path) -> frozenset[str]:

@@ -19,11 +19,11 @@ from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 
 from polybook import __version__
+from polybook.render.stage import SIDECAR_DIR
 
 logger = logging.getLogger(__name__)
 
 ASSETS = Path(__file__).parent / "assets"
-SIDECAR_DIR = "_polybook"
 
 
 class CrossLanguageAnchors(SphinxTransform):

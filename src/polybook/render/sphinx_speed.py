@@ -241,26 +241,42 @@ SKELETONS = "polybook_figure_skeletons"
 
 def skeleton(doctree: Any, env: Any) -> Any:
     """What Sphinx's figure numbering reads of ``doctree``: sections (with their ids),
-    toctrees, and whole copies of the nodes a domain numbers (their captions name them), kept
-    in document order under shallow copies of the elements that hold them. No node refers
-    to the document: a skeleton is pickled with the environment."""
+    toctrees, and the nodes it numbers with their captions or titles (which decide whether
+    they are numbered), kept in document order under shallow copies of the elements that hold
+    them. No node refers to the document: a skeleton is pickled with the environment."""
     from docutils import nodes
     from sphinx import addnodes
+    from sphinx.domains.std import StandardDomain
 
     domains = list(env.domains.sorted())
+    # Docutils' own numbered nodes: their caption or title is all their number depends on.
+    # Another extension's may take its title from anywhere in it: it is kept whole.
+    prunable = {nodes.figure, nodes.table, nodes.container, nodes.math_block}
 
     def numbered(node: Any) -> bool:
-        return any(domain.get_enumerable_node_type(node) for domain in domains)
+        """Sphinx's test (``TocTreeCollector.assign_figure_numbers``): a domain numbers the
+        node's kind and, for the standard domain, the node has a caption."""
+        for domain in domains:
+            if domain.get_enumerable_node_type(node):
+                if isinstance(domain, StandardDomain) and not domain.get_numfig_title(node):
+                    continue
+                return True
+        return False
 
     def walk(node: Any) -> Any:
-        if isinstance(node, addnodes.toctree) or (not isinstance(node, nodes.section) and numbered(node)):
+        if isinstance(node, addnodes.toctree):
             return node.deepcopy()
+        if not isinstance(node, nodes.section) and numbered(node):
+            if type(node) not in prunable:
+                return node.deepcopy()
+            shell = node.copy()
+            shell.extend(child.deepcopy() for child in node.children if isinstance(child, nodes.caption | nodes.title))
+        else:
+            shell = nodes.section(**node.attributes) if isinstance(node, nodes.section) else nodes.Element()
         kept = [walk(child) for child in node.children if isinstance(child, nodes.Element)]
-        kept = [child for child in kept if child is not None]
-        if not kept and not isinstance(node, nodes.section | nodes.document):
+        shell.extend(child for child in kept if child is not None)
+        if len(shell.children) == 0 and type(shell) is nodes.Element and not isinstance(node, nodes.document):
             return None
-        shell = nodes.section(**node.attributes) if isinstance(node, nodes.section) else nodes.Element()
-        shell.extend(kept)
         return shell
 
     root = walk(doctree)

@@ -31,9 +31,10 @@ from polybook.render.eval_rst import ApiImports, EvalRstResolver, relative_to_pa
 from polybook.render.i18n import SPHINX_LANGUAGE
 from polybook.render.myst import Transpiled, transpile
 from polybook.render.outputs import ChapterResults, OutputRenderer, asset_name
-from polybook.render.sphinx_ext import SIDECAR_DIR
 from polybook.toc import entry_target, resolve_entry
 
+#: Where each page's sidecar (its anchors and labels, for :mod:`polybook.render.sphinx_ext`) is staged.
+SIDECAR_DIR = "_polybook"
 #: Where the language's catalog of theme strings is staged for Sphinx (its ``locale_dirs``).
 LOCALE_DIR = "_locale"
 #: Staged folders that hold no documents (Sphinx's ``exclude_patterns``).
