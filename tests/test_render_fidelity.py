@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -175,6 +178,20 @@ def test_the_packages_a_library_imports_are_read_from_its_import_lines(tmp_path:
     library_setting = {"frameworks": {"pytorch": {"lib_file": "mylib/torch.py"}, "broken": "x"}}
     config = dataclasses.replace(load_config(book / "conf.py"), library=library_setting)
     assert library_imports(config, ["en"]) == {"numpy"}  # installed: the Sphinx workers import it ahead
+
+
+def test_the_fork_servers_imports_leave_a_failing_module_to_the_worker(tmp_path: Path) -> None:
+    """What the Sphinx workers' fork server imports ahead (polybook.render.workers): a module
+    that is missing or raises on import does not stop it."""
+    (tmp_path / "raises_on_import.py").write_text("raise RuntimeError('no GPU here')\n", encoding="utf-8")
+    check = (
+        "import sys, polybook.render.preload; "
+        "print('raises_on_import' in sys.modules, 'sphinx.application' in sys.modules)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(tmp_path), "POLYBOOK_SPHINX_PRELOAD": "raises_on_import,not_a_module_at_all"}
+    done = subprocess.run([sys.executable, "-c", check], env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True"]
 
 
 def test_unicode_in_math_becomes_what_latex_math_can_set() -> None:

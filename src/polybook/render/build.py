@@ -1,7 +1,7 @@
 """``polybook build html``: evaluate (cached), stage, run Sphinx per language, assemble.
 
-1. parse every language (the switcher needs every language's pages, the anchors the
-   source's headings);
+1. parse the languages to build and the source (its headings give the anchors); the other
+   languages are parsed while Sphinx runs, for the translation-status pages;
 2. evaluate the selected languages' programs through :mod:`polybook.execute` -- cached,
    so a prose edit runs no kernel -- and keep ``build/eval`` up to date;
 3. stage each language's MyST (:mod:`polybook.render.stage`) and skip Sphinx when the

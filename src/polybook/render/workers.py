@@ -4,8 +4,10 @@ Every language builds in a process of its own (:mod:`polybook.render.sphinx_run`
 Spawning one is a new interpreter that imports Sphinx and its extensions (half a second) and,
 when the language has an API page, the frameworks the book's library imports (torch,
 torchvision, mxnet: five seconds, in every language). The workers are forked instead from
-multiprocessing's fork server, which imports all that once per build: it is started as soon
-as the build knows a language is out of date, so its imports overlap parsing and staging.
+multiprocessing's fork server, which imports all that once per polybook process (a ``serve``
+session keeps it): it is started as soon as a build knows a language is out of date, so its
+imports overlap parsing and staging. Where there is no fork server (Windows), workers are
+spawned as before.
 
 The frameworks are imported only when a language builds from nothing (no Sphinx environment
 yet): an incremental build reads its API page again only when it changed. What the server
@@ -27,6 +29,7 @@ from pathlib import Path
 from polybook.config import BookConfig
 from polybook.render.eval_rst import library_imports
 
+_METHOD = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
 #: The fork server's environment variable: the modules to import besides Sphinx's (commas).
 PRELOAD_VARIABLE = "POLYBOOK_SPHINX_PRELOAD"
 
@@ -34,9 +37,11 @@ PRELOAD_VARIABLE = "POLYBOOK_SPHINX_PRELOAD"
 def start(config: BookConfig, languages: list[str], doctrees: dict[str, Path]) -> None:
     """Start the fork server the Sphinx workers of ``languages`` will come from (if none
     runs in this process yet). ``doctrees``: each language's Sphinx doctree folder."""
+    if _METHOD != "forkserver":
+        return
     fresh = [lang for lang in languages if not (doctrees[lang] / "environment.pickle").is_file()]
     modules = sorted(library_imports(config, fresh)) if fresh else []
-    context = multiprocessing.get_context("forkserver")
+    context = multiprocessing.get_context(_METHOD)
     context.set_forkserver_preload(["polybook.render.preload"])
     with _variable(PRELOAD_VARIABLE, ",".join(modules)):
         forkserver.ensure_running()
@@ -46,7 +51,7 @@ def sphinx_pool(languages: int, workers: int | None) -> ProcessPoolExecutor:
     """Up to ``workers`` processes (the cores), each used for one language: Sphinx's
     translator state must not leak from one language into the next."""
     count = max(1, min(languages, workers or multiprocessing.cpu_count()))
-    context = multiprocessing.get_context("forkserver")
+    context = multiprocessing.get_context(_METHOD)
     return ProcessPoolExecutor(max_workers=count, mp_context=context, max_tasks_per_child=1)
 
 
