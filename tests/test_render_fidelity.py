@@ -19,6 +19,7 @@ from polybook.dialect import DialectSettings, parse_text
 from polybook.pdf.fonts import plan_fonts
 from polybook.pdf.unicode_math import latex_math
 from polybook.render.bibliography import BibliographyPlan
+from polybook.render.eval_rst import documents_api
 from polybook.render.myst import transpile
 from polybook.render.outputs import ChapterResults, OutputRenderer
 from polybook.render.stage import stage_language
@@ -138,6 +139,10 @@ def test_api_pages_document_the_books_own_module_or_say_which_is_missing(tmp_pat
     (library / "core.py").write_text(core, encoding="utf-8")
     config = load_config(book / "conf.py")
     doc = parse_text(api, "chapters/en/api.md", SETTINGS)
+    raw_only = parse_text(
+        "# A\n\n```eval_rst\n.. raw:: html\n   :file: front.html\n```\n", "chapters/en/a.md", SETTINGS
+    )
+    assert documents_api(doc) and not documents_api(raw_only)  # the fork server imports frameworks for the first
     stage = stage_language(config, "en", {"api": doc}, {}, {}, tmp_path / "src", [])
     found = [(d.line, d.code) for d in stage.diagnostics]
     assert found == [(9, "api.module"), (20, "rst.file"), (27, "api.module")]

@@ -136,14 +136,17 @@ def _build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None)
     diagnostics = [Diagnostic(**_diag_args(d)) for code in builds for d in stamps[code].get("own", [])]
     status_key = _status_key(config, fingerprints) if options.status else ""
     status_fresh = not stale and _read_stamp(work / STATUS_STAMP).get("key") == status_key
-    if stale:  # the Sphinx workers' fork server imports Sphinx while the book is parsed and staged
-        workers.start(config, stale, {code: work / code / "doctrees" for code in stale})
+    fresh = workers.fresh(stale, {code: work / code / "doctrees" for code in stale})
+    if stale and not fresh:  # the Sphinx workers' fork server imports Sphinx while the book is parsed
+        workers.start()
     timings["inputs"] = time.monotonic() - t0
     book = None
     if stale:  # what staging needs first; the other languages once Sphinx runs (the status pages)
         book = load_book(config, list(dict.fromkeys([config.source_language, *stale])), cached=True)
     elif options.status and not status_fresh:
         book = load_book(config, cached=True)
+    if fresh and book is not None:  # and, for an API page, the frameworks autodoc will import
+        workers.start(workers.api_imports(config, book, fresh))
     timings["parse"] = time.monotonic() - t0 - timings["inputs"]
 
     t1 = time.monotonic()

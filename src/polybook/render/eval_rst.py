@@ -36,6 +36,7 @@ from polybook.diagnostics import Code, Diagnostic
 from polybook.dialect.nodes import Document, EvalRst
 
 _AUTODOC_RE = re.compile(r"^(?P<indent>\s*)\.\.\s+(?P<directive>auto\w+)::\s*(?P<target>\S+)")
+_AUTODOC_LINE_RE = re.compile(r"^\s*\.\.\s+auto\w+::", re.M)
 _FILE_RE = re.compile(r"^(?P<indent>\s*)(?::file:|\.\.\s+(?:include|literalinclude)::)\s*(?P<path>\S+)\s*$")
 _CURRENT_RE = re.compile(r"^\s*\.\.\s+(?:py:)?(?:currentmodule|module)::\s*(?P<module>\S+)")
 _DIRECTIVE_RE = re.compile(r"^(?P<indent>\s*)\.\.\s+[\w:-]+::")
@@ -99,6 +100,11 @@ def missing_imports(path: Path) -> set[str]:
     installed): autodoc mocks them. What is installed is imported for real: d2l calls its
     frameworks when it is imported (``devices=d2l.try_all_gpus()``), which mocks cannot answer."""
     return {name for name in third_party_imports(path) if importlib.util.find_spec(name) is None}
+
+
+def documents_api(doc: Document) -> bool:
+    """Does ``doc`` have an autodoc directive (an API page)?"""
+    return any(isinstance(node, EvalRst) and _AUTODOC_LINE_RE.search(node.source) for node in doc.walk())
 
 
 def library_imports(config: BookConfig, languages: list[str]) -> set[str]:

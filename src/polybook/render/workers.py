@@ -9,8 +9,9 @@ session keeps it): it is started as soon as a build knows a language is out of d
 imports overlap parsing and staging. Where there is no fork server (Windows), workers are
 spawned as before.
 
-The frameworks are imported only when a language builds from nothing (no Sphinx environment
-yet): an incremental build reads its API page again only when it changed. What the server
+The frameworks are imported only when a language with an API page builds from nothing (no
+Sphinx environment yet; the server is then started once the book is parsed): an incremental
+build reads its API page again only when it changed. What the server
 imports is named in :data:`PRELOAD_VARIABLE` for :mod:`polybook.render.preload`, which
 imports each module on its own and lets a failing one fail later, in the worker, where
 Sphinx reports it.
@@ -21,29 +22,40 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import forkserver
 from pathlib import Path
 
+from polybook.book import Book
 from polybook.config import BookConfig
-from polybook.render.eval_rst import library_imports
+from polybook.render.eval_rst import documents_api, library_imports
 
 _METHOD = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
 #: The fork server's environment variable: the modules to import besides Sphinx's (commas).
 PRELOAD_VARIABLE = "POLYBOOK_SPHINX_PRELOAD"
 
 
-def start(config: BookConfig, languages: list[str], doctrees: dict[str, Path]) -> None:
-    """Start the fork server the Sphinx workers of ``languages`` will come from (if none
-    runs in this process yet). ``doctrees``: each language's Sphinx doctree folder."""
+def fresh(languages: list[str], doctrees: dict[str, Path]) -> list[str]:
+    """The languages whose Sphinx builds from nothing (no environment in its ``doctrees``)."""
+    return [lang for lang in languages if not (doctrees[lang] / "environment.pickle").is_file()]
+
+
+def api_imports(config: BookConfig, book: Book, languages: list[str]) -> set[str]:
+    """What autodoc will import in the builds of ``languages`` that have an API page: the
+    installed packages the book's library imports."""
+    with_api = [lang for lang in languages if any(documents_api(doc) for doc in book.chapters[lang].values())]
+    return library_imports(config, with_api) if with_api else set()
+
+
+def start(modules: Iterable[str] = ()) -> None:
+    """Start the fork server the Sphinx workers will come from, importing Sphinx and
+    ``modules`` -- unless one runs in this process already (it keeps what it imported)."""
     if _METHOD != "forkserver":
         return
-    fresh = [lang for lang in languages if not (doctrees[lang] / "environment.pickle").is_file()]
-    modules = sorted(library_imports(config, fresh)) if fresh else []
     context = multiprocessing.get_context(_METHOD)
     context.set_forkserver_preload(["polybook.render.preload"])
-    with _variable(PRELOAD_VARIABLE, ",".join(modules)):
+    with _variable(PRELOAD_VARIABLE, ",".join(sorted(modules))):
         forkserver.ensure_running()
 
 
