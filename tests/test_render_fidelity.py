@@ -265,3 +265,24 @@ def test_a_table_with_d2ls_caption_and_label_is_numbered() -> None:
     lines = out.text.split("\n")
     assert out.lines[lines.index(":name: tab_sizes")] == 5  # the caption's line
     assert out.lines[lines.index("|cat|small|")] == 9
+
+
+@pytest.mark.slow  # jieba's dictionary, loaded in two processes
+def test_the_chinese_search_dictionary_loaded_ahead_leaves_jieba_as_sphinx_leaves_it() -> None:
+    """What the fork server does for a zh build (polybook.render.sphinx_speed) gives the worker
+    the jieba Sphinx's own set-up gives: the same word counts, the same words."""
+    script = (
+        "import sys\n"
+        "from polybook.render import sphinx_speed\n"
+        "if sys.argv[1] == 'ahead':\n"
+        "    sphinx_speed.load_chinese_dictionary()\n"
+        "from sphinx.search.zh import SearchChinese\n"
+        "SearchChinese({})  # Sphinx's set-up of a zh index\n"
+        "import jieba\n"
+        "print(jieba.dt.total, '|'.join(jieba.cut_for_search('我们在训练深度学习模型时使用随机梯度下降')))\n"
+    )
+    plain, ahead = (
+        subprocess.run([sys.executable, "-c", script, mode], capture_output=True, text=True, check=True).stdout
+        for mode in ("plain", "ahead")
+    )
+    assert plain == ahead and int(plain.split()[0]) > 0 and "梯度" in plain

@@ -138,7 +138,7 @@ def _build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None)
     status_fresh = not stale and _read_stamp(work / STATUS_STAMP).get("key") == status_key
     fresh = workers.fresh(stale, {code: work / code / "doctrees" for code in stale})
     if stale and not fresh:  # the Sphinx workers' fork server imports Sphinx while the book is parsed
-        workers.start()
+        workers.start(workers.search_preload(stale))
     timings["inputs"] = time.monotonic() - t0
     book = None
     if stale:  # what staging needs first; the other languages once Sphinx runs (the status pages)
@@ -146,7 +146,7 @@ def _build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None)
     elif options.status and not status_fresh:
         book = load_book(config, cached=True)
     if fresh and book is not None:  # and, for an API page, the frameworks autodoc will import
-        workers.start(workers.api_imports(config, book, fresh))
+        workers.start([*workers.api_imports(config, book, fresh), *workers.search_preload(stale)])
     timings["parse"] = time.monotonic() - t0 - timings["inputs"]
 
     t1 = time.monotonic()

@@ -1,5 +1,6 @@
 """Imported by the fork server the Sphinx workers come from (:mod:`polybook.render.workers`):
-Sphinx, the extensions polybook's builds load, and the modules the server's environment names.
+Sphinx, the extensions polybook's builds load, and what the server's environment names --
+modules, and ``module:function`` to call (a search dictionary to load).
 
 A module that fails to import is left alone here: the worker imports it again, and Sphinx
 reports the failure against the page that needed it.
@@ -32,8 +33,11 @@ SPHINX_MODULES = (
 def _import_all() -> None:
     extra = [name for name in os.environ.get(PRELOAD_VARIABLE, "").split(",") if name]
     for name in (*SPHINX_MODULES, *extra):
+        module, _, function = name.partition(":")
         try:
-            importlib.import_module(name)
+            imported = importlib.import_module(module)
+            if function:
+                getattr(imported, function)()
         except Exception:  # a failure is the worker's to report (the docstring)
             continue
 

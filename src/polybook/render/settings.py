@@ -111,7 +111,7 @@ def overrides(
         "html_copy_source": False,
         "html_show_sourcelink": False,
         "html_last_updated_fmt": None,
-        "html_search_language": language.split("_")[0],
+        "html_search_language": search_language(language),
         "html_search_options": {**_search_options(language), **user.get("html_search_options", {})},
         "mathjax_path": f"../../{MATHJAX_DIR}/MathJax.js?config=TeX-AMS_CHTML",  # after Sphinx's _static/
         "mathjax2_config": {
@@ -160,10 +160,15 @@ def bibtex_settings(config: BookConfig, bibs: list[Path], extensions: list[str])
     }
 
 
+def search_language(language: str) -> str:
+    """The language of a language's search index (Sphinx's ``html_search_language``)."""
+    return language.split("_")[0]
+
+
 def _search_options(language: str) -> dict[str, str]:
     """Sphinx's Japanese search segments all text with a slow pure-Python segmenter: ours
     segments only the Japanese in it (:class:`polybook.render.sphinx_speed.JapaneseSplitter`)."""
-    return {"type": "polybook.render.sphinx_speed.JapaneseSplitter"} if language.split("_")[0] == "ja" else {}
+    return {"type": "polybook.render.sphinx_speed.JapaneseSplitter"} if search_language(language) == "ja" else {}
 
 
 def _paths(config: BookConfig, paths: list[str]) -> list[str]:

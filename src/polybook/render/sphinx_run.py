@@ -133,7 +133,7 @@ def run_sphinx(job: SphinxJob) -> dict[str, Any]:
     """
     started = time.monotonic()
     if job.language.startswith("zh"):
-        _quiet_jieba()
+        quiet_jieba()
     left_out: list[dict[str, str]] = []
     overrides, fresh = job.overrides, job.fresh
     while True:
@@ -163,7 +163,7 @@ def run_sphinx(job: SphinxJob) -> dict[str, Any]:
     }
 
 
-def _quiet_jieba() -> None:
+def quiet_jieba() -> None:
     """jieba logs its dictionary loading at DEBUG level to stderr; it sets that level on import."""
     import logging
 

@@ -30,9 +30,12 @@ from pathlib import Path
 from polybook.book import Book
 from polybook.config import BookConfig
 from polybook.render.eval_rst import documents_api, library_imports
+from polybook.render.settings import search_language
 
 _METHOD = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-#: The fork server's environment variable: the modules to import besides Sphinx's (commas).
+#: Search languages whose index loads a large dictionary: what loads it in the fork server.
+SEARCH_PRELOAD = {"zh": "polybook.render.sphinx_speed:load_chinese_dictionary"}
+#: The fork server's environment variable: what to import besides Sphinx (commas).
 PRELOAD_VARIABLE = "POLYBOOK_SPHINX_PRELOAD"
 
 
@@ -48,9 +51,15 @@ def api_imports(config: BookConfig, book: Book, languages: list[str]) -> set[str
     return library_imports(config, with_api) if with_api else set()
 
 
+def search_preload(languages: list[str]) -> list[str]:
+    """What the search indexes of ``languages`` load that the fork server can load ahead."""
+    return sorted({SEARCH_PRELOAD[search] for lang in languages if (search := search_language(lang)) in SEARCH_PRELOAD})
+
+
 def start(modules: Iterable[str] = ()) -> None:
     """Start the fork server the Sphinx workers will come from, importing Sphinx and
-    ``modules`` -- unless one runs in this process already (it keeps what it imported)."""
+    ``modules`` (``module`` or ``module:function`` to call) -- unless one runs in this process
+    already (it keeps what it imported)."""
     if _METHOD != "forkserver":
         return
     context = multiprocessing.get_context(_METHOD)
