@@ -88,3 +88,28 @@ def test_a_translations_own_copy_that_differs_is_reported(tmp_path: Path) -> Non
     copy.write_text(copy.read_text(encoding="utf-8").replace("2 * x", "x * 2"), encoding="utf-8")
     (found,) = [f for f in check_book(load_book(load_config(conf))).active if str(f.code) == "lib.copy"]
     assert found.lang == "ja" and found.primary.path.endswith("chapters/ja/mylib/alpha.py")
+
+
+def test_kept_library_findings_follow_the_module_the_copy_and_the_saved_code(tmp_path: Path) -> None:
+    conf = book(tmp_path)
+    target = committed(conf)
+    copy = tmp_path / "chapters" / "ja" / "mylib" / "alpha.py"
+    copy.parent.mkdir()
+    copy.write_text(target.read_text(encoding="utf-8"), encoding="utf-8")
+
+    def kept_codes() -> list[str]:
+        result = check_book(load_book(load_config(conf), cached=True), cached=True)
+        return sorted(str(f.code) for f in result.active if str(f.code).startswith("lib."))
+
+    assert kept_codes() == [] and kept_codes() == []
+    store = tmp_path / "build" / ".polybook" / "findings" / "library"
+    assert len(list(store.glob("*.pickle"))) == 1  # the second check read the first's
+    target.write_text(target.read_text(encoding="utf-8").replace("return 2 * x", "return 3 * x"), encoding="utf-8")
+    assert kept_codes() == ["lib.stale"]  # the committed module changed: checked again
+    target.write_text(target.read_text(encoding="utf-8").replace("return 3 * x", "return 2 * x"), encoding="utf-8")
+    assert kept_codes() == []
+    copy.write_text(copy.read_text(encoding="utf-8").replace("2 * x", "x * 2"), encoding="utf-8")
+    assert kept_codes() == ["lib.copy"]
+    source = tmp_path / "chapters" / "en" / "basics.md"
+    source.write_text(source.read_text(encoding="utf-8").replace("return 2 * x", "return 4 * x"), encoding="utf-8")
+    assert kept_codes() == ["lib.copy", "lib.stale"]  # the #@save code changed: the module is stale

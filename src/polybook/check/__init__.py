@@ -264,7 +264,7 @@ def check_book(
     langs, names, *whole = _scope(book.config, languages, chapters, book.chapters)
     store = book.config.build_dir / MODELS_DIR if cached else None
     chunks = [check_chunk(book, names, langs, store)]
-    extra = library_findings(book, langs) if whole[0] else []
+    extra = library_findings(book, langs, store.parent / FINDINGS_DIR if store else None) if whole[0] else []
     return _merge(book.config.source_language, langs, len(names), chunks, baseline or {}, started, *whole, extra=extra)
 
 
@@ -278,7 +278,8 @@ def _library(config: BookConfig, langs: list[str]) -> list[Finding]:
     a book that has one: the source language is then loaded whole, for its toc)."""
     if not config.library:
         return []
-    return library_findings(load_book(config, [config.source_language], cached=True), langs)
+    book = load_book(config, [config.source_language], cached=True)
+    return library_findings(book, langs, (config.build_dir / MODELS_DIR).parent / FINDINGS_DIR)
 
 
 def check_config(

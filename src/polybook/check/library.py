@@ -12,16 +12,20 @@ source's ``#@save`` code gives.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import replace
 from pathlib import Path
 
 from polybook.book import Book, display_path
 from polybook.check.findings import Finding, Location
+from polybook.check.memo import checker_version, file_bytes
+from polybook.config import BookConfig
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Document
-from polybook.library import SavedLibrary, collect_library, library_status, read_settings
-from polybook.library.build import first_difference
+from polybook.files import kept
+from polybook.library import LibrarySettings, SavedLibrary, collect_library, library_status, read_settings
+from polybook.library.build import first_difference, library_languages
 from polybook.library.collect import SAVE_RE
 
 
@@ -38,15 +42,58 @@ def saved_drift(lang: str, source: Document, findings: list[Finding]) -> list[Fi
     return out
 
 
-def library_findings(book: Book, languages: list[str]) -> list[Finding]:
-    """Stale committed modules, and the translations' own copies that differ from the book's."""
+def library_findings(book: Book, languages: list[str], store: Path | None = None) -> list[Finding]:
+    """Stale committed modules, and the translations' own copies that differ from the book's.
+    ``store``: the folder of kept findings (:mod:`polybook.check.memo`; None: computed)."""
     config = book.config
     settings, problems = read_settings(config)
     if problems or not settings.enabled:
         return []  # polybook build lib reports the settings' problems
-    source = config.source_language
-    if source not in book.tocs:
+    if config.source_language not in book.tocs:
         return []  # the library follows the toc: only a book whose source was loaded whole
+    if store is None:
+        return _library_findings(book, languages, settings)
+    key = _library_key(config, settings, languages)
+    return kept(store / "library" / f"{key}.pickle", list, lambda: _library_findings(book, languages, settings))
+
+
+def _library_key(config: BookConfig, settings: LibrarySettings, languages: list[str]) -> str:
+    """Everything the library's findings read: the checker's and the library's code, conf.py,
+    every document of the languages the modules are collected from (the toc, the #@save
+    cells), the committed modules and the translations' copies."""
+    digest = hashlib.sha256()
+
+    def add(part: str | bytes) -> None:
+        digest.update(part if isinstance(part, bytes) else part.encode("utf-8"))
+        digest.update(b"\0")
+
+    for part in (checker_version(), _library_code(), config.path.as_posix(), file_bytes(config.path), repr(languages)):
+        add(part)
+    for lang in sorted({config.source_language, *library_languages(config, settings).values()}):
+        for name in config.document_names(lang):
+            path = config.document_path(lang, name)
+            add(f"{lang}/{name}\0{display_path(path)}")
+            add(file_bytes(path))
+    for framework, spec in settings.frameworks.items():
+        add(file_bytes(settings.target(config, framework)))
+        for lang in languages:
+            add(file_bytes(config.chapters_dir / lang / spec.lib_file))
+    return digest.hexdigest()
+
+
+@functools.cache
+def _library_code() -> str:
+    import polybook.library
+
+    digest = hashlib.sha256()
+    for path in sorted(Path(polybook.library.__file__).parent.glob("*.py")):
+        digest.update(path.name.encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _library_findings(book: Book, languages: list[str], settings: LibrarySettings) -> list[Finding]:
+    config = book.config
+    source = config.source_language
     libraries = collect_library(book, settings)
     out: list[Finding] = []
     for framework, status in library_status(book, libraries).items():

@@ -32,7 +32,8 @@ def checker_version() -> str:
     return digest.hexdigest()
 
 
-def _bytes(path: Path) -> bytes:
+def file_bytes(path: Path) -> bytes:
+    """The file's bytes, none when it cannot be read (a file that is not there is a key too)."""
     try:
         return path.read_bytes()
     except OSError:
@@ -57,13 +58,13 @@ def chapter_findings(
     target_file = config.document_path(lang, chapter)
     parts = [
         checker_version(),
-        _bytes(config.path),
+        file_bytes(config.path),
         source.path,
         target.path,
-        _bytes(config.document_path(config.source_language, chapter)),
-        _bytes(target_file),
+        file_bytes(config.document_path(config.source_language, chapter)),
+        file_bytes(target_file),
         repr(record),
-        _bytes(origin_file(target_file)) if record is None else b"",
+        file_bytes(origin_file(target_file)) if record is None else b"",
     ]
     digest = hashlib.sha256()
     for part in parts:

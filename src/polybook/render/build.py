@@ -201,7 +201,7 @@ def _build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None)
     running: dict[str, Future[dict[str, Any]]] = {}
     digests: dict[str, str] = {}
     own: dict[str, list[Diagnostic]] = {}
-    pool = workers.sphinx_pool(len(stale), options.jobs) if stale else None
+    pool = workers.SphinxWorkers(len(stale), options.jobs) if stale else None
     try:
         if book is not None:
             generated: dict[str, dict[str, str]] = {}  # language -> docname -> MyST of pages polybook writes

@@ -22,16 +22,19 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
-from collections.abc import Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from multiprocessing import forkserver
 from pathlib import Path
+from typing import TypeVar
 
 from polybook.book import Book
 from polybook.config import BookConfig
 from polybook.render.eval_rst import documents_api, library_imports
 from polybook.render.settings import search_language
 
+T = TypeVar("T")
+R = TypeVar("R")
 _METHOD = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
 #: Search languages whose index loads a large dictionary: what loads it in the fork server.
 SEARCH_PRELOAD = {"zh": "polybook.render.sphinx_speed:load_chinese_dictionary"}
@@ -68,12 +71,28 @@ def start(modules: Iterable[str] = ()) -> None:
         forkserver.ensure_running()
 
 
-def sphinx_pool(languages: int, workers: int | None) -> ProcessPoolExecutor:
-    """Up to ``workers`` processes (the cores), each used for one language: Sphinx's
-    translator state must not leak from one language into the next."""
-    count = max(1, min(languages, workers or multiprocessing.cpu_count()))
-    context = multiprocessing.get_context(_METHOD)
-    return ProcessPoolExecutor(max_workers=count, mp_context=context, max_tasks_per_child=1)
+class SphinxWorkers:
+    """Up to ``workers`` processes (the cores), each used for one language -- Sphinx's
+    translator state must not leak from one language into the next -- and each job handed to
+    them from a thread of its own: starting a worker waits for the fork server to finish its
+    imports, and the build stages the next language meanwhile."""
+
+    def __init__(self, languages: int, workers: int | None) -> None:
+        count = max(1, min(languages, workers or multiprocessing.cpu_count()))
+        context = multiprocessing.get_context(_METHOD)
+        self.pool = ProcessPoolExecutor(max_workers=count, mp_context=context, max_tasks_per_child=1)
+        self.threads = ThreadPoolExecutor(max_workers=max(1, languages), thread_name_prefix="polybook-sphinx")
+
+    def submit(self, function: Callable[[T], R], job: T) -> Future[R]:
+        return self.threads.submit(_in_worker, self.pool, function, job)
+
+    def shutdown(self) -> None:
+        self.threads.shutdown()
+        self.pool.shutdown()
+
+
+def _in_worker(pool: ProcessPoolExecutor, function: Callable[[T], R], job: T) -> R:
+    return pool.submit(function, job).result()
 
 
 @contextlib.contextmanager

@@ -11,7 +11,9 @@ scripts can read them back.
 
 from __future__ import annotations
 
+import functools
 import html
+import os
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -139,11 +141,17 @@ class CommitCounter:
         return self.cache[key]
 
 
-def finding_link(finding: Finding, config_sphinx: dict, root: Path, book: Book | None = None) -> tuple[str, str]:
+#: (chapter, path) -> each section's first line and anchor: what :func:`section_anchor` looks up.
+SectionMemo = dict[tuple[str, str], list[tuple[int, "str | None"]]]
+
+
+def finding_link(
+    finding: Finding, config_sphinx: dict, root: Path, book: Book | None = None, memo: SectionMemo | None = None
+) -> tuple[str, str]:
     """(href, label) of a finding's line: the repository's file view when conf.py names the
     repository the way pydata-sphinx-theme's "edit this page" button does (``html_context``
     ``github_user``, ``github_repo``, ``github_version``, ``doc_path``); else the section of
-    the chapter's page that holds the line."""
+    the chapter's page that holds the line. ``memo``: kept between the findings of one page."""
     where = finding.primary
     path = book_relative(where.path, root)
     label = f"{path}:{where.line}"
@@ -156,37 +164,55 @@ def finding_link(finding: Finding, config_sphinx: dict, root: Path, book: Book |
             f"https://github.com/{context['github_user']}/{context['github_repo']}/blob/{version}/{full}#L{where.line}",
             label,
         )
-    anchor = section_anchor(book, finding) if book is not None else None
+    anchor = section_anchor(book, finding, memo) if book is not None else None
     return f"{finding.chapter}.html" + (f"#{anchor}" if anchor else ""), label
 
 
-def section_anchor(book: Book, finding: Finding) -> str | None:
+def section_anchor(book: Book, finding: Finding, memo: SectionMemo | None = None) -> str | None:
     """The page anchor of the section that holds the finding's line (the nearest earlier
     section with an anchor: one every language shares, see :func:`cross_language_anchors`,
     else the section's own id)."""
     where = finding.primary
-    source = book.config.source_language
-    source_doc = book.chapters.get(source, {}).get(finding.chapter)
+    key = (finding.chapter, where.path)
+    sections = memo.get(key) if memo is not None else None
+    if sections is None:
+        sections = _sections(book, finding.chapter, where.path)
+        if memo is not None:
+            memo[key] = sections
+    found = None
+    for line, anchor in sections:
+        if line > where.line:
+            break
+        found = anchor or found
+    return found
+
+
+def _sections(book: Book, chapter: str, path: str) -> list[tuple[int, str | None]]:
+    """Each section of the chapter's document at ``path`` (as findings show it): its line and
+    anchor (the shared one, else the page's own id)."""
+    source_doc = book.chapters.get(book.config.source_language, {}).get(chapter)
     for docs in book.chapters.values():
-        doc = docs.get(finding.chapter)
-        if doc is None or doc.path != where.path:  # findings carry their document's path as shown
+        doc = docs.get(chapter)
+        if doc is None or doc.path != path:  # findings carry their document's path as shown
             continue
         sections = headings(doc)
         anchors = cross_language_anchors(sections, headings(source_doc) if source_doc else None)
-        found = None
-        for heading, anchor in zip(sections, anchors, strict=True):
-            if heading.line > where.line:
-                break
-            found = anchor or heading_slug(heading) or found  # the page's own id when no shared one
-        return found
-    return None
+        return [
+            (heading.line, anchor or heading_slug(heading)) for heading, anchor in zip(sections, anchors, strict=True)
+        ]
+    return []
 
 
 def book_relative(path: str, root: Path) -> str:
     """Finding paths are shown relative to the working folder; the page uses the book root so
     its text (and the stage digest) does not depend on where the build was started."""
+    return _book_relative(path, root, os.getcwd())
+
+
+@functools.lru_cache(maxsize=4096)  # thousands of findings on a few hundred files
+def _book_relative(path: str, root: Path, cwd: str) -> str:
     try:
-        return Path(path).resolve().relative_to(root.resolve()).as_posix()
+        return (Path(cwd) / path).resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         return path
 
@@ -289,11 +315,12 @@ def _findings(status: LanguageStatus, t: Translate, book: Book) -> str:
     if not with_findings:
         return f"<p>{t('status_none')}</p>"
     out = [f"<h2>{t('status_findings')}</h2>"]
+    memo: SectionMemo = {}
     for chapter in with_findings:
         out.append(f'<details data-chapter="{html.escape(chapter.chapter)}"><summary><strong>')
         out.append(f"{html.escape(chapter.chapter)}</strong> — {len(chapter.findings)}</summary><ul>")
         for finding in by_importance(chapter.findings):
-            href, label = finding_link(finding, config.sphinx, config.root, book)
+            href, label = finding_link(finding, config.sphinx, config.root, book, memo)
             message = html.escape(" ".join(finding.message.split()))
             icon = _icon(ICONS[finding.level], finding.level)
             out.append(
