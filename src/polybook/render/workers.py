@@ -11,10 +11,11 @@ spawned as before.
 
 The frameworks are imported only when a language with an API page builds from nothing (no
 Sphinx environment yet; the server is then started once the book is parsed): an incremental
-build reads its API page again only when it changed. What the server
-imports is named in :data:`PRELOAD_VARIABLE` for :mod:`polybook.render.preload`, which
-imports each module on its own and lets a failing one fail later, in the worker, where
-Sphinx reports it.
+build reads its API page again only when it changed. A zh build's search dictionary is loaded
+there too (:func:`polybook.render.sphinx_speed.load_chinese_dictionary`). What the server
+imports is named in :data:`PRELOAD_VARIABLE` for :mod:`polybook.render.preload`, which imports
+each module on its own and lets a failing one fail later, in the worker, where Sphinx reports
+it.
 """
 
 from __future__ import annotations
