@@ -78,12 +78,17 @@ def test_a_stale_committed_module_names_the_definition_and_its_chapter_line(tmp_
     assert stale.source is not None and stale.source.path.endswith("chapters/en/basics.md") and stale.source.line == 11
 
 
-def test_a_translations_own_copy_that_differs_is_reported(tmp_path: Path) -> None:
-    conf = book(tmp_path)
-    target = committed(conf)
+def own_copy(tmp_path: Path, target: Path) -> Path:
+    """ja's own copy of the module, as a translation's project carries one; return its path."""
     copy = tmp_path / "chapters" / "ja" / "mylib" / "alpha.py"
     copy.parent.mkdir()
     copy.write_text(target.read_text(encoding="utf-8"), encoding="utf-8")
+    return copy
+
+
+def test_a_translations_own_copy_that_differs_is_reported(tmp_path: Path) -> None:
+    conf = book(tmp_path)
+    copy = own_copy(tmp_path, committed(conf))
     assert findings(conf) == []  # the same as the book's: fine
     copy.write_text(copy.read_text(encoding="utf-8").replace("2 * x", "x * 2"), encoding="utf-8")
     (found,) = [f for f in check_book(load_book(load_config(conf))).active if str(f.code) == "lib.copy"]
@@ -93,9 +98,7 @@ def test_a_translations_own_copy_that_differs_is_reported(tmp_path: Path) -> Non
 def test_kept_library_findings_follow_the_module_the_copy_and_the_saved_code(tmp_path: Path) -> None:
     conf = book(tmp_path)
     target = committed(conf)
-    copy = tmp_path / "chapters" / "ja" / "mylib" / "alpha.py"
-    copy.parent.mkdir()
-    copy.write_text(target.read_text(encoding="utf-8"), encoding="utf-8")
+    copy = own_copy(tmp_path, target)
 
     def kept_codes() -> list[str]:
         result = check_book(load_book(load_config(conf), cached=True), cached=True)

@@ -120,6 +120,17 @@ def test_the_references_page_lists_every_work_else_the_first_page_citing_it() ->
     assert [d.code for d in b.diagnostics] == ["cite.key"] and b.diagnostics[0].line == 3
 
 
+def book_with_library(tmp_path: Path) -> tuple[Path, Path]:
+    """The render fixture book, and the package ``mylib`` where the evaluation mirrors the
+    book's library (``build/run/en/mylib``)."""
+    book = tmp_path / "book"
+    shutil.copytree(FIXTURES / "render" / "book", book)
+    library = book / "build" / "run" / "en" / "mylib"
+    library.mkdir(parents=True)
+    (library / "__init__.py").write_text("", encoding="utf-8")
+    return book, library
+
+
 def test_api_pages_document_the_books_own_module_or_say_which_is_missing(tmp_path: Path) -> None:
     book = tmp_path / "book"
     shutil.copytree(FIXTURES / "render" / "book", book)
@@ -163,11 +174,7 @@ def test_api_pages_document_the_books_own_module_or_say_which_is_missing(tmp_pat
 def test_the_packages_a_library_imports_are_read_from_its_import_lines(tmp_path: Path) -> None:
     from polybook.render.eval_rst import library_imports, missing_imports, third_party_imports
 
-    book = tmp_path / "book"
-    shutil.copytree(FIXTURES / "render" / "book", book)
-    library = book / "build" / "run" / "en" / "mylib"
-    library.mkdir(parents=True)
-    (library / "__init__.py").write_text("", encoding="utf-8")
+    book, library = book_with_library(tmp_path)
     code = (
         "import os, numpy as np\n"
         "import not_installed_a.sub as sub, json  # a comment\n"
@@ -240,11 +247,7 @@ def test_the_checker_compares_a_paragraph_ending_equation_by_its_label(tmp_path:
 
 
 def test_a_rebuilt_library_changes_the_digest_of_its_api_pages(tmp_path: Path) -> None:
-    book = tmp_path / "book"
-    shutil.copytree(FIXTURES / "render" / "book", book)
-    library = book / "build" / "run" / "en" / "mylib"
-    library.mkdir(parents=True)
-    (library / "__init__.py").write_text("", encoding="utf-8")
+    book, library = book_with_library(tmp_path)
     (library / "core.py").write_text("def f():\n    pass\n", encoding="utf-8")
     config = load_config(book / "conf.py")
     doc = parse_text("# API\n\n```eval_rst\n.. automodule:: mylib.core\n```\n", "chapters/en/api.md", SETTINGS)

@@ -159,10 +159,11 @@ def _keep_formatted_entries(store: Path) -> None:
 
 def _style_material(style: Any) -> list[Any] | None:
     """What a pybtex style's formatting depends on besides the entry: its class (and the file
-    that defines it, as it is now) and its settings. None for a class with no file to go by."""
+    that defines it, as it is now) and its settings. None for a class with no file to go by, or
+    settings that are not in its ``__dict__``."""
     cls = type(style)
     file = getattr(sys.modules.get(cls.__module__), "__file__", None)
-    if not file:
+    if not file or not hasattr(style, "__dict__"):
         return None
     try:
         changed = os.stat(file).st_mtime_ns

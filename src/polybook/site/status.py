@@ -173,14 +173,12 @@ def section_anchor(book: Book, finding: Finding, memo: SectionMemo | None = None
     section with an anchor: one every language shares, see :func:`cross_language_anchors`,
     else the section's own id)."""
     where = finding.primary
+    memo = {} if memo is None else memo
     key = (finding.chapter, where.path)
-    sections = memo.get(key) if memo is not None else None
-    if sections is None:
-        sections = _sections(book, finding.chapter, where.path)
-        if memo is not None:
-            memo[key] = sections
+    if key not in memo:
+        memo[key] = _sections(book, finding.chapter, where.path)
     found = None
-    for line, anchor in sections:
+    for line, anchor in memo[key]:
         if line > where.line:
             break
         found = anchor or found
