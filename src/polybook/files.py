@@ -9,6 +9,7 @@ import os
 import pickle
 import shutil
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -126,14 +127,25 @@ def stage_lock(lock: Path, what: str, say: Callable[[str], None] | None = None) 
     try:
         guard.acquire(timeout=0)
     except Timeout:
-        try:
-            pid = holder.read_text(encoding="utf-8").strip() or "?"
-        except OSError:
-            pid = "?"
-        (say or print)(f"waiting for {what} started by pid {pid}")
+        (say or print)(f"waiting for {what} started by pid {_holder_pid(holder)}")
         guard.acquire()
     try:
-        holder.write_text(str(os.getpid()), encoding="utf-8")
+        atomic_write(holder, str(os.getpid()))
         yield
     finally:
+        holder.unlink(missing_ok=True)  # a later waiter must not name this process
         guard.release()
+
+
+def _holder_pid(holder: Path) -> str:
+    """The pid the lock's holder wrote; it writes it just after taking the lock, so a waiter
+    that comes in between waits for it a moment ("?" if it never comes)."""
+    for _ in range(40):
+        try:
+            pid = holder.read_text(encoding="utf-8").strip()
+        except OSError:
+            pid = ""
+        if pid.isdigit():
+            return pid
+        time.sleep(0.025)
+    return "?"

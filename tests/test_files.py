@@ -1,0 +1,42 @@
+"""A stage's lock names its holder to a waiter, even one that asks just after the holder took
+the lock and before it wrote its pid, and never names a process that has let go."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+from filelock import FileLock
+
+from polybook.files import stage_lock
+
+
+def test_a_waiter_names_the_holder_that_had_not_written_its_pid_yet(tmp_path: Path) -> None:
+    lock = tmp_path / "build.lock"
+    holder = tmp_path / "build.lock.pid"
+    said: list[str] = []
+    guard = FileLock(str(lock))
+    guard.acquire()  # another build took the lock and has not written its pid yet
+
+    def wait() -> None:
+        with stage_lock(lock, "the html build in build/", said.append):
+            pass
+
+    waiter = threading.Thread(target=wait)
+    waiter.start()
+    time.sleep(0.2)
+    holder.write_text("4242", encoding="utf-8")  # now it has
+    time.sleep(0.2)
+    guard.release()
+    waiter.join(timeout=10)
+    assert said == ["waiting for the html build in build/ started by pid 4242"]
+    assert not holder.exists()  # let go: no later waiter names the waiter's pid
+
+
+def test_the_holder_writes_its_pid_while_it_holds_the_lock(tmp_path: Path) -> None:
+    lock = tmp_path / "build.lock"
+    with stage_lock(lock, "the pdf build"):
+        assert (tmp_path / "build.lock.pid").read_text(encoding="utf-8") == str(os.getpid())
+    assert not (tmp_path / "build.lock.pid").exists()
