@@ -42,20 +42,18 @@ original behaviour if the patched name is missing (a newer release changed it).
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import json
 import logging
 import os
-import pickle
 import re
 import sys
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from polybook.files import store_bytes
+from polybook.files import kept, store_bytes
 
 NUMREF_DOCTREES = 256  # every document of a big book: about 2 MB each, unpickled once
 
@@ -132,6 +130,7 @@ def _keep_highlighted(store: Path) -> None:
 
 def _keep_formatted_entries(store: Path) -> None:
     import pybtex
+    from pybtex.style import FormattedEntry
     from pybtex.style.formatting import BaseStyle
 
     original = getattr(BaseStyle, "format_entry", None)
@@ -145,12 +144,7 @@ def _keep_formatted_entries(store: Path) -> None:
         persons = {role: [_person(p) for p in people] for role, people in entry.persons.items()}
         material = [pybtex.__version__, style, label, entry.key, entry.type, list(entry.fields.items()), persons]
         key = hashlib.sha256(json.dumps(material, default=str).encode("utf-8")).hexdigest()
-        path = store / key[:2] / key
-        with contextlib.suppress(OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
-            return pickle.loads(path.read_bytes())
-        formatted = original(self, label, entry, bib_data)
-        store_bytes(path, pickle.dumps(formatted, protocol=pickle.HIGHEST_PROTOCOL))
-        return formatted
+        return kept(store / key[:2] / key, FormattedEntry, lambda: original(self, label, entry, bib_data))
 
     format_entry._polybook = True  # type: ignore[attr-defined]
     format_entry.__wrapped__ = original  # type: ignore[attr-defined]
