@@ -10,10 +10,10 @@ import pickle
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from filelock import FileLock, Timeout
 
@@ -53,6 +53,13 @@ def store_bytes(path: Path, data: bytes) -> bool:
         Path(tmp).unlink(missing_ok=True)
         return False
     return True
+
+
+def hash_files(digest: Any, paths: Iterable[Path]) -> None:
+    """Feed each file's name and bytes to ``digest`` (a hashlib object), in the order given: how
+    polybook versions its own code in a cache key (a change misses every entry keyed by it)."""
+    for path in paths:
+        digest.update(path.name.encode() + path.read_bytes())
 
 
 def kept(entry: Path, kind: type[T], compute: Callable[[], T]) -> T:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from polybook.dialect import DialectSettings, Document, parse_file, parse_text
 from polybook.dialect.reader import decode
-from polybook.files import kept
+from polybook.files import hash_files, kept
 
 MODELS_DIR = ".polybook/models"
 
@@ -27,8 +27,7 @@ MODELS_DIR = ".polybook/models"
 def parser_version() -> str:
     """The parser's code and markdown-it's versions: a change makes every entry a miss."""
     digest = hashlib.sha256()
-    for path in sorted((Path(__file__).parent / "dialect").glob("*.py")):
-        digest.update(path.name.encode() + path.read_bytes())
+    hash_files(digest, sorted((Path(__file__).parent / "dialect").glob("*.py")))
     for name in ("markdown-it-py", "mdit-py-plugins"):
         with contextlib.suppress(metadata.PackageNotFoundError):
             digest.update(f"{name}={metadata.version(name)}".encode())

@@ -23,7 +23,7 @@ from polybook.check.memo import checker_version, file_bytes
 from polybook.config import BookConfig
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Document
-from polybook.files import kept
+from polybook.files import hash_files, kept
 from polybook.library import LibrarySettings, SavedLibrary, collect_library, library_status, read_settings
 from polybook.library.build import first_difference, library_languages
 from polybook.library.collect import SAVE_RE
@@ -86,8 +86,7 @@ def _library_code() -> str:
     import polybook.library
 
     digest = hashlib.sha256()
-    for path in sorted(Path(polybook.library.__file__).parent.glob("*.py")):
-        digest.update(path.name.encode() + path.read_bytes())
+    hash_files(digest, sorted(Path(polybook.library.__file__).parent.glob("*.py")))
     return digest.hexdigest()
 
 

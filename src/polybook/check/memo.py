@@ -18,7 +18,7 @@ from polybook.check.findings import Finding
 from polybook.check.staleness import SyncRecord, origin_file
 from polybook.config import BookConfig
 from polybook.dialect.nodes import Document
-from polybook.files import kept
+from polybook.files import hash_files, kept
 from polybook.models import parser_version
 
 FINDINGS_DIR = "findings"
@@ -27,8 +27,7 @@ FINDINGS_DIR = "findings"
 @functools.cache
 def checker_version() -> str:
     digest = hashlib.sha256(parser_version().encode())
-    for path in sorted(Path(__file__).parent.rglob("*.py")):
-        digest.update(path.name.encode() + path.read_bytes())
+    hash_files(digest, sorted(Path(__file__).parent.rglob("*.py")))
     return digest.hexdigest()
 
 

@@ -27,7 +27,7 @@ from typing import Any
 from polybook.book import Book, complete_book, display_path, load_book
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic, Level
-from polybook.files import atomic_write, stage_lock
+from polybook.files import atomic_write, hash_files, stage_lock
 from polybook.render import settings, status_page, workers
 from polybook.render.inputs import SiteInputs
 from polybook.render.sphinx_run import SphinxJob, located_warnings, run_sphinx
@@ -96,9 +96,7 @@ def renderer_version() -> str:
     """polybook's renderer and the Sphinx packages: a change rebuilds every language."""
     digest = hashlib.sha256()
     here = Path(__file__).parent
-    for path in sorted([*here.glob("*.py"), *(here / "assets").rglob("*")]):
-        if path.is_file():
-            digest.update(path.name.encode() + path.read_bytes())
+    hash_files(digest, sorted(p for p in [*here.glob("*.py"), *(here / "assets").rglob("*")] if p.is_file()))
     for name in _PACKAGES:
         with contextlib.suppress(metadata.PackageNotFoundError):
             digest.update(f"{name}={metadata.version(name)}".encode())
