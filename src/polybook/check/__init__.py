@@ -21,7 +21,7 @@ from polybook.check.code import check_code, check_coverage, match_cells
 from polybook.check.findings import CheckResult, Finding, Location
 from polybook.check.library import library_findings, saved_drift
 from polybook.check.math_numbers import check_math_numbers
-from polybook.check.memo import FINDINGS_DIR, chapter_findings
+from polybook.check.memo import chapter_findings, findings_dir
 from polybook.check.prose import check_sections, check_texttabs
 from polybook.check.references import check_references, resolvable_refs, resource_fallbacks, unresolved_ref
 from polybook.check.segments import flatten, pair_segments
@@ -141,7 +141,7 @@ def check_chunk(book: Book, names: list[str], langs: list[str], store: Path | No
                 found, problems = inline_suppressions(target, lang, name)
                 out.suppressions += found
                 out.findings += problems
-                memo = store.parent / FINDINGS_DIR if store else None
+                memo = findings_dir(book.config) if store else None
                 out.findings += chapter_findings(
                     memo, book.config, lang, name, source, target, locks[lang],
                     functools.partial(check_chapter, book, lang, name, source, target, locks[lang], store),
@@ -264,7 +264,7 @@ def check_book(
     langs, names, *whole = _scope(book.config, languages, chapters, book.chapters)
     store = book.config.build_dir / MODELS_DIR if cached else None
     chunks = [check_chunk(book, names, langs, store)]
-    extra = library_findings(book, langs, store.parent / FINDINGS_DIR if store else None) if whole[0] else []
+    extra = library_findings(book, langs, findings_dir(book.config) if cached else None) if whole[0] else []
     return _merge(book.config.source_language, langs, len(names), chunks, baseline or {}, started, *whole, extra=extra)
 
 
@@ -279,7 +279,7 @@ def _library(config: BookConfig, langs: list[str]) -> list[Finding]:
     if not config.library:
         return []
     book = load_book(config, [config.source_language], cached=True)
-    return library_findings(book, langs, (config.build_dir / MODELS_DIR).parent / FINDINGS_DIR)
+    return library_findings(book, langs, findings_dir(config))
 
 
 def check_config(

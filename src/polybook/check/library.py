@@ -19,7 +19,7 @@ from pathlib import Path
 
 from polybook.book import Book, display_path
 from polybook.check.findings import Finding, Location
-from polybook.check.memo import checker_version, file_bytes
+from polybook.check.memo import checker_version, file_bytes, key_of
 from polybook.config import BookConfig
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Document
@@ -61,24 +61,21 @@ def _library_key(config: BookConfig, settings: LibrarySettings, languages: list[
     """Everything the library's findings read: the checker's and the library's code, conf.py,
     every document of the languages the modules are collected from (the toc, the #@save
     cells), the committed modules and the translations' copies."""
-    digest = hashlib.sha256()
-
-    def add(part: str | bytes) -> None:
-        digest.update(part if isinstance(part, bytes) else part.encode("utf-8"))
-        digest.update(b"\0")
-
-    for part in (checker_version(), _library_code(), config.path.as_posix(), file_bytes(config.path), repr(languages)):
-        add(part)
+    parts: list[str | bytes] = [
+        checker_version(),
+        _library_code(),
+        config.path.as_posix(),
+        file_bytes(config.path),
+        repr(languages),
+    ]
     for lang in sorted({config.source_language, *library_languages(config, settings).values()}):
         for name in config.document_names(lang):
             path = config.document_path(lang, name)
-            add(f"{lang}/{name}\0{display_path(path)}")
-            add(file_bytes(path))
+            parts += [f"{lang}/{name}\0{display_path(path)}", file_bytes(path)]
     for framework, spec in settings.frameworks.items():
-        add(file_bytes(settings.target(config, framework)))
-        for lang in languages:
-            add(file_bytes(config.chapters_dir / lang / spec.lib_file))
-    return digest.hexdigest()
+        parts.append(file_bytes(settings.target(config, framework)))
+        parts += [file_bytes(config.chapters_dir / lang / spec.lib_file) for lang in languages]
+    return key_of(parts)
 
 
 @functools.cache

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from polybook.check.findings import Finding
@@ -19,9 +19,14 @@ from polybook.check.staleness import SyncRecord, origin_file
 from polybook.config import BookConfig
 from polybook.dialect.nodes import Document
 from polybook.files import hash_files, kept
-from polybook.models import parser_version
+from polybook.models import MODELS_DIR, parser_version
 
 FINDINGS_DIR = "findings"
+
+
+def findings_dir(config: BookConfig) -> Path:
+    """``build/.polybook/findings``: beside the kept parsed documents."""
+    return (config.build_dir / MODELS_DIR).parent / FINDINGS_DIR
 
 
 @functools.cache
@@ -55,7 +60,7 @@ def chapter_findings(
         return compute()
     record = lock.get(chapter)
     target_file = config.document_path(lang, chapter)
-    parts = [
+    key = key_of([
         checker_version(),
         file_bytes(config.path),
         source.path,
@@ -64,10 +69,14 @@ def chapter_findings(
         file_bytes(target_file),
         repr(record),
         file_bytes(origin_file(target_file)) if record is None else b"",
-    ]
+    ])  # fmt: skip
+    return kept(store / key[:2] / f"{key}.pickle", list, compute)
+
+
+def key_of(parts: Iterable[str | bytes]) -> str:
+    """The key of kept findings: a digest of what they read, each part closed by a NUL."""
     digest = hashlib.sha256()
     for part in parts:
         digest.update(part if isinstance(part, bytes) else part.encode("utf-8"))
         digest.update(b"\0")
-    key = digest.hexdigest()
-    return kept(store / key[:2] / f"{key}.pickle", list, compute)
+    return digest.hexdigest()
