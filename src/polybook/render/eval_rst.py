@@ -36,7 +36,6 @@ from polybook.diagnostics import Code, Diagnostic
 from polybook.dialect.nodes import Document, EvalRst
 
 _AUTODOC_RE = re.compile(r"^(?P<indent>\s*)\.\.\s+(?P<directive>auto\w+)::\s*(?P<target>\S+)")
-_AUTODOC_LINE_RE = re.compile(r"^\s*\.\.\s+auto\w+::", re.M)
 _FILE_RE = re.compile(r"^(?P<indent>\s*)(?::file:|\.\.\s+(?:include|literalinclude)::)\s*(?P<path>\S+)\s*$")
 _CURRENT_RE = re.compile(r"^\s*\.\.\s+(?:py:)?(?:currentmodule|module)::\s*(?P<module>\S+)")
 _DIRECTIVE_RE = re.compile(r"^(?P<indent>\s*)\.\.\s+[\w:-]+::")
@@ -104,7 +103,10 @@ def missing_imports(path: Path) -> set[str]:
 
 def documents_api(doc: Document) -> bool:
     """Does ``doc`` have an autodoc directive (an API page)?"""
-    return any(isinstance(node, EvalRst) and _AUTODOC_LINE_RE.search(node.source) for node in doc.walk())
+    return any(
+        isinstance(node, EvalRst) and any(_AUTODOC_RE.match(line) for line in node.source.split("\n"))
+        for node in doc.walk()
+    )
 
 
 def library_imports(config: BookConfig, languages: list[str]) -> set[str]:

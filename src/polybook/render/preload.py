@@ -11,22 +11,20 @@ from __future__ import annotations
 import importlib
 import os
 
+from polybook.render.settings import EXTENSIONS
 from polybook.render.workers import PRELOAD_VARIABLE
 
-#: What every Sphinx worker imports: the build, its builders and polybook's extensions.
+#: What every Sphinx worker imports: the build, Sphinx's builder, and the extensions and theme
+#: polybook's settings load.
 SPHINX_MODULES = (
     "polybook.render.sphinx_run",
-    "polybook.render.sphinx_ext",
-    "polybook.render.sphinx_speed",
     "sphinx.application",
     "sphinx.builders.html",
     "sphinx.ext.autodoc",
-    "sphinx.ext.mathjax",
     "myst_parser.parsers.sphinx_",
-    "sphinx_design",
-    "sphinx_copybutton",
     "sphinxcontrib.bibtex",
     "pydata_sphinx_theme",
+    *EXTENSIONS,
 )
 
 
