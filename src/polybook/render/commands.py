@@ -100,12 +100,8 @@ def merge_report(previous: dict[str, Any], current: dict[str, Any], config: Book
     Each language entry gets the diagnostics of its own chapters (parse, stage, execution)
     beside Sphinx's, and ``failed``: whether its last build failed (with ``strict`` as run).
     """
-    roots = {code: (config.chapters_dir / code).resolve() for code in config.languages}
-
-    @functools.cache  # a thousand diagnostics on a few hundred files, each looked at per language
-    def language_of_path(name: str) -> str | None:
-        path = Path(name).resolve()
-        return next((code for code, root in roots.items() if path.is_relative_to(root)), None)
+    # a thousand diagnostics on a few hundred files, each looked at per language
+    language_of_path = functools.cache(lambda name: config.language_of(Path(name)))
 
     def language_of(diagnostic: dict[str, Any]) -> str | None:
         return language_of_path(diagnostic["path"])
