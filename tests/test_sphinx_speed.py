@@ -189,6 +189,7 @@ def format_lecun(text: str) -> tuple[str, object]:
 
 
 def test_a_formatted_entry_is_kept_and_follows_its_fields(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pybtex.plugin import find_plugin
     from pybtex.style.formatting import BaseStyle
 
     from polybook.render import sphinx_speed
@@ -200,7 +201,14 @@ def test_a_formatted_entry_is_kept_and_follows_its_fields(tmp_path: Path, monkey
     first, formatted = format_lecun(BIB)
     assert first == unpatched and "Gradient-based learning" in first
     assert len(list(tmp_path.glob("*/*"))) == 1
-    again, kept = format_lecun(BIB)
+    plain = type(find_plugin("pybtex.style.formatting", "plain")())
+
+    def not_again(*args: object) -> None:
+        raise AssertionError("formatted again")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(plain, "get_article_template", not_again)
+        again, kept = format_lecun(BIB)
     assert again == first and kept.label == formatted.label and kept.key == "lecun1998"
     assert len(list(tmp_path.glob("*/*"))) == 1  # read back, not formatted again
 
