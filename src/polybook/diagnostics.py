@@ -32,6 +32,8 @@ class Code(StrEnum):
     TAB_UNMATCHED = "tab.unmatched"
     TAB_UNKNOWN = "tab.unknown"
     TAB_MISPLACED = "tab.misplaced"
+    TAB_BRANCH = "tab.branch"  # an ``if tab.selected(...)`` branch that cannot be resolved
+    TAB_SETUP = "tab.setup"  # a ``%load_ext d2lbook.tab`` cell with something it does not declare
     CELL_MISPLACED = "cell.misplaced"
     DIRECTIVE_DAMAGED = "directive.damaged"
     ROLE_DAMAGED = "role.damaged"
@@ -119,6 +121,8 @@ DEFAULT_LEVEL: dict[Code, Level] = {
     Code.TAB_UNMATCHED: Level.ERROR,
     Code.TAB_UNKNOWN: Level.ERROR,
     Code.TAB_MISPLACED: Level.ERROR,
+    Code.TAB_BRANCH: Level.ERROR,
+    Code.TAB_SETUP: Level.WARNING,
     Code.CELL_MISPLACED: Level.ERROR,
     Code.DIRECTIVE_DAMAGED: Level.ERROR,
     Code.ROLE_DAMAGED: Level.WARNING,

@@ -27,10 +27,12 @@ from polybook.dialect.nodes import (
     Marker,
     Node,
     Paragraph,
+    TabSetup,
     TextTab,
     TocBlock,
 )
 from polybook.dialect.slides import prose_of, prose_runs, run_marks
+from polybook.dialect.tabs import SETUP_RE, find_branches, read_setup
 
 _CONTAINERS = {
     "bullet_list_open": "list",
@@ -331,7 +333,9 @@ class _Builder:
         info = parse_fence_info(token.info)
         if info.error:
             self.report(line, Code.FENCE_ATTRS, info.error)
-        if info.is_input:
+        if info.is_input and SETUP_RE.search(content):
+            self.emit(self.tab_setup(token, content))
+        elif info.is_input:
             self.emit(self.code_cell(token, content, closed))
         elif info.language == "toc":
             options, entries, entry_lines = {}, [], []
@@ -347,6 +351,23 @@ class _Builder:
         else:
             self.emit(Fence(self.path, line, end, info.language, token.info, content, closed))
 
+    def tab_setup(self, token: Token, content: str) -> TabSetup:
+        """d2lbook 1.0's ``%load_ext d2lbook.tab`` cell: the document's frameworks and requirements."""
+        assert token.map is not None
+        start, end = token.map
+        first = start + 2
+        setup = read_setup(content)
+        for problem in setup.problems:
+            self.report(first + problem.line, Code.TAB_SETUP, problem.message)
+        frameworks = setup.frameworks
+        if frameworks is not None:
+            frameworks = self.resolve(", ".join(frameworks), first, "tab.interact_select") if frameworks else ()
+        if self.doc.setup is not None:
+            self.report(
+                start + 1, Code.TAB_SETUP, f"a second d2lbook.tab cell (the first is at line {self.doc.setup.line})"
+            )
+        return TabSetup(self.path, start + 1, end, content, frameworks, setup.required_libs)
+
     def code_cell(self, token: Token, content: str, closed: bool) -> CodeCell:
         assert token.map is not None
         start, end = token.map
@@ -354,13 +375,20 @@ class _Builder:
         info = parse_fence_info(token.info)
         cell = read_cell_source(content)
         if cell.tab_damaged:
-            self.report(
-                first, Code.DIRECTIVE_DAMAGED, "damaged tab marker; write '#@tab <framework>' on the first line"
-            )
+            message = "damaged tab marker; write '#@tab <framework>' or '%%tab <framework>' on the first line"
+            self.report(first, Code.DIRECTIVE_DAMAGED, message)
+        for index in cell.misplaced_tabs:
+            message = "`%%tab` must be the first line of its cell; here it is run as code"
+            self.report(first + index, Code.TAB_MISPLACED, message)
         if cell.tab is None:
             frameworks: tuple[str, ...] = (self.settings.default_tab,)
         else:
-            frameworks = self.resolve(cell.tab, first, "#@tab")
+            frameworks = self.resolve(cell.tab, first, "%%tab" if content.lstrip().startswith("%%") else "#@tab")
+        code_line = first + cell.code_offset
+        branches, problems = find_branches(cell.code, self.settings.frameworks)
+        for problem in problems:
+            kind = Code.TAB_UNKNOWN if problem.kind == "unknown" else Code.TAB_BRANCH  # branch, stray
+            self.report(code_line + problem.line, kind, problem.message)
         return CodeCell(
             self.path,
             start + 1,
@@ -371,10 +399,11 @@ class _Builder:
             tab=cell.tab,
             frameworks=frameworks,
             code=cell.code,
-            code_line=first + cell.code_offset,
+            code_line=code_line,
             markers=[Marker(name, first + i) for name, i in cell.markers],
             magics=[Marker(name, first + i) for name, i in cell.magics],
             closed=closed,
+            branches=branches,
         )
 
     def on_d2l_directive(self, token: Token, _next: Token | None) -> None:

@@ -1,7 +1,7 @@
 """Fence info strings and the d2lbook markers inside code cells.
 
 Written by hand: the pandoc attribute syntax of d2lbook fences (``{.python .input n=1}``)
-and its ``#@tab`` / ``#@save`` / ``#@hide`` markers exist in no parsing library.
+and its ``#@tab`` / ``%%tab`` / ``#@save`` / ``#@hide`` markers exist in no parsing library.
 """
 
 from __future__ import annotations
@@ -9,11 +9,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from polybook.dialect.tabs import ANY_MAGIC_TAB_RE
+
 _ATTR_TOKEN_RE = re.compile(
     r"""\s*(?:\.(?P<cls>[\w-]+)|\#(?P<id>[\w-]+)|(?P<key>[\w-]+)=(?P<val>"[^"]*"|'[^']*'|[^\s}]*))"""
 )
-_TAB_RE = re.compile(r"^#@tab\s+(?P<spec>\S.*?)\s*$")
-_DAMAGED_TAB_RE = re.compile(r"^#\s*@\s*tab\b|^#@tab\s*:")
+#: ``#@tab mxnet, pytorch`` (d2lbook 0.x and 1.0) or ``%%tab mxnet, pytorch`` (1.0's cell magic).
+_TAB_RE = re.compile(r"^(?:#@tab|%%tab)\s+(?P<spec>\S.*?)\s*$")
+_DAMAGED_TAB_RE = re.compile(r"^#\s*@\s*tab\b|^#@tab\s*:|^%%tab\s*$")
 _MARKER_RE = re.compile(r"#@(?P<name>save|hide_code|hide_output|hide)\b")
 _MAGIC_RE = re.compile(r"^\s*(?P<name>%%?[A-Za-z_]\w*)")
 _IPYTHON_RE = re.compile(r"^\s*(?:%%?[A-Za-z_]|!\S)", re.MULTILINE)
@@ -65,6 +68,7 @@ class CellSource:
 
     tab: str | None
     tab_damaged: bool
+    misplaced_tabs: list[int]  # 0-based lines of ``%%tab`` lines that are not the first line
     code: str
     code_offset: int  # lines skipped before ``code`` (the #@tab line)
     markers: list[tuple[str, int]]  # (name, 0-based line within the cell source)
@@ -81,7 +85,8 @@ def read_cell_source(source: str) -> CellSource:
         tab_damaged = True
     markers = [(m["name"], i) for i, line in enumerate(lines) for m in _MARKER_RE.finditer(line)]
     magics = [(m["name"], i) for i, line in enumerate(lines[offset:], offset) if (m := _MAGIC_RE.match(line))]
-    return CellSource(tab, tab_damaged, "\n".join(lines[offset:]), offset, markers, magics)
+    misplaced = [i for i, line in enumerate(lines) if i >= max(offset, 1) and ANY_MAGIC_TAB_RE.match(line)]
+    return CellSource(tab, tab_damaged, misplaced, "\n".join(lines[offset:]), offset, markers, magics)
 
 
 def highlight_language(language: str, code: str) -> str:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from polybook.diagnostics import Diagnostic
+from polybook.dialect.tabs import Branch, resolve_lines
 
 
 @dataclass(slots=True)
@@ -127,10 +128,39 @@ class CodeCell(Node):
     markers: list[Marker] = field(default_factory=list)
     magics: list[Marker] = field(default_factory=list)
     closed: bool = True
+    branches: tuple[Branch, ...] = ()  # ``if tab.selected(...)`` arms (:mod:`polybook.dialect.tabs`)
 
     @property
     def saved(self) -> bool:
         return any(m.name == "save" for m in self.markers)
+
+    @property
+    def varies(self) -> bool:
+        """Whether frameworks see different code in this cell (it has ``tab.selected`` branches)."""
+        return bool(self.branches)
+
+    def code_for(self, framework: str) -> str:
+        """The code ``framework`` runs, shows, saves and compares: its branches kept, dedented,
+        the others' dropped. Every stage asks this; none reads the branches itself."""
+        if not self.branches:
+            return self.code
+        return "\n".join(text for _, text in resolve_lines(self.code.split("\n"), self.branches, framework))
+
+    def lines_for(self, framework: str) -> list[tuple[str, int]]:
+        """:meth:`code_for` line by line, each with its 1-based line in the file."""
+        resolved = resolve_lines(self.code.split("\n"), self.branches, framework)
+        return [(text, self.code_line + index) for index, text in resolved]
+
+
+@dataclass(slots=True)
+class TabSetup(Node):
+    """d2lbook 1.0's ``%load_ext d2lbook.tab`` cell: it declares the document's frameworks
+    (``tab.interact_select([...])``) and extra requirements (``#required_libs("gpytorch")``).
+    Never shown, run or compared as code."""
+
+    code: str  # as written, for the record
+    frameworks: tuple[str, ...] | None  # None: the cell does not say
+    required_libs: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -202,6 +232,17 @@ class Document:
             if isinstance(node, TextTab):
                 stack.extend(reversed(node.children))
 
+    @property
+    def setup(self) -> TabSetup | None:
+        """The document's ``%load_ext d2lbook.tab`` cell, if it has one."""
+        return next((n for n in self.nodes if isinstance(n, TabSetup)), None)
+
+    @property
+    def required_libs(self) -> tuple[str, ...]:
+        """Requirements the document's programs need beyond their framework's environment."""
+        setup = self.setup
+        return setup.required_libs if setup is not None else ()
+
     def cells(self, framework: str | None = None) -> list[CodeCell]:
         """Code cells in order; with ``framework``, only the cells that run for it."""
         return [n for n in self.walk() if isinstance(n, CodeCell) and (framework is None or framework in n.frameworks)]
@@ -210,7 +251,12 @@ class Document:
         """Whether the document has a version for ``framework``, as d2lbook decides (its
         ``get_tab_notebook``): the default tab always; another framework only when a code cell's
         ``#@tab`` or a text tab names it -- ``#@tab all`` alone does not (a d2l chapter with no
-        TensorFlow code of its own has no TensorFlow version: no program, no tab, no library code)."""
+        TensorFlow code of its own has no TensorFlow version: no program, no tab, no library code).
+        A d2lbook 1.0 document that declares its frameworks (``tab.interact_select([...])``)
+        offers exactly those."""
+        setup = self.setup
+        if setup is not None and setup.frameworks is not None:
+            return framework in setup.frameworks
         if framework == self.default_tab:
             return True
         for node in self.walk():

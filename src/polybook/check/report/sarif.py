@@ -35,6 +35,8 @@ RULE_TEXT: dict[Code, str] = {
     Code.TAB_UNMATCHED: "A text tab is closed without being opened.",
     Code.TAB_UNKNOWN: "A tab names a framework the book does not have.",
     Code.TAB_MISPLACED: "A tab marker is where it has no effect.",
+    Code.TAB_BRANCH: "An `if tab.selected(...)` branch cannot be resolved per framework.",
+    Code.TAB_SETUP: "A d2lbook.tab cell holds something it cannot declare.",
     Code.CELL_MISPLACED: "A code cell is indented inside a list or quote, so it never runs.",
     Code.DIRECTIVE_DAMAGED: "A directive was damaged, often by translation.",
     Code.ROLE_DAMAGED: "A role was damaged, often by translation.",
