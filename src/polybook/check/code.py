@@ -94,7 +94,11 @@ class CellMatch:
 
 
 def _named(doc: Document) -> set[str]:
-    """The frameworks cells name: ``#@tab`` lists (not ``all``), and the default tab for untagged cells."""
+    """The frameworks cells name: ``#@tab`` lists (not ``all``), and the default tab for untagged cells;
+    those a d2lbook 1.0 document declares (``tab.interact_select``), when it does."""
+    setup = doc.setup
+    if setup is not None and setup.frameworks is not None:
+        return set(setup.frameworks)
     return {f for c in doc.cells() if c.tab is None or c.tab.strip() != "all" for f in c.frameworks}
 
 
@@ -126,7 +130,7 @@ def match_cells(source: Document, target: Document) -> CellMatch:
     match = CellMatch(common=shared_frameworks(source, target))
     for framework in [f for f in source.frameworks if f in match.common]:
         src, tgt = source.cells(framework), target.cells(framework)
-        pairs = align_code([c.code for c in src], [c.code for c in tgt])
+        pairs = align_code([c.code_for(framework) for c in src], [c.code_for(framework) for c in tgt])
         match.streams.append((framework, src, tgt, pairs))
         for pair in pairs:
             if pair.source is not None and pair.target is not None:
@@ -190,7 +194,7 @@ def check_code(
             # A cell paired in another framework's stream differs in its tab set, not in presence.
             if (t is None and id(s) in match.source_to_target) or (s is None and id(t) in match.target_to_source):
                 continue
-            if t is None and s is not None and _merged(s, pairs, tgt):
+            if t is None and s is not None and _merged(s, pairs, tgt, framework):
                 continue  # its code is in another translation cell, which is code.changed
             for f in _compare(lang, chapter, framework, pair.kind, s, t, pair, previous, target, place, match.common):
                 # a cell's tab set and markers are one finding however many streams pair it
@@ -204,14 +208,16 @@ def check_code(
     return findings
 
 
-def _merged(s: CodeCell, pairs: list[Pair], tgt: list[CodeCell]) -> bool:
+def _merged(s: CodeCell, pairs: list[Pair], tgt: list[CodeCell], framework: str) -> bool:
     """Whether a source cell the stream lacks is part of a translation cell paired with another
     source cell (a translator joined cells into one: that one is code.changed) -- its code
     as it is, or the functions and classes it defines (joined, and changed there)."""
-    key = cell_key(s.code)
+    key = cell_key(s.code_for(framework))
     if not key:
         return False
-    joined = [cell_key(tgt[p.target].code) for p in pairs if p.source is not None and p.target is not None]
+    joined = [
+        cell_key(tgt[p.target].code_for(framework)) for p in pairs if p.source is not None and p.target is not None
+    ]
     if any(key in other for other in joined):
         return True
     defined = set(_DEFINES_RE.findall(key))
@@ -243,8 +249,8 @@ def _compare(
                 chapter,
                 where,
                 source=Location(s.path, s.line),
-                subject=("", cell_key(s.code)),
-                diff=(("", _first_line(s.code)),),
+                subject=("", cell_key(s.code_for(framework))),
+                diff=(("", _first_line(s.code_for(framework))),),
                 **common,
             )
         ]
@@ -256,8 +262,8 @@ def _compare(
                 lang,
                 chapter,
                 Location(t.path, t.line),
-                subject=(cell_key(t.code), ""),
-                diff=((_first_line(t.code), ""),),
+                subject=(cell_key(t.code_for(framework)), ""),
+                diff=((_first_line(t.code_for(framework)), ""),),
                 **common,
             )
         ]
@@ -268,7 +274,7 @@ def _compare(
         return []  # the usual case: no finding, so no subject to normalise
     out = []
     where, src = Location(t.path, t.line), Location(s.path, s.line)
-    subject = (cell_key(t.code), cell_key(s.code))
+    subject = (cell_key(t.code_for(framework)), cell_key(s.code_for(framework)))
     if kind == "similar":
         out.extend(_changed(lang, chapter, framework, index, s, t, subject, common))
     if not same_tabs:
@@ -304,8 +310,9 @@ def _changed(
     common: dict,
 ) -> list[Finding]:
     """code.changed (or code.strings when only string literals differ), at the changed lines."""
-    hunks = token_diff(t.code, s.code)
-    only_strings = without_strings(t.code) == without_strings(s.code)
+    t_code, s_code = t.code_for(framework), s.code_for(framework)
+    hunks = token_diff(t_code, s_code)
+    only_strings = without_strings(t_code) == without_strings(s_code)
     code = Code.CODE_STRINGS if only_strings else Code.CODE_CHANGED
     what = "string literals differ from" if only_strings else "differs from"
     if len(hunks) > _MAX_HUNKS or not hunks:
@@ -314,18 +321,28 @@ def _changed(
         return [
             Finding.make(
                 code, f"{framework} cell {index} {what} the source in {len(hunks)} places", lang, chapter,
-                Location(t.path, t.code_line + first.t_line), source=Location(s.path, s.code_line + first.s_line),
+                Location(t.path, _file_line(t, framework, first.t_line)),
+                source=Location(s.path, _file_line(s, framework, first.s_line)),
                 diff=diff, subject=subject, **common,
             )
         ]  # fmt: skip
     return [
         Finding.make(
             code, f"{framework} cell {index} {what} the source: `{h.translation}` → `{h.source}`", lang, chapter,
-            Location(t.path, t.code_line + h.t_line), source=Location(s.path, s.code_line + h.s_line),
+            Location(t.path, _file_line(t, framework, h.t_line)),
+            source=Location(s.path, _file_line(s, framework, h.s_line)),
             diff=((h.translation, h.source),), subject=(subject[0] + f"\n{k}", subject[1]), **common,
         )
         for k, h in enumerate(hunks)  # the hunk's number, not its line: comments may be re-wrapped
     ]  # fmt: skip
+
+
+def _file_line(cell: CodeCell, framework: str, index: int) -> int:
+    """The file line of line ``index`` of the code ``framework`` sees in ``cell``."""
+    if not cell.varies:
+        return cell.code_line + index
+    lines = cell.lines_for(framework)
+    return lines[min(index, len(lines) - 1)][1] if lines else cell.line
 
 
 def _marks(names: list[str]) -> str:

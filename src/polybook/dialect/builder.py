@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from markdown_it.token import Token
 
-from polybook.diagnostics import Code, Diagnostic
+from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect.attach import split_figure, split_math
 from polybook.dialect.cells import parse_fence_info, read_cell_source, split_spec
 from polybook.dialect.markdown import CITE_ROLES, bad_citations, code_span_breaks
@@ -82,8 +82,8 @@ class _Builder:
         self.last_in: list[Node] = self.doc.nodes  # the list that holds ``last``
 
     # -- helpers -------------------------------------------------------------------
-    def report(self, line: int, code: Code, message: str) -> None:
-        self.doc.diagnostics.append(Diagnostic.make(self.path, line, code, message))
+    def report(self, line: int, code: Code, message: str, level: Level | None = None) -> None:
+        self.doc.diagnostics.append(Diagnostic.make(self.path, line, code, message, level))
 
     def emit(self, node: Node) -> None:
         self.last_in = self.open_tab.children if self.open_tab else self.doc.nodes
@@ -377,13 +377,17 @@ class _Builder:
         if cell.tab_damaged:
             message = "damaged tab marker; write '#@tab <framework>' or '%%tab <framework>' on the first line"
             self.report(first, Code.DIRECTIVE_DAMAGED, message)
+        if cell.tab_commented:
+            message = f"'# %%tab {cell.tab}' is read as the cell's tab, as d2lbook reads it; write '%%tab {cell.tab}'"
+            self.report(first + cell.code_offset - 1, Code.DIRECTIVE_DAMAGED, message, Level.WARNING)
         for index in cell.misplaced_tabs:
             message = "`%%tab` must be the first line of its cell; here it is run as code"
             self.report(first + index, Code.TAB_MISPLACED, message)
         if cell.tab is None:
             frameworks: tuple[str, ...] = (self.settings.default_tab,)
         else:
-            frameworks = self.resolve(cell.tab, first, "%%tab" if content.lstrip().startswith("%%") else "#@tab")
+            marker = "#@tab" if content.lstrip().startswith("#@") else "%%tab"
+            frameworks = self.resolve(cell.tab, first + cell.code_offset - 1, marker)
         code_line = first + cell.code_offset
         branches, problems = find_branches(cell.code, self.settings.frameworks)
         for problem in problems:

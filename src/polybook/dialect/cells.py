@@ -17,6 +17,8 @@ _ATTR_TOKEN_RE = re.compile(
 #: ``#@tab mxnet, pytorch`` (d2lbook 0.x and 1.0) or ``%%tab mxnet, pytorch`` (1.0's cell magic).
 _TAB_RE = re.compile(r"^(?:#@tab|%%tab)\s+(?P<spec>\S.*?)\s*$")
 _DAMAGED_TAB_RE = re.compile(r"^#\s*@\s*tab\b|^#@tab\s*:|^%%tab\s*$")
+#: ``# %%tab jax``: the magic commented out, which d2lbook still reads as the cell's tab.
+_COMMENTED_TAB_RE = re.compile(r"^#\s*%%tab\s+(?P<spec>\S.*?)\s*$")
 _MARKER_RE = re.compile(r"#@(?P<name>save|hide_code|hide_output|hide)\b")
 _MAGIC_RE = re.compile(r"^\s*(?P<name>%%?[A-Za-z_]\w*)")
 _IPYTHON_RE = re.compile(r"^\s*(?:%%?[A-Za-z_]|!\S)", re.MULTILINE)
@@ -68,25 +70,32 @@ class CellSource:
 
     tab: str | None
     tab_damaged: bool
+    tab_commented: bool  # ``# %%tab x``: read as the tab, as d2lbook reads it
     misplaced_tabs: list[int]  # 0-based lines of ``%%tab`` lines that are not the first line
     code: str
-    code_offset: int  # lines skipped before ``code`` (the #@tab line)
+    code_offset: int  # lines skipped before ``code`` (blank lines and the tab line)
     markers: list[tuple[str, int]]  # (name, 0-based line within the cell source)
     magics: list[tuple[str, int]]
 
 
 def read_cell_source(source: str) -> CellSource:
+    """The tab marker on the cell's first line that is not blank (d2lbook's notebooks strip the
+    blank lines around a cell), the markers and the magics."""
     lines = source.split("\n")
-    tab, tab_damaged, offset = None, False, 0
-    first = lines[0].strip() if lines else ""
+    tab, tab_damaged, commented, offset = None, False, False, 0
+    start = next((i for i, line in enumerate(lines) if line.strip()), 0)
+    first = lines[start].strip() if lines else ""
     if m := _TAB_RE.match(first):
-        tab, offset = m["spec"], 1
+        tab, offset = m["spec"], start + 1
+    elif m := _COMMENTED_TAB_RE.match(first):
+        tab, commented, offset = m["spec"], True, start + 1
     elif _DAMAGED_TAB_RE.match(first):
         tab_damaged = True
     markers = [(m["name"], i) for i, line in enumerate(lines) for m in _MARKER_RE.finditer(line)]
     magics = [(m["name"], i) for i, line in enumerate(lines[offset:], offset) if (m := _MAGIC_RE.match(line))]
-    misplaced = [i for i, line in enumerate(lines) if i >= max(offset, 1) and ANY_MAGIC_TAB_RE.match(line)]
-    return CellSource(tab, tab_damaged, misplaced, "\n".join(lines[offset:]), offset, markers, magics)
+    misplaced = [i for i, line in enumerate(lines) if i > start and i >= offset and ANY_MAGIC_TAB_RE.match(line)]
+    code = "\n".join(lines[offset:])
+    return CellSource(tab, tab_damaged, commented, misplaced, code, offset, markers, magics)
 
 
 def highlight_language(language: str, code: str) -> str:

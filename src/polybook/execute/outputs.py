@@ -68,8 +68,8 @@ def chapter_outputs(evaluation: Evaluation) -> dict[tuple[str, str], dict[str, A
                 "provenance": result.get("provenance", {}),
                 "failure": {k: failure[k] for k in ("cell", "kind", "url", "module") if k in failure} or None,
             }
-            hashes = code_hashes([cell.code for cell in use.cells])
-            raw = raw_hashes([cell.code for cell in use.cells])
+            codes = [cell.code_for(program.framework) for cell in use.cells]
+            hashes, raw = code_hashes(codes), raw_hashes(codes)
             for index, (cell, cell_result) in enumerate(zip(use.cells, result["cells"], strict=True)):
                 doc["cells"].append(
                     {

@@ -164,7 +164,7 @@ def build_programs(
                     continue
                 options = [cell_options(c, chapter.timeout or 1, bool(chapter.allow_errors), problems) for c in cells]
                 kernel = config.execution.kernel_for(framework)
-                sources = [c.code for c in cells]
+                sources = [c.code_for(framework) for c in cells]
                 imported = library.key(code, framework, stem) if library is not None else None
                 key = program_key(framework, sources, options, fingerprints[framework], imported)
                 group = (key, tuple(opt.timeout for opt in options))

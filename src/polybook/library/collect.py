@@ -23,7 +23,7 @@ from typing import TypeVar
 import isort
 
 from polybook.diagnostics import Code, Diagnostic
-from polybook.dialect.nodes import CodeCell, Document, EvalRst, Fence, TextTab, TocBlock
+from polybook.dialect.nodes import CodeCell, Document, EvalRst, Fence, TabSetup, TextTab, TocBlock
 
 #: d2lbook's save mark: ``#@save``, ``# @save``.
 SAVE_RE = re.compile(r"# *@save")
@@ -32,7 +32,9 @@ ADD_TO_CLASS = "@d2l.add_to_class"
 ADD_TO_CLASS_RE = re.compile(r"@d2l\.add_to_class\(([.\w]+)\)")
 #: Labels that can be named in the docstring note.
 SECTION_LABEL = "sec_"
-_FENCES = (CodeCell, Fence, TocBlock, EvalRst)
+#: What notedown makes a cell of its own. The ``%load_ext d2lbook.tab`` cell (:class:`TabSetup`) is
+#: one too -- it splits the text around it -- but no framework's notebook keeps it.
+_FENCES = (CodeCell, Fence, TocBlock, EvalRst, TabSetup)
 T = TypeVar("T")
 Line = tuple[str, int]  # a line of code and its 1-based line in the document's file
 
@@ -62,6 +64,7 @@ class _Unit:
     start: int
     end: int
     cell: CodeCell | None = None
+    setup: bool = False  # the d2lbook.tab cell: dropped from every framework's notebook
 
 
 def collect_document(doc: Document, name: str, framework: str, root: Path) -> tuple[list[SavedBlock], list[Diagnostic]]:
@@ -74,9 +77,9 @@ def collect_document(doc: Document, name: str, framework: str, root: Path) -> tu
         return blocks, problems
     cells = cells_for(units(doc), framework)
     for index, unit in enumerate(cells):
-        if unit.cell is None or "%load_ext d2lbook.tab" in unit.cell.code:
+        if unit.cell is None:
             continue
-        lines = clean_if_branches(numbered_lines(unit.cell), framework)
+        lines = unit.cell.lines_for(framework)
         saved = save_lines(lines)
         if not saved:
             continue
@@ -129,42 +132,15 @@ def units(doc: Document) -> list[_Unit]:
         if between:
             out.append(_Unit(between[0], between[-1]))
         if fence is not None:
-            out.append(_Unit(fence.line, fence.end_line, fence if isinstance(fence, CodeCell) else None))
+            cell = fence if isinstance(fence, CodeCell) else None
+            out.append(_Unit(fence.line, fence.end_line, cell, isinstance(fence, TabSetup)))
             previous_end = fence.end_line
     return out
 
 
 def cells_for(cells: list[_Unit], framework: str) -> list[_Unit]:
     """The cells a framework's notebook keeps: all markdown, and its own code cells."""
-    return [u for u in cells if u.cell is None or framework in u.cell.frameworks]
-
-
-def numbered_lines(cell: CodeCell) -> list[Line]:
-    return [(text, cell.code_line + i) for i, text in enumerate(cell.code.split("\n"))]
-
-
-def clean_if_branches(lines: list[Line], framework: str) -> list[Line]:
-    """Keep only ``framework``'s branch of ``if tab.selected('x'):`` (then of the older
-    ``if d2l.USE_X:``), dedented, and drop the other branches, as d2lbook does before saving."""
-    lines = _clean_branches(lines, "tab.selected", lambda line: f'"{framework}"' in line or f"'{framework}'" in line)
-    return _clean_branches(lines, "d2l.USE_", lambda line: f"d2l.USE_{framework.upper()}" in line)
-
-
-def _clean_branches(lines: list[Line], mark: str, selected: Callable[[str], bool]) -> list[Line]:
-    if not any(mark in text for text, _ in lines):
-        return lines
-    mode, indent, out = 0, 0, []  # mode 1: in the framework's branch, 2: in another's
-    for text, number in lines:
-        if "if" in text and mark in text:
-            mode, indent = (1 if selected(text) else 2), _indent(text)
-            continue
-        if mode and text.strip() and _indent(text) <= indent:
-            mode = 0
-        if mode == 0:
-            out.append((text, number))
-        elif mode == 1:
-            out.append((text[4:], number))
-    return out
+    return [u for u in cells if not u.setup and (u.cell is None or framework in u.cell.frameworks)]
 
 
 def save_lines(lines: Sequence[Line]) -> list[Line]:

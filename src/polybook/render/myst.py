@@ -147,7 +147,11 @@ class _Writer:
                 i += 1
 
     def tabbed(self, cell: CodeCell) -> bool:
-        return set(cell.frameworks) & set(self.frameworks) != set(self.frameworks)
+        """Whether a cell is shown per framework: it runs for some of the page's frameworks only,
+        or its ``tab.selected`` branches give them different code."""
+        if set(cell.frameworks) & set(self.frameworks) != set(self.frameworks):
+            return True
+        return cell.varies and len({cell.code_for(fw) for fw in self.frameworks}) > 1
 
     def node(self, node: Node) -> None:
         if isinstance(node, Heading):
@@ -228,11 +232,13 @@ class _Writer:
         self.emit(["```", ""], node.end_line)
 
     # -- code -----------------------------------------------------------------------
-    def code(self, cell: CodeCell) -> None:
+    def code(self, cell: CodeCell, framework: str | None) -> None:
+        """The code ``framework`` sees (None: the cell as written, the same for every framework)."""
         if any(m.name in ("hide", "hide_code") for m in cell.markers):
             return
-        marks = inline.fence(cell.code)
-        self.emit([f"{marks}{highlight_language(cell.language, cell.code)}", cell.code, marks, ""], cell.line)
+        code = cell.code_for(framework) if framework else cell.code
+        marks = inline.fence(code)
+        self.emit([f"{marks}{highlight_language(cell.language, code)}", code, marks, ""], cell.line)
 
     def program(self, framework: str) -> list[CodeCell]:
         """The page's cells that run for ``framework``, in order: its program."""
@@ -249,7 +255,7 @@ class _Writer:
 
     def shared_cell(self, cell: CodeCell) -> None:
         """A cell for every framework: the code once; outputs once when they agree."""
-        self.code(cell)
+        self.code(cell, self.frameworks[0] if self.frameworks else None)
         runs = [fw for fw in self.frameworks if fw in cell.frameworks]
         if self.outputs is None or not runs or any(m.name in ("hide", "hide_output") for m in cell.markers):
             return
@@ -264,7 +270,7 @@ class _Writer:
         if self.framework:
             for cell in cells:
                 if self.framework in cell.frameworks:
-                    self.code(cell)
+                    self.code(cell, self.framework)
                     self.results(cell, self.framework)
             return
 
@@ -272,7 +278,7 @@ class _Writer:
             def write() -> None:
                 mine = [c for c in cells if fw in c.frameworks]
                 for cell in mine:
-                    self.code(cell)
+                    self.code(cell, fw)
                     self.results(cell, fw)
                 if not mine:
                     self.notice("no_code", fw, cells[0].line)

@@ -96,7 +96,7 @@ class OutputRenderer:
         """MyST lines for the results of ``code_cell`` run by ``framework``; ``program`` is that
         framework's cells of the page, in order (as :meth:`Document.cells` gives them)."""
         index = next(i for i, c in enumerate(program) if c is code_cell)
-        codes = tuple(c.code for c in program)
+        codes = tuple(c.code_for(framework) for c in program)
         if codes not in self._raw:
             self._raw[codes] = raw_hashes(list(codes))
         cell = self.results.find(framework, index, self._raw[codes][index], lambda: self._normalised(codes)[index])
