@@ -202,7 +202,23 @@ class _Builder:
             tab.closed, tab.end_line = False, max(last, tab.line)
             self.open_tab = None
         self.check_marks()
+        self.check_declared()
         return self.doc
+
+    def check_declared(self) -> None:
+        """A framework the cells name that the ``%load_ext d2lbook.tab`` cell does not declare: it
+        is offered (d2lbook builds a version for it), and the author is told."""
+        setup = self.doc.setup
+        if setup is None or setup.frameworks is None:
+            return
+        named = self.doc.named()
+        for framework in [f for f in self.settings.frameworks if f in named and f not in setup.frameworks]:
+            first = next(n.line for n in self.doc.naming() if framework in n.frameworks)
+            message = (
+                f"line {first} names {framework}, which tab.interact_select does not declare; "
+                f"the document offers {framework} as d2lbook does"
+            )
+            self.report(setup.line, Code.TAB_SETUP, message)
 
     def on_front_matter(self, token: Token, _next: Token | None) -> None:
         self.doc.front_matter = token.content

@@ -253,23 +253,36 @@ class Document:
         ``#@tab`` or a text tab names it -- ``#@tab all`` alone does not (a d2l chapter with no
         TensorFlow code of its own has no TensorFlow version: no program, no tab, no library code).
         A d2lbook 1.0 document that declares its frameworks (``tab.interact_select([...])``)
-        offers exactly those."""
+        offers those too, and -- as d2lbook, which builds a version for every tab a cell names --
+        a framework its cells name that the declaration forgot (the parser warns about it)."""
         setup = self.setup
-        if setup is not None and setup.frameworks is not None:
-            return framework in setup.frameworks
-        if framework == self.default_tab:
+        if setup is not None and setup.frameworks is not None and framework in setup.frameworks:
             return True
+        return framework in self.named()
+
+    def named(self) -> set[str]:
+        """The frameworks the document's cells (not ``#@tab all``) and text tabs name, and the
+        default tab when there is no declaration."""
+        setup = self.setup
+        out = set() if setup is not None and setup.frameworks is not None else {self.default_tab}
+        for node in self.naming():
+            out.update(node.frameworks)
+        return out
+
+    def naming(self) -> Iterator[CodeCell | TextTab]:
+        """The code cells whose tab names frameworks (not ``all``, not untagged) and the text tabs."""
         for node in self.walk():
-            if isinstance(node, CodeCell) and node.tab is not None and node.tab.strip() != "all":
-                if framework in node.frameworks:
-                    return True
-            elif isinstance(node, TextTab) and framework in node.frameworks:
-                return True
-        return False
+            if isinstance(node, TextTab) or (
+                isinstance(node, CodeCell) and node.tab is not None and node.tab.strip() != "all"
+            ):
+                yield node
 
     def offered(self) -> tuple[str, ...]:
         """:meth:`offers` for each of the document's frameworks, in order."""
-        return tuple(framework for framework in self.frameworks if self.offers(framework))
+        setup = self.setup
+        named = self.named()
+        declared = set(setup.frameworks or ()) if setup is not None else set()
+        return tuple(framework for framework in self.frameworks if framework in named or framework in declared)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -109,8 +109,14 @@ def resolve_lines(lines: Sequence[str], branches: Sequence[Branch], framework: s
 def find_branches(code: str, known: Sequence[str]) -> tuple[tuple[Branch, ...], list[Problem]]:
     """The ``tab.selected`` (and ``d2l.USE_X``) branches of a cell's code, and its problems.
 
-    ``known``: the book's frameworks (an ``else`` arm is kept by those no earlier arm named).
-    A cell whose branches cannot be read has no branches: every framework sees it as written.
+    A branch is read as d2lbook reads it, line by line: it starts at its ``if`` line and runs
+    over the blank lines and the lines indented deeper than that ``if``; an ``if tab.selected``
+    line inside it starts the next branch (d2l's books rely on that: a ``tensorflow`` branch
+    inside a ``mxnet, tensorflow`` one adds lines to the method above it). Beyond d2lbook, the
+    condition is read with :mod:`ast` (``or``, ``not``, lists), ``elif``/``else`` arms work,
+    and a body on the ``if`` line is kept. ``known``: the book's frameworks (an ``else`` arm is
+    kept by those no earlier arm named). A cell whose branches cannot be read has none: every
+    framework sees it as written.
     """
     if not _MARK_RE.search(code):
         return (), []
@@ -121,11 +127,17 @@ def find_branches(code: str, known: Sequence[str]) -> tuple[tuple[Branch, ...], 
         line = max((exc.lineno or 1) - 1, 0)
         return (), [Problem(line, "branch", f"this cell's tab.selected branches cannot be read: {exc.msg}")]
     finder = _Finder(lines, tuple(known))
-    finder.visit_tree(tree)
+    finder.scan()
+    for node in ast.walk(tree):
+        if _is_mark(node) and node.lineno - 1 not in finder.heads:  # type: ignore[attr-defined]
+            message = (
+                "tab.selected(...) is only resolved as the condition of an `if`; write `if tab.selected(...):` here"
+            )
+            finder.problems.append(Problem(node.lineno - 1, "stray", message))  # type: ignore[attr-defined]
     problems = sorted(finder.problems, key=lambda p: p.line)
     if any(p.kind == "branch" for p in problems):
         return (), problems
-    return tuple(sorted(finder.branches, key=lambda b: b.head)), problems
+    return tuple(finder.branches), problems
 
 
 def _neutral(lines: list[str]) -> str:
@@ -134,104 +146,98 @@ def _neutral(lines: list[str]) -> str:
     return "\n".join(_MAGIC_LINE_RE.sub(r"\1pass #", line) if _MAGIC_LINE_RE.match(line) else line for line in lines)
 
 
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
 class _Finder:
     def __init__(self, lines: list[str], known: tuple[str, ...]) -> None:
         self.lines = lines
         self.known = known
         self.branches: list[Branch] = []
         self.problems: list[Problem] = []
-        self.used: set[int] = set()  # ids of the test expressions read as tab conditions
+        self.heads: set[int] = set()  # lines of every branch head, read or not
 
-    def visit_tree(self, tree: ast.Module) -> None:
-        elifs: set[int] = set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.If) and id(node) not in elifs and _mentions(node.test):
-                elifs.update(self.chain(node))
-        for node in ast.walk(tree):
-            if _is_mark(node) and id(node) not in self.used:
-                self.problems.append(
-                    Problem(
-                        node.lineno - 1,  # type: ignore[attr-defined]
-                        "stray",
-                        "tab.selected(...) is only resolved as the condition of an `if`; "
-                        "write `if tab.selected(...):` here",
-                    )
-                )
-
-    def chain(self, node: ast.If) -> set[int]:
-        """Record the arms of the chain starting at ``node``; the ids of its ``elif`` nodes."""
-        arms: list[tuple[int, list[ast.stmt], frozenset[str]]] = []
-        taken: frozenset[str] = frozenset()
-        elifs: set[int] = set()
-        current: ast.If | None = node
-        last: ast.If = node
-        while current is not None:
-            try:
-                selected = self.condition(current.test)
-            except _NotTab as exc:
-                self.problems.append(Problem(current.lineno - 1, "branch", str(exc)))
-                return elifs
-            arms.append((current.lineno - 1, current.body, selected - taken))
-            taken |= selected
-            last, current = current, None
-            orelse = last.orelse
-            if len(orelse) == 1 and isinstance(orelse[0], ast.If) and self._is_elif(orelse[0]):
-                current = orelse[0]
-                elifs.add(id(current))
-                if not _mentions(current.test):
-                    message = "an if/elif chain mixes tab.selected(...) with other conditions"
-                    self.problems.append(Problem(current.lineno - 1, "branch", message))
-                    return elifs
-        if last.orelse:
-            head = self._else_line(last)
-            if head is None:
-                self.problems.append(Problem(last.lineno - 1, "branch", "cannot find the `else:` of this branch"))
-                return elifs
-            arms.append((head, last.orelse, frozenset(self.known) - taken))
-        ends = [head for head, _, _ in arms[1:]] + [self._end(arms[-1][1], node)]
-        indent = node.col_offset
-        for (head, body, frameworks), end in zip(arms, ends, strict=True):
-            first = body[0]
-            if first.lineno - 1 == head:  # ``if tab.selected('x'): y = 1``
-                if len(body) > 1 and body[-1].end_lineno != first.lineno:
-                    message = "write the body of a tab.selected branch on lines of its own"
-                    self.problems.append(Problem(head, "branch", message))
-                    return elifs
-                self.branches.append(Branch(head, head, head + 1, frameworks, 0, first.col_offset))
-                continue
-            self.branches.append(Branch(head, head + 1, end, frameworks, first.col_offset - indent))
-        return elifs
-
-    def _is_elif(self, node: ast.If) -> bool:
-        return self.lines[node.lineno - 1].lstrip().startswith("elif")
-
-    def _else_line(self, node: ast.If) -> int | None:
-        body_end = node.body[-1].end_lineno or node.body[-1].lineno
-        for index in range(node.orelse[0].lineno - 2, body_end - 1, -1):
-            text = self.lines[index]
-            if text.lstrip().startswith("else") and len(text) - len(text.lstrip()) == node.col_offset:
-                return index
-        return None
-
-    def _end(self, body: list[ast.stmt], node: ast.If) -> int:
-        """One past the last line of the chain's last body: its last statement, and the comment
-        lines indented into it that follow (blank lines after it stay outside)."""
-        end = max(stmt.end_lineno or stmt.lineno for stmt in body)
-        index, last = end, end
+    def scan(self) -> None:
+        """d2lbook's walk over the lines: each branch head opens a branch, which the first
+        line not blank and not indented deeper than its head closes."""
+        chain: tuple[int, frozenset[str]] | None = None  # (indent, frameworks taken) of the open chain
+        index = 0
         while index < len(self.lines):
             text = self.lines[index]
-            if text.strip() and (
-                not text.lstrip().startswith("#") or len(text) - len(text.lstrip()) <= node.col_offset
+            stripped = text.strip()
+            arm = self.arm(stripped, index, chain if chain is not None and chain[0] == _indent(text) else None)
+            if arm is None:
+                if stripped and not stripped.startswith("#") and (chain is None or _indent(text) <= chain[0]):
+                    chain = None
+                index += 1
+                continue
+            if arm is False:  # a head that cannot be read: already reported
+                return
+            selected, inline_at = arm
+            taken = chain[1] if chain is not None and not stripped.startswith("if") else frozenset()
+            chain = (_indent(text), taken | selected)
+            frameworks = selected - taken
+            if inline_at >= 0:
+                self.branches.append(Branch(index, index, index + 1, frameworks, 0, inline_at))
+                index += 1
+                continue
+            end = index + 1
+            while (
+                end < len(self.lines)
+                and (not self.lines[end].strip() or _indent(self.lines[end]) > _indent(text))
+                and not self._is_head(end)
             ):
-                break
-            index += 1
-            if text.strip():
-                last = index
-        return last
+                end += 1
+            body = next((line for line in self.lines[index + 1 : end] if line.strip()), text + "    ")
+            self.branches.append(Branch(index, index + 1, end, frameworks, _indent(body) - _indent(text)))
+            index = end
+
+    def _is_head(self, index: int) -> bool:
+        stripped = self.lines[index].strip()
+        return stripped.startswith(("if", "elif")) and bool(_MARK_RE.search(stripped))
+
+    def arm(
+        self, stripped: str, index: int, chain: tuple[int, frozenset[str]] | None
+    ) -> tuple[frozenset[str], int] | bool | None:
+        """What a line heads: (frameworks it selects, column of a body on its line or -1), None
+        for a line that heads no branch, False for a head that cannot be read."""
+        keyword = stripped.split("(")[0].split()[0] if stripped else ""
+        if keyword == "else" or stripped.startswith("else:"):
+            if chain is None:
+                return None
+            rest = stripped.split(":", 1)[1].strip()
+            column = self.lines[index].index(rest) if rest and not rest.startswith("#") else -1
+            return frozenset(self.known) - chain[1], column
+        if keyword not in ("if", "elif") or not _MARK_RE.search(stripped):
+            return None
+        if keyword == "elif" and chain is None:
+            return None
+        self.heads.add(index)
+        source = stripped[2:] if keyword == "elif" else stripped
+        try:
+            node = ast.parse(source + "\n    pass").body[0]
+        except SyntaxError:
+            try:  # a body on the head line: ``if tab.selected('x'): y = 1``
+                node = ast.parse(source).body[0]
+            except SyntaxError as exc:
+                message = f"this tab.selected branch cannot be read: {exc.msg}"
+                self.problems.append(Problem(index, "branch", message))
+                return False
+        if not isinstance(node, ast.If):
+            return None
+        try:
+            selected = self.condition(node.test)
+        except _NotTab as exc:
+            self.problems.append(Problem(index, "branch", str(exc)))
+            return False
+        inline = node.body[0]
+        if inline.lineno != 1:
+            return selected, -1
+        return selected, _indent(self.lines[index]) + len(stripped) - len(source) + inline.col_offset
 
     def condition(self, test: ast.expr) -> frozenset[str]:
         """The frameworks a tab condition selects; raises :class:`_NotTab` for anything else."""
-        self.used.update(id(n) for n in ast.walk(test) if _is_mark(n))
         if isinstance(test, ast.BoolOp):
             parts = [self.condition(v) for v in test.values]
             if isinstance(test.op, ast.Or):
@@ -290,10 +296,6 @@ def _is_mark(node: ast.AST) -> bool:
     return (isinstance(node, ast.Call) and _is_selected(node.func)) or (
         isinstance(node, ast.Attribute) and _is_use(node)
     )
-
-
-def _mentions(test: ast.expr) -> bool:
-    return any(_is_mark(n) for n in ast.walk(test))
 
 
 @dataclass(frozen=True, slots=True)
