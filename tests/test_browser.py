@@ -215,3 +215,56 @@ def test_the_switcher_links_carry_the_section_before_any_click(site: str, page: 
         "document.querySelector('a[data-language=\"ja\"]').getAttribute('href').endsWith('#barriers-and-blockers')"
     )
     assert page.problems == []
+
+
+@pytest.fixture(scope="session")
+def site10(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The d2lbook 1.0 fixture book (tests/fixtures/d2lbook10), built without evaluation."""
+    root = tmp_path_factory.mktemp("site10") / "book"
+    shutil.copytree(ROOT / "tests" / "fixtures" / "d2lbook10", root)
+    result = build_html(load_config(root / "conf.py"), HtmlOptions(evaluate=False))
+    assert all(b.sphinx == "built" for b in result.languages), result.to_dict()
+    handler = functools.partial(_Handler, directory=str(root / "build" / "html"))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+SHELVES = {"pytorch": "torch-shelf", "mxnet": "mxnet-shelf", "jax": "jax-shelf", "tensorflow": "tf-shelf"}
+
+
+def shown_code(page: Any) -> str:
+    """The text of every code block the reader sees."""
+    return "\n".join(page.eval_on_selector_all(
+        "div.highlight pre", "els => els.filter(e => e.offsetParent !== null).map(e => e.innerText)"
+    ))  # fmt: skip
+
+
+@pytest.mark.parametrize("framework", list(SHELVES))
+def test_a_d2lbook10_page_shows_exactly_its_frameworks_cells_and_branches(
+    site10: str, page: Any, framework: str
+) -> None:
+    """d2lbook 1.0's %%tab cells and tab.selected branches: under each framework's tab the page
+    shows that framework's cells and branches, and never the marks."""
+    for lang in ("en", "ja"):  # the source in the 1.0 dialect, the translation in 0.x's
+        page.goto(f"{site10}/{lang}/tensors.html?framework={framework}", wait_until="networkidle")
+        assert selected(page) == {framework}
+        code = shown_code(page)
+        assert SHELVES[framework] in code
+        assert not [s for fw, s in SHELVES.items() if fw != framework and s in code]
+        frozen = framework in ("jax", "tensorflow")
+        assert ("frozen-counter" in code, "mutable-counter" in code) == (frozen, not frozen)
+        assert ("def thaw" in code) == (framework == "jax")
+        body = page.locator("article").inner_text()
+        assert "%%tab" not in body and "tab.selected" not in body and "load_ext" not in body
+        assert page.problems == []
+    page.screenshot(path=str(SHOTS / f"d2lbook10-{framework}.png"), full_page=True)
+
+
+def test_d2lbook10_tabs_switch_together_when_clicked(site10: str, page: Any) -> None:
+    page.goto(f"{site10}/en/tensors.html?framework=pytorch", wait_until="networkidle")
+    page.locator("label.polybook-tab-jax").first.click()
+    assert selected(page) == {"jax"}
+    assert "jax-shelf" in shown_code(page) and "torch-shelf" not in shown_code(page)
