@@ -142,7 +142,8 @@ def test_each_framework_has_its_own_fingerprint_even_in_a_shared_kernel(
         return {"python": "3.11", "packages": {name: versions[name] for name in packages}}
 
     monkeypatch.setattr(environment, "fingerprint", probe)
-    book = _book(tmp_path, {"en": EN}, '{"kernel": "one"}')
+    packages = '{"mxnet": ["mxnet"], "pytorch": ["torch", "torchvision"]}'
+    book = _book(tmp_path, {"en": EN}, f'{{"kernel": "one", "packages": {packages}}}')
     prints = environment.fingerprints(book.config.execution, book.config.frameworks)
     assert prints["pytorch"] == {
         "kernel": "one",
@@ -233,7 +234,10 @@ def test_execution_defaults(tmp_path: Path) -> None:
     ex = config.execution
     assert ex.cache_dir == (tmp_path / "build" / "cache").resolve()
     assert ex.frozen_dir == (tmp_path / "frozen").resolve()
-    assert ex.kernel_for("pytorch") == "k" and ex.packages_for("pytorch") == ("torch", "torchvision", "d2l", "numpy")
+    assert ex.kernel_for("pytorch") == "k"
+    # Nothing names frameworks by hand: without an environment or a packages setting, a
+    # framework is keyed by the distribution of its own name.
+    assert ex.packages_for("pytorch") == ("pytorch", "d2l", "numpy")
     assert ex.chapter("slow").timeout == 900 and ex.chapter("other").timeout == 300
     assert ex.chapter("slow").allow_errors is False
 

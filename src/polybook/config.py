@@ -48,11 +48,12 @@ _EXECUTION_KEYS = {
     "allow_errors": "keep running a program after a cell raises (default False)",
     "fail_on_needs_gpu": "count 'needs a GPU' failures as build failures (default False)",
     "packages": "mapping framework -> distributions whose versions enter the cache key",
+    "environments": "mapping framework -> PEP 508 requirements: the framework runs in a virtualenv of its own, "
+    "made from them (polybook build env)",
+    "env_dir": "where the environments live (default <build_dir>/envs)",
     "chapters": "mapping chapter name -> {timeout?, allow_errors?}",
 }
 _CHAPTER_EXECUTION_KEYS = {"timeout", "allow_errors"}
-#: Distributions whose versions key a framework's programs (d2l and numpy key all of them).
-_DEFAULT_PACKAGES = {"mxnet": ("mxnet",), "pytorch": ("torch", "torchvision"), "tensorflow": ("tensorflow",)}
 
 
 class ConfigError(Exception):
@@ -84,6 +85,24 @@ class ChapterExecution:
 
 
 @dataclass(frozen=True, slots=True)
+class EnvironmentConfig:
+    """``polybook.execution.environments[framework]``: what the framework's own virtualenv is
+    made from (:mod:`polybook.execute.envs`)."""
+
+    requirements: tuple[str, ...]  # PEP 508 strings, as written
+    line: int = field(default=1, compare=False, repr=False)  # of its entry in conf.py
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The distributions the requirements name, normalised (``TorchVision==0.15.1`` ->
+        ``torchvision``), in order."""
+        from packaging.requirements import Requirement
+        from packaging.utils import canonicalize_name
+
+        return tuple(dict.fromkeys(str(canonicalize_name(Requirement(r).name)) for r in self.requirements))
+
+
+@dataclass(frozen=True, slots=True)
 class ExecutionConfig:
     """``polybook.execution``: see ``_EXECUTION_KEYS`` for each setting."""
 
@@ -96,12 +115,19 @@ class ExecutionConfig:
     fail_on_needs_gpu: bool = False
     packages: dict[str, tuple[str, ...]] = field(default_factory=dict)
     chapters: dict[str, ChapterExecution] = field(default_factory=dict)
+    environments: dict[str, EnvironmentConfig] = field(default_factory=dict)
+    env_dir: Path | None = None  # None: <build_dir>/envs, filled in by load_config
 
     def kernel_for(self, framework: str) -> str:
+        """The kernel of a framework without an environment (one with has its own kernel)."""
         return self.kernels.get(framework, "python3")
 
     def packages_for(self, framework: str) -> tuple[str, ...]:
-        return (*self.packages.get(framework, _DEFAULT_PACKAGES.get(framework, (framework,))), "d2l", "numpy")
+        """Distributions whose versions key the framework's programs: its environment's
+        requirements, else the ``packages`` setting, else its own name; d2l and numpy always."""
+        environment = self.environments.get(framework)
+        own = environment.names if environment else self.packages.get(framework, (framework,))
+        return tuple(dict.fromkeys((*own, "d2l", "numpy")))
 
     def chapter(self, stem: str) -> ChapterExecution:
         """Per-chapter settings with the book-wide defaults filled in."""
@@ -494,6 +520,11 @@ class _Validator:
             unknown = [f for f in mapping if f not in frameworks]
             if unknown:
                 self.error(f"polybook.execution.{key}", at[key], f"{unknown} not in polybook.frameworks")
+        environments = self.environments(value.get("environments", {}), at["environments"], frameworks)
+        env_dir = value.get("env_dir")
+        if env_dir is not None and (not isinstance(env_dir, str) or not env_dir):
+            self.error("polybook.execution.env_dir", at["env_dir"], "must be a folder path (a string)")
+            env_dir = None
         return ExecutionConfig(
             paths["cache_dir"],
             paths["frozen_dir"],
@@ -504,7 +535,41 @@ class _Validator:
             flags["fail_on_needs_gpu"],
             {f: tuple(v) for f, v in packages.items()},
             self.chapter_execution(value.get("chapters", {}), at["chapters"]),
+            environments,
+            (root / env_dir).resolve() if env_dir else (build / "envs").resolve(),
         )
+
+    def environments(
+        self, value: Any, node: ast.expr | None, frameworks: tuple[str, ...]
+    ) -> dict[str, EnvironmentConfig]:
+        """framework -> its requirements, each a valid PEP 508 string; errors at the entry's line."""
+        from packaging.requirements import InvalidRequirement, Requirement
+
+        key = "polybook.execution.environments"
+        if not isinstance(value, dict):
+            self.error(key, node, "must map frameworks to lists of requirements, e.g. {'pytorch': ['torch==2.0.0']}")
+            return {}
+        out = {}
+        for framework, requirements in value.items():
+            entry = self.key_node(node, framework) or node
+            if framework not in frameworks:
+                close = difflib.get_close_matches(str(framework), list(frameworks), n=1)
+                hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(frameworks)}"
+                self.error(f"{key}.{framework}", entry, f"not in polybook.frameworks; {hint}")
+                continue
+            if not isinstance(requirements, list | tuple) or not all(isinstance(r, str) for r in requirements):
+                self.error(f"{key}.{framework}", entry, "must be a list of requirement strings ('torch==2.0.0')")
+                continue
+            bad = False
+            for requirement in requirements:
+                try:
+                    Requirement(requirement)
+                except InvalidRequirement as exc:
+                    self.error(f"{key}.{framework}", entry, f"{requirement!r} is not a PEP 508 requirement: {exc}")
+                    bad = True
+            if not bad:
+                out[framework] = EnvironmentConfig(tuple(requirements), getattr(entry, "lineno", 1))
+        return out
 
     def chapter_execution(self, value: Any, node: ast.expr | None) -> dict[str, ChapterExecution]:
         if not isinstance(value, dict):
