@@ -259,6 +259,21 @@ def test_build_writes_once_and_keeps_the_header(book_root: Path) -> None:
     assert build(book_root, "--check")[0] == 0
 
 
+def test_a_module_d2lbook_wrote_keeps_its_comments(book_root: Path) -> None:
+    """A book moving from d2lbook: its committed module names d2lbook and config.ini in two
+    comments; a rebuild keeps those words, so the only changes are code changes."""
+    target = book_root / "chapters/en/tiny/alpha.py"
+    assert build(book_root)[0] == 0
+    ours = target.read_text(encoding="utf-8")
+    assert "#    polybook build lib\n" in ours and "# Alias defined in conf.py\n" in ours
+    theirs = ours.replace("#    polybook build lib", "#    d2lbook build lib").replace("in conf.py", "in config.ini")
+    target.write_text(theirs, encoding="utf-8")
+    code, out = build(book_root)
+    assert code == 0 and "│ unchanged" in out, out
+    assert target.read_text(encoding="utf-8") == theirs
+    assert build(book_root, "--check")[0] == 0
+
+
 def test_a_framework_only_a_translation_has_comes_from_it(book_root: Path) -> None:
     gamma = libraries(book_root)["gamma"]
     assert gamma.language == "zh"

@@ -20,7 +20,7 @@ from polybook.dialect.nodes import Document
 from polybook.files import atomic_write
 from polybook.library.collect import SAVE_RE, SavedBlock, collect_document
 from polybook.library.settings import LibrarySettings, read_settings
-from polybook.library.write import custom_header, module_text, versioned
+from polybook.library.write import custom_header, module_text, versioned, wording_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +144,7 @@ def collect_library(book: Book, settings: LibrarySettings | None = None) -> dict
             message = f"no {'#' * 17}   WARNING line: the whole file is replaced by the generated module"
             problems.append(Diagnostic.make(display_path(target), 1, Code.LIB_HEADER, message))
             header = ""
-        module = module_text(header, blocks, settings.frameworks[framework])
+        module = module_text(header, blocks, settings.frameworks[framework], wording_of(existing))
         problems.extend(module.diagnostics)
         out[framework] = SavedLibrary(
             framework, lang, target, tuple(blocks), module.text, module.origins, tuple(sorted(problems, key=sort_key))

@@ -22,6 +22,37 @@ GENERATED = (
 )
 ALIAS_COMMENT = "# Alias defined in conf.py"
 _CLASS_RE = re.compile(r"class +(\w+)")
+_ALIAS_COMMENT_RE = re.compile(r"# Alias defined in \S+$", re.MULTILINE)
+
+
+@dataclass(frozen=True, slots=True)
+class Wording:
+    """The words of the generated header and of the alias comment."""
+
+    generated: str = GENERATED
+    alias_comment: str = ALIAS_COMMENT
+
+
+def wording_of(existing: str | None) -> Wording:
+    """The generated header and the alias comment as an existing module words them: d2lbook's
+    say ``d2lbook build lib`` and ``config.ini``. Kept, so a book that moves to polybook gets no
+    change to its library files from comments alone (and ``lib.stale`` compares code)."""
+    if existing is None:
+        return Wording()
+    generated = GENERATED
+    lines = existing.splitlines(keepends=True)
+    start = next((i for i, line in enumerate(lines) if line.strip() == WARNING), None)
+    if start is not None and len(lines) > start + 4:
+        head = "".join(lines[start : start + 5])
+        if (
+            lines[start + 1].startswith("# The below part is generated")
+            and lines[start + 2].rstrip().endswith(" build lib")
+            and lines[start + 3].startswith("# Don't edit")
+            and not lines[start + 4].strip()
+        ):
+            generated = head
+    comment = _ALIAS_COMMENT_RE.search(existing)
+    return Wording(generated, comment[0] if comment else ALIAS_COMMENT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,20 +75,24 @@ def custom_header(existing: str | None) -> str | None:
     return None
 
 
-def module_text(header: str, blocks: list[SavedBlock], library: FrameworkLibrary) -> ModuleText:
+def module_text(
+    header: str, blocks: list[SavedBlock], library: FrameworkLibrary, wording: Wording | None = None
+) -> ModuleText:
     """The module: ``header``, the generated header, ``blocks`` merged, the aliases."""
+    wording = wording or Wording()
     merged, problems = merge_blocks(blocks)
-    lines: list[tuple[str, SavedBlock | None]] = [(line, None) for line in (header + GENERATED).split("\n")[:-1]]
+    generated = wording.generated
+    lines: list[tuple[str, SavedBlock | None]] = [(line, None) for line in (header + generated).split("\n")[:-1]]
     body: list[tuple[str, SavedBlock | None]] = []
     for index, block in enumerate(merged):
         if index:
             body.append(("", None))
         body.extend(block)
-    text = header + GENERATED + "\n".join(line for line, _ in body)
+    text = header + generated + "\n".join(line for line, _ in body)
     lines.extend(body)
     aliases = alias_text(library)
     if aliases:
-        text += f"\n\n\n{ALIAS_COMMENT}\n{aliases}\n\n"
+        text += f"\n\n\n{wording.alias_comment}\n{aliases}\n\n"
     if not text.endswith("\n"):
         text += "\n"  # d2lbook leaves a module without aliases unterminated
     origins = [origin for _, origin in lines]
