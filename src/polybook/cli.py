@@ -268,7 +268,7 @@ def sync(ctx: click.Context, languages: tuple[str, ...], write: bool, prune: boo
 
 def _mount() -> None:
     """The pipeline's stages bring their own commands; they import their machinery lazily."""
-    from polybook.execute.commands import cache, eval_command
+    from polybook.execute.commands import cache, env_command, eval_command
     from polybook.importer.commands import import_group
     from polybook.library.commands import lib
     from polybook.pdf.commands import pdf
@@ -279,6 +279,7 @@ def _mount() -> None:
     build.add_command(pdf)
     build.add_command(html)
     build.add_command(lib)
+    build.add_command(env_command, name="env")
     main.add_command(cache)
     main.add_command(publish)
     main.add_command(serve)

@@ -81,7 +81,7 @@ class Code(StrEnum):
     EXEC_ALLOWED_ERROR = "exec.allowed_error"
     EXEC_OPTION = "exec.option"
     EXEC_DOWNLOAD = "exec.download"  # a dataset or weights could not be downloaded (no network)
-    EXEC_NO_FRAMEWORK = "exec.no_framework"  # the framework is not installed in the kernel
+    EXEC_NO_FRAMEWORK = "exec.no_framework"  # the framework is not installed in the kernel, or its env not made
     # HTML (polybook build html)
     HTML_SPHINX = "html.sphinx"  # a Sphinx warning, mapped back to the chapter's path:line
     HTML_FIGURE_OUTSIDE = "html.figure.outside"  # a figure path escaping the book root

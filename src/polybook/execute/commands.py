@@ -1,5 +1,6 @@
 """Click commands of the execution stage, mounted by :mod:`polybook.cli`:
-``polybook build eval`` (:data:`eval_command`) and ``polybook cache info|clear`` (:data:`cache`).
+``polybook build eval`` (:data:`eval_command`), ``polybook build env`` (:data:`env_command`)
+and ``polybook cache info|clear`` (:data:`cache`).
 
 They read the config exactly as the other commands do (``polybook.cli._config`` with the
 ``--conf`` of the main group), and import the heavy machinery only when they run.
@@ -8,6 +9,7 @@ They read the config exactly as the other commands do (``polybook.cli._config`` 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import click
 
@@ -70,6 +72,66 @@ def eval_command(
         ctx.exit(1)
 
 
+@click.command("env")
+@click.option("-f", "--framework", "frameworks", multiple=True, help="Only this framework (repeatable).")
+@click.pass_context
+def env_command(ctx: click.Context, frameworks: tuple[str, ...]) -> None:
+    """Make the frameworks' environments (polybook.execution.environments) that are missing,
+    in parallel, with those the book's #required_libs documents need; a made one is kept.
+
+    Exits 1 when one could not be made, saying why at its conf.py line.
+    """
+    from rich.console import Console
+
+    from polybook.book import load_book
+    from polybook.execute.envs import ensure_environments, environment_problem
+    from polybook.execute.evaluate import environments_wanted
+    from polybook.execute.report import print_table
+    from polybook.usage import UsageProblem, book_config, known
+
+    config = book_config(ctx)
+    own = list(config.execution.environments)
+    if not own:
+        raise UsageProblem("conf.py declares no environments (polybook.execution.environments)")
+    chosen = known(frameworks, own, "framework with an environment") or own
+    wanted: dict[tuple[str, tuple[str, ...]], tuple[str, int] | None] = {(f, ()): None for f in chosen}
+    wanted.update({w: at for w, at in environments_wanted(load_book(config, cached=True)).items() if w[0] in chosen})
+    console = Console(stderr=True)
+    made = ensure_environments(config, wanted, say=lambda message: console.print(message, markup=False))
+    failed = [want for want, env in made.items() if env.reason]
+    for want in failed:
+        click.echo(environment_problem(config, made[want], wanted[want]).format(), err=True)
+    print_table(console, environments_table(config, made))
+    if failed:
+        ctx.exit(1)
+
+
+def environments_table(config: Any, made: dict[tuple[str, tuple[str, ...]], Any]) -> Any:
+    """One row per environment: what it is, where, and what this command did with it."""
+    from rich.table import Table
+
+    from polybook.book import display_path
+    from polybook.execute.envs import EnvState, env_dir
+
+    table = Table(title=f"environments in {display_path(env_dir(config.execution))}")
+    for column in ("framework", "identity", "python", "packages", "path", "time", "status"):
+        table.add_column(column, justify="right" if column == "time" else "left")
+    shown = {EnvState.MADE: "[green]made[/green]", EnvState.KEPT: "kept", EnvState.FAILED: "[red]failed[/red]"}
+    for env in made.values():
+        versions = env.fingerprint()["packages"]
+        packages = ", ".join(f"{name} {version}" for name, version in versions.items() if version)
+        table.add_row(
+            env.spec.label,
+            env.spec.identity[:12],
+            env.record.python if env.record else env.spec.python,
+            packages,
+            display_path(env.spec.folder),
+            "kept" if env.state is EnvState.KEPT else f"{env.seconds:.1f}s",
+            shown.get(env.state, str(env.state)),
+        )
+    return table
+
+
 @click.group("cache")
 def cache() -> None:
     """Inspect or clear the execution cache (polybook.execution.cache_dir)."""
@@ -81,8 +143,9 @@ def cache() -> None:
 def cache_info(ctx: click.Context, as_json: bool) -> None:
     """Entries, size, statuses, and how many of each language's programs are cached.
 
-    Without the kernel installed, the keys of the book's programs cannot be computed: the
-    entries are still counted, how many of them the book uses is left unknown (null).
+    Without the kernel installed (or a framework's environment made), the keys of the book's
+    programs cannot be computed: the entries are still counted, how many of them the book uses
+    is left unknown (null).
     """
     from rich.console import Console
     from rich.table import Table
@@ -105,7 +168,8 @@ def cache_info(ctx: click.Context, as_json: bool) -> None:
     book = load_book(config, cached=True)
     problem = None
     try:
-        programs = plan(book)
+        programs = plan(book, make_environments=False)  # an environment not made yet is not made here
+        problem = next((p.unavailable for p in programs if p.unavailable), None)
     except KernelProblem as exc:
         problem = str(exc)  # the programs, keyed without an environment: counted, not matched
         programs = build_programs(book, {framework: {} for framework in config.frameworks})

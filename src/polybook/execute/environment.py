@@ -1,5 +1,9 @@
 """The kernel environment: where a kernel's Python lives, its fingerprint, and provenance.
 
+A framework with an environment of its own (``polybook.execution.environments``,
+:mod:`.envs`) is fingerprinted from that environment's record instead: its kernel, Python,
+identity and the installed versions of its requirements -- no kernel is probed.
+
 Each *framework* has its own fingerprint (the kernel's name and Python major.minor, the
 versions of that framework's packages, ``d2l`` and ``numpy``), and it enters the key of
 every program of that framework, so upgrading torch re-runs the PyTorch programs and
@@ -20,12 +24,14 @@ import shutil
 import socket
 import subprocess
 import sys
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from polybook.config import ExecutionConfig
+    from polybook.execute.envs import Environment
 
 _PROBE = """
 import json, sys
@@ -124,15 +130,32 @@ def _keep_probe(store: Path, kernel: str, entry: dict[str, Any]) -> None:
         pass  # only slower next time
 
 
-def fingerprints(execution: ExecutionConfig, frameworks: tuple[str, ...]) -> dict[str, dict[str, Any]]:
-    """framework -> ``{"kernel", "python", "packages"}``, the packages being that framework's only."""
+def fingerprints(
+    execution: ExecutionConfig, frameworks: tuple[str, ...], environments: Mapping[str, Environment] | None = None
+) -> dict[str, dict[str, Any]]:
+    """framework -> ``{"kernel", "python", "packages"}``, the packages being that framework's only.
+
+    A framework with an environment: ``{"kernel", "python", "environment", "packages"}`` from
+    ``environments`` (as this build made them) or else as found on disk (:func:`.envs.look_up`).
+    """
+    from polybook.execute.envs import look_up
+
+    own = {}
+    for framework in frameworks:
+        if framework in execution.environments:
+            found = (environments or {}).get(framework) or look_up(execution, framework)
+            own[framework] = found.fingerprint()
     wanted: dict[str, set[str]] = {}
     for framework in frameworks:
-        wanted.setdefault(execution.kernel_for(framework), set()).update(execution.packages_for(framework))
+        if framework not in own:
+            wanted.setdefault(execution.kernel_for(framework), set()).update(execution.packages_for(framework))
     store = execution.cache_dir / "environment.json"
     probed = {kernel: fingerprint(kernel, tuple(sorted(pkgs)), store) for kernel, pkgs in wanted.items()}
     out = {}
     for framework in frameworks:
+        if framework in own:
+            out[framework] = own[framework]
+            continue
         kernel = execution.kernel_for(framework)
         versions = probed[kernel]["packages"]
         out[framework] = {

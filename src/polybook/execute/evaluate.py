@@ -6,6 +6,10 @@ holding the key's lock, a cache hit is served (a stored failure too, unless
 failures. The lock makes a second, concurrent build (or a program of this build with
 the same key but other timeouts) wait for the first one's run and then hit, so no key
 runs twice and no entry is written twice at once.
+
+Planning makes the environments (:mod:`.envs`) of the frameworks that have programs, all
+missing ones at once; a program whose environment could not be made is not run and is
+recorded as ``missing_framework``, the environment's failure said once at its conf.py line.
 """
 
 from __future__ import annotations
@@ -19,8 +23,17 @@ from polybook.book import Book, display_path
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.execute.cache import Store
 from polybook.execute.environment import fingerprints
+from polybook.execute.envs import (
+    Environment,
+    EnvState,
+    Wanted,
+    ensure_environments,
+    environment_problem,
+    look_up,
+    unreadable,
+)
 from polybook.execute.executors import Executor, NoGPUWorker, make_executor
-from polybook.execute.failures import classify, framework_modules
+from polybook.execute.failures import MISSING_FRAMEWORK, NO_ENVIRONMENT, classify, framework_modules
 from polybook.execute.library import KernelLibrary, prepare_library
 from polybook.execute.programs import Program, build_programs
 from polybook.execute.runner import ERROR, FAILURES, KERNEL_DIED, NEEDS_GPU, OK, TIMEOUT, EventHook, Job
@@ -90,14 +103,71 @@ def program_job(program: Program) -> Job:
     )
 
 
-def plan(book: Book, problems: list[Diagnostic] | None = None, library: KernelLibrary | None = None) -> list[Program]:
-    """The book's programs, keyed with the kernels' current environment and the book's library."""
+def plan(
+    book: Book,
+    problems: list[Diagnostic] | None = None,
+    library: KernelLibrary | None = None,
+    make_environments: bool = True,
+) -> list[Program]:
+    """The book's programs, keyed with the kernels' current environment and the book's library.
+
+    The environments their frameworks need are made first (``make_environments``; else looked
+    up only, and a program whose environment is not there yet is ``unavailable``)."""
     config = book.config
     if library is None:
         library = prepare_library(book)
         if problems is not None:
             problems.extend(library.problems)
-    return build_programs(book, fingerprints(config.execution, config.frameworks), problems, library)
+    wanted = environments_wanted(book, problems)
+    if make_environments:
+        made = ensure_environments(config, wanted)
+    else:
+        made = {want: look_up(config.execution, *want) for want in wanted}
+    base = {framework: env for (framework, extra), env in made.items() if not extra}
+    prints = fingerprints(config.execution, config.frameworks, base)
+    derived = {want: env.fingerprint() for want, env in made.items() if want[1]}
+    programs = build_programs(book, prints, problems, library, derived)
+    unavailable = {env.spec.kernel: _why(env) for env in made.values() if not env.ready}
+    for program in programs:
+        program.unavailable = unavailable.get(program.kernel, "")
+    if problems is not None:
+        problems.extend(environment_problem(config, env, wanted[want]) for want, env in made.items() if env.reason)
+    return programs
+
+
+def environments_wanted(book: Book, problems: list[Diagnostic] | None = None) -> dict[Wanted, tuple[str, int] | None]:
+    """The environments the book's programs run in -- (framework, a document's required_libs)
+    for frameworks that have one and have programs -- each with where a failure is reported:
+    None for a framework's own (its conf.py entry), the ``#required_libs`` cell of the first
+    document that asks for a derived one. Requirements that cannot be read are reported there
+    (the document's programs then run in the framework's own environment)."""
+    config = book.config
+    wanted: dict[Wanted, tuple[str, int] | None] = {}
+    for code, chapters in book.chapters.items():
+        for doc in chapters.values():
+            for framework in config.languages[code].frameworks:
+                if framework not in config.execution.environments or not doc.offers(framework):
+                    continue
+                if not doc.cells(framework):
+                    continue
+                wanted.setdefault((framework, ()), None)
+                setup = doc.setup
+                if not doc.required_libs or setup is None or (framework, doc.required_libs) in wanted:
+                    continue
+                bad = unreadable(doc.required_libs)
+                if bad:
+                    message = f"#required_libs: {bad}; the {framework} programs run without them"
+                    if problems is not None and not any(d.message == message for d in problems):
+                        problems.append(Diagnostic.make(doc.path, setup.line, Code.EXEC_NO_FRAMEWORK, message))
+                    continue
+                wanted[(framework, doc.required_libs)] = (doc.path, setup.line)
+    return wanted
+
+
+def _why(environment: Environment) -> str:
+    if environment.state is EnvState.ABSENT:
+        return f"environment {environment.spec.folder.name} is not made yet (polybook build env)"
+    return f"environment {environment.spec.folder.name} could not be made: {environment.reason}"
 
 
 def evaluate(
@@ -149,6 +219,10 @@ def _evaluate_one(
     program: Program, cache: Store, frozen: Store, executor: Executor, options: EvalOptions, hook: EventHook
 ) -> Outcome:
     t0 = time.monotonic()
+    if program.unavailable:  # nothing to run it in: said once (plan), recorded per program, not cached
+        result = _not_run(program, MISSING_FRAMEWORK, NO_ENVIRONMENT, program.unavailable)
+        hook(f"done:{result['status']}", program.key, -1)
+        return Outcome(program, result, SKIPPED, time.monotonic() - t0, "no environment")
     found = frozen.get(program.key)
     if found.payload is not None and found.payload.get("status") == OK:
         hook("hit", program.key, -1)

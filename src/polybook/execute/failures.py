@@ -11,7 +11,8 @@ rules without running it again. On a machine without a GPU:
   what CUDA code raises without a GPU;
 * ``download_failed`` -- a dataset or weights could not be fetched (no network): the URL is named;
 * ``missing_framework`` -- the framework is not installed (``No module named 'tensorflow'``),
-  reported once per framework;
+  reported once per framework; or its environment could not be made (``NoEnvironment``,
+  said once at its conf.py line when the programs are planned, :mod:`.evaluate`);
 * otherwise ``error`` stays a bug of the code.
 """
 
@@ -24,6 +25,8 @@ from polybook.execute.programs import Program
 from polybook.execute.runner import ERROR, FAILURES, NEEDS_GPU, strip_ansi
 
 DOWNLOAD_FAILED, MISSING_FRAMEWORK = "download_failed", "missing_framework"
+#: The ``ename`` of a program not run because its environment could not be made (:mod:`.envs`).
+NO_ENVIRONMENT = "NoEnvironment"
 #: Every status of a program that did not finish, as classified here.
 FAILED = (*FAILURES, DOWNLOAD_FAILED, MISSING_FRAMEWORK)
 #: What Python's, urllib3's and requests' network failures say.

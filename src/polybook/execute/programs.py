@@ -73,6 +73,7 @@ class Program:
     fingerprint: dict[str, Any]
     uses: list[Use] = field(default_factory=list)
     pythonpath: Path | None = None  # the mirror's root: the book's package folder is found there
+    unavailable: str = ""  # why its environment could not be made (then it is not run)
 
     @property
     def languages(self) -> list[str]:
@@ -147,11 +148,14 @@ def build_programs(
     fingerprints: dict[str, dict[str, Any]],
     problems: list[Diagnostic] | None = None,
     library: KernelLibrary | None = None,
+    derived: dict[tuple[str, tuple[str, ...]], dict[str, Any]] | None = None,
 ) -> list[Program]:
     """Every (language, chapter, framework) program, identical ones merged, in book order.
 
     ``fingerprints`` maps framework -> environment fingerprint (see :mod:`.environment`);
-    ``library``: the book's package as the kernels import it (:mod:`.library`).
+    ``library``: the book's package as the kernels import it (:mod:`.library`); ``derived``:
+    (framework, a document's ``required_libs``) -> the fingerprint of the environment made
+    for them (:mod:`.envs`), whose kernel then runs that document's programs.
     """
     config = book.config
     programs: dict[tuple[str, tuple[int, ...]], Program] = {}
@@ -163,10 +167,11 @@ def build_programs(
                 if not cells or not doc.offers(framework):  # no version for it, as in d2lbook
                     continue
                 options = [cell_options(c, chapter.timeout or 1, bool(chapter.allow_errors), problems) for c in cells]
-                kernel = config.execution.kernel_for(framework)
+                fingerprint = (derived or {}).get((framework, doc.required_libs), fingerprints[framework])
+                kernel = fingerprint.get("kernel") or config.execution.kernel_for(framework)
                 sources = [c.code_for(framework) for c in cells]
                 imported = library.key(code, framework, stem) if library is not None else None
-                key = program_key(framework, sources, options, fingerprints[framework], imported)
+                key = program_key(framework, sources, options, fingerprint, imported)
                 group = (key, tuple(opt.timeout for opt in options))
                 program = programs.get(group)
                 if program is None:
@@ -178,7 +183,7 @@ def build_programs(
                         run_folder(config, code, stem),
                         sources,
                         options,
-                        fingerprints[framework],
+                        fingerprint,
                         pythonpath=run_root(config, code),
                     )
                 program.uses.append(Use(code, stem, doc.path, cells))

@@ -15,7 +15,7 @@ from typing import Any
 
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.execute.evaluate import CACHE, FROZEN, RUN, SKIPPED, Evaluation, Outcome
-from polybook.execute.failures import DOWNLOAD_FAILED, FAILED, MISSING_FRAMEWORK
+from polybook.execute.failures import DOWNLOAD_FAILED, FAILED, MISSING_FRAMEWORK, NO_ENVIRONMENT
 from polybook.execute.runner import ERROR, KERNEL_DIED, NEEDS_GPU, NOT_RUN, TIMEOUT, strip_ansi
 from polybook.files import atomic_write
 
@@ -95,7 +95,7 @@ def build_report(evaluation: Evaluation) -> dict[str, Any]:
             "kernel_runs": count[RUN],
             "cache_hits": count[CACHE],
             "frozen_hits": count[FROZEN],
-            "not_run": count[SKIPPED],  # refused by the executor (no GPU worker)
+            "not_run": count[SKIPPED],  # refused by the executor (no GPU worker), or no environment to run in
             "language_programs": sum(len(o.program.uses) for o in outcomes),
             "languages": len(evaluation.book.chapters),
             "frameworks": len(config.frameworks),
@@ -165,14 +165,16 @@ def _read(path: Path) -> dict[str, Any]:
 
 def diagnostics(evaluation: Evaluation) -> list[Diagnostic]:
     """One diagnostic per failed program per language using it, at the failing cell's line;
-    a framework that is not installed once, at its first program's cell."""
+    a framework that is not installed once, at its first program's cell (one whose environment
+    could not be made is already said once, at its conf.py line: among the evaluation's problems)."""
     out = list(evaluation.problems)
     missing: dict[str, list[Outcome]] = {}
     for outcome in evaluation.outcomes:
         failure = outcome.result.get("failure")
         program = outcome.program
         if outcome.status == MISSING_FRAMEWORK and failure:
-            missing.setdefault(program.framework, []).append(outcome)
+            if failure.get("ename") != NO_ENVIRONMENT:
+                missing.setdefault(program.framework, []).append(outcome)
         elif outcome.status in FAILED and failure:
             code = _CODES[outcome.status]
             what = f"{failure.get('ename')}: " if failure.get("ename") else ""
