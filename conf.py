@@ -41,7 +41,17 @@ polybook = {
     },
     # `polybook build eval`: one kernel per (chapter, framework) program, cached by content.
     "execution": {
-        "kernel": "polybook",  # registered into .venv by scripts/setup-kernel.sh (make setup)
+        # Each framework runs in a virtualenv of its own, made by uv from these pins (which need
+        # not agree: mxnet 1.9 wants numpy<1.24) into build/envs/ -- `polybook build env`, or the
+        # first `polybook build eval`. Only what the chapters and the library import.
+        "environments": {
+            "mxnet": ["mxnet==1.9.1", "numpy==1.23.5"],
+            # a pair that imports on a CPU-only machine; numpy 2 as torch 2.14 is built for
+            "pytorch": ["torch==2.14.1", "torchvision==0.29.2", "numpy==2.4.1"],
+        },
+        # A framework without an environment runs in this kernel, registered into .venv by
+        # scripts/setup-kernel.sh (make setup).
+        "kernel": "polybook",
         "timeout": 300,  # seconds per cell; per chapter: "chapters": {"name": {"timeout": 600}}
         "cache_dir": "build/cache",
         "frozen_dir": "frozen",  # results computed elsewhere (a GPU machine), reused by key

@@ -24,7 +24,8 @@ from polybook.config import load_config
 from polybook.render.build import HtmlOptions, build_html
 from polybook.site.serve import SiteServer
 
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import ROOT, copy_conf
+
 SHOTS = ROOT / "build" / "screenshots"
 LANGUAGES = ("en", "ja", "pt", "zh", "tr")
 EXTRA = "extra-en-only"
@@ -54,7 +55,7 @@ class _Handler(SimpleHTTPRequestHandler):
 @pytest.fixture(scope="session")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     root = tmp_path_factory.mktemp("site")
-    shutil.copy(ROOT / "conf.py", root / "conf.py")
+    copy_conf(root)
     shutil.copytree(ROOT / "chapters", root / "chapters")
     if (ROOT / "frozen").is_dir():
         shutil.copytree(ROOT / "frozen", root / "frozen")

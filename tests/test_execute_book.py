@@ -9,6 +9,7 @@ import json
 import re
 import shutil
 import stat
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +21,9 @@ from polybook.cli import build, main
 from polybook.config import load_config
 from polybook.dialect.normalize import normalize_code
 from polybook.execute.commands import cache, eval_command
+from polybook.execute.envs import env_spec
 
-from conftest import ROOT
+from conftest import ROOT, copy_conf
 
 pytestmark = pytest.mark.slow
 CHAPTER = "async-computation"
@@ -56,8 +58,7 @@ def book(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     shutil.copytree(ROOT / "chapters", root / "chapters")
     for path in (root / "chapters").rglob("*"):
         path.chmod(path.stat().st_mode | stat.S_IWUSR)  # the bundled chapters may be read-only
-    shutil.copy(ROOT / "conf.py", root / "conf.py")
-    conf = root / "conf.py"
+    conf = copy_conf(root)
     code, output, report = _eval(conf)
     return {"conf": conf, "code": code, "output": output, "report": report, "root": root}
 
@@ -82,6 +83,17 @@ def test_the_bundled_chapter_runs_for_both_frameworks_on_cpu(book: dict[str, Any
             cell = "\n".join(source[int(line) : int(line) + 8])
             assert "torch.cuda.synchronize(device)" in cell.split("```\n")[0]
     assert "needs a GPU" in book["output"]
+
+
+def test_each_framework_runs_in_its_own_environment(book: dict[str, Any]) -> None:
+    """conf.py gives mxnet and pytorch environments of their own: neither sees the other's packages."""
+    execution = load_config(book["conf"]).execution
+    for framework in ("mxnet", "pytorch"):
+        spec = env_spec(execution, framework)
+        assert {p["kernel"] for p in _programs(book["report"], framework)} == {spec.kernel}
+    mxnet = env_spec(execution, "mxnet").executable
+    probe = subprocess.run([str(mxnet), "-c", "import torch"], capture_output=True, text=True, check=False)
+    assert probe.returncode == 1 and "No module named 'torch'" in probe.stderr
 
 
 def test_identical_programs_run_once_for_all_languages(book: dict[str, Any]) -> None:
