@@ -20,6 +20,8 @@ polybook = {
     # Book-wide frameworks in tab order; untagged cells belong to `default_tab`.
     "frameworks": ["mxnet", "pytorch"],
     "default_tab": "mxnet",
+    # How readers see each framework's name (tabs, notices, PDF links); default: as written.
+    "framework_labels": {"mxnet": "MXNet", "pytorch": "PyTorch"},
     "languages": {
         # The source was moved to PyTorch first: its untagged cells are PyTorch cells.
         "en": {"name": "English", "frameworks": ["pytorch", "mxnet"], "default_tab": "pytorch"},

@@ -92,3 +92,18 @@ def test_polybook_settings_must_be_literal(tmp_path: Path) -> None:
 def test_syntax_error_names_the_line(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"conf.py:2: error: syntax error"):
         load_config(_write(tmp_path, "x = 1\npolybook = {\n"))
+
+
+def test_framework_labels_are_the_books_own(tmp_path: Path) -> None:
+    """Readers see a framework as conf.py labels it, else as written (d2lbook shows ``jax``)."""
+    base = 'polybook = {"source_language": "en", "frameworks": ["jax", "pytorch"], "languages": {"en": {"name": "E"}}'
+    config = load_config(_write(tmp_path, base + ', "framework_labels": {"pytorch": "PyTorch"}}\n'))
+    assert (config.label_of("pytorch"), config.label_of("jax")) == ("PyTorch", "jax")
+    conf = tmp_path / "conf.py"
+    conf.write_text(base + ',\n "framework_labels": {"pytroch": "PyTorch"}}\n', encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_config(conf)
+    assert (
+        "conf.py:2: error: polybook.framework_labels.pytroch: not in polybook.frameworks; did you mean 'pytorch'?"
+        in str(caught.value)
+    )

@@ -50,4 +50,4 @@ def test_no_program_and_no_tab_for_a_framework_the_document_does_not_offer(tmp_p
     environment = {fw: {} for fw in ("mxnet", "pytorch", "tensorflow")}
     assert sorted(p.framework for p in build_programs(book, environment)) == ["mxnet", "pytorch"]
     myst = transpile(doc, "en").text
-    assert "PyTorch" in myst and "TensorFlow" not in myst
+    assert "{tab-item} pytorch" in myst and "tensorflow" not in myst  # labels as written: no framework_labels

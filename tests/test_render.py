@@ -26,6 +26,7 @@ from polybook.render.stage import cross_language_anchors, stage_language
 
 BOOK = Path(__file__).parent / "fixtures" / "render" / "book"
 EXPECTED = BOOK / "expected"
+LABEL = load_config(BOOK / "conf.py").label_of  # MXNet, PyTorch
 
 
 def _results(language: str, chapter: str) -> ChapterResults:
@@ -47,8 +48,10 @@ def _check(name: str, actual: str, regen: bool) -> None:
 def test_golden_myst(language: str, chapter: str, framework: str | None, regen: bool) -> None:
     config = load_config(BOOK / "conf.py")
     doc = load_book(config, [language]).chapters[language][chapter]
-    outputs = OutputRenderer(language, _results(language, chapter), lambda data, suffix: f"/_outputs/x{suffix}")
-    myst = transpile(doc, language, framework=framework, outputs=outputs)
+    outputs = OutputRenderer(
+        language, _results(language, chapter), lambda data, suffix: f"/_outputs/x{suffix}", label=LABEL
+    )
+    myst = transpile(doc, language, framework=framework, outputs=outputs, label=LABEL)
     suffix = f".{framework}" if framework else ""
     _check(f"{language}/{chapter}{suffix}.md", myst.text, regen)
     assert len(myst.lines) == myst.text.count("\n")
@@ -222,7 +225,7 @@ def test_frozen_gpu_outputs_say_where_they_come_from_once_per_program() -> None:
     data = json.loads((BOOK / "eval" / "en" / "tiny.json").read_text(encoding="utf-8"))
     provenance = {"device": "GPU: A100 <b>x</b>", "date": "2026-01-02<script>T10:00:00"}
     data["programs"]["mxnet"] |= {"source": "frozen", "provenance": provenance}
-    renderer = OutputRenderer("en", ChapterResults.from_doc(data), lambda d, s: "x")
+    renderer = OutputRenderer("en", ChapterResults.from_doc(data), lambda d, s: "x", label=LABEL)
     text = transpile(doc, "en", outputs=renderer).text
     assert text.count("polybook-frozen") == 1  # three MXNet cells, one notice
     assert "{admonition} Computed on GPU: A100 \\<b\\>x\\</b\\>" in text

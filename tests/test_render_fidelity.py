@@ -88,7 +88,8 @@ def test_no_tab_panel_is_ever_empty() -> None:
     from polybook.execute.outputs import code_hashes
 
     ok = {"framework": "mxnet", "index": 0, "code": code_hashes([cell.code])[0], "status": "ok", "outputs": []}
-    text = transpile(doc, "en", outputs=OutputRenderer("en", _results(ok), str)).text
+    labels = {"mxnet": "MXNet", "pytorch": "PyTorch"}.__getitem__  # conf.py's framework_labels
+    text = transpile(doc, "en", outputs=OutputRenderer("en", _results(ok), str, label=labels), label=labels).text
     panels = text.split("{tab-item}")[1:]
     assert len(panels) == 4
     for panel in panels:

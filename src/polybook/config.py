@@ -37,6 +37,8 @@ _BOOK_KEYS = {
     "library": "the book's own package, collected from #@save cells (polybook build lib)",
     "localised_links": "globs of links each language has its own of (d2l: ['https://discuss.d2l.ai/t/*']): "
     "polybook check asks only that each section of the source that has one still has one",
+    "framework_labels": "mapping framework -> how tabs, notices and PDF names write it (default: its name as "
+    "written, as d2lbook shows it), e.g. {'pytorch': 'PyTorch'}",
 }
 _LANGUAGE_KEYS = {"name", "title", "frameworks", "default_tab", "origin"}
 _EXECUTION_KEYS = {
@@ -158,6 +160,11 @@ class BookConfig:
     bibfile: str | None = None
     library: dict[str, Any] = field(default_factory=dict)
     localised_links: tuple[str, ...] = ()  # globs (fnmatch) of links a translation has its own of
+    framework_labels: dict[str, str] = field(default_factory=dict)
+
+    def label_of(self, framework: str) -> str:
+        """How the book writes ``framework`` for readers (tabs, notices, PDF names)."""
+        return self.framework_labels.get(framework, framework)
 
     @property
     def root(self) -> Path:
@@ -371,6 +378,9 @@ class _Validator:
             library = {}
         localised = raw.get("localised_links", [])
         localised = self.strings(localised, "polybook.localised_links", self.key_node(node, "localised_links") or node)
+        labels = self.framework_labels(
+            raw.get("framework_labels", {}), self.key_node(node, "framework_labels") or node, frameworks
+        )
         if self.errors or not isinstance(source, str):
             return None
         ordered = {source: languages[source], **{k: v for k, v in languages.items() if k != source}}
@@ -390,7 +400,20 @@ class _Validator:
             bibfile,
             library,
             localised,
+            labels,
         )
+
+    def framework_labels(self, value: Any, node: ast.expr | None, frameworks: tuple[str, ...]) -> dict[str, str]:
+        key = "polybook.framework_labels"
+        if not isinstance(value, dict) or not all(isinstance(v, str) and v.strip() for v in value.values()):
+            self.error(key, node, "must map framework names to labels, e.g. {'pytorch': 'PyTorch'}")
+            return {}
+        for name in value:
+            if name not in frameworks:
+                close = difflib.get_close_matches(str(name), list(frameworks), n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else f"; the book's frameworks: {list(frameworks)}"
+                self.error(f"{key}.{name}", self.key_node(node, name) or node, f"not in polybook.frameworks{hint}")
+        return {str(k): str(v) for k, v in value.items()}
 
     def strings(self, value: Any, key: str, node: ast.AST | None) -> tuple[str, ...]:
         if not isinstance(value, list | tuple) or not all(isinstance(v, str) and v for v in value):

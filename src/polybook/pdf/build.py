@@ -33,7 +33,7 @@ from polybook.pdf.languages import latex_elements, main_fonts, numfig_format, ty
 from polybook.pdf.latex import LatexJob, missing_tools, run_in_process, tex_installation
 from polybook.pdf.log import diagnose, read_log
 from polybook.pdf.stage import stage_framework
-from polybook.render.i18n import SPHINX_LANGUAGE, framework_name
+from polybook.render.i18n import SPHINX_LANGUAGE
 from polybook.render.settings import bibfiles, bibtex_settings, myst_extensions
 from polybook.render.sphinx_run import map_warnings
 from polybook.render.stage import Stage
@@ -116,7 +116,7 @@ def site_pdfs(config: BookConfig, language: str, built_only: bool = False) -> li
     ``built_only`` leaves out the PDFs not built (yet): the header never links a 404.
     """
     return [
-        {"name": f"PDF ({framework_name(t.framework)})", "path": f"{language}/pdf/{t.pdf.name}"}
+        {"name": f"PDF ({config.label_of(t.framework)})", "path": f"{language}/pdf/{t.pdf.name}"}
         for t in pdf_targets(config, [language])
         if t.pdf.is_file() or not built_only
     ]
@@ -137,7 +137,7 @@ def sphinx_overrides(config: BookConfig, target: PdfTarget, stage: Stage | None 
         "suppress_warnings": ["toc.not_included"],  # reported by polybook's toc (toc.unreached)
         "numfig": True,
         "numfig_secnum_depth": 1,
-        "release": framework_name(target.framework),
+        "release": config.label_of(target.framework),
         "version": "",
         "latex_engine": "xelatex",
         "latex_docclass": {"manual": "report", "howto": "article"},

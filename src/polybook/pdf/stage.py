@@ -100,7 +100,8 @@ def stage_framework(
                 data, suffix = (pdf, ".pdf") if pdf is not None else (b"", ".png")
             return put(f"_outputs/{asset_name(data, suffix)}", data)
 
-        renderer = OutputRenderer(language, ChapterResults.from_doc(results.get(name)), asset, rich=False)
+        results_of = ChapterResults.from_doc(results.get(name))
+        renderer = OutputRenderer(language, results_of, asset, rich=False, label=config.label_of)
         numbering = _numbering(toc, name)
         myst = transpile(
             doc,
@@ -112,6 +113,7 @@ def stage_framework(
             toc=toc_resolver(name, docs),
             bibliography=references.references(),
             eval_rst=rst.resolver(doc, rst_files(files, name), stage.diagnostics),
+            label=config.label_of,
         )
         stage.diagnostics += renderer.missing_diagnostics(doc.path)  # the PDF shows stored results only
         append_lines(myst, references.page_end(name), doc.nodes[-1].end_line if doc.nodes else 1)

@@ -300,9 +300,6 @@ STRINGS: dict[str, dict[str, str]] = {
     },
 }
 
-#: How frameworks are written in prose and tab labels.
-FRAMEWORK_NAMES = {"mxnet": "MXNet", "pytorch": "PyTorch", "tensorflow": "TensorFlow", "jax": "JAX", "paddle": "Paddle"}
-
 #: Sphinx's own catalogs are named with a region for some languages.
 SPHINX_LANGUAGE = {"zh": "zh_CN"}
 
@@ -310,7 +307,3 @@ SPHINX_LANGUAGE = {"zh": "zh_CN"}
 def text(lang: str, key: str, **values: str) -> str:
     table = STRINGS.get(lang.split("_")[0], STRINGS["en"])
     return table.get(key, STRINGS["en"][key]).format(**values)
-
-
-def framework_name(framework: str) -> str:
-    return FRAMEWORK_NAMES.get(framework, framework)

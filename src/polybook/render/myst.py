@@ -33,7 +33,7 @@ from polybook.dialect.nodes import (
 )
 from polybook.dialect.slides import shown_prose
 from polybook.render import inline
-from polybook.render.i18n import framework_name, text
+from polybook.render.i18n import text
 from polybook.render.outputs import OutputRenderer
 
 #: ``figure(src, line)`` -> the path to write in MyST, or None when the figure is refused
@@ -47,6 +47,8 @@ LinkResolver = Callable[[str, int], "str | None"]
 TocResolver = Callable[[str, int], "str | None"]
 #: ``cite(role, keys, line)`` -> replacement text, or None to keep the MyST citation role.
 CiteHandler = Callable[[str, str, int], "str | None"]
+#: ``label(framework)`` -> how readers see the framework's name (conf.py's ``framework_labels``).
+Labeller = Callable[[str], str]
 
 #: ``:Caption of the table`` -- a colon then text, not a role (``:numref:`x```).
 _CAPTION_RE = re.compile(r":(?![A-Za-z][\w-]*:`)\s*\S")
@@ -79,8 +81,10 @@ class _Writer:
         toc: TocResolver,
         bibliography: list[str] | None,
         eval_rst: Callable[[EvalRst], str],
+        label: Labeller,
     ) -> None:
         self.doc = doc
+        self.label = label
         self.eval_rst = eval_rst
         self.bibliography = bibliography
         self.language = language
@@ -307,7 +311,7 @@ class _Writer:
         self.tab_set({fw: panel(fw) for fw in self.frameworks}, tabs[0].line, "polybook-text", "no_text")
 
     def notice(self, key: str, framework: str, line: int) -> None:
-        message = text(self.language, key, framework=framework_name(framework))
+        message = text(self.language, key, framework=self.label(framework))
         self.emit(["```{rst-class} polybook-notice polybook-empty", "```", "", message, ""], line)
 
     def tab_set(self, panels: dict[str, Callable[[], None]], line: int, kind: str, empty: str) -> None:
@@ -331,7 +335,7 @@ class _Writer:
         self.emit([f"{set_marks}{{tab-set}}", f":sync-group: {SYNC_GROUP}", f":class: polybook-tabs {kind}", ""], line)
         for fw, body in bodies.items():
             head = [
-                f"{item_marks}{{tab-item}} {framework_name(fw)}",
+                f"{item_marks}{{tab-item}} {self.label(fw)}",
                 f":sync: {fw}",
                 f":class-label: polybook-tab-{fw}",
             ]
@@ -358,10 +362,12 @@ def transpile(
     toc: TocResolver | None = None,
     bibliography: list[str] | None = None,
     eval_rst: Callable[[EvalRst], str] | None = None,
+    label: Labeller | None = None,
 ) -> Transpiled:
     """MyST for ``doc`` in ``language``: all frameworks in tabs, or only ``framework``.
     ``bibliography``: the MyST a ``:bibliography:`` line becomes (None: nothing);
-    ``eval_rst(node)``: the reStructuredText of an eval_rst block, line for line."""
+    ``eval_rst(node)``: the reStructuredText of an eval_rst block, line for line; ``label``: how
+    a framework is named for readers (default: as written)."""
     writer = _Writer(
         doc,
         language,
@@ -373,6 +379,7 @@ def transpile(
         toc or (lambda entry, line: entry),
         bibliography,
         eval_rst or (lambda node: node.source),
+        label or (lambda framework: framework),
     )
     writer.nodes(doc.nodes)
     while writer.out and not writer.out[-1][0].strip():

@@ -22,7 +22,7 @@ from polybook.dialect.nodes import CodeCell
 from polybook.execute.failures import DOWNLOAD_FAILED, MISSING_FRAMEWORK
 from polybook.execute.outputs import code_hashes, raw_hashes
 from polybook.execute.runner import NEEDS_GPU, strip_ansi
-from polybook.render.i18n import framework_name, text
+from polybook.render.i18n import text
 from polybook.render.inline import fence
 
 #: ``write_asset(data, suffix)`` stores bytes and returns their path for an image directive.
@@ -83,8 +83,16 @@ def _date(provenance: dict[str, Any]) -> str:
 class OutputRenderer:
     """Renders the results of one chapter in one language."""
 
-    def __init__(self, language: str, results: ChapterResults, write_asset: AssetWriter, rich: bool = True) -> None:
+    def __init__(
+        self,
+        language: str,
+        results: ChapterResults,
+        write_asset: AssetWriter,
+        rich: bool = True,
+        label: Callable[[str], str] = str,
+    ) -> None:
         self.language = language
+        self.label = label  # how readers see a framework's name (conf.py's framework_labels)
         self.results = results
         self.write_asset = write_asset
         self.rich = rich  # False: text/plain instead of raw HTML (e.g. for LaTeX)
@@ -107,7 +115,7 @@ class OutputRenderer:
         provenance = program_info.get("provenance", {})
         status = cell.get("status", "ok")
         if status == "not_run":
-            return self.notice("not_run", "polybook-not-run", framework=framework_name(framework))
+            return self.notice("not_run", "polybook-not-run", framework=self.label(framework))
         out: list[str] = []
         outputs = _merge_streams(cell.get("outputs", []))
         errors = [o for o in outputs if o.get("output_type") == "error"]
@@ -126,7 +134,7 @@ class OutputRenderer:
             css = "warning polybook-needs-gpu" if status == NEEDS_GPU else "warning polybook-download-failed"
             out += admonition(text(self.language, status), css, body)
         elif status == MISSING_FRAMEWORK:
-            message = text(self.language, "missing_framework", framework=framework_name(framework), **values)
+            message = text(self.language, "missing_framework", framework=self.label(framework), **values)
             out += self.notice_text(message, "polybook-missing-framework")
         elif status not in ("ok", "error") and not errors:
             body = [text(self.language, "failed", status=status.replace("_", " "))]
@@ -135,7 +143,7 @@ class OutputRenderer:
         frozen = program_info.get("source") == "frozen" and device.startswith("GPU")
         if frozen and code_cell is _first_shown(program):
             # Once per program, on its first cell shown: every output of it comes from there.
-            values = {"framework": framework_name(framework), "device": escape(device), "date": _date(provenance)}
+            values = {"framework": self.label(framework), "device": escape(device), "date": _date(provenance)}
             title = text(self.language, "computed_on", device=device)
             out += admonition(title, "note polybook-frozen", [text(self.language, "frozen", **values)])
         return out

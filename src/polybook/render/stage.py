@@ -255,7 +255,7 @@ def stage_language(
             wanted.add(relative)
             return "/" + relative
 
-        renderer = OutputRenderer(language, ChapterResults.from_doc(results.get(name)), asset)
+        renderer = OutputRenderer(language, ChapterResults.from_doc(results.get(name)), asset, label=config.label_of)
         myst = transpile(
             doc,
             language,
@@ -266,6 +266,7 @@ def stage_language(
             toc=toc_resolver(name, docs),
             bibliography=references.references(),
             eval_rst=rst.resolver(doc, rst_files(files, name), stage.diagnostics),
+            label=config.label_of,
         )
         if stored:
             stage.diagnostics += renderer.missing_diagnostics(doc.path)
