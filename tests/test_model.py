@@ -100,7 +100,8 @@ def test_figure_caption_keeps_markup() -> None:
 
 
 def test_json_dump_round_trips() -> None:
-    doc = parse_text(":begin_tab:`mxnet`\nx\n:end_tab:\n\n```{.python .input}\n#@save\nx = 1\n```\n", "j.md")
+    settings = DialectSettings("en", ("mxnet", "pytorch"), "mxnet")
+    doc = parse_text(":begin_tab:`mxnet`\nx\n:end_tab:\n\n```{.python .input}\n#@save\nx = 1\n```\n", "j.md", settings)
     data = json.loads(json.dumps(doc.to_dict()))
     assert data["nodes"][0]["type"] == "texttab"
     assert data["nodes"][0]["children"][0]["type"] == "paragraph"
@@ -113,3 +114,10 @@ def test_crlf_lines_count_like_lf() -> None:
     assert doc.diagnostics == []
     assert doc.labels["a"].line == 2
     assert doc.cells()[0].line == 4
+
+
+def test_outside_a_book_every_framework_a_tab_names_is_taken_as_written() -> None:
+    """No book, no list of frameworks: polybook assumes none (jax, paddle and mlx alike)."""
+    doc = parse_text("```{.python .input}\n%%tab jax, mlx\nx = 1\n```\n\n```{.python .input}\ny = 2\n```\n", "j.md")
+    assert [cell.frameworks for cell in doc.cells()] == [("jax", "mlx"), ()]
+    assert doc.diagnostics == []

@@ -24,7 +24,7 @@ CASES = sorted((FIXTURES / "parse").glob("*.md"))
 @pytest.mark.parametrize("source", CASES, ids=[c.stem for c in CASES])
 def test_outline(source: Path, regen: bool) -> None:
     expected_file = source.with_suffix(".out")
-    settings = None
+    settings = DialectSettings(None, ("mxnet", "pytorch"), "mxnet")
     if source.with_suffix(".json").is_file():
         given = json.loads(source.with_suffix(".json").read_text(encoding="utf-8"))
         settings = DialectSettings(given.get("language"), tuple(given["frameworks"]), given["default_tab"])

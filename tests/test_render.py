@@ -27,6 +27,7 @@ from polybook.render.stage import cross_language_anchors, stage_language
 BOOK = Path(__file__).parent / "fixtures" / "render" / "book"
 EXPECTED = BOOK / "expected"
 LABEL = load_config(BOOK / "conf.py").label_of  # MXNet, PyTorch
+SETTINGS = load_config(BOOK / "conf.py").languages["en"].settings
 
 
 def _results(language: str, chapter: str) -> ChapterResults:
@@ -86,7 +87,7 @@ def test_outputs_follow_their_cell_when_prose_moves_it() -> None:
     doc = _tiny()
     moved = parse_text(Path(BOOK / "chapters/en/tiny.md").read_text(encoding="utf-8").replace(
         "## More", "A new paragraph\nof two lines.\n\n## More"
-    ), doc.path)  # fmt: skip
+    ), doc.path, SETTINGS)  # fmt: skip
     renderer = OutputRenderer("en", _results("en", "tiny"), lambda data, suffix: "x")
     text = transpile(moved, "en", outputs=renderer).text
     assert "Found no NVIDIA driver" in text and "mxnet says" in text and renderer.missing == {}
@@ -97,14 +98,16 @@ def test_outputs_of_changed_code_are_never_shown() -> None:
     doc = _tiny()
     # Same lines; the first PyTorch cell's code changed: its outputs and those of every
     # PyTorch cell after it (they ran after the old code) are gone; MXNet's stay.
-    changed = parse_text(source.replace('print("torch says hi")', 'print("torch says bye")'), doc.path)
+    changed = parse_text(source.replace('print("torch says hi")', 'print("torch says bye")'), doc.path, SETTINGS)
     renderer = OutputRenderer("en", _results("en", "tiny"), lambda data, suffix: "x")
     text = transpile(changed, "en", outputs=renderer).text
     assert "torch says hi" not in text and "Found no NVIDIA driver" not in text
     assert "mxnet says" in text
     assert list(renderer.missing) == [(12, "pytorch"), (22, "pytorch"), (47, "pytorch"), (52, "pytorch")]
     # A comment or spacing change is not a code change.
-    same = parse_text(source.replace('print("torch says hi")', 'print( "torch says hi" )  # hello'), doc.path)
+    same = parse_text(
+        source.replace('print("torch says hi")', 'print( "torch says hi" )  # hello'), doc.path, SETTINGS
+    )
     assert "torch says hi" in transpile(same, "en", outputs=OutputRenderer("en", _results("en", "tiny"), str)).text
 
 

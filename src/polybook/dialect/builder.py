@@ -64,11 +64,12 @@ _FOLLOWS = {
 
 @dataclass(frozen=True, slots=True)
 class DialectSettings:
-    """What the parser needs to know about the document's language."""
+    """What the parser needs to know about the document's language: the book's frameworks (none
+    for a file outside a book: every name a tab writes is taken as written) and the default tab."""
 
     language: str | None = None
-    frameworks: tuple[str, ...] = ("mxnet", "pytorch")
-    default_tab: str = "mxnet"
+    frameworks: tuple[str, ...] = ()
+    default_tab: str = ""
 
 
 class _Builder:
@@ -114,6 +115,8 @@ class _Builder:
         if spec.strip() == "all":
             return self.settings.frameworks
         names = split_spec(spec)
+        if not self.settings.frameworks:  # no book: nothing to check the names against
+            return tuple(dict.fromkeys(names))
         unknown = [n for n in names if n not in self.settings.frameworks]
         for name in unknown:
             known = ", ".join(self.settings.frameworks)
@@ -400,7 +403,7 @@ class _Builder:
             message = "`%%tab` must be the first line of its cell; here it is run as code"
             self.report(first + index, Code.TAB_MISPLACED, message)
         if cell.tab is None:
-            frameworks: tuple[str, ...] = (self.settings.default_tab,)
+            frameworks: tuple[str, ...] = (self.settings.default_tab,) if self.settings.default_tab else ()
         else:
             marker = "#@tab" if content.lstrip().startswith("#@") else "%%tab"
             frameworks = self.resolve(cell.tab, first + cell.code_offset - 1, marker)
