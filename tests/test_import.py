@@ -374,3 +374,75 @@ def test_a_sixth_language_imports_the_same_way(book: Path) -> None:
     result = CliRunner().invoke(main, ["--conf", str(book / "conf.py"), "check", "--lang", "ko"])
     assert result.exit_code == 0 and "0 errors" in result.output, result.output
     assert text("ko", "references") == text("en", "references")
+
+
+INSTALL = """\
+# Installation
+
+:begin_tab:`alpha`
+With a GPU:
+
+```bash
+pip install alphalib-cu11==2.0 -f https://example.org/wheels
+```
+
+Without one:
+
+```bash
+# CPU
+pip install "alphalib[cpu]==2.0" alpha-extras==0.3
+```
+:end_tab:
+
+:begin_tab:`beta`
+Beta needs nothing more.
+:end_tab:
+
+```bash
+pip install d2l==9.9
+```
+"""
+
+
+def test_the_import_proposes_an_environment_per_framework(tmp_path: Path) -> None:
+    """setup.py's requirements for every framework, and per framework the last install line of
+    its text tabs (the CPU one after the GPU one); a framework no tab installs is said."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "config.ini").write_text("[project]\ntitle = T\n\n[build]\ntabs = alpha, beta\n", encoding="utf-8")
+    (project / "setup.py").write_text(
+        "from setuptools import setup\nrequirements = [\n    'numpy==1.23.5',\n    'alpha-extras>=0.1',\n]\n"
+        "setup(name='d2l', install_requires=requirements)\n",
+        encoding="utf-8",
+    )
+    (project / "index.md").write_text("# T\n\n```toc\ninstall\n```\n", encoding="utf-8")
+    (project / "install.md").write_text(INSTALL, encoding="utf-8")
+    book = tmp_path / "book"
+    book.mkdir()
+    code, out = run(book, str(project), "--lang", "en")
+    assert code == 0, out
+    environments = load_config(book / "conf.py").execution.environments
+    assert {fw: list(env.requirements) for fw, env in environments.items()} == {
+        "alpha": ["alphalib[cpu]==2.0", "alpha-extras==0.3", "numpy==1.23.5"],  # its own pin wins over setup.py's
+        "beta": ["numpy==1.23.5", "alpha-extras>=0.1"],
+    }
+    cpu_line = line_of(project / "install.md", 'pip install "alphalib')
+    assert f"environments proposed from setup.py:2; alpha: install.md:{cpu_line}" in out
+    assert "no text tab of beta installs it" in out
+
+
+@pytest.mark.parametrize(
+    ("line", "requirements"),
+    [
+        ('pip install "jax[cpu]==0.4.13" flax==0.7.0', ["jax[cpu]==0.4.13", "flax==0.7.0"]),
+        ("python -m pip install paddlepaddle==2.3.2 -i https://mirror.example/simple", ["paddlepaddle==2.3.2"]),
+        ("!pip install -U d2l  # upgrade", ["d2l"]),
+        ("pip install mxnet-cu112==1.9.1 -f https://dist.mxnet.io/python", ["mxnet-cu112==1.9.1"]),
+        ("pip list", []),
+        ("conda install pytorch", []),
+    ],
+)
+def test_pip_lines_are_read_for_their_requirements(line: str, requirements: list[str]) -> None:
+    from polybook.importer.environments import pip_requirements
+
+    assert pip_requirements(line) == requirements

@@ -105,9 +105,7 @@ def test_outputs_of_changed_code_are_never_shown() -> None:
     assert "mxnet says" in text
     assert list(renderer.missing) == [(12, "pytorch"), (22, "pytorch"), (47, "pytorch"), (52, "pytorch")]
     # A comment or spacing change is not a code change.
-    same = parse_text(
-        source.replace('print("torch says hi")', 'print( "torch says hi" )  # hello'), doc.path, SETTINGS
-    )
+    same = parse_text(source.replace('print("torch says hi")', 'print( "torch says hi" )  # hello'), doc.path, SETTINGS)
     assert "torch says hi" in transpile(same, "en", outputs=OutputRenderer("en", _results("en", "tiny"), str)).text
 
 

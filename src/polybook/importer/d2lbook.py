@@ -21,6 +21,7 @@ from pathlib import Path
 from polybook.config import CONFIG_NAME, ConfigError, find_config, load_config
 from polybook.files import atomic_write, replace_folder
 from polybook.importer.confpy import Change, ConfEditError, edit_conf, new_conf, read_book_settings
+from polybook.importer.environments import propose
 from polybook.importer.ini import IniError, read_ini
 from polybook.importer.mapping import ProjectSettings, Unmapped, read_settings
 from polybook.importer.merge import BookSettings, Merged, merge
@@ -97,6 +98,7 @@ def import_d2lbook(project: Path, lang: str, conf: Path | None, force: bool, cwd
     if destination.exists() and not force:
         raise ImportRefused(f"{destination} exists: pass --force to replace it with this import")
     selection = select_files(project, settings)
+    settings.environments = propose(project, selection.documents, settings.tabs)
     result = ImportResult(
         project, lang, book.conf_path, book.text is None, destination, destination.exists(), settings, selection
     )

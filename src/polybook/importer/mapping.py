@@ -11,6 +11,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
+from polybook.importer.environments import Proposal
 from polybook.importer.ini import IniFile, IniValue
 
 #: d2lbook's defaults (config_default.ini) for the keys the import reads.
@@ -144,6 +145,7 @@ class ProjectSettings:
     bibfile: str | None = None
     library: dict[str, Any] = field(default_factory=dict)
     sphinx_configs: list[SphinxSetting] = field(default_factory=list)
+    environments: Proposal = field(default_factory=Proposal)  # what each framework's kernel needs
     unmapped: list[Unmapped] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 

@@ -75,6 +75,7 @@ def merge(book: BookSettings, settings: ProjectSettings, copied: set[str], origi
     _exclusions(polybook, settings, origin_pattern)
     _bibfile(polybook, settings, copied, is_source, merged)
     _library(polybook, settings, is_source)
+    _environments(polybook, settings, is_source, merged)
     _project(book, settings, merged, old_source, is_source)
     _static(book, settings, merged, copied, is_source)
     _sphinx_configs(book, settings, merged, is_source)
@@ -179,6 +180,37 @@ def _library(polybook: dict[str, Any], settings: ProjectSettings, is_source: boo
     for framework, values in settings.library.get("frameworks", {}).items():
         if is_source or framework not in frameworks:
             frameworks[framework] = dict(values)
+
+
+def _environments(polybook: dict[str, Any], settings: ProjectSettings, is_source: bool, merged: Merged) -> None:
+    """The execution environments the project's setup.py and install lines propose: the source
+    language's win (as its library settings do); a translation adds frameworks the book lacks."""
+    proposal = settings.environments
+    if not proposal.environments:
+        return
+    execution = polybook.get("execution")
+    if not isinstance(execution, dict):
+        execution = polybook["execution"] = {}
+    environments = execution.get("environments")
+    if not isinstance(environments, dict):
+        environments = execution["environments"] = {}
+    taken = []
+    for framework, requirements in proposal.environments.items():
+        if is_source or framework not in environments:
+            environments[framework] = list(requirements)
+            taken.append(framework)
+    if not taken:
+        return
+    sources = [
+        f"{framework}: {', '.join(proposal.sources[framework])}" for framework in taken if proposal.sources[framework]
+    ]
+    where = [proposal.common] if proposal.common else []
+    merged.notes.append(f"environments proposed from {'; '.join([*where, *sources]) or 'nothing'}")
+    for framework in [f for f in proposal.missing if f in taken]:
+        merged.notes.append(
+            f"no text tab of {framework} installs it (`pip install ...`): its environment has the common requirements "
+            f"only; add its packages to polybook.execution.environments[{framework!r}]"
+        )
 
 
 def _project(
