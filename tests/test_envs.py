@@ -381,3 +381,18 @@ def test_two_builds_at_once_make_one_environment(tiny: Any) -> None:
     assert len(seconds) == 1  # the one record, read by both
     made = [p.name for p in tiny.execution.env_dir.iterdir() if not p.name.startswith(".")]
     assert made == [env_spec(tiny.execution, "tiny").folder.name]
+
+
+@pytest.mark.slow
+def test_html_that_makes_the_environments_is_up_to_date_on_the_next_build(tiny: Any) -> None:
+    """A first ``build html`` makes the environment while it evaluates; its stamps record the
+    environment as it left it, so the next build has nothing to do."""
+    from polybook.render.build import HtmlOptions, build_html
+
+    (tiny.chapters_dir / "en" / "index.md").write_text("# Tiny\n\n```toc\nisolated\n```\n", encoding="utf-8")
+    first = build_html(tiny, HtmlOptions())
+    assert [b.sphinx for b in first.languages] == ["built"], first.to_dict()
+    assert look_up(tiny.execution, "tiny").ready
+    second = build_html(tiny, HtmlOptions())
+    assert [b.sphinx for b in second.languages] == ["up to date"], second.to_dict()
+    assert (second.kernel_runs, second.cache_hits) == (0, 0)  # not even read again from the cache

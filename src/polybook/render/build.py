@@ -180,15 +180,19 @@ def _build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None)
         results.update(chapter_outputs(evaluation))
         fresh = eval_diagnostics(evaluation)
         executed += fresh
+        environment = _environment(config)  # as the evaluation left it: it makes missing environments
         for code in evaluate:
             said = [d.to_dict() for d in fresh if _in_language(config, d, code)]
-            _write_json(_eval_stamp(config, code), {"inputs": code_inputs[code], "diagnostics": said})
+            inputs_now = evaluation_inputs(book, code, environment)
+            _write_json(_eval_stamp(config, code), {"inputs": inputs_now, "diagnostics": said})
         kernel_runs = sum(o.source == RUN for o in evaluation.outcomes)
         cache_hits = sum(o.source == CACHE for o in evaluation.outcomes)
     elif stale and not options.evaluate:
         results = stored_results(config, stale)
     if stale:  # the evaluation may have written new results: the stamps record the inputs as they are now
-        after = SiteInputs(config, options.evaluate, version, linked, inputs.environment)
+        after = SiteInputs(
+            config, options.evaluate, version, linked, _environment(config) if options.evaluate else None
+        )
         fingerprints.update({code: after.of(code) for code in stale})
     timings["evaluate"] = time.monotonic() - t1
 
