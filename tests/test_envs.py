@@ -20,11 +20,12 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from polybook import uvtool
 from polybook.book import Book
 from polybook.cli import main
 from polybook.config import ConfigError, load_config
 from polybook.dialect import DialectSettings, parse_text
-from polybook.execute import envs, uvtool
+from polybook.execute import envs
 from polybook.execute.cache import Store
 from polybook.execute.environment import fingerprints
 from polybook.execute.envs import EnvState, ensure_environment, env_spec, look_up

@@ -380,17 +380,17 @@ INSTALL = """\
 # Installation
 
 :begin_tab:`alpha`
-With a GPU:
-
-```bash
-pip install alphalib-cu11==2.0 -f https://example.org/wheels
-```
-
-Without one:
+Without a GPU:
 
 ```bash
 # CPU
 pip install "alphalib[cpu]==2.0" alpha-extras==0.3
+```
+
+With one:
+
+```bash
+pip install alphalib-cu11==2.0 -f https://example.org/wheels
 ```
 :end_tab:
 
@@ -404,9 +404,11 @@ pip install d2l==9.9
 """
 
 
-def test_the_import_proposes_an_environment_per_framework(tmp_path: Path) -> None:
+def test_the_import_proposes_an_environment_per_framework(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """setup.py's requirements for every framework, and per framework the last install line of
-    its text tabs (the CPU one after the GPU one); a framework no tab installs is said."""
+    its text tabs that installs no CUDA build; a framework no tab installs is said, and so is
+    an environment uv cannot install here (offline in this test: no index has ``alphalib``)."""
+    monkeypatch.setenv("UV_OFFLINE", "1")
     project = tmp_path / "project"
     project.mkdir()
     (project / "config.ini").write_text("[project]\ntitle = T\n\n[build]\ntabs = alpha, beta\n", encoding="utf-8")
@@ -429,6 +431,8 @@ def test_the_import_proposes_an_environment_per_framework(tmp_path: Path) -> Non
     cpu_line = line_of(project / "install.md", 'pip install "alphalib')
     assert f"environments proposed from setup.py:2; alpha: install.md:{cpu_line}" in out
     assert "no text tab of beta installs it" in out
+    assert "warning: the alpha environment cannot be installed with this Python: " in out
+    assert "alphalib" in out.split("warning: the alpha environment")[1].split("\n")[0]
 
 
 @pytest.mark.parametrize(

@@ -45,8 +45,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from polybook.diagnostics import Code, Diagnostic
-from polybook.execute.uvtool import UvFailure, install_options, run_uv, uv_version
 from polybook.files import atomic_write, stage_lock
+from polybook.uvtool import UvFailure, install_options, run_uv, uv_version
 
 if TYPE_CHECKING:
     from polybook.config import BookConfig, ExecutionConfig

@@ -21,7 +21,7 @@ from pathlib import Path
 from polybook.config import CONFIG_NAME, ConfigError, find_config, load_config
 from polybook.files import atomic_write, replace_folder
 from polybook.importer.confpy import Change, ConfEditError, edit_conf, new_conf, read_book_settings
-from polybook.importer.environments import propose
+from polybook.importer.environments import propose, resolve
 from polybook.importer.ini import IniError, read_ini
 from polybook.importer.mapping import ProjectSettings, Unmapped, read_settings
 from polybook.importer.merge import BookSettings, Merged, merge
@@ -86,9 +86,12 @@ class _Book:
     chapters: Path
 
 
-def import_d2lbook(project: Path, lang: str, conf: Path | None, force: bool, cwd: Path | None = None) -> ImportResult:
+def import_d2lbook(
+    project: Path, lang: str, conf: Path | None, force: bool, cwd: Path | None = None, check_environments: bool = True
+) -> ImportResult:
     """Import the d2lbook project ``project`` as language ``lang`` of the book whose conf.py is
-    ``conf`` (default: the nearest above ``cwd``, else a new one in ``cwd``)."""
+    ``conf`` (default: the nearest above ``cwd``, else a new one in ``cwd``); ``check_environments``:
+    ask uv whether the proposed execution environments can be installed here."""
     if not _SAFE_LANG.match(lang):
         raise ImportRefused(f"--lang {lang!r} is not a language code like 'en', 'pt' or 'zh_CN'")
     settings = _read_project(project, lang)
@@ -99,6 +102,8 @@ def import_d2lbook(project: Path, lang: str, conf: Path | None, force: bool, cwd
         raise ImportRefused(f"{destination} exists: pass --force to replace it with this import")
     selection = select_files(project, settings)
     settings.environments = propose(project, selection.documents, settings.tabs)
+    if settings.environments.environments and check_environments:
+        resolve(settings.environments, project)
     result = ImportResult(
         project, lang, book.conf_path, book.text is None, destination, destination.exists(), settings, selection
     )

@@ -5,8 +5,8 @@ package's ``install_requires``, what every framework's kernel imports: numpy, ma
 pandas...) and its installation chapter, where each framework's text tab shows the
 ``pip install`` line readers run (``pip install torch==2.0.0 torchvision==0.15.1``). The
 import proposes ``polybook.execution.environments`` from both: per framework, the setup.py
-requirements and the last install line of that framework's text tabs (the CPU one, after the
-GPU variant, in d2l's books). Nothing is guessed: a framework no tab installs gets the common
+requirements and the last install line of that framework's text tabs that installs no CUDA
+build (d2l's books show a GPU line and a CPU line). Nothing is guessed: a framework no tab installs gets the common
 requirements only, and the import says so.
 
 Written by hand: reading a ``pip install`` line (its options, quoted requirements) and a
@@ -17,7 +17,10 @@ checked with :mod:`packaging`.
 from __future__ import annotations
 
 import ast
+import re
 import shlex
+import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,6 +28,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 
 from polybook.dialect import DialectSettings, parse_text
 from polybook.dialect.nodes import Fence, TextTab
+from polybook.uvtool import UvFailure, install_options, run_uv
 
 #: pip options followed by a value, which is not a requirement.
 _OPTIONS_WITH_VALUE = {
@@ -33,6 +37,7 @@ _OPTIONS_WITH_VALUE = {
     "--platform", "--python-version", "--implementation", "--abi", "--trusted-host", "--proxy",
 }  # fmt: skip
 _SHELLS = ("bash", "sh", "shell", "console", "")
+_GPU_RE = re.compile(r"(^|[-_])(cu\d+|cuda\w*|gpu)($|[-_])", re.IGNORECASE)
 
 
 @dataclass(slots=True)
@@ -43,6 +48,7 @@ class Proposal:
     sources: dict[str, list[str]] = field(default_factory=dict)  # framework -> "path:line" of its install line
     common: str = ""  # where the common requirements came from ("setup.py:4"), "" for none
     missing: list[str] = field(default_factory=list)  # frameworks no tab installs
+    unresolved: dict[str, str] = field(default_factory=dict)  # framework -> why it cannot be installed here
 
 
 def propose(project: Path, documents: list[str], tabs: tuple[str, ...]) -> Proposal:
@@ -63,6 +69,26 @@ def propose(project: Path, documents: list[str], tabs: tuple[str, ...]) -> Propo
         proposal.environments[framework] = [*own, *(req for req in common if _name(req) not in names)]
         proposal.sources[framework] = [source] if source else []
     return proposal
+
+
+def resolve(proposal: Proposal, cwd: Path) -> None:
+    """Ask uv whether each proposed environment can be installed with the Python polybook runs
+    (without installing anything; the package indexes pip is set up with): a project of an
+    older edition may pin what no longer exists for it (d2l 0.17: numpy 1.21.5, mxnet 1.7 on
+    Python 3.11). What cannot is kept in ``proposal.unresolved`` with uv's reason, so the import
+    can say so before a build finds out; without uv or an index, nothing is said."""
+
+    def check(requirements: list[str]) -> str:
+        command = ["pip", "compile", "-", "--python", sys.executable, "--quiet", "--no-header", *install_options()]
+        try:
+            run_uv(command, cwd, stdin="\n".join(requirements))
+        except UvFailure as exc:
+            return exc.reason
+        return ""
+
+    with ThreadPoolExecutor(max_workers=4, thread_name_prefix="polybook-resolve") as pool:
+        found = dict(zip(proposal.environments, pool.map(check, proposal.environments.values()), strict=True))
+    proposal.unresolved = {framework: why for framework, why in found.items() if why}
 
 
 def setup_requirements(setup: Path) -> tuple[list[str], str]:
@@ -91,8 +117,10 @@ def setup_requirements(setup: Path) -> tuple[list[str], str]:
 
 def install_lines(project: Path, documents: list[str], tabs: tuple[str, ...]) -> dict[str, tuple[list[str], str]]:
     """Per framework, the requirements of the last ``pip install`` line in a shell fence of one of
-    its text tabs, and ``path:line`` of that line (documents in name order)."""
+    its text tabs that installs no CUDA build (else the last one), and ``path:line`` of that
+    line (documents in name order)."""
     found: dict[str, tuple[list[str], str]] = {}
+    lines: dict[str, list[tuple[list[str], str]]] = {}
     settings = DialectSettings(None, tabs, tabs[0])
     for relative in sorted(documents):
         try:
@@ -112,8 +140,20 @@ def install_lines(project: Path, documents: list[str], tabs: tuple[str, ...]) ->
                     requirements = pip_requirements(line)
                     if requirements:
                         for framework in node.frameworks:
-                            found[framework] = (requirements, f"{relative}:{child.line + 1 + offset}")
+                            lines.setdefault(framework, []).append(
+                                (requirements, f"{relative}:{child.line + 1 + offset}")
+                            )
+    for framework, candidates in lines.items():
+        cpu = [candidate for candidate in candidates if not any(_for_gpu(r) for r in candidate[0])]
+        found[framework] = (cpu or candidates)[-1]
     return found
+
+
+def _for_gpu(requirement: str) -> bool:
+    """A CUDA build (``mxnet-cu112``, ``paddlepaddle-gpu``, ``jax[cuda11_pip]``): books show it
+    beside the CPU one; the machine that builds a book need not have a GPU."""
+    parsed = Requirement(requirement)
+    return bool(_GPU_RE.search(parsed.name)) or any(_GPU_RE.search(extra) for extra in parsed.extras)
 
 
 def pip_requirements(line: str) -> list[str]:

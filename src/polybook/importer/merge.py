@@ -206,6 +206,12 @@ def _environments(polybook: dict[str, Any], settings: ProjectSettings, is_source
     ]
     where = [proposal.common] if proposal.common else []
     merged.notes.append(f"environments proposed from {'; '.join([*where, *sources]) or 'nothing'}")
+    for framework in [f for f in taken if f in proposal.unresolved]:
+        why = proposal.unresolved[framework]
+        merged.notes.append(
+            f"warning: the {framework} environment cannot be installed with this Python: {why} -- edit its pins "
+            f"in polybook.execution.environments[{framework!r}], or its programs will not run"
+        )
     for framework in [f for f in proposal.missing if f in taken]:
         merged.notes.append(
             f"no text tab of {framework} installs it (`pip install ...`): its environment has the common requirements "

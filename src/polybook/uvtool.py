@@ -1,4 +1,7 @@
-"""uv, as :mod:`.envs` runs it: the binary, pip's index settings passed on, failures as reasons.
+"""uv, as polybook runs it: the binary, pip's index settings passed on, failures as reasons.
+
+The execution environments (:mod:`polybook.execute.envs`) are made with it, and ``polybook
+import`` resolves the environments it proposes with it (:mod:`polybook.importer.environments`).
 
 uv reads neither ``pip.conf`` nor ``PIP_*`` variables. A machine whose pip is set up with
 local mirrors (``find-links``, an ``extra-index-url`` of ``file://`` indexes) would have uv
@@ -66,12 +69,14 @@ def uv_version() -> str:
     return said[1] if len(said) > 1 else "?"
 
 
-def run_uv(args: list[str], cwd: Path) -> str:
+def run_uv(args: list[str], cwd: Path, stdin: str | None = None) -> str:
     """uv's standard output; :class:`UvFailure` with its last meaningful lines when it fails."""
     command = [uv_binary(), *args]
     env = {**os.environ, "NO_COLOR": "1"}
     try:
-        done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False)
+        done = subprocess.run(
+            command, cwd=cwd, env=env, input=stdin, capture_output=True, text=True, timeout=TIMEOUT, check=False
+        )
     except subprocess.TimeoutExpired:
         raise UvFailure(f"uv {' '.join(args[:2])} did not finish within {TIMEOUT} s") from None
     except OSError as exc:
