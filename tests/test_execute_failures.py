@@ -82,3 +82,24 @@ def test_other_statuses_and_successes_are_left_alone() -> None:
     assert classify(timeout, program("d2l.try_gpu()"), TORCH) is timeout
     ok = {"status": "ok", "failure": None, "cells": [], "provenance": CPU}
     assert classify(ok, program("d2l.try_gpu()"), TORCH) is ok
+
+
+def test_a_module_the_frameworks_own_cells_import_is_the_framework() -> None:
+    """No packages setting, no environment, no table of frameworks: ``import torch`` in the
+    pytorch cells says what a missing PyTorch looks like; ``import pandas`` in an ``all`` cell
+    does not make pandas the framework."""
+    from polybook.dialect import DialectSettings, parse_text
+    from polybook.execute.programs import Use
+
+    text = (
+        "```{.python .input}\n#@tab all\nimport pandas\n```\n\n```{.python .input}\n#@tab pytorch\nimport torch\n```\n"
+    )
+    doc = parse_text(text, "c.md", DialectSettings("en", ("mxnet", "pytorch"), "mxnet"))
+    own = program("import pandas", "import torch")
+    own.uses.append(Use("en", "c", "c.md", doc.cells("pytorch")))
+    no_torch = failed(1, "ModuleNotFoundError", "No module named 'torch'")
+    assert classify(no_torch, own, framework_modules("pytorch", ("pytorch",)))["status"] == ERROR  # by name only
+    modules = framework_modules("pytorch", ("pytorch",), own)
+    missing = classify(no_torch, own, modules)
+    assert missing["status"] == MISSING_FRAMEWORK and missing["failure"]["module"] == "torch"
+    assert "pandas" not in modules

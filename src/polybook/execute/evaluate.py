@@ -201,7 +201,7 @@ def evaluate(
     for outcome in outcomes:
         problems.extend(d for d in outcome.problems if d not in problems)
         framework = outcome.program.framework
-        modules = framework_modules(framework, config.execution.packages_for(framework))
+        modules = framework_modules(framework, config.execution.packages_for(framework), outcome.program)
         outcome.result = classify(outcome.result, outcome.program, modules)
     evaluation = Evaluation(book, outcomes, executor.name, executor.slots, time.monotonic() - t0, started, problems)
     for outcome in evaluation.fatal():

@@ -39,9 +39,20 @@ _URL_RE = re.compile(r"https?://[^\s'\"<>)\]]+")
 _NO_MODULE_RE = re.compile(r"No module named '([\w.]+)'")
 
 
-def framework_modules(framework: str, packages: tuple[str, ...]) -> set[str]:
-    """Top-level modules whose absence means the framework is not installed."""
-    return {framework, *(p.replace("-", "_") for p in packages)} - {"d2l", "numpy"}
+_IMPORT_RE = re.compile(r"^\s*(?:import|from)\s+([A-Za-z_]\w*)", re.MULTILINE)
+
+
+def framework_modules(framework: str, packages: tuple[str, ...], program: Program | None = None) -> set[str]:
+    """Top-level modules whose absence means the framework is not installed: the framework's
+    distributions' names, and what its own cells import (those whose tab names it, not ``all``:
+    ``import torch`` in a pytorch cell), so no table of frameworks is needed."""
+    own: set[str] = set()
+    if program is not None and program.uses:
+        for cell in program.uses[0].cells:
+            if cell.tab is not None and cell.tab.strip() == "all":
+                continue
+            own.update(_IMPORT_RE.findall(cell.code_for(framework)))
+    return {framework, *(p.replace("-", "_") for p in packages), *own} - {"d2l", "numpy"}
 
 
 def classify(result: dict[str, Any], program: Program, modules: set[str]) -> dict[str, Any]:
