@@ -10,12 +10,12 @@ from markdown_it.token import Token
 
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect.attach import split_figure, split_math
-from polybook.dialect.cells import parse_fence_info, read_cell_source, split_spec
+from polybook.dialect.cells import parse_fence_info
+from polybook.dialect.code_cells import CellBuilder
 from polybook.dialect.markdown import CITE_ROLES, bad_citations, code_span_breaks
 from polybook.dialect.nodes import (
     Bibliography,
     Block,
-    CodeCell,
     DisplayMath,
     Document,
     EvalRst,
@@ -24,15 +24,13 @@ from polybook.dialect.nodes import (
     Heading,
     Inline,
     Label,
-    Marker,
     Node,
     Paragraph,
-    TabSetup,
     TextTab,
     TocBlock,
 )
 from polybook.dialect.slides import prose_of, prose_runs, run_marks
-from polybook.dialect.tabs import SETUP_RE, find_branches, read_setup
+from polybook.dialect.tabs import SETUP_RE
 
 _CONTAINERS = {
     "bullet_list_open": "list",
@@ -72,7 +70,7 @@ class DialectSettings:
     default_tab: str = ""
 
 
-class _Builder:
+class _Builder(CellBuilder):
     def __init__(self, path: str, lines: list[str], settings: DialectSettings) -> None:
         self.path = path
         self.lines = lines
@@ -85,6 +83,14 @@ class _Builder:
     # -- helpers -------------------------------------------------------------------
     def report(self, line: int, code: Code, message: str, level: Level | None = None) -> None:
         self.doc.diagnostics.append(Diagnostic.make(self.path, line, code, message, level))
+
+    @property
+    def frameworks(self) -> tuple[str, ...]:
+        return self.settings.frameworks
+
+    @property
+    def default_tab(self) -> str:
+        return self.settings.default_tab
 
     def emit(self, node: Node) -> None:
         self.last_in = self.open_tab.children if self.open_tab else self.doc.nodes
@@ -110,18 +116,6 @@ class _Builder:
         while end > start + 1 and not self.lines[end - 1].strip():
             end -= 1
         return end
-
-    def resolve(self, spec: str, line: int, what: str) -> tuple[str, ...]:
-        if spec.strip() == "all":
-            return self.settings.frameworks
-        names = split_spec(spec)
-        if not self.settings.frameworks:  # no book: nothing to check the names against
-            return tuple(dict.fromkeys(names))
-        unknown = [n for n in names if n not in self.settings.frameworks]
-        for name in unknown:
-            known = ", ".join(self.settings.frameworks)
-            self.report(line, Code.TAB_UNKNOWN, f"unknown framework {name!r} in {what} (known: {known})")
-        return tuple(n for n in self.settings.frameworks if n in names)
 
     # -- inline content -------------------------------------------------------------
     def inlines(self, token: Token) -> list[Inline]:
@@ -207,21 +201,6 @@ class _Builder:
         self.check_marks()
         self.check_declared()
         return self.doc
-
-    def check_declared(self) -> None:
-        """A framework the cells name that the ``%load_ext d2lbook.tab`` cell does not declare: it
-        is offered (d2lbook builds a version for it), and the author is told."""
-        setup = self.doc.setup
-        if setup is None or setup.frameworks is None:
-            return
-        named = self.doc.named()
-        for framework in [f for f in self.settings.frameworks if f in named and f not in setup.frameworks]:
-            first = next(n.line for n in self.doc.naming() if framework in n.frameworks)
-            message = (
-                f"line {first} names {framework}, which tab.interact_select does not declare; "
-                f"the document offers {framework} as d2lbook does"
-            )
-            self.report(setup.line, Code.TAB_SETUP, message)
 
     def on_front_matter(self, token: Token, _next: Token | None) -> None:
         self.doc.front_matter = token.content
@@ -369,65 +348,6 @@ class _Builder:
             self.emit(EvalRst(self.path, line, end, content))
         else:
             self.emit(Fence(self.path, line, end, info.language, token.info, content, closed))
-
-    def tab_setup(self, token: Token, content: str) -> TabSetup:
-        """d2lbook 1.0's ``%load_ext d2lbook.tab`` cell: the document's frameworks and requirements."""
-        assert token.map is not None
-        start, end = token.map
-        first = start + 2
-        setup = read_setup(content)
-        for problem in setup.problems:
-            self.report(first + problem.line, Code.TAB_SETUP, problem.message)
-        frameworks = setup.frameworks
-        if frameworks is not None:
-            frameworks = self.resolve(", ".join(frameworks), first, "tab.interact_select") if frameworks else ()
-        if self.doc.setup is not None:
-            self.report(
-                start + 1, Code.TAB_SETUP, f"a second d2lbook.tab cell (the first is at line {self.doc.setup.line})"
-            )
-        return TabSetup(self.path, start + 1, end, content, frameworks, setup.required_libs)
-
-    def code_cell(self, token: Token, content: str, closed: bool) -> CodeCell:
-        assert token.map is not None
-        start, end = token.map
-        first = start + 2  # 1-based line of the first line inside the fence
-        info = parse_fence_info(token.info)
-        cell = read_cell_source(content)
-        if cell.tab_damaged:
-            message = "damaged tab marker; write '#@tab <framework>' or '%%tab <framework>' on the first line"
-            self.report(first, Code.DIRECTIVE_DAMAGED, message)
-        if cell.tab_commented:
-            message = f"'# %%tab {cell.tab}' is read as the cell's tab, as d2lbook reads it; write '%%tab {cell.tab}'"
-            self.report(first + cell.code_offset - 1, Code.DIRECTIVE_DAMAGED, message, Level.WARNING)
-        for index in cell.misplaced_tabs:
-            message = "`%%tab` must be the first line of its cell; here it is run as code"
-            self.report(first + index, Code.TAB_MISPLACED, message)
-        if cell.tab is None:
-            frameworks: tuple[str, ...] = (self.settings.default_tab,) if self.settings.default_tab else ()
-        else:
-            marker = "#@tab" if content.lstrip().startswith("#@") else "%%tab"
-            frameworks = self.resolve(cell.tab, first + cell.code_offset - 1, marker)
-        code_line = first + cell.code_offset
-        branches, problems = find_branches(cell.code, self.settings.frameworks)
-        for problem in problems:
-            kind = Code.TAB_UNKNOWN if problem.kind == "unknown" else Code.TAB_BRANCH  # branch, stray
-            self.report(code_line + problem.line, kind, problem.message)
-        return CodeCell(
-            self.path,
-            start + 1,
-            end,
-            info=token.info,
-            language=info.language,
-            attrs=info.attrs,
-            tab=cell.tab,
-            frameworks=frameworks,
-            code=cell.code,
-            code_line=code_line,
-            markers=[Marker(name, first + i) for name, i in cell.markers],
-            magics=[Marker(name, first + i) for name, i in cell.magics],
-            closed=closed,
-            branches=branches,
-        )
 
     def on_d2l_directive(self, token: Token, _next: Token | None) -> None:
         assert token.map is not None
