@@ -114,7 +114,10 @@ def test_translations_share_programs_whatever_their_comments_and_prose(tmp_path:
     mxnet = programs[0]
     assert mxnet.locations(1) == ["chapters/en/ch.md:15", "chapters/ja/ch.md:15"]
     assert mxnet.sources[0] == "# Make a matrix\nx = 1 + 2  # three"  # the source language's code runs
-    assert mxnet.cwd == (tmp_path / "build" / "run" / "en").resolve()  # a mirror of chapters/en, never the sources
+    assert (
+        mxnet.cwd == (tmp_path / "build" / "run" / "en" / "mxnet").resolve()
+    )  # a mirror of chapters/en, never the sources
+    assert programs[1].cwd == (tmp_path / "build" / "run" / "en" / "pytorch").resolve()  # each framework its own
 
 
 def test_the_key_follows_code_options_and_environment_only(tmp_path: Path) -> None:

@@ -103,3 +103,20 @@ def test_a_module_the_frameworks_own_cells_import_is_the_framework() -> None:
     missing = classify(no_torch, own, modules)
     assert missing["status"] == MISSING_FRAMEWORK and missing["failure"]["module"] == "torch"
     assert "pandas" not in modules
+
+
+def test_a_download_a_library_reports_only_in_what_it_printed_is_a_download() -> None:
+    """torchvision prints the network error, then raises a vaguer RuntimeError."""
+    result = failed(0, "RuntimeError", "Error downloading train-images-idx3-ubyte.gz")
+    result["cells"][0]["outputs"] = [
+        {
+            "output_type": "stream",
+            "name": "stdout",
+            "text": "Downloading https://example.org/mnist/train-images-idx3-ubyte.gz\nFailed to download (trying "
+            "next):\n<urlopen error [Errno -2] Name or service not known>\n",
+        }
+    ]
+    classified = classify(result, program("d = FashionMNIST()"), TORCH)
+    assert classified["status"] == DOWNLOAD_FAILED
+    assert classified["failure"]["url"] == "https://example.org/mnist/train-images-idx3-ubyte.gz"
+    assert classify(failed(0, "RuntimeError", "Error downloading x"), program("x"), TORCH)["status"] == ERROR

@@ -422,13 +422,33 @@ def test_book_code_runs_in_a_mirror_under_build_and_never_writes_into_the_source
     exit_code, output, _ = eval_cli(conf, "-l", "ja")
     assert exit_code == 0, output
     assert sorted(str(p.relative_to(chapters)) for p in chapters.rglob("*")) == before
-    run = tmp_path / "book" / "build" / "run" / "ja"
+    run = tmp_path / "book" / "build" / "run" / "ja" / "alpha"  # the mirror of ja's alpha programs
     assert (run / "chapter_io" / "my_mlp-0000.params").read_text() == "weights"
     assert (run / "data" / "set.csv").read_text() == "1,2"
     assert (run / "img" / "note.txt").is_symlink()  # ja has no img/: the source's file, read-only
     outputs = json.loads((tmp_path / "book" / "build" / "eval" / "ja" / "chapter_io" / "files.json").read_text())
     streams = [o["text"] for c in outputs["cells"] for o in c["outputs"] if o["output_type"] == "stream"]
     assert streams == ["read through the mirror\n"]
+
+
+def test_each_framework_writes_in_a_mirror_of_its_own(tmp_path: Path) -> None:
+    """One framework saves a file ``my_mlp``, another a folder of that name (PyTorch's
+    ``net.save`` and TensorFlow's ``saved_model.save`` in d2l's hybridize section): each runs in
+    its own mirror, as d2l builds each framework on a machine of its own, so both succeed."""
+    conf = copy_book(tmp_path / "book", ["ok"])
+    text = (
+        "# Save\n\n```{.python .input}\n#@tab alpha\nopen('my_mlp', 'w').write('weights')\n```\n\n"
+        "```{.python .input}\n#@tab beta\nimport os\nos.makedirs('my_mlp')\nprint(os.path.isdir('my_mlp'))\n```\n"
+    )
+    (tmp_path / "book" / "chapters" / "en" / "save.md").write_text(text, encoding="utf-8")
+    exit_code, output, report = eval_cli(conf, "-l", "en")
+    assert exit_code == 0, output
+    assert {p["framework"]: p["status"] for p in report["programs"] if p["chapter"] == "save"} == {
+        "alpha": "ok",
+        "beta": "ok",
+    }
+    run = tmp_path / "book" / "build" / "run" / "en"
+    assert (run / "alpha" / "my_mlp").is_file() and (run / "beta" / "my_mlp").is_dir()
 
 
 LIBRARY_CONF = """\

@@ -123,10 +123,10 @@ def test_the_references_page_lists_every_work_else_the_first_page_citing_it() ->
 
 def book_with_library(tmp_path: Path) -> tuple[Path, Path]:
     """The render fixture book, and the package ``mylib`` where the evaluation mirrors the
-    book's library (``build/run/en/mylib``)."""
+    book's library (``build/run/en/mxnet/mylib``: the default tab's mirror)."""
     book = tmp_path / "book"
     shutil.copytree(FIXTURES / "render" / "book", book)
-    library = book / "build" / "run" / "en" / "mylib"
+    library = book / "build" / "run" / "en" / "mxnet" / "mylib"
     library.mkdir(parents=True)
     (library / "__init__.py").write_text("", encoding="utf-8")
     return book, library
@@ -144,7 +144,7 @@ def test_api_pages_document_the_books_own_module_or_say_which_is_missing(tmp_pat
     )
     (book / "chapters" / "en" / "api.md").write_text(api, encoding="utf-8")
     (book / "chapters" / "en" / "front.html").write_text("<p>front</p>\n", encoding="utf-8")
-    library = book / "build" / "run" / "en" / "mylib"  # where the evaluation mirrors the library
+    library = book / "build" / "run" / "en" / "mxnet" / "mylib"  # where the evaluation mirrors the library
     library.mkdir(parents=True)
     (library / "__init__.py").write_text("", encoding="utf-8")
     core = "import json\nimport numpy\nfrom not_installed_framework import nn\n\ndef helper():\n    pass\n"
@@ -168,7 +168,7 @@ def test_api_pages_document_the_books_own_module_or_say_which_is_missing(tmp_pat
     settings = stage.api.settings(extensions)
     assert extensions == ["sphinx.ext.autodoc", "polybook.render.eval_rst"]
     assert settings["autodoc_mock_imports"] == ["not_installed_framework"]  # numpy is installed
-    assert settings["polybook_import_roots"][0] == str((book / "build" / "run" / "en").resolve())
+    assert settings["polybook_import_roots"][0] == str((book / "build" / "run" / "en" / "mxnet").resolve())
     json.dumps(settings)  # a Sphinx override: plain data
 
 

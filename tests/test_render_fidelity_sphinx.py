@@ -43,7 +43,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, int]:
         (en / (name if name.endswith(".bib") else f"{name}.md")).write_text(text, encoding="utf-8")
     (root / "chapters" / "ja" / "other.md").write_text(OTHER.replace("Other", "他"), encoding="utf-8")
     conf.write_text(conf.read_text().replace('"build_dir": "build",', '"build_dir": "build", "bibfile": "refs.bib",'))
-    library = root / "build" / "run" / "en" / "tinylib"
+    library = root / "build" / "run" / "en" / "mxnet" / "tinylib"  # the default tab's mirror
     library.mkdir(parents=True)
     (library / "__init__.py").write_text("", encoding="utf-8")
     (library / "core.py").write_text('def area(r: float) -> float:\n    """The area of a disc."""\n', "utf-8")

@@ -185,8 +185,8 @@ def evaluate(
     programs = plan(book, problems, library)
     if on_plan is not None:
         on_plan(programs)
-    for language in {program.uses[0].language for program in programs}:
-        mirror(config, language, library.overrides(language))  # where programs run: build/run/<language>/
+    for language, framework in sorted({(program.uses[0].language, program.framework) for program in programs}):
+        mirror(config, language, framework, library.overrides(language))  # build/run/<language>/<framework>/
     cache = Store(config.execution.cache_dir)
     cache.sweep()
     frozen = Store(config.execution.frozen_dir, fanout=False, discard_corrupt=False)  # committed: never deleted

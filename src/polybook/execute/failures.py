@@ -61,19 +61,29 @@ def classify(result: dict[str, Any], program: Program, modules: set[str]) -> dic
     failure = result.get("failure")
     if result.get("status") not in (ERROR, NEEDS_GPU) or not failure:
         return result
-    status, extra = _class_of(failure, program, modules, str(result.get("provenance", {}).get("device", "")))
-    if status == result["status"] and not extra:
-        return result
     cells = list(result["cells"])
     index = failure["cell"]
+    printed = _printed(cells[index]) if index < len(cells) else ""
+    status, extra = _class_of(failure, program, modules, str(result.get("provenance", {}).get("device", "")), printed)
+    if status == result["status"] and not extra:
+        return result
     if index < len(cells):
         cells[index] = {**cells[index], "status": status}
     return {**result, "status": status, "failure": {**failure, "kind": status, **extra}, "cells": cells}
 
 
-def _class_of(failure: dict[str, Any], program: Program, modules: set[str], device: str) -> tuple[str, dict[str, str]]:
+def _printed(cell: dict[str, Any]) -> str:
+    """What the failing cell printed before it raised: some libraries say there why they fail
+    and raise something vaguer (torchvision prints ``<urlopen error ...>``, then raises
+    ``RuntimeError: Error downloading train-images-idx3-ubyte.gz``)."""
+    return "\n".join(str(o.get("text", "")) for o in cell.get("outputs", []) if o.get("output_type") == "stream")
+
+
+def _class_of(
+    failure: dict[str, Any], program: Program, modules: set[str], device: str, printed: str = ""
+) -> tuple[str, dict[str, str]]:
     ename, evalue = str(failure.get("ename", "")), strip_ansi(str(failure.get("evalue", "")))
-    text = "\n".join([ename, evalue, *(strip_ansi(line) for line in failure.get("traceback", []))])
+    text = "\n".join([ename, evalue, *(strip_ansi(line) for line in failure.get("traceback", [])), printed])
     missing = _NO_MODULE_RE.search(evalue) if ename in ("ModuleNotFoundError", "ImportError") else None
     if missing and missing[1].split(".")[0] in modules:
         return MISSING_FRAMEWORK, {"module": missing[1].split(".")[0]}

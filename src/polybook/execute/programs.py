@@ -180,11 +180,11 @@ def build_programs(
                         framework,
                         stem,
                         kernel,
-                        run_folder(config, code, stem),
+                        run_folder(config, code, framework, stem),
                         sources,
                         options,
                         fingerprint,
-                        pythonpath=run_root(config, code),
+                        pythonpath=run_root(config, code, framework),
                     )
                 program.uses.append(Use(code, stem, doc.path, cells))
     return list(programs.values())

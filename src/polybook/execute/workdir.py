@@ -3,11 +3,14 @@
 A chapter's code reads files by paths relative to its own folder (``../img/cat.jpg``,
 ``../data``) and writes files there too (``net.export('my_mlp')``, d2l's
 ``os.makedirs(os.path.join('..', 'data'))``). Run in ``chapters/<lang>/chapter_x/``, it would
-leave those files in the user's book. So each language gets ``build/run/<lang>/``: the same
-folders as ``chapters/<lang>/`` (real folders, so whatever the code creates stays in
-``build/``), each file of the book a symbolic link to it (readable as the chapter sees it),
-and -- as for figures -- the source language's files where the translation has none. A
-program runs in its document's folder of that mirror.
+leave those files in the user's book. So each language and framework gets
+``build/run/<lang>/<framework>/``: the same folders as ``chapters/<lang>/`` (real folders, so
+whatever the code creates stays in ``build/``), each file of the book a symbolic link to it
+(readable as the chapter sees it), and -- as for figures -- the source language's files where
+the translation has none. A program runs in its document's folder of that mirror. One mirror
+per framework, as d2l builds each framework on a machine of its own: what one framework's code
+writes (PyTorch's ``net.save('my_mlp')`` file) is never in the way of another's
+(TensorFlow's ``my_mlp`` folder), and downloads land in each framework's own ``data/``.
 
 Symbolic links rather than copies: a book is hundreds of megabytes of figures and data,
 and the mirror is brought up to date (links added and removed) before every evaluation.
@@ -23,24 +26,24 @@ from polybook.config import BookConfig
 RUN_DIR = "run"
 
 
-def run_root(config: BookConfig, language: str) -> Path:
-    return config.build_dir / RUN_DIR / language
+def run_root(config: BookConfig, language: str, framework: str) -> Path:
+    return config.build_dir / RUN_DIR / language / framework
 
 
-def run_folder(config: BookConfig, language: str, document: str) -> Path:
+def run_folder(config: BookConfig, language: str, framework: str, document: str) -> Path:
     """The folder a program of ``document`` (``chapter_x/section``) runs in."""
-    return run_root(config, language) / Path(document).parent
+    return run_root(config, language, framework) / Path(document).parent
 
 
-def mirror(config: BookConfig, language: str, overrides: dict[str, Path] | None = None) -> Path:
-    """Bring ``build/run/<language>/`` up to date with the book; returns it. ``overrides`` maps
+def mirror(config: BookConfig, language: str, framework: str, overrides: dict[str, Path] | None = None) -> Path:
+    """Bring ``build/run/<language>/<framework>/`` up to date with the book; returns it. ``overrides`` maps
     paths (relative to the language folder) to the files linked there instead of the book's:
     the library modules built from the chapters (:mod:`.library`).
 
     Links to files that are gone are removed; whatever the code wrote there is kept (a
     dataset downloaded once serves every later run).
     """
-    root = run_root(config, language)
+    root = run_root(config, language, framework)
     wanted: dict[Path, Path] = {}
     folders = [config.chapters_dir / language]
     if language != config.source_language:

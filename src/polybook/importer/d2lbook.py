@@ -101,7 +101,10 @@ def import_d2lbook(
     if destination.exists() and not force:
         raise ImportRefused(f"{destination} exists: pass --force to replace it with this import")
     selection = select_files(project, settings)
-    settings.environments = propose(project, selection.documents, settings.tabs)
+    libraries = {
+        fw: values["lib_file"] for fw, values in settings.library.get("frameworks", {}).items() if "lib_file" in values
+    }
+    settings.environments = propose(project, selection.documents, settings.tabs, libraries)
     if settings.environments.environments and check_environments:
         resolve(settings.environments, project)
     result = ImportResult(

@@ -49,10 +49,17 @@ class Proposal:
     common: str = ""  # where the common requirements came from ("setup.py:4"), "" for none
     missing: list[str] = field(default_factory=list)  # frameworks no tab installs
     unresolved: dict[str, str] = field(default_factory=dict)  # framework -> why it cannot be installed here
+    # framework -> (the book's library module, the top-level modules it imports that are not Python's own)
+    imports: dict[str, tuple[str, list[str]]] = field(default_factory=dict)
+    added: dict[str, list[str]] = field(default_factory=dict)  # framework -> requirements added for its library
 
 
-def propose(project: Path, documents: list[str], tabs: tuple[str, ...]) -> Proposal:
-    """What ``project`` says each of ``tabs`` needs; ``documents``: its Markdown files, relative."""
+def propose(
+    project: Path, documents: list[str], tabs: tuple[str, ...], libraries: dict[str, str] | None = None
+) -> Proposal:
+    """What ``project`` says each of ``tabs`` needs; ``documents``: its Markdown files, relative;
+    ``libraries``: framework -> its library module (``[library-x] lib_file``), whose imports
+    :func:`resolve` adds what no requirement installs for."""
     proposal = Proposal()
     if not tabs:
         return proposal
@@ -68,7 +75,27 @@ def propose(project: Path, documents: list[str], tabs: tuple[str, ...]) -> Propo
         names = {_name(req) for req in own}
         proposal.environments[framework] = [*own, *(req for req in common if _name(req) not in names)]
         proposal.sources[framework] = [source] if source else []
+        module = (libraries or {}).get(framework)
+        if module:
+            proposal.imports[framework] = (module, library_imports(project / module))
     return proposal
+
+
+def library_imports(module: Path) -> list[str]:
+    """The top-level modules a library module imports at its top level, Python's own and the
+    book's package left out (d2l's jax module: jax, flax, tensorflow, tensorflow_datasets...)."""
+    try:
+        tree = ast.parse(module.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, SyntaxError):
+        return []
+    found: list[str] = []
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            found += [alias.name.split(".")[0] for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.append(node.module.split(".")[0])
+    own = module.parent.name
+    return [m for m in dict.fromkeys(found) if m not in sys.stdlib_module_names and m != own]
 
 
 def resolve(proposal: Proposal, cwd: Path) -> None:
@@ -78,17 +105,40 @@ def resolve(proposal: Proposal, cwd: Path) -> None:
     Python 3.11). What cannot is kept in ``proposal.unresolved`` with uv's reason, so the import
     can say so before a build finds out; without uv or an index, nothing is said."""
 
-    def check(requirements: list[str]) -> str:
-        command = ["pip", "compile", "-", "--python", sys.executable, "--quiet", "--no-header", *install_options()]
+    pins = {_name(r): r for requirements in proposal.environments.values() for r in requirements if "==" in r}
+
+    def complete(framework: str) -> str:
+        """Why the environment cannot be resolved (""); a module its library imports that no
+        resolved distribution is named after is added -- pinned as another framework's
+        environment pins it, else as the newest that resolves -- when that resolves."""
+        requirements = proposal.environments[framework]
         try:
-            run_uv(command, cwd, stdin="\n".join(requirements))
+            resolved = _compile(requirements, cwd)
         except UvFailure as exc:
             return exc.reason
+        for module in proposal.imports.get(framework, ("", []))[1]:
+            name = _name(module.replace("_", "-"))
+            if name in resolved:
+                continue
+            candidate = pins.get(name, name)
+            try:
+                resolved = _compile([*requirements, candidate], cwd)
+            except UvFailure:
+                continue  # no distribution of that name (PIL is pillow's): left to what is installed
+            requirements.append(candidate)
+            proposal.added.setdefault(framework, []).append(candidate)
         return ""
 
     with ThreadPoolExecutor(max_workers=4, thread_name_prefix="polybook-resolve") as pool:
-        found = dict(zip(proposal.environments, pool.map(check, proposal.environments.values()), strict=True))
+        found = dict(zip(proposal.environments, pool.map(complete, list(proposal.environments)), strict=True))
     proposal.unresolved = {framework: why for framework, why in found.items() if why}
+
+
+def _compile(requirements: list[str], cwd: Path) -> set[str]:
+    """The names of the distributions ``requirements`` resolve to here (uv, nothing installed)."""
+    command = ["pip", "compile", "-", "--python", sys.executable, "--quiet", "--no-header", *install_options()]
+    out = run_uv(command, cwd, stdin="\n".join(requirements))
+    return {_name(line.split("==")[0]) for line in out.splitlines() if "==" in line and not line.startswith(" ")}
 
 
 def setup_requirements(setup: Path) -> tuple[list[str], str]:
@@ -186,4 +236,4 @@ def _valid(text: str) -> bool:
 
 
 def _name(requirement: str) -> str:
-    return Requirement(requirement).name.lower().replace("_", "-")
+    return Requirement(requirement).name.lower().replace("_", "-").replace(".", "-")

@@ -206,6 +206,11 @@ def _environments(polybook: dict[str, Any], settings: ProjectSettings, is_source
     ]
     where = [proposal.common] if proposal.common else []
     merged.notes.append(f"environments proposed from {'; '.join([*where, *sources]) or 'nothing'}")
+    for framework in [f for f in taken if f in proposal.added]:
+        module = proposal.imports[framework][0]
+        merged.notes.append(
+            f"{framework}: {module} imports what no install line names: added {', '.join(proposal.added[framework])}"
+        )
     for framework in [f for f in taken if f in proposal.unresolved]:
         why = proposal.unresolved[framework]
         merged.notes.append(

@@ -76,10 +76,12 @@ class ApiImports:
 
 def import_roots(config: BookConfig, language: str) -> list[Path]:
     """Where the book's own modules are looked for, first match wins: the evaluation's mirror
-    (the library built from the chapters), the language's folder, the source language's."""
+    (the library built from the chapters; every framework's mirror has it, the default tab's is
+    read), the language's folder, the source language's."""
     from polybook.execute.workdir import run_root
 
-    folders = [run_root(config, language), config.document_path(language, "x").parent]
+    mirrored = run_root(config, language, config.languages[language].default_tab)
+    folders = [mirrored, config.document_path(language, "x").parent]
     folders.append(config.document_path(config.source_language, "x").parent)
     return list(dict.fromkeys(folder.resolve() for folder in folders if folder.is_dir()))
 
