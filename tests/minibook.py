@@ -9,6 +9,7 @@ polybook = {
     "source_language": "en",
     "frameworks": ["mxnet", "pytorch"],
     "default_tab": "mxnet",
+    "framework_labels": {"mxnet": "MXNet", "pytorch": "PyTorch"},
     "languages": {"en": {"name": "English"}, "ja": {"name": "日本語"}},
     "chapters": "chapters",
     "build_dir": "build",
