@@ -272,8 +272,21 @@ def test_a_failing_environment_is_one_diagnostic_at_its_line_and_its_programs_di
     assert report["summary"]["statuses"] == {"missing_framework": 2} and report["summary"]["fatal"] == 0
     assert [d["code"] for d in report["diagnostics"]] == ["polybook.exec.no_framework"]
     assert not folder.exists()  # nothing half-made left behind
-    assert list(Store(tmp_path / "build" / "cache").entries()) == []  # nor cached: a later build tries again
+    assert list(Store(tmp_path / "build" / "cache").entries()) == []  # nor cached
     assert "framework not installed" in result.output  # the summary table counts them
+
+    # The next build says it again without spending the time on it; `build env` tries again.
+    def no_uv(*_: Any, **__: Any) -> str:
+        raise AssertionError("uv was called for an environment that failed before")
+
+    monkeypatch.setattr(envs, "run_uv", no_uv)
+    again = CliRunner().invoke(main, ["--conf", str(conf), "build", "eval"])
+    assert again.exit_code == 0, again.output
+    said_again = [line for line in again.output.split("\n") if "[polybook.exec.no_framework]" in line]
+    assert len(said_again) == 1 and "polybook-no-such-package" in said_again[0]
+    assert "(as the attempt of " in said_again[0] and "`polybook build env` tries again)" in said_again[0]
+    retried = CliRunner().invoke(main, ["--conf", str(conf), "build", "env"])
+    assert retried.exit_code == 1 and "uv was called" in str(retried.exception or retried.output)
 
 
 def test_build_env_says_why_and_exits_1(tmp_path: Path, offline: None, monkeypatch: pytest.MonkeyPatch) -> None:

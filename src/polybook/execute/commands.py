@@ -77,7 +77,8 @@ def eval_command(
 @click.pass_context
 def env_command(ctx: click.Context, frameworks: tuple[str, ...]) -> None:
     """Make the frameworks' environments (polybook.execution.environments) that are missing,
-    in parallel, with those the book's #required_libs documents need; a made one is kept.
+    in parallel, with those the book's #required_libs documents need; a made one is kept, one
+    that failed before is tried again (builds only say its failure again).
 
     Exits 1 when one could not be made, saying why at its conf.py line.
     """
@@ -97,7 +98,7 @@ def env_command(ctx: click.Context, frameworks: tuple[str, ...]) -> None:
     wanted: dict[tuple[str, tuple[str, ...]], tuple[str, int] | None] = {(f, ()): None for f in chosen}
     wanted.update({w: at for w, at in environments_wanted(load_book(config, cached=True)).items() if w[0] in chosen})
     console = Console(stderr=True)
-    made = ensure_environments(config, wanted, say=lambda message: console.print(message, markup=False))
+    made = ensure_environments(config, wanted, say=lambda message: console.print(message, markup=False), retry=True)
     failed = [want for want, env in made.items() if env.reason]
     for want in failed:
         click.echo(environment_problem(config, made[want], wanted[want]).format(), err=True)

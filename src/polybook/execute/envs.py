@@ -26,11 +26,14 @@ never meet. A framework without an entry keeps its ``kernel``.
   --sys-prefix`` does), where nbclient and :func:`.environment.kernel_python` find it.
 * An environment that cannot be made never stops a build: it comes back ``failed`` with the
   last lines uv said, is reported once (:func:`environment_problem`, ``exec.no_framework`` at
-  its conf.py line) and its programs are recorded as ``missing_framework``, not run.
+  its conf.py line) and its programs are recorded as ``missing_framework``, not run. The
+  failure is remembered beside it (``<folder>.failed.json``), so later builds say it again
+  without spending minutes on the same failing install; ``polybook build env`` tries again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import platform
@@ -52,6 +55,7 @@ if TYPE_CHECKING:
     from polybook.config import BookConfig, ExecutionConfig
 
 RECORD = "polybook-env.json"
+FAILED = ".failed.json"  # suffix of a failed environment's record, beside its folder
 KERNEL_PACKAGE = "ipykernel"  # added to every environment: its programs run in a Jupyter kernel
 #: (framework, extra requirements): what one environment is asked for.
 Wanted = tuple[str, tuple[str, ...]]
@@ -201,14 +205,18 @@ def look_up(execution: ExecutionConfig, framework: str, extra: Iterable[str] = (
 
 
 def ensure_environment(
-    config: BookConfig, framework: str, extra: Iterable[str] = (), say: Say | None = None
+    config: BookConfig, framework: str, extra: Iterable[str] = (), say: Say | None = None, retry: bool = False
 ) -> Environment:
     """The environment of ``framework`` (plus ``extra`` requirements), made when missing.
-    Never raises for what uv or the machine refuse: the result is then ``failed``."""
+    Never raises for what uv or the machine refuse: the result is then ``failed``. One that
+    failed before is not tried again unless ``retry``: the failure is said again."""
     say = say or _stderr
     spec = env_spec(config.execution, framework, extra)
     t0 = time.monotonic()
     record, state = _kept(spec), EnvState.KEPT
+    failed_before = _failure(spec) if record is None and not retry else None
+    if failed_before is not None:
+        return Environment(spec, EnvState.FAILED, None, 0.0, failed_before)
     try:
         if record is None:
             lock = spec.folder.with_name(f".{spec.folder.name}.lock")
@@ -218,25 +226,47 @@ def ensure_environment(
                     record, state = _make(spec), EnvState.MADE
         register_kernel(spec)
     except UvFailure as exc:
+        _remember_failure(spec, exc.reason)
         return Environment(spec, EnvState.FAILED, None, time.monotonic() - t0, exc.reason)
     except OSError as exc:
         return Environment(spec, EnvState.FAILED, None, time.monotonic() - t0, f"{type(exc).__name__}: {exc}")
+    spec.folder.with_name(spec.folder.name + FAILED).unlink(missing_ok=True)
     return Environment(spec, state, record, time.monotonic() - t0)
 
 
+def _remember_failure(spec: EnvSpec, reason: str) -> None:
+    import datetime as dt
+
+    when = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    text = json.dumps({"reason": reason, "date": when, "requirements": list(spec.requirements)}, indent=1)
+    with contextlib.suppress(OSError):  # else only tried again next time
+        atomic_write(spec.folder.with_name(spec.folder.name + FAILED), text)
+
+
+def _failure(spec: EnvSpec) -> str | None:
+    """Why the last attempt to make ``spec`` failed, as the next builds say it; None when none did."""
+    try:
+        data = json.loads(spec.folder.with_name(spec.folder.name + FAILED).read_text(encoding="utf-8"))
+        reason, when = str(data["reason"]), str(data["date"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return f"{reason} (as the attempt of {when} found; `polybook build env` tries again)"
+
+
 def ensure_environments(
-    config: BookConfig, wanted: Iterable[Wanted], say: Say | None = None
+    config: BookConfig, wanted: Iterable[Wanted], say: Say | None = None, retry: bool = False
 ) -> dict[Wanted, Environment]:
-    """:func:`ensure_environment` for each of ``wanted``; the missing ones made at once, in threads."""
+    """:func:`ensure_environment` for each of ``wanted``; the missing ones made at once, in threads
+    (one that failed before only with ``retry``)."""
     say = say or _stderr
     wanted = list(dict.fromkeys((framework, tuple(extra)) for framework, extra in wanted))
     found = {want: look_up(config.execution, *want) for want in wanted}
-    missing = [want for want, env in found.items() if not env.ready]
+    missing = [want for want, env in found.items() if not env.ready and (retry or _failure(env.spec) is None)]
     if missing:
         names = ", ".join(found[want].spec.label for want in missing)
         say(f"environments: making {names} with uv" + (" at once" if len(missing) > 1 else ""))
     with ThreadPoolExecutor(max_workers=max(1, len(wanted)), thread_name_prefix="polybook-env") as pool:
-        futures = {want: pool.submit(ensure_environment, config, *want, say) for want in wanted}
+        futures = {want: pool.submit(ensure_environment, config, *want, say, retry) for want in wanted}
         out = {want: future.result() for want, future in futures.items()}
     for want in missing:
         env = out[want]
