@@ -410,3 +410,33 @@ def test_html_that_makes_the_environments_is_up_to_date_on_the_next_build(tiny: 
     second = build_html(tiny, HtmlOptions())
     assert [b.sphinx for b in second.languages] == ["up to date"], second.to_dict()
     assert (second.kernel_runs, second.cache_hits) == (0, 0)  # not even read again from the cache
+
+
+def test_a_dated_install_takes_what_the_registry_got_later_as_it_is_now(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``as_of`` installs packages as the registry had them that day (what requirements leave
+    open resolves as the book's authors had it); a version a pin needs that was published
+    later (jaxlib 0.4.13's Python 3.11 wheels) is taken as the registry has it now."""
+    calls: list[list[str]] = []
+
+    def fake(args: list[str], cwd: Path, stdin: str | None = None) -> str:
+        calls.append(args)
+        if len(calls) == 1:
+            said = "hint: `jaxlib` was filtered by `exclude-newer` to only include packages uploaded before ..."
+            raise uvtool.UvFailure("error: No solution found", said)
+        return "jax==0.4.13\n"
+
+    monkeypatch.setattr(uvtool, "run_uv", fake)
+    monkeypatch.setattr(uvtool, "pip_indexes", lambda: {"extra-index-url": ("file:///opt/mirror/simple",)})
+    out, undated = uvtool.run_dated(["pip", "compile", "-"], Path("."), "2023-08-18", "jax[cpu]==0.4.13")
+    assert (out, undated) == ("jax==0.4.13\n", ["jaxlib"])
+    assert "--exclude-newer" in calls[0] and "2023-08-18T23:59:59Z" in calls[0]
+    assert "file:///opt/mirror/simple" not in calls[0]  # a local mirror does not say when a file was published
+    assert calls[1][-2:] == ["--exclude-newer-package", "jaxlib=2100-01-01T00:00:00Z"]
+
+
+def test_the_date_of_an_environment_is_part_of_its_identity(tmp_path: Path) -> None:
+    plain = env_spec(config_at(tmp_path).execution, "pytorch")
+    dated = env_spec(config_at(tmp_path, more='"as_of": "2023-08-18",').execution, "pytorch")
+    assert (dated.identity != plain.identity, dated.as_of, plain.as_of) == (True, "2023-08-18", None)
+    with pytest.raises(ConfigError, match=r"polybook\.execution\.as_of: must be a date like '2023-08-18'"):
+        config_at(tmp_path, more='"as_of": "August 2023",')

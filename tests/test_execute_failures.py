@@ -41,6 +41,7 @@ TORCH = framework_modules("pytorch", ("torch", "torchvision"))
         ("k = 10 % d2l.num_gpus()", "ZeroDivisionError", "integer modulo by zero"),
         ("x = x.cuda()", "RuntimeError", "Found no NVIDIA driver on your system"),
         ("ctx = npx.gpu(0)", "MXNetError", "anything at all"),
+        ("device = jax.devices('gpu')[0]", "RuntimeError", "Unknown backend: 'gpu' requested"),
     ],
 )
 def test_a_program_asking_for_a_gpu_that_fails_without_one_needs_a_gpu(code: str, ename: str, evalue: str) -> None:

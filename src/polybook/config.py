@@ -23,6 +23,7 @@ from polybook.dialect import DialectSettings
 CONFIG_NAME = "conf.py"
 _LANG_RE = re.compile(r"^[a-z]{2,3}(_[A-Z]{2}|-[A-Za-z]{2,4})?$")
 _NAME_RE = re.compile(r"^[A-Za-z_][\w-]*$")
+_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _BOOK_KEYS = {
     "title": "book title: a string, or a mapping language -> title",
     "source_language": "code of the language translations follow (e.g. 'en')",
@@ -53,6 +54,8 @@ _EXECUTION_KEYS = {
     "environments": "mapping framework -> PEP 508 requirements: the framework runs in a virtualenv of its own, "
     "made from them (polybook build env)",
     "env_dir": "where the environments live (default <build_dir>/envs)",
+    "as_of": "a date (YYYY-MM-DD): environments install packages as the registry had them that day (what "
+    "requirements leave open resolves the same way years later; polybook import sets the project's date)",
     "chapters": "mapping chapter name -> {timeout?, allow_errors?}",
 }
 _CHAPTER_EXECUTION_KEYS = {"timeout", "allow_errors"}
@@ -119,6 +122,7 @@ class ExecutionConfig:
     chapters: dict[str, ChapterExecution] = field(default_factory=dict)
     environments: dict[str, EnvironmentConfig] = field(default_factory=dict)
     env_dir: Path | None = None  # None: <build_dir>/envs, filled in by load_config
+    as_of: str | None = None  # YYYY-MM-DD: packages as the registry had them that day
 
     def kernel_for(self, framework: str) -> str:
         """The kernel of a framework without an environment (one with has its own kernel)."""
@@ -548,6 +552,10 @@ class _Validator:
         if env_dir is not None and (not isinstance(env_dir, str) or not env_dir):
             self.error("polybook.execution.env_dir", at["env_dir"], "must be a folder path (a string)")
             env_dir = None
+        as_of = value.get("as_of")
+        if as_of is not None and not (isinstance(as_of, str) and _DATE_RE.match(as_of)):
+            self.error("polybook.execution.as_of", at["as_of"], f"must be a date like '2023-08-18', not {as_of!r}")
+            as_of = None
         return ExecutionConfig(
             paths["cache_dir"],
             paths["frozen_dir"],
@@ -560,6 +568,7 @@ class _Validator:
             self.chapter_execution(value.get("chapters", {}), at["chapters"]),
             environments,
             (root / env_dir).resolve() if env_dir else (build / "envs").resolve(),
+            as_of,
         )
 
     def environments(

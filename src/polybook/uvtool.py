@@ -38,11 +38,12 @@ _FIRST = threading.Lock()  # find_uv_bin reads sysconfig, whose first use is not
 
 
 class UvFailure(Exception):
-    """uv could not do what was asked; ``reason`` is what it said, in short."""
+    """uv could not do what was asked; ``reason`` is what it said, in short, ``said`` all of it."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, said: str = "") -> None:
         super().__init__(reason)
         self.reason = reason
+        self.said = said
 
 
 def uv_binary() -> str:
@@ -82,8 +83,31 @@ def run_uv(args: list[str], cwd: Path, stdin: str | None = None) -> str:
     except OSError as exc:
         raise UvFailure(f"cannot run uv: {exc}") from None
     if done.returncode != 0:
-        raise UvFailure(reason(done.stderr) or f"uv {' '.join(args[:2])} exited with status {done.returncode}")
+        said = reason(done.stderr) or f"uv {' '.join(args[:2])} exited with status {done.returncode}"
+        raise UvFailure(said, done.stderr)
     return done.stdout
+
+
+#: uv's hint when a version a requirement needs was published after ``--exclude-newer``.
+_FILTERED_RE = re.compile(r"`([A-Za-z0-9][A-Za-z0-9_.\-]*)` was filtered by `exclude-newer`")
+_UNDATED = "2100-01-01T00:00:00Z"
+
+
+def run_dated(args: list[str], cwd: Path, as_of: str | None, stdin: str | None = None) -> tuple[str, list[str]]:
+    """:func:`run_uv` of a ``pip install``/``pip compile`` as the registry was on ``as_of``; a
+    package whose needed version the registry only got later (jaxlib 0.4.13's wheels for Python
+    3.11, published in 2025) is taken as the registry has it now. Returns uv's output and those
+    packages."""
+    undated: list[str] = []
+    while True:
+        extra = [option for name in undated for option in ("--exclude-newer-package", f"{name}={_UNDATED}")]
+        try:
+            return run_uv([*args, *install_options(as_of), *extra], cwd, stdin), undated
+        except UvFailure as exc:
+            found = [name for name in _FILTERED_RE.findall(exc.said) if name not in undated] if as_of else []
+            if not found or len(undated) > 20:
+                raise
+            undated += found
 
 
 def reason(stderr: str, lines: int = 4) -> str:
@@ -94,13 +118,19 @@ def reason(stderr: str, lines: int = 4) -> str:
     return " ".join(said[start : start + lines])[:600]
 
 
-def install_options() -> list[str]:
-    """``uv pip install`` options for the package indexes pip is set up with."""
+def install_options(as_of: str | None = None) -> list[str]:
+    """``uv pip install`` options for the package indexes pip is set up with; ``as_of``
+    (YYYY-MM-DD): only what the registry had at the end of that day. A dated install reads
+    only indexes served over http(s), which record when each file was published; a local
+    mirror (``file://``, find-links) does not, or dates its copies by when it made them."""
     options = []
     for name, values in pip_indexes().items():
         for value in values:
+            if as_of and (name == "find-links" or not value.startswith(("http://", "https://"))):
+                continue
             options += [_FORWARDED[name], value]
-    return [*options, "--index-strategy", "unsafe-best-match"]
+    dated = ["--exclude-newer", f"{as_of}T23:59:59Z"] if as_of else []
+    return [*options, "--index-strategy", "unsafe-best-match", *dated]
 
 
 @cache

@@ -6,8 +6,10 @@ framework's programs then run in a virtualenv of its own rather than in the shar
 never meet. A framework without an entry keeps its ``kernel``.
 
 * Identity: sha256 of what an environment is made from -- the implementation and
-  major.minor of the Python running polybook, the normalised and sorted requirements, and
-  ``ipykernel`` (added by polybook). It lives in ``<env_dir>/<framework>-<id12>/``; a
+  major.minor of the Python running polybook, the normalised and sorted requirements,
+  ``ipykernel`` (added by polybook) and ``as_of``, the date whose registry it installs from
+  (uv's ``--exclude-newer``: what the requirements leave open resolves the same way years later,
+  as the book's authors had it). It lives in ``<env_dir>/<framework>-<id12>/``; a
   document's ``#required_libs`` make a derived environment, base and extra requirements
   installed together, with an identity of its own. Changing a requirement makes a new
   folder and never touches an old one.
@@ -49,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 from polybook.diagnostics import Code, Diagnostic
 from polybook.files import atomic_write, stage_lock
-from polybook.uvtool import UvFailure, install_options, run_uv, uv_version
+from polybook.uvtool import UvFailure, run_dated, run_uv, uv_version
 
 if TYPE_CHECKING:
     from polybook.config import BookConfig, ExecutionConfig
@@ -79,6 +81,7 @@ class EnvSpec:
     python: str  # implementation-major.minor of the Python it is made with: "cpython-3.11"
     identity: str  # sha256 hex
     folder: Path
+    as_of: str | None = None  # YYYY-MM-DD: packages as the registry had them that day
 
     @property
     def kernel(self) -> str:
@@ -109,9 +112,12 @@ class EnvRecord:
     packages: dict[str, str]  # normalised name -> version, as ``uv pip freeze`` lists them
     seconds: float
     uv: str
+    as_of: str | None = None  # the registry's date it was installed from
+    undated: tuple[str, ...] = ()  # packages taken as the registry has them now (published after as_of)
 
     def to_json(self) -> str:
-        data = {"format": 1, **{k: getattr(self, k) for k in ("requirements", "python", "packages", "seconds", "uv")}}
+        names = ("requirements", "python", "packages", "seconds", "uv", "as_of", "undated")
+        data = {"format": 1, **{k: getattr(self, k) for k in names}}
         return json.dumps(data, indent=1, sort_keys=True)
 
     @classmethod
@@ -120,7 +126,15 @@ class EnvRecord:
         data = json.loads(text)
         if not isinstance(data, dict) or data.get("format") != 1 or not isinstance(data.get("packages"), dict):
             raise ValueError("not a polybook environment record")
-        return cls(tuple(data["requirements"]), data["python"], data["packages"], data["seconds"], data["uv"])
+        return cls(
+            tuple(data["requirements"]),
+            data["python"],
+            data["packages"],
+            data["seconds"],
+            data["uv"],
+            data.get("as_of"),
+            tuple(data.get("undated", ())),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,11 +204,12 @@ def env_spec(execution: ExecutionConfig, framework: str, extra: Iterable[str] = 
     extra = tuple(sorted({normalise(r) for r in extra}))
     requirements = tuple(sorted({normalise(r) for r in base} | set(extra)))
     python = f"{sys.implementation.name}-{sys.version_info.major}.{sys.version_info.minor}"
-    material = {"python": python, "requirements": requirements, "added": [KERNEL_PACKAGE]}
+    material: dict[str, Any] = {"python": python, "requirements": requirements, "added": [KERNEL_PACKAGE]}
+    if execution.as_of:
+        material["as_of"] = execution.as_of
     identity = hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
-    return EnvSpec(
-        framework, requirements, extra, python, identity, env_dir(execution) / f"{framework}-{identity[:12]}"
-    )
+    folder = env_dir(execution) / f"{framework}-{identity[:12]}"
+    return EnvSpec(framework, requirements, extra, python, identity, folder, execution.as_of)
 
 
 def look_up(execution: ExecutionConfig, framework: str, extra: Iterable[str] = ()) -> Environment:
@@ -340,7 +355,7 @@ def _install(spec: EnvSpec) -> EnvRecord:
     run_uv(["venv", "--no-project", "--python", sys.executable, str(spec.folder)], spec.folder.parent)
     python = str(spec.executable)
     requirements = (*spec.requirements, KERNEL_PACKAGE)
-    run_uv(["pip", "install", "--python", python, *install_options(), *requirements], spec.folder.parent)
+    _, undated = run_dated(["pip", "install", "--python", python, *requirements], spec.folder.parent, spec.as_of)
     frozen = run_uv(["pip", "freeze", "--python", python], spec.folder.parent)
     packages = {}
     for line in frozen.splitlines():
@@ -348,7 +363,8 @@ def _install(spec: EnvSpec) -> EnvRecord:
         if sep:
             packages[normalise_name(name.strip())] = version.strip()
     implementation = f"{sys.implementation.name}-{platform.python_version()}"
-    record = EnvRecord(requirements, implementation, packages, round(time.monotonic() - t0, 2), uv_version())
+    seconds = round(time.monotonic() - t0, 2)
+    record = EnvRecord(requirements, implementation, packages, seconds, uv_version(), spec.as_of, tuple(undated))
     atomic_write(spec.folder / RECORD, record.to_json())
     return record
 

@@ -28,7 +28,8 @@ KEPT_MIME = ("text/plain", "text/html", "image/png", "image/svg+xml")
 _GPU_RE = re.compile(
     r"no NVIDIA driver|not compiled with CUDA|no CUDA GPUs are available|CUDA driver version is insufficient"
     r"|CUDA error|cudaGetDeviceCount|Expected a cuda device|libcuda\.so|Cannot access accelerator device"
-    r"|GPU is not enabled|Compile with USE_CUDA|Unknown device type gpu",
+    r"|GPU is not enabled|Compile with USE_CUDA|Unknown device type gpu|Unknown backend:? '?gpu"
+    r"|no platforms that are instances of gpu",
     re.IGNORECASE,
 )
 # Jupyter tracebacks carry ANSI colours; messages on a terminal line should not.

@@ -21,7 +21,7 @@ from pathlib import Path
 from polybook.config import CONFIG_NAME, ConfigError, find_config, load_config
 from polybook.files import atomic_write, replace_folder
 from polybook.importer.confpy import Change, ConfEditError, edit_conf, new_conf, read_book_settings
-from polybook.importer.environments import propose, resolve
+from polybook.importer.environments import project_date, propose, resolve
 from polybook.importer.ini import IniError, read_ini
 from polybook.importer.mapping import ProjectSettings, Unmapped, read_settings
 from polybook.importer.merge import BookSettings, Merged, merge
@@ -105,8 +105,10 @@ def import_d2lbook(
         fw: values["lib_file"] for fw, values in settings.library.get("frameworks", {}).items() if "lib_file" in values
     }
     settings.environments = propose(project, selection.documents, settings.tabs, libraries)
-    if settings.environments.environments and check_environments:
-        resolve(settings.environments, project)
+    if settings.environments.environments:
+        settings.environments.as_of = project_date(project, selection.documents)
+        if check_environments:
+            resolve(settings.environments, project, settings.environments.as_of)
     result = ImportResult(
         project, lang, book.conf_path, book.text is None, destination, destination.exists(), settings, selection
     )

@@ -28,7 +28,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 
 from polybook.dialect import DialectSettings, parse_text
 from polybook.dialect.nodes import Fence, TextTab
-from polybook.uvtool import UvFailure, install_options, run_uv
+from polybook.uvtool import UvFailure, run_dated
 
 #: pip options followed by a value, which is not a requirement.
 _OPTIONS_WITH_VALUE = {
@@ -52,6 +52,7 @@ class Proposal:
     # framework -> (the book's library module, the top-level modules it imports that are not Python's own)
     imports: dict[str, tuple[str, list[str]]] = field(default_factory=dict)
     added: dict[str, list[str]] = field(default_factory=dict)  # framework -> requirements added for its library
+    as_of: str | None = None  # the day the project is from: its environments install as of then
 
 
 def propose(
@@ -98,12 +99,13 @@ def library_imports(module: Path) -> list[str]:
     return [m for m in dict.fromkeys(found) if m not in sys.stdlib_module_names and m != own]
 
 
-def resolve(proposal: Proposal, cwd: Path) -> None:
+def resolve(proposal: Proposal, cwd: Path, as_of: str | None = None) -> None:
     """Ask uv whether each proposed environment can be installed with the Python polybook runs
     (without installing anything; the package indexes pip is set up with): a project of an
     older edition may pin what no longer exists for it (d2l 0.17: numpy 1.21.5, mxnet 1.7 on
     Python 3.11). What cannot is kept in ``proposal.unresolved`` with uv's reason, so the import
-    can say so before a build finds out; without uv or an index, nothing is said."""
+    can say so before a build finds out; without uv or an index, nothing is said. ``as_of``:
+    the registry's date the environments install from (:func:`project_date`)."""
 
     pins = {_name(r): r for requirements in proposal.environments.values() for r in requirements if "==" in r}
 
@@ -113,7 +115,7 @@ def resolve(proposal: Proposal, cwd: Path) -> None:
         environment pins it, else as the newest that resolves -- when that resolves."""
         requirements = proposal.environments[framework]
         try:
-            resolved = _compile(requirements, cwd)
+            resolved = _compile(requirements, cwd, as_of)
         except UvFailure as exc:
             return exc.reason
         for module in proposal.imports.get(framework, ("", []))[1]:
@@ -122,7 +124,7 @@ def resolve(proposal: Proposal, cwd: Path) -> None:
                 continue
             candidate = pins.get(name, name)
             try:
-                resolved = _compile([*requirements, candidate], cwd)
+                resolved = _compile([*requirements, candidate], cwd, as_of)
             except UvFailure:
                 continue  # no distribution of that name (PIL is pillow's): left to what is installed
             requirements.append(candidate)
@@ -134,11 +136,38 @@ def resolve(proposal: Proposal, cwd: Path) -> None:
     proposal.unresolved = {framework: why for framework, why in found.items() if why}
 
 
-def _compile(requirements: list[str], cwd: Path) -> set[str]:
+def _compile(requirements: list[str], cwd: Path, as_of: str | None) -> set[str]:
     """The names of the distributions ``requirements`` resolve to here (uv, nothing installed)."""
-    command = ["pip", "compile", "-", "--python", sys.executable, "--quiet", "--no-header", *install_options()]
-    out = run_uv(command, cwd, stdin="\n".join(requirements))
+    command = ["pip", "compile", "-", "--python", sys.executable, "--quiet", "--no-header"]
+    out, _ = run_dated(command, cwd, as_of, stdin="\n".join(requirements))
     return {_name(line.split("==")[0]) for line in out.splitlines() if "==" in line and not line.startswith(" ")}
+
+
+def project_date(project: Path, files: list[str]) -> str | None:
+    """The day the project's files are from, YYYY-MM-DD: its last commit's, when it is a git
+    checkout, else the newest of its files' times (an archive of a tag keeps the commit's time
+    on every file). Its environments install packages as the registry had them that day."""
+    import datetime as dt
+    import subprocess
+
+    if (project / ".git").exists():
+        try:
+            done = subprocess.run(
+                ["git", "-C", str(project), "log", "-1", "--format=%cs"], capture_output=True, text=True, timeout=30
+            )
+        except (OSError, subprocess.SubprocessError):
+            done = None
+        if done is not None and done.returncode == 0 and done.stdout.strip():
+            return done.stdout.strip()
+    times = []
+    for relative in files:
+        try:
+            times.append((project / relative).stat().st_mtime)
+        except OSError:
+            continue
+    if not times:
+        return None
+    return dt.datetime.fromtimestamp(max(times), dt.UTC).date().isoformat()
 
 
 def setup_requirements(setup: Path) -> tuple[list[str], str]:

@@ -194,6 +194,8 @@ def _environments(polybook: dict[str, Any], settings: ProjectSettings, is_source
     environments = execution.get("environments")
     if not isinstance(environments, dict):
         environments = execution["environments"] = {}
+    if proposal.as_of and (is_source or "as_of" not in execution):
+        execution["as_of"] = proposal.as_of
     taken = []
     for framework, requirements in proposal.environments.items():
         if is_source or framework not in environments:
@@ -205,7 +207,8 @@ def _environments(polybook: dict[str, Any], settings: ProjectSettings, is_source
         f"{framework}: {', '.join(proposal.sources[framework])}" for framework in taken if proposal.sources[framework]
     ]
     where = [proposal.common] if proposal.common else []
-    merged.notes.append(f"environments proposed from {'; '.join([*where, *sources]) or 'nothing'}")
+    dated = f", installed as the registry was on {proposal.as_of} (the project's date)" if proposal.as_of else ""
+    merged.notes.append(f"environments proposed from {'; '.join([*where, *sources]) or 'nothing'}{dated}")
     for framework in [f for f in taken if f in proposal.added]:
         module = proposal.imports[framework][0]
         merged.notes.append(
