@@ -39,7 +39,7 @@ CELL_OPTIONS = ("timeout", "allow_errors")
 _TRUE, _FALSE = {"true", "yes", "1"}, {"false", "no", "0"}
 #: Code that asks for a GPU: such programs go to GPU workers under ``--scheduler``.
 _GPU_CODE_RE = re.compile(
-    r"\bcuda\b|try_gpu|try_all_gpus|num_gpus|npx\s*\.\s*gpu|mx\s*\.\s*gpu|devices\(\s*['\"](?:gpu|cuda)"
+    r"\bcuda\b|try_gpu|try_all_gpus|num_gpus|npx\s*\.\s*gpu|mx\s*\.\s*gpu|devices\s*\(\s*['\"](?:gpu|cuda)"
 )
 
 
