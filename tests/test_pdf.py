@@ -173,6 +173,24 @@ def test_a_missing_figure_is_an_error_at_its_line(tiny: Path) -> None:
     )
 
 
+def test_a_remote_figure_is_a_link_in_the_pdf_and_a_warning(tiny: Path) -> None:
+    """LaTeX cannot include an image from the web (d2l's Gaussian-process figures): the PDF
+    links to it with its caption, the author is warned at its line, and the PDF still builds."""
+    chapter = tiny.parent / "chapters" / "en" / "tiny.md"
+    text = chapter.read_text(encoding="utf-8")
+    remote = "\n\n![A contour plot](https://example.org/contours.svg)\n\nSee ![the fit](https://example.org/fit.svg).\n"
+    chapter.write_text(text + remote, encoding="utf-8")
+    _, _, staged = stage(tiny)
+    found = [d for d in staged.diagnostics if d.code == "pdf.figure"]
+    assert [(d.level, d.line) for d in found] == [("warning", text.count("\n") + 3), ("warning", text.count("\n") + 5)]
+    assert "the PDF links to it" in found[0].message
+    myst = staged.docs["tiny"].text
+    assert (
+        "[A contour plot](https://example.org/contours.svg)" in myst
+        and "[the fit](https://example.org/fit.svg)" in myst
+    )
+
+
 # -- the LaTeX log ---------------------------------------------------------------------------
 
 

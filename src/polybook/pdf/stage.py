@@ -18,7 +18,7 @@ from typing import Any
 
 from polybook.book import display_path
 from polybook.config import BookConfig
-from polybook.diagnostics import Code, Diagnostic
+from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect.nodes import Document
 from polybook.pdf.figures import ConversionError, svg_to_pdf
 from polybook.render.bibliography import BibliographyPlan
@@ -79,7 +79,11 @@ def stage_framework(
     for name, doc in docs.items():
 
         def figure(src: str, line: int, name: str = name, doc: Document = doc) -> str | None:
-            if "://" in src or src.startswith("data:"):
+            if "://" in src:  # the reader gets a link to it, and the author a warning
+                message = f"figure {src!r} is not a local file; LaTeX cannot include it: the PDF links to it"
+                stage.diagnostics.append(Diagnostic.make(doc.path, line, Code.PDF_FIGURE, message, Level.WARNING))
+                return None
+            if src.startswith("data:"):
                 message = f"figure {src!r} is not a local file; LaTeX cannot include it"
                 stage.diagnostics.append(Diagnostic.make(doc.path, line, Code.PDF_FIGURE, message))
                 return None

@@ -48,8 +48,8 @@ def convert(
             return m["code"]
         if m["src"] is not None:
             src = image(m["src"]) if image else m["src"]
-            if src is None:
-                return m["alt"]
+            if src is None:  # refused: its alt text; a remote image (in a PDF) a link to it
+                return f"[{m['alt']}]({m['src']})" if "://" in m["src"] and m["alt"] else m["alt"]
             return f"![{m['alt']}]({src}{m['image_title'] or ''})"
         if m["href"] is not None:
             inner = convert(m["text"], image, cite, link)

@@ -215,6 +215,9 @@ class _Writer:
     def figure_node(self, node: Figure) -> None:
         path = self.figure(node.src, node.line)
         if path is None:
+            if "://" in node.src:  # a remote image the output cannot include (a PDF): a link to it
+                caption = self.prose(self.shown.get(id(node), node.caption), node.line) or node.src
+                self.emit([f"[{caption}]({node.src})", ""], node.line)
             return
         options = [f":{key}: {value}" for key, value in (("width", node.width), ("height", node.height)) if value]
         if node.label:
