@@ -6,8 +6,11 @@ pandas...) and its installation chapter, where each framework's text tab shows t
 ``pip install`` line readers run (``pip install torch==2.0.0 torchvision==0.15.1``). The
 import proposes ``polybook.execution.environments`` from both: per framework, the setup.py
 requirements and the last install line of that framework's text tabs that installs no CUDA
-build (d2l's books show a GPU line and a CPU line). Nothing is guessed: a framework no tab installs gets the common
-requirements only, and the import says so.
+build (d2l's books show a GPU line and a CPU line). Nothing is guessed: a framework no tab
+installs gets the common requirements only, and the import says so. :func:`resolve` then asks
+uv (no install) whether each can be installed here, as the registry was on the project's date
+(:func:`project_date`), and adds what the framework's own library module imports that nothing
+installs (d2l's ``jax.py`` imports tensorflow for its data loaders).
 
 Written by hand: reading a ``pip install`` line (its options, quoted requirements) and a
 setup.py's literal requirement list are small jobs no library does for us; each requirement is
