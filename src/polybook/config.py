@@ -29,7 +29,7 @@ _BOOK_KEYS = {
     "source_language": "code of the language translations follow (e.g. 'en')",
     "frameworks": "frameworks of the book, in tab order (e.g. ['mxnet', 'pytorch'])",
     "default_tab": "framework of untagged cells and of the first tab",
-    "languages": "mapping language code -> {name, frameworks?, default_tab?, title?, origin?}",
+    "languages": "mapping language code -> {name, frameworks?, default_tab?, title?, origin?, base?}",
     "chapters": "folder holding one sub-folder of chapters per language",
     "build_dir": "output folder",
     "execution": "how code cells run: timeout, kernel, cache_dir, frozen_dir, ... (polybook build eval)",
@@ -40,8 +40,10 @@ _BOOK_KEYS = {
     "polybook check asks only that each section of the source that has one still has one",
     "framework_labels": "mapping framework -> how tabs, notices and PDF names write it (default: its name as "
     "written, as d2lbook shows it), e.g. {'pytorch': 'PyTorch'}",
+    "editions": "mapping edition name -> {folder, frameworks?, default_tab?}: an older edition of the source "
+    "language's documents (polybook import d2lbook --as-base), which translations made from it are checked against",
 }
-_LANGUAGE_KEYS = {"name", "title", "frameworks", "default_tab", "origin"}
+_LANGUAGE_KEYS = {"name", "title", "frameworks", "default_tab", "origin", "base"}
 _EXECUTION_KEYS = {
     "timeout": "seconds a cell may run before it is stopped (default 300)",
     "kernel": "Jupyter kernel name, or a mapping framework -> kernel name (default 'python3')",
@@ -77,10 +79,21 @@ class LanguageConfig:
     frameworks: tuple[str, ...]
     default_tab: str
     origin: str | None = None  # the language this one was translated from (d2lbook's origin_lang)
+    base: str | None = None  # the edition of the source it was translated from (a key of ``editions``)
 
     @property
     def settings(self) -> DialectSettings:
         return DialectSettings(self.code, self.frameworks, self.default_tab)
+
+
+@dataclass(frozen=True, slots=True)
+class EditionConfig:
+    """``polybook.editions[name]``: a folder of an older edition of the source language, read with
+    its own tabs (d2l-en 0.17's untagged cells are MXNet's, 1.0's PyTorch's)."""
+
+    name: str
+    folder: Path  # absolute
+    settings: DialectSettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +178,11 @@ class BookConfig:
     library: dict[str, Any] = field(default_factory=dict)
     localised_links: tuple[str, ...] = ()  # globs (fnmatch) of links a translation has its own of
     framework_labels: dict[str, str] = field(default_factory=dict)
+    editions: dict[str, EditionConfig] = field(default_factory=dict)
+
+    def edition_path(self, edition: str, name: str) -> Path:
+        """The file of document ``name`` in a held edition of the source language."""
+        return self.editions[edition].folder / f"{name}.md"
 
     def label_of(self, framework: str) -> str:
         """How the book writes ``framework`` for readers (tabs, notices, PDF names)."""
@@ -385,6 +403,9 @@ class _Validator:
         labels = self.framework_labels(
             raw.get("framework_labels", {}), self.key_node(node, "framework_labels") or node, frameworks
         )
+        editions = self.editions(
+            raw.get("editions", {}), self.key_node(node, "editions") or node, languages, node, frameworks, default_tab
+        )
         if self.errors or not isinstance(source, str):
             return None
         ordered = {source: languages[source], **{k: v for k, v in languages.items() if k != source}}
@@ -405,7 +426,52 @@ class _Validator:
             library,
             localised,
             labels,
+            editions,
         )
+
+    def editions(
+        self,
+        value: Any,
+        node: ast.expr | None,
+        languages: dict[str, LanguageConfig],
+        book: ast.expr | None,
+        frameworks: tuple[str, ...],
+        default_tab: str,
+    ) -> dict[str, EditionConfig]:
+        """``editions``: name -> {folder, frameworks?, default_tab?} (or just the folder); every
+        language's ``base`` must name one of them."""
+        key = "polybook.editions"
+        out: dict[str, EditionConfig] = {}
+        if not isinstance(value, dict) or not all(isinstance(k, str) and k for k in value):
+            self.error(
+                key, node, "must map edition names to {'folder': ...}, e.g. {'0.17.6': {'folder': 'editions/en'}}"
+            )
+            value = {}
+        source = next(iter(languages), None)
+        for name, entry in value.items():
+            at = self.key_node(node, name) or node
+            entry = {"folder": entry} if isinstance(entry, str) else entry
+            folder = entry.get("folder") if isinstance(entry, dict) else None
+            if not isinstance(folder, str) or not folder:
+                self.error(f"{key}.{name}", at, "must be a folder path, or a dict with 'folder'")
+                continue
+            path = (self.path.parent / folder).resolve()
+            if not path.is_dir():
+                self.error(f"{key}.{name}", at, f"folder {path} does not exist")
+            own = entry.get("frameworks")
+            fws = self.names(own, f"{key}.{name}.frameworks", at) if own is not None else frameworks
+            tab = entry.get("default_tab") or (fws[0] if own is not None and fws else default_tab)
+            if fws and tab not in fws:
+                self.error(f"{key}.{name}.default_tab", at, f"{tab!r} is not one of its frameworks {list(fws)}")
+            out[name] = EditionConfig(name, path, DialectSettings(source, fws, str(tab)))
+        lnodes = self.key_node(book, "languages")
+        for code, language in languages.items():
+            if language.base is not None and language.base not in out:
+                lnode = self.key_node(self.key_node(lnodes, code), "base") or lnodes
+                close = difflib.get_close_matches(language.base, list(out), n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else f"; the book's editions: {list(out)}"
+                self.error(f"polybook.languages.{code}.base", lnode, f"{language.base!r} is not an edition{hint}")
+        return out
 
     def framework_labels(self, value: Any, node: ast.expr | None, frameworks: tuple[str, ...]) -> dict[str, str]:
         key = "polybook.framework_labels"
@@ -498,7 +564,11 @@ class _Validator:
                 )
                 origin = None
             lang_title = settings.get("title") or (title.get(code) if isinstance(title, dict) else title) or ""
-            out[code] = LanguageConfig(code, str(name or code), str(lang_title), fws, str(tab), origin)
+            base = settings.get("base")
+            if base is not None and (not isinstance(base, str) or not base):
+                self.error(f"{key}.base", self.key_node(lnode, "base") or lnode, "must name an edition (a string)")
+                base = None
+            out[code] = LanguageConfig(code, str(name or code), str(lang_title), fws, str(tab), origin, base)
         return out
 
     def execution(self, value: Any, node: ast.expr | None, frameworks: tuple[str, ...], build: Path) -> ExecutionConfig:

@@ -155,7 +155,7 @@ DEFAULT_LEVEL: dict[Code, Level] = {
     Code.STRUCTURE_SECTION: Level.ERROR,
     Code.STRUCTURE_TEXTTAB: Level.ERROR,
     Code.STRUCTURE_CHAPTER: Level.ERROR,
-    Code.STALE_SOURCE: Level.WARNING,
+    Code.STALE_SOURCE: Level.INFO,  # how far behind the source: a migration plan, never a mistake
     Code.STALE_UNKNOWN: Level.INFO,
     Code.STALE_LOCK: Level.ERROR,
     Code.SUPPRESSION: Level.ERROR,

@@ -17,6 +17,7 @@ from multiprocessing import get_context
 from pathlib import Path
 
 from polybook.book import Book, load_book
+from polybook.check.bases import Base, base_of, changes_since
 from polybook.check.code import check_code, check_coverage, match_cells
 from polybook.check.findings import CheckResult, Finding, Location
 from polybook.check.library import library_findings, saved_drift
@@ -25,7 +26,7 @@ from polybook.check.memo import chapter_findings, findings_dir
 from polybook.check.prose import check_sections, check_texttabs
 from polybook.check.references import check_references, resolvable_refs, resource_fallbacks, unresolved_ref
 from polybook.check.segments import flatten, pair_segments
-from polybook.check.staleness import SyncRecord, check_staleness, lock_problem, read_lock
+from polybook.check.staleness import SyncRecord, lock_problem, read_lock
 from polybook.check.suppress import Suppression, apply, inline_suppressions, unused
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic, Level
@@ -65,18 +66,28 @@ def check_chapter(
     book: Book,
     lang: str,
     chapter: str,
-    source: Document,
+    current: Document | None,
     target: Document,
     lock: dict[str, SyncRecord] | None = None,
     store: Path | None = None,
+    base: Base | None = None,
 ) -> list[Finding]:
-    """Every chapter-local check of one translated chapter.
+    """Every chapter-local check of one translated chapter: its consistency with its base (what it
+    was made from, :mod:`.bases`), then what the source changed since (``current``: the source's
+    document today, None when the source has it no more).
 
     ``lock`` is the language's sync records (:func:`read_lock`); callers that check many
     chapters read it once and pass it, else it is read here. ``store``: the parsed documents
     kept in the build folder (:mod:`polybook.models`), for the sources translations were made from.
+    ``base``: the chapter's, when the caller knows it already.
     """
     config = book.config
+    if lock is None:
+        lock = read_lock(config.chapters_dir / lang)
+    record = lock.get(chapter)
+    base = base or base_of(config, lang, chapter, current, record, store, target)
+    source = base.document or current
+    assert source is not None, "a chapter with neither a base nor a source has nothing to be checked against"
     findings = parse_findings(lang, chapter, target)
     match = match_cells(source, target)
     alignment = pair_segments(source, target, match)
@@ -89,16 +100,8 @@ def check_chapter(
     findings += check_sections(lang, chapter, alignment, source, target, match, src_items, tgt_items)
     findings += check_references(lang, chapter, source, target, alignment.place, config.localised_links, match.common)
     findings += resource_fallbacks(config, lang, chapter, target)
-    if lock is None:
-        lock = read_lock(config.chapters_dir / lang)
-    record = lock.get(chapter)
-    source_file = config.document_path(config.source_language, chapter)
-    settings = config.languages[config.source_language].settings
     findings += lock_problem(lang, chapter, target, record)
-    target_file = config.document_path(lang, chapter)
-    findings += check_staleness(
-        lang, chapter, source, target, record, source_file, settings, match, alignment.place, target_file, store
-    )
+    findings += changes_since(lang, chapter, base, current, target, match, alignment.place)
     return findings
 
 
@@ -128,28 +131,45 @@ def check_chunk(book: Book, names: list[str], langs: list[str], store: Path | No
         for lang in langs:
             source, target = sources.get(name), book.chapters[lang].get(name)
             if target is None and source is not None:
-                out.findings.append(Finding.make(
-                    Code.STRUCTURE_CHAPTER, f"chapter {name!r} is not translated into {lang} yet", lang, name,
-                    None, source=Location(source.path, 1), level=Level.WARNING,
-                ))  # fmt: skip
-            elif source is None and target is not None:
+                out.findings.append(_untranslated(book.config, lang, name, source))
+                continue
+            if target is None:
+                continue
+            base = base_of(book.config, lang, name, source, locks[lang].get(name), store, target)
+            if source is None and base.document is None:
                 out.findings.append(Finding.make(
                     Code.STRUCTURE_CHAPTER, f"chapter {name!r} has no source chapter", lang, name,
                     Location(target.path, 1),
                 ))  # fmt: skip
-            elif source is not None and target is not None:
-                found, problems = inline_suppressions(target, lang, name)
-                out.suppressions += found
-                out.findings += problems
-                memo = findings_dir(book.config) if store else None
-                out.findings += chapter_findings(
-                    memo, book.config, lang, name, source, target, locks[lang],
-                    functools.partial(check_chapter, book, lang, name, source, target, locks[lang], store),
-                )  # fmt: skip
-                out.refs += [
-                    (lang, name, target.path, *ref, ref[:2] in source_refs[name]) for ref in resolvable_refs(target)
-                ]
+                continue
+            found, problems = inline_suppressions(target, lang, name)
+            out.suppressions += found
+            out.findings += problems
+            memo = findings_dir(book.config) if store else None
+            out.findings += chapter_findings(
+                memo, book.config, lang, name, source, target, locks[lang], base,
+                functools.partial(check_chapter, book, lang, name, source, target, locks[lang], store, base),
+            )  # fmt: skip
+            out.refs += [
+                (lang, name, target.path, *ref, ref[:2] in source_refs.get(name, ())) for ref in resolvable_refs(target)
+            ]
     return out
+
+
+def _untranslated(config: BookConfig, lang: str, name: str, source: Document) -> Finding:
+    """A source chapter the translation lacks: not translated yet (a warning), or -- when the
+    edition the language follows has no such chapter -- new in the source since (a note: how far
+    behind, not a mistake)."""
+    edition = config.languages[lang].base
+    if edition is not None and not config.edition_path(edition, name).is_file():
+        message = f"chapter {name!r} is new in the source since {edition}; not translated into {lang} yet"
+        return Finding.make(
+            Code.STRUCTURE_CHAPTER, message, lang, name, None, source=Location(source.path, 1), level=Level.INFO
+        )
+    return Finding.make(
+        Code.STRUCTURE_CHAPTER, f"chapter {name!r} is not translated into {lang} yet", lang, name,
+        None, source=Location(source.path, 1), level=Level.WARNING,
+    )  # fmt: skip
 
 
 def _merge(

@@ -1,10 +1,11 @@
 """A chapter's findings kept between runs: a whole book is checked once, then only what changed.
 
 Everything a translated chapter's checks read is in its key: both files' bytes and shown paths,
-the translation's sync record and ``X_origin.md``, conf.py, and the checker's and parser's own
-code. The book-wide parts (references resolved over every label, the toc, suppressions, the
-library) are put together after, on every run. Used by the commands (``polybook check``, the
-status pages of ``build html``) through the build folder; a corrupt entry is a miss.
+the translation's sync record and its base's file (``X_origin.md``, an edition's document),
+conf.py, and the checker's and parser's own code. The book-wide parts (references resolved
+over every label, the toc, suppressions, the library) are put together after, on every run.
+Used by the commands (``polybook check``, the status pages of ``build html``) through the
+build folder; a corrupt entry is a miss.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ import hashlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from polybook.check.bases import Base
 from polybook.check.findings import Finding
-from polybook.check.staleness import SyncRecord, origin_file
+from polybook.check.staleness import SyncRecord
 from polybook.config import BookConfig
 from polybook.dialect.nodes import Document
 from polybook.files import hash_files, kept
@@ -49,9 +51,10 @@ def chapter_findings(
     config: BookConfig,
     lang: str,
     chapter: str,
-    source: Document,
+    source: Document | None,
     target: Document,
     lock: dict[str, SyncRecord],
+    base: Base,
     compute: Callable[[], list[Finding]],
 ) -> list[Finding]:
     """``compute()``, or what it gave last time for the same inputs (``store``: the folder of
@@ -63,12 +66,14 @@ def chapter_findings(
     key = key_of([
         checker_version(),
         file_bytes(config.path),
-        source.path,
+        source.path if source is not None else "",
         target.path,
         file_bytes(config.document_path(config.source_language, chapter)),
         file_bytes(target_file),
         repr(record),
-        file_bytes(origin_file(target_file)) if record is None else b"",
+        base.kind,
+        str(base.file or ""),
+        file_bytes(base.file) if base.file is not None else b"",
     ])  # fmt: skip
     return kept(store / key[:2] / f"{key}.pickle", list, compute)
 

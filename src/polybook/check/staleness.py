@@ -2,17 +2,15 @@
 
 ``polybook sync --write`` records, per translation chapter, the source commit (git
 ``HEAD``) and the SHA-256 of the source file it synced against, in
-``chapters/<lang>/polybook-sync.json``. The check compares that hash with the source
-file today; when they differ and git history is at hand, the source as it was is parsed
-again and compared with the source as it is, cell by cell and paragraph by paragraph.
-A translation without a record but with ``X_origin.md`` (the text d2lbook translations were
-made from) is compared the same way, with that file as the source as it was.
+``chapters/<lang>/polybook-sync.json`` (:func:`read_lock`, :func:`write_lock`); git shows the
+source as it was (:func:`source_at`). :func:`source_changes` compares a translation's base (the
+source as it was, its ``X_origin.md``, or an edition: :mod:`.bases`) with the source as it is,
+cell by cell and paragraph by paragraph.
 """
 
 from __future__ import annotations
 
 import difflib
-import hashlib
 import json
 import re
 import subprocess
@@ -24,11 +22,8 @@ from polybook.check.align import align, token_ratio
 from polybook.check.code import CellMatch, align_code, cell_key, token_diff
 from polybook.check.findings import Finding, Location
 from polybook.diagnostics import Code
-from polybook.dialect import parse_text
-from polybook.dialect.builder import DialectSettings
 from polybook.dialect.nodes import Block, Document, Heading, Paragraph
-from polybook.files import atomic_write, file_sha256
-from polybook.models import parse_cached
+from polybook.files import atomic_write
 
 LOCK_NAME = "polybook-sync.json"
 #: ``X_origin.md``: the source text a d2lbook translation ``X.md`` was made from.
@@ -127,75 +122,6 @@ def origin_file(translation: Path) -> Path:
     return translation.with_name(f"{translation.stem}{ORIGIN_SUFFIX}{translation.suffix}")
 
 
-def check_staleness(
-    lang: str,
-    chapter: str,
-    source: Document,
-    target: Document,
-    record: SyncRecord | None,
-    source_file: Path,
-    settings: DialectSettings,
-    match: CellMatch,
-    place: Callable[[int], int],
-    target_file: Path | None = None,
-    store: Path | None = None,
-) -> list[Finding]:
-    """What changed in the source since the translation followed it. The base is the sync
-    record (and the source as it was at its commit, from git), else the translation's
-    ``X_origin.md`` (``target_file``'s, parsed through the document ``store`` when given), else
-    unknown (info)."""
-    top = Location(target.path, 1)
-    if record is None:
-        origin = origin_file(target_file) if target_file is not None else None
-        if origin is not None and origin.is_file():
-            return _since_origin(lang, chapter, source, target, origin, source_file, settings, match, place, store)
-        return [
-            Finding.make(
-                Code.STALE_UNKNOWN,
-                "no record of the source commit this translation was synced with; `polybook sync --write` records it",
-                lang, chapter, top, source=Location(source.path, 1),
-            )
-        ]  # fmt: skip
-    if record.sha256 == file_sha256(source_file):
-        return []
-    old_text = source_at(source_file.parent, record.commit, source_file) if record.commit else None
-    since = f"since the sync at {record.commit[:10]}" if record.commit else "since the last sync"
-    if old_text is None:
-        return [
-            Finding.make(
-                Code.STALE_SOURCE, f"the source changed {since}; no git history at hand to say where",
-                lang, chapter, top, source=Location(source.path, 1), subject=(record.sha256, ""),
-            )
-        ]  # fmt: skip
-    old = parse_text(old_text, source.path, settings)
-    return source_changes(lang, chapter, old, source, target, since, record.sha256, match, place)
-
-
-def _since_origin(
-    lang: str,
-    chapter: str,
-    source: Document,
-    target: Document,
-    origin: Path,
-    source_file: Path,
-    settings: DialectSettings,
-    match: CellMatch,
-    place: Callable[[int], int],
-    store: Path | None = None,
-) -> list[Finding]:
-    """The source today against the text the translation was made from (``X_origin.md``)."""
-    try:
-        then, now = origin.read_bytes(), source_file.read_bytes()
-    except OSError:
-        return []
-    if then == now:  # translated from the source as it is
-        return []
-    base = hashlib.sha256(then).hexdigest()
-    old = parse_cached(origin, settings, source.path, store)
-    since = f"since the translation was made from {origin.name}"
-    return source_changes(lang, chapter, old, source, target, since, base, match, place)
-
-
 def source_changes(
     lang: str,
     chapter: str,
@@ -207,38 +133,50 @@ def source_changes(
     match: CellMatch,
     place: Callable[[int], int],
 ) -> list[Finding]:
-    """The source's cells and paragraphs that changed between ``old`` and today's ``source``,
-    each at the translation's matching place, with the change as a diff (then -> now)."""
+    """The source's cells and paragraphs that changed between ``old`` (the base) and today's
+    ``source``, each at the translation's place -- found through the base, which ``match`` and
+    ``place`` pair with the translation -- with the change as a diff (then -> now)."""
     out: list[Finding] = []
     for framework in source.frameworks:
         now, then = source.cells(framework), old.cells(framework)
-        for pair in align_code([c.code for c in then], [c.code for c in now]):
+        pairs = align_code([c.code_for(framework) for c in then], [c.code_for(framework) for c in now])
+        last_line = 1  # the translation's line of the last base cell seen
+        for pair in pairs:
+            before = then[pair.source] if pair.source is not None else None
+            if before is not None:
+                counterpart = match.source_to_target.get(id(before))
+                last_line = counterpart.line if counterpart else place(before.line)
             if pair.kind == "equal":
                 continue
             cell = now[pair.target] if pair.target is not None else None
-            before = then[pair.source] if pair.source is not None else None
-            counterpart = match.source_to_target.get(id(cell)) if cell else None
             what = {"similar": "changed", "missing": "was removed", "extra": "was added"}[pair.kind]
             index = (pair.target if pair.target is not None else pair.source or 0) + 1
             diff = (
-                tuple((h.translation, h.source) for h in token_diff(before.code, cell.code)) if before and cell else ()
+                tuple(
+                    (h.translation, h.source) for h in token_diff(before.code_for(framework), cell.code_for(framework))
+                )
+                if before and cell
+                else ()
             )
             out.append(Finding.make(
                 Code.STALE_SOURCE, f"source {framework} cell {index} {what} {since}", lang, chapter,
-                Location(target.path, counterpart.line if counterpart else place(cell.line if cell else 1)),
+                Location(target.path, last_line),
                 source=Location(source.path, cell.line if cell else 1), framework=framework, cell=index,
-                subject=(base, cell_key(cell.code) if cell else ""), diff=diff[:_MAX_DIFF],
+                subject=(base, cell_key(cell.code_for(framework)) if cell else ""), diff=diff[:_MAX_DIFF],
             ))  # fmt: skip
     then_prose, now_prose = _prose(old), _prose(source)
     # by words: only the diff shown depends on the pairing, and characters cost a hundred times more
+    last_line = 1
     for pair in align([_text(n) for n in then_prose], [_text(n) for n in now_prose], token_ratio, 0.6):
+        if pair.source is not None:
+            last_line = place(then_prose[pair.source].line)
         if pair.kind == "equal" or pair.target is None:
             continue
         node = now_prose[pair.target]
         before_text = _text(then_prose[pair.source]) if pair.source is not None else ""
         out.append(Finding.make(
             Code.STALE_SOURCE, f"source text at line {node.line} changed {since}", lang, chapter,
-            Location(target.path, place(node.line)),
+            Location(target.path, last_line),
             source=Location(source.path, node.line), subject=(base, _text(node)),
             diff=word_diff(before_text, _text(node)),
         ))  # fmt: skip

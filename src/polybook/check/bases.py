@@ -1,0 +1,170 @@
+"""What each translated document was made from: its base.
+
+A translation answers two questions apart. *Is it faithful to what it translates?* -- checked
+against its base, and what CI fails on. *How far behind the source is it?* -- the base against
+the source today (:mod:`.staleness`): a migration plan, never an error. The base of a document
+is the first of:
+
+1. its sync record (``polybook sync --write``): the source as it is when the recorded file is
+   today's, else the source at the recorded commit (git);
+2. of its ``X_origin.md`` (d2lbook translations keep the English they were made from), the
+   edition of the source its language follows (conf.py's ``languages.X.base``, one of
+   ``editions``, a folder ``polybook import d2lbook --as-base`` fills) and the source today, the
+   one the translation's code, formulas and labels match most, in that order when they match as
+   much: an ``X_origin.md`` is not always what the translation now translates (d2l-zh synced
+   its code with later sources and kept older origin files);
+3. none known: the source as it is today.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+from polybook.check.code import CellMatch, cell_key
+from polybook.check.findings import Finding, Location
+from polybook.check.staleness import SyncRecord, origin_file, source_at, source_changes
+from polybook.config import BookConfig
+from polybook.diagnostics import Code
+from polybook.dialect import parse_text
+from polybook.dialect.nodes import DisplayMath, Document
+from polybook.files import file_sha256
+from polybook.models import parse_cached
+
+
+class BaseKind(StrEnum):
+    SYNC = "sync"  # the source at a recorded sync
+    ORIGIN = "origin"  # the translation's X_origin.md
+    EDITION = "edition"  # a held edition of the source
+    SOURCE_MATCHED = "source-matched"  # the source today, which the translation's code matches best
+    SOURCE = "source"  # none known: the source today
+
+
+@dataclass(frozen=True, slots=True)
+class Base:
+    """A translated document's base; ``document`` is None when it is not at hand (a sync whose
+    commit git cannot show, an edition without the document)."""
+
+    kind: BaseKind
+    document: Document | None
+    label: str  # how messages name it: "v0.17.6", "chapter_x/y_origin.md", "the sync at 1a2b3c4d5e"
+    file: Path | None = None  # the file it was read from (origin, edition), for the key of kept findings
+
+    @property
+    def known(self) -> bool:
+        return self.kind is not BaseKind.SOURCE
+
+    def since(self) -> str:
+        """How a change of the source since the base is said."""
+        if self.kind is BaseKind.SYNC:
+            return f"since {self.label}"
+        if self.kind is BaseKind.ORIGIN:
+            return f"since the translation was made from {self.label}"
+        return f"since {self.label}, the edition the translation follows"
+
+
+def base_of(
+    config: BookConfig,
+    lang: str,
+    chapter: str,
+    current: Document | None,
+    record: SyncRecord | None,
+    store: Path | None = None,
+    target: Document | None = None,
+) -> Base:
+    """The base of ``lang``'s document ``chapter`` (``current``: the source's, None when the source
+    has no such document; ``target``: the translation, whose code chooses among the candidates);
+    ``store``: kept parsed documents (:mod:`polybook.models`)."""
+    settings = config.languages[config.source_language].settings
+    shown = current.path if current is not None else str(config.document_path(config.source_language, chapter))
+    # X_origin.md is written in the dialect the translation was (its untagged cells are its default tab's)
+    own = config.languages[lang].settings
+    source_file = config.document_path(config.source_language, chapter)
+    if record is not None:
+        if current is not None and record.sha256 == file_sha256(source_file):
+            return Base(BaseKind.SYNC, current, "the last sync")
+        since = f"the sync at {record.commit[:10]}" if record.commit else "the last sync"
+        old = source_at(source_file.parent, record.commit, source_file) if record.commit else None
+        return Base(BaseKind.SYNC, parse_text(old, shown, settings) if old is not None else None, since)
+    candidates: list[Base] = []
+    origin = origin_file(config.document_path(lang, chapter))
+    if origin.is_file():
+        candidates.append(Base(BaseKind.ORIGIN, parse_cached(origin, own, _shown(origin), store), origin.name, origin))
+    edition = config.languages[lang].base
+    if edition is not None:
+        path = config.edition_path(edition, chapter)
+        held = config.editions[edition].settings
+        document = parse_cached(path, held, _shown(path), store) if path.is_file() else None
+        if document is not None or not candidates:
+            candidates.append(Base(BaseKind.EDITION, document, edition, path))
+    if not candidates:
+        return Base(BaseKind.SOURCE, current, "the source")
+    if target is None or len(candidates) + (current is not None) == 1:
+        return candidates[0]
+    mine = _marks(target)
+    scored = [*candidates, Base(BaseKind.SOURCE, current, "the source")] if current is not None else candidates
+    best = max(scored, key=lambda base: len(mine & _marks(base.document)) if base.document else -1)
+    if best.kind is BaseKind.SOURCE and best.document is current:
+        # the translation's code is today's source's: translated from it (or synced without a record)
+        return Base(BaseKind.SOURCE_MATCHED, current, "the source")
+    return best
+
+
+def _marks(doc: Document) -> set[tuple[str, str]]:
+    """What a translation keeps of the text it translates, for telling which text that is: every
+    code cell (per framework, normalised), display formula and label."""
+    marks = {("code:" + fw, cell_key(cell.code_for(fw))) for cell in doc.cells() for fw in cell.frameworks}
+    marks |= {("math", " ".join(n.tex.split())) for n in doc.walk() if isinstance(n, DisplayMath)}
+    return marks | {("label", name) for name in doc.labels}
+
+
+def _shown(path: Path) -> str:
+    from polybook.book import display_path
+
+    return display_path(path)
+
+
+def changes_since(
+    lang: str,
+    chapter: str,
+    base: Base,
+    current: Document | None,
+    target: Document,
+    match: CellMatch,
+    place: Callable[[int], int],
+) -> list[Finding]:
+    """How far behind the source the translation is: what changed from its base
+    (:mod:`.bases`) to the source today, each at the translation's matching place. ``match`` and
+    ``place`` pair the base with the translation (its consistency check's)."""
+    top = Location(target.path, 1)
+    if base.kind is BaseKind.SOURCE:
+        return [
+            Finding.make(
+                Code.STALE_UNKNOWN,
+                "no record of the source commit this translation was synced with; `polybook sync --write` records it",
+                lang, chapter, top, source=Location(current.path if current else target.path, 1),
+            )
+        ]  # fmt: skip
+    if current is None:
+        where = base.document.path if base.document is not None else target.path
+        return [
+            Finding.make(
+                Code.STALE_SOURCE, f"the source has no {chapter} any more: gone {base.since()}", lang, chapter, top,
+                source=Location(where, 1), subject=(base.label, ""),
+            )
+        ]  # fmt: skip
+    if base.document is None:
+        if base.kind is BaseKind.EDITION:
+            message = f"{base.label} has no {chapter}: the translation is checked against the source as it is"
+            return [Finding.make(Code.STALE_UNKNOWN, message, lang, chapter, top, source=Location(current.path, 1))]
+        return [
+            Finding.make(
+                Code.STALE_SOURCE, f"the source changed {base.since()}; no git history at hand to say where",
+                lang, chapter, top, source=Location(current.path, 1), subject=(base.label, ""),
+            )
+        ]  # fmt: skip
+    if base.document is current:
+        return []
+    return source_changes(lang, chapter, base.document, current, target, base.since(), base.label, match, place)
