@@ -9,6 +9,7 @@ checked against that edition; what the source changed since is said as notes.
 from __future__ import annotations
 
 import contextlib
+import json
 import shutil
 from pathlib import Path
 
@@ -91,11 +92,44 @@ def test_against_its_edition_the_translation_is_consistent_and_told_how_far_behi
     assert [f for f in found if f[1] in ("error", "warning")] == []  # nothing for CI to fail on
     notes = {(code, chapter) for code, level, chapter, _ in found if level == "info"}
     assert ("stale.source", "loops") in notes  # the cell and the sentence the source changed since 0.1
-    assert ("structure.chapter", "fresh") in notes  # new in the source since 0.1
-    assert ("stale.source", "gone") in notes  # the source dropped it
     messages = [m for code, _, chapter, m in found if code == "stale.source" and chapter == "loops"]
     assert any("cell 1 changed since 0.1, the edition the translation follows" in m for m in messages)
-    assert "chapter 'fresh' is new in the source since 0.1; not translated into ja yet" in [f[3] for f in found]
+    plan = {chapter: m for code, _, chapter, m in found if code == "stale.plan"}  # one row per document
+    assert plan["fresh"].startswith("new in the source since 0.1, not in ja: 1 words to translate")
+    assert plan["gone"].startswith("the source dropped this document since 0.1")
+    assert plan["loops"].startswith(
+        "the source changed since 0.1: paragraph: 1 changed; code cell: 1 changed; 5 words to translate"
+    )
+
+
+def test_the_migration_plan_finds_a_renamed_document_by_the_labels_it_shares(tmp_path: Path) -> None:
+    """The source moved ``gone`` to ``kept/moved`` (same label): one row, renamed, not gone + new."""
+    conf = book(tmp_path, edition=True)
+    (tmp_path / "chapters" / "en" / "kept").mkdir()
+    (tmp_path / "chapters" / "en" / "kept" / "moved.md").write_text(GONE + "\nA new sentence.\n", encoding="utf-8")
+    result = check_book(load_book(load_config(conf)))
+    plan = result.plans()["ja"]
+    rows = {(str(row.state), row.chapter, row.source_chapter) for row in plan.rows}
+    assert ("renamed", "gone", "kept/moved") in rows
+    assert not any(row.chapter == "kept/moved" for row in plan.rows)  # not also new
+    renamed = next(row for row in plan.rows if row.chapter == "gone")
+    assert renamed.shared == ("sec_gone",) and renamed.changes.paragraphs.added == 1 and renamed.changes.words == 3
+    assert plan.summary() == "ja: 1 renamed, 1 new, 1 changed; 2 of 3 paragraphs unchanged; 9 words to translate"
+
+
+def test_the_plan_is_a_table_in_the_terminal_and_a_key_in_json(tmp_path: Path) -> None:
+    conf = book(tmp_path, edition=True)
+    runner = CliRunner()
+    text = runner.invoke(main, ["--conf", str(conf), "check"]).output
+    assert "Migration plan for ja (behind the source; `polybook port ja` carries it forward)" in text
+    assert "  new      fresh" in text and "  gone     gone" in text
+    assert "ja follows 0.1 (editions/en-0.1); documents: 2 against the edition" in text
+    data = json.loads(runner.invoke(main, ["--conf", str(conf), "check", "--format", "json"]).output)
+    assert data["migration"]["ja"]["documents"] == {"renamed": 0, "new": 1, "gone": 1, "changed": 1, "unchanged": 0}
+    assert {row["chapter"] for row in data["migration"]["ja"]["rows"]} == {"fresh", "gone", "loops"}
+    sarif = json.loads(runner.invoke(main, ["--conf", str(conf), "check", "--format", "sarif"]).output)
+    notes = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "polybook.stale.plan"]
+    assert len(notes) == 3 and {r["level"] for r in notes} == {"note"}
 
 
 def test_the_base_is_the_text_the_translation_matches(tmp_path: Path) -> None:

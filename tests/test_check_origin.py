@@ -28,11 +28,12 @@ def test_the_origin_file_says_what_changed_in_the_source_since_the_translation(t
     assert [code for code, *_ in stale(conf)] == ["stale.unknown"]  # no record, no base: unknown
     (tmp_path / "chapters" / "ja" / "loops_origin.md").write_text(THEN, encoding="utf-8")
     found = stale(conf)
-    assert [code for code, *_ in found] == ["stale.source", "stale.source"]
-    cell_change = next(f for f in found if "cell" in f[1])
+    assert [code for code, *_ in found] == ["stale.plan", "stale.source", "stale.source"]  # the plan's row first
+    assert found[0][1].startswith("the source changed since the translation was made from loops_origin.md: ")
+    cell_change = next(f for f in found if f[0] == "stale.source" and "cell" in f[1])
     assert "since the translation was made from loops_origin.md" in cell_change[1]
     assert ("range(10)", "range(100)") in cell_change[2]  # then -> now
-    prose = next(f for f in found if "text" in f[1])
+    prose = next(f for f in found if f[0] == "stale.source" and "text" in f[1])
     assert ("ten", "a hundred") in prose[2]
 
 

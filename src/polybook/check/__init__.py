@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import os
 import time
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from multiprocessing import get_context
@@ -23,15 +24,17 @@ from polybook.check.findings import CheckResult, Finding, Location
 from polybook.check.library import library_findings, saved_drift
 from polybook.check.math_numbers import check_math_numbers
 from polybook.check.memo import chapter_findings, findings_dir
+from polybook.check.migration import changed_row, new_row, plan_finding, resolve_renames
+from polybook.check.plan import DocumentState
 from polybook.check.prose import check_sections, check_texttabs
 from polybook.check.references import check_references, resolvable_refs, resource_fallbacks, unresolved_ref
 from polybook.check.segments import flatten, pair_segments
-from polybook.check.staleness import SyncRecord, lock_problem, read_lock
+from polybook.check.staleness import ORIGIN_SUFFIX, SyncRecord, lock_problem, read_lock
 from polybook.check.suppress import Suppression, apply, inline_suppressions, unused
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect.nodes import Document, TocBlock
-from polybook.models import MODELS_DIR
+from polybook.models import MODELS_DIR, parse_cached
 from polybook.toc import build_toc, toc_blocks, unreached
 
 __all__ = ["CheckResult", "Finding", "check_book", "check_chapter", "check_config"]
@@ -52,6 +55,7 @@ class ChunkResult:
     # lang -> document -> its toc blocks, and every document's path (for the book's toc)
     tocs: dict[str, dict[str, list[TocBlock]]] = field(default_factory=dict)
     paths: dict[str, dict[str, str]] = field(default_factory=dict)
+    bases: Counter[tuple[str, str]] = field(default_factory=Counter)  # (lang, base kind) -> documents
 
 
 def parse_findings(lang: str, chapter: str, doc: Document) -> list[Finding]:
@@ -102,6 +106,10 @@ def check_chapter(
     findings += resource_fallbacks(config, lang, chapter, target)
     findings += lock_problem(lang, chapter, target, record)
     findings += changes_since(lang, chapter, base, current, target, match, alignment.place)
+    row = changed_row(chapter, base, current, target)
+    if row.state is not DocumentState.UNCHANGED:
+        where = Location(current.path, 1) if current is not None else None
+        findings.append(plan_finding(lang, row, Location(target.path, 1), where))
     return findings
 
 
@@ -136,6 +144,7 @@ def check_chunk(book: Book, names: list[str], langs: list[str], store: Path | No
             if target is None:
                 continue
             base = base_of(book.config, lang, name, source, locks[lang].get(name), store, target)
+            out.bases[lang, str(base.kind)] += 1
             if source is None and base.document is None:
                 out.findings.append(Finding.make(
                     Code.STRUCTURE_CHAPTER, f"chapter {name!r} has no source chapter", lang, name,
@@ -158,14 +167,12 @@ def check_chunk(book: Book, names: list[str], langs: list[str], store: Path | No
 
 def _untranslated(config: BookConfig, lang: str, name: str, source: Document) -> Finding:
     """A source chapter the translation lacks: not translated yet (a warning), or -- when the
-    edition the language follows has no such chapter -- new in the source since (a note: how far
-    behind, not a mistake)."""
+    edition the language follows has no such chapter -- new in the source since (a row of the
+    migration plan: how far behind, not a mistake; it may be a document the translation has
+    under its old name, which the merge finds)."""
     edition = config.languages[lang].base
     if edition is not None and not config.edition_path(edition, name).is_file():
-        message = f"chapter {name!r} is new in the source since {edition}; not translated into {lang} yet"
-        return Finding.make(
-            Code.STRUCTURE_CHAPTER, message, lang, name, None, source=Location(source.path, 1), level=Level.INFO
-        )
+        return plan_finding(lang, new_row(name, source, edition), None, Location(source.path, 1))
     return Finding.make(
         Code.STRUCTURE_CHAPTER, f"chapter {name!r} is not translated into {lang} yet", lang, name,
         None, source=Location(source.path, 1), level=Level.WARNING,
@@ -173,7 +180,7 @@ def _untranslated(config: BookConfig, lang: str, name: str, source: Document) ->
 
 
 def _merge(
-    source_lang: str,
+    config: BookConfig,
     langs: list[str],
     n_names: int,
     chunks: list[ChunkResult],
@@ -194,8 +201,10 @@ def _merge(
     were parsed alone, so the book's toc is put together here and its problems reported
     (documents no toc reaches only when ``whole_book``); a book loaded whole has them already.
     A file a translation takes from the source language, and a framework the source language
-    does not have, are reported once per language.
+    does not have, are reported once per language. A document gone from the source and one new
+    in it that share labels are one rename in the migration plan.
     """
+    source_lang = config.source_language
     labels: dict[str, set[str]] = {}
     findings: list[Finding] = []
     suppressions: list[Suppression] = []
@@ -216,11 +225,51 @@ def _merge(
     if with_toc:
         findings += _toc_findings(chunks, whole_book)
     findings += extra or []
+    findings = resolve_renames(findings, functools.partial(_read, config))
     findings = _said_once(findings)
     findings = apply(findings, suppressions, baseline)
     findings += unused(findings, [s for s in suppressions if every_language or s.lang != source_lang])
     findings.sort(key=lambda f: f.order)
-    return CheckResult(source_lang, langs, n_names, findings, time.perf_counter() - started)
+    bases = sum((chunk.bases for chunk in chunks), Counter())
+    follows = {
+        lang: _follows(config, lang, {kind: n for (code, kind), n in bases.items() if code == lang}) for lang in langs
+    }
+    return CheckResult(source_lang, langs, n_names, findings, time.perf_counter() - started, follows)
+
+
+def _read(config: BookConfig, path: Path) -> Document | None:
+    """A document the merge needs (a renamed document's base and source), through the kept ones."""
+    if not path.is_file():
+        return None
+    settings = config.settings_for(path)
+    for edition in config.editions.values():
+        if path.resolve().is_relative_to(edition.folder.resolve()):
+            settings = edition.settings
+    return parse_cached(path, settings, path.as_posix(), config.build_dir / MODELS_DIR)
+
+
+_KINDS = {
+    "sync": "the source at its sync",
+    "origin": f"its {ORIGIN_SUFFIX}.md",
+    "edition": "the edition",
+    "source-matched": "the source as it is (their code is today's)",
+    "source": "the source as it is (no base known)",
+}
+
+
+def _follows(config: BookConfig, lang: str, kinds: dict[str, int]) -> str:
+    """What a language follows, and what its documents are checked against, as the report says."""
+    edition = config.languages[lang].base
+    what = f"{edition} ({_rel(config, config.editions[edition].folder)})" if edition is not None else "no edition"
+    counted = ", ".join(f"{n} against {_KINDS[kind]}" for kind, n in sorted(kinds.items(), key=lambda kv: -kv[1]))
+    return f"{what}; documents: {counted}" if counted else what
+
+
+def _rel(config: BookConfig, path: Path) -> str:
+    try:
+        return path.resolve().relative_to(config.root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
 
 
 def _toc_findings(chunks: list[ChunkResult], whole_book: bool) -> list[Finding]:
@@ -285,7 +334,7 @@ def check_book(
     store = book.config.build_dir / MODELS_DIR if cached else None
     chunks = [check_chunk(book, names, langs, store)]
     extra = library_findings(book, langs, findings_dir(book.config) if cached else None) if whole[0] else []
-    return _merge(book.config.source_language, langs, len(names), chunks, baseline or {}, started, *whole, extra=extra)
+    return _merge(book.config, langs, len(names), chunks, baseline or {}, started, *whole, extra=extra)
 
 
 def _check_in_worker(config: BookConfig, names: list[str], langs: list[str]) -> ChunkResult:
@@ -324,5 +373,5 @@ def check_config(
             futures = [pool.submit(_check_in_worker, config, group, langs) for group in groups]
             extra = _library(config, langs) if whole[0] else []  # meanwhile, in this process
             chunks = [future.result() for future in futures]
-    result = _merge(config.source_language, langs, len(names), chunks, baseline or {}, started, *whole, True, extra)
+    result = _merge(config, langs, len(names), chunks, baseline or {}, started, *whole, True, extra)
     return result, [d for chunk in chunks for d in chunk.unreadable]

@@ -6,6 +6,7 @@ import hashlib
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from polybook.check.plan import DocumentPlan, LanguagePlan, language_plans
 from polybook.diagnostics import DEFAULT_LEVEL, Code, Diagnostic, Level
 
 
@@ -41,6 +42,7 @@ class Finding:
     subject: tuple[str, str] = ("", "")
     level: Level = field(default=Level.ERROR)
     suppressed: str | None = None  # the reason, when a suppression covers it
+    plan: DocumentPlan | None = None  # a ``stale.plan`` note's row of the migration plan
 
     @classmethod
     def make(cls, code: Code, message: str, lang: str, chapter: str, location: Location | None, **kw: Any) -> Finding:
@@ -91,6 +93,7 @@ class Finding:
             "diff": [{"translation": t, "source": s} for t, s in self.diff],
             "fingerprint": self.fingerprint,
             "suppressed": self.suppressed,
+            **({"plan": self.plan.to_json()} if self.plan is not None else {}),
         }
 
 
@@ -103,6 +106,12 @@ class CheckResult:
     chapters: int
     findings: list[Finding] = field(default_factory=list)
     seconds: float = 0.0
+    follows: dict[str, str] = field(default_factory=dict)  # lang -> what it is checked against
+
+    def plans(self) -> dict[str, LanguagePlan]:
+        """Each language's migration plan, from its ``stale.plan`` notes."""
+        rows = [(f.lang, f.plan) for f in self.active if f.plan is not None]
+        return language_plans(self.languages, self.follows, rows)
 
     @property
     def active(self) -> list[Finding]:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from polybook.check.align import align, token_ratio
+from polybook.check.align import Pair, align, token_ratio
 from polybook.check.code import CellMatch, align_code, cell_key, token_diff
 from polybook.check.findings import Finding, Location
 from polybook.diagnostics import Code
@@ -98,12 +98,32 @@ def source_at(root: Path, commit: str, path: Path) -> str | None:
     return run_git(root, "show", "--end-of-options", f"{commit}:{rel}")
 
 
-def _prose(doc: Document) -> list[Paragraph | Block | Heading]:
+def prose_blocks(doc: Document) -> list[Paragraph | Block | Heading]:
+    """The document's prose blocks, in order: paragraphs, headings, lists, tables..."""
     return [n for n in doc.walk() if isinstance(n, Paragraph | Heading) or (isinstance(n, Block) and n.kind != "html")]
 
 
-def _text(node: Paragraph | Block | Heading) -> str:
+def prose_text(node: Paragraph | Block | Heading) -> str:
     return node.text if isinstance(node, Heading) else node.source
+
+
+_PAIRS: dict[tuple[int, int], tuple[Document, Document, list[Pair]]] = {}
+
+
+def prose_pairs(old: Document, new: Document) -> list[Pair]:
+    """:func:`prose_blocks` of a base and of the source today, aligned by words (only the diff
+    shown depends on the pairing, and characters cost a hundred times more). Kept for the last
+    few pairs: the stale findings and the migration plan ask for the same."""
+    key = (id(old), id(new))
+    hit = _PAIRS.get(key)
+    if hit is not None and hit[0] is old and hit[1] is new:
+        return hit[2]
+    then, now = [prose_text(n) for n in prose_blocks(old)], [prose_text(n) for n in prose_blocks(new)]
+    pairs = align(then, now, token_ratio, 0.6)
+    if len(_PAIRS) > 16:
+        _PAIRS.clear()
+    _PAIRS[key] = (old, new, pairs)
+    return pairs
 
 
 def lock_problem(lang: str, chapter: str, target: Document, record: SyncRecord | None) -> list[Finding]:
@@ -164,21 +184,20 @@ def source_changes(
                 source=Location(source.path, cell.line if cell else 1), framework=framework, cell=index,
                 subject=(base, cell_key(cell.code_for(framework)) if cell else ""), diff=diff[:_MAX_DIFF],
             ))  # fmt: skip
-    then_prose, now_prose = _prose(old), _prose(source)
-    # by words: only the diff shown depends on the pairing, and characters cost a hundred times more
+    then_prose, now_prose = prose_blocks(old), prose_blocks(source)
     last_line = 1
-    for pair in align([_text(n) for n in then_prose], [_text(n) for n in now_prose], token_ratio, 0.6):
+    for pair in prose_pairs(old, source):
         if pair.source is not None:
             last_line = place(then_prose[pair.source].line)
         if pair.kind == "equal" or pair.target is None:
             continue
         node = now_prose[pair.target]
-        before_text = _text(then_prose[pair.source]) if pair.source is not None else ""
+        before_text = prose_text(then_prose[pair.source]) if pair.source is not None else ""
         out.append(Finding.make(
             Code.STALE_SOURCE, f"source text at line {node.line} changed {since}", lang, chapter,
             Location(target.path, last_line),
-            source=Location(source.path, node.line), subject=(base, _text(node)),
-            diff=word_diff(before_text, _text(node)),
+            source=Location(source.path, node.line), subject=(base, prose_text(node)),
+            diff=word_diff(before_text, prose_text(node)),
         ))  # fmt: skip
     return out
 

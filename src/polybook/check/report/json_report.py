@@ -29,5 +29,7 @@ def document(result: CheckResult) -> dict[str, Any]:
             **{str(level): result.count(level) for level in Level},
             "suppressed": len(result.findings) - len(result.active),
         },
+        "follows": dict(result.follows),
+        "migration": {lang: plan.to_json() for lang, plan in result.plans().items() if plan.behind},
         "findings": [f.to_dict() for f in ordered(result.findings)],
     }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from polybook.check.findings import CheckResult, Finding
 from polybook.check.report.common import MAX_DIFF, languages, one_line, ordered, plural
+from polybook.check.report.plan_table import render_plans
 from polybook.diagnostics import Level
 
 RESET, BOLD = "\x1b[0m", "\x1b[1m"
@@ -12,8 +13,13 @@ LEVEL_COLOR = {Level.ERROR: RED, Level.WARNING: YELLOW, Level.INFO: BLUE}
 
 
 def render(result: CheckResult, *, color: bool = False) -> str:
+    """Every finding, then each language's migration plan (when it is behind the source), what
+    each language is checked against, and the summary line."""
     blocks = [block(f, color=color) for f in ordered(result.active)]
-    return "\n".join([*blocks, summary_line(result)])
+    plans = render_plans(result)
+    behind = {lang for lang, plan in result.plans().items() if plan.behind}
+    follows = [f"{lang} follows {what}" for lang, what in result.follows.items() if lang in behind]
+    return "\n".join([*blocks, *([plans, ""] if plans else []), *follows, summary_line(result)])
 
 
 def block(finding: Finding, *, color: bool = False) -> str:

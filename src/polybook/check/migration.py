@@ -1,0 +1,143 @@
+"""The migration plan's rows (:mod:`.plan`): what the source changed since each translated
+document's base, found while the document is checked, and the renames the book-wide merge finds.
+
+A document the translation has and the source has no more, and one the source has and the
+translation lacks, are one document renamed when they share ``:label:``s (labels survive a
+move: d2l 1.0 moved ``chapter_deep-learning-computation/parameters`` to
+``chapter_builders-guide/init-param`` and kept its labels); the most shared labels win, each
+document taken once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from polybook.check.align import Pair, align, char_ratio
+from polybook.check.bases import Base
+from polybook.check.code import align_code
+from polybook.check.findings import Finding, Location
+from polybook.check.plan import Changes, Counts, DocumentPlan, DocumentState
+from polybook.check.staleness import prose_blocks, prose_pairs, prose_text
+from polybook.diagnostics import Code
+from polybook.dialect.nodes import DisplayMath, Document
+
+
+def _counts(pairs: list[Pair]) -> Counts:
+    kinds = [pair.kind for pair in pairs]
+    return Counts(kinds.count("equal"), kinds.count("similar"), kinds.count("extra"), kinds.count("missing"))
+
+
+def document_changes(old: Document, new: Document) -> Changes:
+    """What changed from ``old`` (a base) to ``new`` (the source today)."""
+    now = prose_blocks(new)
+    pairs = prose_pairs(old, new)
+    words = sum(len(prose_text(now[p.target]).split()) for p in pairs if p.target is not None and p.kind != "equal")
+    cells = align_code([c.code for c in old.cells()], [c.code for c in new.cells()])
+    formulas = align(_formulas(old), _formulas(new), char_ratio, 0.6)
+    return Changes(_counts(pairs), _counts(cells), _counts(formulas), words)
+
+
+def _formulas(doc: Document) -> list[str]:
+    return [" ".join(n.tex.split()) for n in doc.walk() if isinstance(n, DisplayMath)]
+
+
+def document_words(doc: Document) -> int:
+    """The words of a document's prose: all left to translate in a document new to a language."""
+    return sum(len(prose_text(node).split()) for node in prose_blocks(doc))
+
+
+def changed_row(chapter: str, base: Base, current: Document | None, target: Document) -> DocumentPlan:
+    """The row of a translated document: GONE when the source has it no more, else CHANGED or
+    UNCHANGED since its base (UNCHANGED too when the base is the source itself or is not at hand:
+    the check's ``stale.unknown`` note says so)."""
+    base_file = base.file.as_posix() if base.file is not None else None
+    common = {"base": base.label, "base_kind": str(base.kind), "base_file": base_file}
+    if current is None:
+        return DocumentPlan(DocumentState.GONE, chapter, None, labels=frozenset(target.labels), **common)
+    if base.document is None or base.document is current:
+        return DocumentPlan(DocumentState.UNCHANGED, chapter, chapter, **common)
+    changes = document_changes(base.document, current)
+    state = DocumentState.CHANGED if changes.any else DocumentState.UNCHANGED
+    return DocumentPlan(state, chapter, chapter, changes=changes, **common)
+
+
+def new_row(chapter: str, source: Document, follows: str) -> DocumentPlan:
+    words = document_words(source)
+    blocks = len(prose_blocks(source))
+    cells, formulas = len(source.cells()), len(_formulas(source))
+    changes = Changes(Counts(added=blocks), Counts(added=cells), Counts(added=formulas), words)
+    return DocumentPlan(DocumentState.NEW, chapter, chapter, follows, changes=changes, labels=frozenset(source.labels))
+
+
+def plan_finding(lang: str, row: DocumentPlan, where: Location | None, source: Location | None) -> Finding:
+    """The row as a ``stale.plan`` note: where the translator starts and what awaits there."""
+    return Finding.make(
+        Code.STALE_PLAN, _message(lang, row), lang, row.chapter, where, source=source,
+        subject=(str(row.state), row.source_chapter or ""), plan=row,
+    )  # fmt: skip
+
+
+def _since(row: DocumentPlan) -> str:
+    """Since when, as :meth:`Base.since` says it."""
+    if row.base_kind == "origin":
+        return f"since the translation was made from {row.base}"
+    return f"since {row.base}"
+
+
+def _message(lang: str, row: DocumentPlan) -> str:
+    since = _since(row)
+    words = f"{row.changes.words:,} words to translate"
+    port = f"`polybook port {lang}` carries it forward"
+    changed = row.changes.said()
+    if row.state is DocumentState.GONE:
+        return f"the source dropped this document {since}; {port} (the translation is kept aside, not lost)"
+    if row.state is DocumentState.NEW:
+        return f"new in the source {since}, not in {lang}: {words}; {port} (as source text, untranslated)"
+    if row.state is DocumentState.RENAMED:
+        shared = ", ".join(row.shared[:3]) + (" ..." if len(row.shared) > 3 else "")
+        what = f"; {changed}" if changed else ""
+        return (
+            f"the source moved this document to {row.source_chapter} {since} (both have {shared}){what}; "
+            f"{words}; {port}"
+        )
+    return f"the source changed {since}: {changed}; {words}; {port}"
+
+
+def resolve_renames(findings: list[Finding], read: Callable[[Path], Document | None]) -> list[Finding]:
+    """Pair each language's GONE and NEW rows that share labels into one RENAMED row (its changes:
+    the GONE document's base against the NEW one's source, ``read`` parses a file)."""
+    out = [f for f in findings if f.plan is None or f.plan.state not in (DocumentState.GONE, DocumentState.NEW)]
+    rows = [f for f in findings if f.plan is not None and f.plan.state in (DocumentState.GONE, DocumentState.NEW)]
+    for lang in dict.fromkeys(f.lang for f in rows):
+        gone = [f for f in rows if f.lang == lang and f.plan.state is DocumentState.GONE]
+        new = [f for f in rows if f.lang == lang and f.plan.state is DocumentState.NEW]
+        candidates = sorted(
+            ((len(g.plan.labels & n.plan.labels), i, j) for i, g in enumerate(gone) for j, n in enumerate(new)),
+            reverse=True,
+        )
+        taken_gone: set[int] = set()
+        taken_new: set[int] = set()
+        for shared, i, j in candidates:
+            if shared == 0:
+                break
+            if i in taken_gone or j in taken_new:
+                continue
+            taken_gone.add(i)
+            taken_new.add(j)
+            out.append(_renamed(lang, gone[i], new[j], read))
+        out += [g for i, g in enumerate(gone) if i not in taken_gone]
+        out += [n for j, n in enumerate(new) if j not in taken_new]
+    return out
+
+
+def _renamed(lang: str, gone: Finding, new: Finding, read: Callable[[Path], Document | None]) -> Finding:
+    assert gone.plan is not None and new.plan is not None
+    shared = tuple(sorted(gone.plan.labels & new.plan.labels))
+    old = read(Path(gone.plan.base_file)) if gone.plan.base_file else None
+    now = read(Path(new.source.path)) if new.source is not None else None
+    changes = document_changes(old, now) if old is not None and now is not None else new.plan.changes
+    moved = new.plan.chapter
+    row = replace(gone.plan, state=DocumentState.RENAMED, source_chapter=moved, changes=changes, shared=shared)
+    return plan_finding(lang, row, gone.location, new.source)

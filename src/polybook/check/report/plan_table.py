@@ -1,0 +1,46 @@
+"""The migration plan as the terminal shows it: one table per language that is behind the
+source, a row per document to work on, then the language's totals."""
+
+from __future__ import annotations
+
+from polybook.check.findings import CheckResult
+from polybook.check.plan import DocumentPlan, DocumentState, LanguagePlan
+
+HEADER = ("state", "document", "paragraphs", "cells", "formulas", "words")
+
+
+def render_plans(result: CheckResult) -> str:
+    """Every language's table (an empty string when none is behind)."""
+    plans = [plan for plan in result.plans().values() if plan.behind]
+    return "\n\n".join(table(plan) for plan in plans)
+
+
+def table(plan: LanguagePlan) -> str:
+    rows = [HEADER, *(_cells(row) for row in plan.rows if row.state is not DocumentState.UNCHANGED)]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(HEADER))]
+    numeric = {2, 3, 4, 5}
+    lines = [f"Migration plan for {plan.lang} (behind the source; `polybook port {plan.lang}` carries it forward)"]
+    for row in rows:
+        cells = [cell.rjust(widths[i]) if i in numeric else cell.ljust(widths[i]) for i, cell in enumerate(row)]
+        lines.append("  " + "  ".join(cells).rstrip())
+    lines.append("  " + plan.summary())
+    return "\n".join(lines)
+
+
+def document_name(row: DocumentPlan) -> str:
+    """The document as the plan names it: ``old -> new`` for a rename."""
+    if row.state is DocumentState.RENAMED:
+        return f"{row.chapter} -> {row.source_chapter}"
+    return row.chapter
+
+
+def _cells(row: DocumentPlan) -> tuple[str, ...]:
+    changes = row.changes
+    return (
+        str(row.state),
+        document_name(row),
+        changes.paragraphs.short(),
+        changes.cells.short(),
+        changes.formulas.short(),
+        f"{changes.words:,}",
+    )
