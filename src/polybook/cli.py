@@ -266,6 +266,38 @@ def sync(ctx: click.Context, languages: tuple[str, ...], write: bool, prune: boo
         ctx.exit(1)
 
 
+@main.command()
+@click.argument("lang")
+@click.option("--write", is_flag=True, help="Apply the port (default: print it as a unified diff).")
+@click.option("--force", is_flag=True, help="Port despite parse errors or uncommitted changes to the language's files.")
+@click.pass_context
+def port(ctx: click.Context, lang: str, write: bool, force: bool) -> None:
+    """Move translation LANG to the source as it is now.
+
+    Renamed documents move to their new names, documents new in the source come in as its text
+    marked untranslated, documents it dropped move to editions/LANG-<base>/; inside a document a
+    paragraph whose source is unchanged keeps its translation, a changed one keeps it marked
+    stale with the source's new text beside it, and code, math and labels come from the source.
+    Prints the change as a unified diff; --write applies it and records the new base.
+    """
+    from polybook.book import load_book
+    from polybook.sync.port import port_language, refusals
+
+    config = book_config(ctx)
+    known((lang,), config.translations, "translation")
+    book = load_book(config, [config.source_language, lang], cached=True)
+    problems = refusals(book, lang)
+    if problems and not force:
+        shown = "\n".join(f"  {p}" for p in problems[:20]) + ("\n  ..." if len(problems) > 20 else "")
+        raise UsageProblem(f"port of {lang} refused (--force to port anyway):\n{shown}")
+    ported = port_language(book, lang)
+    if write:
+        ported.write(config)
+    else:
+        click.echo(ported.diff(config.root), nl=False)
+    click.echo(("ported " if write else "would port ") + ported.summary(), err=True)
+
+
 def _mount() -> None:
     """The pipeline's stages bring their own commands; they import their machinery lazily."""
     from polybook.execute.commands import cache, env_command, eval_command

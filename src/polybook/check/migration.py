@@ -97,9 +97,10 @@ def _message(lang: str, row: DocumentPlan) -> str:
         return f"new in the source {since}, not in {lang}: {words}; {port} (as source text, untranslated)"
     if row.state is DocumentState.RENAMED:
         shared = ", ".join(row.shared[:3]) + (" ..." if len(row.shared) > 3 else "")
+        why = f"both have {shared}" if shared else "the same file name"
         what = f"; {changed}" if changed else ""
         return (
-            f"the source moved this document to {row.source_chapter} {since} (both have {shared}){what}; "
+            f"the source moved this document to {row.source_chapter} {since} ({why}){what}; "
             f"{words}; {port}"
         )
     return f"the source changed {since}: {changed}; {words}; {port}"
@@ -111,24 +112,39 @@ def resolve_renames(findings: list[Finding], read: Callable[[Path], Document | N
     out = [f for f in findings if f.plan is None or f.plan.state not in (DocumentState.GONE, DocumentState.NEW)]
     rows = [f for f in findings if f.plan is not None and f.plan.state in (DocumentState.GONE, DocumentState.NEW)]
     for lang in dict.fromkeys(f.lang for f in rows):
-        gone = [f for f in rows if f.lang == lang and f.plan.state is DocumentState.GONE]
-        new = [f for f in rows if f.lang == lang and f.plan.state is DocumentState.NEW]
-        candidates = sorted(
-            ((len(g.plan.labels & n.plan.labels), i, j) for i, g in enumerate(gone) for j, n in enumerate(new)),
-            reverse=True,
-        )
-        taken_gone: set[int] = set()
-        taken_new: set[int] = set()
-        for shared, i, j in candidates:
-            if shared == 0:
-                break
-            if i in taken_gone or j in taken_new:
-                continue
-            taken_gone.add(i)
-            taken_new.add(j)
-            out.append(_renamed(lang, gone[i], new[j], read))
-        out += [g for i, g in enumerate(gone) if i not in taken_gone]
-        out += [n for j, n in enumerate(new) if j not in taken_new]
+        gone = {f.chapter: f for f in rows if f.lang == lang and f.plan.state is DocumentState.GONE}
+        new = {f.chapter: f for f in rows if f.lang == lang and f.plan.state is DocumentState.NEW}
+        renames = pair_renames({k: f.plan.labels for k, f in gone.items()}, {k: f.plan.labels for k, f in new.items()})
+        out += [_renamed(lang, gone[old], new[moved], read) for old, moved in renames.items()]
+        out += [f for name, f in gone.items() if name not in renames]
+        out += [f for name, f in new.items() if name not in set(renames.values())]
+    return out
+
+
+def pair_renames(gone: dict[str, frozenset[str]], new: dict[str, frozenset[str]]) -> dict[str, str]:
+    """``old name -> new name``: documents gone from the source paired with documents new in it
+    by the labels they share, the most shared first, each document taken once; then those left by
+    their file name when one document of each has it (d2l 0.17's unlabelled
+    ``chapter_deep-learning-computation/parameters`` is 1.0's ``chapter_builders-guide/parameters``)."""
+    candidates = sorted(
+        ((len(g & n), old, moved) for old, g in gone.items() for moved, n in new.items() if g & n),
+        key=lambda c: (-c[0], c[1], c[2]),
+    )
+    out: dict[str, str] = {}
+    taken: set[str] = set()
+    for _, old, moved in candidates:
+        if old not in out and moved not in taken:
+            out[old] = moved
+            taken.add(moved)
+    stems: dict[str, list[str]] = {}
+    for moved in new:
+        if moved not in taken:
+            stems.setdefault(moved.rsplit("/", 1)[-1], []).append(moved)
+    left = [old for old in gone if old not in out]
+    for old in left:
+        stem = old.rsplit("/", 1)[-1]
+        if len(stems.get(stem, [])) == 1 and sum(o.rsplit("/", 1)[-1] == stem for o in left) == 1:
+            out[old] = stems[stem][0]
     return out
 
 

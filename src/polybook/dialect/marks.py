@@ -1,0 +1,80 @@
+"""The marks ``polybook port`` leaves in a translation, as HTML comments any Markdown reader
+skips: a block in the source language not translated yet, a translation whose source changed
+(the source's text now inside the mark), and translated text the new source no longer has a
+place for, kept aside where a translator finds it.
+
+    <!-- polybook:untranslated document -->   the whole document is the source's text
+    <!-- polybook:untranslated -->            the next block is the source's text
+    <!-- polybook:stale                       the next block translates an older source text;
+    the source's text now                     the source says this now
+    -->
+    <!-- polybook:aside                       translated text kept, out of the page
+    the old translation
+    -->
+
+Comments, not a new syntax: the file stays valid d2lbook Markdown and renders everywhere; the
+checker reads a stale block as the source text the mark holds (so consistency stays the
+source's), the renderer shows a notice in the reader's language.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+from polybook.dialect.nodes import Block, Document, Node
+
+PREFIX = "<!-- polybook:"
+_MARK = re.compile(r"\A<!-- polybook:(untranslated|stale|aside)( document)?[ \t]*(?:\n(.*?))?\n?[ \t]*-->\s*\Z", re.S)
+_CLOSE = "-->"
+_ESCAPED = "-- >"  # what a mark's text holds for ``-->``, which would end the comment
+
+
+class MarkKind(StrEnum):
+    UNTRANSLATED = "untranslated"
+    STALE = "stale"
+    ASIDE = "aside"
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    kind: MarkKind
+    text: str  # a stale mark's source text, an aside's translation ("" for untranslated)
+    document: bool = False  # ``untranslated document``: the whole document
+    line: int = 1
+
+
+def read_mark(node: Node) -> Mark | None:
+    """The mark an HTML block is, if it is one."""
+    if not isinstance(node, Block) or node.kind != "html" or not node.source.startswith(PREFIX):
+        return None
+    found = _MARK.match(node.source.strip() + "\n")
+    if found is None:
+        return None
+    text = (found.group(3) or "").replace(_ESCAPED, _CLOSE)
+    return Mark(MarkKind(found.group(1)), text, bool(found.group(2)), node.line)
+
+
+def untranslated(document: bool = False) -> str:
+    return f"{PREFIX}untranslated{' document' if document else ''} -->"
+
+
+def holding(kind: MarkKind, text: str) -> str:
+    """A stale or aside mark holding ``text``."""
+    return f"{PREFIX}{kind}\n{text.rstrip().replace(_CLOSE, _ESCAPED)}\n{_CLOSE}"
+
+
+def marked(doc: Document) -> dict[int, Mark]:
+    """``id(node) -> mark`` for every top-level node a mark stands right before (a document
+    mark: under the id of the document)."""
+    out: dict[int, Mark] = {}
+    for before, node in zip(doc.nodes, doc.nodes[1:], strict=False):
+        mark = read_mark(before)
+        if mark is not None and mark.kind is not MarkKind.ASIDE and not mark.document:
+            out[id(node)] = mark
+    for node in doc.nodes[:2]:
+        mark = read_mark(node)
+        if mark is not None and mark.document:
+            out[id(doc)] = mark
+    return out

@@ -1,0 +1,199 @@
+"""``polybook port LANG``: a translation an edition behind, moved to the source as it is now.
+
+Per document (:mod:`.port_document`): renamed documents (the migration plan's renames: the
+labels they share) move to their new names, documents new in the source are created from its
+text marked untranslated, documents the source dropped leave the book for
+``editions/<lang>-<base>/`` (kept, where a translator finds them), and every other document is
+carried from its base to the source block by block. The change is shown as a unified diff
+first; :meth:`Port.write` applies it -- every file staged beside its place, then all renamed
+in -- and records the source each document now follows (the sync records, ``X_origin.md``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from polybook.book import Book
+from polybook.check.bases import base_of
+from polybook.check.migration import pair_renames
+from polybook.check.staleness import SyncRecord, head_commit, origin_file, read_lock, run_git, write_lock
+from polybook.config import BookConfig
+from polybook.diagnostics import Level
+from polybook.dialect.nodes import Document
+from polybook.files import file_sha256
+from polybook.models import MODELS_DIR
+from polybook.sync.port_document import PortCounts, is_prose, new_document, port_document
+
+EDITIONS_DIR = "editions"
+
+
+class PortRefused(Exception):
+    """A port that would lose or garble work: parse errors, uncommitted changes (``--force``)."""
+
+
+@dataclass(slots=True)
+class PortedFile:
+    """One file's change: ``old`` -> ``new`` (None: created / removed), ``text`` its new content."""
+
+    kind: str  # "ported", "renamed", "new", "gone" (moved out to ``new``), "origin"
+    old: Path | None
+    new: Path | None
+    before: str
+    text: str
+    counts: PortCounts = field(default_factory=PortCounts)
+
+    @property
+    def changed(self) -> bool:
+        return self.old != self.new or self.before != self.text
+
+    def diff(self, root: Path) -> str:
+        a = f"a/{_rel(self.old, root)}" if self.old else "/dev/null"
+        b = f"b/{_rel(self.new, root)}" if self.new else "/dev/null"
+        head = f"diff --polybook {a} {b}\n"
+        if self.old and self.new and self.old != self.new:
+            head += f"rename from {_rel(self.old, root)}\nrename to {_rel(self.new, root)}\n"
+        lines = difflib.unified_diff(self.before.splitlines(True), self.text.splitlines(True), a, b)
+        return head + "".join(lines)
+
+
+@dataclass(slots=True)
+class Port:
+    lang: str
+    files: list[PortedFile] = field(default_factory=list)
+    records: dict[str, SyncRecord] = field(default_factory=dict)  # the new base of each document
+    dropped: list[str] = field(default_factory=list)  # records of documents no longer translated here
+
+    def count(self, kind: str) -> int:
+        return sum(1 for f in self.files if f.kind == kind)
+
+    def counts(self) -> PortCounts:
+        total = PortCounts()
+        for f in self.files:
+            total.add(f.counts)
+        return total
+
+    def summary(self) -> str:
+        c = self.counts()
+        return (
+            f"{self.lang}: {self.count('ported')} documents carried forward, {self.count('renamed')} renamed, "
+            f"{self.count('new')} new (untranslated), {self.count('gone')} gone (kept in {EDITIONS_DIR}/); "
+            f"paragraphs: {c.kept:,} kept, {c.stale:,} stale, {c.untranslated:,} untranslated, "
+            f"{c.aside:,} kept aside; {c.cells_kept:,} cells keep their translated comments"
+        )
+
+    def diff(self, root: Path) -> str:
+        return "".join(f.diff(root) for f in self.files if f.changed)
+
+    def write(self, config: BookConfig) -> None:
+        """Apply the port: stage every new text beside its file, rename them all in, remove what
+        moved, then record each document's new base."""
+        staged: list[tuple[Path, Path]] = []
+        try:
+            for f in self.files:
+                if f.new is not None and f.changed:
+                    f.new.parent.mkdir(parents=True, exist_ok=True)
+                    temp = f.new.with_name(f".{f.new.name}.{os.getpid()}.port")
+                    temp.write_text(f.text, encoding="utf-8")
+                    staged.append((temp, f.new))
+        except OSError:
+            for temp, _ in staged:
+                temp.unlink(missing_ok=True)
+            raise
+        for temp, path in staged:
+            os.replace(temp, path)
+        for f in self.files:
+            if f.old is not None and f.new != f.old:
+                f.old.unlink(missing_ok=True)
+        folder = config.chapters_dir / self.lang
+        records = {k: v for k, v in read_lock(folder).items() if k not in self.dropped}
+        write_lock(folder, config.source_language, {**records, **self.records})
+
+
+def _rel(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _read(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def refusals(book: Book, lang: str) -> list[str]:
+    """Why a port of ``lang`` would be unsafe: parse errors in its documents, uncommitted changes
+    to its files (``git status``)."""
+    config = book.config
+    problems = [d.format() for doc in book.chapters[lang].values() for d in doc.diagnostics if d.level is Level.ERROR]
+    folder = config.chapters_dir / lang
+    status = run_git(folder, "status", "--porcelain", "--", ".")
+    if status:
+        problems += [f"uncommitted change: {line}" for line in status.splitlines()]
+    return problems
+
+
+def port_language(book: Book, lang: str) -> Port:
+    """What ``polybook port`` would change in ``lang`` (nothing is written)."""
+    config = book.config
+    source_lang = config.source_language
+    sources, targets = book.chapters[source_lang], book.chapters[lang]
+    lock = read_lock(config.chapters_dir / lang)
+    store = config.build_dir / MODELS_DIR
+    commit = head_commit(config.chapters_dir / source_lang)
+    renames = pair_renames(
+        {name: frozenset(doc.labels) for name, doc in targets.items() if name not in sources},
+        {name: frozenset(doc.labels) for name, doc in sources.items() if name not in targets},
+    )
+    port = Port(lang)
+    archive = config.root / EDITIONS_DIR / f"{lang}-{config.languages[lang].base or 'before-port'}"
+    for name, target in sorted(targets.items()):
+        moved = renames.get(name)
+        source_name = moved or (name if name in sources else None)
+        if source_name is None:
+            _gone(port, config.document_path(lang, name), archive / f"{name}.md")
+            port.dropped.append(name)
+            continue
+        source = sources[source_name]
+        base = base_of(config, lang, name, source if moved is None else None, lock.get(name), store, target)
+        _carry(port, config, name, source_name, base.document or source, source, target)
+        port.records[source_name] = SyncRecord(commit, file_sha256(config.document_path(source_lang, source_name)))
+        if moved:
+            port.dropped.append(name)
+    for name in sorted(set(sources) - set(targets) - set(renames.values())):
+        source_file = config.document_path(source_lang, name)
+        made = new_document(_read(source_file))
+        made.counts.untranslated = sum(is_prose(node) for node in sources[name].nodes)
+        port.files.append(PortedFile("new", None, config.document_path(lang, name), "", made.text, made.counts))
+        port.records[name] = SyncRecord(commit, file_sha256(source_file))
+    return port
+
+
+def _gone(port: Port, path: Path, kept: Path) -> None:
+    """A document the source dropped: out of the book, into the archive (its origin file too)."""
+    text = _read(path)
+    port.files.append(PortedFile("gone", path, kept, text, text))
+    if origin_file(path).is_file():
+        origin = _read(origin_file(path))
+        port.files.append(PortedFile("origin", origin_file(path), origin_file(kept), origin, origin))
+
+
+def _carry(
+    port: Port, config: BookConfig, name: str, source_name: str, base: Document, source: Document, target: Document
+) -> None:
+    """A document carried from ``base`` to ``source`` (renamed when the names differ), and its
+    origin file -- d2lbook's record of what the translation was made from -- now the source."""
+    path, new_path = config.document_path(port.lang, name), config.document_path(port.lang, source_name)
+    source_text = _read(config.document_path(config.source_language, source_name))
+    ported = port_document(base, source, source_text, target, _read(path))
+    kind = "ported" if name == source_name else "renamed"
+    port.files.append(PortedFile(kind, path, new_path, _read(path), ported.text, ported.counts))
+    if origin_file(path).is_file():
+        port.files.append(
+            PortedFile("origin", origin_file(path), origin_file(new_path), _read(origin_file(path)), source_text)
+        )
+
+
+__all__ = ["Port", "PortRefused", "PortedFile", "port_language", "refusals"]

@@ -1,0 +1,208 @@
+"""One translated document carried to the source as it is now (``polybook port``).
+
+Three documents meet: the translation, its base (what it was made from, :mod:`polybook.check.bases`)
+and the source today. Blocks are paired twice -- base with source by content, base with
+translation by position between shared anchors (the checker's :func:`pair_segments`) -- and the
+new document is written in the source's order, from the source's own lines:
+
+* a prose block (paragraph, heading, list, table, figure, text tab) whose base is unchanged
+  keeps its translation; a changed one keeps the old translation behind a ``stale`` mark that
+  holds the source's new text; a new one is the source's text behind an ``untranslated`` mark;
+* code cells (in the source's dialect), math, labels, toc and everything else come from the
+  source, a cell keeping the translation's code -- its translated comments -- where the code is
+  the source's but for comments;
+* translated text with no place left (a paragraph the source dropped, a cell whose code changed
+  and whose comments were translated) is kept in an ``aside`` mark after the block it followed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from polybook.check.align import align, token_ratio
+from polybook.check.code import cell_key, match_cells, without_comments
+from polybook.check.segments import pair_segments
+from polybook.dialect.marks import MarkKind, holding, read_mark, untranslated
+from polybook.dialect.nodes import Block, CodeCell, Figure, Heading, Node, Paragraph, TextTab
+from polybook.dialect.nodes import Document as Doc
+
+_PROSE = (Paragraph, Heading, Figure, TextTab)
+
+
+@dataclass(slots=True)
+class PortCounts:
+    """What became of a document's prose blocks (and cells that kept translated comments)."""
+
+    kept: int = 0
+    stale: int = 0
+    untranslated: int = 0
+    aside: int = 0
+    cells_kept: int = 0
+
+    def add(self, other: PortCounts) -> None:
+        for name in ("kept", "stale", "untranslated", "aside", "cells_kept"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+@dataclass(slots=True)
+class PortedText:
+    text: str
+    counts: PortCounts = field(default_factory=PortCounts)
+
+
+def is_prose(node: Node) -> bool:
+    return isinstance(node, _PROSE) or (isinstance(node, Block) and node.kind != "html")
+
+
+def prose_key(node: Node) -> str:
+    """What a prose block says, for pairing a base with the source."""
+    if isinstance(node, Heading):
+        return f"{node.text} {node.label or ''}"
+    if isinstance(node, Figure):
+        return f"{node.caption} {node.src}"
+    if isinstance(node, TextTab):
+        return f"{node.spec} " + " ".join(prose_key(child) for child in node.children if is_prose(child))
+    return node.source  # type: ignore[attr-defined]
+
+
+def _key(node: Node) -> str:
+    """A node's kind and content: blocks pair only with blocks of their kind."""
+    kind = type(node).__name__
+    if is_prose(node):
+        return f"{kind} {prose_key(node)}"
+    if isinstance(node, CodeCell):
+        return f"{kind} {cell_key(node.code)}"
+    return f"{kind} {getattr(node, 'tex', '') or getattr(node, 'source', '')}"
+
+
+def _similarity(a: str, b: str) -> float:
+    if a.split(" ", 1)[0] != b.split(" ", 1)[0]:
+        return 0.0
+    return token_ratio(a, b)
+
+
+def _content(doc: Doc) -> list[Node]:
+    """The top-level nodes but polybook's own marks (they travel with the block they mark)."""
+    return [node for node in doc.nodes if read_mark(node) is None]
+
+
+def base_to_source(base: Doc, source: Doc) -> dict[int, tuple[Node, bool]]:
+    """``id(source node) -> (base node, unchanged)``: each source block's base, by content."""
+    old, new = _content(base), _content(source)
+    pairs = align([_key(n) for n in old], [_key(n) for n in new], _similarity, 0.5)
+    return {
+        id(new[p.target]): (old[p.source], p.kind == "equal")
+        for p in pairs
+        if p.source is not None and p.target is not None
+    }
+
+
+def base_to_translation(base: Doc, target: Doc) -> dict[int, Node]:
+    """``id(base node) -> translation node``: shared anchors (cells, labels, figures), and in
+    between, blocks of the same kind in order -- what the checker pairs."""
+    match = match_cells(base, target)
+    alignment = pair_segments(base, target, match)
+    top_base, top_target = {id(n) for n in base.nodes}, {id(n) for n in target.nodes}
+    out = {id(b): t for b, t in alignment.anchors if id(b) in top_base and id(t) in top_target}
+    for cell_id, cell in match.source_to_target.items():
+        if cell_id in top_base and id(cell) in top_target:
+            out[cell_id] = cell
+    for src_seg, tgt_seg in alignment.pairs:
+        old = [i.node for i in src_seg.items if i.tab is None and read_mark(i.node) is None]
+        new = [i.node for i in tgt_seg.items if i.tab is None and read_mark(i.node) is None]
+        kinds = align([type(n).__name__ for n in old], [type(n).__name__ for n in new], lambda a, b: 0.0, 1.0)
+        out.update({id(old[p.source]): new[p.target] for p in kinds if p.kind == "equal"})
+    return out
+
+
+class _Lines:
+    """A file's lines, for a node's own text."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.split("\n")
+
+    def of(self, node: Node, start: int | None = None, end: int | None = None) -> str:
+        return "\n".join(self.lines[(start or node.line) - 1 : end or node.end_line])
+
+
+def port_document(base: Doc, source: Doc, source_text: str, target: Doc, target_text: str) -> PortedText:
+    """The translation ``target`` carried from ``base`` to ``source`` (each with its file's text)."""
+    src_lines, tgt_lines = _Lines(source_text), _Lines(target_text)
+    bases = base_to_source(base, source)
+    translated = base_to_translation(base, target)
+    marks = {id(n): read_mark(m) for m, n in zip(target.nodes, target.nodes[1:], strict=False) if read_mark(m)}
+    counts = PortCounts()
+    used: dict[int, int] = {}  # id(translation node) -> index of the output block it went into
+    content = _content(source)
+    blocks: list[str] = []
+    for node in content:
+        base_node, unchanged = bases.get(id(node), (None, False))
+        mine = translated.get(id(base_node)) if base_node is not None else None
+        if mine is not None and type(mine) is not type(node):
+            mine = None
+        if mine is not None:
+            used[id(mine)] = len(blocks)
+        blocks.append(_block(node, mine, unchanged, marks.get(id(mine)), src_lines, tgt_lines, counts))
+    asides = _asides(target, used, tgt_lines, counts)
+    first = content[0].line if content else len(src_lines.lines) + 1
+    out = ["\n".join(src_lines.lines[: first - 1]), *asides.get(-1, [])]  # front matter, if any
+    for index, (node, block) in enumerate(zip(content, blocks, strict=True)):
+        out += [block, *asides.get(index, [])]
+        following = content[index + 1].line - 1 if index + 1 < len(content) else len(src_lines.lines)
+        out.append("\n".join(src_lines.lines[node.end_line : following]))  # what no node holds, kept
+    text = "\n\n".join(part.strip("\n") for part in out if part.strip()) + "\n"
+    return PortedText(text, counts)
+
+
+def _block(
+    node: Node, mine: Node | None, unchanged: bool, mark: object, src: _Lines, tgt: _Lines, counts: PortCounts
+) -> str:
+    """One block of the ported document."""
+    if isinstance(node, CodeCell):
+        if isinstance(mine, CodeCell) and cell_key(mine.code) == cell_key(node.code) and mine.code != node.code:
+            counts.cells_kept += 1  # the source's fence and tab line, the translation's commented code
+            closing = src.of(node, node.code_line + len(node.code.split("\n")), node.end_line)
+            return "\n".join(part for part in (src.of(node, node.line, node.code_line - 1), mine.code, closing) if part)
+        return src.of(node)
+    if not is_prose(node):
+        return src.of(node)
+    kind = getattr(mark, "kind", None)
+    still_untranslated = kind is MarkKind.UNTRANSLATED
+    if mine is not None and unchanged and not still_untranslated:
+        if kind is MarkKind.STALE:  # marked by an earlier port, not translated since
+            counts.stale += 1
+            return holding(MarkKind.STALE, mark.text) + "\n" + tgt.of(mine)  # type: ignore[union-attr]
+        counts.kept += 1
+        return tgt.of(mine)
+    if mine is not None and not still_untranslated:
+        counts.stale += 1
+        return holding(MarkKind.STALE, src.of(node)) + "\n" + tgt.of(mine)
+    counts.untranslated += 1
+    return untranslated() + "\n" + src.of(node)
+
+
+def _asides(target: Doc, used: dict[int, int], tgt: _Lines, counts: PortCounts) -> dict[int, list[str]]:
+    """Translated text the ported document has no place for, after the block of the translated
+    block before it (-1: before the first): prose whose base the source dropped, the translator's
+    own additions, cells whose code changed and whose comments differ from the code's."""
+    out: dict[int, list[str]] = {}
+    last = -1
+    for node in target.nodes:
+        if id(node) in used:
+            last = used[id(node)]
+            continue
+        mark = read_mark(node)
+        if mark is not None:
+            if mark.kind is MarkKind.ASIDE:  # kept from an earlier port: stays kept
+                out.setdefault(last, []).append(tgt.of(node))
+            continue
+        keep = is_prose(node) or (isinstance(node, CodeCell) and without_comments(node.code) != node.code)
+        if keep:
+            counts.aside += 1
+            out.setdefault(last, []).append(holding(MarkKind.ASIDE, tgt.of(node)))
+    return out
+
+
+def new_document(source_text: str) -> PortedText:
+    """A document new in the source: its text, marked untranslated as a whole."""
+    return PortedText(untranslated(document=True) + "\n\n" + source_text.lstrip("\n"), PortCounts())
