@@ -281,7 +281,7 @@ def port(ctx: click.Context, lang: str, write: bool, force: bool) -> None:
     Prints the change as a unified diff; --write applies it and records the new base.
     """
     from polybook.book import load_book
-    from polybook.sync.port import port_language, refusals
+    from polybook.sync.port import PortRefused, port_language, refusals
 
     config = book_config(ctx)
     known((lang,), config.translations, "translation")
@@ -290,7 +290,10 @@ def port(ctx: click.Context, lang: str, write: bool, force: bool) -> None:
     if problems and not force:
         shown = "\n".join(f"  {p}" for p in problems[:20]) + ("\n  ..." if len(problems) > 20 else "")
         raise UsageProblem(f"port of {lang} refused (--force to port anyway):\n{shown}")
-    ported = port_language(book, lang)
+    try:
+        ported = port_language(book, lang)
+    except PortRefused as exc:
+        raise UsageProblem(f"port of {lang} refused: {exc}") from None
     if write:
         ported.write(config)
     else:

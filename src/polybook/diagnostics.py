@@ -71,6 +71,7 @@ class Code(StrEnum):
     STALE_SOURCE = "stale.source"
     STALE_UNKNOWN = "stale.unknown"
     STALE_PLAN = "stale.plan"  # a document's row of the migration plan (renamed, new, gone, changed)
+    STALE_MARKED = "stale.marked"  # blocks `polybook port` marked untranslated or stale
     STALE_LOCK = "stale.lock"  # an entry of the sync lock file that cannot be trusted
     SUPPRESSION = "suppression"
     SUPPRESSION_UNUSED = "suppression.unused"
@@ -159,6 +160,7 @@ DEFAULT_LEVEL: dict[Code, Level] = {
     Code.STALE_SOURCE: Level.INFO,  # how far behind the source: a migration plan, never a mistake
     Code.STALE_UNKNOWN: Level.INFO,
     Code.STALE_PLAN: Level.INFO,  # how far behind, document by document: never a mistake
+    Code.STALE_MARKED: Level.INFO,  # left to translate after a port: not a mistake
     Code.STALE_LOCK: Level.ERROR,
     Code.SUPPRESSION: Level.ERROR,
     Code.SUPPRESSION_UNUSED: Level.WARNING,

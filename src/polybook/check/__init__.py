@@ -33,6 +33,8 @@ from polybook.check.staleness import ORIGIN_SUFFIX, SyncRecord, lock_problem, re
 from polybook.check.suppress import Suppression, apply, inline_suppressions, unused
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic, Level
+from polybook.dialect import parse_text
+from polybook.dialect.marks import MarkKind, as_checked, document_mark
 from polybook.dialect.nodes import Document, TocBlock
 from polybook.models import MODELS_DIR, parse_cached
 from polybook.toc import build_toc, toc_blocks, unreached
@@ -93,6 +95,9 @@ def check_chapter(
     source = base.document or current
     assert source is not None, "a chapter with neither a base nor a source has nothing to be checked against"
     findings = parse_findings(lang, chapter, target)
+    settings = config.languages[lang].settings
+    target, marks = as_checked(target, lambda text: parse_text(text, target.path, settings))
+    findings += marked_findings(lang, chapter, target, marks)
     match = match_cells(source, target)
     alignment = pair_segments(source, target, match)
     src_items, tgt_items = flatten(source), flatten(target)
@@ -111,6 +116,18 @@ def check_chapter(
         where = Location(current.path, 1) if current is not None else None
         findings.append(plan_finding(lang, row, Location(target.path, 1), where))
     return findings
+
+
+def marked_findings(lang: str, chapter: str, target: Document, marks: Counter[MarkKind]) -> list[Finding]:
+    """What a port left to translate in a document, as one note."""
+    if document_mark(target) is not None:
+        message = "left by `polybook port`: the whole document is the source's text; translate it and remove its mark"
+    elif marks:
+        parts = ", ".join(f"{n} {kind}" for kind, n in sorted(marks.items()) if n)
+        message = f"left by `polybook port`: {parts} blocks; translate them and remove their marks"
+    else:
+        return []
+    return [Finding.make(Code.STALE_MARKED, message, lang, chapter, Location(target.path, 1), subject=(message, ""))]
 
 
 def check_chunk(book: Book, names: list[str], langs: list[str], store: Path | None = None) -> ChunkResult:

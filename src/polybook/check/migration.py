@@ -99,10 +99,7 @@ def _message(lang: str, row: DocumentPlan) -> str:
         shared = ", ".join(row.shared[:3]) + (" ..." if len(row.shared) > 3 else "")
         why = f"both have {shared}" if shared else "the same file name"
         what = f"; {changed}" if changed else ""
-        return (
-            f"the source moved this document to {row.source_chapter} {since} ({why}){what}; "
-            f"{words}; {port}"
-        )
+        return f"the source moved this document to {row.source_chapter} {since} ({why}){what}; {words}; {port}"
     return f"the source changed {since}: {changed}; {words}; {port}"
 
 

@@ -20,7 +20,9 @@ source's), the renderer shows a notice in the reader's language.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from polybook.dialect.nodes import Block, Document, Node
@@ -66,15 +68,46 @@ def holding(kind: MarkKind, text: str) -> str:
 
 
 def marked(doc: Document) -> dict[int, Mark]:
-    """``id(node) -> mark`` for every top-level node a mark stands right before (a document
-    mark: under the id of the document)."""
+    """``id(node) -> mark`` for every top-level node a block mark stands right before."""
     out: dict[int, Mark] = {}
     for before, node in zip(doc.nodes, doc.nodes[1:], strict=False):
         mark = read_mark(before)
         if mark is not None and mark.kind is not MarkKind.ASIDE and not mark.document:
             out[id(node)] = mark
-    for node in doc.nodes[:2]:
-        mark = read_mark(node)
-        if mark is not None and mark.document:
-            out[id(doc)] = mark
     return out
+
+
+def document_mark(doc: Document) -> Mark | None:
+    """The ``untranslated document`` mark, when the document starts with one."""
+    mark = read_mark(doc.nodes[0]) if doc.nodes else None
+    return mark if mark is not None and mark.document else None
+
+
+def as_checked(doc: Document, parse: Callable[[str], Document]) -> tuple[Document, Counter[MarkKind]]:
+    """The document as its consistency is checked: a block behind a ``stale`` mark stands for
+    the source text the mark holds (its translation is of an older text: checking it against
+    today's source would report every change as a mistake); and how many blocks each kind of
+    mark stands before (``parse``: the dialect's parser, for the mark's text)."""
+    marks = marked(doc)
+    counted: Counter[MarkKind] = Counter(mark.kind for mark in marks.values())
+    if not any(mark.kind is MarkKind.STALE for mark in marks.values()):
+        return doc, counted
+    nodes: list[Node] = []
+    labels = dict(doc.labels)
+    for node in doc.nodes:
+        mark = marks.get(id(node))
+        if mark is None or mark.kind is not MarkKind.STALE:
+            nodes.append(node)
+            continue
+        fragment = parse(mark.text)
+        nodes += [_moved(new, node.line) for new in fragment.nodes]
+        labels |= {name: replace(label, line=node.line) for name, label in fragment.labels.items()}
+    return replace(doc, nodes=nodes, labels=labels), counted
+
+
+def _moved(node: Node, line: int) -> Node:
+    """A node of a mark's text, placed at the marked block's line."""
+    changes: dict[str, object] = {"line": line, "end_line": line}
+    if hasattr(node, "inlines"):
+        changes["inlines"] = [replace(inline, line=line) for inline in node.inlines]  # type: ignore[attr-defined]
+    return replace(node, **changes)

@@ -38,7 +38,7 @@ class PortRefused(Exception):
 class PortedFile:
     """One file's change: ``old`` -> ``new`` (None: created / removed), ``text`` its new content."""
 
-    kind: str  # "ported", "renamed", "new", "gone" (moved out to ``new``), "origin"
+    kind: str  # "ported", "renamed", "new", "gone" (moved out to ``new``), "origin", "settings" (conf.py)
     old: Path | None
     new: Path | None
     before: str
@@ -148,6 +148,7 @@ def port_language(book: Book, lang: str) -> Port:
         {name: frozenset(doc.labels) for name, doc in sources.items() if name not in targets},
     )
     port = Port(lang)
+    _settings(port, config)
     archive = config.root / EDITIONS_DIR / f"{lang}-{config.languages[lang].base or 'before-port'}"
     for name, target in sorted(targets.items()):
         moved = renames.get(name)
@@ -169,6 +170,23 @@ def port_language(book: Book, lang: str) -> Port:
         port.files.append(PortedFile("new", None, config.document_path(lang, name), "", made.text, made.counts))
         port.records[name] = SyncRecord(commit, file_sha256(source_file))
     return port
+
+
+def _settings(port: Port, config: BookConfig) -> None:
+    """conf.py: the language takes the source's frameworks and default tab (its code cells are
+    the source's now, in the source's dialect)."""
+    from polybook.importer.confpy import ConfEditError, edit_conf  # conf.py's one editor
+
+    own, source = config.languages[port.lang], config.languages[config.source_language]
+    if (own.frameworks, own.default_tab) == (source.frameworks, source.default_tab):
+        return
+    wanted = {"languages": {port.lang: {"frameworks": list(source.frameworks), "default_tab": source.default_tab}}}
+    before = config.path.read_text(encoding="utf-8")
+    try:
+        after, _ = edit_conf(before, {}, wanted, str(config.path))
+    except ConfEditError as exc:
+        raise PortRefused(str(exc)) from None
+    port.files.append(PortedFile("settings", config.path, config.path, before, after))
 
 
 def _gone(port: Port, path: Path, kept: Path) -> None:

@@ -57,7 +57,7 @@ def is_prose(node: Node) -> bool:
 def prose_key(node: Node) -> str:
     """What a prose block says, for pairing a base with the source."""
     if isinstance(node, Heading):
-        return f"{node.text} {node.label or ''}"
+        return node.text  # its level and label come from the source whatever the translation had
     if isinstance(node, Figure):
         return f"{node.caption} {node.src}"
     if isinstance(node, TextTab):
@@ -166,19 +166,30 @@ def _block(
         return src.of(node)
     if not is_prose(node):
         return src.of(node)
+    if isinstance(node, Heading) and isinstance(mine, Heading):
+        mine_text = _heading(node, mine, src, tgt)
+    else:
+        mine_text = tgt.of(mine) if mine is not None else ""
     kind = getattr(mark, "kind", None)
     still_untranslated = kind is MarkKind.UNTRANSLATED
     if mine is not None and unchanged and not still_untranslated:
         if kind is MarkKind.STALE:  # marked by an earlier port, not translated since
             counts.stale += 1
-            return holding(MarkKind.STALE, mark.text) + "\n" + tgt.of(mine)  # type: ignore[union-attr]
+            return holding(MarkKind.STALE, mark.text) + "\n" + mine_text  # type: ignore[union-attr]
         counts.kept += 1
-        return tgt.of(mine)
+        return mine_text
     if mine is not None and not still_untranslated:
         counts.stale += 1
-        return holding(MarkKind.STALE, src.of(node)) + "\n" + tgt.of(mine)
+        return holding(MarkKind.STALE, src.of(node)) + "\n" + mine_text
     counts.untranslated += 1
     return untranslated() + "\n" + src.of(node)
+
+
+def _heading(node: Heading, mine: Heading, src: _Lines, tgt: _Lines) -> str:
+    """The translated heading at the source's level, with the source's label lines."""
+    title = tgt.lines[mine.line - 1].lstrip("#").strip()
+    own = "\n".join(src.lines[node.line : node.end_line])
+    return "#" * node.level + " " + title + ("\n" + own if own.strip() else "")
 
 
 def _asides(target: Doc, used: dict[int, int], tgt: _Lines, counts: PortCounts) -> dict[int, list[str]]:
