@@ -25,7 +25,7 @@ from polybook.diagnostics import Level
 from polybook.dialect.nodes import Document
 from polybook.files import file_sha256
 from polybook.models import MODELS_DIR
-from polybook.sync.port_document import PortCounts, is_prose, new_document, port_document
+from polybook.sync.port_document import PortCounts, new_document, port_document
 
 EDITIONS_DIR = "editions"
 
@@ -165,8 +165,7 @@ def port_language(book: Book, lang: str) -> Port:
             port.dropped.append(name)
     for name in sorted(set(sources) - set(targets) - set(renames.values())):
         source_file = config.document_path(source_lang, name)
-        made = new_document(_read(source_file))
-        made.counts.untranslated = sum(is_prose(node) for node in sources[name].nodes)
+        made = new_document(_read(source_file), sources[name])
         port.files.append(PortedFile("new", None, config.document_path(lang, name), "", made.text, made.counts))
         port.records[name] = SyncRecord(commit, file_sha256(source_file))
     return port

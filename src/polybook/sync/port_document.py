@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from polybook.check.align import align, token_ratio
 from polybook.check.code import cell_key, match_cells, without_comments
 from polybook.check.segments import pair_segments
-from polybook.dialect.marks import MarkKind, holding, read_mark, untranslated
+from polybook.dialect.marks import MarkKind, document_mark, holding, read_mark, untranslated
 from polybook.dialect.nodes import Block, CodeCell, Figure, Heading, Node, Paragraph, TextTab
 from polybook.dialect.nodes import Document as Doc
 
@@ -126,7 +126,10 @@ class _Lines:
 
 
 def port_document(base: Doc, source: Doc, source_text: str, target: Doc, target_text: str) -> PortedText:
-    """The translation ``target`` carried from ``base`` to ``source`` (each with its file's text)."""
+    """The translation ``target`` carried from ``base`` to ``source`` (each with its file's text).
+    A document still marked untranslated as a whole is the source's text again."""
+    if document_mark(target) is not None:
+        return new_document(source_text, source)
     src_lines, tgt_lines = _Lines(source_text), _Lines(target_text)
     bases = base_to_source(base, source)
     translated = base_to_translation(base, target)
@@ -214,6 +217,7 @@ def _asides(target: Doc, used: dict[int, int], tgt: _Lines, counts: PortCounts) 
     return out
 
 
-def new_document(source_text: str) -> PortedText:
+def new_document(source_text: str, source: Doc) -> PortedText:
     """A document new in the source: its text, marked untranslated as a whole."""
-    return PortedText(untranslated(document=True) + "\n\n" + source_text.lstrip("\n"), PortCounts())
+    counts = PortCounts(untranslated=sum(is_prose(node) for node in source.nodes))
+    return PortedText(untranslated(document=True) + "\n\n" + source_text.lstrip("\n"), counts)

@@ -1,0 +1,160 @@
+"""``polybook port``: a translation an edition behind, carried to the source as it is now.
+
+The book below is the one of test_check_bases: en moved on from its edition 0.1 (a sentence and
+a cell changed, a paragraph added, a chapter renamed, one dropped, one new); ja translated 0.1.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from polybook.book import load_book
+from polybook.check import check_book
+from polybook.cli import main
+from polybook.config import load_config
+
+OLD_EN = """\
+# Loops
+:label:`sec_loops`
+
+We count to ten.
+
+```{.python .input}
+for i in range(10):
+    print(i)
+```
+
+The loop ends.
+
+Counting is fun.
+"""
+NEW_EN = (
+    OLD_EN.replace("range(10)", "range(100)")
+    .replace("to ten", "to a hundred")
+    .replace("Counting is fun.\n", "A brand new paragraph.\n")
+)
+JA = """\
+# ループ
+:label:`sec_loops`
+
+十まで数えます。
+
+```{.python .input}
+for i in range(10):
+    print(i)  # 数える
+```
+
+ループが終わります。
+
+数えるのは楽しい。
+"""
+MOVED_EN = "# Moving\n:label:`sec_moving`\n\nWe move.\n"
+MOVED_JA = "# 移動\n:label:`sec_moving`\n\n移動します。\n"
+CONF = """\
+polybook = {
+    "source_language": "en",
+    "frameworks": ["mxnet"],
+    "languages": {"en": {"name": "English"}, "ja": {"name": "日本語", "base": "0.1"}},
+    "editions": {"0.1": {"folder": "editions/en-0.1"}},
+}
+"""
+
+
+def book(root: Path) -> Path:
+    files = {
+        "chapters/en/loops.md": NEW_EN,
+        "chapters/en/fresh.md": "# Fresh\n\nAll new.\n",
+        "chapters/en/part/moving.md": MOVED_EN,
+        "chapters/ja/loops.md": JA,
+        "chapters/ja/moving.md": MOVED_JA,
+        "chapters/ja/gone.md": "# 消えた\n\nさようなら。\n",
+        "editions/en-0.1/loops.md": OLD_EN,
+        "editions/en-0.1/moving.md": MOVED_EN,
+        "editions/en-0.1/gone.md": "# Gone\n\nGoodbye.\n",
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    (root / "conf.py").write_text(CONF, encoding="utf-8")
+    return root / "conf.py"
+
+
+def port(conf: Path, *args: str) -> str:
+    result = CliRunner().invoke(main, ["--conf", str(conf), "port", "ja", *args], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_a_dry_run_prints_the_change_and_writes_nothing(tmp_path: Path) -> None:
+    conf = book(tmp_path)
+    out = port(conf)
+    assert "rename from chapters/ja/moving.md\nrename to chapters/ja/part/moving.md" in out
+    assert "+<!-- polybook:untranslated document -->" in out  # fresh.md, new in the source
+    assert "would port ja: 1 documents carried forward, 1 renamed, 1 new (untranslated), 1 gone" in out
+    assert (tmp_path / "chapters/ja/loops.md").read_text(encoding="utf-8") == JA
+
+
+def test_the_port_keeps_every_translated_sentence_and_takes_the_rest_from_the_source(tmp_path: Path) -> None:
+    conf = book(tmp_path)
+    port(conf, "--write")
+    loops = (tmp_path / "chapters/ja/loops.md").read_text(encoding="utf-8")
+    assert "ループが終わります。" in loops  # unchanged in the source: its translation kept in place
+    assert "<!-- polybook:stale\nWe count to a hundred.\n-->\n十まで数えます。" in loops  # changed: marked
+    assert "<!-- polybook:untranslated -->\nA brand new paragraph." in loops  # new: the source's text
+    assert "<!-- polybook:aside\n数えるのは楽しい。\n-->" in loops  # dropped by the source: kept aside
+    assert "for i in range(100):" in loops and "range(10):" not in loops  # code from the source
+    assert (tmp_path / "chapters/ja/part/moving.md").read_text(encoding="utf-8") == MOVED_JA  # renamed as is
+    assert not (tmp_path / "chapters/ja/moving.md").exists()
+    assert (tmp_path / "editions/ja-0.1/gone.md").read_text(encoding="utf-8") == "# 消えた\n\nさようなら。\n"
+    assert (
+        (tmp_path / "chapters/ja/fresh.md")
+        .read_text(encoding="utf-8")
+        .startswith("<!-- polybook:untranslated document -->\n\n# Fresh")
+    )
+    assert "polybook-sync.json" in {p.name for p in (tmp_path / "chapters/ja").iterdir()}  # the new base
+
+
+def test_the_ported_translation_has_no_consistency_findings_only_what_is_left_to_translate(tmp_path: Path) -> None:
+    conf = book(tmp_path)
+    port(conf, "--write")
+    result = check_book(load_book(load_config(conf)))
+    found = {(str(f.code), str(f.level), f.chapter) for f in result.active}
+    assert {f for f in found if f[1] != "info"} == set()
+    assert ("stale.marked", "info", "loops") in found and ("stale.marked", "info", "fresh") in found
+    assert not any(code == "stale.plan" for code, *_ in found)  # nothing behind any more
+    marked = next(f for f in result.active if str(f.code) == "stale.marked" and f.chapter == "loops")
+    assert marked.message == (
+        "left by `polybook port`: 1 stale, 1 untranslated blocks; translate them and remove their marks"
+    )
+
+
+def test_a_second_port_changes_nothing(tmp_path: Path) -> None:
+    conf = book(tmp_path)
+    port(conf, "--write")
+    assert "would port ja: 3 documents carried forward, 0 renamed, 0 new" in port(conf)
+    assert "diff --polybook" not in port(conf)
+
+
+def test_a_port_refuses_uncommitted_changes_unless_forced(tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None:
+        import pytest
+
+        pytest.skip("git is not installed")
+    conf = book(tmp_path)
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "book"], check=True)
+    (tmp_path / "chapters/ja/loops.md").write_text(JA + "\n未保存。\n", encoding="utf-8")
+    refused = CliRunner().invoke(main, ["--conf", str(conf), "port", "ja", "--write"])
+    assert refused.exit_code == 2
+    assert "port of ja refused (--force to port anyway):" in refused.output
+    assert "uncommitted change:  M chapters/ja/loops.md" in refused.output
+    assert "未保存。" in (tmp_path / "chapters/ja/loops.md").read_text(encoding="utf-8")  # untouched
+    port(conf, "--write", "--force")
+    assert "未保存。" in (tmp_path / "chapters/ja/loops.md").read_text(encoding="utf-8")  # kept aside, never lost
