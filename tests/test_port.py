@@ -158,3 +158,19 @@ def test_a_port_refuses_uncommitted_changes_unless_forced(tmp_path: Path) -> Non
     assert "未保存。" in (tmp_path / "chapters/ja/loops.md").read_text(encoding="utf-8")  # untouched
     port(conf, "--write", "--force")
     assert "未保存。" in (tmp_path / "chapters/ja/loops.md").read_text(encoding="utf-8")  # kept aside, never lost
+
+
+def test_the_reader_is_told_in_their_language_what_is_not_translated_yet(tmp_path: Path) -> None:
+    from polybook.dialect import parse_text
+    from polybook.render.myst import transpile
+
+    conf = book(tmp_path)
+    port(conf, "--write")
+    fresh = (tmp_path / "chapters/ja/fresh.md").read_text(encoding="utf-8")
+    page = transpile(parse_text(fresh, "fresh.md", None), "ja").text
+    assert page.index("# Fresh") < page.index(":class: polybook-untranslated")  # under the title
+    assert "このページはまだ翻訳されていません。原文のまま表示しています。" in page
+    loops = transpile(parse_text((tmp_path / "chapters/ja/loops.md").read_text(encoding="utf-8"), "l.md", None), "ja")
+    assert ":class: polybook-stale" in loops.text and "この部分の原文は翻訳後に変更されました。" in loops.text
+    assert ":class: polybook-untranslated" in loops.text
+    assert "数えるのは楽しい。" not in loops.text  # an aside is for translators only

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 STRINGS: dict[str, dict[str, str]] = {
     "en": {
+        "untranslated_page": "This page is not translated yet: it is shown as the source language has it.",
+        "untranslated_block": "Not translated yet.",
+        "stale_block": "The source text of this passage changed since it was translated.",
         "needs_gpu": "Needs a GPU",
         "needs_gpu_body": "This cell needs a GPU. It ran on {device} ({date}), which has none, and stopped with:",
         "download_failed": "Needs the network",
@@ -65,6 +68,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "status_findings": "Findings",
     },
     "ja": {
+        "untranslated_page": "このページはまだ翻訳されていません。原文のまま表示しています。",
+        "untranslated_block": "この部分はまだ翻訳されていません。",
+        "stale_block": "この部分の原文は翻訳後に変更されました。",
         "needs_gpu": "GPU が必要です",
         "needs_gpu_body": (
             "このセルには GPU が必要です。GPU のない {device} ({date}) で実行され、次のエラーで停止しました:"
@@ -126,6 +132,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "status_findings": "指摘",
     },
     "pt": {
+        "untranslated_page": "Esta página ainda não foi traduzida: é mostrada no idioma de origem.",
+        "untranslated_block": "Ainda não traduzido.",
+        "stale_block": "O texto original deste trecho mudou desde que foi traduzido.",
         "needs_gpu": "Requer uma GPU",
         "needs_gpu_body": (
             "Esta célula requer uma GPU. Foi executada em {device} ({date}), que não tem nenhuma, e parou com:"
@@ -187,6 +196,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "status_findings": "Achados",
     },
     "zh": {
+        "untranslated_page": "本页尚未翻译：显示的是原文。",
+        "untranslated_block": "此段尚未翻译。",
+        "stale_block": "此段的原文在翻译之后有所修改。",
         "needs_gpu": "需要 GPU",
         "needs_gpu_body": "此单元需要 GPU。它在没有 GPU 的 {device}（{date}）上运行，并因以下错误而停止：",
         "download_failed": "需要网络",
@@ -238,6 +250,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "status_findings": "问题",
     },
     "tr": {
+        "untranslated_page": "Bu sayfa henüz çevrilmedi: kaynak dildeki hâliyle gösteriliyor.",
+        "untranslated_block": "Henüz çevrilmedi.",
+        "stale_block": "Bu bölümün kaynak metni çevrildikten sonra değişti.",
         "needs_gpu": "GPU gerekiyor",
         "needs_gpu_body": (
             "Bu hücre bir GPU gerektiriyor. GPU'su olmayan {device} ({date}) üzerinde çalıştı ve şu hatayla durdu:"

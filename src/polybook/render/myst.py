@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from polybook.diagnostics import Diagnostic
 from polybook.dialect.cells import highlight_language
+from polybook.dialect.marks import Mark, MarkKind, document_mark, read_mark
 from polybook.dialect.nodes import (
     Bibliography,
     Block,
@@ -102,6 +103,7 @@ class _Writer:
         self.shown = shown_prose(doc.nodes)  # prose without its slide marks, where it has some
         self.captions: dict[int, Paragraph] = {}  # id(table) -> its ``:caption`` paragraph
         self.out: list[tuple[str, int]] = []
+        self.untranslated_page = document_mark(doc) is not None  # a port's new document, not translated yet
 
     # -- output ---------------------------------------------------------------------
     def emit(self, lines: list[str] | str, line: int) -> None:
@@ -163,6 +165,11 @@ class _Writer:
                 self.emit(f"({node.label})=", node.line)
             self.emit(f"{'#' * node.level} {self.prose(self.shown.get(id(node), node.text), node.line)}", node.line)
             self.emit("", node.line)
+            if self.untranslated_page:  # under the page's title, which Sphinx takes from the first heading
+                self.untranslated_page = False
+                self.emit(_notice("polybook-untranslated", text(self.language, "untranslated_page")), node.line)
+        elif (mark := read_mark(node)) is not None:
+            self.mark(mark)
         elif isinstance(node, Block) and node.kind == "table" and (node.label or id(node) in self.captions):
             self.table(node)
         elif isinstance(node, Paragraph) and any(c is node for c in self.captions.values()):
@@ -190,6 +197,13 @@ class _Writer:
             for offset, part in enumerate(source.split("\n")):  # keep each line's own number
                 self.emit(part, node.line + 1 + offset)
             self.emit([marks, ""], node.end_line)
+
+    def mark(self, mark: Mark) -> None:
+        """What a port's mark says to the reader: a block not translated yet, or translated from
+        an older source text (asides are for translators: never shown)."""
+        key = {MarkKind.UNTRANSLATED: "untranslated_block", MarkKind.STALE: "stale_block"}.get(mark.kind)
+        if key is not None and not mark.document:
+            self.emit(_notice(f"polybook-{mark.kind}", text(self.language, key)), mark.line)
 
     def display_math(self, node: DisplayMath) -> None:
         marks = inline.fence(node.tex)
@@ -391,3 +405,8 @@ def transpile(
         "\n".join(line for line, _ in writer.out) + "\n",
         [source for _, source in writer.out],
     )
+
+
+def _notice(classes: str, body: str) -> list[str]:
+    """A note the reader sees (Sphinx titles it in the page's language)."""
+    return ["```{note}", f":class: {classes}", "", body, "```", ""]
