@@ -174,3 +174,19 @@ def test_the_reader_is_told_in_their_language_what_is_not_translated_yet(tmp_pat
     assert ":class: polybook-stale" in loops.text and "この部分の原文は翻訳後に変更されました。" in loops.text
     assert ":class: polybook-untranslated" in loops.text
     assert "数えるのは楽しい。" not in loops.text  # an aside is for translators only
+
+
+def test_the_status_page_shows_the_plan_before_the_port_and_what_is_left_after(tmp_path: Path) -> None:
+    from polybook.site.status import collect, page_html
+
+    conf = book(tmp_path)
+    before = load_book(load_config(conf))
+    page = page_html(collect(before), "ja", before)
+    assert '<table class="table polybook-status-plan">' in page
+    assert '<tr data-plan="renamed"><td>renamed</td><td>moving -&gt; part/moving</td>' in page
+    assert "ja follows 0.1 (editions/en-0.1)" not in page and "0.1 (editions/en-0.1); documents:" in page
+    port(conf, "--write")
+    after = load_book(load_config(conf))
+    page = page_html(collect(after), "ja", after)
+    assert "polybook-status-plan" not in page  # nothing behind any more
+    assert "stale.marked" in page  # what the port left to translate, per chapter

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 STRINGS: dict[str, dict[str, str]] = {
     "en": {
+        "status_plan": "Migration plan: what the source changed since",
         "untranslated_page": "This page is not translated yet: it is shown as the source language has it.",
         "untranslated_block": "Not translated yet.",
         "stale_block": "The source text of this passage changed since it was translated.",
@@ -68,6 +69,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "status_findings": "Findings",
     },
     "ja": {
+        "status_plan": "移行計画：原文の変更点",
         "untranslated_page": "このページはまだ翻訳されていません。原文のまま表示しています。",
         "untranslated_block": "この部分はまだ翻訳されていません。",
         "stale_block": "この部分の原文は翻訳後に変更されました。",
@@ -132,6 +134,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "status_findings": "指摘",
     },
     "pt": {
+        "status_plan": "Plano de migração: o que mudou na fonte",
         "untranslated_page": "Esta página ainda não foi traduzida: é mostrada no idioma de origem.",
         "untranslated_block": "Ainda não traduzido.",
         "stale_block": "O texto original deste trecho mudou desde que foi traduzido.",
@@ -196,6 +199,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "status_findings": "Achados",
     },
     "zh": {
+        "status_plan": "迁移计划：原文的变化",
         "untranslated_page": "本页尚未翻译：显示的是原文。",
         "untranslated_block": "此段尚未翻译。",
         "stale_block": "此段的原文在翻译之后有所修改。",
@@ -250,6 +254,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "status_findings": "问题",
     },
     "tr": {
+        "status_plan": "Geçiş planı: kaynakta değişenler",
         "untranslated_page": "Bu sayfa henüz çevrilmedi: kaynak dildeki hâliyle gösteriliyor.",
         "untranslated_block": "Henüz çevrilmedi.",
         "stale_block": "Bu bölümün kaynak metni çevrildikten sonra değişti.",

@@ -22,7 +22,9 @@ from pathlib import Path
 from polybook.book import Book
 from polybook.check import check_book
 from polybook.check.findings import CheckResult, Finding
+from polybook.check.plan import LanguagePlan
 from polybook.check.report.common import by_importance
+from polybook.check.report.plan_table import HEADER, document_name
 from polybook.check.staleness import read_lock, run_git
 from polybook.diagnostics import Code, Level
 from polybook.render.i18n import text
@@ -79,6 +81,8 @@ class ChapterStatus:
 class LanguageStatus:
     language: str
     chapters: list[ChapterStatus] = field(default_factory=list)
+    plan: LanguagePlan | None = None  # how far behind the source, when it is
+    follows: str = ""  # what it follows and its documents are checked against
 
     def count(self, level: Level) -> int:
         return sum(c.count(level) for c in self.chapters)
@@ -106,9 +110,12 @@ def collect(book: Book, result: CheckResult | None = None) -> dict[str, Language
     for finding in result.findings:
         by_place.setdefault((finding.lang, finding.chapter), []).append(finding)
     counter = CommitCounter(config.chapters_dir / source)
+    plans = result.plans()
     statuses: dict[str, LanguageStatus] = {}
     for lang in config.languages:
-        status = LanguageStatus(lang)
+        plan = plans.get(lang)
+        status = LanguageStatus(lang, plan=plan if plan is not None and plan.behind else None)
+        status.follows = result.follows.get(lang, "")
         docs = book.chapters.get(lang, {})
         lock = read_lock(config.chapters_dir / lang) if lang != source else {}
         for name in names:
@@ -259,6 +266,7 @@ def page_html(statuses: dict[str, LanguageStatus], language: str, book: Book, li
     out.append("</tbody></table>")
     mine = statuses[language]
     if language != source:
+        out.append(_plan_table(mine, t))
         out.append(_chapter_table(mine, t, source))
     out.append(_findings(mine, t, book))
     out.append("</div>")
@@ -280,6 +288,28 @@ def _icon(classes: str, what: str) -> str:
 def _count(n: int, what: str, attribute: str = "data-level") -> str:
     css = "n zero" if n == 0 else f"n {what}"
     return f'<td class="{css}" {attribute}="{what}">{n}</td>'
+
+
+def _plan_table(status: LanguageStatus, t: Translate) -> str:
+    """The migration plan: what the language follows, then a row per document the source
+    renamed, added, dropped or changed since (as ``polybook check`` prints it)."""
+    plan = status.plan
+    if plan is None:
+        return ""
+    head = "".join(f"<th>{html.escape(name)}</th>" for name in HEADER)
+    rows = []
+    for row in plan.rows:
+        cells = [str(row.state), document_name(row), row.changes.paragraphs.short(), row.changes.cells.short()]
+        cells += [row.changes.formulas.short(), f"{row.changes.words:,}"]
+        tds = "".join(f"<td{' class=n' if i > 1 else ''}>{html.escape(cell)}</td>" for i, cell in enumerate(cells))
+        rows.append(f'<tr data-plan="{row.state}">{tds}</tr>')
+    return (
+        f'<h2 id="migration-plan">{t("status_plan")}</h2>'
+        f"<p>{html.escape(status.follows)}</p><p><strong>{html.escape(plan.summary())}</strong></p>"
+        f'<table class="table polybook-status-plan"><thead><tr>{head}</tr></thead><tbody>'
+        + "".join(rows)
+        + "</tbody></table>"
+    )
 
 
 def _chapter_table(status: LanguageStatus, t: Translate, source: str) -> str:
