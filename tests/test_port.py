@@ -190,3 +190,18 @@ def test_the_status_page_shows_the_plan_before_the_port_and_what_is_left_after(t
     page = page_html(collect(after), "ja", after)
     assert "polybook-status-plan" not in page  # nothing behind any more
     assert "stale.marked" in page  # what the port left to translate, per chapter
+
+
+def test_a_heading_the_source_replaced_is_not_taken_for_a_changed_one() -> None:
+    from polybook.dialect import parse_text
+    from polybook.sync.port_document import port_document
+
+    base = parse_text("# Intro\n\nText.\n\n## Summary\n\nShort.\n", "b.md", None)
+    source_text = "# Intro\n\nText.\n\n## Discussion\n\nShort.\n"
+    source = parse_text(source_text, "s.md", None)
+    target_text = "# 序論\n\nテキスト。\n\n## まとめ\n\n短い。\n"
+    target = parse_text(target_text, "t.md", None)
+    ported = port_document(base, source, source_text, target, target_text)
+    assert "<!-- polybook:untranslated -->\n## Discussion" in ported.text  # not "## まとめ" marked stale
+    assert "<!-- polybook:aside\n## まとめ\n-->" in ported.text  # the old heading kept aside
+    assert (ported.counts.kept, ported.counts.untranslated, ported.counts.aside) == (3, 1, 1)

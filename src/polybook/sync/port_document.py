@@ -76,9 +76,11 @@ def _key(node: Node) -> str:
 
 
 def _similarity(a: str, b: str) -> float:
-    if a.split(" ", 1)[0] != b.split(" ", 1)[0]:
-        return 0.0
-    return token_ratio(a, b)
+    """Of two blocks of one kind, by their words (the kind itself is no shared word: "Summary"
+    and "Discussion" headings have nothing in common)."""
+    kind_a, _, rest_a = a.partition(" ")
+    kind_b, _, rest_b = b.partition(" ")
+    return token_ratio(rest_a, rest_b) if kind_a == kind_b else 0.0
 
 
 def _content(doc: Doc) -> list[Node]:
