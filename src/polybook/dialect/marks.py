@@ -92,17 +92,43 @@ def as_checked(doc: Document, parse: Callable[[str], Document]) -> tuple[Documen
     counted: Counter[MarkKind] = Counter(mark.kind for mark in marks.values())
     if not any(mark.kind is MarkKind.STALE for mark in marks.values()):
         return doc, counted
+    stale = [(id(node), mark) for node in doc.nodes if (mark := marks.get(id(node))) and mark.kind is MarkKind.STALE]
+    fragments = _fragments([mark.text for _, mark in stale], parse)
+    texts = {node_id: fragment for (node_id, _), fragment in zip(stale, fragments, strict=True)}
     nodes: list[Node] = []
     labels = dict(doc.labels)
     for node in doc.nodes:
-        mark = marks.get(id(node))
-        if mark is None or mark.kind is not MarkKind.STALE:
+        fragment = texts.get(id(node))
+        if fragment is None:
             nodes.append(node)
             continue
-        fragment = parse(mark.text)
         nodes += [_moved(new, node.line) for new in fragment.nodes]
         labels |= {name: replace(label, line=node.line) for name, label in fragment.labels.items()}
     return replace(doc, nodes=nodes, labels=labels), counted
+
+
+_SEPARATOR = "<!-- polybook:fragment -->"
+
+
+def _fragments(texts: list[str], parse: Callable[[str], Document]) -> list[Document]:
+    """Each text parsed as a document of its own, in one parse (a parse's fixed cost is most of
+    a short text's): the texts joined by a separator comment, the nodes split at it."""
+    if not texts:
+        return []
+    whole = parse(("\n\n" + _SEPARATOR + "\n\n").join(texts))
+    out: list[Document] = [replace(whole, nodes=[], labels={})]
+    for node in whole.nodes:
+        if isinstance(node, Block) and node.kind == "html" and node.source.strip() == _SEPARATOR:
+            out.append(replace(whole, nodes=[], labels={}))
+        else:
+            out[-1].nodes.append(node)
+    if len(out) != len(texts):  # a text that opens something the separator cannot close: one by one
+        return [parse(text) for text in texts]
+    for name, label in whole.labels.items():
+        at = sum(1 for node in whole.nodes if isinstance(node, Block) and node.source.strip() == _SEPARATOR
+                 and node.line < label.line)  # fmt: skip
+        out[at].labels[name] = label
+    return out
 
 
 def _moved(node: Node, line: int) -> Node:
