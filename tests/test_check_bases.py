@@ -132,6 +132,21 @@ def test_the_plan_is_a_table_in_the_terminal_and_a_key_in_json(tmp_path: Path) -
     assert len(notes) == 3 and {r["level"] for r in notes} == {"note"}
 
 
+def test_a_base_the_book_does_not_hold_is_one_warning_that_says_how_to_give_it(tmp_path: Path) -> None:
+    """ja has three documents the source no longer has, and nothing to check them against: it
+    was made from an edition the book does not hold. One warning says how to hold it; the
+    differences from today's source are notes until then, never a wall of errors."""
+    conf = book(tmp_path, edition=False)
+    for name in ("old1", "old2"):
+        (tmp_path / "chapters" / "ja" / f"{name}.md").write_text(GONE.replace("sec_gone", name), encoding="utf-8")
+    found = findings(conf)
+    loud = [f for f in found if f[1] in ("error", "warning")]
+    assert [f[:2] for f in loud] == [("stale.base", "warning")]
+    assert loud[0][3].startswith("3 of ja's 4 documents are not in the source (gone, old1, old2): ja was made from")
+    assert "`polybook import d2lbook OLD --lang en --as-base`" in loud[0][3]
+    assert ("code.changed", "info", "loops") in {f[:3] for f in found}  # still said, as a note
+
+
 def test_the_base_is_the_text_the_translation_matches(tmp_path: Path) -> None:
     """An X_origin.md names what a document was made from -- unless the translation's code,
     formulas and labels follow another text better (d2l-zh kept old origin files while its code

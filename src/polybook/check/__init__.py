@@ -24,7 +24,7 @@ from polybook.check.findings import CheckResult, Finding, Location
 from polybook.check.library import library_findings, saved_drift
 from polybook.check.math_numbers import check_math_numbers
 from polybook.check.memo import chapter_findings, findings_dir
-from polybook.check.migration import changed_row, new_row, plan_finding, resolve_renames
+from polybook.check.migration import changed_row, missing_bases, new_row, plan_finding, resolve_renames
 from polybook.check.plan import DocumentState
 from polybook.check.prose import check_sections, check_texttabs
 from polybook.check.references import check_references, resolvable_refs, resource_fallbacks, unresolved_ref
@@ -243,6 +243,10 @@ def _merge(
         findings += _toc_findings(chunks, whole_book)
     findings += extra or []
     findings = resolve_renames(findings, functools.partial(_read, config))
+    documents: Counter[str] = Counter()
+    for chunk in chunks:
+        documents.update({lang: len(names) for lang, names in chunk.paths.items()})
+    findings = missing_bases(findings, documents, source_lang)
     findings = _said_once(findings)
     findings = apply(findings, suppressions, baseline)
     findings += unused(findings, [s for s in suppressions if every_language or s.lang != source_lang])

@@ -20,7 +20,7 @@ from polybook.check.code import align_code
 from polybook.check.findings import Finding, Location
 from polybook.check.plan import Changes, Counts, DocumentPlan, DocumentState
 from polybook.check.staleness import prose_blocks, prose_pairs, prose_text
-from polybook.diagnostics import Code
+from polybook.diagnostics import Code, Level
 from polybook.dialect.nodes import DisplayMath, Document
 
 
@@ -154,3 +154,39 @@ def _renamed(lang: str, gone: Finding, new: Finding, read: Callable[[Path], Docu
     moved = new.plan.chapter
     row = replace(gone.plan, state=DocumentState.RENAMED, source_chapter=moved, changes=changes, shared=shared)
     return plan_finding(lang, row, gone.location, new.source)
+
+
+#: Findings that compare a translation with the source (not its own damage: parse, library...).
+_COMPARED = ("code.", "math.", "numbers.", "ref.", "structure.", "label.kind")
+
+
+def missing_bases(findings: list[Finding], documents: dict[str, int], source_lang: str) -> list[Finding]:
+    """A language with documents the source does not have and no base to check them against
+    (no edition, origin file or sync record) was made from an edition the book does not hold:
+    one warning that says how to give it, and its comparisons with today's source -- every
+    difference between two editions -- become notes, not thousands of errors."""
+    gone: dict[str, list[Finding]] = {}
+    for f in findings:
+        if f.code is Code.STRUCTURE_CHAPTER and f.location is not None and f.source is None and f.level is Level.ERROR:
+            gone.setdefault(f.lang, []).append(f)
+    behind = {lang for lang, names in gone.items() if len(names) >= 3 and len(names) >= 0.05 * documents.get(lang, 0)}
+    if not behind:
+        return findings
+    out = []
+    for f in findings:
+        compared = f.source is not None or str(f.code).startswith(_COMPARED)
+        if f.lang in behind and compared and f.level in (Level.ERROR, Level.WARNING):
+            f = replace(f, level=Level.INFO)
+        out.append(f)
+    for lang in sorted(behind):
+        first = min(gone[lang], key=lambda f: f.order)
+        names = sorted(f.chapter for f in gone[lang])
+        shown = ", ".join(names[:3]) + (" ..." if len(names) > 3 else "")
+        message = (
+            f"{len(names)} of {lang}'s {documents.get(lang, 0)} documents are not in the source ({shown}): {lang} was "
+            f"made from another edition of it. Hold that edition -- `polybook import d2lbook OLD --lang "
+            f"{source_lang} --as-base` -- and {lang} is checked against it; until then its differences from the "
+            "source as it is are notes"
+        )
+        out.append(Finding.make(Code.STALE_BASE, message, lang, first.chapter, first.location, subject=(lang, "")))
+    return out
