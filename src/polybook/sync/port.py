@@ -20,7 +20,7 @@ from polybook.book import Book
 from polybook.check.bases import base_of
 from polybook.check.migration import pair_renames
 from polybook.check.staleness import SyncRecord, head_commit, origin_file, read_lock, run_git, write_lock
-from polybook.config import BookConfig
+from polybook.config import BookConfig, ConfigError
 from polybook.diagnostics import Level
 from polybook.dialect.nodes import Document
 from polybook.files import file_sha256
@@ -38,7 +38,7 @@ class PortRefused(Exception):
 class PortedFile:
     """One file's change: ``old`` -> ``new`` (None: created / removed), ``text`` its new content."""
 
-    kind: str  # "ported", "renamed", "new", "gone" (moved out to ``new``), "origin", "settings" (conf.py)
+    kind: str  # "ported", "renamed", "new", "gone" (moved out to ``new``), "origin", "settings" (conf.py), "library"
     old: Path | None
     new: Path | None
     before: str
@@ -150,6 +150,7 @@ def port_language(book: Book, lang: str) -> Port:
     port = Port(lang)
     _settings(port, config)
     archive = config.root / EDITIONS_DIR / f"{lang}-{config.languages[lang].base or 'before-port'}"
+    _library(port, config, archive)
     for name, target in sorted(targets.items()):
         moved = renames.get(name)
         source_name = moved or (name if name in sources else None)
@@ -186,6 +187,23 @@ def _settings(port: Port, config: BookConfig) -> None:
     except ConfEditError as exc:
         raise PortRefused(str(exc)) from None
     port.files.append(PortedFile("settings", config.path, config.path, before, after))
+
+
+def _library(port: Port, config: BookConfig, archive: Path) -> None:
+    """The language's copy of the book's library becomes the source's (the code is the source's
+    now); the old copy -- translated docstrings and all -- is kept in the archive."""
+    from polybook.library.build import library_settings  # the library's one reader of conf.py
+
+    try:
+        settings = library_settings(config)
+    except ConfigError:
+        return  # check reports bad library settings
+    files = [lib.lib_file for lib in settings.frameworks.values()] + [settings.version_file or ""]
+    for rel in filter(None, files):
+        mine, source = config.chapters_dir / port.lang / rel, config.chapters_dir / config.source_language / rel
+        if mine.is_file() and source.is_file() and _read(mine) != _read(source):
+            port.files.append(PortedFile("library", mine, mine, _read(mine), _read(source)))
+            port.files.append(PortedFile("library", None, archive / rel, "", _read(mine)))
 
 
 def _gone(port: Port, path: Path, kept: Path) -> None:
