@@ -174,13 +174,14 @@ def port_language(book: Book, lang: str) -> Port:
 
 def _settings(port: Port, config: BookConfig) -> None:
     """conf.py: the language takes the source's frameworks and default tab (its code cells are
-    the source's now, in the source's dialect)."""
+    the source's now, in the source's dialect), keeping a framework only it has."""
     from polybook.importer.confpy import ConfEditError, edit_conf  # conf.py's one editor
 
     own, source = config.languages[port.lang], config.languages[config.source_language]
-    if (own.frameworks, own.default_tab) == (source.frameworks, source.default_tab):
+    frameworks = [*source.frameworks, *(f for f in own.frameworks if f not in source.frameworks)]  # zh keeps paddle
+    if (list(own.frameworks), own.default_tab) == (frameworks, source.default_tab):
         return
-    wanted = {"languages": {port.lang: {"frameworks": list(source.frameworks), "default_tab": source.default_tab}}}
+    wanted = {"languages": {port.lang: {"frameworks": frameworks, "default_tab": source.default_tab}}}
     before = config.path.read_text(encoding="utf-8")
     try:
         after, _ = edit_conf(before, {}, wanted, str(config.path))

@@ -145,8 +145,10 @@ def port_document(base: Doc, source: Doc, source_text: str, target: Doc, target_
         mine = translated.get(id(base_node)) if base_node is not None else None
         if mine is not None and type(mine) is not type(node):
             mine = None
-        if mine is not None:
+        if mine is not None and _takes_translation(node, mine):
             used[id(mine)] = len(blocks)
+        else:
+            mine = None if not isinstance(node, CodeCell) else mine
         blocks.append(_block(node, mine, unchanged, marks.get(id(mine)), src_lines, tgt_lines, counts))
     asides = _asides(target, used, tgt_lines, counts)
     first = content[0].line if content else len(src_lines.lines) + 1
@@ -159,6 +161,16 @@ def port_document(base: Doc, source: Doc, source_text: str, target: Doc, target_
     return PortedText(text, counts)
 
 
+def _takes_translation(node: Node, mine: Node) -> bool:
+    """Whether a source block takes its translation's text: prose does, a text tab of prose only,
+    a code cell when its code is the source's but for comments (it keeps them)."""
+    if isinstance(node, CodeCell):
+        return isinstance(mine, CodeCell) and cell_key(mine.code) == cell_key(node.code)
+    if isinstance(node, TextTab):
+        return all(is_prose(child) for child in node.children)
+    return is_prose(node)
+
+
 def _block(
     node: Node, mine: Node | None, unchanged: bool, mark: object, src: _Lines, tgt: _Lines, counts: PortCounts
 ) -> str:
@@ -169,8 +181,8 @@ def _block(
             closing = src.of(node, node.code_line + len(node.code.split("\n")), node.end_line)
             return "\n".join(part for part in (src.of(node, node.line, node.code_line - 1), mine.code, closing) if part)
         return src.of(node)
-    if not is_prose(node):
-        return src.of(node)
+    if not is_prose(node) or (isinstance(node, TextTab) and not all(is_prose(c) for c in node.children)):
+        return src.of(node)  # a text tab holding code, math or directives is the source's, as code is
     if isinstance(node, Heading) and isinstance(mine, Heading):
         mine_text = _heading(node, mine, src, tgt)
     else:

@@ -1,0 +1,76 @@
+"""``polybook port`` on a real book: each translation carried to the source as it is now.
+
+For a book whose translations follow an older edition (for example d2l-en v1.0.3 with the 0.17
+translations and ``polybook import d2lbook ~/d2l-en-0.17.6 --lang en --as-base``), a copy of the
+book is made for each language (its build/ left out: cold, as a fresh clone), then ``polybook port
+LANG --write`` and ``polybook check --lang LANG`` run as subprocesses, the way a user runs them.
+Printed per language: the port's seconds (and the ratio to the 30 s goal), what it kept, marked
+stale or untranslated and kept aside, and the ported translation's findings by level and the
+codes of its errors and warnings. Nothing is asserted; the book is never changed.
+
+    .venv/bin/python bench/port_corpus.py BOOK_DIR [--lang ja ...] [--force]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+GOAL = 30.0
+POLYBOOK = [str(Path(sys.executable).parent / "polybook")]  # the venv's command, as a user runs it
+
+
+def run(args: list[str], cwd: Path) -> tuple[float, subprocess.CompletedProcess[str]]:
+    started = time.perf_counter()
+    done = subprocess.run([*POLYBOOK, *args], cwd=cwd, capture_output=True, text=True, check=False)
+    return time.perf_counter() - started, done
+
+
+def languages(book: Path) -> list[str]:
+    done = subprocess.run(
+        [*POLYBOOK, "check", "--format", "json", "--chapter", "index"], cwd=book, capture_output=True, text=True
+    )
+    try:
+        return list(json.loads(done.stdout)["languages"])
+    except (ValueError, KeyError):
+        sys.exit(f"cannot read the book's languages: {done.stderr.strip()[-500:]}")
+
+
+def port_one(book: Path, lang: str, force: bool) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "book"
+        shutil.copytree(book, copy, ignore=shutil.ignore_patterns("build"))
+        seconds, done = run(["port", lang, "--write", *(["--force"] if force else [])], copy)
+        summary = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else ""
+        print(f"{lang}: port {seconds:.1f} s ({seconds / GOAL:.2f} of the {GOAL:.0f} s goal), exit {done.returncode}")
+        print(f"  {summary}")
+        if done.returncode != 0:
+            return
+        check_seconds, checked = run(["check", "--lang", lang, "--format", "json"], copy)
+        found = json.loads(checked.stdout)["findings"]
+        mine = [f for f in found if f["lang"] == lang and not f["suppressed"]]
+        levels = Counter(f["level"] for f in mine)
+        loud = Counter(f["code"] for f in mine if f["level"] in ("error", "warning"))
+        print(f"  check after the port: {check_seconds:.1f} s; {dict(levels)}")
+        print(f"  its errors and warnings by code: {dict(loud.most_common(12))}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("book", type=Path)
+    parser.add_argument("--lang", action="append", help="only these translations (default: all)")
+    parser.add_argument("--force", action="store_true", help="port despite parse errors (pt has some)")
+    args = parser.parse_args()
+    for lang in args.lang or languages(args.book):
+        port_one(args.book.resolve(), lang, args.force)
+
+
+if __name__ == "__main__":
+    main()
