@@ -112,9 +112,24 @@ def base_to_translation(base: Doc, target: Doc) -> dict[int, Node]:
     for src_seg, tgt_seg in alignment.pairs:
         old = [i.node for i in src_seg.items if i.tab is None and read_mark(i.node) is None]
         new = [i.node for i in tgt_seg.items if i.tab is None and read_mark(i.node) is None]
-        kinds = align([type(n).__name__ for n in old], [type(n).__name__ for n in new], lambda a, b: 0.0, 1.0)
-        out.update({id(old[p.source]): new[p.target] for p in kinds if p.kind == "equal"})
+        kinds = align([_kind(n) for n in old], [_kind(n) for n in new], _tab_overlap, 0.5)
+        out.update({id(old[p.source]): new[p.target] for p in kinds if p.source is not None and p.target is not None})
     return out
+
+
+def _kind(node: Node) -> str:
+    """A node's kind, a text tab's with its frameworks (a pytorch tab is not an mxnet one)."""
+    if isinstance(node, TextTab):
+        return "TextTab " + " ".join(sorted(node.frameworks))
+    return type(node).__name__
+
+
+def _tab_overlap(a: str, b: str) -> float:
+    """How far two text tabs' frameworks overlap (0 for anything else)."""
+    if not (a.startswith("TextTab ") and b.startswith("TextTab ")):
+        return 0.0
+    mine, theirs = set(a.split()[1:]), set(b.split()[1:])
+    return len(mine & theirs) / max(1, len(mine | theirs))
 
 
 class _Lines:
@@ -185,6 +200,10 @@ def _block(
         return src.of(node)  # a text tab holding code, math or directives is the source's, as code is
     if isinstance(node, Heading) and isinstance(mine, Heading):
         mine_text = _heading(node, mine, src, tgt)
+    elif isinstance(node, TextTab) and isinstance(mine, TextTab):  # the source's frameworks, translated text
+        mine_text = "\n".join(
+            [src.lines[node.line - 1], tgt.of(mine, mine.line + 1, mine.end_line - 1), src.lines[node.end_line - 1]]
+        )
     else:
         mine_text = tgt.of(mine) if mine is not None else ""
     kind = getattr(mark, "kind", None)
