@@ -38,7 +38,7 @@ class PortRefused(Exception):
 class PortedFile:
     """One file's change: ``old`` -> ``new`` (None: created / removed), ``text`` its new content."""
 
-    kind: str  # "ported", "renamed", "new", "gone" (moved out to ``new``), "origin", "settings" (conf.py), "library"
+    kind: str  # ported, renamed, new, gone (moved out to ``new``), origin, settings (conf.py), library (or .bib)
     old: Path | None
     new: Path | None
     before: str
@@ -191,15 +191,17 @@ def _settings(port: Port, config: BookConfig) -> None:
 
 
 def _library(port: Port, config: BookConfig, archive: Path) -> None:
-    """The language's copy of the book's library becomes the source's (the code is the source's
-    now); the old copy -- translated docstrings and all -- is kept in the archive."""
+    """The language's copies of the book's library and bibliography become the source's (the
+    code and citations are the source's now); the old copies -- translated docstrings and all --
+    are kept in the archive."""
     from polybook.library.build import library_settings  # the library's one reader of conf.py
+    from polybook.library.settings import LibrarySettings
 
     try:
         settings = library_settings(config)
     except ConfigError:
-        return  # check reports bad library settings
-    files = [lib.lib_file for lib in settings.frameworks.values()] + [settings.version_file or ""]
+        settings = LibrarySettings()  # check reports bad library settings
+    files = [lib.lib_file for lib in settings.frameworks.values()] + [settings.version_file or "", config.bibfile or ""]
     for rel in filter(None, files):
         mine, source = config.chapters_dir / port.lang / rel, config.chapters_dir / config.source_language / rel
         if mine.is_file() and source.is_file() and _read(mine) != _read(source):
