@@ -116,9 +116,10 @@ def test_a_translation_with_another_framework_is_told_once_per_language(result: 
 def test_localised_links_are_asked_for_per_section_and_framework(result: CheckResult) -> None:
     links = [(line, message) for code, line, message in findings(result, "zh") if code == "ref.link"]
     assert links == [
-        (48, "link https://other.example.org/x is not in the source"),
-        (55, "no link like https://forum.example.org/t/* for [pytorch] in this section; the source's is "
-         "https://forum.example.org/t/12"),
+        (48, "link https://other.example.org/x is not in the source: remove it, unless the translation adds it "
+         "on purpose"),
+        (55, "no link like https://forum.example.org/t/* for [pytorch] in this section: add this language's own in "
+         "a `:begin_tab:`pytorch`` text tab (the source's is https://forum.example.org/t/12)"),
     ]  # fmt: skip
     assert not [f for f in findings(result, "ja") if f[0] == "ref.link"]  # jax is ja's coverage
 

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import bisect
-import re
-from collections import Counter
 from collections.abc import Callable
-from fnmatch import fnmatchcase
 
 from polybook.check.findings import Finding, Location
-from polybook.check.segments import flatten
+from polybook.check.links import check_links
 from polybook.config import BookConfig
 from polybook.diagnostics import Code
-from polybook.dialect.nodes import Document, Figure, Heading
+from polybook.dialect.nodes import Document, Figure
 
 _RESOLVABLE = ("numref", "ref", "eqref")
 _CITES = ("cite", "citet", "citep")
@@ -24,15 +20,6 @@ def _roles(doc: Document) -> list[tuple[str, str, int]]:
         for node in doc.walk()
         for inline in getattr(node, "inlines", [])
         if inline.kind == "role" and inline.name in _RESOLVABLE + _CITES
-    ]
-
-
-def _links(doc: Document) -> list[tuple[str, int]]:
-    return [
-        (inline.value, inline.line or node.line)
-        for node in doc.walk()
-        for inline in getattr(node, "inlines", [])
-        if inline.kind == "link"
     ]
 
 
@@ -101,115 +88,6 @@ def check_references(
             ))  # fmt: skip
     out.extend(_check_figures(lang, chapter, source, target, here))
     out.extend(check_links(lang, chapter, source, target, here, localised, common))
-    return out
-
-
-def _localised(url: str, patterns: tuple[str, ...]) -> str | None:
-    return next((p for p in patterns if fnmatchcase(url, p)), None)
-
-
-def _language_neutral(url: str, lang: str | None) -> str:
-    """A link with its language named neutrally: ``tr.d2l.ai`` and ``d2l.ai``, ``d2l-tr`` and
-    ``d2l-en`` are each language's own copy of one link."""
-    if not lang:
-        return url
-    url = re.sub(rf"(?<=://){re.escape(lang)}\.", "", url)
-    return re.sub(rf"(?<=[-_/.]){re.escape(lang)}(?=[-_/.]|$)", "@", url)
-
-
-def check_links(
-    lang: str,
-    chapter: str,
-    source: Document,
-    target: Document,
-    here: Callable[[int], Location],
-    localised: tuple[str, ...] = (),
-    common: frozenset[str] = frozenset(),
-) -> list[Finding]:
-    """Links of the source missing here and links here the source lacks. A link that differs
-    only in naming its language is the translation's own copy; links matching ``localised``
-    (conf.py's ``localised_links``) are each language's own, and only asked for per section."""
-    s_all, t_all = _links(source), _links(target)
-    s_links = Counter(u for u, _ in s_all if not _localised(u, localised))
-    t_links = Counter(u for u, _ in t_all if not _localised(u, localised))
-    missing, extra = s_links - t_links, t_links - s_links
-    neutral = Counter(_language_neutral(u, target.language) for u in extra.elements())
-    out = []
-    for url in missing:
-        if neutral[_language_neutral(url, source.language)] > 0:
-            neutral[_language_neutral(url, source.language)] -= 1
-            continue
-        line = next(n for u, n in s_all if u == url)
-        out.append(Finding.make(
-            Code.REF_LINK, f"link {url} of the source is missing here", lang, chapter, here(line),
-            source=Location(source.path, line), diff=(("", url),), subject=("", url),
-        ))  # fmt: skip
-    mine = Counter(_language_neutral(u, source.language) for u in missing.elements())
-    for url in extra:
-        if mine[_language_neutral(url, target.language)] > 0:
-            mine[_language_neutral(url, target.language)] -= 1
-            continue
-        line = next(n for u, n in t_all if u == url)
-        out.append(Finding.make(
-            Code.REF_LINK, f"link {url} is not in the source", lang, chapter, Location(target.path, line),
-            diff=((url, ""),), subject=(url, ""),
-        ))  # fmt: skip
-    return out + _localised_links(lang, chapter, source, target, here, localised, common)
-
-
-def _sections(doc: Document) -> list[int]:
-    """The first line of each section: 1, then every heading's line."""
-    return [1, *(node.line for node in doc.walk() if isinstance(node, Heading))]
-
-
-def _tabbed_links(
-    doc: Document, patterns: tuple[str, ...], common: frozenset[str]
-) -> list[tuple[str, str, int, frozenset[str] | None]]:
-    """``(pattern, url, line, frameworks of its text tab)`` of the links matching ``patterns``;
-    a link in a tab for frameworks outside ``common`` is left out (coverage)."""
-    out = []
-    for item in flatten(doc):
-        tab = None if item.tab is None else frozenset(item.tab) & common if common else frozenset(item.tab)
-        if tab is not None and not tab:
-            continue
-        for inline in getattr(item.node, "inlines", ()):
-            if inline.kind == "link" and (pattern := _localised(inline.value, patterns)):
-                out.append((pattern, inline.value, inline.line or item.node.line, tab))
-    return out
-
-
-def _localised_links(
-    lang: str,
-    chapter: str,
-    source: Document,
-    target: Document,
-    here: Callable[[int], Location],
-    patterns: tuple[str, ...],
-    common: frozenset[str],
-) -> list[Finding]:
-    """Each section of the source with a localised link (for a framework both offer) must have
-    one here, in the section where the source's belongs, for that framework or for all."""
-    if not patterns:
-        return []
-    s_starts, t_starts = _sections(source), _sections(target)
-    t_found = _tabbed_links(target, patterns, common)
-    out = []
-    seen: set[tuple[str, int, frozenset[str] | None]] = set()
-    for pattern, url, line, tab in _tabbed_links(source, patterns, common):
-        where = here(line)
-        section = bisect.bisect_right(t_starts, where.line) - 1
-        key = (pattern, bisect.bisect_right(s_starts, line), tab)
-        if key in seen:
-            continue
-        seen.add(key)
-        start, end = t_starts[section], t_starts[section + 1] if section + 1 < len(t_starts) else 1 << 30
-        if any(p == pattern and start <= n < end and (t is None or tab is None or t & tab) for p, _, n, t in t_found):
-            continue
-        shown = f" for [{', '.join(sorted(tab))}]" if tab else ""
-        out.append(Finding.make(
-            Code.REF_LINK, f"no link like {pattern}{shown} in this section; the source's is {url}", lang, chapter,
-            where, source=Location(source.path, line), diff=(("", url),), subject=("", f"{pattern}{shown}"),
-        ))  # fmt: skip
     return out
 
 
