@@ -102,7 +102,12 @@ def findings(result: CheckResult, lang: str) -> list[tuple[str, int, str]]:
 def test_a_translation_without_a_framework_is_told_once_and_real_tab_drift_stays(result: CheckResult) -> None:
     assert findings(result, "ja") == [
         ("code.coverage", 1, "no jax cells: 1 in the source"),
-        ("code.tabs", 21, "mxnet cell 3 runs for [mxnet] here but for [mxnet, pytorch, jax] in the source"),
+        (
+            "code.tabs",
+            21,
+            "mxnet cell 3 runs for [mxnet] here but for [mxnet, pytorch, jax] in the source: "
+            "write the source's `#@tab` (polybook sync --write)",
+        ),
     ]
 
 

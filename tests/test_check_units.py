@@ -57,8 +57,9 @@ def test_comments_docstrings_and_whitespace_are_not_drift(tmp_path: Path) -> Non
 
 
 def test_string_literal_changes_are_info(tmp_path: Path) -> None:
-    result = run(tmp_path, cell("print('hello')"), cell("print('こんにちは')"))
+    result = run(tmp_path, cell("open('data.csv')"), cell("open('データ.csv')"))
     assert [(f.code, f.level) for f in result.active if f.code != "stale.unknown"] == [("code.strings", "info")]
+    assert codes(run(tmp_path, cell("print('hello')"), cell("print('こんにちは')"))) == []  # a translated print
 
 
 def test_tab_sets_and_markers(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ from difflib import SequenceMatcher
 from pathlib import Path
 
 from polybook.book import Book, display_path
+from polybook.check.code import TAKE_SOURCE
 from polybook.check.findings import Finding, Location
 from polybook.check.memo import checker_version, file_bytes, key_of
 from polybook.config import BookConfig
@@ -41,7 +42,8 @@ def saved_drift(lang: str, source: Document, findings: list[Finding]) -> list[Fi
     for finding in findings:
         where = finding.source.line if finding.source is not None else 0
         if finding.code is Code.CODE_CHANGED and any(first <= where <= last for first, last in saved):
-            message = f"{finding.message}; it is #@save code: readers of {lang} would get another library"
+            said = finding.message.removesuffix(f"; {TAKE_SOURCE}").removesuffix(f": {TAKE_SOURCE}")
+            message = f"{said}; it is #@save code: readers of {lang} would get another library; {TAKE_SOURCE}"
             finding = replace(finding, code=Code.CODE_SAVED, message=message)
         out.append(finding)
     return out
