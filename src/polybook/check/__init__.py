@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import os
 import time
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from multiprocessing import get_context
@@ -54,12 +55,19 @@ class ChunkResult:
     paths: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
-def parse_findings(lang: str, chapter: str, doc: Document) -> list[Finding]:
-    """The parser's diagnostics of a chapter, as findings (damaged directives, tabs...)."""
-    return [
-        Finding(d.code, d.message, lang, chapter, Location(d.path, d.line), level=d.level, subject=(d.message, ""))
-        for d in doc.diagnostics
-    ]
+def parse_findings(lang: str, chapter: str, doc: Document, source: Document | None = None) -> list[Finding]:
+    """The parser's diagnostics of a chapter, as findings (damaged directives, tabs...); of a
+    translation, not those that copy its ``source``'s own (reported on the source, fixed there)."""
+    copied = Counter((d.code, d.message) for d in source.diagnostics) if source is not None else Counter()
+    out = []
+    for d in doc.diagnostics:
+        if copied[d.code, d.message] > 0:
+            copied[d.code, d.message] -= 1
+            continue
+        out.append(
+            Finding(d.code, d.message, lang, chapter, Location(d.path, d.line), level=d.level, subject=(d.message, ""))
+        )
+    return out
 
 
 def check_chapter(
@@ -88,7 +96,7 @@ def check_chapter(
     base = base or base_of(config, lang, chapter, current, record, store, target)
     source = base.document or current
     assert source is not None, "a chapter with neither a base nor a source has nothing to be checked against"
-    findings = parse_findings(lang, chapter, target)
+    findings = parse_findings(lang, chapter, target, source)
     match = match_cells(source, target)
     alignment = pair_segments(source, target, match)
     src_items, tgt_items = flatten(source), flatten(target)
