@@ -26,3 +26,15 @@ def test_markup_the_translation_copies_from_the_source_is_the_sources_to_fix(tmp
     assert found(tmp_path, en, ja) == [("label.kind", "en", 6, message)]  # once, in the source
     ja_own = "# A\n\nテキスト。\n\n![図](../img/a.svg)\n:eqlabel:`fig_a`\n\n![図](../img/b.svg)\n:eqlabel:`fig_b`\n"
     assert ("label.kind", "ja", 9, message) in found(tmp_path, en, ja_own)  # one more than the source's: its own
+
+
+def test_a_number_two_joined_sentences_say_once_is_not_missing(tmp_path: Path) -> None:
+    en = "The breakthrough came in 2012, after years of work.\nThe breakthrough in 2012 had two causes.\n"
+    zh = "2012年的突破经过多年努力，有两个原因。\n"
+    assert found(tmp_path, en, zh) == []
+    en = "The breakthrough came in 2012.\n\nOne.\n\nTwo.\n\n## Later\n\nIt was 2012 again.\n"
+    zh = "突破发生在2012年。\n\n一。\n\n二。\n\n## 后来\n\n又一次。\n"
+    assert found(tmp_path, en, zh) == [
+        ("numbers.missing", "ja", 9, "the number 2012 of the source's text is missing here: translate what the "
+         "source says with it"),
+    ]  # fmt: skip

@@ -18,6 +18,7 @@ from polybook.check.tex import looks_like_prose, normalize_tex, numbers_in_math,
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import DisplayMath, Document
 
+_REPEAT = 5  # lines: the same number said again this close may be said once in a translation
 _A_NUMBER = re.compile(r"\s*(?:\\%\s*)?\d[\d.,]*\s*(?:\\%)?\s*")
 # math that is no formula: words only (``$\\textrm{"<where>"}$``), numbers only (``$(-1, 1)$``)
 # (and arithmetic on numbers, ``$7-2+1=6$``, or an operator alone, ``$\times$``)
@@ -158,7 +159,11 @@ def check_numbers(
     for i, j in owner.items():
         places.pair(s_numbers[i].node, t_numbers[j].node)
     s_used = set(owner)
-    missing = [number for i, number in enumerate(s_numbers) if i not in s_used and not number.in_math]
+    missing = [
+        number
+        for i, number in enumerate(s_numbers)
+        if i not in s_used and not number.in_math and not _said_once(number, [s_numbers[k] for k in owner])
+    ]
     out: list[Finding] = []
     reported: set[tuple[str, int]] = set()  # a number missing twice from one paragraph is one finding
     for number in missing:
@@ -167,11 +172,23 @@ def check_numbers(
             continue
         reported.add((value, where))
         out.append(Finding.make(
-            Code.NUMBERS_MISSING, f"the number {value} of the source's text is missing here", lang, chapter,
+            Code.NUMBERS_MISSING,
+            f"the number {value} of the source's text is missing here: translate what the source says with it",
+            lang, chapter,
             Location(target.path, where), source=Location(source.path, number.line),
             diff=(("", value),), subject=("", f"{value}#{sum(v == value for v, _ in reported)}"),
         ))  # fmt: skip
     return out
+
+
+def _said_once(number: Number, found: list[Number]) -> bool:
+    """Whether a number the source repeats close by (the same paragraph, or within
+    :data:`_REPEAT` lines) is one the translation has for the other occurrence: two sentences
+    that say the same year, joined into one, say it once."""
+    return any(
+        other.values[0] == number.values[0] and (other.node == number.node or abs(other.line - number.line) <= _REPEAT)
+        for other in found
+    )
 
 
 def _reassign(
