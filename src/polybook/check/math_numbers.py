@@ -188,6 +188,7 @@ def _said_once(number: Number, found: list[Number]) -> bool:
     return any(
         other.values[0] == number.values[0] and (other.node == number.node or abs(other.line - number.line) <= _REPEAT)
         for other in found
+        if not other.in_math
     )
 
 
