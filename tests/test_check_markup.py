@@ -38,3 +38,28 @@ def test_a_number_two_joined_sentences_say_once_is_not_missing(tmp_path: Path) -
         ("numbers.missing", "ja", 9, "the number 2012 of the source's text is missing here: translate what the "
          "source says with it"),
     ]  # fmt: skip
+
+
+def test_a_formula_changed_where_it_stands_is_one_finding(tmp_path: Path) -> None:
+    """Written in another order next to a formula it dropped, a changed formula still pairs
+    with the source's where it stands: one math.changed, not a missing and an extra one."""
+    en = "Take $a+b$ and the $c$ maps, then $d$ and $e$.\n"
+    pt = "Tome os mapas $c_i$, depois $a+b$, $e$ e $d$.\n"
+    assert found(tmp_path, en, pt) == [
+        ("math.changed", "ja", 1, "math $c_i$ differs from the source's $c$: write the source's (polybook sync --write)"),
+    ]  # fmt: skip
+
+
+def test_a_formula_that_lost_its_dollar_is_one_finding_that_names_it(tmp_path: Path) -> None:
+    en = "We draw $\\mathbf{x}_i$ from $q(\\mathbf{x})$ rather than $p(\\mathbf{x})$, so $p(y) = q(y)$.\n"
+    pt = "Tiramos $\\mathbf{x}_i$ de q(\\mathbf{x})$ em vez de $p(\\mathbf{x})$, então $p(y) = q(y)$.\n"
+    assert found(tmp_path, en, pt) == [
+        ("math.missing", "ja", 1, "math $q(\\mathbf{x})$ of the source is here without its opening `$`: write "
+         "`$q(\\mathbf{x})$`; until then the `$` of this paragraph pair wrongly, and its formulas read as text"),
+    ]  # fmt: skip
+
+
+def test_an_equation_whose_words_a_language_puts_in_its_own_order_is_the_same(tmp_path: Path) -> None:
+    en = "$$P(\\text{near}\\; x) \\approx \\epsilon.$$\n:eqlabel:`eq_near`\n"
+    tr = "$$P(x\\text{'e yakın}) \\approx \\epsilon.$$\n:eqlabel:`eq_near`\n"
+    assert found(tmp_path, en, tr) == []

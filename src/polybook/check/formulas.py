@@ -204,7 +204,7 @@ def as_text_elsewhere(
     return out
 
 
-def _matching(key: str) -> str:
+def matching(key: str) -> str:
     """What pairs formulas as equal: the key, but for a formula with words (``\\text{}``) its
     characters in any order, for a language puts the words and symbols in its own order (tr:
     ``P(x\\text{'ye}\\;\\epsilon\\text{-ebatlı…})`` for ``P(\\text{…}\\;\\epsilon\\text{…}\\;x)``)."""
@@ -219,7 +219,7 @@ def pair_formulas(
     """Every formula of both sides once: ``(s, t)`` changed, ``(s, None)`` missing,
     ``(None, t)`` extra. Equal formulas, in order or moved, are not listed (but tell
     ``places`` where their paragraphs went)."""
-    ordered, moved = pair_by_content([_matching(f.key) for f in source], [_matching(f.key) for f in target])
+    ordered, moved = pair_by_content([matching(f.key) for f in source], [matching(f.key) for f in target])
     for a, b in ordered + moved:
         places.pair(source[a].node, target[b].node)
     s_left = sorted(set(range(len(source))) - {a for a, _ in ordered} - {a for a, _ in moved})

@@ -12,7 +12,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from polybook.check.findings import Finding, Location
-from polybook.check.formulas import Formula, Places, as_text_elsewhere, pair_formulas, sides, within_others
+from polybook.check.formulas import (
+    Formula,
+    Places,
+    as_text_elsewhere,
+    matching,
+    pair_formulas,
+    sides,
+    within_others,
+)
+from polybook.check.math_places import broken_dollars, pair_nearby
 from polybook.check.segments import Alignment, Item, by_identity, prose_text
 from polybook.check.tex import looks_like_prose, normalize_tex, numbers_in_math, numbers_of, pure_number
 from polybook.diagnostics import Code
@@ -94,20 +103,25 @@ def check_math(
     for s, t in pairs:
         if s is not None and t is not None:
             out.append(Finding.make(
-                Code.MATH_CHANGED, f"math ${t.tex}$ differs from the source's ${s.tex}$", lang, chapter,
+                Code.MATH_CHANGED,
+                f"math ${t.tex}$ differs from the source's ${s.tex}$: write the source's (polybook sync --write)",
+                lang, chapter,
                 Location(target.path, t.line), source=Location(source.path, s.line), diff=((t.tex, s.tex),),
                 subject=(t.key, s.key),
             ))  # fmt: skip
         elif s is not None and (s.key, places(s.node, s.line)) not in missing:
             missing.add((s.key, places(s.node, s.line)))
             out.append(Finding.make(
-                Code.MATH_MISSING, f"math ${s.tex}$ of the source is missing here", lang, chapter,
+                Code.MATH_MISSING,
+                f"math ${s.tex}$ of the source is missing here: translate what the source says with it", lang, chapter,
                 Location(target.path, places(s.node, s.line)), source=Location(source.path, s.line),
                 diff=(("", s.tex),), subject=("", s.key),
             ))  # fmt: skip
         elif t is not None:
             out.append(Finding.make(
-                Code.MATH_EXTRA, f"math ${t.tex}$ is not in the source", lang, chapter,
+                Code.MATH_EXTRA,
+                f"math ${t.tex}$ is not in the source: remove it, unless the translation adds it on purpose",
+                lang, chapter,
                 Location(target.path, t.line), diff=((t.tex, ""),), subject=(t.key, ""),
             ))  # fmt: skip
     return out
@@ -225,11 +239,12 @@ def check_labelled_math(lang: str, chapter: str, source: Document, target: Docum
     out = []
     for s in source.walk():
         t = t_math.get(s.label) if isinstance(s, DisplayMath) and s.label else None
-        if t is None or normalize_tex(t.tex) == normalize_tex(s.tex):
-            continue
+        if t is None or matching(normalize_tex(t.tex)) == matching(normalize_tex(s.tex)):
+            continue  # the same, or with its words (``\text{…}``) in the language's own order
         out.append(Finding.make(
-            Code.MATH_CHANGED, f"equation {s.label!r} $${t.tex}$$ differs from the source's $${s.tex}$$", lang,
-            chapter, Location(target.path, t.line), source=Location(source.path, s.line), diff=((t.tex, s.tex),),
+            Code.MATH_CHANGED,
+            f"equation {s.label!r} $${t.tex}$$ differs from the source's $${s.tex}$$: write the source's",
+            lang, chapter, Location(target.path, t.line), source=Location(source.path, s.line), diff=((t.tex, s.tex),),
             subject=(normalize_tex(t.tex), normalize_tex(s.tex)),
         ))  # fmt: skip
     return out
@@ -257,8 +272,10 @@ def check_math_numbers(
         for side in [normalize_tex(n.tex), *sides(normalize_tex(n.tex))]
     )
     pairs = within_others(pairs, mine.formulas, theirs.formulas, places, mine.broken, labelled)
+    pairs = pair_nearby(pairs, places)
+    pairs, damaged = broken_dollars(lang, chapter, source, target, pairs, places)
     numbers = check_numbers(lang, chapter, source, target, mine.numbers, theirs.numbers, places, alignment.at)
-    out = check_math(lang, chapter, source, target, pairs, places)
+    out = damaged + check_math(lang, chapter, source, target, pairs, places)
     out += numbers
     out += check_labelled_math(lang, chapter, source, target)
     return out
