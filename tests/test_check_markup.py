@@ -63,3 +63,34 @@ def test_an_equation_whose_words_a_language_puts_in_its_own_order_is_the_same(tm
     en = "$$P(\\text{near}\\; x) \\approx \\epsilon.$$\n:eqlabel:`eq_near`\n"
     tr = "$$P(x\\text{'e yakın}) \\approx \\epsilon.$$\n:eqlabel:`eq_near`\n"
     assert found(tmp_path, en, tr) == []
+
+
+def tab(frameworks: str, text: str) -> str:
+    return f":begin_tab:`{frameworks}`\n{text}\n:end_tab:\n\n"
+
+
+def test_text_tabs_a_translation_lacks_are_one_finding_where_the_text_stands(tmp_path: Path) -> None:
+    """Long sections pair as one segment; the finding points at the untabbed text nearest to
+    where the source's tabs belong, once for all the frameworks it lacks."""
+    intro = "".join(f"Intro {k}.\n\n" for k in range(8))
+    en = "# A\n\n" + intro + tab("mxnet", "With MXNet.") + tab("pytorch", "With PyTorch.") + "End.\n"
+    ja = "# A\n\n" + intro.replace("Intro", "序") + "どちらでも。\n\n終わり。\n"
+    ((code, lang, line, message),) = found(tmp_path, en, ja)
+    assert (code, line) == ("structure.texttab", 19)  # "どちらでも。", not the first paragraph
+    assert message == (
+        "the source has text tab(s) for [mxnet], [pytorch] here; this translation shows its text here for every "
+        "framework: put each framework's text in its `:begin_tab:`mxnet`` and `:begin_tab:`pytorch`` … `:end_tab:`"
+    )
+
+
+def test_text_tabs_for_every_reader_in_another_grouping_are_no_difference(tmp_path: Path) -> None:
+    en = "# A\n\nAll.\n\n" + tab("mxnet, pytorch", "Both.") + "## B\n\nOne text.\n"
+    ja = "# A\n\n全部。\n\n" + tab("mxnet", "MXNet。") + tab("pytorch", "PyTorch。") + "## B\n\n"
+    ja += tab("mxnet", "`arange`。") + tab("pytorch", "`torch.arange`。")  # one text each, not one for all
+    assert found(tmp_path, en, ja) == []
+
+
+def test_text_tabs_in_a_section_the_translation_moved_are_not_lost(tmp_path: Path) -> None:
+    en = "# A\n\n## B\n:label:`b`\n\nB.\n\n" + tab("mxnet", "B for MXNet.") + "## C\n:label:`c`\n\nC.\n"
+    ja = "# A\n\n## C\n:label:`c`\n\nC。\n\n## B\n:label:`b`\n\nB。\n\n" + tab("mxnet", "MXNet の B。")
+    assert [f for f in found(tmp_path, en, ja) if f[0] == "structure.texttab"] == []

@@ -102,8 +102,8 @@ def check_chapter(
     src_items, tgt_items = flatten(source), flatten(target)
     findings += saved_drift(lang, source, check_code(lang, chapter, source, target, match, alignment.place))
     findings += check_coverage(lang, chapter, source, target, match.common)
-    for src, tgt in alignment.pairs:
-        findings += check_texttabs(lang, chapter, src, tgt, source, target, match.common, config.localised_links)
+    offered = config.languages[config.source_language].frameworks
+    findings += check_texttabs(lang, chapter, alignment, source, target, match.common, config.localised_links, offered)
     findings += check_math_numbers(lang, chapter, source, target, src_items, tgt_items, match.common, alignment)
     findings += check_sections(lang, chapter, alignment, source, target, match, src_items, tgt_items)
     findings += check_references(lang, chapter, source, target, alignment.place, config.localised_links, match.common)
