@@ -213,14 +213,16 @@ def _merge(
         findings += chunk.findings
         suppressions += chunk.suppressions
     source_labels = labels.get(source_lang, set())
+    damaged = {(f.primary.path, f.primary.line, f.diff[0][0]) for f in findings if f.code is Code.REF_TARGET and f.diff}
     for chunk in chunks:
         for lang, chapter, path, role, target, line, in_source in chunk.refs:
-            if target in labels.get(lang, set()):
-                continue
+            if target in labels.get(lang, set()) or (path, line, f":{role}:`{target}`") in damaged:
+                continue  # resolves, or is the damaged copy of one of the source's (said where it is)
+            known = labels.get(lang, set()) | source_labels
             if target in source_labels:
                 findings.append(unresolved_ref(lang, chapter, path, role, target, line))
             elif whole_book and not in_source:
-                findings.append(unresolved_ref(lang, chapter, path, role, target, line, source_lang))
+                findings.append(unresolved_ref(lang, chapter, path, role, target, line, source_lang, known))
     if with_toc:
         findings += _toc_findings(chunks, whole_book)
     findings += extra or []

@@ -176,6 +176,7 @@ def check_code(
     belongs in the translation (for a missing cell with no paired cell before it)."""
     findings: list[Finding] = []
     seen: set[tuple[Code, int, int]] = set()
+    streams = _streams(match)
     for framework, src, tgt, pairs in match.streams:
         joins = _holders(pairs, src, tgt, framework, match.source_to_target, joined=True)
         splits = _holders(pairs, tgt, src, framework, match.target_to_source, joined=False)
@@ -194,7 +195,7 @@ def check_code(
             t_cells = sorted([pair.target, *splits[pair.source]]) if pair.source in splits else []
             found = _compare(
                 lang, chapter, framework, pair.kind, s, t, pair, previous, target, place, match.common,
-                [(i + 1, src[i]) for i in s_cells], [(j + 1, tgt[j]) for j in t_cells],
+                [(i + 1, src[i]) for i in s_cells], [(j + 1, tgt[j]) for j in t_cells], streams,
             )  # fmt: skip
             for f in found:
                 # a cell's tab set and markers are one finding however many streams pair it
@@ -206,6 +207,18 @@ def check_code(
             if s is not None and t is not None:
                 previous = t if not t_cells else tgt[t_cells[-1]]
     return findings
+
+
+def _streams(match: CellMatch) -> dict[int, set[str]]:
+    """Cell (by id, of either side) -> the frameworks whose stream pairs it with a cell: what
+    each framework's reader sees of it, whichever cell of the other side stands for it."""
+    out: dict[int, set[str]] = {}
+    for framework, src, tgt, pairs in match.streams:
+        for p in pairs:
+            if p.source is not None and p.target is not None:
+                out.setdefault(id(src[p.source]), set()).add(framework)
+                out.setdefault(id(tgt[p.target]), set()).add(framework)
+    return out
 
 
 def _holders(
@@ -274,6 +287,7 @@ def _compare(
     shared: frozenset[str],
     joined: list[tuple[int, CodeCell]] = (),  # type: ignore[assignment]
     split: list[tuple[int, CodeCell]] = (),  # type: ignore[assignment]
+    streams: dict[int, set[str]] | None = None,
 ) -> list[Finding]:
     """The findings of one pair of the stream; ``joined``: the source cells (numbered) the
     translation cell holds when a translator joined several into it; ``split``: the translation
@@ -309,6 +323,9 @@ def _compare(
     s_marks = sorted(m.name for cell in cells for m in cell.markers)
     t_marks = sorted(m.name for cell in t_cells for m in cell.markers)
     same_tabs = shared.intersection(s.frameworks) == shared.intersection(t.frameworks)
+    if not same_tabs and streams is not None:  # one cell for all in one side, one per framework in the other
+        paired_s, paired_t = streams.get(id(s), set()), streams.get(id(t), set())
+        same_tabs = shared.intersection(s.frameworks) == paired_s and shared.intersection(t.frameworks) == paired_t
     if kind == "equal" and same_tabs and s_marks == t_marks and not joined and not split:
         return []  # the usual case: no finding, so no subject to normalise
     out = []

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
+from difflib import get_close_matches
 
 from polybook.check.findings import Finding, Location
+from polybook.check.labels import check_labels, check_roles
 from polybook.check.links import check_links
 from polybook.config import BookConfig
 from polybook.diagnostics import Code
@@ -15,12 +17,21 @@ _CITES = ("cite", "citet", "citep")
 
 
 def _roles(doc: Document) -> list[tuple[str, str, int]]:
+    """``(role, target, line)`` of the references and citations, each target as it resolves: a
+    role the parser recovered from damage (``: numref: ` x```, reported as such) without the
+    spaces around its target, a citation's keys without the spaces after their commas."""
     return [
-        (inline.name, inline.value, inline.line or node.line)
+        (inline.name, _target(inline.name, inline.value, inline.damaged), inline.line or node.line)
         for node in doc.walk()
         for inline in getattr(node, "inlines", [])
         if inline.kind == "role" and inline.name in _RESOLVABLE + _CITES
     ]
+
+
+def _target(role: str, value: str, damaged: bool) -> str:
+    if role in _CITES:
+        return ",".join(key.strip() for key in value.split(","))
+    return value.strip() if damaged else value
 
 
 def resolvable_refs(doc: Document) -> list[tuple[str, str, int]]:
@@ -29,19 +40,32 @@ def resolvable_refs(doc: Document) -> list[tuple[str, str, int]]:
 
 
 def unresolved_ref(
-    lang: str, chapter: str, path: str, role: str, target: str, line: int, source_lang: str | None = None
+    lang: str,
+    chapter: str,
+    path: str,
+    role: str,
+    target: str,
+    line: int,
+    source_lang: str | None = None,
+    known: Collection[str] = (),
 ) -> Finding:
     """A reference of the translation that resolves to no label of its book (and, with
-    ``source_lang``, to none of the source's either: most likely a typo)."""
+    ``source_lang``, to none of the source's either: most likely a typo, and the label of
+    ``known`` it most looks like is named)."""
     where = (
         f"neither the {lang} book nor the {source_lang} source defines"
         if source_lang
         else f"the {lang} book does not define"
     )
     return Finding.make(
-        Code.REF_TARGET, f":{role}:`{target}` points at a label {where}", lang, chapter,
+        Code.REF_TARGET, f":{role}:`{target}` points at a label {where}: {_suggest(target, known)}", lang, chapter,
         Location(path, line), diff=((f":{role}:`{target}`", ""),), subject=(target, ""),
     )  # fmt: skip
+
+
+def _suggest(target: str, known: Collection[str]) -> str:
+    close = get_close_matches(target.strip(), list(known), n=1, cutoff=0.75)
+    return f"did you mean {close[0]!r}?" if close else "write a label the book defines"
 
 
 def check_references(
@@ -64,28 +88,8 @@ def check_references(
     def here(source_line: int) -> Location:
         return Location(target.path, place(source_line))
 
-    for name in source.labels.keys() - target.labels.keys():
-        label = source.labels[name]
-        out.append(Finding.make(
-            Code.REF_LABEL, f"label {name!r} ({label.kind}) of the source is missing here", lang, chapter,
-            here(label.line),
-            source=Location(source.path, label.line), diff=(("", f":label:`{name}`"),), subject=("", name),
-        ))  # fmt: skip
-    for name in target.labels.keys() - source.labels.keys():
-        label = target.labels[name]
-        out.append(Finding.make(
-            Code.REF_LABEL, f"label {name!r} is not in the source chapter", lang, chapter,
-            Location(target.path, label.line), diff=((f":label:`{name}`", ""),), subject=(name, ""),
-        ))  # fmt: skip
-    s_roles, t_roles = _roles(source), _roles(target)
-    t_targets = {(n, v) for n, v, _ in t_roles}
-    for name, value, line in s_roles:
-        if (name, value) not in t_targets:
-            t_targets.add((name, value))  # once per target
-            out.append(Finding.make(
-                Code.REF_TARGET, f":{name}:`{value}` of the source is missing here", lang, chapter, here(line),
-                source=Location(source.path, line), diff=(("", f":{name}:`{value}`"),), subject=("", f"{name}:{value}"),
-            ))  # fmt: skip
+    out += check_labels(lang, chapter, source, target, here)
+    out += check_roles(lang, chapter, _roles(source), _roles(target), source, target, here)
     out.extend(_check_figures(lang, chapter, source, target, here))
     out.extend(check_links(lang, chapter, source, target, here, localised, common))
     return out
@@ -105,24 +109,37 @@ def _check_figures(
                 pairs.append((s, t))
                 s_figs.remove(s)
                 t_figs.remove(t)
+    inline = {
+        i.value: i.line or node.line
+        for node in target.walk()
+        for i in getattr(node, "inlines", ())
+        if i.kind == "image"
+    }
     out = []
     for f in s_figs:
+        message = f"figure {f.src} of the source is missing here: add it"
+        where = here(f.line)
+        if f.src in inline:  # an image inside a paragraph: the figure's line holds more than the figure
+            message = f"figure {f.src} of the source is here inside a paragraph, not a figure of its own: put "
+            message += f"`![…]({f.src})` on a line of its own" + (", and its :label: on the next" if f.label else "")
+            where = Location(target.path, inline[f.src])
         out.append(Finding.make(
-            Code.REF_FIGURE, f"figure {f.src} of the source is missing here", lang, chapter,
-            here(f.line), source=Location(source.path, f.line), diff=(("", f.src),),
-            subject=("", f.label or f.src),
+            Code.REF_FIGURE, message, lang, chapter, where, source=Location(source.path, f.line),
+            diff=(("", f.src),), subject=("", f.label or f.src),
         ))  # fmt: skip
     for f in t_figs:
         out.append(Finding.make(
-            Code.REF_FIGURE, f"figure {f.src} is not in the source", lang, chapter,
-            Location(target.path, f.line), diff=((f.src, ""),), subject=(f.label or f.src, ""),
+            Code.REF_FIGURE, f"figure {f.src} is not in the source: remove it, unless the translation adds it on "
+            "purpose", lang, chapter, Location(target.path, f.line), diff=((f.src, ""),),
+            subject=(f.label or f.src, ""),
         ))  # fmt: skip
     for s, t in pairs:
         for attr in ("src", "width", "height"):
             a, b = getattr(t, attr), getattr(s, attr)
             if a != b:
                 out.append(Finding.make(
-                    Code.REF_FIGURE, f"figure {s.label or s.src}: {attr} {a!r} here, {b!r} in the source", lang,
+                    Code.REF_FIGURE,
+                    f"figure {s.label or s.src}: {attr} {a!r} here, {b!r} in the source: write the source's", lang,
                     chapter, Location(target.path, t.line), source=Location(source.path, s.line),
                     diff=((str(a or ""), str(b or "")),), subject=(f"{attr}={a}", f"{attr}={b}"),
                 ))  # fmt: skip

@@ -164,7 +164,7 @@ class _Builder(CellBuilder):
                     self.report(
                         line,
                         Code.ROLE_DAMAGED,
-                        f"damaged role {raw.strip()!r}; did you mean ':{name}:`{nxt.content}`'?",
+                        f"damaged role {raw.strip()!r}; did you mean ':{name}:`{nxt.content.strip()}`'?",
                     )
                     out.append(Inline("role", line, nxt.content, name, damaged=True))
                     skip = i + 1
