@@ -14,10 +14,11 @@ import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
+from difflib import get_close_matches
 from multiprocessing import get_context
 from pathlib import Path
 
-from polybook.book import Book, load_book
+from polybook.book import Book, display_path, load_book
 from polybook.check.bases import Base, base_of, changes_since
 from polybook.check.code import check_code, check_coverage, match_cells
 from polybook.check.findings import CheckResult, Finding, Location
@@ -135,20 +136,19 @@ def check_chunk(book: Book, names: list[str], langs: list[str], store: Path | No
             out.suppressions += found
             out.findings += problems
     locks = {lang: read_lock(book.config.chapters_dir / lang) for lang in langs}
+    orphans = _orphans(book.config, langs)
     for name in names:  # chapter by chapter: what is read from a source chapter serves every language
         for lang in langs:
             source, target = sources.get(name), book.chapters[lang].get(name)
             if target is None and source is not None:
-                out.findings.append(_untranslated(book.config, lang, name, source))
+                if not get_close_matches(name, orphans[lang], n=1, cutoff=_MISSPELT):  # else said at the orphan
+                    out.findings.append(_untranslated(book.config, lang, name, source))
                 continue
             if target is None:
                 continue
             base = base_of(book.config, lang, name, source, locks[lang].get(name), store, target)
             if source is None and base.document is None:
-                out.findings.append(Finding.make(
-                    Code.STRUCTURE_CHAPTER, f"chapter {name!r} has no source chapter", lang, name,
-                    Location(target.path, 1),
-                ))  # fmt: skip
+                out.findings.append(_orphan(book.config, lang, name, target))
                 continue
             found, problems = inline_suppressions(target, lang, name)
             out.suppressions += found
@@ -164,18 +164,42 @@ def check_chunk(book: Book, names: list[str], langs: list[str], store: Path | No
     return out
 
 
+_MISSPELT = 0.8  # a chapter name this similar to one of the source's is that one misspelt
+
+
+def _orphans(config: BookConfig, langs: list[str]) -> dict[str, list[str]]:
+    """Per language, its documents the source language has no document of."""
+    source = set(config.document_names(config.source_language))
+    return {lang: [n for n in config.document_names(lang) if n not in source] for lang in langs}
+
+
+def _orphan(config: BookConfig, lang: str, name: str, target: Document) -> Finding:
+    """A translated chapter with no source chapter (and no base): most often the source's name
+    misspelt (pt's ``nadaraya-waston`` for ``nadaraya-watson``), which is named."""
+    close = get_close_matches(name, config.document_names(config.source_language), n=1, cutoff=_MISSPELT)
+    if close:
+        message = f"chapter {name!r} has no source chapter: it is the source's {close[0]!r} misspelt; rename "
+        message += f"{Path(target.path).name} to {close[0].rsplit('/', 1)[-1]}.md"
+    else:
+        message = f"chapter {name!r} has no source chapter: remove it, or add it to the source"
+    return Finding.make(Code.STRUCTURE_CHAPTER, message, lang, name, Location(target.path, 1))
+
+
 def _untranslated(config: BookConfig, lang: str, name: str, source: Document) -> Finding:
     """A source chapter the translation lacks: not translated yet (a warning), or -- when the
     edition the language follows has no such chapter -- new in the source since (a note: how far
     behind, not a mistake)."""
     edition = config.languages[lang].base
     if edition is not None and not config.edition_path(edition, name).is_file():
-        message = f"chapter {name!r} is new in the source since {edition}; not translated into {lang} yet"
+        message = f"chapter {name!r} is new in the source since {edition}; not translated into {lang} yet: "
+        message += f"translate {source.path} when {lang} takes up the source's newer edition"
         return Finding.make(
             Code.STRUCTURE_CHAPTER, message, lang, name, None, source=Location(source.path, 1), level=Level.INFO
         )
     return Finding.make(
-        Code.STRUCTURE_CHAPTER, f"chapter {name!r} is not translated into {lang} yet", lang, name,
+        Code.STRUCTURE_CHAPTER,
+        f"chapter {name!r} is not translated into {lang} yet: translate {source.path} into "
+        f"{display_path(config.document_path(lang, name))}", lang, name,
         None, source=Location(source.path, 1), level=Level.WARNING,
     )  # fmt: skip
 
