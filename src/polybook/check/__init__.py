@@ -141,7 +141,7 @@ def check_chunk(book: Book, names: list[str], langs: list[str], store: Path | No
         for lang in langs:
             source, target = sources.get(name), book.chapters[lang].get(name)
             if target is None and source is not None:
-                if not get_close_matches(name, orphans[lang], n=1, cutoff=_MISSPELT):  # else said at the orphan
+                if not _misspelt(name, orphans[lang]):  # else said at the orphan
                     out.findings.append(_untranslated(book.config, lang, name, source))
                 continue
             if target is None:
@@ -173,10 +173,17 @@ def _orphans(config: BookConfig, langs: list[str]) -> dict[str, list[str]]:
     return {lang: [n for n in config.document_names(lang) if n not in source] for lang in langs}
 
 
+def _misspelt(name: str, names: list[str]) -> list[str]:
+    """The name of ``names`` in the same folder whose file name ``name``'s most looks like."""
+    folder, _, base = name.rpartition("/")
+    near = {n.rpartition("/")[2]: n for n in names if n.rpartition("/")[0] == folder and n != name}
+    return [near[found] for found in get_close_matches(base, list(near), n=1, cutoff=_MISSPELT)]
+
+
 def _orphan(config: BookConfig, lang: str, name: str, target: Document) -> Finding:
     """A translated chapter with no source chapter (and no base): most often the source's name
     misspelt (pt's ``nadaraya-waston`` for ``nadaraya-watson``), which is named."""
-    close = get_close_matches(name, config.document_names(config.source_language), n=1, cutoff=_MISSPELT)
+    close = _misspelt(name, config.document_names(config.source_language))
     if close:
         message = f"chapter {name!r} has no source chapter: it is the source's {close[0]!r} misspelt; rename "
         message += f"{Path(target.path).name} to {close[0].rsplit('/', 1)[-1]}.md"
