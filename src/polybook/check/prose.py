@@ -225,14 +225,16 @@ def check_sections(
     for heading, body in section_spans(tgt_items, set(match.target_to_source)):
         n = sum(isinstance(i.node, CodeCell) for i in body)
         out.append(Finding.make(
-            Code.STRUCTURE_SECTION, f"section {heading.text!r} ({n} cell(s)) is not in the source", lang, chapter,
+            Code.STRUCTURE_SECTION, f"section {heading.text!r} ({n} cell(s)) is not in the source: remove it, unless "
+            "the translation adds it on purpose", lang, chapter,
             Location(target.path, heading.line), diff=((heading.text, ""),), subject=(heading.text, ""),
         ))  # fmt: skip
         skip |= {id(heading)} | {id(i.node) for i in body}
     for heading, body in section_spans(src_items, set(match.source_to_target)):
         n = sum(isinstance(i.node, CodeCell) for i in body)
         out.append(Finding.make(
-            Code.STRUCTURE_SECTION, f"section {heading.text!r} of the source ({n} cell(s)) is missing here",
+            Code.STRUCTURE_SECTION, f"section {heading.text!r} of the source ({n} cell(s)) is missing here: "
+            "translate it",
             lang, chapter, Location(target.path, alignment.place(heading.line)),
             source=Location(source.path, heading.line),
             diff=(("", heading.text),), subject=("", heading.text),
@@ -244,7 +246,8 @@ def check_sections(
         if len(s_heads) != len(t_heads):
             out.append(Finding.make(
                 Code.STRUCTURE_HEADING,
-                f"{len(t_heads)} heading(s) here where the source has {len(s_heads)}",
+                f"{len(t_heads)} heading(s) here where the source has {len(s_heads)}: "
+                "give this part the source's headings",
                 lang, chapter, Location(target.path, t_heads[0].line if t_heads else _first_line(tgt)),
                 source=Location(source.path, s_heads[0].line if s_heads else _first_line(src)),
                 diff=((" | ".join(h.text for h in t_heads), " | ".join(h.text for h in s_heads)),),
@@ -254,7 +257,9 @@ def check_sections(
         for s, t in zip(s_heads, t_heads, strict=True):
             if s.level != t.level:
                 out.append(Finding.make(
-                    Code.STRUCTURE_HEADING, f"heading level {t.level} here, {s.level} in the source", lang, chapter,
+                    Code.STRUCTURE_HEADING,
+                    f"heading level {t.level} here, {s.level} in the source: write it with {'#' * s.level}",
+                    lang, chapter,
                     Location(target.path, t.line), source=Location(source.path, s.line),
                     diff=(("#" * t.level, "#" * s.level),), subject=(t.text, s.text),
                 ))  # fmt: skip
