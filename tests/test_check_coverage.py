@@ -101,7 +101,7 @@ def findings(result: CheckResult, lang: str) -> list[tuple[str, int, str]]:
 
 def test_a_translation_without_a_framework_is_told_once_and_real_tab_drift_stays(result: CheckResult) -> None:
     assert findings(result, "ja") == [
-        ("code.coverage", 1, "no jax cells: 1 in the source"),
+        ("code.coverage", 1, "no jax cells: 1 in the source; translate them to offer jax"),
         (
             "code.tabs",
             21,
@@ -113,7 +113,8 @@ def test_a_translation_without_a_framework_is_told_once_and_real_tab_drift_stays
 
 def test_a_translation_with_another_framework_is_told_once_per_language(result: CheckResult) -> None:
     zh = findings(result, "zh")
-    assert ("code.coverage", 21, "zh offers paddle, which the source does not: 1 cells in 1 chapters") in zh
+    paddle = "zh offers paddle, which the source does not: 1 cells in 1 chapters; nothing to fix"
+    assert ("code.coverage", 21, paddle) in zh
     # zh's `#@tab all` runs for paddle too; its paddle text tab and discussion link are its own
     assert not [f for f in zh if f[0] in ("code.tabs", "structure.texttab", "code.extra")]
 

@@ -147,7 +147,8 @@ def check_coverage(
         theirs = _offered_cells(target, framework, not _named(source)) if framework in target.frameworks else []
         if mine and not theirs:
             out.append(Finding.make(
-                Code.CODE_COVERAGE, f"no {framework} cells: {len(mine)} in the source", lang, chapter,
+                Code.CODE_COVERAGE, f"no {framework} cells: {len(mine)} in the source; translate them to offer "
+                f"{framework}", lang, chapter,
                 Location(target.path, 1), source=Location(source.path, mine[0].line), framework=framework,
                 subject=("", framework),
             ))  # fmt: skip
@@ -159,7 +160,8 @@ def check_coverage(
             ))  # fmt: skip
         elif theirs and not mine:
             out.append(Finding.make(
-                Code.CODE_COVERAGE, f"{len(theirs)} {framework} cells, none in the source", lang, chapter,
+                Code.CODE_COVERAGE, f"{len(theirs)} {framework} cells, none in the source: nothing to fix", lang,
+                chapter,
                 Location(target.path, theirs[0].line), framework=framework, subject=(framework, ""),
             ))  # fmt: skip
     return out

@@ -173,7 +173,9 @@ def resource_fallbacks(config: BookConfig, lang: str, chapter: str, target: Docu
             continue
         shown = found[0].relative_to(config.chapters_dir.resolve()).as_posix()
         out.append(Finding.make(
-            Code.REF_FALLBACK, f"{ref!r} is not in the {lang} book: the source language's {shown} is used",
+            Code.REF_FALLBACK,
+            f"{ref!r} is not in the {lang} book: the source language's {shown} is used; copy it into the {lang} "
+            "folder only to translate its words",
             lang, chapter, Location(target.path, line), subject=(shown, ""),
         ))  # fmt: skip
     return out
