@@ -21,6 +21,7 @@ from pathlib import Path
 from polybook.book import Book, display_path, load_book
 from polybook.check.bases import Base, base_of, changes_since
 from polybook.check.code import check_code, check_coverage, match_cells
+from polybook.check.current import followed_since
 from polybook.check.findings import CheckResult, Finding, Location
 from polybook.check.library import library_findings, saved_drift
 from polybook.check.math_numbers import check_math_numbers
@@ -108,6 +109,7 @@ def check_chapter(
     findings += check_math_numbers(lang, chapter, source, target, src_items, tgt_items, match.common, alignment)
     findings += check_sections(lang, chapter, alignment, source, target, match, src_items, tgt_items)
     findings += check_references(lang, chapter, source, target, alignment.place, config.localised_links, match.common)
+    findings = followed_since(findings, source, current, target)
     findings += resource_fallbacks(config, lang, chapter, target)
     findings += lock_problem(lang, chapter, target, record)
     findings += changes_since(lang, chapter, base, current, target, match, alignment.place)
