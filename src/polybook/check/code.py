@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from polybook.check.align import Pair, align
 from polybook.check.code_diff import Hunk, token_diff
+from polybook.check.code_keys import cell_key, without_comments
 from polybook.check.findings import Finding, Location
+from polybook.check.regroup import holders, streams_of
 from polybook.check.strings import differing_strings
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import CodeCell, Document
@@ -18,23 +18,6 @@ from polybook.library.collect import save_lines
 
 _MAX_DIFF = 8
 _MAX_HUNKS = 3  # more changed places than this in one cell: one finding for the whole cell
-
-
-_CODE_THEN_COMMENT = re.compile(r"""^([^'"#]*?)\s*#.*$""")  # a comment after code without quotes
-
-
-@lru_cache(maxsize=65536)
-def without_comments(code: str) -> str:
-    """The code with its comments and blank lines cut where that is safe (no quote before the
-    ``#``): equal results mean equal :func:`cell_key`, without the tokenizer's slow work."""
-    lines = [m[1] if (m := _CODE_THEN_COMMENT.match(line)) else line.rstrip() for line in code.split("\n")]
-    return "\n".join(line for line in lines if line.strip())
-
-
-@lru_cache(maxsize=65536)
-def cell_key(code: str) -> str:
-    """The code as compared: comments and docstrings dropped, whitespace folded."""
-    return normalize_code(without_comments(code))
 
 
 def align_code(source: list[str], target: list[str]) -> list[Pair]:
@@ -167,10 +150,6 @@ def check_coverage(
     return out
 
 
-#: A top-level ``def`` or ``class`` in normalised code, by name.
-_DEFINES_RE = re.compile(r"^(?:def|class) (\w+)", re.M)
-
-
 def check_code(
     lang: str, chapter: str, source: Document, target: Document, match: CellMatch, place: Callable[[int], int]
 ) -> list[Finding]:
@@ -178,10 +157,10 @@ def check_code(
     belongs in the translation (for a missing cell with no paired cell before it)."""
     findings: list[Finding] = []
     seen: set[tuple[Code, int, int]] = set()
-    streams = _streams(match)
+    streams = streams_of(match)
     for framework, src, tgt, pairs in match.streams:
-        joins = _holders(pairs, src, tgt, framework, match.source_to_target, joined=True)
-        splits = _holders(pairs, tgt, src, framework, match.target_to_source, joined=False)
+        joins = holders(pairs, src, tgt, framework, match.source_to_target, joined=True)
+        splits = holders(pairs, tgt, src, framework, match.target_to_source, joined=False)
         held_s = {i for cells in joins.values() for i in cells}
         held_t = {j for cells in splits.values() for j in cells}
         previous: CodeCell | None = None  # the last translation cell paired so far
@@ -209,66 +188,6 @@ def check_code(
             if s is not None and t is not None:
                 previous = t if not t_cells else tgt[t_cells[-1]]
     return findings
-
-
-def _streams(match: CellMatch) -> dict[int, set[str]]:
-    """Cell (by id, of either side) -> the frameworks whose stream pairs it with a cell: what
-    each framework's reader sees of it, whichever cell of the other side stands for it."""
-    out: dict[int, set[str]] = {}
-    for framework, src, tgt, pairs in match.streams:
-        for p in pairs:
-            if p.source is not None and p.target is not None:
-                out.setdefault(id(src[p.source]), set()).add(framework)
-                out.setdefault(id(tgt[p.target]), set()).add(framework)
-    return out
-
-
-def _holders(
-    pairs: list[Pair],
-    lacking: list[CodeCell],
-    holding: list[CodeCell],
-    framework: str,
-    elsewhere: dict[int, CodeCell],
-    joined: bool,
-) -> dict[int, list[int]]:
-    """Cell -> the cells of the other side the stream leaves unpaired that it holds besides its
-    own pair: translation cells holding source cells (``joined``: a translator joined cells into
-    one), or source cells holding translation cells (a translator split one). ``lacking``: the
-    side of the unpaired cells; ``elsewhere``: cells paired in another framework's stream."""
-
-    def mine(p: Pair) -> int | None:
-        return p.source if joined else p.target
-
-    def theirs(p: Pair) -> int | None:
-        return p.target if joined else p.source
-
-    paired = [
-        (index, cell_key(holding[index].code_for(framework)))
-        for p in pairs
-        if (index := theirs(p)) is not None and mine(p) is not None
-    ]
-    out: dict[int, list[int]] = {}
-    for pair in pairs:
-        lone = mine(pair)
-        if theirs(pair) is not None or lone is None or id(lacking[lone]) in elsewhere:
-            continue
-        holder = _holder(lacking[lone], paired, framework)
-        if holder is not None:
-            out.setdefault(holder, []).append(lone)
-    return out
-
-
-def _holder(s: CodeCell, paired: list[tuple[int, str]], framework: str) -> int | None:
-    """The paired translation cell that holds a source cell the stream lacks -- its code as it
-    is, or the functions and classes it defines (joined, and changed there)."""
-    key = cell_key(s.code_for(framework))
-    if not key:
-        return None
-    found = next((j for j, other in paired if key in other), None)
-    if found is not None:
-        return found
-    defined = set(_DEFINES_RE.findall(key))
-    return next((j for j, other in paired if defined and defined <= set(_DEFINES_RE.findall(other))), None)
 
 
 #: What to do about code that differs from the source's.
