@@ -100,3 +100,15 @@ def test_a_save_mark_the_translation_lacks_says_what_the_library_loses(tmp_path:
         ("code.markers", 1, "mxnet cell 1 has markers [] here but [#@save] in the source: add the source's #@save, "
          "or readers of this language get a library without this code"),
     ]  # fmt: skip
+
+
+def test_a_joined_cell_that_also_dropped_lines_says_both(tmp_path: Path) -> None:
+    en = cell("tokens = split(text)\nvocab = Vocab(tokens)") + "\nThen plot.\n\n"
+    en += cell("set_figsize()\nxlabel('# tokens')\nhist(lengths)")
+    ja = cell("tokens = split(text)\nvocab = Vocab(tokens)\n\nset_figsize()\nhist(lengths)")
+    assert found(tmp_path, en, ja) == [
+        ("code.changed", 1, "mxnet cell 1 joins the source's cells 1 and 2 (lines 1, 8) into one: split it where the "
+         "source does"),
+        ("code.changed", 5, "mxnet cell 1 differs from the source: `` → `xlabel('# tokens')`; take the source's "
+         "(polybook sync --write)"),
+    ]  # fmt: skip

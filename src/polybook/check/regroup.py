@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 #: A top-level ``def`` or ``class`` in normalised code, by name.
 _DEFINES_RE = re.compile(r"^(?:def|class) (\w+)", re.M)
+_MOST = 1 / 2  # of a cell's lines (two at least) in its neighbour's pair: the two were joined there
 
 
 def streams_of(match: CellMatch) -> dict[int, set[str]]:
@@ -49,29 +50,40 @@ def holders(
         return p.target if joined else p.source
 
     paired = [
-        (index, cell_key(holding[index].code_for(framework)))
+        (index, cell_key(holding[index].code_for(framework)), mate)
         for p in pairs
-        if (index := theirs(p)) is not None and mine(p) is not None
+        if (index := theirs(p)) is not None and (mate := mine(p)) is not None
     ]
     out: dict[int, list[int]] = {}
     for pair in pairs:
         lone = mine(pair)
         if theirs(pair) is not None or lone is None or id(lacking[lone]) in elsewhere:
             continue
-        holder = _holder(lacking[lone], paired, framework)
+        holder = _holder(lacking[lone], lone, paired, framework)
         if holder is not None:
             out.setdefault(holder, []).append(lone)
     return out
 
 
-def _holder(s: CodeCell, paired: list[tuple[int, str]], framework: str) -> int | None:
-    """The paired translation cell that holds a source cell the stream lacks -- its code as it
-    is, or the functions and classes it defines (joined, and changed there)."""
+def _holder(s: CodeCell, lone: int, paired: list[tuple[int, str, int]], framework: str) -> int | None:
+    """The paired cell of the other side that holds a cell the stream leaves unpaired (at
+    ``lone``) -- its code as it is, the functions and classes it defines (joined, and changed
+    there), or, for the cell paired with its neighbour, half its lines (joined, and some
+    lines changed or dropped)."""
     key = cell_key(s.code_for(framework))
     if not key:
         return None
-    found = next((j for j, other in paired if key in other), None)
+    found = next((j for j, other, _ in paired if key in other), None)
     if found is not None:
         return found
     defined = set(_DEFINES_RE.findall(key))
-    return next((j for j, other in paired if defined and defined <= set(_DEFINES_RE.findall(other))), None)
+    found = next((j for j, other, _ in paired if defined and defined <= set(_DEFINES_RE.findall(other))), None)
+    if found is not None:
+        return found
+    lines = key.split("\n")
+    for j, other, mate in paired:
+        kept = set(other.split("\n"))
+        shared = sum(line in kept for line in lines)
+        if abs(mate - lone) == 1 and (shared == len(lines) or shared >= max(2, _MOST * len(lines))):
+            return j
+    return None
