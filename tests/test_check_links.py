@@ -87,3 +87,9 @@ def test_a_link_naming_its_language_against_a_base_in_the_translations_folder(tm
     (tmp_path / "chapters" / "ja" / "intro_origin.md").write_text(en, encoding="utf-8")
     result = check_book(load_book(load_config(conf)))
     assert not [f for f in result.active if f.code == "ref.link"]
+
+
+def test_an_address_the_source_writes_as_text_may_be_a_link_here(tmp_path: Path) -> None:
+    en = "Then open http://localhost:8888 in your browser.\n"
+    zh = "然后在浏览器中打开<http://localhost:8888>。\n"
+    assert links(tmp_path, en, zh) == []
