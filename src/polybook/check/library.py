@@ -105,7 +105,9 @@ def _library_findings(book: Book, languages: list[str], settings: LibrarySetting
             continue
         library = libraries[framework]
         block = status.block
-        if not status.missing:
+        if status.missing:
+            diagnostic = replace(diagnostic, message="the library file does not exist: polybook build lib writes it")
+        else:
             found = code_difference(library.target.read_text(encoding="utf-8", errors="replace"), library)
             if found is None:
                 continue  # the same code: comments, layout or docstrings differ
