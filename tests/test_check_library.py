@@ -143,3 +143,14 @@ def test_a_copy_that_differs_in_code_names_the_definition_and_its_line(tmp_path:
     assert found.message.startswith(f"ja's own alpha module differs from the book's library in code at line {line}: ")
     assert "'double' differs, defined at " in found.message and "chapters/en/basics.md:11; " in found.message
     assert found.message.endswith("remove it to use the book's (polybook build lib)")
+
+
+def test_a_change_to_lines_a_saved_cell_does_not_save_is_no_library_change(tmp_path: Path) -> None:
+    """``#@save`` on a function saves the function; a line after it, at the margin, is the
+    notebook's own (d2lbook saves only what the mark reaches)."""
+    en = BASICS.replace("    return 2 * x\n", "    return 2 * x\n\ndouble(1)\n")
+    conf = book(tmp_path, en.replace("double(1)", "double(2)"))
+    (tmp_path / "chapters" / "en" / "basics.md").write_text(en, encoding="utf-8")
+    committed(conf)
+    ja = [(code, line) for code, path, line in findings(conf) if path.endswith("chapters/ja/basics.md")]
+    assert ja == [("code.changed", 14)]

@@ -102,7 +102,7 @@ def check_chapter(
     match = match_cells(source, target)
     alignment = pair_segments(source, target, match)
     src_items, tgt_items = flatten(source), flatten(target)
-    findings += saved_drift(lang, source, check_code(lang, chapter, source, target, match, alignment.place))
+    findings += saved_drift(lang, source, check_code(lang, chapter, source, target, match, alignment.place), target)
     findings += check_coverage(lang, chapter, source, target, match.common)
     offered = config.languages[config.source_language].frameworks
     findings += check_texttabs(lang, chapter, alignment, source, target, match.common, config.localised_links, offered)

@@ -32,21 +32,35 @@ from polybook.dialect.nodes import Document
 from polybook.files import hash_files, kept
 from polybook.library import LibrarySettings, SavedLibrary, collect_library, library_status, read_settings
 from polybook.library.build import first_difference, library_languages
-from polybook.library.collect import SAVE_RE, SavedBlock
+from polybook.library.collect import SAVE_RE, SavedBlock, save_lines
 
 
-def saved_drift(lang: str, source: Document, findings: list[Finding]) -> list[Finding]:
-    """``code.changed`` findings about a cell the source saves become ``code.saved``."""
+def saved_drift(lang: str, source: Document, findings: list[Finding], target: Document | None = None) -> list[Finding]:
+    """``code.changed`` findings about the lines of a cell that ``#@save`` marks give the library
+    become ``code.saved`` (of the translation's cell when the change has text there, else of the
+    source's; with no ``target``, any line of a cell the source saves)."""
     saved = [(cell.line, cell.end_line) for cell in source.cells() if SAVE_RE.search(cell.code)]
+    s_lines = _saved_lines(source) if target is not None else None
+    t_lines = _saved_lines(target) if target is not None else None
     out = []
     for finding in findings:
         where = finding.source.line if finding.source is not None else 0
-        if finding.code is Code.CODE_CHANGED and any(first <= where <= last for first, last in saved):
+        if s_lines is not None and t_lines is not None and finding.location is not None:
+            mine = bool(finding.diff and finding.diff[0][0])
+            library = finding.location.line in t_lines if mine else where in s_lines
+        else:
+            library = any(first <= where <= last for first, last in saved)
+        if finding.code is Code.CODE_CHANGED and library:
             said = finding.message.removesuffix(f"; {TAKE_SOURCE}").removesuffix(f": {TAKE_SOURCE}")
             message = f"{said}; it is #@save code: readers of {lang} would get another library; {TAKE_SOURCE}"
             finding = replace(finding, code=Code.CODE_SAVED, message=message)
         out.append(finding)
     return out
+
+
+def _saved_lines(doc: Document) -> set[int]:
+    """The file lines whose code ``#@save`` marks give the library, for any framework."""
+    return {n for cell in doc.cells() for f in cell.frameworks for _, n in save_lines(cell.lines_for(f))}
 
 
 def library_findings(book: Book, languages: list[str], store: Path | None = None) -> list[Finding]:
