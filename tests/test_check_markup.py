@@ -110,3 +110,9 @@ def test_a_chapter_whose_name_is_the_sources_misspelt_says_which(tmp_path: Path)
             "misspelt; rename nadaraya-waston.md to nadaraya-watson.md",
         ),
     ]  # fmt: skip  -- and no "not translated yet" for the source's: one finding
+
+
+def test_punctuation_after_an_equations_environment_is_no_change(tmp_path: Path) -> None:
+    en = "Thus\n\n$$\\begin{aligned} h &= u + v.\\end{aligned},$$\n\nwhere it holds.\n"
+    zh = "因此\n\n$$\\begin{aligned} h &= u + v.\\end{aligned}$$\n\n其中成立。\n"
+    assert found(tmp_path, en, zh) == []
