@@ -98,7 +98,7 @@ def test_text_tabs_in_a_section_the_translation_moved_are_not_lost(tmp_path: Pat
 
 
 def test_a_chapter_whose_name_is_the_sources_misspelt_says_which(tmp_path: Path) -> None:
-    make_book(tmp_path, "# Watson\n\nText.\n", "# Other\n", name="nadaraya-watson")
+    make_book(tmp_path, "# Watson\n\nText.\n\n```{.python .input}\nx = 1\n```\n", "# Other\n", name="nadaraya-watson")
     folder = tmp_path / "chapters" / "ja"
     (folder / "nadaraya-watson.md").rename(folder / "nadaraya-waston.md")
     result = check_book(load_book(load_config(tmp_path / "conf.py")))
@@ -107,9 +107,11 @@ def test_a_chapter_whose_name_is_the_sources_misspelt_says_which(tmp_path: Path)
         (
             "nadaraya-waston.md",
             "chapter 'nadaraya-waston' has no source chapter: it is the source's 'nadaraya-watson' "
-            "misspelt; rename nadaraya-waston.md to nadaraya-watson.md",
+            "misspelt; rename nadaraya-waston.md to nadaraya-watson.md (and its toc entries)",
         ),
     ]  # fmt: skip  -- and no "not translated yet" for the source's: one finding
+    # and the chapter is checked against the source's it misspells
+    assert [f.code for f in result.active if f.code.startswith("code")] == ["code.missing"]
 
 
 def test_punctuation_after_an_equations_environment_is_no_change(tmp_path: Path) -> None:

@@ -34,7 +34,7 @@ from polybook.check.suppress import Suppression, apply, inline_suppressions, unu
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect.nodes import Document, TocBlock
-from polybook.models import MODELS_DIR
+from polybook.models import MODELS_DIR, parse_cached
 from polybook.toc import build_toc, toc_blocks, unreached
 
 __all__ = ["CheckResult", "Finding", "check_book", "check_chapter", "check_config"]
@@ -139,6 +139,7 @@ def check_chunk(book: Book, names: list[str], langs: list[str], store: Path | No
             out.findings += problems
     locks = {lang: read_lock(book.config.chapters_dir / lang) for lang in langs}
     orphans = _orphans(book.config, langs)
+    source_names = book.config.document_names(source_lang)
     for name in names:  # chapter by chapter: what is read from a source chapter serves every language
         for lang in langs:
             source, target = sources.get(name), book.chapters[lang].get(name)
@@ -148,6 +149,10 @@ def check_chunk(book: Book, names: list[str], langs: list[str], store: Path | No
                 continue
             if target is None:
                 continue
+            renamed = _misspelt(name, source_names) if source is None else []
+            if renamed:  # checked against the source's chapter it misspells, as it is today
+                out.findings.append(_orphan(book.config, lang, name, target))
+                source = _source_document(book.config, renamed[0], store)
             base = base_of(book.config, lang, name, source, locks[lang].get(name), store, target)
             if source is None and base.document is None:
                 out.findings.append(_orphan(book.config, lang, name, target))
@@ -155,7 +160,7 @@ def check_chunk(book: Book, names: list[str], langs: list[str], store: Path | No
             found, problems = inline_suppressions(target, lang, name)
             out.suppressions += found
             out.findings += problems
-            memo = findings_dir(book.config) if store else None
+            memo = findings_dir(book.config) if store and not renamed else None  # its key names its own file
             out.findings += chapter_findings(
                 memo, book.config, lang, name, source, target, locks[lang], base,
                 functools.partial(check_chapter, book, lang, name, source, target, locks[lang], store, base),
@@ -182,13 +187,19 @@ def _misspelt(name: str, names: list[str]) -> list[str]:
     return [near[found] for found in get_close_matches(base, list(near), n=1, cutoff=_MISSPELT)]
 
 
+def _source_document(config: BookConfig, name: str, store: Path | None) -> Document:
+    """The source language's document ``name``, parsed (or as kept in ``store``)."""
+    path = config.document_path(config.source_language, name)
+    return parse_cached(path, config.languages[config.source_language].settings, display_path(path), store)
+
+
 def _orphan(config: BookConfig, lang: str, name: str, target: Document) -> Finding:
     """A translated chapter with no source chapter (and no base): most often the source's name
     misspelt (pt's ``nadaraya-waston`` for ``nadaraya-watson``), which is named."""
     close = _misspelt(name, config.document_names(config.source_language))
     if close:
         message = f"chapter {name!r} has no source chapter: it is the source's {close[0]!r} misspelt; rename "
-        message += f"{Path(target.path).name} to {close[0].rsplit('/', 1)[-1]}.md"
+        message += f"{Path(target.path).name} to {close[0].rsplit('/', 1)[-1]}.md (and its toc entries)"
     else:
         message = f"chapter {name!r} has no source chapter: remove it, or add it to the source"
     return Finding.make(Code.STRUCTURE_CHAPTER, message, lang, name, Location(target.path, 1))
