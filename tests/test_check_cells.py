@@ -112,3 +112,9 @@ def test_a_joined_cell_that_also_dropped_lines_says_both(tmp_path: Path) -> None
         ("code.changed", 5, "mxnet cell 1 differs from the source: `` → `xlabel('# tokens')`; take the source's "
          "(polybook sync --write)"),
     ]  # fmt: skip
+
+
+def test_a_translated_label_beside_a_real_change_is_not_a_change_of_its_own(tmp_path: Path) -> None:
+    en = cell("print('loss:', l)\nx = range(10)")
+    ja = cell("print('損失：', l)\nx = range(100)")
+    assert [(code, line) for code, line, _ in found(tmp_path, en, ja)] == [("code.changed", 3)]

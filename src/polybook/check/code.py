@@ -358,6 +358,9 @@ def _changed(
         if not strings:
             return []
         hunks = [h for h in hunks if any(a in h.translation and b in h.source for a, b in strings)] or hunks
+    else:  # a translated label beside a real change is no change of its own
+        hunks = [h for h in hunks if without_strings(h.translation) != without_strings(h.source)
+                 or differing_strings(h.translation, h.source)]  # fmt: skip
     code = Code.CODE_STRINGS if only_strings else Code.CODE_CHANGED
     what = ": a string the code uses differs from the source's" if only_strings else " differs from the source"
     todo = "write the source's" if only_strings else TAKE_SOURCE

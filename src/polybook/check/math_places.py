@@ -63,11 +63,12 @@ def pair_nearby(pairs: Pairs, places: Places) -> Pairs:
 
 
 def _paragraphs(doc: Document) -> dict[int, tuple[int, str]]:
-    """First line -> (last line, raw text) of the nodes that hold prose."""
+    """First line -> (last line, raw text) of the nodes that hold prose (a heading's too: a
+    translation may have run a list of exercises into it)."""
     return {
         node.line: (node.end_line, text)
         for node in doc.walk()
-        if isinstance(text := getattr(node, "source", None), str)
+        if isinstance(text := getattr(node, "source", None) or getattr(node, "text", None), str)
     }
 
 
