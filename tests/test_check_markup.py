@@ -118,3 +118,9 @@ def test_punctuation_after_an_equations_environment_is_no_change(tmp_path: Path)
     en = "Thus\n\n$$\\begin{aligned} h &= u + v.\\end{aligned},$$\n\nwhere it holds.\n"
     zh = "因此\n\n$$\\begin{aligned} h &= u + v.\\end{aligned}$$\n\n其中成立。\n"
     assert found(tmp_path, en, zh) == []
+
+
+def test_a_set_of_words_written_as_math_may_be_said_in_words(tmp_path: Path) -> None:
+    en = "The model outputs a choice among $\\{\\text{yes}, \\text{no}\\}$ as output.\n"
+    zh = "模型输出“是”或“否”中的一个选择。\n"
+    assert found(tmp_path, en, zh) == []

@@ -29,12 +29,13 @@ from polybook.dialect.nodes import DisplayMath, Document
 
 _REPEAT = 5  # lines: the same number said again this close may be said once in a translation
 _A_NUMBER = re.compile(r"\s*(?:\\%\s*)?\d[\d.,]*\s*(?:\\%)?\s*")
-# math that is no formula: words only (``$\\textrm{"<where>"}$``), numbers only (``$(-1, 1)$``)
-# (and arithmetic on numbers, ``$7-2+1=6$``, or an operator alone, ``$\times$``)
+# math that is no formula: words only (``$\\textrm{"<where>"}$``, or a set of them,
+# ``$\\{\\text{yes}, \\text{no}\\}$``, which a language may say in its words), numbers only
+# (``$(-1, 1)$``) (and arithmetic on numbers, ``$7-2+1=6$``, or an operator alone, ``$\times$``)
 _ARITHMETIC = r"(?:[\d.,()\[\]+\-=/]|\\[$%]|\\(?:times|cdot|div|approx)(?![A-Za-z]))"
-_NOT_FORMULA = re.compile(
-    rf"(?:\\text\{{\}}|[\s.,;:'\"-])+|{_ARITHMETIC}*\d{_ARITHMETIC}*|\\(?:times|cdot|pm|sim|approx|rightarrow)"
-)
+_SET = r"(?:\\[{}]|[()\[\],\s]|\\text\{\})*"  # braces, brackets and commas around words
+_WORDS = rf"(?:\\text\{{\}}|[\s.,;:'\"-])+|{_SET}\\text\{{\}}{_SET}"
+_NOT_FORMULA = re.compile(rf"{_WORDS}|{_ARITHMETIC}*\d{_ARITHMETIC}*|\\(?:times|cdot|pm|sim|approx|rightarrow)")
 
 
 @dataclass(frozen=True, slots=True)
