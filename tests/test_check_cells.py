@@ -118,3 +118,9 @@ def test_a_translated_label_beside_a_real_change_is_not_a_change_of_its_own(tmp_
     en = cell("print('loss:', l)\nx = range(10)")
     ja = cell("print('損失：', l)\nx = range(100)")
     assert [(code, line) for code, line, _ in found(tmp_path, en, ja)] == [("code.changed", 3)]
+
+
+def test_a_cell_that_lost_most_of_its_lines_is_that_cell_changed(tmp_path: Path) -> None:
+    en = cell("data = load()\nx = data / 128\ny = floor(x)\nz = cast(y)\nw = z + 1") + "\nText.\n\n" + cell("show(w)")
+    ja = cell("data = load()\nx = data / 128") + "\n本文。\n\n" + cell("show(w)")
+    assert {code for code, _, _ in found(tmp_path, en, ja)} == {"code.changed"}  # its lines, not missing + extra

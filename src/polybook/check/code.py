@@ -103,13 +103,37 @@ def match_cells(source: Document, target: Document) -> CellMatch:
     match = CellMatch(common=shared_frameworks(source, target))
     for framework in [f for f in source.frameworks if f in match.common]:
         src, tgt = source.cells(framework), target.cells(framework)
-        pairs = align_code([c.code_for(framework) for c in src], [c.code_for(framework) for c in tgt])
+        s_code, t_code = [c.code_for(framework) for c in src], [c.code_for(framework) for c in tgt]
+        pairs = _contained(align_code(s_code, t_code), s_code, t_code)
         match.streams.append((framework, src, tgt, pairs))
         for pair in pairs:
             if pair.source is not None and pair.target is not None:
                 match.target_to_source.setdefault(id(tgt[pair.target]), src[pair.source])
                 match.source_to_target.setdefault(id(src[pair.source]), tgt[pair.target])
     return match
+
+
+def _contained(pairs: list[Pair], source: list[str], target: list[str]) -> list[Pair]:
+    """``pairs`` with a lone missing cell and a lone extra one side by side paired (similar) when
+    half the shorter's lines are in the other: one cell with lines added or dropped (pt's
+    ``load_data()`` without the source's preprocessing below it), not a missing and an extra."""
+    out = list(pairs)
+    for k in range(len(out) - 1):
+        a, b = out[k], out[k + 1]
+        kinds = {a.kind, b.kind}
+        if (
+            kinds != {"missing", "extra"}
+            or (k and out[k - 1].kind in kinds)
+            or (k + 2 < len(out) and out[k + 2].kind in kinds)
+        ):
+            continue
+        s, t = (a.source, b.target) if a.kind == "missing" else (b.source, a.target)
+        mine, theirs = cell_key(source[s]).split("\n"), cell_key(target[t]).split("\n")  # type: ignore[index]
+        short, other = (mine, set(theirs)) if len(mine) <= len(theirs) else (theirs, set(mine))
+        shared = sum(line in other for line in short)
+        if short != [""] and shared >= max(1, len(short) / 2):
+            out[k : k + 2] = [Pair(s, t, "similar", shared / max(len(mine), len(theirs))), Pair(None, None, "gone")]
+    return [p for p in out if p.kind != "gone"]
 
 
 def _offered_cells(doc: Document, framework: str, every: bool = True) -> list[CodeCell]:
