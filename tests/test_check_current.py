@@ -32,3 +32,13 @@ def test_a_cell_the_translation_took_from_the_source_today_is_no_drift(tmp_path:
 def test_a_cell_that_is_neither_the_base_nor_the_source_today_is_drift(tmp_path: Path) -> None:
     ja = OLD.replace("loss = Loss()", "loss = Loss(reduction='sum')")
     assert found(tmp_path, ja) == [("code.changed", 9)]
+
+
+def test_a_figure_file_the_translation_took_from_the_source_today_is_no_drift(tmp_path: Path) -> None:
+    old = OLD + "\n![A](../img/Neuron.svg)\n:label:`fig_n`\n"
+    now = NOW + "\n![A](../img/neuron.svg)\n:label:`fig_n`\n"
+    conf = make_book(tmp_path, now, old.replace("Neuron", "neuron"))
+    conf.write_text(conf.read_text().replace('"chapters":', '"exclusions": ["**/*_origin.md"],\n    "chapters":'))
+    (tmp_path / "chapters" / "ja" / "intro_origin.md").write_text(old, encoding="utf-8")
+    result = check_book(load_book(load_config(conf)))
+    assert [f.message for f in result.active if f.code == "ref.figure"] == []

@@ -93,6 +93,8 @@ def _follows(finding: Finding, today: _Today, target: Document) -> bool:
         return (f"{role}:{written}" in today.refs) if written is not None else theirs not in today.refs
     if code is Code.REF_LINK:
         return mine in today.links if mine else theirs not in today.links and "*" not in theirs
+    if code is Code.REF_FIGURE and mine.startswith("src="):  # a figure's file as the source's today
+        return mine.removeprefix("src=") in today.figures
     if code is Code.REF_FIGURE and not theirs.startswith(("src=", "width=", "height=")):
         return mine in today.figures if mine else theirs not in today.figures
     return False
