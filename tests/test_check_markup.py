@@ -124,3 +124,11 @@ def test_a_set_of_words_written_as_math_may_be_said_in_words(tmp_path: Path) -> 
     en = "The model outputs a choice among $\\{\\text{yes}, \\text{no}\\}$ as output.\n"
     zh = "模型输出“是”或“否”中的一个选择。\n"
     assert found(tmp_path, en, zh) == []
+
+
+def test_text_read_as_math_after_a_lost_dollar_is_no_extra_math_in_any_script(tmp_path: Path) -> None:
+    en = "We have $a$ in $b$ and $c$ here.\n"
+    ja = "ここに $a$ は$b の中に $c$ がある。\n"  # `$b` lost its closing `$`
+    assert [(code, message[:45]) for code, _, _, message in found(tmp_path, en, ja)] == [
+        ("math.missing", "math $b$ of the source is here without its cl"),
+    ]  # one finding: not "$b の中に $" as extra math

@@ -21,7 +21,7 @@ from difflib import SequenceMatcher
 
 from polybook.check.findings import Finding, Location
 from polybook.check.formulas import Formula, Places
-from polybook.check.tex import looks_like_prose
+from polybook.check.tex import TEXT_CMD, looks_like_prose
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Document
 
@@ -30,6 +30,7 @@ _NEAR = 3  # lines between where a missing formula belongs and an extra one, to 
 _ALIKE = 0.5  # skeletons at least this similar are one formula changed
 _FONT = re.compile(r"\\(?:mathbf|mathsf|mathrm|mathit|boldsymbol|bm|mathcal|operatorname)\b|[{}\s]")
 _DOLLAR = re.compile(r"(?<![\\$])\$(?!\$)")
+_LETTERS = re.compile(r"[^\W\d_\x00-\x7f]")  # a letter of a script TeX does not write outside \text
 _EDGES = re.compile(r"^\s|^[,.;:!?、。，]|\s$")
 _PROSE_AFTER = re.compile(r"\s*(?:[,.;:!?)）、。，]|\*?[^\W\d_])")  # words or punctuation follow
 _PROSE_BEFORE = re.compile(r"(?:[,.;:(（、。，]|[^\W\d_]\*?)\s*$")
@@ -119,8 +120,10 @@ def broken_dollars(
 
 def _text_as_math(tex: str) -> bool:
     """Whether "math" is the text between two formulas, read as math when a ``$`` is lost: words,
-    a line break, or spaces and punctuation at its ends (``$, então $``)."""
-    return looks_like_prose(tex) or "\n" in tex or bool(_EDGES.search(tex))
+    a line break, spaces and punctuation at its ends (``$, então $``), a letter of another script
+    (``$は$``)."""
+    words = TEXT_CMD.sub(" ", tex)
+    return looks_like_prose(tex) or "\n" in tex or bool(_EDGES.search(tex)) or bool(_LETTERS.search(words))
 
 
 def _in_text(tex: str, node: int, broken: dict[int, str]) -> tuple[int, int, str] | None:
