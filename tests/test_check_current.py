@@ -42,3 +42,13 @@ def test_a_figure_file_the_translation_took_from_the_source_today_is_no_drift(tm
     (tmp_path / "chapters" / "ja" / "intro_origin.md").write_text(old, encoding="utf-8")
     result = check_book(load_book(load_config(conf)))
     assert [f.message for f in result.active if f.code == "ref.figure"] == []
+
+
+def test_a_save_mark_the_source_added_since_the_base_is_no_drift(tmp_path: Path) -> None:
+    old = OLD.replace("c = 3", "def hist(x):\n    return x")
+    now = NOW.replace("c = 4", "#@save\ndef hist(x):\n    return x")
+    conf = make_book(tmp_path, now, old.replace("def hist", "#@save\ndef hist"))
+    conf.write_text(conf.read_text().replace('"chapters":', '"exclusions": ["**/*_origin.md"],\n    "chapters":'))
+    (tmp_path / "chapters" / "ja" / "intro_origin.md").write_text(old, encoding="utf-8")
+    result = check_book(load_book(load_config(conf)))
+    assert [f.code for f in result.active if f.code.startswith("code")] == []

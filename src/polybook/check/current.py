@@ -33,6 +33,7 @@ class _Today:
     refs: frozenset[str]  # "numref:sec_x"
     links: frozenset[str]
     figures: frozenset[str]
+    frameworks: frozenset[str]
 
 
 def _today(doc: Document) -> _Today:
@@ -49,6 +50,7 @@ def _today(doc: Document) -> _Today:
         frozenset(f"{i.name}:{i.value}" for i in inlines if i.kind == "role"),
         frozenset(i.value for i in inlines if i.kind == "link"),
         frozenset(key for f in figures for key in (f.label, f.src) if key),
+        frozenset(doc.frameworks),
     )
 
 
@@ -77,7 +79,8 @@ def _follows(finding: Finding, today: _Today, target: Document) -> bool:
         key = cell_key(cell.code_for(finding.framework))
         if code in (Code.CODE_TABS, Code.CODE_MARKERS):  # the same code, run and marked as today
             marks = tuple(sorted(m.name for m in cell.markers))
-            return (finding.framework, key, cell.frameworks, marks) in today.marked
+            runs = tuple(f for f in cell.frameworks if f in today.frameworks)  # zh's paddle aside
+            return (finding.framework, key, runs, marks) in today.marked
         return (finding.framework, key) in today.cells
     if code is Code.CODE_MISSING:
         return bool(finding.framework) and (finding.framework, theirs) not in today.cells

@@ -52,13 +52,12 @@ def unresolved_ref(
     """A reference of the translation that resolves to no label of its book (and, with
     ``source_lang``, to none of the source's either: most likely a typo, and the label of
     ``known`` it most looks like is named)."""
-    where = (
-        f"neither the {lang} book nor the {source_lang} source defines"
-        if source_lang
-        else f"the {lang} book does not define"
-    )
+    if source_lang:
+        where = f"neither the {lang} book nor the {source_lang} source defines: {_suggest(target, known)}"
+    else:
+        where = f"the {lang} book does not define: give the {lang} chapter the source's label it lacks"
     return Finding.make(
-        Code.REF_TARGET, f":{role}:`{target}` points at a label {where}: {_suggest(target, known)}", lang, chapter,
+        Code.REF_TARGET, f":{role}:`{target}` points at a label {where}", lang, chapter,
         Location(path, line), diff=((f":{role}:`{target}`", ""),), subject=(target, ""),
     )  # fmt: skip
 
