@@ -135,6 +135,6 @@ def test_text_read_as_math_after_a_lost_dollar_is_no_extra_math_in_any_script(tm
 
 
 def test_a_value_the_source_gives_in_words_may_be_written_as_math(tmp_path: Path) -> None:
-    en = "We sample $K$ noise words (5 in the experiment).\n"
+    en = "We sample `K` noise words (5 in the experiment).\n"
     pt = "Amostramos $K$ palavras de ruído ($K = 5$ no experimento).\n"
     assert found(tmp_path, en, pt) == []

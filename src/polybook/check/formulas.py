@@ -30,7 +30,6 @@ _TEXT = re.compile(r"\\text\{\}")
 _AROUND_TEXT = re.compile(r"[,.;:]?\\text\{\}[,.;:]?")  # words and the punctuation around them
 _PIECES = 4  # a formula the translation splits into up to this many (``$c_i, u_i$`` -> ``$c_i$, $u_i$``)
 _WINDOW = 6  # lines around a paragraph where what it says may have gone
-_VALUE = re.compile(r"(.+?)=-?\d[\d.,]*")  # a symbol given a number: ``K=5``
 _SYMBOL = re.compile(r"(?:\\[A-Za-z]+ ?)?[A-Za-z](?:_[A-Za-z0-9])?")  # ``$k$``, ``$x_i$``, ``$\mathbf B$``
 
 
@@ -170,9 +169,6 @@ def within_others(
                 t.key in key for key in mine.keys_near(t.node) if len(t.key) >= 3
             ):
                 continue
-            value = _VALUE.fullmatch(t.key)
-            if value and value[1] in near:
-                continue  # ``$K = 5$`` for the source's "$K$ (5 in the experiment)": a value said as math
         out.append((s, t))
     return out
 

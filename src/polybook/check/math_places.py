@@ -29,6 +29,7 @@ Pairs = list[tuple[Formula | None, Formula | None]]
 _NEAR = 3  # lines between where a missing formula belongs and an extra one, to be one changed
 _ALIKE = 0.5  # skeletons at least this similar are one formula changed
 _FONT = re.compile(r"\\(?:mathbf|mathsf|mathrm|mathit|boldsymbol|bm|mathcal|operatorname)\b|[{}\s]")
+_VALUE = re.compile(r"(?:\\[A-Za-z]+ ?)?[A-Za-z](?:_[A-Za-z0-9])?=-?\d[\d.,]*")  # ``K=5``
 _DOLLAR = re.compile(r"(?<![\\$])\$(?!\$)")
 _LETTERS = re.compile(r"[^\W\d_\x00-\x7f]")  # a letter of a script TeX does not write outside \text
 _EDGES = re.compile(r"^\s|^[,.;:!?、。，]|\s$")
@@ -43,7 +44,8 @@ def _skeleton(tex: str) -> str:
 
 def pair_nearby(pairs: Pairs, places: Places) -> Pairs:
     """``pairs`` with each missing formula and an extra one where it belongs that look alike
-    paired (changed), the most alike first."""
+    paired (changed), the most alike first; an extra symbol given a number that stands for none
+    is the source's value said as math (``$K = 5$`` for "`K` (5 in the experiment)")."""
     missing = [(k, s) for k, (s, t) in enumerate(pairs) if s is not None and t is None]
     extra = [(k, t) for k, (s, t) in enumerate(pairs) if t is not None and s is None]
     options = []
@@ -60,7 +62,8 @@ def pair_nearby(pairs: Pairs, places: Places) -> Pairs:
         if i not in taken and j not in taken:
             taken |= {i, j}
             joined[i] = (pairs[i][0], pairs[j][1])
-    return [joined.get(k, pair) for k, pair in enumerate(pairs) if k not in taken or k in joined]
+    kept = [joined.get(k, pair) for k, pair in enumerate(pairs) if k not in taken or k in joined]
+    return [(s, t) for s, t in kept if s is not None or t is None or not _VALUE.fullmatch(t.key)]
 
 
 def _paragraphs(doc: Document) -> dict[int, tuple[int, str]]:
