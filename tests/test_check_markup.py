@@ -138,3 +138,9 @@ def test_a_value_the_source_gives_in_words_may_be_written_as_math(tmp_path: Path
     en = "We sample `K` noise words (5 in the experiment).\n"
     pt = "Amostramos $K$ palavras de ruído ($K = 5$ no experimento).\n"
     assert found(tmp_path, en, pt) == []
+
+
+def test_a_product_or_a_shape_said_another_way_is_the_same(tmp_path: Path) -> None:
+    en = "The output has $chw$ values.\n\nA window of shape $h \\times w$ is split.\n"
+    pt = "A saída tem $c \\cdot h \\cdot w$ valores.\n\nA altura e a largura da janela são $h$ e $w$.\n"
+    assert found(tmp_path, en, pt) == []

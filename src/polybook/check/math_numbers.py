@@ -18,6 +18,7 @@ from polybook.check.formulas import (
     as_text_elsewhere,
     matching,
     pair_formulas,
+    shapes_said,
     sides,
     within_others,
 )
@@ -275,6 +276,7 @@ def check_math_numbers(
     pairs = within_others(pairs, mine.formulas, theirs.formulas, places, mine.broken, labelled)
     pairs = pair_nearby(pairs, places)
     pairs, damaged = broken_dollars(lang, chapter, source, target, pairs, places)
+    pairs = shapes_said(pairs, theirs.formulas, places)
     numbers = check_numbers(lang, chapter, source, target, mine.numbers, theirs.numbers, places, alignment.at)
     out = damaged + check_math(lang, chapter, source, target, pairs, places)
     out += numbers
