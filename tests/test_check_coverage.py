@@ -101,14 +101,20 @@ def findings(result: CheckResult, lang: str) -> list[tuple[str, int, str]]:
 
 def test_a_translation_without_a_framework_is_told_once_and_real_tab_drift_stays(result: CheckResult) -> None:
     assert findings(result, "ja") == [
-        ("code.coverage", 1, "no jax cells: 1 in the source"),
-        ("code.tabs", 21, "mxnet cell 3 runs for [mxnet] here but for [mxnet, pytorch, jax] in the source"),
+        ("code.coverage", 1, "no jax cells: 1 in the source; translate them to offer jax"),
+        (
+            "code.tabs",
+            21,
+            "mxnet cell 3 runs for [mxnet] here but for [mxnet, pytorch, jax] in the source: "
+            "write the source's `#@tab` (polybook sync --write)",
+        ),
     ]
 
 
 def test_a_translation_with_another_framework_is_told_once_per_language(result: CheckResult) -> None:
     zh = findings(result, "zh")
-    assert ("code.coverage", 21, "zh offers paddle, which the source does not: 1 cells in 1 chapters") in zh
+    paddle = "zh offers paddle, which the source does not: 1 cells in 1 chapters; nothing to fix"
+    assert ("code.coverage", 21, paddle) in zh
     # zh's `#@tab all` runs for paddle too; its paddle text tab and discussion link are its own
     assert not [f for f in zh if f[0] in ("code.tabs", "structure.texttab", "code.extra")]
 
@@ -116,9 +122,10 @@ def test_a_translation_with_another_framework_is_told_once_per_language(result: 
 def test_localised_links_are_asked_for_per_section_and_framework(result: CheckResult) -> None:
     links = [(line, message) for code, line, message in findings(result, "zh") if code == "ref.link"]
     assert links == [
-        (48, "link https://other.example.org/x is not in the source"),
-        (55, "no link like https://forum.example.org/t/* for [pytorch] in this section; the source's is "
-         "https://forum.example.org/t/12"),
+        (48, "link https://other.example.org/x is not in the source: remove it, unless the translation adds it "
+         "on purpose"),
+        (55, "no link like https://forum.example.org/t/* for [pytorch] in this section: add this language's own in "
+         "a `:begin_tab:`pytorch`` text tab (the source's is https://forum.example.org/t/12)"),
     ]  # fmt: skip
     assert not [f for f in findings(result, "ja") if f[0] == "ref.link"]  # jax is ja's coverage
 

@@ -116,3 +116,41 @@ def test_kept_library_findings_follow_the_module_the_copy_and_the_saved_code(tmp
     source = tmp_path / "chapters" / "en" / "basics.md"
     source.write_text(source.read_text(encoding="utf-8").replace("return 2 * x", "return 4 * x"), encoding="utf-8")
     assert kept_codes() == ["lib.copy", "lib.stale"]  # the #@save code changed: the module is stale
+
+
+def test_a_module_is_compared_as_code_not_as_text(tmp_path: Path) -> None:
+    """What d2lbook wrote differently from polybook -- its header's wording, blank lines, where a
+    comment sits -- and docstrings a translation translated are no difference."""
+    conf = book(tmp_path)
+    target = committed(conf)
+    text = target.read_text(encoding="utf-8")
+    assert "polybook build lib" in text and "return 2 * x" in text
+    target.write_text(text.replace("polybook build lib", "d2lbook build lib").replace("\n\n\n", "\n"), encoding="utf-8")
+    copy = own_copy(tmp_path, target)
+    translated = text.replace('"""Defined in', '"""二倍にする。\n\n    定義').replace("2 * x", "2 * x  # 説明")
+    copy.write_text(translated, encoding="utf-8")
+    assert findings(conf) == []
+
+
+def test_a_copy_that_differs_in_code_names_the_definition_and_its_line(tmp_path: Path) -> None:
+    conf = book(tmp_path)
+    copy = own_copy(tmp_path, committed(conf))
+    text = copy.read_text(encoding="utf-8")
+    copy.write_text(text.replace("return 2 * x", "return x + x  # 同じ"), encoding="utf-8")
+    (found,) = [f for f in check_book(load_book(load_config(conf))).active if str(f.code) == "lib.copy"]
+    line = text.split("\n").index("def double(x):") + 1
+    assert found.primary.line == line
+    assert found.message.startswith(f"ja's own alpha module differs from the book's library in code at line {line}: ")
+    assert "'double' differs, defined at " in found.message and "chapters/en/basics.md:11; " in found.message
+    assert found.message.endswith("remove it to use the book's (polybook build lib)")
+
+
+def test_a_change_to_lines_a_saved_cell_does_not_save_is_no_library_change(tmp_path: Path) -> None:
+    """``#@save`` on a function saves the function; a line after it, at the margin, is the
+    notebook's own (d2lbook saves only what the mark reaches)."""
+    en = BASICS.replace("    return 2 * x\n", "    return 2 * x\n\ndouble(1)\n")
+    conf = book(tmp_path, en.replace("double(1)", "double(2)"))
+    (tmp_path / "chapters" / "en" / "basics.md").write_text(en, encoding="utf-8")
+    committed(conf)
+    ja = [(code, line) for code, path, line in findings(conf) if path.endswith("chapters/ja/basics.md")]
+    assert ja == [("code.changed", 14)]

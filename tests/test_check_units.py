@@ -57,8 +57,9 @@ def test_comments_docstrings_and_whitespace_are_not_drift(tmp_path: Path) -> Non
 
 
 def test_string_literal_changes_are_info(tmp_path: Path) -> None:
-    result = run(tmp_path, cell("print('hello')"), cell("print('こんにちは')"))
+    result = run(tmp_path, cell("open('data.csv')"), cell("open('データ.csv')"))
     assert [(f.code, f.level) for f in result.active if f.code != "stale.unknown"] == [("code.strings", "info")]
+    assert codes(run(tmp_path, cell("print('hello')"), cell("print('こんにちは')"))) == []  # a translated print
 
 
 def test_tab_sets_and_markers(tmp_path: Path) -> None:
@@ -86,7 +87,9 @@ def test_references_figures_links(tmp_path: Path) -> None:
     en = "# A\n:label:`sec_a`\n\nSee :numref:`fig_x` and [d2l](https://d2l.ai).\n\n![X](../img/x.svg)\n:width:`300px`\n:label:`fig_x`\n"
     ja = "# A\n:label:`sec_a`\n\n見る [d2l](https://d2l.ai/ja).\n\n![X](../img/x.svg)\n:width:`200px`\n:label:`fig_x`\n"
     result = run(tmp_path, en, ja)
-    assert sorted(codes(result)) == ["ref.figure", "ref.link", "ref.link", "ref.target"]
+    assert sorted(codes(result)) == ["ref.figure", "ref.link", "ref.target"]
+    (link,) = [f.message for f in result.active if f.code == "ref.link"]  # one link changed, not two
+    assert link == "link https://d2l.ai/ja here is https://d2l.ai in the source: write the source's address"
 
 
 def test_text_tab_left_untabbed(tmp_path: Path) -> None:

@@ -36,8 +36,9 @@ _BOOK_KEYS = {
     "exclusions": "globs, relative to each language's folder, of Markdown files that are not documents",
     "bibfile": "the bibliography, relative to each language's folder (the source language's when missing)",
     "library": "the book's own package, collected from #@save cells (polybook build lib)",
-    "localised_links": "globs of links each language has its own of (d2l: ['https://discuss.d2l.ai/t/*']): "
-    "polybook check asks only that each section of the source that has one still has one",
+    "localised_links": "globs of links each language has its own of (d2l: ['https://discuss.d2l.ai/t/*'], which "
+    "polybook import d2lbook finds and writes): polybook check asks only that each section of the source that has "
+    "one still has one",
     "framework_labels": "mapping framework -> how tabs, notices and PDF names write it (default: its name as "
     "written, as d2lbook shows it), e.g. {'pytorch': 'PyTorch'}",
     "editions": "mapping edition name -> {folder, frameworks?, default_tab?}: an older edition of the source "

@@ -123,7 +123,12 @@ def unreached(toc: Toc, names: Iterable[str], paths: Mapping[str, str]) -> list[
         return []
     reached = set(toc.order)
     return [
-        Diagnostic.make(paths[name], 1, Code.TOC_UNREACHED, f"document {name!r} is not in any toc block")
+        Diagnostic.make(
+            paths[name],
+            1,
+            Code.TOC_UNREACHED,
+            f"document {name!r} is not in any toc block: add it to one, or to the exclusions",
+        )
         for name in sorted(names)
         if name not in reached and name in paths
     ]

@@ -14,12 +14,14 @@ import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
+from difflib import get_close_matches
 from multiprocessing import get_context
 from pathlib import Path
 
-from polybook.book import Book, load_book
+from polybook.book import Book, display_path, load_book
 from polybook.check.bases import Base, base_of, changes_since
 from polybook.check.code import check_code, check_coverage, match_cells
+from polybook.check.current import followed_since
 from polybook.check.findings import CheckResult, Finding, Location
 from polybook.check.library import library_findings, saved_drift
 from polybook.check.math_numbers import check_math_numbers
@@ -60,12 +62,19 @@ class ChunkResult:
     bases: Counter[tuple[str, str]] = field(default_factory=Counter)  # (lang, base kind) -> documents
 
 
-def parse_findings(lang: str, chapter: str, doc: Document) -> list[Finding]:
-    """The parser's diagnostics of a chapter, as findings (damaged directives, tabs...)."""
-    return [
-        Finding(d.code, d.message, lang, chapter, Location(d.path, d.line), level=d.level, subject=(d.message, ""))
-        for d in doc.diagnostics
-    ]
+def parse_findings(lang: str, chapter: str, doc: Document, source: Document | None = None) -> list[Finding]:
+    """The parser's diagnostics of a chapter, as findings (damaged directives, tabs...); of a
+    translation, not those that copy its ``source``'s own (reported on the source, fixed there)."""
+    copied = Counter((d.code, d.message) for d in source.diagnostics) if source is not None else Counter()
+    out = []
+    for d in doc.diagnostics:
+        if copied[d.code, d.message] > 0:
+            copied[d.code, d.message] -= 1
+            continue
+        out.append(
+            Finding(d.code, d.message, lang, chapter, Location(d.path, d.line), level=d.level, subject=(d.message, ""))
+        )
+    return out
 
 
 def check_chapter(
@@ -94,20 +103,21 @@ def check_chapter(
     base = base or base_of(config, lang, chapter, current, record, store, target)
     source = base.document or current
     assert source is not None, "a chapter with neither a base nor a source has nothing to be checked against"
-    findings = parse_findings(lang, chapter, target)
+    findings = parse_findings(lang, chapter, target, source)
     settings = config.languages[lang].settings
     target, marks = as_checked(target, lambda text: parse_text(text, target.path, settings))
     findings += marked_findings(lang, chapter, target, marks)
     match = match_cells(source, target)
     alignment = pair_segments(source, target, match)
     src_items, tgt_items = flatten(source), flatten(target)
-    findings += saved_drift(lang, source, check_code(lang, chapter, source, target, match, alignment.place))
+    findings += saved_drift(lang, source, check_code(lang, chapter, source, target, match, alignment.place), target)
     findings += check_coverage(lang, chapter, source, target, match.common)
-    for src, tgt in alignment.pairs:
-        findings += check_texttabs(lang, chapter, src, tgt, source, target, match.common, config.localised_links)
+    offered = config.languages[config.source_language].frameworks
+    findings += check_texttabs(lang, chapter, alignment, source, target, match.common, config.localised_links, offered)
     findings += check_math_numbers(lang, chapter, source, target, src_items, tgt_items, match.common, alignment)
     findings += check_sections(lang, chapter, alignment, source, target, match, src_items, tgt_items)
     findings += check_references(lang, chapter, source, target, alignment.place, config.localised_links, match.common)
+    findings = followed_since(findings, source, current, target)
     findings += resource_fallbacks(config, lang, chapter, target)
     findings += lock_problem(lang, chapter, target, record)
     findings += changes_since(lang, chapter, base, current, target, match, alignment.place)
@@ -152,26 +162,30 @@ def check_chunk(book: Book, names: list[str], langs: list[str], store: Path | No
             out.suppressions += found
             out.findings += problems
     locks = {lang: read_lock(book.config.chapters_dir / lang) for lang in langs}
+    orphans = _orphans(book.config, langs)
+    source_names = book.config.document_names(source_lang)
     for name in names:  # chapter by chapter: what is read from a source chapter serves every language
         for lang in langs:
             source, target = sources.get(name), book.chapters[lang].get(name)
             if target is None and source is not None:
-                out.findings.append(_untranslated(book.config, lang, name, source))
+                if not _misspelt(name, orphans[lang]):  # else said at the orphan
+                    out.findings.append(_untranslated(book.config, lang, name, source))
                 continue
             if target is None:
                 continue
+            renamed = _misspelt(name, source_names) if source is None else []
+            if renamed:  # checked against the source's chapter it misspells, as it is today
+                out.findings.append(_orphan(book.config, lang, name, target))
+                source = _source_document(book.config, renamed[0], store)
             base = base_of(book.config, lang, name, source, locks[lang].get(name), store, target)
             out.bases[lang, str(base.kind)] += 1
             if source is None and base.document is None:
-                out.findings.append(Finding.make(
-                    Code.STRUCTURE_CHAPTER, f"chapter {name!r} has no source chapter", lang, name,
-                    Location(target.path, 1),
-                ))  # fmt: skip
+                out.findings.append(_orphan(book.config, lang, name, target))
                 continue
             found, problems = inline_suppressions(target, lang, name)
             out.suppressions += found
             out.findings += problems
-            memo = findings_dir(book.config) if store else None
+            memo = findings_dir(book.config) if store and not renamed else None  # its key names its own file
             out.findings += chapter_findings(
                 memo, book.config, lang, name, source, target, locks[lang], base,
                 functools.partial(check_chapter, book, lang, name, source, target, locks[lang], store, base),
@@ -180,6 +194,40 @@ def check_chunk(book: Book, names: list[str], langs: list[str], store: Path | No
                 (lang, name, target.path, *ref, ref[:2] in source_refs.get(name, ())) for ref in resolvable_refs(target)
             ]
     return out
+
+
+_MISSPELT = 0.8  # a chapter name this similar to one of the source's is that one misspelt
+
+
+def _orphans(config: BookConfig, langs: list[str]) -> dict[str, list[str]]:
+    """Per language, its documents the source language has no document of."""
+    source = set(config.document_names(config.source_language))
+    return {lang: [n for n in config.document_names(lang) if n not in source] for lang in langs}
+
+
+def _misspelt(name: str, names: list[str]) -> list[str]:
+    """The name of ``names`` in the same folder whose file name ``name``'s most looks like."""
+    folder, _, base = name.rpartition("/")
+    near = {n.rpartition("/")[2]: n for n in names if n.rpartition("/")[0] == folder and n != name}
+    return [near[found] for found in get_close_matches(base, list(near), n=1, cutoff=_MISSPELT)]
+
+
+def _source_document(config: BookConfig, name: str, store: Path | None) -> Document:
+    """The source language's document ``name``, parsed (or as kept in ``store``)."""
+    path = config.document_path(config.source_language, name)
+    return parse_cached(path, config.languages[config.source_language].settings, display_path(path), store)
+
+
+def _orphan(config: BookConfig, lang: str, name: str, target: Document) -> Finding:
+    """A translated chapter with no source chapter (and no base): most often the source's name
+    misspelt (pt's ``nadaraya-waston`` for ``nadaraya-watson``), which is named."""
+    close = _misspelt(name, config.document_names(config.source_language))
+    if close:
+        message = f"chapter {name!r} has no source chapter: it is the source's {close[0]!r} misspelt; rename "
+        message += f"{Path(target.path).name} to {close[0].rsplit('/', 1)[-1]}.md (and its toc entries)"
+    else:
+        message = f"chapter {name!r} has no source chapter: remove it, or add it to the source"
+    return Finding.make(Code.STRUCTURE_CHAPTER, message, lang, name, Location(target.path, 1))
 
 
 def _untranslated(config: BookConfig, lang: str, name: str, source: Document) -> Finding:
@@ -191,7 +239,9 @@ def _untranslated(config: BookConfig, lang: str, name: str, source: Document) ->
     if edition is not None and not config.edition_path(edition, name).is_file():
         return plan_finding(lang, new_row(name, source, edition), None, Location(source.path, 1))
     return Finding.make(
-        Code.STRUCTURE_CHAPTER, f"chapter {name!r} is not translated into {lang} yet", lang, name,
+        Code.STRUCTURE_CHAPTER,
+        f"chapter {name!r} is not translated into {lang} yet: translate {source.path} into "
+        f"{display_path(config.document_path(lang, name))}", lang, name,
         None, source=Location(source.path, 1), level=Level.WARNING,
     )  # fmt: skip
 
@@ -231,14 +281,16 @@ def _merge(
         findings += chunk.findings
         suppressions += chunk.suppressions
     source_labels = labels.get(source_lang, set())
+    damaged = {(f.primary.path, f.primary.line, f.diff[0][0]) for f in findings if f.code is Code.REF_TARGET and f.diff}
     for chunk in chunks:
         for lang, chapter, path, role, target, line, in_source in chunk.refs:
-            if target in labels.get(lang, set()):
-                continue
+            if target in labels.get(lang, set()) or (path, line, f":{role}:`{target}`") in damaged:
+                continue  # resolves, or is the damaged copy of one of the source's (said where it is)
+            known = labels.get(lang, set()) | source_labels
             if target in source_labels:
                 findings.append(unresolved_ref(lang, chapter, path, role, target, line))
             elif whole_book and not in_source:
-                findings.append(unresolved_ref(lang, chapter, path, role, target, line, source_lang))
+                findings.append(unresolved_ref(lang, chapter, path, role, target, line, source_lang, known))
     if with_toc:
         findings += _toc_findings(chunks, whole_book)
     findings += extra or []
@@ -326,7 +378,8 @@ def _said_once(findings: list[Finding]) -> list[Finding]:
         out.append(finding)
     for (lang, framework), found in extra.items():
         cells = sum(int(f.subject[1]) for f in found)
-        message = f"{lang} offers {framework}, which the source does not: {cells} cells in {len(found)} chapters"
+        message = f"{lang} offers {framework}, which the source does not: {cells} cells in {len(found)} chapters; "
+        message += "nothing to fix"
         out.append(replace(found[0], message=message, subject=(framework, "")))
     return out
 

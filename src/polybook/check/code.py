@@ -2,49 +2,22 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from difflib import SequenceMatcher
-from functools import lru_cache
 
 from polybook.check.align import Pair, align
+from polybook.check.code_diff import Hunk, token_diff
+from polybook.check.code_keys import cell_key, without_comments
 from polybook.check.findings import Finding, Location
+from polybook.check.regroup import holders, streams_of
+from polybook.check.strings import differing_strings
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import CodeCell, Document
-from polybook.dialect.normalize import CodeToken, logical_lines, normalize_code
+from polybook.dialect.normalize import logical_lines, normalize_code
+from polybook.library.collect import save_lines
 
-_IDENT = re.compile(r"^[A-Za-z_]\w*$")
-_OPEN, _CLOSE = ("(", "[", "{"), (")", "]", "}")
 _MAX_DIFF = 8
 _MAX_HUNKS = 3  # more changed places than this in one cell: one finding for the whole cell
-
-
-@dataclass(frozen=True, slots=True)
-class Hunk:
-    """One changed place: the texts and their 0-based lines within each cell's code."""
-
-    translation: str
-    source: str
-    t_line: int
-    s_line: int
-
-
-_CODE_THEN_COMMENT = re.compile(r"""^([^'"#]*?)\s*#.*$""")  # a comment after code without quotes
-
-
-@lru_cache(maxsize=65536)
-def without_comments(code: str) -> str:
-    """The code with its comments and blank lines cut where that is safe (no quote before the
-    ``#``): equal results mean equal :func:`cell_key`, without the tokenizer's slow work."""
-    lines = [m[1] if (m := _CODE_THEN_COMMENT.match(line)) else line.rstrip() for line in code.split("\n")]
-    return "\n".join(line for line in lines if line.strip())
-
-
-@lru_cache(maxsize=65536)
-def cell_key(code: str) -> str:
-    """The code as compared: comments and docstrings dropped, whitespace folded."""
-    return normalize_code(without_comments(code))
 
 
 def align_code(source: list[str], target: list[str]) -> list[Pair]:
@@ -130,13 +103,37 @@ def match_cells(source: Document, target: Document) -> CellMatch:
     match = CellMatch(common=shared_frameworks(source, target))
     for framework in [f for f in source.frameworks if f in match.common]:
         src, tgt = source.cells(framework), target.cells(framework)
-        pairs = align_code([c.code_for(framework) for c in src], [c.code_for(framework) for c in tgt])
+        s_code, t_code = [c.code_for(framework) for c in src], [c.code_for(framework) for c in tgt]
+        pairs = _contained(align_code(s_code, t_code), s_code, t_code)
         match.streams.append((framework, src, tgt, pairs))
         for pair in pairs:
             if pair.source is not None and pair.target is not None:
                 match.target_to_source.setdefault(id(tgt[pair.target]), src[pair.source])
                 match.source_to_target.setdefault(id(src[pair.source]), tgt[pair.target])
     return match
+
+
+def _contained(pairs: list[Pair], source: list[str], target: list[str]) -> list[Pair]:
+    """``pairs`` with a lone missing cell and a lone extra one side by side paired (similar) when
+    half the shorter's lines are in the other: one cell with lines added or dropped (pt's
+    ``load_data()`` without the source's preprocessing below it), not a missing and an extra."""
+    out = list(pairs)
+    for k in range(len(out) - 1):
+        a, b = out[k], out[k + 1]
+        kinds = {a.kind, b.kind}
+        if (
+            kinds != {"missing", "extra"}
+            or (k and out[k - 1].kind in kinds)
+            or (k + 2 < len(out) and out[k + 2].kind in kinds)
+        ):
+            continue
+        s, t = (a.source, b.target) if a.kind == "missing" else (b.source, a.target)
+        mine, theirs = cell_key(source[s]).split("\n"), cell_key(target[t]).split("\n")  # type: ignore[index]
+        short, other = (mine, set(theirs)) if len(mine) <= len(theirs) else (theirs, set(mine))
+        shared = sum(line in other for line in short)
+        if short != [""] and shared >= max(1, len(short) / 2):
+            out[k : k + 2] = [Pair(s, t, "similar", shared / max(len(mine), len(theirs))), Pair(None, None, "gone")]
+    return [p for p in out if p.kind != "gone"]
 
 
 def _offered_cells(doc: Document, framework: str, every: bool = True) -> list[CodeCell]:
@@ -157,7 +154,8 @@ def check_coverage(
         theirs = _offered_cells(target, framework, not _named(source)) if framework in target.frameworks else []
         if mine and not theirs:
             out.append(Finding.make(
-                Code.CODE_COVERAGE, f"no {framework} cells: {len(mine)} in the source", lang, chapter,
+                Code.CODE_COVERAGE, f"no {framework} cells: {len(mine)} in the source; translate them to offer "
+                f"{framework}", lang, chapter,
                 Location(target.path, 1), source=Location(source.path, mine[0].line), framework=framework,
                 subject=("", framework),
             ))  # fmt: skip
@@ -169,14 +167,11 @@ def check_coverage(
             ))  # fmt: skip
         elif theirs and not mine:
             out.append(Finding.make(
-                Code.CODE_COVERAGE, f"{len(theirs)} {framework} cells, none in the source", lang, chapter,
+                Code.CODE_COVERAGE, f"{len(theirs)} {framework} cells, none in the source: nothing to fix", lang,
+                chapter,
                 Location(target.path, theirs[0].line), framework=framework, subject=(framework, ""),
             ))  # fmt: skip
     return out
-
-
-#: A top-level ``def`` or ``class`` in normalised code, by name.
-_DEFINES_RE = re.compile(r"^(?:def|class) (\w+)", re.M)
 
 
 def check_code(
@@ -186,7 +181,12 @@ def check_code(
     belongs in the translation (for a missing cell with no paired cell before it)."""
     findings: list[Finding] = []
     seen: set[tuple[Code, int, int]] = set()
+    streams = streams_of(match)
     for framework, src, tgt, pairs in match.streams:
+        joins = holders(pairs, src, tgt, framework, match.source_to_target, joined=True)
+        splits = holders(pairs, tgt, src, framework, match.target_to_source, joined=False)
+        held_s = {i for cells in joins.values() for i in cells}
+        held_t = {j for cells in splits.values() for j in cells}
         previous: CodeCell | None = None  # the last translation cell paired so far
         for pair in pairs:
             s = src[pair.source] if pair.source is not None else None
@@ -194,9 +194,15 @@ def check_code(
             # A cell paired in another framework's stream differs in its tab set, not in presence.
             if (t is None and id(s) in match.source_to_target) or (s is None and id(t) in match.target_to_source):
                 continue
-            if t is None and s is not None and _merged(s, pairs, tgt, framework):
-                continue  # its code is in another translation cell, which is code.changed
-            for f in _compare(lang, chapter, framework, pair.kind, s, t, pair, previous, target, place, match.common):
+            if (t is None and pair.source in held_s) or (s is None and pair.target in held_t):
+                continue  # its code is in another cell, whose finding says so
+            s_cells = sorted([pair.source, *joins[pair.target]]) if pair.target in joins else []
+            t_cells = sorted([pair.target, *splits[pair.source]]) if pair.source in splits else []
+            found = _compare(
+                lang, chapter, framework, pair.kind, s, t, pair, previous, target, place, match.common,
+                [(i + 1, src[i]) for i in s_cells], [(j + 1, tgt[j]) for j in t_cells], streams,
+            )  # fmt: skip
+            for f in found:
                 # a cell's tab set and markers are one finding however many streams pair it
                 once = f.code in (Code.CODE_TABS, Code.CODE_MARKERS)
                 key = (f.code, f.location.line if f.location else 0, 0 if once or not f.source else f.source.line)
@@ -204,24 +210,12 @@ def check_code(
                     seen.add(key)
                     findings.append(f)
             if s is not None and t is not None:
-                previous = t
+                previous = t if not t_cells else tgt[t_cells[-1]]
     return findings
 
 
-def _merged(s: CodeCell, pairs: list[Pair], tgt: list[CodeCell], framework: str) -> bool:
-    """Whether a source cell the stream lacks is part of a translation cell paired with another
-    source cell (a translator joined cells into one: that one is code.changed) -- its code
-    as it is, or the functions and classes it defines (joined, and changed there)."""
-    key = cell_key(s.code_for(framework))
-    if not key:
-        return False
-    joined = [
-        cell_key(tgt[p.target].code_for(framework)) for p in pairs if p.source is not None and p.target is not None
-    ]
-    if any(key in other for other in joined):
-        return True
-    defined = set(_DEFINES_RE.findall(key))
-    return bool(defined) and any(defined <= set(_DEFINES_RE.findall(other)) for other in joined)
+#: What to do about code that differs from the source's.
+TAKE_SOURCE = "take the source's (polybook sync --write)"
 
 
 def _compare(
@@ -236,62 +230,73 @@ def _compare(
     target: Document,
     place: Callable[[int], int],
     shared: frozenset[str],
+    joined: list[tuple[int, CodeCell]] = (),  # type: ignore[assignment]
+    split: list[tuple[int, CodeCell]] = (),  # type: ignore[assignment]
+    streams: dict[int, set[str]] | None = None,
 ) -> list[Finding]:
+    """The findings of one pair of the stream; ``joined``: the source cells (numbered) the
+    translation cell holds when a translator joined several into it; ``split``: the translation
+    cells the source cell is split into."""
     index = (pair.source if s is not None else pair.target) + 1  # type: ignore[attr-defined]
     common = {"framework": framework, "cell": index}
     if t is None and s is not None:
         where = Location(target.path, previous.end_line if previous else place(s.line))
         return [
             Finding.make(
-                Code.CODE_MISSING,
-                f"{framework} cell {index} of the source is missing here",
-                lang,
-                chapter,
-                where,
-                source=Location(s.path, s.line),
-                subject=("", cell_key(s.code_for(framework))),
-                diff=(("", _first_line(s.code_for(framework))),),
+                Code.CODE_MISSING, f"{framework} cell {index} of the source is missing here: add it "
+                "(polybook sync --write inserts it)", lang, chapter, where, source=Location(s.path, s.line),
+                subject=("", cell_key(s.code_for(framework))), diff=(("", _first_line(s.code_for(framework))),),
                 **common,
             )
-        ]
+        ]  # fmt: skip
     if s is None and t is not None:
         return [
             Finding.make(
-                Code.CODE_EXTRA,
-                f"{framework} cell {index} has no counterpart in the source",
-                lang,
-                chapter,
-                Location(t.path, t.line),
-                subject=(cell_key(t.code_for(framework)), ""),
-                diff=((_first_line(t.code_for(framework)), ""),),
-                **common,
+                Code.CODE_EXTRA, f"{framework} cell {index} has no counterpart in the source: remove it, unless the "
+                "translation adds it on purpose (polybook sync --write --prune removes it)", lang, chapter,
+                Location(t.path, t.line), subject=(cell_key(t.code_for(framework)), ""),
+                diff=((_first_line(t.code_for(framework)), ""),), **common,
             )
-        ]
+        ]  # fmt: skip
     assert s is not None and t is not None
-    s_marks, t_marks = sorted(m.name for m in s.markers), sorted(m.name for m in t.markers)
+    cells = [cell for _, cell in joined] or [s]
+    t_cells = [cell for _, cell in split] or [t]
+    s_code = "\n".join(cell.code_for(framework) for cell in cells)
+    t_code = "\n".join(cell.code_for(framework) for cell in t_cells)
+    if joined or split:
+        kind = "equal" if cell_key(s_code) == cell_key(t_code) else "similar"
+    s_marks = sorted(m.name for cell in cells for m in cell.markers)
+    t_marks = sorted(m.name for cell in t_cells for m in cell.markers)
     same_tabs = shared.intersection(s.frameworks) == shared.intersection(t.frameworks)
-    if kind == "equal" and same_tabs and s_marks == t_marks:
+    if not same_tabs and streams is not None:  # one cell for all in one side, one per framework in the other
+        paired_s, paired_t = streams.get(id(s), set()), streams.get(id(t), set())
+        same_tabs = shared.intersection(s.frameworks) == paired_s and shared.intersection(t.frameworks) == paired_t
+    if kind == "equal" and same_tabs and s_marks == t_marks and not joined and not split:
         return []  # the usual case: no finding, so no subject to normalise
     out = []
     where, src = Location(t.path, t.line), Location(s.path, s.line)
-    subject = (cell_key(t.code_for(framework)), cell_key(s.code_for(framework)))
+    subject = (cell_key(t_code), cell_key(s_code))
+    if joined or split:
+        out.append(_regrouped(lang, chapter, framework, joined, split, s, t, subject, common))
     if kind == "similar":
-        out.extend(_changed(lang, chapter, framework, index, s, t, subject, common))
+        out.extend(_changed(lang, chapter, framework, index, cells, t_cells, subject, common))
     if not same_tabs:
         out.append(
             Finding.make(
                 Code.CODE_TABS,
                 f"{framework} cell {index} runs for [{', '.join(t.frameworks)}] here "
-                f"but for [{', '.join(s.frameworks)}] in the source",
+                f"but for [{', '.join(s.frameworks)}] in the source: write the source's `#@tab` "
+                "(polybook sync --write)",
                 lang, chapter, where, source=src, subject=subject,
                 diff=((", ".join(t.frameworks), ", ".join(s.frameworks)),), **common,
             )
         )  # fmt: skip
-    if s_marks != t_marks:
+    if s_marks != t_marks and not joined and not split and _saves(t, framework) != _saves(s, framework):
         out.append(
             Finding.make(
                 Code.CODE_MARKERS,
-                f"{framework} cell {index} has markers [{_marks(t_marks)}] here but [{_marks(s_marks)}] in the source",
+                f"{framework} cell {index} has markers [{_marks(t_marks)}] here but [{_marks(s_marks)}] in the "
+                f"source: {_mark_advice(t_marks, s_marks)}",
                 lang, chapter, where, source=src, subject=subject,
                 diff=((_marks(t_marks), _marks(s_marks)),), **common,
             )
@@ -299,42 +304,123 @@ def _compare(
     return out
 
 
+def _regrouped(
+    lang: str,
+    chapter: str,
+    framework: str,
+    joined: list[tuple[int, CodeCell]],
+    split: list[tuple[int, CodeCell]],
+    s: CodeCell,
+    t: CodeCell,
+    subject: tuple[str, str],
+    common: dict,
+) -> Finding:
+    """One finding for cells a translator joined or split: put them as the source does, each
+    part with the source's markers (dropping a ``#@save`` would drop library code)."""
+    cells = [cell for _, cell in joined] or [s]
+    t_cells = [cell for _, cell in split] or [t]
+    marks = [sorted(m.name for m in cell.markers) for cell in (*cells, *t_cells)]
+    marked = any(marks)
+    if joined:
+        numbers = " and ".join(str(n) for n, _ in joined)
+        lines = ", ".join(str(cell.line) for cell in cells)
+        parts = " and ".join(f"[{_marks(sorted(m.name for m in cell.markers))}]" for cell in cells)
+        message = f"{framework} cell {common['cell']} joins the source's cells {numbers} (lines {lines}) into one: "
+        message += "split it where the source does" + (f", with the markers {parts}" if marked else "")
+    else:
+        numbers = " and ".join(str(n) for n, _ in split)
+        shown = _marks(sorted(m.name for m in s.markers))
+        message = f"{framework} cells {numbers} here are the source's cell {common['cell']} split in two or more: "
+        message += "join them as the source does" + (f", with its markers [{shown}]" if marked else "")
+    return Finding.make(
+        Code.CODE_MARKERS if marked else Code.CODE_CHANGED,
+        message,
+        lang,
+        chapter,
+        Location(t.path, t.line),
+        source=Location(cells[0].path, cells[0].line),
+        subject=subject,
+        **common,
+    )
+
+
+def _saves(cell: CodeCell, framework: str) -> set[str]:
+    """The lines a cell's ``#@save`` marks give the library, normalised: marks written another
+    way (``#@save`` above two lines, or after each) that save the same code are no difference."""
+    return {normalize_code(text) for text, _ in save_lines(cell.lines_for(framework))} - {""}
+
+
+def _mark_advice(here: list[str], there: list[str]) -> str:
+    """What to do about markers that differ: a ``#@save`` the translation lacks keeps its code out
+    of the library; one it adds puts code in that the source's library does not have."""
+    if here.count("save") < there.count("save"):
+        return "add the source's #@save, or readers of this language get a library without this code"
+    if here.count("save") > there.count("save"):
+        return "remove the #@save the source does not have, or this language's library gets code the book's lacks"
+    return "write the source's markers (polybook sync --write)"
+
+
 def _changed(
     lang: str,
     chapter: str,
     framework: str,
     index: int,
-    s: CodeCell,
-    t: CodeCell,
+    cells: list[CodeCell],
+    t_cells: list[CodeCell],
     subject: tuple[str, str],
     common: dict,
 ) -> list[Finding]:
-    """code.changed (or code.strings when only string literals differ), at the changed lines."""
-    t_code, s_code = t.code_for(framework), s.code_for(framework)
+    """code.changed (or code.strings when only string literals differ), at the changed lines;
+    ``cells``, ``t_cells``: the source's and the translation's cell, or the cells a translator
+    joined or split (compared as one)."""
+    t_code = "\n".join(cell.code_for(framework) for cell in t_cells)
+    s_code = "\n".join(cell.code_for(framework) for cell in cells)
     hunks = token_diff(t_code, s_code)
     only_strings = without_strings(t_code) == without_strings(s_code)
+    if only_strings:  # translated labels and strings written another way are no difference
+        strings = differing_strings(t_code, s_code)
+        if not strings:
+            return []
+        hunks = [h for h in hunks if any(a in h.translation and b in h.source for a, b in strings)] or hunks
+    else:  # a translated label beside a real change is no change of its own
+        hunks = [h for h in hunks if without_strings(h.translation) != without_strings(h.source)
+                 or differing_strings(h.translation, h.source)]  # fmt: skip
     code = Code.CODE_STRINGS if only_strings else Code.CODE_CHANGED
-    what = "string literals differ from" if only_strings else "differs from"
+    what = ": a string the code uses differs from the source's" if only_strings else " differs from the source"
+    todo = "write the source's" if only_strings else TAKE_SOURCE
+    s_at, t_at = _line_in(cells, framework), _line_in(t_cells, framework)
     if len(hunks) > _MAX_HUNKS or not hunks:
         first = hunks[0] if hunks else Hunk("", "", 0, 0)
         diff = tuple((h.translation, h.source) for h in hunks[:_MAX_DIFF])
         return [
             Finding.make(
-                code, f"{framework} cell {index} {what} the source in {len(hunks)} places", lang, chapter,
-                Location(t.path, _file_line(t, framework, first.t_line)),
-                source=Location(s.path, _file_line(s, framework, first.s_line)),
+                code, f"{framework} cell {index}{what} in {len(hunks)} places: {todo}", lang, chapter,
+                t_at(first.t_line), source=s_at(first.s_line),
                 diff=diff, subject=subject, **common,
             )
         ]  # fmt: skip
     return [
         Finding.make(
-            code, f"{framework} cell {index} {what} the source: `{h.translation}` → `{h.source}`", lang, chapter,
-            Location(t.path, _file_line(t, framework, h.t_line)),
-            source=Location(s.path, _file_line(s, framework, h.s_line)),
+            code, f"{framework} cell {index}{what}: `{h.translation}` → `{h.source}`; {todo}", lang, chapter,
+            t_at(h.t_line), source=s_at(h.s_line),
             diff=((h.translation, h.source),), subject=(subject[0] + f"\n{k}", subject[1]), **common,
         )
         for k, h in enumerate(hunks)  # the hunk's number, not its line: comments may be re-wrapped
     ]  # fmt: skip
+
+
+def _line_in(cells: list[CodeCell], framework: str) -> Callable[[int], Location]:
+    """The file place of a 0-based line of the cells' code joined by newlines."""
+
+    def at(index: int) -> Location:
+        for cell in cells:
+            size = cell.code_for(framework).count("\n") + 1
+            if index < size or cell is cells[-1]:
+                return Location(cell.path, _file_line(cell, framework, index))
+            index -= size
+        raise AssertionError("unreachable")
+
+    return at
 
 
 def _file_line(cell: CodeCell, framework: str, index: int) -> int:
@@ -357,93 +443,3 @@ def _first_line(code: str) -> str:
 def without_strings(code: str) -> list[str]:
     """Tokens with every string literal blanked: equal lists mean only strings differ."""
     return ["''" if t.is_string else t.text for _, toks in logical_lines(code) for t in toks]
-
-
-def token_diff(translation: str, source: str) -> list[Hunk]:
-    """Changed places, e.g. ``Hunk("range(1000)", "range(10000)", 1, 1)``.
-
-    Logical lines are aligned first (so a moved or added line shows as that line); inside
-    a pair of similar lines only the changed tokens are shown, widened to the call or
-    subscript around them.
-    """
-    t_lines, s_lines = [toks for _, toks in logical_lines(translation)], [toks for _, toks in logical_lines(source)]
-    t_src, s_src = translation.split("\n"), source.split("\n")
-    t_keys = [" ".join(x.text for x in toks) for toks in t_lines]
-    s_keys = [" ".join(x.text for x in toks) for toks in s_lines]
-    out: list[Hunk] = []
-    t_at = s_at = 0  # line of the last aligned line on each side, for insertions
-    for pair in align(s_keys, t_keys):
-        t_toks = t_lines[pair.target] if pair.target is not None else []
-        s_toks = s_lines[pair.source] if pair.source is not None else []
-        t_at = t_toks[0].line if t_toks else t_at
-        s_at = s_toks[0].line if s_toks else s_at
-        if pair.kind == "equal":
-            continue
-        if pair.kind == "similar":
-            out.extend(Hunk(a, b, t_at, s_at) for a, b in _token_pairs(t_toks, s_toks, t_src, s_src))
-        else:
-            out.append(Hunk(_render(t_toks, t_src), _render(s_toks, s_src), t_at, s_at))
-    return [h for h in out if h.translation or h.source]
-
-
-def _token_pairs(
-    t_toks: list[CodeToken], s_toks: list[CodeToken], t_src: list[str], s_src: list[str]
-) -> list[tuple[str, str]]:
-    t_text, s_text = [x.text for x in t_toks], [x.text for x in s_toks]
-    regions: list[list[int]] = []
-    for op, t0, t1, s0, s1 in SequenceMatcher(None, t_text, s_text, autojunk=False).get_opcodes():
-        if op == "equal":
-            continue
-        last = regions[-1] if regions else None
-        if last and t0 - last[1] <= 2 and s0 - last[3] <= 2:
-            last[1], last[3] = t1, s1
-        else:
-            regions.append([t0, t1, s0, s1])
-    out = []
-    for t0, t1, s0, s1 in regions:
-        t0, t1, s0, s1 = _widen(t_toks, s_toks, t0, t1, s0, s1)
-        pair = (_render(t_toks[t0:t1], t_src), _render(s_toks[s0:s1], s_src))
-        if any(side and not (side[0].isalnum() or side[0] in "_([{'\"") for side in pair):
-            return [(_render(t_toks, t_src), _render(s_toks, s_src))]  # a fragment: show the lines
-        out.append(pair)
-    return out
-
-
-def _widen(t: list[CodeToken], s: list[CodeToken], t0: int, t1: int, s0: int, s1: int) -> tuple[int, int, int, int]:
-    """Grow a changed region to a readable unit: the call or subscript around it."""
-
-    def text(toks: list[CodeToken], i: int) -> str:
-        return toks[i].text if 0 <= i < len(toks) else ""
-
-    # left: an opening bracket, then the dotted name before it
-    if text(t, t0 - 1) in _OPEN and text(t, t0 - 1) == text(s, s0 - 1):
-        t0, s0 = t0 - 1, s0 - 1
-    while _IDENT.match(text(t, t0 - 1)) and text(t, t0 - 1) == text(s, s0 - 1) and text(t, t0 - 2) in (".", ""):
-        t0, s0 = t0 - 1, s0 - 1
-        if text(t, t0 - 1) == "." and text(s, s0 - 1) == ".":
-            t0, s0 = t0 - 1, s0 - 1
-        else:
-            break
-    if _IDENT.match(text(t, t0 - 1)) and text(t, t0) in _OPEN and text(t, t0 - 1) == text(s, s0 - 1):
-        t0, s0 = t0 - 1, s0 - 1
-    # right: close what the region opened, and a call's parentheses right after a name
-    for _ in range(12):
-        t_open = sum(text(t, i) in _OPEN for i in range(t0, t1)) - sum(text(t, i) in _CLOSE for i in range(t0, t1))
-        s_open = sum(text(s, i) in _OPEN for i in range(s0, s1)) - sum(text(s, i) in _CLOSE for i in range(s0, s1))
-        ends_with_name = _IDENT.match(text(t, t1 - 1)) and text(t, t1) == "(" == text(s, s1)
-        if (t_open > 0 or s_open > 0 or ends_with_name) and text(t, t1) == text(s, s1) and text(t, t1):
-            t1, s1 = t1 + 1, s1 + 1
-        else:
-            break
-    return t0, t1, s0, s1
-
-
-def _render(tokens: list[CodeToken], lines: list[str]) -> str:
-    """The original text of a run of tokens (one logical line; continuation lines joined)."""
-    if not tokens:
-        return ""
-    first, last = tokens[0], tokens[-1]
-    if first.line == last.line:
-        return lines[first.line][first.start : last.end]
-    middle = [lines[i].strip() for i in range(first.line + 1, last.line)]
-    return " ".join([lines[first.line][first.start :].rstrip(), *middle, lines[last.line][: last.end].strip()])

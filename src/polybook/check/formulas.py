@@ -30,6 +30,7 @@ _TEXT = re.compile(r"\\text\{\}")
 _AROUND_TEXT = re.compile(r"[,.;:]?\\text\{\}[,.;:]?")  # words and the punctuation around them
 _PIECES = 4  # a formula the translation splits into up to this many (``$c_i, u_i$`` -> ``$c_i$, $u_i$``)
 _WINDOW = 6  # lines around a paragraph where what it says may have gone
+_DOT = re.compile(r"(?<![\\A-Za-z])([A-Za-z])\\cdot ?(?=[A-Za-z](?![A-Za-z]))")  # ``c\cdot h``
 _SYMBOL = re.compile(r"(?:\\[A-Za-z]+ ?)?[A-Za-z](?:_[A-Za-z0-9])?")  # ``$k$``, ``$x_i$``, ``$\mathbf B$``
 
 
@@ -173,6 +174,26 @@ def within_others(
     return out
 
 
+def shapes_said(
+    pairs: list[tuple[Formula | None, Formula | None]], target: list[Formula], places: Places
+) -> list[tuple[Formula | None, Formula | None]]:
+    """``pairs`` without the missing shapes of symbols (``$h \\times w$``) the translation says
+    by their symbols where they belong ("$h$ and $w$"); after the paragraphs whose ``$`` do not
+    pair were read, for there such a shape may be the formula that lost its ``$``."""
+    theirs = _Around([(t.node, t.key) for t in target])
+    return [
+        (s, t)
+        for s, t in pairs
+        if not (s is not None and t is None and _factors_said(s.key, theirs.parts_near(places(s.node, s.line))))
+    ]
+
+
+def _factors_said(key: str, there: set[str]) -> bool:
+    """Whether a shape of symbols (``h\\times w``) is said by its symbols there, one by one."""
+    factors = [factor.strip() for factor in key.split("\\times")]
+    return len(factors) > 1 and all(_SYMBOL.fullmatch(f) and f in there for f in factors)
+
+
 def _said_otherwise(key: str, there: set[str], other: Formula | None) -> bool:
     """Whether ``key`` is in ``there`` (when unpaired), or all its parts are, with the formula
     it was paired with (a formula split or joined differently)."""
@@ -204,10 +225,12 @@ def as_text_elsewhere(
     return out
 
 
-def _matching(key: str) -> str:
+def matching(key: str) -> str:
     """What pairs formulas as equal: the key, but for a formula with words (``\\text{}``) its
     characters in any order, for a language puts the words and symbols in its own order (tr:
-    ``P(x\\text{'ye}\\;\\epsilon\\text{-ebatlı…})`` for ``P(\\text{…}\\;\\epsilon\\text{…}\\;x)``)."""
+    ``P(x\\text{'ye}\\;\\epsilon\\text{-ebatlı…})`` for ``P(\\text{…}\\;\\epsilon\\text{…}\\;x)``); a product
+    of single letters is the same with or without its ``\\cdot``."""
+    key = _DOT.sub(r"\1", key)  # ``c\cdot h\cdot w`` is ``chw``
     if "\\text{}" not in key:
         return key
     return "\\text{}" + "".join(sorted(_AROUND_TEXT.sub("", key).replace(" ", "")))
@@ -219,7 +242,7 @@ def pair_formulas(
     """Every formula of both sides once: ``(s, t)`` changed, ``(s, None)`` missing,
     ``(None, t)`` extra. Equal formulas, in order or moved, are not listed (but tell
     ``places`` where their paragraphs went)."""
-    ordered, moved = pair_by_content([_matching(f.key) for f in source], [_matching(f.key) for f in target])
+    ordered, moved = pair_by_content([matching(f.key) for f in source], [matching(f.key) for f in target])
     for a, b in ordered + moved:
         places.pair(source[a].node, target[b].node)
     s_left = sorted(set(range(len(source))) - {a for a, _ in ordered} - {a for a, _ in moved})

@@ -4,20 +4,26 @@ source's ``#@save`` code gives.
 * A translation's ``#@save`` cell that differs from the source's (``code.saved``, an error):
   the code a translator changed would not reach the library, or -- with a translation's own
   copy of the package -- its readers would get another library.
-* A committed module that ``polybook build lib`` would change (``lib.stale``), with the first
-  differing definition and the chapter line that defines it.
+* A committed module whose code is not what ``polybook build lib`` gives (``lib.stale``), with the
+  first differing definition and the chapter line that defines it.
 * A translation's own copy of a module (``chapters/<lang>/d2l/torch.py``, as imported from its
-  project) that differs from the book's (``lib.copy``): its kernels import that copy.
+  project) whose code differs from the book's (``lib.copy``): its kernels import that copy.
+
+Modules are compared as code: comments, blank lines, layout, the header's wording (d2lbook's or
+polybook's) and docstrings (which translations translate) are no difference.
 """
 
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from difflib import SequenceMatcher
 from pathlib import Path
 
 from polybook.book import Book, display_path
+from polybook.check.code import TAKE_SOURCE
 from polybook.check.findings import Finding, Location
 from polybook.check.memo import checker_version, file_bytes, key_of
 from polybook.config import BookConfig
@@ -26,20 +32,35 @@ from polybook.dialect.nodes import Document
 from polybook.files import hash_files, kept
 from polybook.library import LibrarySettings, SavedLibrary, collect_library, library_status, read_settings
 from polybook.library.build import first_difference, library_languages
-from polybook.library.collect import SAVE_RE
+from polybook.library.collect import SAVE_RE, SavedBlock, save_lines
 
 
-def saved_drift(lang: str, source: Document, findings: list[Finding]) -> list[Finding]:
-    """``code.changed`` findings about a cell the source saves become ``code.saved``."""
+def saved_drift(lang: str, source: Document, findings: list[Finding], target: Document | None = None) -> list[Finding]:
+    """``code.changed`` findings about the lines of a cell that ``#@save`` marks give the library
+    become ``code.saved`` (of the translation's cell when the change has text there, else of the
+    source's; with no ``target``, any line of a cell the source saves)."""
     saved = [(cell.line, cell.end_line) for cell in source.cells() if SAVE_RE.search(cell.code)]
+    s_lines = _saved_lines(source) if target is not None else None
+    t_lines = _saved_lines(target) if target is not None else None
     out = []
     for finding in findings:
         where = finding.source.line if finding.source is not None else 0
-        if finding.code is Code.CODE_CHANGED and any(first <= where <= last for first, last in saved):
-            message = f"{finding.message}; it is #@save code: readers of {lang} would get another library"
+        if s_lines is not None and t_lines is not None and finding.location is not None:
+            mine = bool(finding.diff and finding.diff[0][0])
+            library = finding.location.line in t_lines if mine else where in s_lines
+        else:
+            library = any(first <= where <= last for first, last in saved)
+        if finding.code is Code.CODE_CHANGED and library:
+            said = finding.message.removesuffix(f"; {TAKE_SOURCE}").removesuffix(f": {TAKE_SOURCE}")
+            message = f"{said}; it is #@save code: readers of {lang} would get another library; {TAKE_SOURCE}"
             finding = replace(finding, code=Code.CODE_SAVED, message=message)
         out.append(finding)
     return out
+
+
+def _saved_lines(doc: Document) -> set[int]:
+    """The file lines whose code ``#@save`` marks give the library, for any framework."""
+    return {n for cell in doc.cells() for f in cell.frameworks for _, n in save_lines(cell.lines_for(f))}
 
 
 def library_findings(book: Book, languages: list[str], store: Path | None = None) -> list[Finding]:
@@ -96,11 +117,20 @@ def _library_findings(book: Book, languages: list[str], settings: LibrarySetting
         diagnostic = status.diagnostic()
         if diagnostic is None:
             continue
+        library = libraries[framework]
         block = status.block
+        if status.missing:
+            diagnostic = replace(diagnostic, message="the library file does not exist: polybook build lib writes it")
+        else:
+            found = code_difference(library.target.read_text(encoding="utf-8", errors="replace"), library)
+            if found is None:
+                continue  # the same code: comments, layout or docstrings differ
+            diagnostic = replace(diagnostic, line=found.line, message=found.stale_message())
+            block = found.block
         out.append(Finding.make(
             Code.LIB_STALE, diagnostic.message, source, block.document if block else "",
             Location(diagnostic.path, diagnostic.line), source=Location(block.path, block.line) if block else None,
-            framework=framework, subject=(libraries[framework].digest, ""),
+            framework=framework, subject=(library.digest, ""),
         ))  # fmt: skip
     for lang in languages:
         for framework, library in libraries.items():
@@ -114,17 +144,95 @@ def _copy(copy: Path, lang: str, library: SavedLibrary) -> list[Finding]:
     if not copy.is_file():
         return []
     text = copy.read_text(encoding="utf-8", errors="replace")
-    if text == library.text:
+    found = code_difference(text, library) if text != library.text else None
+    if found is None:
         return []
-    first, _ = first_difference(text.split("\n"), library.text.split("\n"))
-    block = next((b for b in library.origins[first : first + 1] if b is not None), None)
+    block = found.block
     where = f", defined at {block.location}" if block else ""
     message = (
-        f"{lang}'s own {library.framework} module differs from the book's library from line {first + 1}{where}: "
-        f"its kernels import this copy (polybook build lib builds the book's; remove the copy to use it)"
+        f"{lang}'s own {library.framework} module differs from the book's library in code at line {found.line}: "
+        f"{found.what}{where}; its kernels import this copy: remove it to use the book's (polybook build lib)"
     )
     return [Finding.make(
-        Code.LIB_COPY, message, lang, block.document if block else "", Location(display_path(copy), first + 1),
+        Code.LIB_COPY, message, lang, block.document if block else "", Location(display_path(copy), found.line),
         source=Location(block.path, block.line) if block else None, framework=library.framework,
         subject=(library.digest, hashlib.sha256(text.encode("utf-8")).hexdigest()),
     )]  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class CodeDifference:
+    """Where a module file first differs in code from the book's library text."""
+
+    line: int  # in the file
+    what: str  # "'train_epoch' differs", "'f' is only in the file", "'g' of the book's is missing"
+    block: SavedBlock | None  # where the book defines it (or what follows)
+
+    def stale_message(self) -> str:
+        where = f" ({self.block.location})" if self.block else ""
+        return f"{self.what}{where}: the file is not what the #@save code gives; run polybook build lib"
+
+
+def code_difference(text: str, library: SavedLibrary) -> CodeDifference | None:
+    """The first top-level statement where ``text`` and the book's module differ as code (None:
+    the same code); a file that does not parse differs at its first line that is not the book's."""
+    mine, book = _statements(text), _statements(library.text)
+    if mine is None or book is None:
+        first, _ = first_difference(text.split("\n"), library.text.split("\n"))
+        return CodeDifference(first + 1, "differs", library.origin(first + 1))
+    ops = SequenceMatcher(None, [s[1] for s in mine], [s[1] for s in book], autojunk=False).get_opcodes()
+    changes = [op for op in ops if op[0] != "equal"]
+    if not changes:
+        return None
+    tag, i, _, j, _ = changes[0]
+    line = mine[i][0] if i < len(mine) else len(text.split("\n"))
+    block = library.origin(book[j][0]) if j < len(book) else None
+    if tag == "insert":
+        what = f"{_name(book[j])} of the book's library is missing here"
+    elif tag == "delete":
+        what = f"{_name(mine[i])} is not in the book's library"
+    else:
+        what = f"{_name(book[j])} differs"
+    if len(changes) > 1:
+        names = [_name(book[b]) if b < len(book) else _name(mine[a]) for _, a, _, b, _ in changes[1:4]]
+        more = ", …" if len(changes) > 4 else ""
+        what += f" (and {len(changes) - 1} more place(s): {', '.join(names)}{more})"
+    return CodeDifference(line, what, block)
+
+
+def _name(statement: tuple[int, str, str]) -> str:
+    return f"{statement[2]!r}" if statement[2] else "the code"
+
+
+def _statements(text: str) -> list[tuple[int, str, str]] | None:
+    """``(first line, code, name)`` of each top-level statement, docstrings dropped; None when
+    ``text`` does not parse."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    out = []
+    for node in _without_docstring(tree.body):
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                inner.body = _without_docstring(inner.body) or [ast.Pass()]
+        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+        out.append((first, ast.dump(node), _statement_name(node)))
+    return out
+
+
+def _without_docstring(body: list[ast.stmt]) -> list[ast.stmt]:
+    first = body[0] if body else None
+    is_doc = (
+        isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
+    )
+    return body[1:] if is_doc else body
+
+
+def _statement_name(node: ast.stmt) -> str:
+    """What a statement defines, for messages: a function's or class's name, an assignment's."""
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return node.name
+    if isinstance(node, ast.Assign) and node.targets:
+        return ast.unparse(node.targets[0])
+    return ast.unparse(node).split("\n")[0][:60]

@@ -12,19 +12,31 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from polybook.check.findings import Finding, Location
-from polybook.check.formulas import Formula, Places, as_text_elsewhere, pair_formulas, sides, within_others
+from polybook.check.formulas import (
+    Formula,
+    Places,
+    as_text_elsewhere,
+    matching,
+    pair_formulas,
+    shapes_said,
+    sides,
+    within_others,
+)
+from polybook.check.math_places import broken_dollars, pair_nearby
 from polybook.check.segments import Alignment, Item, by_identity, prose_text
 from polybook.check.tex import looks_like_prose, normalize_tex, numbers_in_math, numbers_of, pure_number
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import DisplayMath, Document
 
+_REPEAT = 5  # lines: the same number said again this close may be said once in a translation
 _A_NUMBER = re.compile(r"\s*(?:\\%\s*)?\d[\d.,]*\s*(?:\\%)?\s*")
-# math that is no formula: words only (``$\\textrm{"<where>"}$``), numbers only (``$(-1, 1)$``)
-# (and arithmetic on numbers, ``$7-2+1=6$``, or an operator alone, ``$\times$``)
+# math that is no formula: words only (``$\\textrm{"<where>"}$``, or a set of them,
+# ``$\\{\\text{yes}, \\text{no}\\}$``, which a language may say in its words), numbers only
+# (``$(-1, 1)$``) (and arithmetic on numbers, ``$7-2+1=6$``, or an operator alone, ``$\times$``)
 _ARITHMETIC = r"(?:[\d.,()\[\]+\-=/]|\\[$%]|\\(?:times|cdot|div|approx)(?![A-Za-z]))"
-_NOT_FORMULA = re.compile(
-    rf"(?:\\text\{{\}}|[\s.,;:'\"-])+|{_ARITHMETIC}*\d{_ARITHMETIC}*|\\(?:times|cdot|pm|sim|approx|rightarrow)"
-)
+_SET = r"(?:\\[{}]|[()\[\],\s]|\\text\{\})*"  # braces, brackets and commas around words
+_WORDS = rf"(?:\\text\{{\}}|[\s.,;:'\"-])+|{_SET}\\text\{{\}}{_SET}"
+_NOT_FORMULA = re.compile(rf"{_WORDS}|{_ARITHMETIC}*\d{_ARITHMETIC}*|\\(?:times|cdot|pm|sim|approx|rightarrow)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,20 +105,25 @@ def check_math(
     for s, t in pairs:
         if s is not None and t is not None:
             out.append(Finding.make(
-                Code.MATH_CHANGED, f"math ${t.tex}$ differs from the source's ${s.tex}$", lang, chapter,
+                Code.MATH_CHANGED,
+                f"math ${t.tex}$ differs from the source's ${s.tex}$: write the source's (polybook sync --write)",
+                lang, chapter,
                 Location(target.path, t.line), source=Location(source.path, s.line), diff=((t.tex, s.tex),),
                 subject=(t.key, s.key),
             ))  # fmt: skip
         elif s is not None and (s.key, places(s.node, s.line)) not in missing:
             missing.add((s.key, places(s.node, s.line)))
             out.append(Finding.make(
-                Code.MATH_MISSING, f"math ${s.tex}$ of the source is missing here", lang, chapter,
+                Code.MATH_MISSING,
+                f"math ${s.tex}$ of the source is missing here: translate what the source says with it", lang, chapter,
                 Location(target.path, places(s.node, s.line)), source=Location(source.path, s.line),
                 diff=(("", s.tex),), subject=("", s.key),
             ))  # fmt: skip
         elif t is not None:
             out.append(Finding.make(
-                Code.MATH_EXTRA, f"math ${t.tex}$ is not in the source", lang, chapter,
+                Code.MATH_EXTRA,
+                f"math ${t.tex}$ is not in the source: remove it, unless the translation adds it on purpose",
+                lang, chapter,
                 Location(target.path, t.line), diff=((t.tex, ""),), subject=(t.key, ""),
             ))  # fmt: skip
     return out
@@ -158,7 +175,11 @@ def check_numbers(
     for i, j in owner.items():
         places.pair(s_numbers[i].node, t_numbers[j].node)
     s_used = set(owner)
-    missing = [number for i, number in enumerate(s_numbers) if i not in s_used and not number.in_math]
+    missing = [
+        number
+        for i, number in enumerate(s_numbers)
+        if i not in s_used and not number.in_math and not _said_once(number, [s_numbers[k] for k in owner])
+    ]
     out: list[Finding] = []
     reported: set[tuple[str, int]] = set()  # a number missing twice from one paragraph is one finding
     for number in missing:
@@ -167,11 +188,24 @@ def check_numbers(
             continue
         reported.add((value, where))
         out.append(Finding.make(
-            Code.NUMBERS_MISSING, f"the number {value} of the source's text is missing here", lang, chapter,
+            Code.NUMBERS_MISSING,
+            f"the number {value} of the source's text is missing here: translate what the source says with it",
+            lang, chapter,
             Location(target.path, where), source=Location(source.path, number.line),
             diff=(("", value),), subject=("", f"{value}#{sum(v == value for v, _ in reported)}"),
         ))  # fmt: skip
     return out
+
+
+def _said_once(number: Number, found: list[Number]) -> bool:
+    """Whether a number the source repeats close by (the same paragraph, or within
+    :data:`_REPEAT` lines) is one the translation has for the other occurrence: two sentences
+    that say the same year, joined into one, say it once."""
+    return any(
+        other.values[0] == number.values[0] and (other.node == number.node or abs(other.line - number.line) <= _REPEAT)
+        for other in found
+        if not other.in_math
+    )
 
 
 def _reassign(
@@ -207,11 +241,12 @@ def check_labelled_math(lang: str, chapter: str, source: Document, target: Docum
     out = []
     for s in source.walk():
         t = t_math.get(s.label) if isinstance(s, DisplayMath) and s.label else None
-        if t is None or normalize_tex(t.tex) == normalize_tex(s.tex):
-            continue
+        if t is None or matching(normalize_tex(t.tex)) == matching(normalize_tex(s.tex)):
+            continue  # the same, or with its words (``\text{…}``) in the language's own order
         out.append(Finding.make(
-            Code.MATH_CHANGED, f"equation {s.label!r} $${t.tex}$$ differs from the source's $${s.tex}$$", lang,
-            chapter, Location(target.path, t.line), source=Location(source.path, s.line), diff=((t.tex, s.tex),),
+            Code.MATH_CHANGED,
+            f"equation {s.label!r} $${t.tex}$$ differs from the source's $${s.tex}$$: write the source's",
+            lang, chapter, Location(target.path, t.line), source=Location(source.path, s.line), diff=((t.tex, s.tex),),
             subject=(normalize_tex(t.tex), normalize_tex(s.tex)),
         ))  # fmt: skip
     return out
@@ -239,8 +274,11 @@ def check_math_numbers(
         for side in [normalize_tex(n.tex), *sides(normalize_tex(n.tex))]
     )
     pairs = within_others(pairs, mine.formulas, theirs.formulas, places, mine.broken, labelled)
+    pairs = pair_nearby(pairs, places)
+    pairs, damaged = broken_dollars(lang, chapter, source, target, pairs, places)
+    pairs = shapes_said(pairs, theirs.formulas, places)
     numbers = check_numbers(lang, chapter, source, target, mine.numbers, theirs.numbers, places, alignment.at)
-    out = check_math(lang, chapter, source, target, pairs, places)
+    out = damaged + check_math(lang, chapter, source, target, pairs, places)
     out += numbers
     out += check_labelled_math(lang, chapter, source, target)
     return out

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from fnmatch import fnmatchcase
 
 from polybook.check.code import CellMatch
@@ -25,42 +26,150 @@ def _first_line(segment: Segment) -> int:
 def check_texttabs(
     lang: str,
     chapter: str,
-    src: Segment,
-    tgt: Segment,
+    alignment: Alignment,
     source: Document,
     target: Document,
     common: frozenset[str],
     localised: tuple[str, ...] = (),
+    offered: tuple[str, ...] = (),
 ) -> list[Finding]:
-    """The text tabs of a segment pair, for the frameworks both chapters offer: a tab for
-    zh's paddle, or for a framework a translation does not offer, is coverage, not drift; a tab
-    holding only links each language has its own of (``localised``) is the links' business."""
-    s_tabs = [(i.node, _within(i.node, common)) for i in src.items if _compared(i.node, localised)]
-    t_tabs = [(i.node, _within(i.node, common)) for i in tgt.items if _compared(i.node, localised)]
-    s_count = Counter(frameworks for _, frameworks in s_tabs if frameworks)
-    t_count = Counter(frameworks for _, frameworks in t_tabs if frameworks)
-    untabbed = [i.node for i in tgt.items if i.tab is None and prose_text(i) and not isinstance(i.node, Heading)]
+    """The text tabs of the chapter, for the frameworks both chapters offer (and the source
+    language has, ``offered``): a tab for zh's paddle, or for a framework a translation does not
+    offer, is coverage, not drift; a tab holding only links each language has its own of
+    (``localised``) is the links' business.
+
+    Counted over the whole chapter, then told where they differ: a translation that moves a
+    section (and its tabs) elsewhere has lost no tab. One finding per place, however many
+    frameworks' tabs it lacks, at the untabbed text nearest to where the source's tab belongs.
+    """
+    common = common or frozenset(source.frameworks) & frozenset(target.frameworks)  # no cells: the languages'
+    common = common & frozenset(offered) if offered else common
+    segments = [
+        (src, tgt, _tabs(src, common, localised), _tabs(tgt, common, localised)) for src, tgt in alignment.pairs
+    ]
+    lacking, added = _unmatched([(s_tabs, t_tabs) for _, _, s_tabs, t_tabs in segments])
     out = []
-    for frameworks, n in (s_count - t_count).items():
-        first = next(t for t, f in s_tabs if f == frameworks)
-        names = ", ".join(frameworks)
-        where = untabbed[0].line if untabbed else _first_line(tgt)
-        shown = "; this translation shows its text here for every framework" if untabbed else ""
-        out.append(Finding.make(
-            Code.STRUCTURE_TEXTTAB,
-            f"the source has {n} text tab(s) for [{names}] here (`:begin_tab:`{first.spec}``){shown}",
-            lang, chapter, Location(target.path, where), source=Location(source.path, first.line),
-            diff=(("untabbed" if untabbed else "", f":begin_tab:`{first.spec}`"),),
-            subject=(" ".join(prose_text(Item(u, None)) for u in untabbed), names),
-        ))  # fmt: skip
-    for frameworks, n in (t_count - s_count).items():
-        extra = next(t for t, f in t_tabs if f == frameworks)
-        out.append(Finding.make(
-            Code.STRUCTURE_TEXTTAB, f"{n} text tab(s) for [{', '.join(frameworks)}] here are not in the source",
-            lang, chapter, Location(target.path, extra.line), source=Location(source.path, _first_line(src)),
-            diff=((f":begin_tab:`{extra.spec}`", ""),), subject=(", ".join(frameworks), ""),
-        ))  # fmt: skip
+    for k, (src, tgt, s_tabs, t_tabs) in enumerate(segments):
+        missing, extra = _instances(s_tabs, t_tabs, lacking.get(k, []), added.get(k, []), alignment.place)
+        if missing:
+            out.append(_missing_tabs(lang, chapter, alignment, source, target, tgt, missing))
+        if extra and _specialised([t for t, _ in t_tabs], src, common):
+            continue  # one text for every framework in the source, one for each here: every reader has one
+        if extra:
+            names = ", ".join(dict.fromkeys(f"[{', '.join(tab.frameworks)}]" for tab in extra))
+            out.append(Finding.make(
+                Code.STRUCTURE_TEXTTAB,
+                f"text tab(s) for {names} here are not in the source: remove them, or keep one text without "
+                "`:begin_tab:` and `:end_tab:` where the source has it for every framework",
+                lang, chapter, Location(target.path, extra[0].line), source=Location(source.path, _first_line(src)),
+                diff=((" ".join(f":begin_tab:`{t.spec}`" for t in extra), ""),), subject=(names, ""),
+            ))  # fmt: skip
     return out
+
+
+def _specialised(tabs: list[TextTab], src: Segment, common: frozenset[str]) -> bool:
+    """Whether the translation's tabs give every framework its own text where the source has one
+    for all (zh writes ``arange`` for mxnet and ``range`` for tensorflow)."""
+    covered = {f for tab in tabs for f in tab.frameworks}
+    untabbed = any(i.tab is None and prose_text(i) and not isinstance(i.node, Heading) for i in src.items)
+    return untabbed and bool(common) and common <= covered
+
+
+def _instances(
+    s_tabs: list[tuple[TextTab, tuple]],
+    t_tabs: list[tuple[TextTab, tuple]],
+    lacking: list[tuple],
+    added: list[tuple],
+    place: Callable[[int], int],
+) -> tuple[list[TextTab], list[TextTab]]:
+    """Which of a segment's tabs are the ones the other side lacks: each framework's tabs pair
+    with the other side's nearest to where they belong; the farthest are left."""
+    missing: list[TextTab] = []
+    extra: list[TextTab] = []
+    for f in dict.fromkeys([*lacking, *added]):
+        mine = [t for t, g in s_tabs if g == f]
+        theirs = [t for t, g in t_tabs if g == f]
+        options = sorted((abs(place(s.line) - t.line), i, j) for i, s in enumerate(mine) for j, t in enumerate(theirs))
+        s_used: set[int] = set()
+        t_used: set[int] = set()
+        for _, i, j in options:
+            if i not in s_used and j not in t_used:
+                s_used.add(i)
+                t_used.add(j)
+        missing += [tab for i, tab in enumerate(mine) if i not in s_used][: lacking.count(f)]
+        extra += [tab for j, tab in enumerate(theirs) if j not in t_used][: added.count(f)]
+    return _once(missing), _once(extra)
+
+
+def _once(tabs: list[TextTab]) -> list[TextTab]:
+    """Each tab once (one for several frameworks is found once per framework), in line order."""
+    return sorted({id(tab): tab for tab in tabs}.values(), key=lambda tab: tab.line)
+
+
+def _unmatched(segments: list[tuple[list, list]]) -> tuple[dict[int, list[tuple]], dict[int, list[tuple]]]:
+    """Per segment, the frameworks of the source's tabs the translation lacks and of the
+    translation's the source lacks -- once a segment's surplus has made up for the nearest
+    segment's lack (segments a translator rearranged pair one off)."""
+    lacks: dict[tuple, list[int]] = {}
+    extras: dict[tuple, list[int]] = {}
+    for k, (s_tabs, t_tabs) in enumerate(segments):
+        s_count, t_count = Counter(f for _, f in s_tabs if f), Counter(f for _, f in t_tabs if f)
+        for f, n in (s_count - t_count).items():
+            lacks.setdefault(f, []).extend([k] * n)
+        for f, n in (t_count - s_count).items():
+            extras.setdefault(f, []).extend([k] * n)
+    lacking: dict[int, list[tuple]] = {}
+    added: dict[int, list[tuple]] = {}
+    for f in dict.fromkeys([*lacks, *extras]):
+        short, more = list(lacks.get(f, [])), list(extras.get(f, []))
+        for k, j in sorted(((k, j) for k in short for j in more), key=lambda kj: abs(kj[0] - kj[1])):
+            if k in short and j in more:
+                short.remove(k)
+                more.remove(j)
+        for k in short:
+            lacking.setdefault(k, []).append(f)
+        for j in more:
+            added.setdefault(j, []).append(f)
+    return lacking, added
+
+
+def _tabs(segment: Segment, common: frozenset[str], localised: tuple[str, ...]) -> list[tuple[TextTab, tuple]]:
+    """``(tab, (framework,))`` for every framework each tab of the segment is for: what a reader
+    of each framework sees is compared (``[mxnet, pytorch]`` is ``[mxnet]`` and ``[pytorch]``)."""
+    return [(i.node, (f,)) for i in segment.items if _compared(i.node, localised) for f in _within(i.node, common)]
+
+
+def _missing_tabs(
+    lang: str,
+    chapter: str,
+    alignment: Alignment,
+    source: Document,
+    target: Document,
+    tgt: Segment,
+    missing: list[TextTab],
+) -> Finding:
+    """One finding for the source's text tabs a segment of the translation lacks: at the
+    untabbed text nearest to where the first belongs (that text is shown for every framework)."""
+    first = missing[0]
+    untabbed = [i.node for i in tgt.items if i.tab is None and prose_text(i) and not isinstance(i.node, Heading)]
+    placed = alignment.at(first.line)  # between the anchors around it, in proportion
+    where = min((u.line for u in untabbed), key=lambda line: abs(line - placed), default=alignment.place(first.line))
+    specs = " and ".join(dict.fromkeys(f"`:begin_tab:`{tab.spec}``" for tab in missing))
+    names = ", ".join(dict.fromkeys(f"[{', '.join(tab.frameworks)}]" for tab in missing))
+    if untabbed:
+        todo = f"this translation shows its text here for every framework: put each framework's text in its {specs}"
+    else:
+        todo = f"translate it here, in {specs}"
+    return Finding.make(
+        Code.STRUCTURE_TEXTTAB,
+        f"the source has text tab(s) for {names} here; {todo} … `:end_tab:`",
+        lang,
+        chapter,
+        Location(target.path, where),
+        source=Location(source.path, first.line),
+        diff=(("untabbed" if untabbed else "", specs),),
+        subject=(" ".join(prose_text(Item(u, None)) for u in untabbed), names),
+    )
 
 
 def _compared(node: object, localised: tuple[str, ...]) -> bool:
@@ -116,14 +225,16 @@ def check_sections(
     for heading, body in section_spans(tgt_items, set(match.target_to_source)):
         n = sum(isinstance(i.node, CodeCell) for i in body)
         out.append(Finding.make(
-            Code.STRUCTURE_SECTION, f"section {heading.text!r} ({n} cell(s)) is not in the source", lang, chapter,
+            Code.STRUCTURE_SECTION, f"section {heading.text!r} ({n} cell(s)) is not in the source: remove it, unless "
+            "the translation adds it on purpose", lang, chapter,
             Location(target.path, heading.line), diff=((heading.text, ""),), subject=(heading.text, ""),
         ))  # fmt: skip
         skip |= {id(heading)} | {id(i.node) for i in body}
     for heading, body in section_spans(src_items, set(match.source_to_target)):
         n = sum(isinstance(i.node, CodeCell) for i in body)
         out.append(Finding.make(
-            Code.STRUCTURE_SECTION, f"section {heading.text!r} of the source ({n} cell(s)) is missing here",
+            Code.STRUCTURE_SECTION, f"section {heading.text!r} of the source ({n} cell(s)) is missing here: "
+            "translate it",
             lang, chapter, Location(target.path, alignment.place(heading.line)),
             source=Location(source.path, heading.line),
             diff=(("", heading.text),), subject=("", heading.text),
@@ -135,7 +246,8 @@ def check_sections(
         if len(s_heads) != len(t_heads):
             out.append(Finding.make(
                 Code.STRUCTURE_HEADING,
-                f"{len(t_heads)} heading(s) here where the source has {len(s_heads)}",
+                f"{len(t_heads)} heading(s) here where the source has {len(s_heads)}: "
+                "give this part the source's headings",
                 lang, chapter, Location(target.path, t_heads[0].line if t_heads else _first_line(tgt)),
                 source=Location(source.path, s_heads[0].line if s_heads else _first_line(src)),
                 diff=((" | ".join(h.text for h in t_heads), " | ".join(h.text for h in s_heads)),),
@@ -145,7 +257,9 @@ def check_sections(
         for s, t in zip(s_heads, t_heads, strict=True):
             if s.level != t.level:
                 out.append(Finding.make(
-                    Code.STRUCTURE_HEADING, f"heading level {t.level} here, {s.level} in the source", lang, chapter,
+                    Code.STRUCTURE_HEADING,
+                    f"heading level {t.level} here, {s.level} in the source: write it with {'#' * s.level}",
+                    lang, chapter,
                     Location(target.path, t.line), source=Location(source.path, s.line),
                     diff=(("#" * t.level, "#" * s.level),), subject=(t.text, s.text),
                 ))  # fmt: skip

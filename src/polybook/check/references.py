@@ -2,38 +2,36 @@
 
 from __future__ import annotations
 
-import bisect
-import re
-from collections import Counter
-from collections.abc import Callable
-from fnmatch import fnmatchcase
+from collections.abc import Callable, Collection
+from difflib import get_close_matches
 
 from polybook.check.findings import Finding, Location
-from polybook.check.segments import flatten
+from polybook.check.labels import check_labels, check_roles
+from polybook.check.links import check_links
 from polybook.config import BookConfig
 from polybook.diagnostics import Code
-from polybook.dialect.nodes import Document, Figure, Heading
+from polybook.dialect.nodes import Document, Figure
 
 _RESOLVABLE = ("numref", "ref", "eqref")
 _CITES = ("cite", "citet", "citep")
 
 
 def _roles(doc: Document) -> list[tuple[str, str, int]]:
+    """``(role, target, line)`` of the references and citations, each target as it resolves: a
+    role the parser recovered from damage (``: numref: ` x```, reported as such) without the
+    spaces around its target, a citation's keys without the spaces after their commas."""
     return [
-        (inline.name, inline.value, inline.line or node.line)
+        (inline.name, _target(inline.name, inline.value, inline.damaged), inline.line or node.line)
         for node in doc.walk()
         for inline in getattr(node, "inlines", [])
         if inline.kind == "role" and inline.name in _RESOLVABLE + _CITES
     ]
 
 
-def _links(doc: Document) -> list[tuple[str, int]]:
-    return [
-        (inline.value, inline.line or node.line)
-        for node in doc.walk()
-        for inline in getattr(node, "inlines", [])
-        if inline.kind == "link"
-    ]
+def _target(role: str, value: str, damaged: bool) -> str:
+    if role in _CITES:
+        return ",".join(key.strip() for key in value.split(","))
+    return value.strip() if damaged else value
 
 
 def resolvable_refs(doc: Document) -> list[tuple[str, str, int]]:
@@ -42,19 +40,31 @@ def resolvable_refs(doc: Document) -> list[tuple[str, str, int]]:
 
 
 def unresolved_ref(
-    lang: str, chapter: str, path: str, role: str, target: str, line: int, source_lang: str | None = None
+    lang: str,
+    chapter: str,
+    path: str,
+    role: str,
+    target: str,
+    line: int,
+    source_lang: str | None = None,
+    known: Collection[str] = (),
 ) -> Finding:
     """A reference of the translation that resolves to no label of its book (and, with
-    ``source_lang``, to none of the source's either: most likely a typo)."""
-    where = (
-        f"neither the {lang} book nor the {source_lang} source defines"
-        if source_lang
-        else f"the {lang} book does not define"
-    )
+    ``source_lang``, to none of the source's either: most likely a typo, and the label of
+    ``known`` it most looks like is named)."""
+    if source_lang:
+        where = f"neither the {lang} book nor the {source_lang} source defines: {_suggest(target, known)}"
+    else:
+        where = f"the {lang} book does not define: give the {lang} chapter the source's label it lacks"
     return Finding.make(
         Code.REF_TARGET, f":{role}:`{target}` points at a label {where}", lang, chapter,
         Location(path, line), diff=((f":{role}:`{target}`", ""),), subject=(target, ""),
     )  # fmt: skip
+
+
+def _suggest(target: str, known: Collection[str]) -> str:
+    close = get_close_matches(target.strip(), list(known), n=1, cutoff=0.75)
+    return f"did you mean {close[0]!r}?" if close else "write a label the book defines"
 
 
 def check_references(
@@ -77,139 +87,10 @@ def check_references(
     def here(source_line: int) -> Location:
         return Location(target.path, place(source_line))
 
-    for name in source.labels.keys() - target.labels.keys():
-        label = source.labels[name]
-        out.append(Finding.make(
-            Code.REF_LABEL, f"label {name!r} ({label.kind}) of the source is missing here", lang, chapter,
-            here(label.line),
-            source=Location(source.path, label.line), diff=(("", f":label:`{name}`"),), subject=("", name),
-        ))  # fmt: skip
-    for name in target.labels.keys() - source.labels.keys():
-        label = target.labels[name]
-        out.append(Finding.make(
-            Code.REF_LABEL, f"label {name!r} is not in the source chapter", lang, chapter,
-            Location(target.path, label.line), diff=((f":label:`{name}`", ""),), subject=(name, ""),
-        ))  # fmt: skip
-    s_roles, t_roles = _roles(source), _roles(target)
-    t_targets = {(n, v) for n, v, _ in t_roles}
-    for name, value, line in s_roles:
-        if (name, value) not in t_targets:
-            t_targets.add((name, value))  # once per target
-            out.append(Finding.make(
-                Code.REF_TARGET, f":{name}:`{value}` of the source is missing here", lang, chapter, here(line),
-                source=Location(source.path, line), diff=(("", f":{name}:`{value}`"),), subject=("", f"{name}:{value}"),
-            ))  # fmt: skip
+    out += check_labels(lang, chapter, source, target, here)
+    out += check_roles(lang, chapter, _roles(source), _roles(target), source, target, here)
     out.extend(_check_figures(lang, chapter, source, target, here))
     out.extend(check_links(lang, chapter, source, target, here, localised, common))
-    return out
-
-
-def _localised(url: str, patterns: tuple[str, ...]) -> str | None:
-    return next((p for p in patterns if fnmatchcase(url, p)), None)
-
-
-def _language_neutral(url: str, lang: str | None) -> str:
-    """A link with its language named neutrally: ``tr.d2l.ai`` and ``d2l.ai``, ``d2l-tr`` and
-    ``d2l-en`` are each language's own copy of one link."""
-    if not lang:
-        return url
-    url = re.sub(rf"(?<=://){re.escape(lang)}\.", "", url)
-    return re.sub(rf"(?<=[-_/.]){re.escape(lang)}(?=[-_/.]|$)", "@", url)
-
-
-def check_links(
-    lang: str,
-    chapter: str,
-    source: Document,
-    target: Document,
-    here: Callable[[int], Location],
-    localised: tuple[str, ...] = (),
-    common: frozenset[str] = frozenset(),
-) -> list[Finding]:
-    """Links of the source missing here and links here the source lacks. A link that differs
-    only in naming its language is the translation's own copy; links matching ``localised``
-    (conf.py's ``localised_links``) are each language's own, and only asked for per section."""
-    s_all, t_all = _links(source), _links(target)
-    s_links = Counter(u for u, _ in s_all if not _localised(u, localised))
-    t_links = Counter(u for u, _ in t_all if not _localised(u, localised))
-    missing, extra = s_links - t_links, t_links - s_links
-    neutral = Counter(_language_neutral(u, target.language) for u in extra.elements())
-    out = []
-    for url in missing:
-        if neutral[_language_neutral(url, source.language)] > 0:
-            neutral[_language_neutral(url, source.language)] -= 1
-            continue
-        line = next(n for u, n in s_all if u == url)
-        out.append(Finding.make(
-            Code.REF_LINK, f"link {url} of the source is missing here", lang, chapter, here(line),
-            source=Location(source.path, line), diff=(("", url),), subject=("", url),
-        ))  # fmt: skip
-    mine = Counter(_language_neutral(u, source.language) for u in missing.elements())
-    for url in extra:
-        if mine[_language_neutral(url, target.language)] > 0:
-            mine[_language_neutral(url, target.language)] -= 1
-            continue
-        line = next(n for u, n in t_all if u == url)
-        out.append(Finding.make(
-            Code.REF_LINK, f"link {url} is not in the source", lang, chapter, Location(target.path, line),
-            diff=((url, ""),), subject=(url, ""),
-        ))  # fmt: skip
-    return out + _localised_links(lang, chapter, source, target, here, localised, common)
-
-
-def _sections(doc: Document) -> list[int]:
-    """The first line of each section: 1, then every heading's line."""
-    return [1, *(node.line for node in doc.walk() if isinstance(node, Heading))]
-
-
-def _tabbed_links(
-    doc: Document, patterns: tuple[str, ...], common: frozenset[str]
-) -> list[tuple[str, str, int, frozenset[str] | None]]:
-    """``(pattern, url, line, frameworks of its text tab)`` of the links matching ``patterns``;
-    a link in a tab for frameworks outside ``common`` is left out (coverage)."""
-    out = []
-    for item in flatten(doc):
-        tab = None if item.tab is None else frozenset(item.tab) & common if common else frozenset(item.tab)
-        if tab is not None and not tab:
-            continue
-        for inline in getattr(item.node, "inlines", ()):
-            if inline.kind == "link" and (pattern := _localised(inline.value, patterns)):
-                out.append((pattern, inline.value, inline.line or item.node.line, tab))
-    return out
-
-
-def _localised_links(
-    lang: str,
-    chapter: str,
-    source: Document,
-    target: Document,
-    here: Callable[[int], Location],
-    patterns: tuple[str, ...],
-    common: frozenset[str],
-) -> list[Finding]:
-    """Each section of the source with a localised link (for a framework both offer) must have
-    one here, in the section where the source's belongs, for that framework or for all."""
-    if not patterns:
-        return []
-    s_starts, t_starts = _sections(source), _sections(target)
-    t_found = _tabbed_links(target, patterns, common)
-    out = []
-    seen: set[tuple[str, int, frozenset[str] | None]] = set()
-    for pattern, url, line, tab in _tabbed_links(source, patterns, common):
-        where = here(line)
-        section = bisect.bisect_right(t_starts, where.line) - 1
-        key = (pattern, bisect.bisect_right(s_starts, line), tab)
-        if key in seen:
-            continue
-        seen.add(key)
-        start, end = t_starts[section], t_starts[section + 1] if section + 1 < len(t_starts) else 1 << 30
-        if any(p == pattern and start <= n < end and (t is None or tab is None or t & tab) for p, _, n, t in t_found):
-            continue
-        shown = f" for [{', '.join(sorted(tab))}]" if tab else ""
-        out.append(Finding.make(
-            Code.REF_LINK, f"no link like {pattern}{shown} in this section; the source's is {url}", lang, chapter,
-            where, source=Location(source.path, line), diff=(("", url),), subject=("", f"{pattern}{shown}"),
-        ))  # fmt: skip
     return out
 
 
@@ -227,24 +108,37 @@ def _check_figures(
                 pairs.append((s, t))
                 s_figs.remove(s)
                 t_figs.remove(t)
+    inline = {
+        i.value: i.line or node.line
+        for node in target.walk()
+        for i in getattr(node, "inlines", ())
+        if i.kind == "image"
+    }
     out = []
     for f in s_figs:
+        message = f"figure {f.src} of the source is missing here: add it"
+        where = here(f.line)
+        if f.src in inline:  # an image inside a paragraph: the figure's line holds more than the figure
+            message = f"figure {f.src} of the source is here inside a paragraph, not a figure of its own: put "
+            message += f"`![…]({f.src})` on a line of its own" + (", and its :label: on the next" if f.label else "")
+            where = Location(target.path, inline[f.src])
         out.append(Finding.make(
-            Code.REF_FIGURE, f"figure {f.src} of the source is missing here", lang, chapter,
-            here(f.line), source=Location(source.path, f.line), diff=(("", f.src),),
-            subject=("", f.label or f.src),
+            Code.REF_FIGURE, message, lang, chapter, where, source=Location(source.path, f.line),
+            diff=(("", f.src),), subject=("", f.label or f.src),
         ))  # fmt: skip
     for f in t_figs:
         out.append(Finding.make(
-            Code.REF_FIGURE, f"figure {f.src} is not in the source", lang, chapter,
-            Location(target.path, f.line), diff=((f.src, ""),), subject=(f.label or f.src, ""),
+            Code.REF_FIGURE, f"figure {f.src} is not in the source: remove it, unless the translation adds it on "
+            "purpose", lang, chapter, Location(target.path, f.line), diff=((f.src, ""),),
+            subject=(f.label or f.src, ""),
         ))  # fmt: skip
     for s, t in pairs:
         for attr in ("src", "width", "height"):
             a, b = getattr(t, attr), getattr(s, attr)
             if a != b:
                 out.append(Finding.make(
-                    Code.REF_FIGURE, f"figure {s.label or s.src}: {attr} {a!r} here, {b!r} in the source", lang,
+                    Code.REF_FIGURE,
+                    f"figure {s.label or s.src}: {attr} {a!r} here, {b!r} in the source: write the source's", lang,
                     chapter, Location(target.path, t.line), source=Location(source.path, s.line),
                     diff=((str(a or ""), str(b or "")),), subject=(f"{attr}={a}", f"{attr}={b}"),
                 ))  # fmt: skip
@@ -278,7 +172,9 @@ def resource_fallbacks(config: BookConfig, lang: str, chapter: str, target: Docu
             continue
         shown = found[0].relative_to(config.chapters_dir.resolve()).as_posix()
         out.append(Finding.make(
-            Code.REF_FALLBACK, f"{ref!r} is not in the {lang} book: the source language's {shown} is used",
+            Code.REF_FALLBACK,
+            f"{ref!r} is not in the {lang} book: the source language's {shown} is used; copy it into the {lang} "
+            "folder only to translate its words",
             lang, chapter, Location(target.path, line), subject=(shown, ""),
         ))  # fmt: skip
     return out

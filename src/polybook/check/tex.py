@@ -130,7 +130,11 @@ def normalize_tex(tex: str) -> str:
     tex = _CURRENCY_FIRST.sub(r"\1\\$", _PERCENT_FIRST.sub(r"\1\\%", tex))
     tex = _PRODUCT.sub(r"\\times", tex).replace("\\div", "/")  # ``2 \cdot 160`` is ``2 \times 160``
     tex = _SUFFIX.sub("", tex)  # tr: ``X'i`` is X with a case ending
-    return without_parens(_TRAILING_PUNCT.sub(r"\1", tex))
+    for _ in range(3):  # ``c.\end{aligned},``: the punctuation around the environment's end too
+        tex, found = _TRAILING_PUNCT.subn(r"\1", tex)
+        if not found:
+            break
+    return without_parens(tex)
 
 
 def without_parens(key: str) -> str:

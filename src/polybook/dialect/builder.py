@@ -164,7 +164,7 @@ class _Builder(CellBuilder):
                     self.report(
                         line,
                         Code.ROLE_DAMAGED,
-                        f"damaged role {raw.strip()!r}; did you mean ':{name}:`{nxt.content}`'?",
+                        f"damaged role {raw.strip()!r}; did you mean ':{name}:`{nxt.content.strip()}`'?",
                     )
                     out.append(Inline("role", line, nxt.content, name, damaged=True))
                     skip = i + 1
@@ -212,11 +212,17 @@ class _Builder(CellBuilder):
         self.emit(Heading(self.path, line, token.map[1], int(token.tag[1:]), text, None, self.inlines(inline)))
         for opener, closer in _PAIRS:
             if text.count(opener) != text.count(closer):
-                self.report(line, Code.HEADING_DAMAGED, f"heading {text!r} has unbalanced {opener!r} / {closer!r}")
+                self.report(
+                    line,
+                    Code.HEADING_DAMAGED,
+                    f"heading {text!r} has unbalanced {opener!r} / {closer!r}: close it, or remove the stray one",
+                )
         if text.count("`") % 2 or text.count("$") % 2:
-            self.report(line, Code.HEADING_DAMAGED, f"heading {text!r} has an unclosed code span or math")
+            self.report(
+                line, Code.HEADING_DAMAGED, f"heading {text!r} has an unclosed code span or math: close its ` or $"
+            )
         if not text.strip():
-            self.report(line, Code.HEADING_DAMAGED, "heading has no text")
+            self.report(line, Code.HEADING_DAMAGED, "heading has no text: write its title")
 
     def on_paragraph_open(self, token: Token, inline: Token | None) -> None:
         assert token.map is not None and inline is not None

@@ -67,15 +67,23 @@ def find_slide_marks(text: str, masked: str | None = None) -> tuple[list[SlideMa
             ends = [e for e in ends if e not in links]
             starts = [s for s in starts if not _opens_link(s, links, starts)]
         if len(starts) > len(ends):
-            problems.append(MarkProblem(starts[len(ends)], f"slide mark {opening} is never closed with {closing}"))
+            problems.append(
+                MarkProblem(
+                    starts[len(ends)], f"slide mark {opening} is never closed with {closing}: close it, or remove it"
+                )
+            )
             continue
         if len(ends) > len(starts):
-            problems.append(MarkProblem(ends[len(starts)], f"slide mark {closing} closes no {opening}"))
+            problems.append(
+                MarkProblem(ends[len(starts)], f"slide mark {closing} closes no {opening}: open it, or remove it")
+            )
             continue
         for i, (s, e) in enumerate(zip(starts, ends, strict=True)):
             inner = s + len(opening)
             if inner > e or (i + 1 < len(starts) and e > starts[i + 1]):
-                problems.append(MarkProblem(s, f"slide marks {opening}…{closing} overlap"))
+                problems.append(
+                    MarkProblem(s, f"slide marks {opening}…{closing} overlap: close each before the next opens")
+                )
                 break
             marks.append(SlideMark(opening, closing, inner, e))
     marks.sort(key=lambda m: m.start)
@@ -83,7 +91,10 @@ def find_slide_marks(text: str, masked: str | None = None) -> tuple[list[SlideMa
     for mark in marks:
         if kept and mark.start - len(mark.opening) < kept[-1].end + len(kept[-1].closing):
             other = kept[-1]
-            message = f"slide marks {other.opening}…{other.closing} and {mark.opening}…{mark.closing} overlap"
+            message = (
+                f"slide marks {other.opening}…{other.closing} and {mark.opening}…{mark.closing} overlap: close the "
+            )
+            message += f"{other.closing} before the {mark.opening}"
             problems.append(MarkProblem(mark.start - len(mark.opening), message))
             continue
         kept.append(mark)

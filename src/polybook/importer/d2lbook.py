@@ -2,9 +2,9 @@
 
 The steps, in order: read the project's config.ini, find (or start) the book's conf.py,
 select the project's files, copy them into a hidden folder beside ``<chapters>/<lang>``,
-merge the settings into conf.py's text, validate that text as polybook reads it, and only
-then write conf.py and swap the folder in. A refusal or a failure changes nothing; the
-project itself is only ever read.
+merge the settings into conf.py's text (with the numbered links a translation has its own of,
+:mod:`.links`), validate that text as polybook reads it, and only then write conf.py and swap
+the folder in. A refusal or a failure changes nothing; the project itself is only ever read.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from polybook.files import atomic_write, replace_folder
 from polybook.importer.confpy import Change, ConfEditError, edit_conf, new_conf, read_book_settings
 from polybook.importer.environments import project_date, propose, resolve
 from polybook.importer.ini import IniError, read_ini
+from polybook.importer.links import add_own_links
 from polybook.importer.mapping import ProjectSettings, Unmapped, read_settings
 from polybook.importer.merge import BookSettings, Merged, merge
 from polybook.importer.tree import Selection, assemble, select_files, uncovered
@@ -117,6 +118,7 @@ def import_d2lbook(
         exclusions = [*((book.settings.polybook or {}).get("exclusions") or []), *settings.exclusions]
         origin_pattern = bool(uncovered(fresh, selection.origins, exclusions))
         merged = merge(book.settings, settings, set(selection.files), origin_pattern)
+        merged.notes += add_own_links(merged.polybook, book.chapters, lang, fresh)
         new_text, result.changes = _edit(book.base, merged, book.conf_path)
         _validate(new_text, book.conf_path)
         _commit(book.conf_path, book.text, new_text, fresh, destination)

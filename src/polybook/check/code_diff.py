@@ -1,0 +1,114 @@
+"""Where two versions of a cell's code differ: changed places (:class:`Hunk`), each widened to
+a readable unit (the call or subscript around the changed tokens), at its lines in each cell."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from polybook.check.align import align
+from polybook.dialect.normalize import CodeToken, logical_lines
+
+_IDENT = re.compile(r"^[A-Za-z_]\w*$")
+_OPEN, _CLOSE = ("(", "[", "{"), (")", "]", "}")
+
+
+@dataclass(frozen=True, slots=True)
+class Hunk:
+    """One changed place: the texts and their 0-based lines within each cell's code."""
+
+    translation: str
+    source: str
+    t_line: int
+    s_line: int
+
+
+def token_diff(translation: str, source: str) -> list[Hunk]:
+    """Changed places, e.g. ``Hunk("range(1000)", "range(10000)", 1, 1)``.
+
+    Logical lines are aligned first (so a moved or added line shows as that line); inside
+    a pair of similar lines only the changed tokens are shown, widened to the call or
+    subscript around them.
+    """
+    t_lines, s_lines = [toks for _, toks in logical_lines(translation)], [toks for _, toks in logical_lines(source)]
+    t_src, s_src = translation.split("\n"), source.split("\n")
+    t_keys = [" ".join(x.text for x in toks) for toks in t_lines]
+    s_keys = [" ".join(x.text for x in toks) for toks in s_lines]
+    out: list[Hunk] = []
+    t_at = s_at = 0  # line of the last aligned line on each side, for insertions
+    for pair in align(s_keys, t_keys):
+        t_toks = t_lines[pair.target] if pair.target is not None else []
+        s_toks = s_lines[pair.source] if pair.source is not None else []
+        t_at = t_toks[0].line if t_toks else t_at
+        s_at = s_toks[0].line if s_toks else s_at
+        if pair.kind == "equal":
+            continue
+        if pair.kind == "similar":
+            out.extend(Hunk(a, b, t_at, s_at) for a, b in _token_pairs(t_toks, s_toks, t_src, s_src))
+        else:
+            out.append(Hunk(_render(t_toks, t_src), _render(s_toks, s_src), t_at, s_at))
+    return [h for h in out if h.translation or h.source]
+
+
+def _token_pairs(
+    t_toks: list[CodeToken], s_toks: list[CodeToken], t_src: list[str], s_src: list[str]
+) -> list[tuple[str, str]]:
+    t_text, s_text = [x.text for x in t_toks], [x.text for x in s_toks]
+    regions: list[list[int]] = []
+    for op, t0, t1, s0, s1 in SequenceMatcher(None, t_text, s_text, autojunk=False).get_opcodes():
+        if op == "equal":
+            continue
+        last = regions[-1] if regions else None
+        if last and t0 - last[1] <= 2 and s0 - last[3] <= 2:
+            last[1], last[3] = t1, s1
+        else:
+            regions.append([t0, t1, s0, s1])
+    out = []
+    for t0, t1, s0, s1 in regions:
+        t0, t1, s0, s1 = _widen(t_toks, s_toks, t0, t1, s0, s1)
+        pair = (_render(t_toks[t0:t1], t_src), _render(s_toks[s0:s1], s_src))
+        if any(side and not (side[0].isalnum() or side[0] in "_([{'\"") for side in pair):
+            return [(_render(t_toks, t_src), _render(s_toks, s_src))]  # a fragment: show the lines
+        out.append(pair)
+    return out
+
+
+def _widen(t: list[CodeToken], s: list[CodeToken], t0: int, t1: int, s0: int, s1: int) -> tuple[int, int, int, int]:
+    """Grow a changed region to a readable unit: the call or subscript around it."""
+
+    def text(toks: list[CodeToken], i: int) -> str:
+        return toks[i].text if 0 <= i < len(toks) else ""
+
+    # left: an opening bracket, then the dotted name before it
+    if text(t, t0 - 1) in _OPEN and text(t, t0 - 1) == text(s, s0 - 1):
+        t0, s0 = t0 - 1, s0 - 1
+    while _IDENT.match(text(t, t0 - 1)) and text(t, t0 - 1) == text(s, s0 - 1) and text(t, t0 - 2) in (".", ""):
+        t0, s0 = t0 - 1, s0 - 1
+        if text(t, t0 - 1) == "." and text(s, s0 - 1) == ".":
+            t0, s0 = t0 - 1, s0 - 1
+        else:
+            break
+    if _IDENT.match(text(t, t0 - 1)) and text(t, t0) in _OPEN and text(t, t0 - 1) == text(s, s0 - 1):
+        t0, s0 = t0 - 1, s0 - 1
+    # right: close what the region opened, and a call's parentheses right after a name
+    for _ in range(12):
+        t_open = sum(text(t, i) in _OPEN for i in range(t0, t1)) - sum(text(t, i) in _CLOSE for i in range(t0, t1))
+        s_open = sum(text(s, i) in _OPEN for i in range(s0, s1)) - sum(text(s, i) in _CLOSE for i in range(s0, s1))
+        ends_with_name = _IDENT.match(text(t, t1 - 1)) and text(t, t1) == "(" == text(s, s1)
+        if (t_open > 0 or s_open > 0 or ends_with_name) and text(t, t1) == text(s, s1) and text(t, t1):
+            t1, s1 = t1 + 1, s1 + 1
+        else:
+            break
+    return t0, t1, s0, s1
+
+
+def _render(tokens: list[CodeToken], lines: list[str]) -> str:
+    """The original text of a run of tokens (one logical line; continuation lines joined)."""
+    if not tokens:
+        return ""
+    first, last = tokens[0], tokens[-1]
+    if first.line == last.line:
+        return lines[first.line][first.start : last.end]
+    middle = [lines[i].strip() for i in range(first.line + 1, last.line)]
+    return " ".join([lines[first.line][first.start :].rstrip(), *middle, lines[last.line][: last.end].strip()])

@@ -1,0 +1,126 @@
+"""Labels and the references to them, of a chapter against its source.
+
+A label or reference the translation writes differently is one finding, not a "missing" and an
+"extra" one: a label renamed (``eq_nadaraya-watson`` for the source's ``eq_nadaraya-waston``),
+a reference whose target a translator damaged (``:numref:` chap_x``). One the translation has
+as text that the parser cannot read as such says why: a ``:eqlabel:`` after an equation whose
+``$$`` were damaged, a figure's ``:label:`` on the figure's own line, a role without its first
+backtick.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from difflib import SequenceMatcher
+
+from polybook.check.findings import Finding, Location
+from polybook.diagnostics import Code
+from polybook.dialect.nodes import Document
+
+_RENAMED = 0.6  # a label this similar to a missing one of the source is that one, renamed
+_DAMAGED = 0.75  # a reference target this similar to a missing one is that one, damaged
+_ATTACH = {
+    "equation": "put it on the line right after the equation's closing `$$` (the equation before it is damaged)",
+    "figure": "put the figure `![…](…)` on a line of its own and the label on the line after it",
+    "heading": "put it on the line right after the heading",
+    "table": "put it on the line right after the table",
+}
+
+
+def _similar(a: str, b: str) -> float:
+    return SequenceMatcher(None, a, b, autojunk=False).ratio()
+
+
+def _written(doc: Document, pattern: re.Pattern[str]) -> Location | None:
+    """Where ``doc``'s prose (paragraphs, blocks) has text matching ``pattern``."""
+    for node in doc.walk():
+        text = getattr(node, "source", None)
+        if isinstance(text, str) and (found := pattern.search(text)):
+            return Location(doc.path, node.line + text[: found.start()].count("\n"))
+    return None
+
+
+def check_labels(
+    lang: str, chapter: str, source: Document, target: Document, here: Callable[[int], Location]
+) -> list[Finding]:
+    """Labels of the source missing here, renamed here, or here but attached to nothing; labels
+    here the source lacks."""
+    missing = sorted(source.labels.keys() - target.labels.keys(), key=lambda n: source.labels[n].line)
+    extra = sorted(target.labels.keys() - source.labels.keys(), key=lambda n: target.labels[n].line)
+    out = []
+    for name in missing:
+        label = source.labels[name]
+        renamed = max(extra, key=lambda other: _similar(name, other), default=None)
+        if renamed is not None and _similar(name, renamed) >= _RENAMED:
+            extra.remove(renamed)
+            out.append(Finding.make(
+                Code.REF_LABEL, f"label {renamed!r} here is {name!r} in the source: write the source's (the book's "
+                "references use it)", lang, chapter, Location(target.path, target.labels[renamed].line),
+                source=Location(source.path, label.line), diff=((f":label:`{renamed}`", f":label:`{name}`"),),
+                subject=(renamed, name),
+            ))  # fmt: skip
+            continue
+        written = _written(target, re.compile(rf":(?:eq)?label:\s*`\s*{re.escape(name)}\s*`"))
+        if written is not None:
+            todo = _ATTACH.get(label.kind, "put it on the line right after what it labels")
+            message = f"label {name!r} ({label.kind}) of the source is written here but labels nothing: {todo}"
+        else:
+            message = f"label {name!r} ({label.kind}) of the source is missing here: add it (the book's references "
+            message += "use it)"
+        out.append(Finding.make(
+            Code.REF_LABEL, message, lang, chapter, written or here(label.line),
+            source=Location(source.path, label.line), diff=(("", f":label:`{name}`"),), subject=("", name),
+        ))  # fmt: skip
+    for name in extra:
+        out.append(Finding.make(
+            Code.REF_LABEL, f"label {name!r} is not in the source chapter: remove it, unless this translation "
+            "refers to it", lang, chapter, Location(target.path, target.labels[name].line),
+            diff=((f":label:`{name}`", ""),), subject=(name, ""),
+        ))  # fmt: skip
+    return out
+
+
+def check_roles(
+    lang: str,
+    chapter: str,
+    s_roles: list[tuple[str, str, int]],
+    t_roles: list[tuple[str, str, int]],
+    source: Document,
+    target: Document,
+    here: Callable[[int], Location],
+) -> list[Finding]:
+    """References of the source missing here: damaged here (one finding at the damaged one,
+    which the book-wide "points at no label" then leaves out), written as text, or missing."""
+    s_targets = {(n, v) for n, v, _ in s_roles}
+    t_targets = {(n, v) for n, v, _ in t_roles}
+    unmatched = [(n, v, line) for n, v, line in t_roles if (n, v) not in s_targets]
+    out = []
+    for name, value, line in s_roles:
+        if (name, value) in t_targets:
+            continue
+        t_targets.add((name, value))  # once per target
+        shown = f":{name}:`{value}`"
+        damaged = max((r for r in unmatched if r[0] == name), key=lambda r: _similar(r[1].strip(), value), default=None)
+        if damaged is not None and _similar(damaged[1].strip(), value) >= _DAMAGED:
+            unmatched.remove(damaged)
+            if name in ("cite", "citet", "citep") and any(" " in key.strip() for key in damaged[1].split(",")):
+                continue  # not a citation key: cite.key says so, with the key it should be
+            mine = f":{name}:`{damaged[1]}`"
+            out.append(Finding.make(
+                Code.REF_TARGET, f"{mine} here is {shown} in the source: write the source's", lang, chapter,
+                Location(target.path, damaged[2]), source=Location(source.path, line), diff=((mine, shown),),
+                subject=(mine, f"{name}:{value}"),
+            ))  # fmt: skip
+            continue
+        written = _written(target, re.compile(rf"{name}\W{{0,4}}{re.escape(value)}(?!\w)"))
+        message = (
+            f"{shown} of the source is written here but is not a reference: write `{shown}`, with its backticks"
+            if written is not None
+            else f"{shown} of the source is missing here: add it"
+        )
+        out.append(Finding.make(
+            Code.REF_TARGET, message, lang, chapter, written or here(line), source=Location(source.path, line),
+            diff=(("", shown),), subject=("", f"{name}:{value}"),
+        ))  # fmt: skip
+    return out

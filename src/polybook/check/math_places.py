@@ -1,0 +1,151 @@
+"""What is left of the formula pairing, read where it stands: one formula changed, or the
+``$`` of a paragraph damaged.
+
+:func:`~polybook.check.formulas.pair_formulas` pairs changed formulas between the formulas
+both sides keep in order; a formula the translation writes in another order, or next to one it
+dropped, is left as one missing and one extra. Here a missing formula and an extra one in the
+same place (the paragraph where the source's belongs, or a few lines from it) that look alike
+once fonts and braces are set aside (``$c$`` and ``$c_i$``, ``$Y=f(X)$`` and
+``$\\mathsf{Y}=f(\\mathsf{X})$``) are one formula changed.
+
+A paragraph whose ``$`` do not pair -- one missing (``q(\\mathbf{x})$``) or stray -- turns its
+text into "math" and its formulas into text: every formula after the break is missing and
+every stretch of words extra. That is one finding, at the formula that lost its ``$`` when it
+can be found, and the missing and extra math the break explains are left out.
+"""
+
+from __future__ import annotations
+
+import re
+from difflib import SequenceMatcher
+
+from polybook.check.findings import Finding, Location
+from polybook.check.formulas import Formula, Places
+from polybook.check.tex import TEXT_CMD, looks_like_prose
+from polybook.diagnostics import Code
+from polybook.dialect.nodes import Document
+
+Pairs = list[tuple[Formula | None, Formula | None]]
+_NEAR = 3  # lines between where a missing formula belongs and an extra one, to be one changed
+_ALIKE = 0.5  # skeletons at least this similar are one formula changed
+_FONT = re.compile(r"\\(?:mathbf|mathsf|mathrm|mathit|boldsymbol|bm|mathcal|operatorname)\b|[{}\s]")
+_VALUE = re.compile(r"(?:\\[A-Za-z]+ ?)?[A-Za-z](?:_[A-Za-z0-9])?=-?\d[\d.,]*")  # ``K=5``
+_DOLLAR = re.compile(r"(?<![\\$])\$(?!\$)")
+_LETTERS = re.compile(r"[^\W\d_\x00-\x7f]")  # a letter of a script TeX does not write outside \text
+_EDGES = re.compile(r"^\s|^[,.;:!?、。，]|\s$")
+_PROSE_AFTER = re.compile(r"\s*(?:[,.;:!?)）、。，]|\*?[^\W\d_])")  # words or punctuation follow
+_PROSE_BEFORE = re.compile(r"(?:[,.;:(（、。，]|[^\W\d_]\*?)\s*$")
+
+
+def _skeleton(tex: str) -> str:
+    """A formula without fonts, braces and spaces: what two ways of writing one formula share."""
+    return _FONT.sub("", tex)
+
+
+def pair_nearby(pairs: Pairs, places: Places) -> Pairs:
+    """``pairs`` with each missing formula and an extra one where it belongs that look alike
+    paired (changed), the most alike first; an extra symbol given a number that stands for none
+    is the source's value said as math (``$K = 5$`` for "`K` (5 in the experiment)")."""
+    missing = [(k, s) for k, (s, t) in enumerate(pairs) if s is not None and t is None]
+    extra = [(k, t) for k, (s, t) in enumerate(pairs) if t is not None and s is None]
+    options = []
+    for i, s in missing:
+        at = places(s.node, s.line)
+        for j, t in extra:
+            if t.node == at or abs(t.line - at) <= _NEAR:
+                ratio = SequenceMatcher(None, _skeleton(s.tex), _skeleton(t.tex), autojunk=False).ratio()
+                if ratio >= _ALIKE:
+                    options.append((-ratio, abs(t.line - at), i, j))
+    taken: set[int] = set()
+    joined: dict[int, tuple[Formula | None, Formula | None]] = {}
+    for _, _, i, j in sorted(options):
+        if i not in taken and j not in taken:
+            taken |= {i, j}
+            joined[i] = (pairs[i][0], pairs[j][1])
+    kept = [joined.get(k, pair) for k, pair in enumerate(pairs) if k not in taken or k in joined]
+    return [(s, t) for s, t in kept if s is not None or t is None or not _VALUE.fullmatch(t.key)]
+
+
+def _paragraphs(doc: Document) -> dict[int, tuple[int, str]]:
+    """First line -> (last line, raw text) of the nodes that hold prose (a heading's too: a
+    translation may have run a list of exercises into it)."""
+    return {
+        node.line: (node.end_line, text)
+        for node in doc.walk()
+        if isinstance(text := getattr(node, "source", None) or getattr(node, "text", None), str)
+    }
+
+
+def broken_dollars(
+    lang: str, chapter: str, source: Document, target: Document, pairs: Pairs, places: Places
+) -> tuple[Pairs, list[Finding]]:
+    """``pairs`` without the missing and extra math that a paragraph's unpaired ``$`` explains,
+    and one finding per such paragraph (see the module's text)."""
+    paragraphs = _paragraphs(target)
+    broken = {
+        line: text
+        for line, (_, text) in paragraphs.items()
+        if len(_DOLLAR.findall(text)) % 2 or any(looks_like_prose(t.tex) for _, t in pairs if t and t.node == line)
+    }
+    if not broken:
+        return pairs, []
+    kept: Pairs = []
+    culprits: dict[int, tuple[int, str, str]] = {}  # paragraph -> (line, formula, what is wrong)
+    explained: set[int] = set()
+    for s, t in pairs:
+        if t is not None and s is None and t.node in broken and _text_as_math(t.tex):
+            explained.add(t.node)
+            continue
+        if s is not None and t is None:
+            node = places(s.node, s.line)
+            found = _in_text(s.tex, node, broken)
+            if found is not None:
+                explained.add(found[0])
+                if found[2] and found[0] not in culprits:
+                    culprits[found[0]] = (found[1], s.tex, found[2])
+                continue
+        kept.append((s, t))
+    findings = []
+    for node in sorted(explained):
+        if node in culprits:
+            line, tex, wrong = culprits[node]
+            message = f"math ${tex}$ of the source is here {wrong}: write `${tex}$`; until then the `$` of this "
+            message += "paragraph pair wrongly, and its formulas read as text"
+        else:
+            line = node
+            message = "the `$` of this paragraph do not pair (one is missing or stray): its text reads as math "
+            message += "and its formulas as text; find the formula that lost its `$`"
+        findings.append(Finding.make(
+            Code.MATH_MISSING, message, lang, chapter, Location(target.path, line), subject=("$", f"{node}"),
+        ))  # fmt: skip
+    return kept, findings
+
+
+def _text_as_math(tex: str) -> bool:
+    """Whether "math" is the text between two formulas, read as math when a ``$`` is lost: words,
+    a line break, spaces and punctuation at its ends (``$, então $``), a letter of another script
+    (``$は$``)."""
+    words = TEXT_CMD.sub(" ", tex)
+    return looks_like_prose(tex) or "\n" in tex or bool(_EDGES.search(tex)) or bool(_LETTERS.search(words))
+
+
+def _in_text(tex: str, node: int, broken: dict[int, str]) -> tuple[int, int, str] | None:
+    """Whether a missing formula is in the text of a broken paragraph at or near ``node``:
+    ``(paragraph, line, what is wrong)`` -- "" when its ``$`` are there (the break is elsewhere),
+    else which ``$`` it lacks."""
+    for line in sorted(broken, key=lambda n: abs(n - node)):
+        if abs(line - node) > 2 * _NEAR:
+            break
+        text = broken[line]
+        for found in re.finditer(re.escape(tex), text):
+            before, after = text[: found.start()].rstrip(" "), text[found.end() :].lstrip(" ")
+            opened, closed = before.endswith("$"), after.startswith("$")
+            if not opened and not closed:
+                continue  # the same characters in words or in another formula
+            if (opened and not closed and not _PROSE_AFTER.match(after)) or (
+                closed and not opened and not _PROSE_BEFORE.search(before)
+            ):
+                continue  # the start or end of a longer formula
+            wrong = "" if opened == closed else "without its closing `$`" if opened else "without its opening `$`"
+            return line, line + text[: found.start()].count("\n"), wrong
+    return None
