@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from polybook.check.align import align, token_ratio
 from polybook.check.code import cell_key, match_cells, without_comments
 from polybook.check.segments import pair_segments
-from polybook.dialect.marks import MarkKind, document_mark, holding, read_mark, untranslated
+from polybook.dialect.marks import Mark, MarkKind, document_mark, holding, marked, read_mark, untranslated
 from polybook.dialect.nodes import Block, CodeCell, Figure, Heading, Node, Paragraph, TextTab
 from polybook.dialect.nodes import Document as Doc
 
@@ -150,7 +150,7 @@ def port_document(base: Doc, source: Doc, source_text: str, target: Doc, target_
     src_lines, tgt_lines = _Lines(source_text), _Lines(target_text)
     bases = base_to_source(base, source)
     translated = base_to_translation(base, target)
-    marks = {id(n): read_mark(m) for m, n in zip(target.nodes, target.nodes[1:], strict=False) if read_mark(m)}
+    marks = marked(target)
     counts = PortCounts()
     used: dict[int, int] = {}  # id(translation node) -> index of the output block it went into
     content = _content(source)
@@ -187,7 +187,7 @@ def _takes_translation(node: Node, mine: Node) -> bool:
 
 
 def _block(
-    node: Node, mine: Node | None, unchanged: bool, mark: object, src: _Lines, tgt: _Lines, counts: PortCounts
+    node: Node, mine: Node | None, unchanged: bool, mark: Mark | None, src: _Lines, tgt: _Lines, counts: PortCounts
 ) -> str:
     """One block of the ported document."""
     if isinstance(node, CodeCell):
@@ -206,12 +206,11 @@ def _block(
         )
     else:
         mine_text = tgt.of(mine) if mine is not None else ""
-    kind = getattr(mark, "kind", None)
-    still_untranslated = kind is MarkKind.UNTRANSLATED
+    still_untranslated = mark is not None and mark.kind is MarkKind.UNTRANSLATED
     if mine is not None and unchanged and not still_untranslated:
-        if kind is MarkKind.STALE:  # marked by an earlier port, not translated since
+        if mark is not None and mark.kind is MarkKind.STALE:  # marked by an earlier port, not translated since
             counts.stale += 1
-            return holding(MarkKind.STALE, mark.text) + "\n" + mine_text  # type: ignore[union-attr]
+            return holding(MarkKind.STALE, mark.text) + "\n" + mine_text
         counts.kept += 1
         return mine_text
     if mine is not None and not still_untranslated:
