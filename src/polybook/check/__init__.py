@@ -25,9 +25,16 @@ from polybook.check.current import followed_since
 from polybook.check.findings import CheckResult, Finding, Location
 from polybook.check.library import library_findings, saved_drift
 from polybook.check.math_numbers import check_math_numbers
-from polybook.check.memo import chapter_findings, findings_dir
-from polybook.check.migration import changed_row, missing_bases, new_row, plan_finding, resolve_renames
-from polybook.check.plan import DocumentState
+from polybook.check.memo import chapter_findings, checker_version, file_bytes, findings_dir, key_of
+from polybook.check.migration import (
+    changed_row,
+    document_changes,
+    missing_bases,
+    new_row,
+    plan_finding,
+    resolve_renames,
+)
+from polybook.check.plan import Changes, DocumentState
 from polybook.check.prose import check_sections, check_texttabs
 from polybook.check.references import check_references, resolvable_refs, resource_fallbacks, unresolved_ref
 from polybook.check.segments import flatten, pair_segments
@@ -38,6 +45,7 @@ from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect import parse_text
 from polybook.dialect.marks import MarkKind, as_checked, document_mark
 from polybook.dialect.nodes import Document, TocBlock
+from polybook.files import kept
 from polybook.models import MODELS_DIR, parse_cached
 from polybook.toc import build_toc, toc_blocks, unreached
 
@@ -257,6 +265,7 @@ def _merge(
     every_language: bool,
     with_toc: bool = False,
     extra: list[Finding] | None = None,
+    kept_in: Path | None = None,
 ) -> CheckResult:
     """Resolve references over every chunk's labels, apply suppressions, sort.
 
@@ -294,7 +303,7 @@ def _merge(
     if with_toc:
         findings += _toc_findings(chunks, whole_book)
     findings += extra or []
-    findings = resolve_renames(findings, functools.partial(_read, config))
+    findings = resolve_renames(findings, functools.cache(functools.partial(_rename_changes, config, kept_in)))
     documents: Counter[str] = Counter()
     for chunk in chunks:
         documents.update({lang: len(names) for lang, names in chunk.paths.items()})
@@ -308,6 +317,23 @@ def _merge(
         lang: _follows(config, lang, {kind: n for (code, kind), n in bases.items() if code == lang}) for lang in langs
     }
     return CheckResult(source_lang, langs, n_names, findings, time.perf_counter() - started, follows)
+
+
+def _rename_changes(config: BookConfig, store: Path | None, base_file: Path, source_file: Path) -> Changes | None:
+    """What changed from a renamed document's base to its source under the new name, kept in
+    ``store`` (the folder of kept findings) by both files' bytes: the merge runs every time."""
+    if not (base_file.is_file() and source_file.is_file()):
+        return None
+
+    def compute() -> Changes:
+        old, now = _read(config, base_file), _read(config, source_file)
+        return document_changes(old, now) if old is not None and now is not None else Changes()
+
+    if store is None:
+        return compute()
+    parts = [checker_version(), file_bytes(config.path), str(base_file), str(source_file)]
+    key = key_of([*parts, file_bytes(base_file), file_bytes(source_file)])
+    return kept(store / "renames" / key[:2] / f"{key}.pickle", Changes, compute)
 
 
 def _read(config: BookConfig, path: Path) -> Document | None:
@@ -408,7 +434,8 @@ def check_book(
     store = book.config.build_dir / MODELS_DIR if cached else None
     chunks = [check_chunk(book, names, langs, store)]
     extra = library_findings(book, langs, findings_dir(book.config) if cached else None) if whole[0] else []
-    return _merge(book.config, langs, len(names), chunks, baseline or {}, started, *whole, extra=extra)
+    memo = findings_dir(book.config) if cached else None
+    return _merge(book.config, langs, len(names), chunks, baseline or {}, started, *whole, extra=extra, kept_in=memo)
 
 
 def _check_in_worker(config: BookConfig, names: list[str], langs: list[str]) -> ChunkResult:
@@ -447,5 +474,6 @@ def check_config(
             futures = [pool.submit(_check_in_worker, config, group, langs) for group in groups]
             extra = _library(config, langs) if whole[0] else []  # meanwhile, in this process
             chunks = [future.result() for future in futures]
-    result = _merge(config, langs, len(names), chunks, baseline or {}, started, *whole, True, extra)
+    memo = findings_dir(config)
+    result = _merge(config, langs, len(names), chunks, baseline or {}, started, *whole, True, extra, memo)
     return result, [d for chunk in chunks for d in chunk.unreadable]

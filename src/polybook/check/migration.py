@@ -103,16 +103,20 @@ def _message(lang: str, row: DocumentPlan) -> str:
     return f"the source changed {since}: {changed}; {words}; {port}"
 
 
-def resolve_renames(findings: list[Finding], read: Callable[[Path], Document | None]) -> list[Finding]:
+#: ``changes(base file, source file)``: what changed between two files (None: one is missing).
+ChangesOf = Callable[[Path, Path], Changes | None]
+
+
+def resolve_renames(findings: list[Finding], changes: ChangesOf) -> list[Finding]:
     """Pair each language's GONE and NEW rows that share labels into one RENAMED row (its changes:
-    the GONE document's base against the NEW one's source, ``read`` parses a file)."""
+    the GONE document's base against the NEW one's source)."""
     out = [f for f in findings if f.plan is None or f.plan.state not in (DocumentState.GONE, DocumentState.NEW)]
     rows = [f for f in findings if f.plan is not None and f.plan.state in (DocumentState.GONE, DocumentState.NEW)]
     for lang in dict.fromkeys(f.lang for f in rows):
         gone = {f.chapter: f for f in rows if f.lang == lang and f.plan.state is DocumentState.GONE}
         new = {f.chapter: f for f in rows if f.lang == lang and f.plan.state is DocumentState.NEW}
         renames = pair_renames({k: f.plan.labels for k, f in gone.items()}, {k: f.plan.labels for k, f in new.items()})
-        out += [_renamed(lang, gone[old], new[moved], read) for old, moved in renames.items()]
+        out += [_renamed(lang, gone[old], new[moved], changes) for old, moved in renames.items()]
         out += [f for name, f in gone.items() if name not in renames]
         out += [f for name, f in new.items() if name not in set(renames.values())]
     return out
@@ -145,12 +149,13 @@ def pair_renames(gone: dict[str, frozenset[str]], new: dict[str, frozenset[str]]
     return out
 
 
-def _renamed(lang: str, gone: Finding, new: Finding, read: Callable[[Path], Document | None]) -> Finding:
+def _renamed(lang: str, gone: Finding, new: Finding, changes_of: ChangesOf) -> Finding:
     assert gone.plan is not None and new.plan is not None
     shared = tuple(sorted(gone.plan.labels & new.plan.labels))
-    old = read(Path(gone.plan.base_file)) if gone.plan.base_file else None
-    now = read(Path(new.source.path)) if new.source is not None else None
-    changes = document_changes(old, now) if old is not None and now is not None else new.plan.changes
+    found = None
+    if gone.plan.base_file and new.source is not None:
+        found = changes_of(Path(gone.plan.base_file), Path(new.source.path))
+    changes = found or new.plan.changes
     moved = new.plan.chapter
     row = replace(gone.plan, state=DocumentState.RENAMED, source_chapter=moved, changes=changes, shared=shared)
     return plan_finding(lang, row, gone.location, new.source)
