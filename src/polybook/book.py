@@ -27,15 +27,27 @@ class Book:
     # whole language was loaded (the toc's order, then documents no toc reaches, by name)
     chapters: dict[str, dict[str, Document]] = field(default_factory=dict)
     tocs: dict[str, Toc] = field(default_factory=dict)  # languages loaded whole
+    names: dict[str, list[str]] = field(default_factory=dict)  # lang -> every document's name, loaded or not
 
     def documents(self) -> list[Document]:
         return [doc for docs in self.chapters.values() for doc in docs.values()]
 
+    def names_of(self, lang: str) -> list[str]:
+        """Every document name of ``lang`` in the book's folder, as found when it was loaded."""
+        found = self.names.get(lang)
+        return found if found is not None else self.config.document_names(lang)
+
 
 def load_book(
-    config: BookConfig, languages: list[str] | None = None, names: set[str] | None = None, *, cached: bool = False
+    config: BookConfig,
+    languages: list[str] | None = None,
+    names: set[str] | None = None,
+    *,
+    cached: bool = False,
+    present: dict[str, list[str]] | None = None,
 ) -> Book:
-    """Parse the documents of ``languages`` (default: all), only those named ``names`` if given.
+    """Parse the documents of ``languages`` (default: all), only those named ``names`` if given
+    (``present``: each language's document names when the caller has listed them already).
 
     A language loaded whole also gets its toc (:mod:`polybook.toc`); the toc's problems join
     the diagnostics of the documents they are about. ``cached``: through the store of parsed
@@ -47,7 +59,8 @@ def load_book(
         if languages and code not in languages:
             continue
         docs = {}
-        for name in config.document_names(code):
+        book.names[code] = present[code] if present and code in present else config.document_names(code)
+        for name in book.names[code]:
             if names is None or name in names:
                 path = config.document_path(code, name)
                 docs[name] = parse_cached(path, lang.settings, display_path(path), store)
@@ -73,6 +86,7 @@ def complete_book(book: Book) -> Book:
         book.config,
         {code: chapters[code] for code in order if code in chapters},
         {code: tocs[code] for code in order if code in tocs},
+        {**book.names, **more.names},
     )
 
 

@@ -170,8 +170,9 @@ def check_chunk(book: Book, names: list[str], langs: list[str], store: Path | No
             out.suppressions += found
             out.findings += problems
     locks = {lang: read_lock(book.config.chapters_dir / lang) for lang in langs}
-    orphans = _orphans(book.config, langs)
-    source_names = book.config.document_names(source_lang)
+    source_names = book.names_of(source_lang)
+    known = set(source_names)
+    orphans = {lang: [n for n in book.names_of(lang) if n not in known] for lang in langs}  # no source document
     for name in names:  # chapter by chapter: what is read from a source chapter serves every language
         for lang in langs:
             source, target = sources.get(name), book.chapters[lang].get(name)
@@ -183,12 +184,12 @@ def check_chunk(book: Book, names: list[str], langs: list[str], store: Path | No
                 continue
             renamed = _misspelt(name, source_names) if source is None else []
             if renamed:  # checked against the source's chapter it misspells, as it is today
-                out.findings.append(_orphan(book.config, lang, name, target))
+                out.findings.append(_orphan(lang, name, target, source_names))
                 source = _source_document(book.config, renamed[0], store)
             base = base_of(book.config, lang, name, source, locks[lang].get(name), store, target)
             out.bases[lang, str(base.kind)] += 1
             if source is None and base.document is None:
-                out.findings.append(_orphan(book.config, lang, name, target))
+                out.findings.append(_orphan(lang, name, target, source_names))
                 continue
             found, problems = inline_suppressions(target, lang, name)
             out.suppressions += found
@@ -207,12 +208,6 @@ def check_chunk(book: Book, names: list[str], langs: list[str], store: Path | No
 _MISSPELT = 0.8  # a chapter name this similar to one of the source's is that one misspelt
 
 
-def _orphans(config: BookConfig, langs: list[str]) -> dict[str, list[str]]:
-    """Per language, its documents the source language has no document of."""
-    source = set(config.document_names(config.source_language))
-    return {lang: [n for n in config.document_names(lang) if n not in source] for lang in langs}
-
-
 def _misspelt(name: str, names: list[str]) -> list[str]:
     """The name of ``names`` in the same folder whose file name ``name``'s most looks like."""
     folder, _, base = name.rpartition("/")
@@ -226,10 +221,10 @@ def _source_document(config: BookConfig, name: str, store: Path | None) -> Docum
     return parse_cached(path, config.languages[config.source_language].settings, display_path(path), store)
 
 
-def _orphan(config: BookConfig, lang: str, name: str, target: Document) -> Finding:
+def _orphan(lang: str, name: str, target: Document, source_names: list[str]) -> Finding:
     """A translated chapter with no source chapter (and no base): most often the source's name
     misspelt (pt's ``nadaraya-waston`` for ``nadaraya-watson``), which is named."""
-    close = _misspelt(name, config.document_names(config.source_language))
+    close = _misspelt(name, source_names)
     if close:
         message = f"chapter {name!r} has no source chapter: it is the source's {close[0]!r} misspelt; rename "
         message += f"{Path(target.path).name} to {close[0].rsplit('/', 1)[-1]}.md (and its toc entries)"
@@ -438,8 +433,10 @@ def check_book(
     return _merge(book.config, langs, len(names), chunks, baseline or {}, started, *whole, extra=extra, kept_in=memo)
 
 
-def _check_in_worker(config: BookConfig, names: list[str], langs: list[str]) -> ChunkResult:
-    book = load_book(config, [config.source_language, *langs], set(names), cached=True)
+def _check_in_worker(
+    config: BookConfig, names: list[str], langs: list[str], present: dict[str, list[str]] | None = None
+) -> ChunkResult:
+    book = load_book(config, [config.source_language, *langs], set(names), cached=True, present=present)
     return check_chunk(book, names, langs, config.build_dir / MODELS_DIR)
 
 
@@ -467,11 +464,11 @@ def check_config(
     size = max(1, -(-len(names) // (jobs * 4)))
     groups = [names[i : i + size] for i in range(0, len(names), size)]
     if jobs == 1 or len(groups) <= 1:
-        chunks = [_check_in_worker(config, group, langs) for group in groups]
+        chunks = [_check_in_worker(config, group, langs, present) for group in groups]
         extra = _library(config, langs) if whole[0] else []
     else:
         with ProcessPoolExecutor(jobs, mp_context=get_context("fork")) as pool:
-            futures = [pool.submit(_check_in_worker, config, group, langs) for group in groups]
+            futures = [pool.submit(_check_in_worker, config, group, langs, present) for group in groups]
             extra = _library(config, langs) if whole[0] else []  # meanwhile, in this process
             chunks = [future.result() for future in futures]
     memo = findings_dir(config)

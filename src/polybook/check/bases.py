@@ -19,18 +19,19 @@ is the first of:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 
 from polybook.check.code import CellMatch, cell_key
 from polybook.check.findings import Finding, Location
+from polybook.check.memo import checker_version, file_bytes, key_of
 from polybook.check.staleness import SyncRecord, origin_file, source_at, source_changes
 from polybook.config import BookConfig
 from polybook.diagnostics import Code
 from polybook.dialect import parse_text
 from polybook.dialect.nodes import DisplayMath, Document
-from polybook.files import file_sha256
+from polybook.files import file_sha256, kept
 from polybook.models import parse_cached
 
 
@@ -91,7 +92,9 @@ def base_of(
     candidates: list[Base] = []
     origin = origin_file(config.document_path(lang, chapter))
     if origin.is_file():
-        candidates.append(Base(BaseKind.ORIGIN, parse_cached(origin, own, _shown(origin), store), origin.name, origin))
+        document = _same_as(current, origin, source_file, own == replace(settings, language=own.language))
+        document = document or parse_cached(origin, own, _shown(origin), store)
+        candidates.append(Base(BaseKind.ORIGIN, document, origin.name, origin))
     edition = config.languages[lang].base
     if edition is not None:
         path = config.edition_path(edition, chapter)
@@ -103,13 +106,48 @@ def base_of(
         return Base(BaseKind.SOURCE, current, "the source")
     if target is None or len(candidates) + (current is not None) == 1:
         return candidates[0]
-    mine = _marks(target)
-    scored = [*candidates, Base(BaseKind.SOURCE, current, "the source")] if current is not None else candidates
-    best = max(scored, key=lambda base: len(mine & _marks(base.document)) if base.document else -1)
+    scored = candidates
+    if current is not None:
+        scored = [*candidates, Base(BaseKind.SOURCE, current, "the source", source_file)]
+    dialects = (own, settings, config.editions[edition].settings if edition is not None else None)
+    best = scored[_closest(scored, target, store, config.document_path(lang, chapter), dialects)]
     if best.kind is BaseKind.SOURCE and best.document is current:
         # the translation's code is today's source's: translated from it (or synced without a record)
         return Base(BaseKind.SOURCE_MATCHED, current, "the source")
     return best
+
+
+def _closest(
+    scored: list[Base], target: Document, store: Path | None, target_file: Path, dialects: tuple[object, ...]
+) -> int:
+    """The index of the candidate whose code, formulas and labels ``target`` shares most (the
+    first when they tie); kept beside the findings when ``store`` is given, keyed by the files."""
+
+    def compute() -> int:
+        mine = _marks(target)
+        shared = {id(b.document): len(mine & _marks(b.document)) for b in scored if b.document is not None}
+        counts = [shared[id(b.document)] if b.document is not None else -1 for b in scored]
+        return counts.index(max(counts))
+
+    if store is None:
+        return compute()
+    parts: list[str | bytes] = [checker_version(), repr(dialects), file_bytes(target_file)]
+    for base in scored:
+        held = file_bytes(base.file) if base.file is not None else b""
+        parts += [base.kind, str(base.file or ""), held, str(base.document is None)]
+    key = key_of(parts)
+    return kept(store.parent / "bases" / key[:2] / f"{key}.pickle", int, compute)
+
+
+def _same_as(current: Document | None, origin: Path, source_file: Path, same_dialect: bool) -> Document | None:
+    """The source's document for an ``X_origin.md`` that is the source's file byte for byte, read
+    in the same dialect (most of ja's and tr's): one parse less; its places name the source."""
+    if current is None or not same_dialect:
+        return None
+    try:
+        return current if origin.read_bytes() == source_file.read_bytes() else None
+    except OSError:
+        return None
 
 
 def _marks(doc: Document) -> set[tuple[str, str]]:

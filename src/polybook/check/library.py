@@ -204,21 +204,36 @@ def _name(statement: tuple[int, str, str]) -> str:
     return f"{statement[2]!r}" if statement[2] else "the code"
 
 
-def _statements(text: str) -> list[tuple[int, str, str]] | None:
+@functools.lru_cache(maxsize=32)
+def _statements(text: str) -> tuple[tuple[int, str, str], ...] | None:
     """``(first line, code, name)`` of each top-level statement, docstrings dropped; None when
-    ``text`` does not parse."""
+    ``text`` does not parse. Memoised: the book's module is compared with every language's copy."""
     try:
         tree = ast.parse(text)
     except SyntaxError:
         return None
+    lines = text.split("\n")
     out = []
     for node in _without_docstring(tree.body):
+        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+        out.append((first, _code_of(node, "\n".join(lines[first - 1 : node.end_lineno])), _statement_name(node)))
+    return tuple(out)
+
+
+_CODES: dict[str, str] = {}  # a statement's text -> its code as compared (the copies repeat the book's)
+
+
+def _code_of(node: ast.stmt, written: str) -> str:
+    """The statement as compared: its syntax tree without docstrings (positions left out)."""
+    found = _CODES.get(written)
+    if found is None:
+        if len(_CODES) > 100_000:  # a long-lived process (serve) keeps only recent ones
+            _CODES.clear()
         for inner in ast.walk(node):
             if isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 inner.body = _without_docstring(inner.body) or [ast.Pass()]
-        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
-        out.append((first, ast.dump(node), _statement_name(node)))
-    return out
+        found = _CODES[written] = ast.dump(node)
+    return found
 
 
 def _without_docstring(body: list[ast.stmt]) -> list[ast.stmt]:

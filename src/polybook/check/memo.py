@@ -14,14 +14,17 @@ import functools
 import hashlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from polybook.check.bases import Base
 from polybook.check.findings import Finding
 from polybook.check.staleness import SyncRecord
 from polybook.config import BookConfig
 from polybook.dialect.nodes import Document
 from polybook.files import hash_files, kept
 from polybook.models import MODELS_DIR, parser_version
+
+if TYPE_CHECKING:
+    from polybook.check.bases import Base
 
 FINDINGS_DIR = "findings"
 
