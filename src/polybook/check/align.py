@@ -13,6 +13,7 @@ cell again on every run. The LCS pairs all three.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -39,6 +40,43 @@ def token_ratio(a: str, b: str) -> float:
 
 def char_ratio(a: str, b: str) -> float:
     return SequenceMatcher(None, a, b, autojunk=False).ratio()
+
+
+@lru_cache(maxsize=16384)
+def _words(text: str) -> tuple[Counter[str], int]:
+    words = text.split()
+    return Counter(words), len(words)
+
+
+@lru_cache(maxsize=16384)
+def _chars(text: str) -> tuple[Counter[str], int]:
+    return Counter(text), len(text)
+
+
+def _bound(a: tuple[Counter[str], int], b: tuple[Counter[str], int]) -> float:
+    """SequenceMatcher's ``quick_ratio`` -- an upper bound of its ratio -- from the items'
+    counts kept per text: a sum over one text's distinct items, not a diff."""
+    (mine, n), (theirs, m) = a, b
+    if n + m == 0:
+        return 1.0
+    small, large = (mine, theirs) if len(mine) <= len(theirs) else (theirs, mine)
+    return 2 * sum(min(k, large[item]) for item, k in small.items()) / (n + m)
+
+
+def _token_bound(a: str, b: str) -> float:
+    return _bound(_words(a), _words(b))
+
+
+def _char_bound(a: str, b: str) -> float:
+    return _bound(_chars(a), _chars(b))
+
+
+#: Upper bounds of the similarities: a pair whose bound is below the threshold is no pair, and
+#: its ratio -- a hundred times the cost on long paragraphs -- is never asked for.
+_BOUNDS: dict[Callable[[str, str], float], Callable[[str, str], float]] = {
+    token_ratio: _token_bound,
+    char_ratio: _char_bound,
+}
 
 
 def align(
@@ -101,7 +139,12 @@ def _pair_gap(
     threshold: float,
 ) -> list[Pair]:
     n, m = s1 - s0, t1 - t0
-    ratio = [[similarity(source[s0 + i], target[t0 + j]) for j in range(m)] for i in range(n)]
+    bound = _BOUNDS.get(similarity)
+
+    def score(a: str, b: str) -> float:  # below the threshold any ratio is no pair
+        return 0.0 if bound is not None and bound(a, b) < threshold else similarity(a, b)
+
+    ratio = [[score(source[s0 + i], target[t0 + j]) for j in range(m)] for i in range(n)]
     # best[i][j]: the best total similarity pairing source[s0+i:] with target[t0+j:] in order.
     best = [[0.0] * (m + 1) for _ in range(n + 1)]
     for i in range(n - 1, -1, -1):

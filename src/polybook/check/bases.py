@@ -29,7 +29,7 @@ from polybook.check.memo import checker_version, file_bytes, key_of
 from polybook.check.staleness import SyncRecord, origin_file, source_at, source_changes
 from polybook.config import BookConfig
 from polybook.diagnostics import Code
-from polybook.dialect import parse_text
+from polybook.dialect import DialectSettings, parse_text
 from polybook.dialect.nodes import DisplayMath, Document
 from polybook.files import file_sha256, kept
 from polybook.models import parse_cached
@@ -90,18 +90,22 @@ def base_of(
         old = source_at(source_file.parent, record.commit, source_file) if record.commit else None
         return Base(BaseKind.SYNC, parse_text(old, shown, settings) if old is not None else None, since)
     candidates: list[Base] = []
-    origin = origin_file(config.document_path(lang, chapter))
-    if origin.is_file():
-        document = _same_as(current, origin, source_file, own == replace(settings, language=own.language))
-        document = document or parse_cached(origin, own, _shown(origin), store)
-        candidates.append(Base(BaseKind.ORIGIN, document, origin.name, origin))
     edition = config.languages[lang].base
+    held: Document | None = None
     if edition is not None:
         path = config.edition_path(edition, chapter)
-        held = config.editions[edition].settings
-        document = parse_cached(path, held, _shown(path), store) if path.is_file() else None
-        if document is not None or not candidates:
-            candidates.append(Base(BaseKind.EDITION, document, edition, path))
+        dialect = config.editions[edition].settings
+        held = parse_cached(path, dialect, _shown(path), store) if path.is_file() else None
+    origin = origin_file(config.document_path(lang, chapter))
+    if origin.is_file():
+        # most of ja's and tr's are the source's file (or the held edition's) byte for byte
+        document = _same_as(current, source_file, origin, _same_dialect(own, settings))
+        if edition is not None:
+            document = document or _same_as(held, path, origin, _same_dialect(own, dialect))
+        document = document or parse_cached(origin, own, _shown(origin), store)
+        candidates.append(Base(BaseKind.ORIGIN, document, origin.name, origin))
+    if edition is not None and (held is not None or not candidates):
+        candidates.append(Base(BaseKind.EDITION, held, edition, path))
     if not candidates:
         return Base(BaseKind.SOURCE, current, "the source")
     if target is None or len(candidates) + (current is not None) == 1:
@@ -139,13 +143,18 @@ def _closest(
     return kept(store.parent / "bases" / key[:2] / f"{key}.pickle", int, compute)
 
 
-def _same_as(current: Document | None, origin: Path, source_file: Path, same_dialect: bool) -> Document | None:
-    """The source's document for an ``X_origin.md`` that is the source's file byte for byte, read
-    in the same dialect (most of ja's and tr's): one parse less; its places name the source."""
-    if current is None or not same_dialect:
+def _same_dialect(a: DialectSettings, b: DialectSettings) -> bool:
+    """Whether two languages' files read alike (the language itself is only a name on the document)."""
+    return a == replace(b, language=a.language)
+
+
+def _same_as(document: Document | None, file: Path, origin: Path, same_dialect: bool) -> Document | None:
+    """``document``, read from ``file``, for an ``X_origin.md`` that is ``file`` byte for byte and
+    reads in the same dialect: one parse less; its places name ``file``."""
+    if document is None or not same_dialect:
         return None
     try:
-        return current if origin.read_bytes() == source_file.read_bytes() else None
+        return document if origin.read_bytes() == file.read_bytes() else None
     except OSError:
         return None
 
