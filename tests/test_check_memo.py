@@ -17,7 +17,9 @@ def test_kept_findings_are_the_same_and_an_edit_is_checked_again(tmp_path: Path)
     config = load_config(tmp_path / "book" / "conf.py")
     first, _ = check_config(config, jobs=1)
     kept = list((config.build_dir / ".polybook" / "findings").rglob("*.pickle"))
-    assert len(kept) == 8  # 4 translations x 2 documents
+    chunks = [path for path in kept if "chunks" in path.parts]
+    assert len(kept) - len(chunks) == 8  # 4 translations x 2 documents
+    assert len(chunks) == 2  # each chunk's whole result: an unchanged book is not loaded again
     again, _ = check_config(config, jobs=1)
     assert [f.to_dict() for f in again.findings] == [f.to_dict() for f in first.findings]
     pt = tmp_path / "book" / "chapters" / "pt" / "async-computation.md"
@@ -26,3 +28,18 @@ def test_kept_findings_are_the_same_and_an_edit_is_checked_again(tmp_path: Path)
     assert len([f for f in edited.findings if "range(1000)" in f.message]) < len(
         [f for f in first.findings if "range(1000)" in f.message]
     )
+
+
+def test_a_kept_book_sees_a_new_origin_file(tmp_path: Path) -> None:
+    """The kept result of a chunk of chapters is keyed by every file they read, the
+    ``X_origin.md`` beside a translation (its base) among them, not only the documents."""
+    shutil.copytree(FIXTURES / "book", tmp_path / "book", ignore=shutil.ignore_patterns("build"))
+    config = load_config(tmp_path / "book" / "conf.py")
+    first, _ = check_config(config, jobs=1)
+    assert "today's" not in first.follows["pt"]
+    source = tmp_path / "book" / "chapters" / "en" / "async-computation.md"
+    origin = tmp_path / "book" / "chapters" / "pt" / "async-computation_origin.md"
+    origin.write_text(source.read_text(encoding="utf-8").replace("range(1000)", "range(10)"), encoding="utf-8")
+    again, _ = check_config(config, jobs=1)
+    # the origin is weighed against the source, which pt's code matches: "their code is today's"
+    assert "1 against the source as it is (their code is today's)" in again.follows["pt"]

@@ -25,13 +25,14 @@ from polybook.check.current import followed_since
 from polybook.check.findings import CheckResult, Finding, Location
 from polybook.check.library import library_findings, saved_drift
 from polybook.check.math_numbers import check_math_numbers
-from polybook.check.memo import chapter_findings, checker_version, file_bytes, findings_dir, key_of
+from polybook.check.memo import chapter_findings, checker_version, chunk_key, file_bytes, findings_dir, key_of
 from polybook.check.migration import (
     changed_row,
     document_changes,
     missing_bases,
     new_row,
     plan_finding,
+    rename_files,
     resolve_renames,
 )
 from polybook.check.plan import Changes, DocumentState
@@ -434,10 +435,19 @@ def check_book(
 
 
 def _check_in_worker(
-    config: BookConfig, names: list[str], langs: list[str], present: dict[str, list[str]] | None = None
+    config: BookConfig, names: list[str], langs: list[str], present: dict[str, list[str]]
 ) -> ChunkResult:
-    book = load_book(config, [config.source_language, *langs], set(names), cached=True, present=present)
-    return check_chunk(book, names, langs, config.build_dir / MODELS_DIR)
+    """One chunk's result, kept whole beside the findings: a book unchanged since the last run
+    is not even loaded (each chapter's findings are kept too, for a chunk with one change)."""
+
+    def compute() -> ChunkResult:
+        book = load_book(config, [config.source_language, *langs], set(names), cached=True, present=present)
+        return check_chunk(book, names, langs, config.build_dir / MODELS_DIR)
+
+    source = present.get(config.source_language, [])
+    misspelt = {near for n in names if n not in source for near in _misspelt(n, source)}
+    key = chunk_key(config, names, langs, present, [config.document_path(config.source_language, n) for n in misspelt])
+    return kept(findings_dir(config) / "chunks" / key[:2] / f"{key}.pickle", ChunkResult, compute)
 
 
 def _library(config: BookConfig, langs: list[str]) -> list[Finding]:
@@ -471,6 +481,9 @@ def check_config(
             futures = [pool.submit(_check_in_worker, config, group, langs, present) for group in groups]
             extra = _library(config, langs) if whole[0] else []  # meanwhile, in this process
             chunks = [future.result() for future in futures]
+            # the renames' changes, kept for the merge, worked out in parallel (bookmix: 80 pairs, 1.4 s)
+            pairs = rename_files([f for chunk in chunks for f in chunk.findings])
+            list(pool.map(functools.partial(_rename_changes, config, findings_dir(config)), *zip(*pairs, strict=True)))
     memo = findings_dir(config)
     result = _merge(config, langs, len(names), chunks, baseline or {}, started, *whole, True, extra, memo)
     return result, [d for chunk in chunks for d in chunk.unreadable]

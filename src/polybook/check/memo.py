@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from polybook.check.findings import Finding
-from polybook.check.staleness import SyncRecord
+from polybook.check.staleness import LOCK_NAME, SyncRecord, origin_file
 from polybook.config import BookConfig
 from polybook.dialect.nodes import Document
 from polybook.files import hash_files, kept
@@ -79,6 +80,38 @@ def chapter_findings(
         file_bytes(base.file) if base.file is not None else b"",
     ])  # fmt: skip
     return kept(store / key[:2] / f"{key}.pickle", list, compute)
+
+
+@functools.cache
+def package_version() -> str:
+    """polybook's own code, all of it: what a chunk of chapters reads goes beyond the checker
+    (the toc, the config, the book's loading)."""
+    digest = hashlib.sha256(parser_version().encode())
+    hash_files(digest, sorted(Path(__file__).parents[1].rglob("*.py")))
+    return digest.hexdigest()
+
+
+def chunk_key(
+    config: BookConfig, names: list[str], langs: list[str], present: dict[str, list[str]], also: Iterable[Path]
+) -> str:
+    """The key of a chunk's whole result (:func:`polybook.check.check_config` keeps it, so that
+    an unchanged book is not loaded at all): every file its chapters read in every language --
+    the document, its ``X_origin.md``, the held edition's, the language's sync records -- the
+    languages' document names, ``also`` (the source's documents misspelt names are checked
+    against), conf.py, the working directory (paths are shown relative to it) and polybook's code."""
+    source = config.source_language
+    parts: list[str | bytes] = [package_version(), file_bytes(config.path), os.getcwd(), repr(langs), repr(present)]
+    for lang in [source, *langs]:
+        parts.append(file_bytes(config.chapters_dir / lang / LOCK_NAME))
+        edition = config.languages[lang].base
+        for name in names:
+            document = config.document_path(lang, name)
+            parts += [name, file_bytes(document), file_bytes(origin_file(document))]
+            if edition is not None:
+                held = config.edition_path(edition, name)
+                parts += [str(held.is_file()), file_bytes(held)]
+    parts += [file_bytes(path) for path in also]
+    return key_of(parts)
 
 
 def key_of(parts: Iterable[str | bytes]) -> str:

@@ -10,7 +10,7 @@ document taken once.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -111,15 +111,33 @@ def resolve_renames(findings: list[Finding], changes: ChangesOf) -> list[Finding
     """Pair each language's GONE and NEW rows that share labels into one RENAMED row (its changes:
     the GONE document's base against the NEW one's source)."""
     out = [f for f in findings if f.plan is None or f.plan.state not in (DocumentState.GONE, DocumentState.NEW)]
-    rows = [f for f in findings if f.plan is not None and f.plan.state in (DocumentState.GONE, DocumentState.NEW)]
-    for lang in dict.fromkeys(f.lang for f in rows):
-        gone = {f.chapter: f for f in rows if f.lang == lang and f.plan.state is DocumentState.GONE}
-        new = {f.chapter: f for f in rows if f.lang == lang and f.plan.state is DocumentState.NEW}
-        renames = pair_renames({k: f.plan.labels for k, f in gone.items()}, {k: f.plan.labels for k, f in new.items()})
+    for lang, gone, new, renames in _renames(findings):
         out += [_renamed(lang, gone[old], new[moved], changes) for old, moved in renames.items()]
         out += [f for name, f in gone.items() if name not in renames]
         out += [f for name, f in new.items() if name not in set(renames.values())]
     return out
+
+
+def rename_files(findings: list[Finding]) -> list[tuple[Path, Path]]:
+    """``(base file, source file)`` of every rename :func:`resolve_renames` will find: what its
+    ``changes`` will be asked for (so that a caller can work them out beforehand, in parallel)."""
+    out = []
+    for _, gone, new, renames in _renames(findings):
+        for old, moved in renames.items():
+            plan, source = gone[old].plan, new[moved].source
+            if plan is not None and plan.base_file and source is not None:
+                out.append((Path(plan.base_file), Path(source.path)))
+    return out
+
+
+def _renames(findings: list[Finding]) -> Iterator[tuple[str, dict[str, Finding], dict[str, Finding], dict[str, str]]]:
+    """Per language: its GONE rows, its NEW rows (by document name) and the renames they pair into."""
+    rows = [f for f in findings if f.plan is not None and f.plan.state in (DocumentState.GONE, DocumentState.NEW)]
+    for lang in dict.fromkeys(f.lang for f in rows):
+        gone = {f.chapter: f for f in rows if f.lang == lang and f.plan.state is DocumentState.GONE}
+        new = {f.chapter: f for f in rows if f.lang == lang and f.plan.state is DocumentState.NEW}
+        labels = {k: f.plan.labels for k, f in gone.items()}, {k: f.plan.labels for k, f in new.items()}
+        yield lang, gone, new, pair_renames(*labels)
 
 
 def pair_renames(gone: dict[str, frozenset[str]], new: dict[str, frozenset[str]]) -> dict[str, str]:
