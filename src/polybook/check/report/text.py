@@ -45,7 +45,7 @@ def block(finding: Finding, *, color: bool = False) -> str:
 
 def summary_line(result: CheckResult) -> str:
     """``2 errors, 1 warning, 0 info in 4 translations of 1 chapter (1 suppressed) — 0.42 s``."""
-    n_langs = len(languages(result))
+    n_langs = len([lang for lang in languages(result) if lang != result.source_language])  # its own findings aside
     scope = f"{plural(n_langs, 'translation')} of {plural(result.chapters, 'chapter')}"
     suppressed = len(result.findings) - len(result.active)
     tail = (f" ({suppressed} suppressed)" if suppressed else "") + f" — {result.seconds:.2f} s"
