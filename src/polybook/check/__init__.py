@@ -23,9 +23,10 @@ from polybook.check.bases import Base, base_of, changes_since
 from polybook.check.code import check_code, check_coverage, match_cells
 from polybook.check.current import followed_since
 from polybook.check.findings import CheckResult, Finding, Location
+from polybook.check.keys import checker_version, file_bytes, key_of
 from polybook.check.library import library_findings, saved_drift
 from polybook.check.math_numbers import check_math_numbers
-from polybook.check.memo import chapter_findings, checker_version, chunk_key, file_bytes, findings_dir, key_of
+from polybook.check.memo import chapter_findings, chunk_key, findings_dir
 from polybook.check.migration import (
     changed_row,
     document_changes,

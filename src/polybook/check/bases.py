@@ -25,7 +25,7 @@ from pathlib import Path
 
 from polybook.check.code import CellMatch, cell_key
 from polybook.check.findings import Finding, Location
-from polybook.check.memo import checker_version, file_bytes, key_of
+from polybook.check.keys import checker_version, file_bytes, key_of
 from polybook.check.staleness import SyncRecord, origin_file, source_at, source_changes
 from polybook.config import BookConfig
 from polybook.diagnostics import Code

@@ -25,7 +25,7 @@ from pathlib import Path
 from polybook.book import Book, display_path
 from polybook.check.code import TAKE_SOURCE
 from polybook.check.findings import Finding, Location
-from polybook.check.memo import checker_version, file_bytes, key_of
+from polybook.check.keys import checker_version, file_bytes, key_of
 from polybook.config import BookConfig
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Document

@@ -10,22 +10,18 @@ build folder; a corrupt entry is a miss.
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from polybook.check.bases import Base
 from polybook.check.findings import Finding
+from polybook.check.keys import checker_version, file_bytes, key_of, package_version
 from polybook.check.staleness import LOCK_NAME, SyncRecord, origin_file
 from polybook.config import BookConfig
 from polybook.dialect.nodes import Document
-from polybook.files import hash_files, kept
-from polybook.models import MODELS_DIR, parser_version
-
-if TYPE_CHECKING:
-    from polybook.check.bases import Base
+from polybook.files import kept
+from polybook.models import MODELS_DIR
 
 FINDINGS_DIR = "findings"
 
@@ -33,21 +29,6 @@ FINDINGS_DIR = "findings"
 def findings_dir(config: BookConfig) -> Path:
     """``build/.polybook/findings``: beside the kept parsed documents."""
     return (config.build_dir / MODELS_DIR).parent / FINDINGS_DIR
-
-
-@functools.cache
-def checker_version() -> str:
-    digest = hashlib.sha256(parser_version().encode())
-    hash_files(digest, sorted(Path(__file__).parent.rglob("*.py")))
-    return digest.hexdigest()
-
-
-def file_bytes(path: Path) -> bytes:
-    """The file's bytes, none when it cannot be read (a file that is not there is a key too)."""
-    try:
-        return path.read_bytes()
-    except OSError:
-        return b""
 
 
 def chapter_findings(
@@ -82,15 +63,6 @@ def chapter_findings(
     return kept(store / key[:2] / f"{key}.pickle", list, compute)
 
 
-@functools.cache
-def package_version() -> str:
-    """polybook's own code, all of it: what a chunk of chapters reads goes beyond the checker
-    (the toc, the config, the book's loading)."""
-    digest = hashlib.sha256(parser_version().encode())
-    hash_files(digest, sorted(Path(__file__).parents[1].rglob("*.py")))
-    return digest.hexdigest()
-
-
 def chunk_key(
     config: BookConfig, names: list[str], langs: list[str], present: dict[str, list[str]], also: Iterable[Path]
 ) -> str:
@@ -112,12 +84,3 @@ def chunk_key(
                 parts += [str(held.is_file()), file_bytes(held)]
     parts += [file_bytes(path) for path in also]
     return key_of(parts)
-
-
-def key_of(parts: Iterable[str | bytes]) -> str:
-    """The key of kept findings: a digest of what they read, each part closed by a NUL."""
-    digest = hashlib.sha256()
-    for part in parts:
-        digest.update(part if isinstance(part, bytes) else part.encode("utf-8"))
-        digest.update(b"\0")
-    return digest.hexdigest()

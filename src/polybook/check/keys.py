@@ -1,0 +1,45 @@
+"""The keys of what the checker keeps between runs: digests of what a result read, and the
+versions of the code that made it (a change of either is a miss)."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Iterable
+from pathlib import Path
+
+from polybook.files import hash_files
+from polybook.models import parser_version
+
+
+@functools.cache
+def checker_version() -> str:
+    digest = hashlib.sha256(parser_version().encode())
+    hash_files(digest, sorted(Path(__file__).parent.rglob("*.py")))
+    return digest.hexdigest()
+
+
+def file_bytes(path: Path) -> bytes:
+    """The file's bytes, none when it cannot be read (a file that is not there is a key too)."""
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
+
+
+@functools.cache
+def package_version() -> str:
+    """polybook's own code, all of it: what a chunk of chapters reads goes beyond the checker
+    (the toc, the config, the book's loading)."""
+    digest = hashlib.sha256(parser_version().encode())
+    hash_files(digest, sorted(Path(__file__).parents[1].rglob("*.py")))
+    return digest.hexdigest()
+
+
+def key_of(parts: Iterable[str | bytes]) -> str:
+    """The key of kept findings: a digest of what they read, each part closed by a NUL."""
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part if isinstance(part, bytes) else part.encode("utf-8"))
+        digest.update(b"\0")
+    return digest.hexdigest()
