@@ -41,7 +41,7 @@ from polybook.book import load_book
 from polybook.check.staleness import SyncRecord, write_lock
 from polybook.config import BookConfig, load_config
 from polybook.files import file_sha256
-from polybook.render.i18n import text as ui_text
+from polybook.stage.i18n import text as ui_text
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The bundled chapter every section is made from (it has figures, labels, both frameworks' cells).

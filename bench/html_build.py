@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from polybook.config import load_config
-from polybook.render.build import HtmlOptions, HtmlResult, build_html
+from polybook.site.build import HtmlOptions, HtmlResult, build_html
 
 ROOT = Path(__file__).resolve().parent.parent
 

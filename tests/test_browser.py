@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from polybook.config import load_config
-from polybook.render.build import HtmlOptions, build_html
+from polybook.site.build import HtmlOptions, build_html
 from polybook.site.serve import SiteServer
 
 from conftest import ROOT, copy_conf

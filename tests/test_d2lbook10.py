@@ -21,7 +21,7 @@ from polybook.config import load_config
 from polybook.diagnostics import Code
 from polybook.execute.programs import build_programs
 from polybook.library import collect_library
-from polybook.render.myst import transpile
+from polybook.stage.myst import transpile
 
 from conftest import FIXTURES
 

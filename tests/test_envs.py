@@ -401,7 +401,7 @@ def test_two_builds_at_once_make_one_environment(tiny: Any) -> None:
 def test_html_that_makes_the_environments_is_up_to_date_on_the_next_build(tiny: Any) -> None:
     """A first ``build html`` makes the environment while it evaluates; its stamps record the
     environment as it left it, so the next build has nothing to do."""
-    from polybook.render.build import HtmlOptions, build_html
+    from polybook.site.build import HtmlOptions, build_html
 
     (tiny.chapters_dir / "en" / "index.md").write_text("# Tiny\n\n```toc\nisolated\n```\n", encoding="utf-8")
     first = build_html(tiny, HtmlOptions())

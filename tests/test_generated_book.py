@@ -145,7 +145,7 @@ def test_sections_have_their_own_code_the_same_in_every_language(config: BookCon
 @pytest.fixture(scope="module")
 def built(config: BookConfig) -> HtmlResult:
     """English and the first translation built by Sphinx, without running code."""
-    from polybook.render.build import HtmlOptions, build_html
+    from polybook.site.build import HtmlOptions, build_html
 
     return build_html(config, HtmlOptions(languages=[config.source_language, config.translations[0]], evaluate=False))
 

@@ -364,7 +364,7 @@ def test_a_sixth_language_imports_the_same_way(book: Path) -> None:
     """Nothing assumes the five languages: a translation imported as Korean, a language polybook
     has no catalogue for, gets its name from babel, follows the source, is checked and staged
     (its page's UI strings fall back to English)."""
-    from polybook.render.i18n import text
+    from polybook.stage.i18n import text
 
     code, out = run(book, str(JA), "--lang", "ko")
     assert code == 0, out

@@ -9,7 +9,7 @@ from polybook.book import Book
 from polybook.config import load_config
 from polybook.dialect import DialectSettings, parse_text
 from polybook.execute.programs import build_programs
-from polybook.render.myst import transpile
+from polybook.stage.myst import transpile
 
 SETTINGS = DialectSettings("en", ("mxnet", "pytorch", "tensorflow"), "mxnet")
 TEXT = """\

@@ -20,7 +20,7 @@ from polybook.config import BookConfig, load_config
 from polybook.dialect.nodes import Heading
 from polybook.execute.outputs import read_outputs
 from polybook.pdf.build import PdfReport, PdfTarget, build_pdfs, pdf_targets
-from polybook.render.i18n import text
+from polybook.stage.i18n import text
 
 from conftest import FIXTURES, ROOT
 

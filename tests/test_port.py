@@ -163,7 +163,7 @@ def test_a_port_refuses_uncommitted_changes_unless_forced(tmp_path: Path) -> Non
 
 def test_the_reader_is_told_in_their_language_what_is_not_translated_yet(tmp_path: Path) -> None:
     from polybook.dialect import parse_text
-    from polybook.render.myst import transpile
+    from polybook.stage.myst import transpile
 
     conf = book(tmp_path)
     port(conf, "--write")

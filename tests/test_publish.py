@@ -316,7 +316,7 @@ def test_a_real_build_is_published_with_its_pdfs_and_nothing_else(tmp_path: Path
 def test_a_partial_build_keeps_the_other_languages_errors(tmp_path: Path) -> None:
     """`build html -l ja` after a failed full build: en's error still stops publish."""
     from polybook.config import load_config
-    from polybook.render.commands import merge_report
+    from polybook.site.html import merge_report
 
     conf = fake_build(tmp_path)
     config = load_config(conf)

@@ -18,11 +18,12 @@ from polybook.config import load_config
 from polybook.dialect import parse_text
 from polybook.dialect.nodes import Document, Heading
 from polybook.render.build import merge_warnings
-from polybook.render.inline import convert
-from polybook.render.myst import transpile
-from polybook.render.outputs import ChapterResults, OutputRenderer
-from polybook.render.sphinx_run import map_warnings
-from polybook.render.stage import cross_language_anchors, stage_language
+from polybook.render.stage import stage_language
+from polybook.stage.documents import cross_language_anchors
+from polybook.stage.inline import convert
+from polybook.stage.myst import transpile
+from polybook.stage.outputs import ChapterResults, OutputRenderer
+from polybook.stage.sphinx_run import map_warnings
 
 BOOK = Path(__file__).parent / "fixtures" / "render" / "book"
 EXPECTED = BOOK / "expected"

@@ -18,11 +18,11 @@ from polybook.config import load_config
 from polybook.dialect import DialectSettings, parse_text
 from polybook.pdf.fonts import plan_fonts
 from polybook.pdf.unicode_math import latex_math
-from polybook.render.bibliography import BibliographyPlan
-from polybook.render.eval_rst import documents_api
-from polybook.render.myst import transpile
-from polybook.render.outputs import ChapterResults, OutputRenderer
 from polybook.render.stage import stage_language
+from polybook.stage.bibliography import BibliographyPlan
+from polybook.stage.eval_rst import documents_api
+from polybook.stage.myst import transpile
+from polybook.stage.outputs import ChapterResults, OutputRenderer
 
 from conftest import FIXTURES
 
@@ -166,14 +166,14 @@ def test_api_pages_document_the_books_own_module_or_say_which_is_missing(tmp_pat
     assert "nowhere.html" in text.split(".. polybook: left out: raw:: html")[1]
     extensions: list[str] = []
     settings = stage.api.settings(extensions)
-    assert extensions == ["sphinx.ext.autodoc", "polybook.render.eval_rst"]
+    assert extensions == ["sphinx.ext.autodoc", "polybook.stage.eval_rst"]
     assert settings["autodoc_mock_imports"] == ["not_installed_framework"]  # numpy is installed
     assert settings["polybook_import_roots"][0] == str((book / "build" / "run" / "en" / "mxnet").resolve())
     json.dumps(settings)  # a Sphinx override: plain data
 
 
 def test_the_packages_a_library_imports_are_read_from_its_import_lines(tmp_path: Path) -> None:
-    from polybook.render.eval_rst import library_imports, missing_imports, third_party_imports
+    from polybook.stage.eval_rst import library_imports, missing_imports, third_party_imports
 
     book, library = book_with_library(tmp_path)
     code = (
@@ -273,11 +273,11 @@ def test_a_table_with_d2ls_caption_and_label_is_numbered() -> None:
 
 @pytest.mark.slow  # jieba's dictionary, loaded in two processes
 def test_the_chinese_search_dictionary_loaded_ahead_leaves_jieba_as_sphinx_leaves_it() -> None:
-    """What the fork server does for a zh build (polybook.render.sphinx_speed) gives the worker
+    """What the fork server does for a zh build (polybook.stage.sphinx_speed) gives the worker
     the jieba Sphinx's own set-up gives: the same word counts, the same words."""
     script = (
         "import sys\n"
-        "from polybook.render import sphinx_speed\n"
+        "from polybook.stage import sphinx_speed\n"
         "if sys.argv[1] == 'ahead':\n"
         "    sphinx_speed.load_chinese_dictionary()\n"
         "from sphinx.search.zh import SearchChinese\n"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from polybook.render.commands import html
+from polybook.site.html import html
 
 from minibook import cell, make_book
 

@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from polybook.config import load_config
-from polybook.render.build import HtmlOptions, build_html
-from polybook.render.commands import html
+from polybook.site.build import HtmlOptions, build_html
+from polybook.site.html import html
 
 from minibook import LANGUAGES, make_book, make_multilingual_book
 

@@ -28,7 +28,7 @@ CONF = """
 extensions = []
 numfig = True
 def setup(app):
-    from polybook.render import sphinx_speed
+    from polybook.stage import sphinx_speed
     sphinx_speed.install(app)
 """
 
@@ -118,7 +118,7 @@ def walked_without_skeletons(root: Path) -> dict[str, dict[str, dict[str, tuple[
     with docutils_namespace():
         app = Sphinx(root, root, root / "_build", root / "_doctrees", "html", status=None, warning=None)
         env = app.env
-        from polybook.render.sphinx_speed import SKELETONS
+        from polybook.stage.sphinx_speed import SKELETONS
 
         assert set(env.__dict__[SKELETONS]) == {"index", "one", "part/index", "part/two"}
         env.__dict__[SKELETONS] = {}
@@ -164,7 +164,7 @@ def test_a_skeleton_holds_no_document_and_pickles_small(tmp_path: Path) -> None:
     env = pickle.loads((tmp_path / "_doctrees" / "environment.pickle").read_bytes())
     from docutils import nodes
 
-    from polybook.render.sphinx_speed import SKELETONS
+    from polybook.stage.sphinx_speed import SKELETONS
 
     two = env.__dict__[SKELETONS]["part/two"]
     assert all(node.document is None for node in two.findall(nodes.Node))
@@ -192,7 +192,7 @@ def test_a_formatted_entry_is_kept_and_follows_its_fields(tmp_path: Path, monkey
     from pybtex.plugin import find_plugin
     from pybtex.style.formatting import BaseStyle
 
-    from polybook.render import sphinx_speed
+    from polybook.stage import sphinx_speed
 
     original = getattr(BaseStyle.format_entry, "__wrapped__", BaseStyle.format_entry)  # a build may have patched it
     monkeypatch.setattr(BaseStyle, "format_entry", original)  # as it was again after the test

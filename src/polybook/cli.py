@@ -307,8 +307,8 @@ def _mount() -> None:
     from polybook.importer.commands import import_group
     from polybook.library.commands import lib
     from polybook.pdf.commands import pdf
-    from polybook.render.commands import html
     from polybook.site.commands import publish, serve
+    from polybook.site.html import html
 
     build.add_command(eval_command, name="eval")
     build.add_command(pdf)

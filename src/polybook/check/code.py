@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from polybook.check.align import Pair, align
 from polybook.check.code_diff import Hunk, token_diff
 from polybook.check.code_keys import cell_key, without_comments
 from polybook.check.findings import Finding, Location
-from polybook.check.regroup import holders, streams_of
+from polybook.check.regroup import CellMatch, holders, streams_of
 from polybook.check.strings import differing_strings
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import CodeCell, Document
@@ -53,17 +52,6 @@ def _renumber(pair: Pair, s_run: list[int], t_run: list[int]) -> Pair:
     s = s_run[pair.source] if pair.source is not None else None
     t = t_run[pair.target] if pair.target is not None else None
     return Pair(s, t, pair.kind, pair.ratio)
-
-
-@dataclass(slots=True)
-class CellMatch:
-    """Which translation cell stands for which source cell (over the frameworks both offer)."""
-
-    target_to_source: dict[int, CodeCell] = field(default_factory=dict)  # id(target cell) -> source cell
-    source_to_target: dict[int, CodeCell] = field(default_factory=dict)  # id(source cell) -> target cell
-    # per framework: (framework, source cells, translation cells, their alignment)
-    streams: list[tuple[str, list[CodeCell], list[CodeCell], list[Pair]]] = field(default_factory=list)
-    common: frozenset[str] = frozenset()  # the frameworks both chapters offer
 
 
 def _named(doc: Document) -> set[str]:

@@ -4,14 +4,23 @@ holds besides its own pair, and which frameworks' streams pair each cell at all.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
 from polybook.check.align import Pair
 from polybook.check.code_keys import cell_key
 from polybook.dialect.nodes import CodeCell
 
-if TYPE_CHECKING:
-    from polybook.check.code import CellMatch
+
+@dataclass(slots=True)
+class CellMatch:
+    """Which translation cell stands for which source cell (over the frameworks both offer)."""
+
+    target_to_source: dict[int, CodeCell] = field(default_factory=dict)  # id(target cell) -> source cell
+    source_to_target: dict[int, CodeCell] = field(default_factory=dict)  # id(source cell) -> target cell
+    # per framework: (framework, source cells, translation cells, their alignment)
+    streams: list[tuple[str, list[CodeCell], list[CodeCell], list[Pair]]] = field(default_factory=list)
+    common: frozenset[str] = frozenset()  # the frameworks both chapters offer
+
 
 #: A top-level ``def`` or ``class`` in normalised code, by name.
 _DEFINES_RE = re.compile(r"^(?:def|class) (\w+)", re.M)

@@ -33,10 +33,10 @@ from polybook.pdf.languages import latex_elements, main_fonts, numfig_format, ty
 from polybook.pdf.latex import LatexJob, missing_tools, run_in_process, tex_installation
 from polybook.pdf.log import diagnose, read_log
 from polybook.pdf.stage import stage_framework
-from polybook.render.i18n import SPHINX_LANGUAGE
-from polybook.render.settings import bibfiles, bibtex_settings, myst_extensions
-from polybook.render.sphinx_run import map_warnings
-from polybook.render.stage import Stage
+from polybook.stage.documents import Stage
+from polybook.stage.i18n import SPHINX_LANGUAGE
+from polybook.stage.settings import bibfiles, bibtex_settings, myst_extensions
+from polybook.stage.sphinx_run import map_warnings
 
 
 @dataclass(frozen=True, slots=True)

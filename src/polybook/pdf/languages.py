@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from polybook.pdf.fonts import FontPlan
-from polybook.render.i18n import text
+from polybook.stage.i18n import text
 
 #: The text font of every PDF; characters it lacks fall back (:mod:`polybook.pdf.fonts`).
 MAIN_FONT = "Noto Serif"

@@ -40,7 +40,7 @@ def run_latex(job: LatexJob) -> dict[str, Any]:
     """Sphinx -> .tex -> latexmk -> .pdf for one (language, framework); never raises."""
     result: dict[str, Any] = {"language": job.language, "framework": job.framework, "failure": "", "warnings": ""}
     started = time.monotonic()
-    from polybook.render.sphinx_run import sphinx_build
+    from polybook.stage.sphinx_run import sphinx_build
 
     sphinx_status, result["failure"], _, result["warnings"] = sphinx_build(
         job.srcdir, job.confdir, job.outdir, job.doctreedir, "latex", job.overrides

@@ -17,7 +17,7 @@ from pathlib import Path
 from polybook.book import display_path
 from polybook.diagnostics import Code, Diagnostic
 from polybook.pdf.sphinx_ext import MARKER
-from polybook.render.myst import Transpiled
+from polybook.stage.myst import Transpiled
 
 _MISSING_RE = re.compile(
     r"Missing character: There is no (?P<char>.)(?: \(U\+(?P<code>[0-9A-Fa-f]{4,6})\))? in font (?P<font>[^!\n]*)!?"

@@ -77,7 +77,7 @@ class UnicodeMath(SphinxPostTransform):
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    from polybook.render import sphinx_speed
+    from polybook.stage import sphinx_speed
 
     sphinx_speed.install(app)
     app.add_post_transform(SourceMarkers)

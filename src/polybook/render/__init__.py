@@ -1,9 +1,4 @@
-"""The Sphinx side: the document model -> MyST (``myst``), cell results (``outputs``),
+"""The HTML side: each language's staged pages (:mod:`polybook.stage`) through Sphinx --
 staging per language (``stage``), Sphinx settings and extension (``settings``,
-``sphinx_ext``), the build (``build``) and its command (``commands``)."""
-
-from __future__ import annotations
-
-from polybook.render.myst import Transpiled, transpile
-
-__all__ = ["Transpiled", "transpile"]
+``sphinx_ext``), the worker pool (``workers``), the build (``build``). The site
+(:mod:`polybook.site`) drives it and assembles the languages into one site."""

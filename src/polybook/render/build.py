@@ -1,15 +1,17 @@
-"""``polybook build html``: evaluate (cached), stage, run Sphinx per language, assemble.
+"""The HTML of every language: evaluate (cached), stage, run Sphinx per language.
 
 1. parse the languages to build and the source (its headings give the anchors); the other
    languages are parsed while Sphinx runs, for the translation-status pages;
 2. evaluate the selected languages' programs through :mod:`polybook.execute` -- cached,
    so a prose edit runs no kernel -- and keep ``build/eval`` up to date;
-3. stage each language's MyST (:mod:`polybook.render.stage`) and skip Sphinx when the
+3. stage each language's MyST (:mod:`polybook.stage.documents`) and skip Sphinx when the
    staged digest, the Sphinx settings and polybook's renderer are all unchanged;
 4. run the other languages' Sphinx builds in parallel worker processes, then fill the
    translation-status page's tables in (:mod:`polybook.render.status_page`: they change
-   with every edit, so they stay out of the digest);
-5. assemble the one site: root index, sitemap, 404 pages, MathJax (:mod:`polybook.site`).
+   with every edit, so they stay out of the digest).
+
+The site drives this (:mod:`polybook.site.build`): it gives the status pages' tables and the
+PDFs the header links, and assembles the one site after.
 """
 
 from __future__ import annotations
@@ -22,16 +24,18 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from polybook.book import Book, complete_book, display_path, load_book
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic, Level
-from polybook.files import atomic_write, hash_files, stage_lock
+from polybook.files import atomic_write, hash_files
 from polybook.render import settings, status_page, workers
 from polybook.render.inputs import SiteInputs
-from polybook.render.sphinx_run import SphinxJob, located_warnings, run_sphinx
-from polybook.render.stage import Stage, headings, stage_language
+from polybook.render.stage import stage_language
+from polybook.stage import settings as stage_settings
+from polybook.stage.documents import Stage, headings
+from polybook.stage.sphinx_run import SphinxJob, located_warnings, run_sphinx
 
 STAMP = ".polybook-build.json"
 #: Every Sphinx warning of a language, with its phase and document (``build/.sphinx/<lang>/``).
@@ -41,12 +45,25 @@ STATUS_STAMP = "status.json"
 _PACKAGES = ("sphinx", "myst-parser", "sphinx-design", "pydata-sphinx-theme", "sphinx-copybutton", "docutils")
 
 
+class StatusPages(Protocol):
+    """The translation-status page's tables, per language (:mod:`polybook.site.status`)."""
+
+    DOCNAME: str
+
+    def pages(
+        self, book: Book, languages: list[str], result: Any = None, linked: set[str] | None = None
+    ) -> dict[str, str]: ...
+
+
 @dataclass(slots=True)
 class HtmlOptions:
     languages: list[str] | None = None
     jobs: int | None = None
     evaluate: bool = True
-    status: bool = True  # the translation-status page (polybook.site.status) in every language
+    status: bool = True  # the translation-status page in every language (when the site gives its tables)
+    # given by the site (polybook.site.build): the status pages' tables, the PDFs each header links
+    status_pages: StatusPages | None = None
+    pdfs: dict[str, list[dict[str, str]]] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -67,6 +84,7 @@ class HtmlResult:
     kernel_runs: int = 0
     cache_hits: int = 0
     timings: dict[str, float] = field(default_factory=dict)
+    site: dict[str, Any] = field(default_factory=dict)  # what every page knows of the others, for assembling
 
     def all_diagnostics(self) -> list[Diagnostic]:
         return [*self.diagnostics, *(d for lang in self.languages for d in lang.diagnostics)]
@@ -93,25 +111,21 @@ class HtmlResult:
 
 
 def renderer_version() -> str:
-    """polybook's renderer and the Sphinx packages: a change rebuilds every language."""
+    """polybook's renderer -- the site's and the staging it shares with PDFs -- and the Sphinx
+    packages: a change rebuilds every language."""
     digest = hashlib.sha256()
-    here = Path(__file__).parent
-    hash_files(digest, sorted(p for p in [*here.glob("*.py"), *(here / "assets").rglob("*")] if p.is_file()))
+    here, shared = Path(__file__).parent, Path(__file__).parents[1] / "stage"
+    files = [*here.glob("*.py"), *(here / "assets").rglob("*"), *shared.glob("*.py")]
+    hash_files(digest, sorted(p for p in files if p.is_file()))
     for name in _PACKAGES:
         with contextlib.suppress(metadata.PackageNotFoundError):
             digest.update(f"{name}={metadata.version(name)}".encode())
     return digest.hexdigest()
 
 
-def build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None, on_wait: Any = None) -> HtmlResult:
-    """The site, as the module's docstring says; one at a time per build folder (a second
-    build -- ``serve`` beside ``build html`` -- waits, saying so through ``on_wait``)."""
-    lock = config.build_dir / ".sphinx" / "build.lock"
-    with stage_lock(lock, f"the html build in {display_path(config.build_dir)}/", on_wait):
-        return _build_html(config, options, on_status)
-
-
-def _build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None) -> HtmlResult:
+def render_html(config: BookConfig, options: HtmlOptions, on_status: Any = None) -> HtmlResult:
+    """Every selected language's pages, as the module's docstring says (the caller holds the
+    build folder's lock: :func:`polybook.site.build.build_html`)."""
     say = on_status or (lambda message: None)
     timings: dict[str, float] = {}
     t0 = time.monotonic()
@@ -132,7 +146,8 @@ def _build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None)
     ]
     builds = {code: _unchanged(code, stamps[code]) for code in selected if code not in stale}
     diagnostics = [Diagnostic(**_diag_args(d)) for code in builds for d in stamps[code].get("own", [])]
-    status_key = _status_key(config, fingerprints) if options.status else ""
+    status = options.status_pages if options.status else None
+    status_key = _status_key(config, fingerprints) if status is not None else ""
     status_fresh = not stale and _read_stamp(work / STATUS_STAMP).get("key") == status_key
     fresh = workers.fresh(stale, {code: work / code / "doctrees" for code in stale})
     if stale and not fresh:  # the Sphinx workers' fork server imports Sphinx while the book is parsed
@@ -141,7 +156,7 @@ def _build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None)
     book = None
     if stale:  # what staging needs first; the other languages once Sphinx runs (the status pages)
         book = load_book(config, list(dict.fromkeys([config.source_language, *stale])), cached=True)
-    elif options.status and not status_fresh:
+    elif status is not None and not status_fresh:
         book = load_book(config, cached=True)
     if fresh and book is not None:  # and, for an API page, the frameworks autodoc will import
         workers.start([*workers.api_imports(config, book, fresh), *workers.search_preload(stale)])
@@ -197,7 +212,7 @@ def _build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None)
     timings["evaluate"] = time.monotonic() - t1
 
     t2 = time.monotonic()
-    site = _with_languages(settings.site_info(config), linked)
+    site = with_languages(settings.site_info(config, options.pdfs), linked)
     status_tables: dict[str, str] = {}  # language -> the status page's tables, filled in after Sphinx
     stages: dict[str, Stage] = {}
     running: dict[str, Future[dict[str, Any]]] = {}
@@ -207,9 +222,7 @@ def _build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None)
     try:
         if book is not None:
             generated: dict[str, dict[str, str]] = {}  # language -> docname -> MyST of pages polybook writes
-            if options.status:
-                from polybook.site import status
-
+            if status is not None:
                 source_name = config.languages[config.source_language].name
                 generated = {code: {status.DOCNAME: status_page.frame(code, source_name)} for code in selected}
                 for lang in site["languages"]:
@@ -222,7 +235,7 @@ def _build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None)
                 own[code] = [d for doc in book.chapters[code].values() for d in doc.diagnostics]
                 own[code] += [d for d in executed if _in_language(config, d, code)]
                 chapter_results = {chapter: doc for (lang, chapter), doc in results.items() if lang == code}
-                bibfiles = settings.bibfiles(config, code)
+                bibfiles = stage_settings.bibfiles(config, code)
                 stage = stage_language(
                     config,
                     code,
@@ -264,7 +277,7 @@ def _build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None)
                 running[code] = pool.submit(run_sphinx, job)
             diagnostics += [d for code in stale for d in own[code]]
             diagnostics += [d for d in executed if config.language_of(Path(d.path)) not in stale]
-            if options.status:  # while Sphinx runs: the tables are filled in afterwards
+            if status is not None:  # while Sphinx runs: the tables are filled in afterwards
                 say("translation status")
                 book = complete_book(book)
                 status_tables = status.pages(book, selected, linked=set(linked))
@@ -293,18 +306,8 @@ def _build_html(config: BookConfig, options: HtmlOptions, on_status: Any = None)
     if status_tables and all(filled) and set(status_tables) >= set(linked):  # every site's page is current
         _write_json(work / STATUS_STAMP, {"key": status_key})
     timings["sphinx"] = time.monotonic() - t3
-
-    t4 = time.monotonic()
-    from polybook.site.assemble import assemble
-
-    built = [code for code in config.languages if (outdir / code / "index.html").is_file()]
-    diagnostics += assemble(config, _with_languages(site, built), outdir)  # cheap: writes only what changed
-    timings["site"] = time.monotonic() - t4
-    timings["total"] = time.monotonic() - t0
     ordered = [builds[code] for code in selected]
-    return HtmlResult(
-        outdir, ordered, diagnostics, kernel_runs, cache_hits, {k: round(v, 3) for k, v in timings.items()}
-    )
+    return HtmlResult(outdir, ordered, diagnostics, kernel_runs, cache_hits, timings, site)
 
 
 def _status_key(config: BookConfig, fingerprints: dict[str, str]) -> str:
@@ -361,7 +364,7 @@ def _sphinx_diagnostics(
     return found
 
 
-def _with_languages(site: dict[str, Any], codes: list[str]) -> dict[str, Any]:
+def with_languages(site: dict[str, Any], codes: list[str]) -> dict[str, Any]:
     """The site data with only the languages ``codes`` (their pages, switcher and sitemap)."""
     return {
         **site,

@@ -17,7 +17,7 @@ from polybook.render.workers import PRELOAD_VARIABLE
 #: What every Sphinx worker imports: the build, Sphinx's builder, and the extensions and theme
 #: polybook's settings load.
 SPHINX_MODULES = (
-    "polybook.render.sphinx_run",
+    "polybook.stage.sphinx_run",
     "sphinx.application",
     "sphinx.builders.html",
     "sphinx.ext.autodoc",

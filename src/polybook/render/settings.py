@@ -12,38 +12,26 @@ from pathlib import Path
 from typing import Any
 
 from polybook.config import BookConfig
-from polybook.render.i18n import SPHINX_LANGUAGE, text
-from polybook.render.stage import LOCALE_DIR, STAGED_DIRS, Stage
+from polybook.render.stage import LOCALE_DIR, STAGED_DIRS
+from polybook.stage.documents import Stage
+from polybook.stage.i18n import SPHINX_LANGUAGE, text
+from polybook.stage.settings import bibtex_settings, myst_extensions
 
 ASSETS = Path(__file__).parent / "assets"
 MATHJAX_DIR = "_mathjax"  # at the site root, shared by every language
-#: MyST syntax the staged pages use (HTML and PDF alike): $-math, ::: fences, amsmath blocks.
-MYST_EXTENSIONS = ("amsmath", "colon_fence", "dollarmath")
-#: sphinx-copybutton's strings (its ``messages`` table), from :mod:`polybook.render.i18n`.
+#: sphinx-copybutton's strings (its ``messages`` table), from :mod:`polybook.stage.i18n`.
 COPYBUTTON_KEYS = ("copy", "copy_to_clipboard", "copy_success", "copy_failure")
 EXTENSIONS = ["myst_parser", "sphinx_design", "sphinx_copybutton", "sphinx.ext.mathjax", "polybook.render.sphinx_ext"]
-
-
-def bibfiles(config: BookConfig, language: str) -> list[Path]:
-    """The language's bibliography: conf.py's ``polybook.bibfile`` (relative to the language's
-    folder, the source language's file when it has none), and any ``bibtex_bibfiles`` (relative
-    to the book root) -- as files that exist."""
-    raw = config.sphinx.get("bibtex_bibfiles") or []
-    files = [raw] if isinstance(raw, str) else list(raw)
-    found = [(config.root / name).resolve() for name in files if (config.root / name).is_file()]
-    own = config.bibliography(language)
-    return [own, *found] if own is not None else found
 
 
 def hreflang(code: str) -> str:
     return code.replace("_", "-")
 
 
-def site_info(config: BookConfig) -> dict[str, Any]:
+def site_info(config: BookConfig, pdfs: dict[str, list[dict[str, str]]]) -> dict[str, Any]:
     """What every page needs to know about the other languages (the ``polybook_site`` value):
-    their names and titles, the documents each has (from the file names: nothing is parsed)."""
-    from polybook.pdf.build import site_pdfs  # pdf builds on render: import it only here
-
+    their names and titles, the documents each has (from the file names: nothing is parsed),
+    and ``pdfs``: the PDFs each language's header links (the site gives them)."""
     pages = {code: config.document_names(code) for code in config.languages}
     names = {code: lang.name for code, lang in config.languages.items()}
     source = config.source_language
@@ -59,13 +47,8 @@ def site_info(config: BookConfig) -> dict[str, Any]:
             code: text(code, "fallback", language=names[code], source=names[source]) for code in config.languages
         },
         "baseurl": str(config.sphinx.get("html_baseurl") or ""),
-        "pdfs": {code: site_pdfs(config, code, built_only=True) for code in config.languages},
+        "pdfs": {code: pdfs.get(code, []) for code in config.languages},
     }
-
-
-def myst_extensions(config: BookConfig) -> list[str]:
-    """The book's own ``myst_enable_extensions`` plus those polybook's staged pages need."""
-    return sorted({*config.sphinx.get("myst_enable_extensions", []), *MYST_EXTENSIONS})
 
 
 def overrides(
@@ -143,23 +126,6 @@ def overrides(
     return values
 
 
-def bibtex_settings(config: BookConfig, bibs: list[Path], extensions: list[str]) -> dict[str, Any]:
-    """sphinxcontrib-bibtex for a language with a .bib (HTML and PDF alike): its files, the
-    d2l citation style (:mod:`polybook.render.bibstyle`) unless the book chose one;
-    ``extensions`` is extended in place."""
-    if not bibs:
-        return {}
-    for extension in ("sphinxcontrib.bibtex", "polybook.render.bibstyle"):
-        if extension not in extensions:
-            extensions.append(extension)
-    user = config.sphinx
-    return {
-        "bibtex_bibfiles": [str(path) for path in bibs],
-        "bibtex_default_style": user.get("bibtex_default_style", "plain"),
-        "bibtex_reference_style": user.get("bibtex_reference_style", "author_year_round"),
-    }
-
-
 def search_language(language: str) -> str:
     """The language of a language's search index (Sphinx's ``html_search_language``)."""
     return language.split("_")[0]
@@ -167,8 +133,8 @@ def search_language(language: str) -> str:
 
 def _search_options(language: str) -> dict[str, str]:
     """Sphinx's Japanese search segments all text with a slow pure-Python segmenter: ours
-    segments only the Japanese in it (:class:`polybook.render.sphinx_speed.JapaneseSplitter`)."""
-    return {"type": "polybook.render.sphinx_speed.JapaneseSplitter"} if search_language(language) == "ja" else {}
+    segments only the Japanese in it (:class:`polybook.stage.sphinx_speed.JapaneseSplitter`)."""
+    return {"type": "polybook.stage.sphinx_speed.JapaneseSplitter"} if search_language(language) == "ja" else {}
 
 
 def _paths(config: BookConfig, paths: list[str]) -> list[str]:

@@ -143,7 +143,7 @@ def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[st
     context["polybook_languages"] = links
     context["polybook_current"] = next(link for link in links if link["current"])
     if site.get("status"):  # the translation-status page (polybook.site.status), linked from the sidebar
-        from polybook.render.i18n import text
+        from polybook.stage.i18n import text
 
         context["polybook_status"] = {
             "href": _relative(page, f"{here}/{site['status']}.html"),
@@ -159,7 +159,7 @@ def _phase(name: str) -> Any:
     """An event handler that moves the build's warning log (if any) to phase ``name``."""
 
     def handler(app: Sphinx, *args: Any) -> list[str]:
-        from polybook.render import sphinx_run
+        from polybook.stage import sphinx_run
 
         log = sphinx_run.ACTIVE
         if log is not None:
@@ -173,7 +173,7 @@ def _phase(name: str) -> Any:
 
 def _record(what: str) -> Any:
     def handler(app: Sphinx, *args: Any) -> None:
-        from polybook.render import sphinx_run
+        from polybook.stage import sphinx_run
 
         log = sphinx_run.ACTIVE
         if log is None:
@@ -207,7 +207,7 @@ def __getattr__(name: str) -> Any:
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    from polybook.render import sphinx_speed
+    from polybook.stage import sphinx_speed
 
     sphinx_speed.install(app)
     _chinese_search()
@@ -215,7 +215,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_transform(CrossLanguageAnchors)
     app.add_transform(KeepFilesInside)
     app.connect("html-page-context", page_context)
-    # Which warnings an incremental build re-emits (polybook.render.sphinx_run.PhasedWarnings):
+    # Which warnings an incremental build re-emits (polybook.stage.sphinx_run.PhasedWarnings):
     app.connect("env-before-read-docs", _phase("read"))
     app.connect("env-get-updated", _phase("consistency"))  # after the read warnings are flushed
     app.connect("env-check-consistency", _record("consistency"))

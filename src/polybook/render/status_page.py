@@ -14,7 +14,7 @@ import html
 import re
 from pathlib import Path
 
-from polybook.render.i18n import text
+from polybook.stage.i18n import text
 
 SLOT_ID = "polybook-status-content"
 _START, _END = "<!-- polybook-status -->", "<!-- /polybook-status -->"

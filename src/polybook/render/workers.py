@@ -1,6 +1,6 @@
 """The processes a language's Sphinx build runs in.
 
-Every language builds in a process of its own (:mod:`polybook.render.sphinx_run` says why).
+Every language builds in a process of its own (:mod:`polybook.stage.sphinx_run` says why).
 Spawning one is a new interpreter that imports Sphinx and its extensions (half a second) and,
 when the language has an API page, the frameworks the book's library imports (torch,
 torchvision, mxnet: five seconds, in every language). The workers are forked instead from
@@ -12,7 +12,7 @@ spawned as before.
 The frameworks are imported only when a language with an API page builds from nothing (no
 Sphinx environment yet; the server is then started once the book is parsed): an incremental
 build reads its API page again only when it changed. A zh build's search dictionary is loaded
-there too (:func:`polybook.render.sphinx_speed.load_chinese_dictionary`). What the server
+there too (:func:`polybook.stage.sphinx_speed.load_chinese_dictionary`). What the server
 imports is named in :data:`PRELOAD_VARIABLE` for :mod:`polybook.render.preload`, which imports
 each module on its own and lets a failing one fail later, in the worker, where Sphinx reports
 it.
@@ -31,14 +31,14 @@ from typing import TypeVar
 
 from polybook.book import Book
 from polybook.config import BookConfig
-from polybook.render.eval_rst import documents_api, library_imports
 from polybook.render.settings import search_language
+from polybook.stage.eval_rst import documents_api, library_imports
 
 T = TypeVar("T")
 R = TypeVar("R")
 _METHOD = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
 #: Search languages whose index loads a large dictionary: what loads it in the fork server.
-SEARCH_PRELOAD = {"zh": "polybook.render.sphinx_speed:load_chinese_dictionary"}
+SEARCH_PRELOAD = {"zh": "polybook.stage.sphinx_speed:load_chinese_dictionary"}
 #: The fork server's environment variable: what to import besides Sphinx (commas).
 PRELOAD_VARIABLE = "POLYBOOK_SPHINX_PRELOAD"
 

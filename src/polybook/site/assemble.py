@@ -14,8 +14,8 @@ from typing import Any
 
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic
-from polybook.render.i18n import text
 from polybook.render.settings import MATHJAX_DIR
+from polybook.stage.i18n import text
 
 #: Debian's libjs-mathjax (scripts/setup-html.sh); only what TeX -> CommonHTML needs.
 MATHJAX_SOURCE = Path("/usr/share/javascript/mathjax")

@@ -132,7 +132,7 @@ def serve(ctx: click.Context, host: str, port: int, languages: tuple[str, ...], 
         return build(current["config"], languages, no_eval)
 
     def paths() -> list[Path]:
-        from polybook.render.settings import bibfiles
+        from polybook.stage.settings import bibfiles
 
         book = current["config"]
         return [book.chapters_dir, conf_path, *{bib for code in book.languages for bib in bibfiles(book, code)}]
@@ -160,8 +160,8 @@ def build(config: BookConfig, languages: tuple[str, ...], no_eval: bool) -> int:
     number of errors (problems are printed, the server keeps serving the last good pages)."""
     from polybook.diagnostics import Level, sort_key
     from polybook.execute.environment import KernelProblem
-    from polybook.render.build import HtmlOptions, build_html
-    from polybook.render.commands import write_report
+    from polybook.site.build import HtmlOptions, build_html
+    from polybook.site.html import write_report
 
     started = time.monotonic()
     try:

@@ -27,8 +27,8 @@ from polybook.check.report.common import by_importance
 from polybook.check.report.plan_table import HEADER, document_name
 from polybook.check.staleness import read_lock, run_git
 from polybook.diagnostics import Code, Level
-from polybook.render.i18n import text
-from polybook.render.stage import cross_language_anchors, heading_slug, headings
+from polybook.stage.documents import cross_language_anchors, heading_slug, headings
+from polybook.stage.i18n import text
 
 #: The page's docname in every language (a chapter of that name would hide it).
 DOCNAME = "polybook-status"

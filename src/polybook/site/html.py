@@ -1,4 +1,4 @@
-"""``polybook build html``: mounted by :mod:`polybook.cli` as :data:`html`."""
+"""``polybook build html``: mounted by :mod:`polybook.cli` as :data:`html`; its report, ``build/html-report.json``."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def html(ctx: click.Context, languages: tuple[str, ...], jobs: int | None, stric
     from polybook.book import display_path
     from polybook.diagnostics import Level, sort_key
     from polybook.execute.environment import KernelProblem
-    from polybook.render.build import HtmlOptions, build_html
+    from polybook.site.build import HtmlOptions, build_html
     from polybook.usage import UsageProblem, book_config, known
 
     config = book_config(ctx)

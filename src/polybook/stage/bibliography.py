@@ -19,8 +19,8 @@ from typing import Any
 from polybook.diagnostics import Code, Diagnostic
 from polybook.dialect.markdown import CITE_ROLES, bad_citations
 from polybook.dialect.nodes import Bibliography, Document
-from polybook.render.i18n import text
-from polybook.render.myst import CiteHandler
+from polybook.stage.i18n import text
+from polybook.stage.myst import CiteHandler
 
 
 def cited_keys(doc: Document) -> list[str]:

@@ -61,7 +61,7 @@ class ApiImports:
         """Sphinx settings (``extensions`` extended in place); none when no page needs them."""
         if not self.used:
             return {}
-        for extension in ("sphinx.ext.autodoc", "polybook.render.eval_rst"):
+        for extension in ("sphinx.ext.autodoc", "polybook.stage.eval_rst"):
             if extension not in extensions:
                 extensions.append(extension)
         return {

@@ -33,9 +33,9 @@ from polybook.dialect.nodes import (
     TocBlock,
 )
 from polybook.dialect.slides import shown_prose
-from polybook.render import inline
-from polybook.render.i18n import text
-from polybook.render.outputs import OutputRenderer
+from polybook.stage import inline
+from polybook.stage.i18n import text
+from polybook.stage.outputs import OutputRenderer
 
 #: ``figure(src, line)`` -> the path to write in MyST, or None when the figure is refused
 #: (an inline image then shows its alt text; the resolver reports why).

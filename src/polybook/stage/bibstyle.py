@@ -4,7 +4,7 @@ d2lbook's books cite as "(Goodfellow et al., 2016)" and "Goodfellow et al. (2016
 HTML and -- through natbib's ``\\citep`` -- in PDF. sphinxcontrib-bibtex's own author-year
 style uses square brackets; this Sphinx extension registers the same style with round
 ones as ``author_year_round``, the default ``bibtex_reference_style`` of polybook's builds
-(:func:`polybook.render.settings.bibtex_settings`). A book may still choose another.
+(:func:`polybook.stage.settings.bibtex_settings`). A book may still choose another.
 """
 
 from __future__ import annotations

@@ -190,7 +190,7 @@ def load_chinese_dictionary() -> None:
     default = getattr(zh, "JIEBA_DEFAULT_DICT", "")
     if load is None or getattr(load, "_polybook", False) or not default or not Path(default).is_file():
         return
-    from polybook.render.sphinx_run import quiet_jieba
+    from polybook.stage.sphinx_run import quiet_jieba
 
     quiet_jieba()
     loaded: set[str] = set()

@@ -19,7 +19,7 @@ from typing import Any
 
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.execute.runner import strip_ansi
-from polybook.render.myst import Transpiled
+from polybook.stage.myst import Transpiled
 
 _WARNING_RE = re.compile(
     r"^(?:(?P<location>.+?):(?:(?P<line>\d+):)? )?(?P<level>WARNING|ERROR|CRITICAL|SEVERE): (?P<message>.*)$"

@@ -22,8 +22,8 @@ from polybook.dialect.nodes import CodeCell
 from polybook.execute.failures import DOWNLOAD_FAILED, MISSING_FRAMEWORK
 from polybook.execute.outputs import code_hashes, raw_hashes
 from polybook.execute.runner import NEEDS_GPU, strip_ansi
-from polybook.render.i18n import text
-from polybook.render.inline import fence
+from polybook.stage.i18n import text
+from polybook.stage.inline import fence
 
 #: ``write_asset(data, suffix)`` stores bytes and returns their path for an image directive.
 AssetWriter = Callable[[bytes, str], str]

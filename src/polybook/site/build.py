@@ -1,0 +1,44 @@
+"""``polybook build html``: the one site, every language -- the site drives the render.
+
+It gives :func:`polybook.render.build.render_html` what only the site knows -- the
+translation-status pages' tables (:mod:`polybook.site.status`) and the PDFs each header links
+(:func:`polybook.pdf.build.site_pdfs`, those built) -- then assembles the site around the
+languages' pages: root index, sitemap, 404 pages, MathJax, PDFs (:mod:`polybook.site.assemble`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import Any
+
+from polybook.book import display_path
+from polybook.config import BookConfig
+from polybook.files import stage_lock
+from polybook.pdf.build import site_pdfs
+from polybook.render.build import HtmlOptions, HtmlResult, render_html, with_languages
+from polybook.site import status
+from polybook.site.assemble import assemble
+
+__all__ = ["HtmlOptions", "HtmlResult", "build_html"]
+
+
+def build_html(
+    config: BookConfig, options: HtmlOptions | None = None, on_status: Any = None, on_wait: Any = None
+) -> HtmlResult:
+    """The site; one build at a time per build folder (a second one -- ``serve`` beside
+    ``build html`` -- waits, saying so through ``on_wait``)."""
+    options = options or HtmlOptions()
+    lock = config.build_dir / ".sphinx" / "build.lock"
+    with stage_lock(lock, f"the html build in {display_path(config.build_dir)}/", on_wait):
+        started = time.monotonic()
+        pdfs = {code: site_pdfs(config, code, built_only=True) for code in config.languages}
+        result = render_html(config, replace(options, status_pages=status, pdfs=pdfs), on_status)
+        assembling = time.monotonic()
+        outdir = result.outdir
+        built = [code for code in config.languages if (outdir / code / "index.html").is_file()]
+        result.diagnostics += assemble(config, with_languages(result.site, built), outdir)  # writes what changed
+        result.timings["site"] = time.monotonic() - assembling
+        result.timings["total"] = time.monotonic() - started
+        result.timings = {step: round(seconds, 3) for step, seconds in result.timings.items()}
+        return result
