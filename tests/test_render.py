@@ -23,7 +23,7 @@ from polybook.stage.documents import cross_language_anchors
 from polybook.stage.inline import convert
 from polybook.stage.myst import transpile
 from polybook.stage.outputs import ChapterResults, OutputRenderer
-from polybook.stage.sphinx_run import map_warnings
+from polybook.stage.sphinx_run import SphinxRun, map_warnings
 
 BOOK = Path(__file__).parent / "fixtures" / "render" / "book"
 EXPECTED = BOOK / "expected"
@@ -209,7 +209,7 @@ def test_warnings_of_what_sphinx_did_not_redo_are_kept() -> None:
         w("setup", "", "config"),
     ]
     fresh = [w("read", "a", "a: new read"), w("write", "b", "b: new write")]
-    done = {"read": ["a"], "docs_written": ["a", "b"], "consistency": False}
+    done = SphinxRun("en", 0, [], read=["a"], docs_written=["a", "b"], consistency=False)
     merged = merge_warnings(stored, fresh, done, {"a", "b", "c"})
     assert [e["message"] for e in merged] == [
         "b: read",
@@ -218,7 +218,7 @@ def test_warnings_of_what_sphinx_did_not_redo_are_kept() -> None:
         "a: new read",
         "b: new write",
     ]
-    done = {"read": ["a"], "docs_written": ["a"], "consistency": True}
+    done = SphinxRun("en", 0, [], read=["a"], docs_written=["a"], consistency=True)
     assert "c: not in a toctree" not in [e["message"] for e in merge_warnings(stored, [], done, {"a", "b", "c"})]
 
 

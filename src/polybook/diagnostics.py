@@ -8,9 +8,10 @@ so users can grep, suppress and count them, and every one prints the same way:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 
 class Level(StrEnum):
@@ -227,6 +228,12 @@ class Diagnostic:
             "code": f"polybook.{self.code}",
             "message": self.message,
         }
+
+    @classmethod
+    def from_dict(cls, entry: Mapping[str, Any]) -> Diagnostic:
+        """The diagnostic :meth:`to_dict` wrote (a stamp, a report); other keys are ignored."""
+        code = Code(str(entry["code"]).removeprefix("polybook."))
+        return cls(str(entry["path"]), int(entry["line"]), code, str(entry["message"]), Level(entry["level"]))
 
 
 def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from polybook.check.align import Pair, align
 from polybook.check.code_diff import Hunk, token_diff
@@ -227,25 +228,8 @@ def _compare(
     cells the source cell is split into."""
     index = (pair.source if s is not None else pair.target) + 1  # type: ignore[attr-defined]
     common = {"framework": framework, "cell": index}
-    if t is None and s is not None:
-        where = Location(target.path, previous.end_line if previous else place(s.line))
-        return [
-            Finding.make(
-                Code.CODE_MISSING, f"{framework} cell {index} of the source is missing here: add it "
-                "(polybook sync --write inserts it)", lang, chapter, where, source=Location(s.path, s.line),
-                subject=("", cell_key(s.code_for(framework))), diff=(("", _first_line(s.code_for(framework))),),
-                **common,
-            )
-        ]  # fmt: skip
-    if s is None and t is not None:
-        return [
-            Finding.make(
-                Code.CODE_EXTRA, f"{framework} cell {index} has no counterpart in the source: remove it, unless the "
-                "translation adds it on purpose (polybook sync --write --prune removes it)", lang, chapter,
-                Location(t.path, t.line), subject=(cell_key(t.code_for(framework)), ""),
-                diff=((_first_line(t.code_for(framework)), ""),), **common,
-            )
-        ]  # fmt: skip
+    if s is None or t is None:
+        return _unpaired(lang, chapter, framework, index, s, t, previous, target, place, common)
     assert s is not None and t is not None
     cells = [cell for _, cell in joined] or [s]
     t_cells = [cell for _, cell in split] or [t]
@@ -255,10 +239,7 @@ def _compare(
         kind = "equal" if cell_key(s_code) == cell_key(t_code) else "similar"
     s_marks = sorted(m.name for cell in cells for m in cell.markers)
     t_marks = sorted(m.name for cell in t_cells for m in cell.markers)
-    same_tabs = shared.intersection(s.frameworks) == shared.intersection(t.frameworks)
-    if not same_tabs and streams is not None:  # one cell for all in one side, one per framework in the other
-        paired_s, paired_t = streams.get(id(s), set()), streams.get(id(t), set())
-        same_tabs = shared.intersection(s.frameworks) == paired_s and shared.intersection(t.frameworks) == paired_t
+    same_tabs = _same_tabs(s, t, shared, streams)
     if kind == "equal" and same_tabs and s_marks == t_marks and not joined and not split:
         return []  # the usual case: no finding, so no subject to normalise
     out = []
@@ -290,6 +271,51 @@ def _compare(
             )
         )  # fmt: skip
     return out
+
+
+def _unpaired(
+    lang: str,
+    chapter: str,
+    framework: str,
+    index: int,
+    s: CodeCell | None,
+    t: CodeCell | None,
+    previous: CodeCell | None,
+    target: Document,
+    place: Callable[[int], int],
+    common: dict[str, Any],
+) -> list[Finding]:
+    """A source cell the translation lacks (said after the translation's ``previous`` cell), or
+    a translation cell the source lacks."""
+    if s is not None:
+        where = Location(target.path, previous.end_line if previous else place(s.line))
+        return [
+            Finding.make(
+                Code.CODE_MISSING, f"{framework} cell {index} of the source is missing here: add it "
+                "(polybook sync --write inserts it)", lang, chapter, where, source=Location(s.path, s.line),
+                subject=("", cell_key(s.code_for(framework))), diff=(("", _first_line(s.code_for(framework))),),
+                **common,
+            )
+        ]  # fmt: skip
+    if t is not None:
+        return [
+            Finding.make(
+                Code.CODE_EXTRA, f"{framework} cell {index} has no counterpart in the source: remove it, unless the "
+                "translation adds it on purpose (polybook sync --write --prune removes it)", lang, chapter,
+                Location(t.path, t.line), subject=(cell_key(t.code_for(framework)), ""),
+                diff=((_first_line(t.code_for(framework)), ""),), **common,
+            )
+        ]  # fmt: skip
+    return []
+
+
+def _same_tabs(s: CodeCell, t: CodeCell, shared: frozenset[str], streams: dict[int, set[str]] | None) -> bool:
+    """Whether the two cells run for the same frameworks (of those both chapters offer)."""
+    same = shared.intersection(s.frameworks) == shared.intersection(t.frameworks)
+    if not same and streams is not None:  # one cell for all in one side, one per framework in the other
+        paired_s, paired_t = streams.get(id(s), set()), streams.get(id(t), set())
+        same = shared.intersection(s.frameworks) == paired_s and shared.intersection(t.frameworks) == paired_t
+    return same
 
 
 def _regrouped(

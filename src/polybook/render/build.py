@@ -2,8 +2,8 @@
 
 1. parse the languages to build and the source (its headings give the anchors); the other
    languages are parsed while Sphinx runs, for the translation-status pages;
-2. evaluate the selected languages' programs through :mod:`polybook.execute` -- cached,
-   so a prose edit runs no kernel -- and keep ``build/eval`` up to date;
+2. the selected languages' outputs (:mod:`polybook.execute.site_outputs`): evaluated again
+   only when their code or environments changed -- a prose edit runs no kernel;
 3. stage each language's MyST (:mod:`polybook.stage.documents`) and skip Sphinx when the
    staged digest, the Sphinx settings and polybook's renderer are all unchanged;
 4. run the other languages' Sphinx builds in parallel worker processes, then fill the
@@ -20,8 +20,10 @@ import contextlib
 import hashlib
 import json
 import time
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from enum import StrEnum
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Protocol
@@ -29,13 +31,16 @@ from typing import Any, Protocol
 from polybook.book import Book, complete_book, display_path, load_book
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic, Level
+from polybook.dialect.nodes import Heading
+from polybook.execute.site_outputs import SiteOutputs, site_outputs
+from polybook.execute.site_outputs import environment as site_environment
 from polybook.files import atomic_write, hash_files
 from polybook.render import settings, status_page, workers
 from polybook.render.inputs import SiteInputs
 from polybook.render.stage import stage_language
 from polybook.stage import settings as stage_settings
 from polybook.stage.documents import Stage, headings
-from polybook.stage.sphinx_run import SphinxJob, located_warnings, run_sphinx
+from polybook.stage.sphinx_run import SphinxJob, SphinxRun, located_warnings, run_sphinx
 
 STAMP = ".polybook-build.json"
 #: Every Sphinx warning of a language, with its phase and document (``build/.sphinx/<lang>/``).
@@ -66,11 +71,23 @@ class HtmlOptions:
     pdfs: dict[str, list[dict[str, str]]] = field(default_factory=dict)
 
 
+class SphinxStatus(StrEnum):
+    """What became of a language's Sphinx build (the html report says it as written here)."""
+
+    BUILT = "built"
+    UP_TO_DATE = "up to date"  # nothing it depends on changed: not run
+    FAILED = "failed"  # Sphinx crashed: the language's last good pages stay, nothing is stamped
+
+    @property
+    def fatal(self) -> bool:
+        return self is SphinxStatus.FAILED
+
+
 @dataclass(slots=True)
 class LanguageBuild:
     language: str
     pages: int
-    sphinx: str  # "built", "up to date" or "failed"
+    sphinx: SphinxStatus
     seconds: float
     written: int = 0
     diagnostics: list[Diagnostic] = field(default_factory=list)
@@ -99,7 +116,7 @@ class HtmlResult:
                 {
                     "language": b.language,
                     "pages": b.pages,
-                    "sphinx": b.sphinx,
+                    "sphinx": str(b.sphinx),
                     "seconds": b.seconds,
                     "written": b.written,
                     "diagnostics": [d.to_dict() for d in b.diagnostics],
@@ -126,188 +143,197 @@ def renderer_version() -> str:
 def render_html(config: BookConfig, options: HtmlOptions, on_status: Any = None) -> HtmlResult:
     """Every selected language's pages, as the module's docstring says (the caller holds the
     build folder's lock: :func:`polybook.site.build.build_html`)."""
-    say = on_status or (lambda message: None)
-    timings: dict[str, float] = {}
-    t0 = time.monotonic()
-    outdir = config.build_dir / "html"
-    work = config.build_dir / ".sphinx"
-    selected = options.languages or list(config.languages)
-    # Link only languages with a site: built before, or being built now (--lang ja on a clean
-    # build/ must not link to en/ that does not exist).
-    linked = [code for code in config.languages if code in selected or (outdir / code / "index.html").is_file()]
-    version = renderer_version()
-    inputs = SiteInputs(config, options.evaluate, version, linked, _environment(config) if options.evaluate else None)
-    fingerprints = {code: inputs.of(code) for code in config.languages}
-    stamps = {code: _read_stamp(outdir / code / STAMP) for code in selected}
-    stale = [
-        code
-        for code in selected
-        if stamps[code].get("inputs") != fingerprints[code] or not (outdir / code / "index.html").is_file()
-    ]
-    builds = {code: _unchanged(code, stamps[code]) for code in selected if code not in stale}
-    diagnostics = [Diagnostic(**_diag_args(d)) for code in builds for d in stamps[code].get("own", [])]
-    status = options.status_pages if options.status else None
-    status_key = _status_key(config, fingerprints) if status is not None else ""
-    status_fresh = not stale and _read_stamp(work / STATUS_STAMP).get("key") == status_key
-    fresh = workers.fresh(stale, {code: work / code / "doctrees" for code in stale})
-    if stale and not fresh:  # the Sphinx workers' fork server imports Sphinx while the book is parsed
-        workers.start(workers.search_preload(stale))
-    timings["inputs"] = time.monotonic() - t0
-    book = None
-    if stale:  # what staging needs first; the other languages once Sphinx runs (the status pages)
-        book = load_book(config, list(dict.fromkeys([config.source_language, *stale])), cached=True)
-    elif status is not None and not status_fresh:
-        book = load_book(config, cached=True)
-    if fresh and book is not None:  # and, for an API page, the frameworks autodoc will import
-        workers.start([*workers.api_imports(config, book, fresh), *workers.search_preload(stale)])
-    timings["parse"] = time.monotonic() - t0 - timings["inputs"]
-
-    t1 = time.monotonic()
-    results: dict[tuple[str, str], dict[str, Any]] = {}
-    kernel_runs = cache_hits = 0
-    executed: list[Diagnostic] = []
-    evaluate = [code for code in stale if options.evaluate]
-    if evaluate and book is not None:  # a language whose code and environment did not change: as stored
-        from polybook.execute.evaluate import evaluation_inputs
-
-        environment = _environment(config)
-        code_inputs = {code: evaluation_inputs(book, code, environment) for code in evaluate}
-        unchanged = [
-            code for code in evaluate if _read_stamp(_eval_stamp(config, code)).get("inputs") == code_inputs[code]
-        ]
-        evaluate = [code for code in evaluate if code not in unchanged]
-        results = stored_results(config, unchanged)
-        executed = [
-            Diagnostic(**_diag_args(d))
-            for code in unchanged
-            for d in _read_stamp(_eval_stamp(config, code)).get("diagnostics", [])
-        ]
-    if evaluate and book is not None:
-        say("evaluating (cached)")
-        evaluation = _evaluate(Book(config, {code: book.chapters[code] for code in evaluate}), options.jobs)
-        from polybook.execute.evaluate import CACHE, RUN
-        from polybook.execute.outputs import chapter_outputs, write_outputs
-        from polybook.execute.report import diagnostics as eval_diagnostics
-        from polybook.execute.report import write_report
-
-        write_report(evaluation, merge=True)  # the other languages' programs stay in the report
-        write_outputs(evaluation)
-        results.update(chapter_outputs(evaluation))
-        fresh = eval_diagnostics(evaluation)
-        executed += fresh
-        environment = _environment(config)  # as the evaluation left it: it makes missing environments
-        for code in evaluate:
-            said = [d.to_dict() for d in fresh if _in_language(config, d, code)]
-            inputs_now = evaluation_inputs(book, code, environment)
-            _write_json(_eval_stamp(config, code), {"inputs": inputs_now, "diagnostics": said})
-        kernel_runs = sum(o.source == RUN for o in evaluation.outcomes)
-        cache_hits = sum(o.source == CACHE for o in evaluation.outcomes)
-    elif stale and not options.evaluate:
-        results = stored_results(config, stale)
-    if stale:  # the evaluation may have written new results: the stamps record the inputs as they are now
-        after = SiteInputs(
-            config, options.evaluate, version, linked, _environment(config) if options.evaluate else None
-        )
-        fingerprints.update({code: after.of(code) for code in stale})
-    timings["evaluate"] = time.monotonic() - t1
-
-    t2 = time.monotonic()
-    site = with_languages(settings.site_info(config, options.pdfs), linked)
-    status_tables: dict[str, str] = {}  # language -> the status page's tables, filled in after Sphinx
-    stages: dict[str, Stage] = {}
-    running: dict[str, Future[dict[str, Any]]] = {}
-    digests: dict[str, str] = {}
-    own: dict[str, list[Diagnostic]] = {}
-    pool = workers.SphinxWorkers(len(stale), options.jobs) if stale else None
+    build = _Build(config, options, on_status or (lambda message: None))
+    book = build.plan()
+    outputs = site_outputs(config, book, build.stale, options.evaluate, options.jobs, build.say) if book else None
+    build.timings["evaluate"] = build.lap()
+    if outputs is not None:
+        build.refingerprint()  # the evaluation may have written new results: stamp the inputs as they are now
+    pool = workers.SphinxWorkers(len(build.stale), options.jobs) if build.stale else None
     try:
-        if book is not None:
-            generated: dict[str, dict[str, str]] = {}  # language -> docname -> MyST of pages polybook writes
-            if status is not None:
-                source_name = config.languages[config.source_language].name
-                generated = {code: {status.DOCNAME: status_page.frame(code, source_name)} for code in selected}
-                for lang in site["languages"]:
-                    if status.DOCNAME not in lang["pages"]:
-                        lang["pages"] = [*lang["pages"], status.DOCNAME]
-                site["status"] = status.DOCNAME
-            source_headings = {name: headings(doc) for name, doc in book.chapters[config.source_language].items()}
-            for code in stale:  # staged one by one, each language's Sphinx started as soon as it is staged
-                say(f"staging {code}")
-                own[code] = [d for doc in book.chapters[code].values() for d in doc.diagnostics]
-                own[code] += [d for d in executed if _in_language(config, d, code)]
-                chapter_results = {chapter: doc for (lang, chapter), doc in results.items() if lang == code}
-                bibfiles = stage_settings.bibfiles(config, code)
-                stage = stage_language(
-                    config,
-                    code,
-                    book.chapters[code],
-                    source_headings,
-                    chapter_results,
-                    work / code / "src",
-                    bibfiles,
-                    generated.get(code),
-                    stored=not options.evaluate,
-                )
-                stages[code] = stage
-                own[code] += stage.diagnostics
-                overrides = settings.overrides(config, code, site, bibfiles, stage)
-                digest = hashlib.sha256(
-                    f"{stage.digest}\n{json.dumps(overrides, sort_keys=True, default=str)}\n{version}".encode()
-                ).hexdigest()
-                lang_out = outdir / code
-                stamp = stamps[code]
-                if stamp.get("digest") == digest and (lang_out / "index.html").is_file():
-                    kept = [Diagnostic(**_diag_args(d)) for d in stamp.get("diagnostics", [])]
-                    builds[code] = LanguageBuild(code, len(stage.docs), "up to date", 0.0, 0, kept)
-                    _write_stamp(lang_out / STAMP, digest, kept, fingerprints[code], own[code], len(stage.docs))
-                    continue
-                (lang_out / STAMP).unlink(missing_ok=True)
-                builds[code] = LanguageBuild(code, len(stage.docs), "built", 0.0)
-                digests[code] = digest
-                stored = _read_warnings(work / code / WARNINGS)
-                job = SphinxJob(
-                    code,
-                    str(stage.srcdir),
-                    str(config.root.resolve()),  # the worker's folder is the fork server's
-                    str(lang_out),
-                    str(work / code / "doctrees"),
-                    overrides,
-                    fresh=stored is None,  # no record of the warnings of the documents it would not read
-                )
-                assert pool is not None
-                running[code] = pool.submit(run_sphinx, job)
-            diagnostics += [d for code in stale for d in own[code]]
-            diagnostics += [d for d in executed if config.language_of(Path(d.path)) not in stale]
-            if status is not None:  # while Sphinx runs: the tables are filled in afterwards
-                say("translation status")
-                book = complete_book(book)
-                status_tables = status.pages(book, selected, linked=set(linked))
-        timings["stage"] = time.monotonic() - t2
-
-        t3 = time.monotonic()
-        if running:
-            say(f"sphinx: {', '.join(running)}")
-        for code, future in running.items():
-            done = future.result()
-            build = builds[code]
-            found = _sphinx_diagnostics(config, done, stages[code], work / code / WARNINGS, site)
-            build.diagnostics, build.seconds, build.written = found, done["seconds"], done["written"]
-            if done["status"] == 0 and not done["failure"]:
-                _write_stamp(outdir / code / STAMP, digests[code], found, fingerprints[code], own[code], build.pages)
-            else:
-                build.sphinx = "failed"
+        running = build.stage(book, outputs, pool) if book is not None else {}
+        build.timings["stage"] = build.lap()
+        build.collect(running)
     finally:
         if pool is not None:
             pool.shutdown()
-    filled = [
-        status_page.fill(outdir / code / f"{site['status']}.html", content)
-        for code, content in status_tables.items()
-        if builds[code].sphinx != "failed"
-    ]
-    if status_tables and all(filled) and set(status_tables) >= set(linked):  # every site's page is current
-        _write_json(work / STATUS_STAMP, {"key": status_key})
-    timings["sphinx"] = time.monotonic() - t3
-    ordered = [builds[code] for code in selected]
-    return HtmlResult(outdir, ordered, diagnostics, kernel_runs, cache_hits, timings, site)
+    build.fill_status()
+    build.timings["sphinx"] = build.lap()
+    ordered = [build.builds[lang] for lang in build.selected]
+    kernel_runs, cache_hits = (outputs.kernel_runs, outputs.cache_hits) if outputs else (0, 0)
+    return HtmlResult(build.outdir, ordered, build.diagnostics, kernel_runs, cache_hits, build.timings, build.site)
+
+
+class _Build:
+    """One ``render_html``: its steps, and what they hand each other."""
+
+    def __init__(self, config: BookConfig, options: HtmlOptions, say: Callable[[str], None]) -> None:
+        self.config, self.options, self.say = config, options, say
+        self.started = self.last = time.monotonic()
+        self.timings: dict[str, float] = {}
+        self.outdir = config.build_dir / "html"
+        self.work = config.build_dir / ".sphinx"
+        self.selected = options.languages or list(config.languages)
+        # Link only languages with a site: built before, or being built now (--lang ja on a clean
+        # build/ must not link to en/ that does not exist).
+        built = {lang for lang in config.languages if (self.outdir / lang / "index.html").is_file()}
+        self.linked = [lang for lang in config.languages if lang in self.selected or lang in built]
+        self.version = renderer_version()
+        self.status = options.status_pages if options.status else None
+        self.site = with_languages(settings.site_info(config, options.pdfs), self.linked)
+        self.builds: dict[str, LanguageBuild] = {}
+        self.diagnostics: list[Diagnostic] = []
+        self.stages: dict[str, Stage] = {}
+        self.digests: dict[str, str] = {}
+        self.own: dict[str, list[Diagnostic]] = {}
+        self.status_tables: dict[str, str] = {}  # language -> the status page's tables, filled in after Sphinx
+
+    def lap(self) -> float:
+        """The seconds since the last lap (or the start)."""
+        now = time.monotonic()
+        seconds, self.last = now - self.last, now
+        return seconds
+
+    def _inputs(self) -> SiteInputs:
+        environment = site_environment(self.config) if self.options.evaluate else None
+        return SiteInputs(self.config, self.options.evaluate, self.version, self.linked, environment)
+
+    def plan(self) -> Book | None:
+        """Which languages changed since their last build (the others are as their stamps say),
+        and the book as far as staging and the status pages need it, parsed."""
+        config = self.config
+        inputs = self._inputs()
+        self.fingerprints = {lang: inputs.of(lang) for lang in config.languages}
+        self.stamps = {lang: _read_stamp(self.outdir / lang / STAMP) for lang in self.selected}
+        self.stale = [
+            lang
+            for lang in self.selected
+            if self.stamps[lang].get("inputs") != self.fingerprints[lang]
+            or not (self.outdir / lang / "index.html").is_file()
+        ]
+        self.builds = {lang: _unchanged(lang, self.stamps[lang]) for lang in self.selected if lang not in self.stale}
+        self.diagnostics = [Diagnostic.from_dict(d) for lang in self.builds for d in self.stamps[lang].get("own", [])]
+        self.status_key = _status_key(config, self.fingerprints) if self.status is not None else ""
+        status_fresh = not self.stale and _read_stamp(self.work / STATUS_STAMP).get("key") == self.status_key
+        fresh = workers.fresh(self.stale, {lang: self.work / lang / "doctrees" for lang in self.stale})
+        if self.stale and not fresh:  # the Sphinx workers' fork server imports Sphinx while the book is parsed
+            workers.start(workers.search_preload(self.stale))
+        self.timings["inputs"] = self.lap()
+        book = None
+        if self.stale:  # what staging needs first; the other languages once Sphinx runs (the status pages)
+            book = load_book(config, list(dict.fromkeys([config.source_language, *self.stale])), cached=True)
+        elif self.status is not None and not status_fresh:
+            book = load_book(config, cached=True)
+        if fresh and book is not None:  # and, for an API page, the frameworks autodoc will import
+            workers.start([*workers.api_imports(config, book, fresh), *workers.search_preload(self.stale)])
+        self.timings["parse"] = self.lap()
+        return book
+
+    def refingerprint(self) -> None:
+        inputs = self._inputs()
+        self.fingerprints.update({lang: inputs.of(lang) for lang in self.stale})
+
+    def stage(
+        self, book: Book, outputs: SiteOutputs | None, pool: workers.SphinxWorkers | None
+    ) -> dict[str, Future[SphinxRun]]:
+        """Stage the languages one by one, each one's Sphinx started as soon as it is staged;
+        then, while Sphinx runs, the status pages' tables (filled in afterwards)."""
+        config, status = self.config, self.status
+        executed = outputs.diagnostics if outputs is not None else []
+        generated: dict[str, dict[str, str]] = {}  # language -> docname -> MyST of pages polybook writes
+        if status is not None:
+            source_name = config.languages[config.source_language].name
+            generated = {lang: {status.DOCNAME: status_page.frame(lang, source_name)} for lang in self.selected}
+            for entry in self.site["languages"]:
+                if status.DOCNAME not in entry["pages"]:
+                    entry["pages"] = [*entry["pages"], status.DOCNAME]
+            self.site["status"] = status.DOCNAME
+        source_headings = {name: headings(doc) for name, doc in book.chapters[config.source_language].items()}
+        running: dict[str, Future[SphinxRun]] = {}
+        for lang in self.stale:
+            self.say(f"staging {lang}")
+            self.own[lang] = [d for doc in book.chapters[lang].values() for d in doc.diagnostics]
+            self.own[lang] += [d for d in executed if _in_language(config, d, lang)]
+            results = outputs.results if outputs is not None else {}
+            chapter_results = {chapter: doc for (of, chapter), doc in results.items() if of == lang}
+            job = self._stage_language(book, lang, source_headings, chapter_results, generated.get(lang))
+            if job is not None:
+                assert pool is not None
+                running[lang] = pool.submit(run_sphinx, job)
+        self.diagnostics += [d for lang in self.stale for d in self.own[lang]]
+        self.diagnostics += [d for d in executed if config.language_of(Path(d.path)) not in self.stale]
+        if status is not None:  # while Sphinx runs: the tables are filled in afterwards
+            self.say("translation status")
+            self.status_tables = status.pages(complete_book(book), self.selected, linked=set(self.linked))
+        return running
+
+    def _stage_language(
+        self,
+        book: Book,
+        lang: str,
+        source_headings: dict[str, list[Heading]],
+        results: dict[str, dict[str, Any]],
+        generated: dict[str, str] | None,
+    ) -> SphinxJob | None:
+        """Stage one language; its Sphinx job, None when its staged pages and settings are those
+        of its last build (then it is up to date as built)."""
+        config, work = self.config, self.work
+        bibfiles = stage_settings.bibfiles(config, lang)
+        srcdir = work / lang / "src"
+        stage = stage_language(
+            config, lang, book.chapters[lang], source_headings, results, srcdir, bibfiles, generated,
+            stored=not self.options.evaluate,
+        )  # fmt: skip
+        self.stages[lang] = stage
+        self.own[lang] += stage.diagnostics
+        overrides = settings.overrides(config, lang, self.site, bibfiles, stage)
+        digest = hashlib.sha256(
+            f"{stage.digest}\n{json.dumps(overrides, sort_keys=True, default=str)}\n{self.version}".encode()
+        ).hexdigest()
+        lang_out = self.outdir / lang
+        if self.stamps[lang].get("digest") == digest and (lang_out / "index.html").is_file():
+            kept = [Diagnostic.from_dict(d) for d in self.stamps[lang].get("diagnostics", [])]
+            self.builds[lang] = LanguageBuild(lang, len(stage.docs), SphinxStatus.UP_TO_DATE, 0.0, 0, kept)
+            _write_stamp(lang_out / STAMP, digest, kept, self.fingerprints[lang], self.own[lang], len(stage.docs))
+            return None
+        (lang_out / STAMP).unlink(missing_ok=True)
+        self.builds[lang] = LanguageBuild(lang, len(stage.docs), SphinxStatus.BUILT, 0.0)
+        self.digests[lang] = digest
+        return SphinxJob(
+            lang,
+            str(stage.srcdir),
+            str(config.root.resolve()),  # the worker's folder is the fork server's
+            str(lang_out),
+            str(work / lang / "doctrees"),
+            overrides,
+            fresh=_read_warnings(work / lang / WARNINGS) is None,  # no record of the documents it would not read
+        )
+
+    def collect(self, running: dict[str, Future[SphinxRun]]) -> None:
+        """Each Sphinx run's outcome: its diagnostics, and its stamp when it succeeded."""
+        if running:
+            self.say(f"sphinx: {', '.join(running)}")
+        for lang, future in running.items():
+            done = future.result()
+            build = self.builds[lang]
+            warnings = self.work / lang / WARNINGS
+            found = _sphinx_diagnostics(self.config, done, self.stages[lang], warnings, self.site)
+            build.diagnostics, build.seconds, build.written = found, done.seconds, done.written
+            if done.succeeded:
+                stamp = self.outdir / lang / STAMP
+                _write_stamp(stamp, self.digests[lang], found, self.fingerprints[lang], self.own[lang], build.pages)
+            else:
+                build.sphinx = SphinxStatus.FAILED
+
+    def fill_status(self) -> None:
+        """The status pages' tables into the pages Sphinx wrote (not into a failed language's)."""
+        filled = [
+            status_page.fill(self.outdir / lang / f"{self.site['status']}.html", content)
+            for lang, content in self.status_tables.items()
+            if not self.builds[lang].sphinx.fatal
+        ]
+        if self.status_tables and all(filled) and set(self.status_tables) >= set(self.linked):
+            _write_json(self.work / STATUS_STAMP, {"key": self.status_key})  # every site's page is current
 
 
 def _status_key(config: BookConfig, fingerprints: dict[str, str]) -> str:
@@ -321,46 +347,35 @@ def _status_key(config: BookConfig, fingerprints: dict[str, str]) -> str:
 
 def _unchanged(code: str, stamp: dict[str, Any]) -> LanguageBuild:
     """A language whose inputs did not change: its last build, as its stamp tells it."""
-    kept = [Diagnostic(**_diag_args(d)) for d in stamp.get("diagnostics", [])]
-    return LanguageBuild(code, int(stamp.get("pages", 0)), "up to date", 0.0, 0, kept)
-
-
-def _eval_stamp(config: BookConfig, code: str) -> Path:
-    """What a language's stored results were evaluated from (:func:`evaluation_inputs`)."""
-    return config.build_dir / "eval" / f".{code}.inputs.json"
+    kept = [Diagnostic.from_dict(d) for d in stamp.get("diagnostics", [])]
+    return LanguageBuild(code, int(stamp.get("pages", 0)), SphinxStatus.UP_TO_DATE, 0.0, 0, kept)
 
 
 def _in_language(config: BookConfig, diagnostic: Diagnostic, code: str) -> bool:
     return config.language_of(Path(diagnostic.path)) == code
 
 
-def _environment(config: BookConfig) -> Any:
-    from polybook.execute.environment import fingerprints
-
-    return fingerprints(config.execution, config.frameworks)
-
-
 def _sphinx_diagnostics(
-    config: BookConfig, done: dict[str, Any], stage: Stage, warnings: Path, site: dict[str, Any]
+    config: BookConfig, done: SphinxRun, stage: Stage, warnings: Path, site: dict[str, Any]
 ) -> list[Diagnostic]:
     """A language's Sphinx run -> its diagnostics: this run's warnings merged into the stored
     ones (:func:`merge_warnings`), chapters left out after a crash, a failure."""
     index_path = stage.paths.get("index", display_path(config.path))
     fresh = [
         {"phase": phase, "doc": doc, **diagnostic.to_dict()}
-        for phase, text in done["phases"]
+        for phase, text in done.phases
         for doc, diagnostic in located_warnings(text, stage.srcdir, stage.docs, stage.paths, index_path)
     ]
     docnames = {*stage.docs, *([site["status"]] if site.get("status") else [])}
     entries = merge_warnings(_read_warnings(warnings) or [], fresh, done, docnames)
     _write_json(warnings, entries)
-    found = [Diagnostic(**_diag_args(entry)) for entry in entries]
-    for crash in done.get("left_out", []):  # the rest of the language was built without it
-        path = stage.paths.get(crash["doc"], index_path)
-        message = f"Sphinx crashed reading this chapter; it is left out of the site:\n{crash['failure']}"
+    found = [Diagnostic.from_dict(entry) for entry in entries]
+    for crash in done.left_out:  # the rest of the language was built without it
+        path = stage.paths.get(crash.doc, index_path)
+        message = f"Sphinx crashed reading this chapter; it is left out of the site:\n{crash.failure}"
         found.append(Diagnostic.make(path, 1, Code.HTML_SPHINX, message, Level.ERROR))
-    if done["failure"]:
-        found.append(Diagnostic.make(index_path, 1, Code.HTML_SPHINX, f"Sphinx failed:\n{done['failure']}"))
+    if done.failure:
+        found.append(Diagnostic.make(index_path, 1, Code.HTML_SPHINX, f"Sphinx failed:\n{done.failure}"))
     return found
 
 
@@ -373,15 +388,8 @@ def with_languages(site: dict[str, Any], codes: list[str]) -> dict[str, Any]:
     }
 
 
-def stored_results(config: BookConfig, languages: list[str]) -> dict[tuple[str, str], dict[str, Any]]:
-    """The outputs a previous ``polybook build eval`` wrote to ``build/eval`` (``--no-eval``)."""
-    from polybook.execute.outputs import read_outputs
-
-    return {(code, name): doc for code in languages for name, doc in read_outputs(config.build_dir, code).items()}
-
-
 def merge_warnings(
-    stored: list[dict[str, Any]], fresh: list[dict[str, Any]], done: dict[str, Any], docnames: set[str]
+    stored: list[dict[str, Any]], fresh: list[dict[str, Any]], done: SphinxRun, docnames: set[str]
 ) -> list[dict[str, Any]]:
     """The language's warnings after an incremental Sphinx run.
 
@@ -390,7 +398,7 @@ def merge_warnings(
     counterparts; the others -- a warning on a page that did not change -- are kept, so
     ``--strict`` fails for as long as its source is there. Documents gone drop theirs.
     """
-    read, written = set(done["read"]), set(done["docs_written"])
+    read, written = set(done.read), set(done.docs_written)
 
     def replaced(entry: dict[str, Any]) -> bool:
         phase, doc = entry["phase"], entry["doc"]
@@ -401,17 +409,11 @@ def merge_warnings(
         if phase == "write":
             return doc in written if doc else bool(written)
         if phase == "consistency":
-            return bool(done["consistency"])
+            return done.consistency
         return True  # set-up: said again on every run
 
     kept = [entry for entry in stored if not replaced(entry)]
     return kept + [entry for entry in fresh if entry not in kept]
-
-
-def _evaluate(book: Book, jobs: int | None) -> Any:
-    from polybook.execute.evaluate import EvalOptions, evaluate
-
-    return evaluate(book, EvalOptions(jobs=jobs))
 
 
 def _read_stamp(path: Path) -> dict[str, Any]:
@@ -449,14 +451,3 @@ def _read_warnings(path: Path) -> list[dict[str, Any]] | None:
 def _write_json(path: Path, data: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, json.dumps(data, ensure_ascii=False, indent=1))
-
-
-def _diag_args(entry: dict[str, Any]) -> dict[str, Any]:
-    code = str(entry["code"]).removeprefix("polybook.")
-    return {
-        "path": entry["path"],
-        "line": entry["line"],
-        "code": Code(code),
-        "message": entry["message"],
-        "level": Level(entry["level"]),
-    }

@@ -160,6 +160,7 @@ def build(config: BookConfig, languages: tuple[str, ...], no_eval: bool) -> int:
     number of errors (problems are printed, the server keeps serving the last good pages)."""
     from polybook.diagnostics import Level, sort_key
     from polybook.execute.environment import KernelProblem
+    from polybook.render.build import SphinxStatus
     from polybook.site.build import HtmlOptions, build_html
     from polybook.site.html import write_report
 
@@ -178,8 +179,8 @@ def build(config: BookConfig, languages: tuple[str, ...], no_eval: bool) -> int:
         if diag.level is not Level.INFO:
             click.echo(diag.format(), err=True)
     write_report(config, result, strict=False)
-    rebuilt = [b.language for b in result.languages if b.sphinx == "built"]
-    failed = [b.language for b in result.languages if b.sphinx == "failed"]
+    rebuilt = [b.language for b in result.languages if b.sphinx is SphinxStatus.BUILT]
+    failed = [b.language for b in result.languages if b.sphinx.fatal]
     what = f"rebuilt {', '.join(rebuilt)}" if rebuilt else "nothing to rebuild"
     what += f"; failed {', '.join(failed)}" if failed else ""
     click.echo(f"serve: {what} ({time.monotonic() - started:.1f}s)", err=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -11,6 +12,7 @@ import click
 
 from polybook.diagnostics import fails_build
 from polybook.files import atomic_write
+from polybook.render.build import SphinxStatus
 
 if TYPE_CHECKING:
     from polybook.config import BookConfig
@@ -78,6 +80,47 @@ def html(ctx: click.Context, languages: tuple[str, ...], jobs: int | None, stric
         ctx.exit(1)
 
 
+@dataclass(frozen=True, slots=True)
+class LanguageReport:
+    """One language's entry in ``build/html-report.json``: its last build, as merged."""
+
+    language: str
+    sphinx: SphinxStatus
+    failed: bool  # the build failed (Sphinx, or a diagnostic that fails it as it was run)
+    strict: bool  # it was run with --strict
+    diagnostics: list[dict[str, Any]]  # as :meth:`Diagnostic.to_dict` writes them
+
+    @classmethod
+    def from_json(cls, entry: dict[str, Any]) -> LanguageReport:
+        status = SphinxStatus(entry.get("sphinx", SphinxStatus.UP_TO_DATE))  # as an entry without one was read
+        diagnostics = list(entry.get("diagnostics", []))
+        return cls(str(entry["language"]), status, bool(entry.get("failed")), bool(entry.get("strict")), diagnostics)
+
+
+@dataclass(frozen=True, slots=True)
+class HtmlReport:
+    """``build/html-report.json``: the last build of every language (:func:`merge_report`);
+    this module writes it and reads it, for ``publish``."""
+
+    languages: dict[str, LanguageReport]
+    diagnostics: list[dict[str, Any]]  # those of no language
+    strict: bool
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> HtmlReport:
+        entries = [LanguageReport.from_json(entry) for entry in data.get("languages", [])]
+        return cls({e.language: e for e in entries}, list(data.get("diagnostics", [])), bool(data.get("strict")))
+
+
+def read_report(config: BookConfig) -> HtmlReport | None:
+    """The last ``build html``'s report; None when there is none (or it cannot be read)."""
+    data = _previous(config.build_dir / REPORT_NAME)
+    try:
+        return HtmlReport.from_json(data) if data else None
+    except (KeyError, ValueError, TypeError):
+        return None
+
+
 def write_report(config: BookConfig, result: HtmlResult, strict: bool) -> tuple[Path, dict[str, Any]]:
     """``build/html-report.json``: this build merged into the last one (:func:`merge_report`)."""
     report = config.build_dir / REPORT_NAME
@@ -111,7 +154,8 @@ def merge_report(previous: dict[str, Any], current: dict[str, Any], config: Book
     for entry in current["languages"]:
         own = [d for d in current["diagnostics"] if language_of(d) == entry["language"]]
         entry["diagnostics"] = [*own, *entry["diagnostics"]]
-        entry["failed"] = entry["sphinx"] == "failed" or any(fails_build(d, strict) for d in entry["diagnostics"])
+        failed = SphinxStatus(entry["sphinx"]).fatal
+        entry["failed"] = failed or any(fails_build(d, strict) for d in entry["diagnostics"])
         entry["strict"] = strict
         languages.append(entry)
     order = list(config.languages)

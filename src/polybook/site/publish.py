@@ -27,6 +27,8 @@ from polybook.book import display_path
 from polybook.config import BookConfig
 from polybook.diagnostics import fails_build
 from polybook.files import file_sha256, replace_folder
+from polybook.render.build import STAMP
+from polybook.site.html import read_report
 
 #: Build bookkeeping that is never published (Sphinx's and polybook's stamps, copied sources).
 PRIVATE = {".buildinfo", ".polybook-build.json", ".polybook-complete", "_sources"}
@@ -35,7 +37,6 @@ PRIVATE = {".buildinfo", ".polybook-build.json", ".polybook-complete", "_sources
 MARKERS = (".nojekyll", "index.html", "sitemap.xml")
 _LINK_RE = re.compile(r'(<link\b[^>]*?\brel="(?:alternate|canonical)"[^>]*?\bhref=")([^"]*)(")')
 _SITEMAP_RE = re.compile(r'(<loc>)([^<]*)(</loc>)|(<xhtml:link\b[^>]*?\bhref=")([^"]*)(")')
-_HTML_REPORT = "html-report.json"
 _EVAL_REPORT = "eval-report.json"
 
 
@@ -57,24 +58,22 @@ def problems(config: BookConfig, strict: bool = False, require_pdfs: bool = True
     """Why ``build/`` cannot be published, one sentence each; empty when it can."""
     html_dir = config.build_dir / "html"
     rerun = "run `polybook build html`"
-    report = _read_json(config.build_dir / _HTML_REPORT)
+    report = read_report(config)
     if not (html_dir / "index.html").is_file() or report is None:
         return [f"no complete HTML build in {display_path(html_dir)}: {rerun}"]
     found: list[str] = []
-    reported = {entry["language"]: entry for entry in report.get("languages", [])}
-    as_built = strict or bool(report.get("strict"))
-    fatal: list[dict[str, Any]] = [d for d in report.get("diagnostics", []) if fails_build(d, as_built)]
+    fatal: list[dict[str, Any]] = [d for d in report.diagnostics if fails_build(d, strict or report.strict)]
     for code, lang in config.languages.items():
         out = html_dir / code
-        entry = reported.get(code)
+        entry = report.languages.get(code)
         if not (out / "index.html").is_file() or entry is None:
             found.append(f"language {code} ({lang.name}) is missing from {display_path(html_dir)}: {rerun}")
             continue
-        if not (out / ".polybook-build.json").is_file() or entry.get("sphinx") == "failed" or entry.get("failed"):
-            how = " with --strict" if entry.get("strict") else ""
+        if not (out / STAMP).is_file() or entry.sphinx.fatal or entry.failed:
+            how = " with --strict" if entry.strict else ""
             found.append(f"the last HTML build{how} of {code} ({lang.name}) failed or did not finish: {rerun}")
         # A build run with --strict failed on warnings too: list them, as publish --strict does.
-        fatal += [d for d in entry.get("diagnostics", []) if fails_build(d, strict or bool(entry.get("strict")))]
+        fatal += [d for d in entry.diagnostics if fails_build(d, strict or entry.strict)]
     for diag in fatal:
         found.append(f"{diag['path']}:{diag['line']}: {diag['level']}: {diag['message']} [{diag['code']}]")
     evaluation = _read_json(config.build_dir / _EVAL_REPORT) or {}

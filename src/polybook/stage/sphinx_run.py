@@ -13,7 +13,7 @@ import io
 import re
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -124,7 +124,39 @@ def sphinx_build(
 MAX_LEFT_OUT = 5
 
 
-def run_sphinx(job: SphinxJob) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class LeftOut:
+    """A document a crash of Sphinx left out of the language, with the crash."""
+
+    doc: str
+    failure: str
+
+
+@dataclass(frozen=True, slots=True)
+class SphinxRun:
+    """One language's Sphinx build, as its worker process reports it."""
+
+    language: str
+    status: int  # Sphinx's status code (2: it crashed)
+    phases: list[tuple[str, str]]  # its warning log, cut into phases (:class:`PhasedWarnings`)
+    read: list[str] = field(default_factory=list)  # the documents it read again
+    docs_written: list[str] = field(default_factory=list)  # and wrote again
+    consistency: bool = False  # whether its consistency check ran
+    failure: str = ""  # the traceback of a crash that stopped the build
+    left_out: list[LeftOut] = field(default_factory=list)
+    seconds: float = 0.0
+    log: str = ""  # the end of its status log
+
+    @property
+    def written(self) -> int:
+        return len(self.docs_written)
+
+    @property
+    def succeeded(self) -> bool:
+        return self.status == 0 and not self.failure
+
+
+def run_sphinx(job: SphinxJob) -> SphinxRun:
     """Build HTML for one language (in a worker process); never raises.
 
     A crash of Sphinx or an extension while *reading* a document must not take the language
@@ -134,33 +166,23 @@ def run_sphinx(job: SphinxJob) -> dict[str, Any]:
     started = time.monotonic()
     if job.language.startswith("zh"):
         quiet_jieba()
-    left_out: list[dict[str, str]] = []
+    left_out: list[LeftOut] = []
     overrides, fresh = job.overrides, job.fresh
     while True:
         log = PhasedWarnings()
-        code, failure, status, warnings = sphinx_build(
+        code, failure, status, _ = sphinx_build(
             job.srcdir, job.confdir, job.outdir, job.doctreedir, "html", overrides, log, fresh
         )
         doc = log.current if failure and log.phase == "read" else None
-        if doc is None or len(left_out) >= MAX_LEFT_OUT or any(d["doc"] == doc for d in left_out):
+        if doc is None or len(left_out) >= MAX_LEFT_OUT or any(d.doc == doc for d in left_out):
             break
-        left_out.append({"doc": doc, "failure": failure})
+        left_out.append(LeftOut(doc, failure))
         excluded = [*overrides.get("exclude_patterns", []), f"{doc}.md"]
         overrides, fresh = {**overrides, "exclude_patterns": excluded}, True  # the environment may be half-written
-    return {
-        "language": job.language,
-        "status": code,
-        "warnings": warnings,
-        "phases": log.chunks,
-        "read": log.read,
-        "docs_written": log.written,
-        "consistency": log.consistency,
-        "failure": failure,
-        "left_out": left_out,
-        "seconds": round(time.monotonic() - started, 3),
-        "log": status[-4000:],
-        "written": len(log.written),
-    }
+    return SphinxRun(
+        job.language, code, log.chunks, log.read, log.written, log.consistency, failure, left_out,
+        round(time.monotonic() - started, 3), status[-4000:],
+    )  # fmt: skip
 
 
 def quiet_jieba() -> None:
