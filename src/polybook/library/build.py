@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import hashlib
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 
 from polybook.book import Book, display_path, load_book
@@ -86,18 +87,31 @@ class LibraryStatus:
         return Diagnostic.make(shown, self.line or 1, Code.LIB_STALE, message)
 
 
+class Written(StrEnum):
+    """What became of one file of the library (a module, the version file)."""
+
+    WRITTEN = "written"
+    UNCHANGED = "unchanged"
+    STALE = "stale"  # --check: it would change
+    FAILED = "failed"  # its #@save code has errors: not written
+
+    @property
+    def fatal(self) -> bool:
+        return self is Written.FAILED
+
+
 @dataclass(slots=True)
 class LibraryReport:
     """What :func:`write_library` did: per framework written, unchanged or failed."""
 
     libraries: dict[str, SavedLibrary] = field(default_factory=dict)
-    outcomes: dict[str, str] = field(default_factory=dict)  # framework -> written|unchanged|failed|stale
-    version: str | None = None  # written|unchanged|None (no version_file or release)
+    outcomes: dict[str, Written] = field(default_factory=dict)  # framework -> what became of its module
+    version: Written | None = None  # None: no version_file or release
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:
-        return has_errors(self.diagnostics) or "failed" in self.outcomes.values()
+        return has_errors(self.diagnostics) or any(outcome.fatal for outcome in self.outcomes.values())
 
 
 def library_settings(config: BookConfig) -> LibrarySettings:
@@ -238,22 +252,24 @@ def write_library(book: Book, check_only: bool = False) -> LibraryReport:
         report.diagnostics.extend(library.diagnostics)
         existing = library.target.read_text(encoding="utf-8") if library.target.is_file() else None
         if not library.ok:
-            report.outcomes[framework] = "failed"
+            report.outcomes[framework] = Written.FAILED
         elif existing == library.text:
-            report.outcomes[framework] = "unchanged"
+            report.outcomes[framework] = Written.UNCHANGED
         elif check_only:
-            report.outcomes[framework] = "stale"
+            report.outcomes[framework] = Written.STALE
             stale = status_of(library).diagnostic()
             report.diagnostics.extend([stale] if stale else [])
         else:
             library.target.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(library.target, library.text)
-            report.outcomes[framework] = "written"
+            report.outcomes[framework] = Written.WRITTEN
     report.version = _write_version(config, settings, report.diagnostics, check_only)
     return report
 
 
-def _write_version(config: BookConfig, settings: LibrarySettings, problems: list[Diagnostic], dry: bool) -> str | None:
+def _write_version(
+    config: BookConfig, settings: LibrarySettings, problems: list[Diagnostic], dry: bool
+) -> Written | None:
     """conf.py's ``release`` into the ``__version__`` line of ``version_file`` (d2lbook's
     project release); the rest of the file is kept."""
     path = settings.version_path(config)
@@ -270,8 +286,8 @@ def _write_version(config: BookConfig, settings: LibrarySettings, problems: list
         problems.append(Diagnostic.make(shown, 1, Code.LIB_VERSION, "version_file has no __version__ line"))
         return None
     if new == text:
-        return "unchanged"
+        return Written.UNCHANGED
     if dry:
-        return "stale"
+        return Written.STALE
     atomic_write(path, new)
-    return "written"
+    return Written.WRITTEN

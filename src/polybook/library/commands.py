@@ -24,6 +24,7 @@ def lib(ctx: click.Context, check_only: bool) -> None:
     from polybook.config import ConfigError
     from polybook.diagnostics import sort_key
     from polybook.library import load_library_book, write_library
+    from polybook.library.build import Written
     from polybook.usage import UsageProblem, book_config
 
     config = book_config(ctx)
@@ -49,6 +50,6 @@ def lib(ctx: click.Context, check_only: bool) -> None:
     console.print(table)
     if report.version:
         console.print(f"version file: {report.version}", highlight=False)
-    stale = check_only and any(o == "stale" for o in [*report.outcomes.values(), report.version])
+    stale = check_only and any(o is Written.STALE for o in [*report.outcomes.values(), report.version])
     if report.failed or stale:
         ctx.exit(1)

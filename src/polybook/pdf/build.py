@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -60,10 +61,22 @@ class PdfTarget:
         return self.workdir / "latex" / self.pdf.with_suffix(".log").name
 
 
+class PdfStatus(StrEnum):
+    """What became of one PDF in a ``build pdf``."""
+
+    BUILT = "built"
+    UNCHANGED = "unchanged"  # nothing it depends on changed: not built again
+    FAILED = "failed"  # the PDF in build/pdf, if any, is an older build; its stamp is removed
+
+    @property
+    def fatal(self) -> bool:
+        return self is PdfStatus.FAILED
+
+
 @dataclass(slots=True)
 class PdfOutcome:
     target: PdfTarget
-    status: str  # built, unchanged, failed
+    status: PdfStatus
     seconds: float = 0.0
     diagnostics: list[Diagnostic] = field(default_factory=list)
     pages: int | None = None
@@ -76,7 +89,7 @@ class PdfReport:
 
     @property
     def failed(self) -> list[PdfOutcome]:
-        return [o for o in self.outcomes if o.status == "failed"]
+        return [o for o in self.outcomes if o.status.fatal]
 
     @property
     def diagnostics(self) -> list[Diagnostic]:
@@ -226,9 +239,9 @@ def _build(
         overrides = sphinx_overrides(config, target, stage)
         digest = input_digest(config, stage, overrides, tex)
         if has_errors(stage.diagnostics):
-            done(PdfOutcome(target, "failed", 0.0, stage.diagnostics))
+            done(PdfOutcome(target, PdfStatus.FAILED, 0.0, stage.diagnostics))
         elif not force and target.pdf.is_file() and (stamp := _read(target.stamp)).get("digest") == digest:
-            done(PdfOutcome(target, "unchanged", 0.0, stage.diagnostics, stamp.get("pages")))
+            done(PdfOutcome(target, PdfStatus.UNCHANGED, 0.0, stage.diagnostics, stamp.get("pages")))
         else:
             job = LatexJob(
                 target.language,
@@ -245,7 +258,7 @@ def _build(
         message = f"{', '.join(tools)} not found: run scripts/setup-pdf.sh (TeX Live, fonts, librsvg2-bin)"
         problem = Diagnostic.make(str(config.path), 1, Code.PDF_TOOLS, message)
         for target in pending:
-            done(PdfOutcome(target, "failed", 0.0, [problem]))
+            done(PdfOutcome(target, PdfStatus.FAILED, 0.0, [problem]))
         pending.clear()
     if pending:
         _run_pool(config, pending, jobs, done)
@@ -298,14 +311,14 @@ def _finish(config: BookConfig, target: PdfTarget, stage: Stage, digest: str, re
     seconds = float(result.get("seconds", 0.0))
     if result.get("status") != "ok" or has_errors(found):
         target.stamp.unlink(missing_ok=True)
-        return PdfOutcome(target, "failed", seconds, found)
+        return PdfOutcome(target, PdfStatus.FAILED, seconds, found)
     built = target.log.with_suffix(".pdf")
     target.pdf.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.pdf.with_name(target.pdf.name + ".tmp")
     shutil.copyfile(built, tmp)
     tmp.replace(target.pdf)
     pages = re.findall(r"Output written on .*?\((\d+) pages?", log_text)
-    outcome = PdfOutcome(target, "built", seconds, found, int(pages[-1]) if pages else None)
+    outcome = PdfOutcome(target, PdfStatus.BUILT, seconds, found, int(pages[-1]) if pages else None)
     stamp = {"digest": digest, "pages": outcome.pages, "seconds": seconds}
     target.stamp.write_text(json.dumps(stamp) + "\n", encoding="utf-8")
     return outcome

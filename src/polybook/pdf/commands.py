@@ -25,7 +25,7 @@ def pdf(
 
     from polybook.book import display_path
     from polybook.diagnostics import Level, format_grouped, grouped
-    from polybook.pdf.build import PdfOutcome, build_pdfs
+    from polybook.pdf.build import PdfOutcome, PdfStatus, build_pdfs
     from polybook.usage import book_config, known
 
     config = book_config(ctx)
@@ -34,7 +34,7 @@ def pdf(
     console = Console(stderr=True)
 
     def progress(outcome: PdfOutcome) -> None:
-        if outcome.status != "unchanged":
+        if outcome.status is not PdfStatus.UNCHANGED:
             console.print(f"pdf {outcome.target.name}: {outcome.status} ({outcome.seconds:.1f} s)", highlight=False)
 
     report = build_pdfs(
@@ -60,7 +60,7 @@ def pdf(
         errors, warnings = (sum(d.level is level for d in o.diagnostics) for level in (Level.ERROR, Level.WARNING))
         table.add_row(f"{o.target.language}/{o.target.pdf.name}", o.status, pages, seconds, str(errors), str(warnings))
     console.print(table)
-    built = sum(o.status == "built" for o in report.outcomes)
+    built = sum(o.status is PdfStatus.BUILT for o in report.outcomes)
     console.print(
         f"{built} built, {len(report.outcomes) - built - len(report.failed)} unchanged, "
         f"{len(report.failed)} failed — {report.seconds:.2f} s",
