@@ -18,7 +18,9 @@ from polybook.pdf.build import input_digest, pdf_targets, site_pdfs, sphinx_over
 from polybook.pdf.languages import latex_elements
 from polybook.pdf.log import diagnose, read_log, source_of
 from polybook.pdf.stage import stage_framework
+from polybook.render.settings import site_info
 from polybook.site.assemble import copy_pdfs
+from polybook.site.build import pdf_links
 
 from conftest import FIXTURES, ROOT
 
@@ -81,8 +83,7 @@ def test_published_pdfs_land_where_the_header_links_point(tiny: Path, tmp_path: 
     # Only the built PDF is linked, and the site assembly copies it where the link points.
     linked = site_pdfs(config, "en", built_only=True)
     assert [p["path"] for p in linked] == [f"en/pdf/{target.pdf.name}"]
-    site = {"languages": [{"code": "en"}], "pdfs": {"en": linked}}
-    copy_pdfs(config, site, tmp_path / "site")
+    copy_pdfs(config, site_info(config, {"en": pdf_links(config, "en")}), tmp_path / "site")
     assert (tmp_path / "site" / linked[0]["path"]).read_bytes() == b"%PDF-1.5 stand-in"
 
 

@@ -37,6 +37,7 @@ from polybook.execute.site_outputs import environment as site_environment
 from polybook.files import atomic_write, hash_files
 from polybook.render import settings, status_page, workers
 from polybook.render.inputs import SiteInputs
+from polybook.render.site_info import PdfLink, SiteInfo
 from polybook.render.stage import stage_language
 from polybook.stage import settings as stage_settings
 from polybook.stage.documents import Stage, headings
@@ -68,7 +69,7 @@ class HtmlOptions:
     status: bool = True  # the translation-status page in every language (when the site gives its tables)
     # given by the site (polybook.site.build): the status pages' tables, the PDFs each header links
     status_pages: StatusPages | None = None
-    pdfs: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+    pdfs: dict[str, tuple[PdfLink, ...]] = field(default_factory=dict)
 
 
 class SphinxStatus(StrEnum):
@@ -101,7 +102,7 @@ class HtmlResult:
     kernel_runs: int = 0
     cache_hits: int = 0
     timings: dict[str, float] = field(default_factory=dict)
-    site: dict[str, Any] = field(default_factory=dict)  # what every page knows of the others, for assembling
+    site: SiteInfo | None = None  # what every page knows of the others, for assembling
 
     def all_diagnostics(self) -> list[Diagnostic]:
         return [*self.diagnostics, *(d for lang in self.languages for d in lang.diagnostics)]
@@ -180,7 +181,7 @@ class _Build:
         self.linked = [lang for lang in config.languages if lang in self.selected or lang in built]
         self.version = renderer_version()
         self.status = options.status_pages if options.status else None
-        self.site = with_languages(settings.site_info(config, options.pdfs), self.linked)
+        self.site = settings.site_info(config, options.pdfs).with_languages(self.linked)
         self.builds: dict[str, LanguageBuild] = {}
         self.diagnostics: list[Diagnostic] = []
         self.stages: dict[str, Stage] = {}
@@ -244,10 +245,7 @@ class _Build:
         if status is not None:
             source_name = config.languages[config.source_language].name
             generated = {lang: {status.DOCNAME: status_page.frame(lang, source_name)} for lang in self.selected}
-            for entry in self.site["languages"]:
-                if status.DOCNAME not in entry["pages"]:
-                    entry["pages"] = [*entry["pages"], status.DOCNAME]
-            self.site["status"] = status.DOCNAME
+            self.site = self.site.with_status(status.DOCNAME)
         source_headings = {name: headings(doc) for name, doc in book.chapters[config.source_language].items()}
         running: dict[str, Future[SphinxRun]] = {}
         for lang in self.stale:
@@ -328,7 +326,7 @@ class _Build:
     def fill_status(self) -> None:
         """The status pages' tables into the pages Sphinx wrote (not into a failed language's)."""
         filled = [
-            status_page.fill(self.outdir / lang / f"{self.site['status']}.html", content)
+            status_page.fill(self.outdir / lang / f"{self.site.status}.html", content)
             for lang, content in self.status_tables.items()
             if not self.builds[lang].sphinx.fatal
         ]
@@ -356,7 +354,7 @@ def _in_language(config: BookConfig, diagnostic: Diagnostic, code: str) -> bool:
 
 
 def _sphinx_diagnostics(
-    config: BookConfig, done: SphinxRun, stage: Stage, warnings: Path, site: dict[str, Any]
+    config: BookConfig, done: SphinxRun, stage: Stage, warnings: Path, site: SiteInfo
 ) -> list[Diagnostic]:
     """A language's Sphinx run -> its diagnostics: this run's warnings merged into the stored
     ones (:func:`merge_warnings`), chapters left out after a crash, a failure."""
@@ -366,7 +364,7 @@ def _sphinx_diagnostics(
         for phase, text in done.phases
         for doc, diagnostic in located_warnings(text, stage.srcdir, stage.docs, stage.paths, index_path)
     ]
-    docnames = {*stage.docs, *([site["status"]] if site.get("status") else [])}
+    docnames = {*stage.docs, *([site.status] if site.status else [])}
     entries = merge_warnings(_read_warnings(warnings) or [], fresh, done, docnames)
     _write_json(warnings, entries)
     found = [Diagnostic.from_dict(entry) for entry in entries]
@@ -377,15 +375,6 @@ def _sphinx_diagnostics(
     if done.failure:
         found.append(Diagnostic.make(index_path, 1, Code.HTML_SPHINX, f"Sphinx failed:\n{done.failure}"))
     return found
-
-
-def with_languages(site: dict[str, Any], codes: list[str]) -> dict[str, Any]:
-    """The site data with only the languages ``codes`` (their pages, switcher and sitemap)."""
-    return {
-        **site,
-        "languages": [lang for lang in site["languages"] if lang["code"] in codes],
-        "pages": {code: pages for code, pages in site["pages"].items() if code in codes},
-    }
 
 
 def merge_warnings(

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from polybook.config import BookConfig
+from polybook.render.site_info import LanguageSite, PdfLink, SiteInfo, SiteLanguage
 from polybook.render.stage import LOCALE_DIR, STAGED_DIRS
 from polybook.stage.documents import Stage
 from polybook.stage.i18n import SPHINX_LANGUAGE, text
@@ -28,31 +29,29 @@ def hreflang(code: str) -> str:
     return code.replace("_", "-")
 
 
-def site_info(config: BookConfig, pdfs: dict[str, list[dict[str, str]]]) -> dict[str, Any]:
-    """What every page needs to know about the other languages (the ``polybook_site`` value):
-    their names and titles, the documents each has (from the file names: nothing is parsed),
-    and ``pdfs``: the PDFs each language's header links (the site gives them)."""
-    pages = {code: config.document_names(code) for code in config.languages}
-    names = {code: lang.name for code, lang in config.languages.items()}
+def site_info(config: BookConfig, pdfs: dict[str, tuple[PdfLink, ...]]) -> SiteInfo:
+    """What every page needs to know about the other languages: their names and titles, the
+    documents each has (from the file names: nothing is parsed), and ``pdfs``: the PDFs each
+    language's header links (the site gives them)."""
+    documents = {lang: config.document_names(lang) for lang in config.languages}
+    names = {lang: settings.name for lang, settings in config.languages.items()}
     source = config.source_language
-    return {
-        "source_language": source,
-        "languages": [
-            {"code": code, "name": lang.name, "hreflang": hreflang(code), "title": lang.title, "pages": pages[code]}
-            for code, lang in config.languages.items()
-        ],
-        "pages": pages,
-        "names": names,
-        "fallback_notices": {
-            code: text(code, "fallback", language=names[code], source=names[source]) for code in config.languages
-        },
-        "baseurl": str(config.sphinx.get("html_baseurl") or ""),
-        "pdfs": {code: pdfs.get(code, []) for code in config.languages},
-    }
+    return SiteInfo(
+        source,
+        tuple(
+            SiteLanguage(lang, settings.name, hreflang(lang), settings.title, tuple(documents[lang]))
+            for lang, settings in config.languages.items()
+        ),
+        documents,
+        names,
+        {lang: text(lang, "fallback", language=names[lang], source=names[source]) for lang in config.languages},
+        str(config.sphinx.get("html_baseurl") or ""),
+        {lang: pdfs.get(lang, ()) for lang in config.languages},
+    )
 
 
 def overrides(
-    config: BookConfig, language: str, site: dict[str, Any], bibs: list[Path], stage: Stage | None = None
+    config: BookConfig, language: str, site: SiteInfo, bibs: list[Path], stage: Stage | None = None
 ) -> dict[str, Any]:
     """``stage``: the staged sources, for the catalog of theme strings staged with them."""
     lang = config.languages[language]
@@ -109,14 +108,9 @@ def overrides(
         },
         "copybutton_selector": "div:not(.output) > div.highlight > pre",
         "copybutton_exclude": ".linenos, .gp, .go",
-        "polybook_site": {
-            **site,
-            "language": language,
-            "pdfs": site["pdfs"].get(language, []),
-            "copybutton": {key: text(language, key) for key in COPYBUTTON_KEYS},
-            # Sphinx does not see a catalog change; a config change makes it write every page.
-            "catalog": stage.catalog if stage else "",
-        },
+        "polybook_site": LanguageSite(
+            site, language, {key: text(language, key) for key in COPYBUTTON_KEYS}, stage.catalog if stage else ""
+        ).to_json(),
     }
     if stage and stage.catalog:
         values["locale_dirs"] = [*user.get("locale_dirs", ["locales"]), str(stage.srcdir / LOCALE_DIR)]

@@ -19,6 +19,7 @@ from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 
 from polybook import __version__
+from polybook.render.site_info import LanguageSite
 from polybook.render.stage import SIDECAR_DIR
 
 logger = logging.getLogger(__name__)
@@ -95,46 +96,46 @@ def _relative(from_page: str, to_path: str) -> str:
 
 
 def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
-    site: dict[str, Any] = app.config.polybook_site
-    if not site:
+    if not app.config.polybook_site:
         return
-    here = site["language"]
-    source = site["source_language"]
+    mine = LanguageSite.from_json(app.config.polybook_site)
+    site, here = mine.site, mine.language
+    source = site.source_language
     page = f"{here}/{pagename}.html"  # this page, relative to the site root
-    base = (site.get("baseurl") or "").rstrip("/")
+    in_source = pagename in site.documents.get(source, [])
     links, alternates = [], []
-    for lang in site["languages"]:
-        code = lang["code"]
-        has_page = pagename in lang["pages"]
+    for lang in site.languages:
+        has_page = pagename in lang.pages
         if has_page:
-            target, fallback = f"{code}/{pagename}.html", ""
-        elif pagename in site["pages"].get(source, []):
-            target, fallback = f"{source}/{pagename}.html", code
+            target, fallback = f"{lang.code}/{pagename}.html", ""
+        elif in_source:
+            target, fallback = f"{source}/{pagename}.html", lang.code
         else:
-            target, fallback = f"{code}/index.html", ""
+            target, fallback = f"{lang.code}/index.html", ""
         href = _relative(page, target)
         links.append(
             {
-                "code": code,
-                "name": lang["name"],
-                "href": href + (f"?polybook-from={code}" if fallback else ""),
-                "current": code == here,
+                "code": lang.code,
+                "name": lang.name,
+                "href": href + (f"?polybook-from={lang.code}" if fallback else ""),
+                "current": lang.code == here,
                 "available": has_page,
             }
         )
         if has_page and pagename not in ("search", "genindex"):
-            url = f"{base}/{target}" if base else href
-            alternates.append(f'<link rel="alternate" hreflang="{lang["hreflang"]}" href="{url}" />')
-    if pagename in site["pages"].get(source, []):
-        url = f"{base}/{source}/{pagename}.html" if base else _relative(page, f"{source}/{pagename}.html")
+            url = site.url(target) if site.baseurl.rstrip("/") else href
+            alternates.append(f'<link rel="alternate" hreflang="{lang.hreflang}" href="{url}" />')
+    if in_source:
+        target = f"{source}/{pagename}.html"
+        url = site.url(target) if site.baseurl.rstrip("/") else _relative(page, target)
         alternates.append(f'<link rel="alternate" hreflang="x-default" href="{url}" />')
     data = json.dumps(
         {
             "language": here,
             "source": source,
-            "fallback": site["fallback_notices"],
-            "names": site["names"],
-            "copybutton": site.get("copybutton"),
+            "fallback": site.fallback_notices,
+            "names": site.names,
+            "copybutton": mine.copybutton or None,
         },
         ensure_ascii=False,
     ).replace("</", "<\\/")
@@ -142,17 +143,15 @@ def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[st
     context["metatags"] = context.get("metatags", "") + "\n" + "\n".join(alternates)
     context["polybook_languages"] = links
     context["polybook_current"] = next(link for link in links if link["current"])
-    if site.get("status"):  # the translation-status page (polybook.site.status), linked from the sidebar
+    if site.status:  # the translation-status page (polybook.site.status), linked from the sidebar
         from polybook.stage.i18n import text
 
         context["polybook_status"] = {
-            "href": _relative(page, f"{here}/{site['status']}.html"),
+            "href": _relative(page, f"{here}/{site.status}.html"),
             "title": text(here, "status"),
-            "current": pagename == site["status"],
+            "current": pagename == site.status,
         }
-    context["polybook_pdfs"] = [
-        {"name": pdf["name"], "href": _relative(page, pdf["path"])} for pdf in site.get("pdfs", [])
-    ]
+    context["polybook_pdfs"] = [{"name": pdf.name, "href": _relative(page, pdf.path)} for pdf in mine.pdfs]
 
 
 def _phase(name: str) -> Any:

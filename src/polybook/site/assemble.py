@@ -10,11 +10,11 @@ import html
 import json
 import shutil
 from pathlib import Path
-from typing import Any
 
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic
 from polybook.render.settings import MATHJAX_DIR
+from polybook.render.site_info import SiteInfo
 from polybook.stage.i18n import text
 
 #: Debian's libjs-mathjax (scripts/setup-html.sh); only what TeX -> CommonHTML needs.
@@ -38,14 +38,14 @@ def write_if_changed(path: Path, content: str) -> None:
     path.write_bytes(data)
 
 
-def assemble(config: BookConfig, site: dict[str, Any], outdir: Path) -> list[Diagnostic]:
+def assemble(config: BookConfig, site: SiteInfo, outdir: Path) -> list[Diagnostic]:
     outdir.mkdir(parents=True, exist_ok=True)
     problems: list[Diagnostic] = []
     write_if_changed(outdir / "index.html", root_index(config, site))
     write_if_changed(outdir / "sitemap.xml", sitemap(site))
-    for lang in site["languages"]:
-        if (outdir / lang["code"]).is_dir():
-            write_if_changed(outdir / lang["code"] / "404.html", not_found(lang["code"], site))
+    for lang in site.languages:
+        if (outdir / lang.code).is_dir():
+            write_if_changed(outdir / lang.code / "404.html", not_found(lang.code, site))
     # Hosts such as GitHub Pages serve only the root's 404.html, for every missing page.
     write_if_changed(outdir / "404.html", not_found(None, site))
     copy_pdfs(config, site, outdir)
@@ -55,21 +55,21 @@ def assemble(config: BookConfig, site: dict[str, Any], outdir: Path) -> list[Dia
     return problems
 
 
-def root_index(config: BookConfig, site: dict[str, Any]) -> str:
+def root_index(config: BookConfig, site: SiteInfo) -> str:
     """Choose a language: each named in itself; the browser's language is suggested."""
     items = "\n".join(
-        f'    <li><a href="{lang["code"]}/index.html" lang="{lang["code"]}" hreflang="{lang["hreflang"]}" '
-        f'data-language="{lang["code"]}"><span class="name">{html.escape(lang["name"])}</span> '
-        f'<span class="title">{html.escape(lang["title"])}</span></a></li>'
-        for lang in site["languages"]
+        f'    <li><a href="{lang.code}/index.html" lang="{lang.code}" hreflang="{lang.hreflang}" '
+        f'data-language="{lang.code}"><span class="name">{html.escape(lang.name)}</span> '
+        f'<span class="title">{html.escape(lang.title)}</span></a></li>'
+        for lang in site.languages
     )
     alternates = "\n".join(
-        f'  <link rel="alternate" hreflang="{lang["hreflang"]}" href="{_url(site, lang["code"] + "/index.html")}">'
-        for lang in site["languages"]
+        f'  <link rel="alternate" hreflang="{lang.hreflang}" href="{site.url(lang.code + "/index.html")}">'
+        for lang in site.languages
     )
-    choose = json.dumps({lang["code"]: text(lang["code"], "choose") for lang in site["languages"]}, ensure_ascii=False)
+    choose = json.dumps({lang.code: text(lang.code, "choose") for lang in site.languages}, ensure_ascii=False)
     return f"""<!DOCTYPE html>
-<html lang="{site["source_language"]}">
+<html lang="{site.source_language}">
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -94,7 +94,7 @@ def root_index(config: BookConfig, site: dict[str, Any]) -> str:
 <body>
 <main>
   <h1>{html.escape(config.title)}</h1>
-  <p class="choose" id="choose">{html.escape(text(site["source_language"], "choose"))}</p>
+  <p class="choose" id="choose">{html.escape(text(site.source_language, "choose"))}</p>
   <ul class="languages">
 {items}
   </ul>
@@ -122,23 +122,18 @@ def root_index(config: BookConfig, site: dict[str, Any]) -> str:
 """
 
 
-def _url(site: dict[str, Any], path: str) -> str:
-    base = site.get("baseurl", "").rstrip("/")
-    return f"{base}/{path}" if base else path
-
-
-def sitemap(site: dict[str, Any]) -> str:
+def sitemap(site: SiteInfo) -> str:
     """Every page of every language, each with its alternates (hreflang)."""
     rows = []
-    for lang in site["languages"]:
-        for page in lang["pages"]:
+    for lang in site.languages:
+        for page in lang.pages:
             alternates = "".join(
-                f'\n    <xhtml:link rel="alternate" hreflang="{other["hreflang"]}" '
-                f'href="{html.escape(_url(site, other["code"] + "/" + page + ".html"))}"/>'
-                for other in site["languages"]
-                if page in other["pages"]
+                f'\n    <xhtml:link rel="alternate" hreflang="{other.hreflang}" '
+                f'href="{html.escape(site.url(other.code + "/" + page + ".html"))}"/>'
+                for other in site.languages
+                if page in other.pages
             )
-            loc = html.escape(_url(site, f"{lang['code']}/{page}.html"))
+            loc = html.escape(site.url(f"{lang.code}/{page}.html"))
             rows.append(f"  <url>\n    <loc>{loc}</loc>{alternates}\n  </url>")
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -148,18 +143,18 @@ def sitemap(site: dict[str, Any]) -> str:
     )
 
 
-def not_found(language: str | None, site: dict[str, Any]) -> str:
+def not_found(language: str | None, site: SiteInfo) -> str:
     """A 404 page: sends a page missing from a translation to the source language's page.
 
     ``language`` None is the site root's page, which a host serves for any missing path:
     it finds the language in the path itself and speaks the source language.
     """
-    pages = json.dumps(site["pages"])
-    source = site["source_language"]
-    names = site["names"]
+    pages = json.dumps(site.documents)
+    source = site.source_language
+    names = site.names
     shown = language or source
     home = html.escape(text(shown, "home")) + (f" ({html.escape(names[language])})" if language else "")
-    root_url = html.escape(site.get("baseurl", "").rstrip("/") + "/")
+    root_url = html.escape(site.baseurl.rstrip("/") + "/")
     return f"""<!DOCTYPE html>
 <html lang="{shown}">
 <head>
@@ -202,11 +197,11 @@ def not_found(language: str | None, site: dict[str, Any]) -> str:
 """
 
 
-def copy_pdfs(config: BookConfig, site: dict[str, Any], outdir: Path) -> None:
-    for lang in site["languages"]:
-        for pdf in site.get("pdfs", {}).get(lang["code"], []):
-            target = outdir / pdf["path"]
-            source = config.build_dir / "pdf" / lang["code"] / target.name
+def copy_pdfs(config: BookConfig, site: SiteInfo, outdir: Path) -> None:
+    for lang in site.languages:
+        for pdf in site.pdfs.get(lang.code, ()):
+            target = outdir / pdf.path
+            source = config.build_dir / "pdf" / lang.code / target.name
             if source.is_file() and (not target.is_file() or target.stat().st_mtime < source.stat().st_mtime):
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(source, target)

@@ -16,7 +16,8 @@ from polybook.book import display_path
 from polybook.config import BookConfig
 from polybook.files import stage_lock
 from polybook.pdf.build import site_pdfs
-from polybook.render.build import HtmlOptions, HtmlResult, render_html, with_languages
+from polybook.render.build import HtmlOptions, HtmlResult, render_html
+from polybook.render.site_info import PdfLink
 from polybook.site import status
 from polybook.site.assemble import assemble
 
@@ -32,13 +33,19 @@ def build_html(
     lock = config.build_dir / ".sphinx" / "build.lock"
     with stage_lock(lock, f"the html build in {display_path(config.build_dir)}/", on_wait):
         started = time.monotonic()
-        pdfs = {code: site_pdfs(config, code, built_only=True) for code in config.languages}
+        pdfs = {lang: pdf_links(config, lang) for lang in config.languages}
         result = render_html(config, replace(options, status_pages=status, pdfs=pdfs), on_status)
         assembling = time.monotonic()
         outdir = result.outdir
         built = [code for code in config.languages if (outdir / code / "index.html").is_file()]
-        result.diagnostics += assemble(config, with_languages(result.site, built), outdir)  # writes what changed
+        assert result.site is not None
+        result.diagnostics += assemble(config, result.site.with_languages(built), outdir)  # writes what changed
         result.timings["site"] = time.monotonic() - assembling
         result.timings["total"] = time.monotonic() - started
         result.timings = {step: round(seconds, 3) for step, seconds in result.timings.items()}
         return result
+
+
+def pdf_links(config: BookConfig, lang: str) -> tuple[PdfLink, ...]:
+    """The PDFs of ``lang`` its header links: those built (a link never leads to a 404)."""
+    return tuple(PdfLink(pdf["name"], pdf["path"]) for pdf in site_pdfs(config, lang, built_only=True))

@@ -1,0 +1,119 @@
+"""What every page knows about the site around it: its languages, their names and titles, the
+documents each has, the PDFs each header links, the translation-status page.
+
+Made once per ``build html`` (:func:`polybook.render.settings.site_info`), read by the site's
+assembly (:mod:`polybook.site.assemble`) and, per language, handed to Sphinx as the
+``polybook_site`` config value (plain JSON data: :meth:`LanguageSite.to_json`), which polybook's
+Sphinx extension reads back (:meth:`LanguageSite.from_json`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class PdfLink:
+    name: str  # as the header shows it: "PDF (PyTorch)"
+    path: str  # relative to the site root: "ja/pdf/dive-into-deep-learning-pytorch.pdf"
+
+
+@dataclass(frozen=True, slots=True)
+class SiteLanguage:
+    code: str
+    name: str  # the language's name in itself
+    hreflang: str
+    title: str  # the book's title in it
+    pages: tuple[str, ...]  # its pages: its documents, and the pages polybook writes
+
+
+@dataclass(frozen=True, slots=True)
+class SiteInfo:
+    source_language: str
+    languages: tuple[SiteLanguage, ...]
+    documents: dict[str, list[str]]  # language -> its documents (pages polybook writes aside)
+    names: dict[str, str]  # language -> its name in itself
+    fallback_notices: dict[str, str]  # language -> "this page is not translated" in it
+    baseurl: str = ""
+    pdfs: dict[str, tuple[PdfLink, ...]] = field(default_factory=dict)
+    status: str = ""  # the translation-status page's docname, "" when there is none
+
+    def language(self, code: str) -> SiteLanguage:
+        return next(lang for lang in self.languages if lang.code == code)
+
+    def with_languages(self, codes: list[str]) -> SiteInfo:
+        """Only the languages ``codes`` (their pages, chooser and sitemap)."""
+        return replace(
+            self,
+            languages=tuple(lang for lang in self.languages if lang.code in codes),
+            documents={code: pages for code, pages in self.documents.items() if code in codes},
+        )
+
+    def with_status(self, docname: str) -> SiteInfo:
+        """With the translation-status page ``docname`` in every language."""
+        languages = tuple(
+            lang if docname in lang.pages else replace(lang, pages=(*lang.pages, docname)) for lang in self.languages
+        )
+        return replace(self, languages=languages, status=docname)
+
+    def url(self, path: str) -> str:
+        """``path`` (relative to the site root) under the site's base URL, when it has one."""
+        base = self.baseurl.rstrip("/")
+        return f"{base}/{path}" if base else path
+
+
+@dataclass(frozen=True, slots=True)
+class LanguageSite:
+    """The site as one language's pages see it: Sphinx's ``polybook_site`` value."""
+
+    site: SiteInfo
+    language: str
+    copybutton: dict[str, str] = field(default_factory=dict)  # sphinx-copybutton's strings in it
+    catalog: str = ""  # the staged catalog's hash: Sphinx does not see a catalog change, a config change it does
+
+    @property
+    def pdfs(self) -> tuple[PdfLink, ...]:
+        return self.site.pdfs.get(self.language, ())
+
+    def to_json(self) -> dict[str, Any]:
+        site = self.site
+        data: dict[str, Any] = {
+            "source_language": site.source_language,
+            "languages": [
+                {
+                    "code": lang.code,
+                    "name": lang.name,
+                    "hreflang": lang.hreflang,
+                    "title": lang.title,
+                    "pages": list(lang.pages),
+                }
+                for lang in site.languages
+            ],
+            "pages": site.documents,
+            "names": site.names,
+            "fallback_notices": site.fallback_notices,
+            "baseurl": site.baseurl,
+            "pdfs": [{"name": pdf.name, "path": pdf.path} for pdf in self.pdfs],
+        }
+        if site.status:
+            data["status"] = site.status
+        return {**data, "language": self.language, "copybutton": self.copybutton, "catalog": self.catalog}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> LanguageSite:
+        language = str(data["language"])
+        site = SiteInfo(
+            str(data["source_language"]),
+            tuple(
+                SiteLanguage(e["code"], e["name"], e["hreflang"], e["title"], tuple(e["pages"]))
+                for e in data["languages"]
+            ),
+            {code: list(pages) for code, pages in data.get("pages", {}).items()},
+            dict(data.get("names", {})),
+            dict(data.get("fallback_notices", {})),
+            str(data.get("baseurl") or ""),
+            {language: tuple(PdfLink(p["name"], p["path"]) for p in data.get("pdfs", []))},
+            str(data.get("status") or ""),
+        )
+        return cls(site, language, dict(data.get("copybutton") or {}), str(data.get("catalog", "")))
