@@ -19,7 +19,7 @@ from polybook.book import load_book
 from polybook.config import BookConfig, load_config
 from polybook.dialect.nodes import Heading
 from polybook.execute.outputs import read_outputs
-from polybook.pdf.build import PdfReport, PdfTarget, build_pdfs, pdf_targets
+from polybook.pdf.build import PdfReport, PdfTarget, build_pdfs, pdf_targets, read_stamp
 from polybook.stage.i18n import text
 
 from conftest import FIXTURES, ROOT
@@ -163,14 +163,52 @@ def test_a_character_no_font_has_fails_the_build_naming_language_character_and_l
     assert not target.pdf.exists() and not target.stamp.exists()
 
 
-def test_a_latex_error_names_the_chapter_line_and_the_log(tmp_path: Path) -> None:
-    conf = tiny_book(tmp_path, r"Broken math $\undefinedmacro x$ here.")
+def test_a_formula_latex_cannot_set_costs_that_formula_not_the_book(tmp_path: Path) -> None:
+    """An undefined macro inline, and a display formula whose environments do not close as they
+    open with an ``&`` outside them (as d2l-ja's machine-translated ``\\ begin {pマトリックス}``):
+    both are shown as their text in a marked box, each is an error at its line, the formula
+    between them is set, and the PDF is built -- but not publishable."""
+    conf = tiny_book(
+        tmp_path,
+        "Broken math $\\undefinedmacro x$ here.\n\nAnd $x^2 + y_{i}$ is fine.\n\n"
+        "$$\\begin{bmatrix} 1 & 2 \\end{pmatrix} & 3$$\n\nThe end.",
+    )
+    report = build_pdfs(load_config(conf), frameworks=["pytorch"])
+    (outcome,) = report.outcomes
+    assert outcome.status == "built with errors" and report.failed == [outcome]
+    errors = [d for d in outcome.diagnostics if d.level == "error"]
+    assert [(Path(e.path).name, e.line, str(e.code)) for e in errors] == [
+        ("tiny.md", 28, "pdf.formula"),
+        ("tiny.md", 32, "pdf.formula"),
+    ], "\n".join(d.format() for d in outcome.diagnostics)
+    assert "Undefined control sequence" in errors[0].message and "polybook-formulas.log" in errors[0].message
+    assert "\\undefinedmacro x" in errors[0].message and "fix the formula" in errors[0].message
+    content = " ".join(pdftotext(outcome.target.pdf).split())
+    assert content.count("[formula not set]") == 2
+    assert "\\undefinedmacro x" in content and "1 & 2" in content and "The end." in content
+    stamp = read_stamp(outcome.target)
+    assert stamp is not None and [(e.line, str(e.code)) for e in stamp.errors] == [
+        (28, "pdf.formula"),
+        (32, "pdf.formula"),
+    ]
+    again = build_pdfs(load_config(conf), frameworks=["pytorch"])  # nothing changed: said again, still failing
+    (unchanged,) = again.outcomes
+    assert unchanged.status == "unchanged" and again.failed == [unchanged]
+    assert [(d.line, str(d.code)) for d in unchanged.diagnostics if d.level == "error"] == [
+        (28, "pdf.formula"),
+        (32, "pdf.formula"),
+    ]
+
+
+def test_a_latex_error_outside_formulas_still_fails_the_pdf_at_its_line(tmp_path: Path) -> None:
+    conf = tiny_book(tmp_path, "```eval_rst\n.. raw:: latex\n\n   \\undefinedmacro\n```")
     report = build_pdfs(load_config(conf), frameworks=["pytorch"])
     (outcome,) = report.outcomes
     assert outcome.status == "failed"
     (error,) = [d for d in outcome.diagnostics if d.level == "error"]
-    assert (Path(error.path).name, error.line, str(error.code)) == ("tiny.md", 28, "pdf.latex")
+    assert (Path(error.path).name, str(error.code)) == ("tiny.md", "pdf.latex")
     assert "Undefined control sequence" in error.message and "tiny-book-pytorch.log:" in error.message
+    assert not outcome.target.pdf.exists() and read_stamp(outcome.target) is None
 
 
 def test_the_tiny_book_builds_once_fixed_and_the_cli_summarises(tmp_path: Path) -> None:

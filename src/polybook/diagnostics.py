@@ -99,6 +99,7 @@ class Code(StrEnum):
     # PDF (polybook build pdf)
     PDF_SPHINX = "pdf.sphinx"  # a Sphinx warning of the LaTeX build, at the chapter's path:line
     PDF_LATEX = "pdf.latex"  # a LaTeX error, at the chapter's path:line when it can be traced
+    PDF_FORMULA = "pdf.formula"  # a formula LaTeX cannot set: shown as its text, the rest of the PDF built
     PDF_GLYPH = "pdf.glyph"  # a character no configured font has: it would print as a blank
     PDF_FIGURE = "pdf.figure"  # an SVG that could not be converted, or a missing figure
     PDF_TOOLS = "pdf.tools"  # xelatex/latexmk/rsvg-convert not installed
@@ -186,6 +187,7 @@ DEFAULT_LEVEL: dict[Code, Level] = {
     Code.RST_FILE: Level.ERROR,
     Code.PDF_SPHINX: Level.WARNING,
     Code.PDF_LATEX: Level.ERROR,
+    Code.PDF_FORMULA: Level.ERROR,
     Code.PDF_GLYPH: Level.ERROR,
     Code.PDF_FIGURE: Level.ERROR,
     Code.PDF_TOOLS: Level.ERROR,

@@ -32,7 +32,7 @@ from polybook.files import stage_lock
 from polybook.pdf.fonts import plan_fonts
 from polybook.pdf.languages import latex_elements, main_fonts, numfig_format, typesetting
 from polybook.pdf.latex import LatexJob, missing_tools, run_in_process, tex_installation
-from polybook.pdf.log import diagnose, read_log
+from polybook.pdf.log import diagnose, read_log, source_of
 from polybook.pdf.stage import stage_framework
 from polybook.stage.documents import Stage
 from polybook.stage.i18n import SPHINX_LANGUAGE
@@ -65,12 +65,13 @@ class PdfStatus(StrEnum):
     """What became of one PDF in a ``build pdf``."""
 
     BUILT = "built"
+    WITH_ERRORS = "built with errors"  # a formula set as its text...: readable, not publishable
     UNCHANGED = "unchanged"  # nothing it depends on changed: not built again
     FAILED = "failed"  # the PDF in build/pdf, if any, is an older build; its stamp is removed
 
     @property
     def fatal(self) -> bool:
-        return self is PdfStatus.FAILED
+        return self in (PdfStatus.FAILED, PdfStatus.WITH_ERRORS)
 
 
 @dataclass(slots=True)
@@ -89,7 +90,8 @@ class PdfReport:
 
     @property
     def failed(self) -> list[PdfOutcome]:
-        return [o for o in self.outcomes if o.status.fatal]
+        """The PDFs not built, or built with errors (now or, unchanged, when they were)."""
+        return [o for o in self.outcomes if o.status.fatal or has_errors(o.diagnostics)]
 
     @property
     def diagnostics(self) -> list[Diagnostic]:
@@ -240,8 +242,8 @@ def _build(
         digest = input_digest(config, stage, overrides, tex)
         if has_errors(stage.diagnostics):
             done(PdfOutcome(target, PdfStatus.FAILED, 0.0, stage.diagnostics))
-        elif not force and target.pdf.is_file() and (stamp := _read(target.stamp)).get("digest") == digest:
-            done(PdfOutcome(target, PdfStatus.UNCHANGED, 0.0, stage.diagnostics, stamp.get("pages")))
+        elif not force and target.pdf.is_file() and (stamp := read_stamp(target)) and stamp.digest == digest:
+            done(PdfOutcome(target, PdfStatus.UNCHANGED, 0.0, [*stage.diagnostics, *stamp.errors], stamp.pages))
         else:
             job = LatexJob(
                 target.language,
@@ -284,7 +286,29 @@ def _run_pool(
 
 
 def _finish(config: BookConfig, target: PdfTarget, stage: Stage, digest: str, result: dict[str, Any]) -> PdfOutcome:
-    """The worker's result -> diagnostics; on success the PDF and its digest land in place."""
+    """The worker's result -> diagnostics; when LaTeX made a PDF, it lands in place -- with a
+    stamp that lists the errors of the formulas it set as text, if any (``publish`` refuses it)."""
+    found = _latex_diagnostics(config, target, stage, result)
+    unset = _unset_diagnostics(target, stage, result.get("unset", []))
+    seconds = float(result.get("seconds", 0.0))
+    if result.get("status") != "ok" or has_errors(found):
+        target.stamp.unlink(missing_ok=True)
+        return PdfOutcome(target, PdfStatus.FAILED, seconds, [*found, *unset])
+    built = target.log.with_suffix(".pdf")
+    target.pdf.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.pdf.with_name(target.pdf.name + ".tmp")
+    shutil.copyfile(built, tmp)
+    tmp.replace(target.pdf)
+    log_text = target.log.read_text(encoding="utf-8", errors="replace") if target.log.is_file() else ""
+    pages = re.findall(r"Output written on .*?\((\d+) pages?", log_text)
+    status = PdfStatus.WITH_ERRORS if unset else PdfStatus.BUILT
+    outcome = PdfOutcome(target, status, seconds, [*found, *unset], int(pages[-1]) if pages else None)
+    PdfStamp(digest, outcome.pages, seconds, unset).write(target.stamp)
+    return outcome
+
+
+def _latex_diagnostics(config: BookConfig, target: PdfTarget, stage: Stage, result: dict[str, Any]) -> list[Diagnostic]:
+    """The staging's, Sphinx's and LaTeX's diagnostics of one PDF."""
     index = stage.paths.get("index", str(config.path))
     found = list(stage.diagnostics)
     sphinx = map_warnings(result["warnings"], stage.srcdir, stage.docs, stage.paths, index)
@@ -308,24 +332,54 @@ def _finish(config: BookConfig, target: PdfTarget, stage: Stage, digest: str, re
         tail = result.get("latexmk_output", "").strip().splitlines()[-5:]
         message = f"{target.name}: latexmk failed (log {display_path(target.log)}):\n  " + "\n  ".join(tail)
         found.append(Diagnostic.make(index, 1, Code.PDF_LATEX, message))
-    seconds = float(result.get("seconds", 0.0))
-    if result.get("status") != "ok" or has_errors(found):
-        target.stamp.unlink(missing_ok=True)
-        return PdfOutcome(target, PdfStatus.FAILED, seconds, found)
-    built = target.log.with_suffix(".pdf")
-    target.pdf.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.pdf.with_name(target.pdf.name + ".tmp")
-    shutil.copyfile(built, tmp)
-    tmp.replace(target.pdf)
-    pages = re.findall(r"Output written on .*?\((\d+) pages?", log_text)
-    outcome = PdfOutcome(target, PdfStatus.BUILT, seconds, found, int(pages[-1]) if pages else None)
-    stamp = {"digest": digest, "pages": outcome.pages, "seconds": seconds}
-    target.stamp.write_text(json.dumps(stamp) + "\n", encoding="utf-8")
-    return outcome
+    return found
 
 
-def _read(stamp: Path) -> dict[str, Any]:
+def _unset_diagnostics(target: PdfTarget, stage: Stage, unset: list[dict[str, Any]]) -> list[Diagnostic]:
+    """An error per formula LaTeX could not set, at its chapter's line (through the ``.tex``'s
+    source markers, which setting it aside kept in place)."""
+    tex = target.log.with_suffix(".tex")
+    tex_lines = tex.read_text(encoding="utf-8", errors="replace").splitlines() if tex.is_file() else []
+    batch = display_path(target.workdir / "latex" / "polybook-formulas.log")
+    out = []
+    for item in unset:
+        source = source_of(tex_lines, int(item["line"]))
+        where = (display_path(tex), int(item["line"]))
+        if source and source[0] in stage.docs:
+            where = (stage.paths[source[0]], stage.docs[source[0]].source_line(source[1]))
+        shown = " ".join(str(item["text"]).split())
+        shown = shown if len(shown) <= 80 else shown[:77] + "..."
+        message = (
+            f"{target.language}: LaTeX cannot set the formula {shown} ({item['message']}; log {batch}): the PDF "
+            "shows it as its text in a box; fix the formula"
+        )
+        out.append(Diagnostic.make(*where, Code.PDF_FORMULA, message))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class PdfStamp:
+    """``build/pdf/<lang>/.<name>.pdf.digest``: what the PDF beside it was built from, and the
+    errors it was built with (formulas set as text). Written only when LaTeX made the PDF;
+    :func:`polybook.site.publish.problems` reads it through :func:`read_stamp`."""
+
+    digest: str
+    pages: int | None = None
+    seconds: float = 0.0
+    errors: list[Diagnostic] = field(default_factory=list)
+
+    def write(self, path: Path) -> None:
+        data = {"digest": self.digest, "pages": self.pages, "seconds": self.seconds}
+        if self.errors:
+            data["errors"] = [d.to_dict() for d in self.errors]
+        path.write_text(json.dumps(data, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def read_stamp(target: PdfTarget) -> PdfStamp | None:
+    """The stamp of a built PDF; None when there is none (never built, or its last build failed)."""
     try:
-        return dict(json.loads(stamp.read_text(encoding="utf-8")))
-    except (OSError, ValueError, TypeError):
-        return {}
+        data = json.loads(target.stamp.read_text(encoding="utf-8"))
+        errors = [Diagnostic.from_dict(d) for d in data.get("errors", [])]
+        return PdfStamp(str(data["digest"]), data.get("pages"), float(data.get("seconds", 0.0)), errors)
+    except (OSError, ValueError, TypeError, KeyError):
+        return None

@@ -60,10 +60,11 @@ def pdf(
         errors, warnings = (sum(d.level is level for d in o.diagnostics) for level in (Level.ERROR, Level.WARNING))
         table.add_row(f"{o.target.language}/{o.target.pdf.name}", o.status, pages, seconds, str(errors), str(warnings))
     console.print(table)
-    built = sum(o.status is PdfStatus.BUILT for o in report.outcomes)
+    counts = {status: sum(o.status is status for o in report.outcomes) for status in PdfStatus}
+    with_errors = f", {counts[PdfStatus.WITH_ERRORS]} built with errors" if counts[PdfStatus.WITH_ERRORS] else ""
     console.print(
-        f"{built} built, {len(report.outcomes) - built - len(report.failed)} unchanged, "
-        f"{len(report.failed)} failed — {report.seconds:.2f} s",
+        f"{counts[PdfStatus.BUILT]} built, {counts[PdfStatus.UNCHANGED]} unchanged, "
+        f"{counts[PdfStatus.FAILED]} failed{with_errors} — {report.seconds:.2f} s",
         highlight=False,
     )
     if report.failed:

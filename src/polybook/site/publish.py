@@ -87,17 +87,23 @@ def problems(config: BookConfig, strict: bool = False, require_pdfs: bool = True
                     f"{failure.get('ename', '')}) and is not allowed to: fix it, or mark it allowed to raise"
                 )
     if require_pdfs:
-        from polybook.pdf.build import pdf_targets
+        from polybook.pdf.build import pdf_targets, read_stamp
 
         for target in pdf_targets(config):
             linked = html_dir / target.language / "pdf" / target.pdf.name
             if not target.pdf.is_file():
                 found.append(f"{display_path(target.pdf)} is missing: run `polybook build pdf` (or --without-pdf)")
-            elif not target.stamp.is_file():
-                # The stamp is written only when a build succeeds (polybook.pdf.build._finish).
+            elif (stamp := read_stamp(target)) is None:
+                # The stamp is written only when LaTeX made the PDF (polybook.pdf.build._finish).
                 found.append(
                     f"the last build of {display_path(target.pdf)} failed or did not finish (the file is an "
                     f"older build; log {display_path(target.log)}): fix it and run `polybook build pdf`"
+                )
+            elif stamp.errors:
+                first = stamp.errors[0]
+                found.append(
+                    f"{display_path(target.pdf)} was built with {len(stamp.errors)} error(s), the first "
+                    f"{first.path}:{first.line}: {first.message}: fix them and run `polybook build pdf`"
                 )
             elif not linked.is_file() or not _same_bytes(linked, target.pdf):
                 found.append(f"{display_path(target.pdf)} was built after the HTML: {rerun} (it links the PDFs)")

@@ -96,6 +96,7 @@ RULE_TEXT: dict[Code, str] = {
     Code.RST_FILE: "A file an eval_rst block names is not in the book.",
     Code.PDF_SPHINX: "Sphinx warned while building the LaTeX sources.",
     Code.PDF_LATEX: "LaTeX failed on the chapter.",
+    Code.PDF_FORMULA: "A formula LaTeX cannot set; the PDF shows it as its text.",
     Code.PDF_GLYPH: "No configured font has a character of the chapter.",
     Code.PDF_FIGURE: "A figure could not be converted for the PDF, or does not exist.",
     Code.PDF_TOOLS: "The TeX tools the PDF build needs are not installed.",

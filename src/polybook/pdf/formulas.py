@@ -1,0 +1,156 @@
+"""A formula LaTeX cannot set costs that formula, not the book.
+
+Before the book's one LaTeX run, every formula of its ``.tex`` -- inline ``\\(...\\)`` and the
+display environments Sphinx writes -- is set once in a small batch document with the book's own
+preamble, each in a box of its own so that one broken formula cannot take the next with it
+(:func:`failing_formulas`). A formula that fails there is replaced in the book by its source text
+in a visibly marked box (:func:`set_aside`), and reported as an error at its chapter's line, so
+the rest of the book is built and can be read.
+
+Written by hand because no library sets a LaTeX document's formulas one by one; the batch is an
+ordinary xelatex run, its errors read from ``-file-line-error`` lines.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+#: The display environments a formula of the book is written in (Sphinx's wrapping, and the
+#: amsmath environments a page writes itself).
+_DISPLAY = r"equation\*?|align\*?|alignat\*?|gather\*?|multline\*?|flalign\*?|eqnarray\*?|displaymath"
+_FORMULA_RE = re.compile(
+    r"(?P<inline>(?<!\\)\\\((?P<body>.*?)\\\))|(?P<display>\\begin\{(?P<env>" + _DISPLAY + r")\}.*?\\end\{(?P=env)\})",
+    re.S,
+)
+_ERROR_RE = re.compile(r"^\.?/?(?P<file>[^\s:]+\.tex):(?P<line>\d+): (?P<message>.+)$", re.M)
+#: Formulas failing together are confirmed one by one (a runaway one can spill into the next)
+#: up to this many; beyond, the batch's word is taken.
+_CONFIRM_AT_MOST = 40
+_BATCH = "polybook-formulas"
+
+
+@dataclass(frozen=True, slots=True)
+class Formula:
+    start: int  # offsets in the book's .tex
+    end: int
+    line: int  # the .tex line it starts on
+    text: str
+    display: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Unset:
+    """A formula LaTeX could not set, and what it said."""
+
+    formula: Formula
+    message: str
+
+
+def formulas(tex: str) -> list[Formula]:
+    """The formulas of the book's ``.tex`` body, in order."""
+    body = tex.find("\\begin{document}")
+    out = []
+    for m in _FORMULA_RE.finditer(tex, max(body, 0)):
+        line = tex.count("\n", 0, m.start()) + 1
+        out.append(Formula(m.start(), m.end(), line, m.group(0), m["display"] is not None))
+    return out
+
+
+def failing_formulas(tex: str, found: list[Formula], workdir: Path) -> list[Unset]:
+    """The formulas of ``found`` that xelatex cannot set with the book's preamble (``workdir``:
+    the book's LaTeX folder, where the classes and styles its preamble loads are)."""
+    if not found:
+        return []
+    preamble = tex[: tex.find("\\begin{document}")]
+    failing = _batch(preamble, found, workdir)
+    if 1 < len(failing) <= _CONFIRM_AT_MOST:  # each on its own: a runaway one may have spilled over
+        failing = {i: message for i in failing if (message := _batch(preamble, [found[i]], workdir).get(0))}
+    return [Unset(found[i], message) for i, message in sorted(failing.items())]
+
+
+def _batch(preamble: str, found: list[Formula], workdir: Path) -> dict[int, str]:
+    """Set ``found`` in one document; index -> the first error of each formula that failed."""
+    lines = [*preamble.rstrip("\n").split("\n"), r"\begin{document}"]
+    spans: list[tuple[int, int]] = []
+    for formula in found:
+        first = len(lines) + 1
+        lines += [r"\setbox0=\vbox{\hsize=\textwidth\noindent", *formula.text.split("\n"), r"\par}"]
+        spans.append((first, len(lines)))
+    lines.append(r"\end{document}")
+    (workdir / f"{_BATCH}.tex").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run = subprocess.run(
+        ["xelatex", "-no-pdf", "-interaction=nonstopmode", "-file-line-error", f"{_BATCH}.tex"],
+        cwd=workdir,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        check=False,
+        env=_env(),
+    )
+    log = workdir / f"{_BATCH}.log"
+    text = log.read_text(encoding="utf-8", errors="replace") if log.is_file() else run.stdout
+    out: dict[int, str] = {}
+    for m in _ERROR_RE.finditer(text):
+        if m["file"] != f"{_BATCH}.tex":
+            continue
+        line = int(m["line"])
+        if line < spans[0][0]:
+            return {}  # the preamble itself fails here: the book's own LaTeX run says why
+        index = next((i for i, (first, last) in enumerate(spans) if first <= line <= last), None)
+        if index is None and line > spans[-1][1]:
+            index = len(spans) - 1  # the document ended inside the last formula
+        if index is not None:
+            out.setdefault(index, m["message"].strip())
+    return out
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "max_print_line": "100000"}  # long lines unwrapped: one error, one line
+
+
+def set_aside(tex: str, unset: list[Unset]) -> str:
+    """``tex`` with each unset formula replaced by its source text in a marked box; the line
+    count stays, so the book's line numbers (and its source markers) still hold."""
+    out, at = [], 0
+    for item in sorted(unset, key=lambda u: u.formula.start):
+        formula = item.formula
+        out += [tex[at : formula.start], _boxed(formula)]
+        at = formula.end
+    out.append(tex[at:])
+    return "".join(out)
+
+
+_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "$": r"\$",
+    "&": r"\&",
+    "#": r"\#",
+    "^": r"\textasciicircum{}",
+    "_": r"\_",
+    "%": r"\%",
+    "~": r"\textasciitilde{}",
+}
+
+
+def _boxed(formula: Formula) -> str:
+    r"""The formula's text as LaTeX cannot misread it, framed, with a mark the reader sees; each
+    line of the formula stays a line (ended by ``%``)."""
+    source = formula.text
+    if not formula.display:
+        source = source[2:-2]  # \( ... \)
+    shown = [" ".join("".join(_SPECIAL.get(c, c) for c in line).split()) for line in source.split("\n")]
+    mark = r"\textbf{[formula not set]}"
+    if formula.display:
+        body = r"\newline ".join(line for line in shown if line)
+        width = r"\dimexpr\linewidth-2\fboxsep-2\fboxrule"
+        text = rf"\par\noindent\fbox{{\parbox{{{width}}}{{{mark} \texttt{{{body}}}}}}}\par"
+    else:
+        text = rf"\fbox{{{mark} \texttt{{{' '.join(line for line in shown if line)}}}}}"
+    return text + "%\n" * source.count("\n")

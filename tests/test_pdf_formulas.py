@@ -1,0 +1,45 @@
+"""Finding a book's formulas in its .tex and setting aside those LaTeX cannot set: the
+replacement keeps every line where it was (the source markers still point right) and shows
+the formula's own text, whatever characters it holds."""
+
+from __future__ import annotations
+
+from polybook.pdf.formulas import Unset, formulas, set_aside
+
+TEX = r"""\documentclass{report}
+\begin{document}
+% polybook-src tiny:3
+Inline \(a_{1} + b\) and \(\undefined x\) here.
+% polybook-src tiny:5
+\begin{equation*}
+\begin{split}\begin{bmatrix} 1 & 2 \end{pmatrix} & 3\end{split}
+\end{equation*}
+\begin{align}x &= 1\end{align}
+The end.
+\end{document}
+"""
+
+
+def test_formulas_are_found_inline_and_displayed_with_their_lines() -> None:
+    found = formulas(TEX)
+    assert [(f.line, f.display, f.text.split("\n")[0]) for f in found] == [
+        (4, False, r"\(a_{1} + b\)"),
+        (4, False, r"\(\undefined x\)"),
+        (6, True, r"\begin{equation*}"),
+        (9, True, r"\begin{align}x &= 1\end{align}"),
+    ]
+
+
+def test_a_formula_set_aside_keeps_the_lines_and_shows_its_text() -> None:
+    found = formulas(TEX)
+    unset = [Unset(found[1], "Undefined control sequence."), Unset(found[2], "Misplaced alignment tab character &.")]
+    out = set_aside(TEX, unset)
+    assert out.count("\n") == TEX.count("\n")
+    lines = out.split("\n")
+    assert lines[3].startswith(
+        r"Inline \(a_{1} + b\) and \fbox{\textbf{[formula not set]} \texttt{\textbackslash{}undefined x}}"
+    )
+    assert lines[3].endswith(" here.")
+    assert r"\textbackslash{}begin\{bmatrix\} 1 \& 2" in lines[5] and lines[5].startswith(r"\par\noindent\fbox")
+    assert lines[8] == r"\begin{align}x &= 1\end{align}" and lines[9] == "The end."
+    assert formulas(out)[-1].text == r"\begin{align}x &= 1\end{align}"
