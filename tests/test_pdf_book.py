@@ -200,6 +200,24 @@ def test_a_formula_latex_cannot_set_costs_that_formula_not_the_book(tmp_path: Pa
     ]
 
 
+def test_an_api_entry_or_figure_that_is_not_there_costs_only_itself(tmp_path: Path) -> None:
+    """zh's API page documents names its library lacks, a page names a figure that is gone: each
+    is an error at its line and is left out; the rest of the book is built and can be read."""
+    conf = tiny_book(
+        tmp_path,
+        "```eval_rst\n.. autofunction:: nowhere.train\n```\n\n![Gone.](../img/gone.png)\n\nThe end is here.",
+    )
+    report = build_pdfs(load_config(conf), frameworks=["pytorch"])
+    (outcome,) = report.outcomes
+    assert outcome.status == "built with errors" and report.failed == [outcome]
+    errors = [(Path(d.path).name, d.line, str(d.code)) for d in outcome.diagnostics if d.level == "error"]
+    assert errors == [("tiny.md", 29, "api.module"), ("tiny.md", 32, "pdf.figure")]
+    content = " ".join(pdftotext(outcome.target.pdf).split())
+    assert "The end is here." in content and "Only PyTorch readers" in content
+    stamp = read_stamp(outcome.target)
+    assert stamp is not None and [str(e.code) for e in stamp.errors] == ["api.module", "pdf.figure"]
+
+
 def test_a_latex_error_outside_formulas_still_fails_the_pdf_at_its_line(tmp_path: Path) -> None:
     conf = tiny_book(tmp_path, "```eval_rst\n.. raw:: latex\n\n   \\undefinedmacro\n```")
     report = build_pdfs(load_config(conf), frameworks=["pytorch"])

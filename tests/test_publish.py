@@ -128,6 +128,7 @@ def test_an_incomplete_build_is_refused_and_the_published_site_kept(tmp_path: Pa
         ("pdf", "book-pytorch.pdf is missing: run `polybook build pdf`"),
         ("pdf-failed", "pdf/ja/book-mxnet.pdf failed or did not finish (the file is an older build"),
         ("pdf-newer", "pdf/ja/book-mxnet.pdf was built after the HTML: run `polybook build html`"),
+        ("pdf-errors", "pdf/ja/book-mxnet.pdf was built with 1 error(s), the first chapters/ja/intro.md:9: ja: LaTeX"),
         ("strict", "the last HTML build with --strict of ja (日本語) failed or did not finish"),
         ("strict", "chapters/ja/intro.md:3: warning: undefined label [polybook.html.sphinx]"),
     ],
@@ -152,6 +153,10 @@ def test_failed_builds_are_refused_naming_what_is_wrong(tmp_path: Path, damage: 
         (build / "pdf" / "en" / "book-pytorch.pdf").unlink()
     elif damage == "pdf-failed":  # the older PDF is still there, the failed build removed its stamp
         (build / "pdf" / "ja" / ".book-mxnet.pdf.digest").unlink()
+    elif damage == "pdf-errors":  # built, with a formula set as its text: readable, not publishable
+        error = {"path": "chapters/ja/intro.md", "line": 9, "level": "error", "code": "polybook.pdf.formula"}
+        stamp = {"digest": "x", "errors": [{**error, "message": "ja: LaTeX cannot set the formula \\(x\\)"}]}
+        (build / "pdf" / "ja" / ".book-mxnet.pdf.digest").write_text(json.dumps(stamp))
     elif damage == "pdf-newer":  # rebuilt after `build html` copied the PDFs into the site
         (build / "pdf" / "ja" / "book-mxnet.pdf").write_bytes(FAKE_PDF + b"% rebuilt\n")
     elif damage == "strict":  # `build html --strict` failed on a warning (publish itself is not strict)

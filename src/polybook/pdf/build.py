@@ -26,7 +26,7 @@ from typing import Any
 from polybook import __version__
 from polybook.book import display_path, load_book
 from polybook.config import BookConfig
-from polybook.diagnostics import Code, Diagnostic, has_errors
+from polybook.diagnostics import Code, Diagnostic, Level, has_errors
 from polybook.execute.outputs import read_outputs
 from polybook.files import stage_lock
 from polybook.pdf.fonts import plan_fonts
@@ -240,10 +240,11 @@ def _build(
         )
         overrides = sphinx_overrides(config, target, stage)
         digest = input_digest(config, stage, overrides, tex)
-        if has_errors(stage.diagnostics):
-            done(PdfOutcome(target, PdfStatus.FAILED, 0.0, stage.diagnostics))
-        elif not force and target.pdf.is_file() and (stamp := read_stamp(target)) and stamp.digest == digest:
-            done(PdfOutcome(target, PdfStatus.UNCHANGED, 0.0, [*stage.diagnostics, *stamp.errors], stamp.pages))
+        # a staging error (a figure not found, an API entry not resolved) costs its element: the
+        # PDF is built without it, and is not publishable
+        if not force and target.pdf.is_file() and (stamp := read_stamp(target)) and stamp.digest == digest:
+            formulas = [e for e in stamp.errors if e.code is Code.PDF_FORMULA]  # the staging's are said again
+            done(PdfOutcome(target, PdfStatus.UNCHANGED, 0.0, [*stage.diagnostics, *formulas], stamp.pages))
         else:
             job = LatexJob(
                 target.language,
@@ -293,7 +294,7 @@ def _finish(config: BookConfig, target: PdfTarget, stage: Stage, digest: str, re
     seconds = float(result.get("seconds", 0.0))
     if result.get("status") != "ok" or has_errors(found):
         target.stamp.unlink(missing_ok=True)
-        return PdfOutcome(target, PdfStatus.FAILED, seconds, [*found, *unset])
+        return PdfOutcome(target, PdfStatus.FAILED, seconds, [*stage.diagnostics, *found, *unset])
     built = target.log.with_suffix(".pdf")
     target.pdf.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.pdf.with_name(target.pdf.name + ".tmp")
@@ -301,16 +302,18 @@ def _finish(config: BookConfig, target: PdfTarget, stage: Stage, digest: str, re
     tmp.replace(target.pdf)
     log_text = target.log.read_text(encoding="utf-8", errors="replace") if target.log.is_file() else ""
     pages = re.findall(r"Output written on .*?\((\d+) pages?", log_text)
-    status = PdfStatus.WITH_ERRORS if unset else PdfStatus.BUILT
-    outcome = PdfOutcome(target, status, seconds, [*found, *unset], int(pages[-1]) if pages else None)
-    PdfStamp(digest, outcome.pages, seconds, unset).write(target.stamp)
+    costs = [*(d for d in stage.diagnostics if d.level is Level.ERROR), *unset]  # each cost only its element
+    status = PdfStatus.WITH_ERRORS if costs else PdfStatus.BUILT
+    found = [*stage.diagnostics, *found, *unset]
+    outcome = PdfOutcome(target, status, seconds, found, int(pages[-1]) if pages else None)
+    PdfStamp(digest, outcome.pages, seconds, costs).write(target.stamp)
     return outcome
 
 
 def _latex_diagnostics(config: BookConfig, target: PdfTarget, stage: Stage, result: dict[str, Any]) -> list[Diagnostic]:
-    """The staging's, Sphinx's and LaTeX's diagnostics of one PDF."""
+    """Sphinx's and LaTeX's diagnostics of one PDF."""
     index = stage.paths.get("index", str(config.path))
-    found = list(stage.diagnostics)
+    found: list[Diagnostic] = []
     sphinx = map_warnings(result["warnings"], stage.srcdir, stage.docs, stage.paths, index)
     found += [replace(d, code=Code.PDF_SPHINX) for d in sphinx]  # type: ignore[arg-type]
     if result["failure"]:
