@@ -4,7 +4,12 @@ the formula's own text, whatever characters it holds."""
 
 from __future__ import annotations
 
-from polybook.pdf.formulas import Unset, formulas, set_aside
+from pathlib import Path
+
+import pytest
+
+from polybook.pdf import formulas as formulas_module
+from polybook.pdf.formulas import Unset, failing_formulas, formulas, set_aside
 
 TEX = r"""\documentclass{report}
 \begin{document}
@@ -43,3 +48,23 @@ def test_a_formula_set_aside_keeps_the_lines_and_shows_its_text() -> None:
     assert r"\textbackslash{}begin\{bmatrix\} 1 \& 2" in lines[5] and lines[5].startswith(r"\par\noindent\fbox")
     assert lines[8] == r"\begin{align}x &= 1\end{align}" and lines[9] == "The end."
     assert formulas(out)[-1].text == r"\begin{align}x &= 1\end{align}"
+
+
+def test_formulas_set_once_are_not_set_again_with_the_same_preamble(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The other frameworks' PDFs of a language (another title and release line) and a rebuild
+    set only the formulas not set before; a failing one is set again every time."""
+    batches: list[list[str]] = []
+
+    def batch(preamble: str, found: list, workdir: Path) -> dict[int, str]:
+        batches.append([f.text for f in found])
+        return {i: "Undefined control sequence." for i, f in enumerate(found) if "undefined" in f.text}
+
+    monkeypatch.setattr(formulas_module, "_batch", batch)
+    found = formulas(TEX)
+    first = failing_formulas(TEX, found, tmp_path, tmp_path / "kept")
+    assert [u.formula.text for u in first] == [r"\(\undefined x\)"] and len(batches[0]) == 4
+    other = TEX.replace(r"\documentclass{report}", "\\documentclass{report}\n\\release{mxnet}")
+    again = failing_formulas(other, formulas(other), tmp_path, tmp_path / "kept")
+    assert [u.formula.text for u in again] == [r"\(\undefined x\)"] and batches[1] == [r"\(\undefined x\)"]

@@ -13,11 +13,15 @@ ordinary xelatex run, its errors read from ``-file-line-error`` lines.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import subprocess
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+
+from polybook.files import store_bytes
 
 #: The display environments a formula of the book is written in (Sphinx's wrapping, and the
 #: amsmath environments a page writes itself).
@@ -60,16 +64,52 @@ def formulas(tex: str) -> list[Formula]:
     return out
 
 
-def failing_formulas(tex: str, found: list[Formula], workdir: Path) -> list[Unset]:
+def failing_formulas(tex: str, found: list[Formula], workdir: Path, store: Path | None = None) -> list[Unset]:
     """The formulas of ``found`` that xelatex cannot set with the book's preamble (``workdir``:
-    the book's LaTeX folder, where the classes and styles its preamble loads are)."""
+    the book's LaTeX folder, where the classes and styles its preamble loads are). ``store``: a
+    folder where the formulas set once are kept, by preamble, and not set again -- the other
+    frameworks' PDFs of a language share nearly all of them, a rebuild all but the edited ones."""
     if not found:
         return []
     preamble = tex[: tex.find("\\begin{document}")]
-    failing = _batch(preamble, found, workdir)
+    kept = _Kept(store, preamble)
+    todo = [i for i, formula in enumerate(found) if not kept.has(formula.text)]
+    failing = _batch(preamble, [found[i] for i in todo], workdir) if todo else {}
     if 1 < len(failing) <= _CONFIRM_AT_MOST:  # each on its own: a runaway one may have spilled over
-        failing = {i: message for i in failing if (message := _batch(preamble, [found[i]], workdir).get(0))}
-    return [Unset(found[i], message) for i, message in sorted(failing.items())]
+        failing = {j: message for j in failing if (message := _batch(preamble, [found[todo[j]]], workdir).get(0))}
+    kept.add(found[todo[j]].text for j in range(len(todo)) if j not in failing)
+    return [Unset(found[todo[j]], message) for j, message in sorted(failing.items())]
+
+
+class _Kept:
+    """The formulas set without error with one preamble (its lines that name the PDF's title,
+    date and framework aside), as digests in one file per preamble."""
+
+    def __init__(self, store: Path | None, preamble: str) -> None:
+        lines = [line for line in preamble.split("\n") if not line.startswith(_NAMING)]
+        key = hashlib.sha256("\n".join(lines).encode()).hexdigest()[:32]
+        self.file = store / f"{key}.txt" if store else None
+        try:
+            self.known = set(self.file.read_text(encoding="ascii").split()) if self.file else set()
+        except OSError:
+            self.known = set()
+
+    def has(self, text: str) -> bool:
+        return _digest(text) in self.known
+
+    def add(self, texts: Iterable[str]) -> None:
+        new = {_digest(text) for text in texts} - self.known
+        if self.file is None or not new:
+            return
+        self.known |= new
+        store_bytes(self.file, "\n".join(sorted(self.known)).encode("ascii") + b"\n")
+
+
+_NAMING = ("\\title{", "\\date{", "\\release{", "\\author{")
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
 
 
 def _batch(preamble: str, found: list[Formula], workdir: Path) -> dict[int, str]:

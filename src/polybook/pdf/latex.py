@@ -85,7 +85,7 @@ def _set_aside_formulas(outdir: Path, texname: str) -> list[dict[str, Any]]:
 
     book = outdir / texname
     tex = book.read_text(encoding="utf-8")
-    unset = failing_formulas(tex, formulas(tex), outdir)
+    unset = failing_formulas(tex, formulas(tex), outdir, outdir.parent.parent / "formulas")  # build/.pdf/formulas
     if unset:
         book.write_text(set_aside(tex, unset), encoding="utf-8")
     return [{"line": u.formula.line, "message": u.message, "text": u.formula.text} for u in unset]
