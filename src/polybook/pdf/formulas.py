@@ -118,7 +118,8 @@ def _batch(preamble: str, found: list[Formula], workdir: Path) -> dict[int, str]
     spans: list[tuple[int, int]] = []
     for formula in found:
         first = len(lines) + 1
-        lines += [r"\setbox0=\vbox{\hsize=\textwidth\noindent", *formula.text.split("\n"), r"\par}"]
+        # no "=": babel makes it a shorthand in some languages (Turkish), which breaks \setbox0=
+        lines += [r"\setbox0\vbox{\hsize\textwidth\noindent", *formula.text.split("\n"), r"\par}"]
         spans.append((first, len(lines)))
     lines.append(r"\end{document}")
     (workdir / f"{_BATCH}.tex").write_text("\n".join(lines) + "\n", encoding="utf-8")
