@@ -6,6 +6,7 @@ The LaTeX runs themselves are in test_pdf_book.py (slow).
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,8 +16,9 @@ from polybook.config import load_config
 from polybook.diagnostics import Level
 from polybook.execute.outputs import read_outputs
 from polybook.pdf.build import input_digest, pdf_targets, site_pdfs, sphinx_overrides
-from polybook.pdf.languages import latex_elements
+from polybook.pdf.languages import babel_name, latex_elements, typesetting
 from polybook.pdf.log import diagnose, read_log, source_of
+from polybook.pdf.scripts import Script, main_script
 from polybook.pdf.stage import stage_framework
 from polybook.render.settings import site_info
 from polybook.site.assemble import copy_pdfs
@@ -90,22 +92,56 @@ def test_published_pdfs_land_where_the_header_links_point(tiny: Path, tmp_path: 
 # -- typesetting per language -------------------------------------------------------------
 
 
+def elements_for(language: str, text: str) -> dict[str, str]:
+    """The LaTeX settings of ``language``'s PDF whose prose is ``text``."""
+    return latex_elements(language, typesetting(language, main_script([text])))
+
+
+KO, JA, ZH = "딥러닝을 배우는 책입니다. 표와 그림", "深層学習の本です。表と図", "动手学深度学习的书。表和图"
+
+
 def test_japanese_and_chinese_each_use_their_own_noto_cjk_face() -> None:
-    ja, zh = latex_elements("ja")["fontenc"], latex_elements("zh")["fontenc"]
+    ja, zh = elements_for("ja", JA)["fontenc"], elements_for("zh", ZH)["fontenc"]
     assert r"\usepackage{xeCJK}" in ja
     assert r"\setCJKmainfont{Noto Serif CJK JP}" in ja
     assert r"\setCJKmainfont{Noto Serif CJK SC}" in zh
-    assert "第" in latex_elements("ja")["preamble"] and r"\contentsname}{目次}" in latex_elements("ja")["preamble"]
-    assert r"\contentsname}{目录}" in latex_elements("zh")["preamble"]
+    assert "第" in elements_for("ja", JA)["preamble"] and r"\contentsname}{目次}" in elements_for("ja", JA)["preamble"]
+    assert r"\contentsname}{目录}" in elements_for("zh", ZH)["preamble"]
+
+
+def test_fonts_follow_the_script_of_the_text_not_the_language_code() -> None:
+    """Hangul -> Noto CJK KR (whatever the language is called), kana -> JP, Han -> SC, or TC for
+    a Traditional Chinese language; Devanagari run by run in its own face; Cyrillic, Greek and
+    Vietnamese in the main font, which has them."""
+    assert main_script([KO + " with some English words in it"]) is Script.HANGUL
+    assert main_script([JA]) is Script.KANA and main_script([ZH]) is Script.HAN
+    assert r"\setCJKmainfont{Noto Serif CJK KR}" in elements_for("xx", KO)["fontenc"]
+    assert r"\setCJKmainfont{Noto Serif CJK TC}" in elements_for("zh_TW", "動手學深度學習的書")["fontenc"]
+    assert r"\setCJKmainfont{Noto Serif CJK JP}" in elements_for("xx", JA)["fontenc"]
+    hindi = elements_for("hi", "गहन अध्ययन में गोता लगाएँ: एक पुस्तक")
+    assert "polybookrunfont{Noto Serif Devanagari}" in hindi["preamble"] and "xeCJK" not in hindi.get("fontenc", "")
+    for language, text in [("ru", "Погружение в глубокое обучение"), ("el", "Βουτιά στη βαθιά μάθηση"),
+                           ("vi", "Đắm mình vào học sâu")]:  # fmt: skip
+        elements = elements_for(language, text)
+        assert "Noto Serif" in elements["fontpkg"] and "polybookrunfont" not in elements["preamble"]
+
+
+def test_babel_is_told_only_about_languages_it_knows() -> None:
+    """Turkish and Portuguese (babel's "portuges") have babel files here; Korean has none, Russian's is not installed:
+    babel is not told about them (Sphinx would pass it a name it does not have)."""
+    assert babel_name("tr") == "turkish" and babel_name("pt") == "portuges" and babel_name("en") == "english"
+    assert babel_name("ko") == "" and elements_for("ko", KO)["babel"] == ""
+    if not subprocess.run(["kpsewhich", "russianb.ldf"], capture_output=True, text=True).stdout.strip():
+        assert elements_for("ru", "Погружение в глубокое обучение")["babel"] == ""
 
 
 def test_latin_languages_take_their_words_from_babel_and_every_book_logs_lost_glyphs() -> None:
     for lang in ("en", "pt", "tr"):
-        elements = latex_elements(lang)
+        elements = elements_for(lang, "Dive into Deep Learning")
         assert elements["babel"] == r"\usepackage{babel}" and elements["polyglossia"] == ""
         assert "Noto Serif" in elements["fontpkg"]
-    for lang in ("en", "ja", "pt", "tr", "zh"):
-        assert r"\tracinglostchars=2" in latex_elements(lang)["preamble"]
+    for lang, text in (("en", "Dive"), ("ja", JA), ("pt", "Mergulho"), ("tr", "Derin"), ("zh", ZH)):
+        assert r"\tracinglostchars=2" in elements_for(lang, text)["preamble"]
 
 
 def test_sphinx_settings_use_xelatex_numbered_figures_and_the_language_title() -> None:

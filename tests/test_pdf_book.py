@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import time
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -295,3 +296,60 @@ def test_chapters_the_toc_does_not_number_are_unnumbered_in_the_pdf(tmp_path: Pa
     assert "Closing Words" in contents
     assert not any(line.startswith(("0 Preface", "1 Preface", "3 Closing")) for line in contents)
     assert "2.1 A section" in text and "Who should read it" in text and "0.1 Who should read it" not in text
+
+
+# -- every script typeset as its own ----------------------------------------------------------
+
+#: A language code, a title and a paragraph in each script; the face the PDF must use for it
+#: (as the xelatex log names the fonts it loaded), and a word the text layer must give back
+#: (Arabic right to left: run by run, shaped).
+SCRIPTS = [
+    (
+        "ko",
+        "딥러닝 입문",
+        "이 책은 딥러닝을 코드와 함께 설명합니다. 표와 그림이 있습니다.",
+        "Noto Serif CJK KR",
+        "딥러닝",
+    ),
+    ("vi", "Đắm mình vào Học Sâu", "Cuốn sách này giải thích học sâu bằng mã nguồn và hình vẽ.", "Noto Serif", "giải"),
+    ("ru", "Погружение в глубокое обучение", "Эта книга объясняет глубокое обучение с кодом.", "Noto Serif", "книга"),
+    ("el", "Βουτιά στη βαθιά μάθηση", "Αυτό το βιβλίο εξηγεί τη βαθιά μάθηση με κώδικα.", "Noto Serif", "βιβλίο"),
+    ("hi", "गहन अध्ययन", "यह पुस्तक कोड के साथ गहन अध्ययन को समझाती है।", "Noto Serif Devanagari", "पुस्तक"),
+    ("ja", "深層学習", "この本はコードと一緒に深層学習を説明します。", "Noto Serif CJK JP", "深層学習"),
+    ("zh_TW", "動手學深度學習", "這本書用程式碼解釋深度學習。", "Noto Serif CJK TC", "深度學習"),
+    ("ar", "الغوص في التعلم العميق", "يشرح هذا الكتاب التعلم العميق بالشيفرة.", "Noto Naskh Arabic", "الكتاب"),
+]
+
+
+def one_language_book(tmp_path: Path, code: str, title: str, text: str) -> Path:
+    """The tiny book with one language, ``code``, whose chapter is written in ``text``'s script."""
+    book = tmp_path / "book"
+    shutil.copytree(FIXTURES / "pdf" / "tiny", book)
+    chapters = book / "chapters"
+    (chapters / "en").rename(chapters / code)
+    chapter = chapters / code / "tiny.md"
+    body = chapter.read_text(encoding="utf-8").replace("# Tiny Chapter", f"# {title}")
+    chapter.write_text(body.replace("The last paragraph.", text), encoding="utf-8")
+    conf = book / "conf.py"
+    conf.write_text(
+        conf.read_text(encoding="utf-8")
+        .replace('"source_language": "en"', f'"source_language": "{code}"')
+        .replace('"languages": {"en": {"name": "English"}}', f'"languages": {{"{code}": {{"name": "{title}"}}}}'),
+        encoding="utf-8",
+    )
+    return conf
+
+
+@pytest.mark.parametrize(("code", "title", "text", "face", "word"), SCRIPTS, ids=[s[0] for s in SCRIPTS])
+def test_every_script_is_typeset_in_its_own_face(
+    tmp_path: Path, code: str, title: str, text: str, face: str, word: str
+) -> None:
+    conf = one_language_book(tmp_path, code, title, text)
+    report = build_pdfs(load_config(conf), frameworks=["mxnet"])
+    (outcome,) = report.outcomes
+    problems = [d for d in outcome.diagnostics if d.level == "error" or "Babel" in d.message]
+    assert outcome.status == "built" and not problems, "\n".join(d.format() for d in outcome.diagnostics)
+    log = outcome.target.log.read_text(encoding="utf-8", errors="replace")
+    assert face.replace(" ", "") in log.replace(" ", ""), f"{face} not loaded"
+    # NFKC: Arabic comes out of the text layer as the presentation forms it was shaped into
+    assert word in unicodedata.normalize("NFKC", " ".join(pdftotext(outcome.target.pdf).split()))

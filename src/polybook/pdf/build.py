@@ -30,9 +30,10 @@ from polybook.diagnostics import Code, Diagnostic, Level, has_errors
 from polybook.execute.outputs import read_outputs
 from polybook.files import stage_lock
 from polybook.pdf.fonts import plan_fonts
-from polybook.pdf.languages import latex_elements, main_fonts, numfig_format, typesetting
+from polybook.pdf.languages import Typesetting, latex_elements, main_fonts, numfig_format, typesetting
 from polybook.pdf.latex import LatexJob, missing_tools, run_in_process, tex_installation
 from polybook.pdf.log import diagnose, read_log, source_of
+from polybook.pdf.scripts import main_script
 from polybook.pdf.stage import stage_framework
 from polybook.stage.documents import Stage
 from polybook.stage.i18n import SPHINX_LANGUAGE
@@ -141,8 +142,9 @@ def sphinx_overrides(config: BookConfig, target: PdfTarget, stage: Stage | None 
     """Sphinx settings of one PDF; the book's own ``latex_elements`` win over ours.
     ``stage``: the staged book, whose characters choose the fallback fonts."""
     lang = config.languages[target.language]
-    fonts = plan_fonts((doc.text for doc in stage.docs.values()), *main_fonts(target.language)) if stage else None
-    elements = {**latex_elements(target.language, fonts), **config.sphinx.get("latex_elements", {})}
+    spec = stage_typesetting(stage) if stage else typesetting(target.language)
+    fonts = plan_fonts((doc.text for doc in stage.docs.values()), *main_fonts(spec)) if stage else None
+    elements = {**latex_elements(target.language, spec, fonts), **config.sphinx.get("latex_elements", {})}
     overrides: dict[str, Any] = {
         "language": SPHINX_LANGUAGE.get(target.language, target.language),
         "extensions": ["myst_parser", "polybook.pdf.sphinx_ext"],
@@ -164,12 +166,28 @@ def sphinx_overrides(config: BookConfig, target: PdfTarget, stage: Stage | None 
         "latex_domain_indices": False,
         "latex_show_urls": "footnote",
     }
-    if (formats := numfig_format(target.language)) is not None:
+    if (formats := numfig_format(spec)) is not None:
         overrides["numfig_format"] = formats
     overrides.update(bibtex_settings(config, bibfiles(config, target.language), overrides["extensions"]))
     if stage is not None:
         overrides.update(stage.api.settings(overrides["extensions"]))
     return overrides
+
+
+def stage_typesetting(stage: Stage) -> Typesetting:
+    """How the staged book is set: fonts by the script its prose is written in (code aside)."""
+    return typesetting(stage.language, main_script(_prose(doc.text) for doc in stage.docs.values()))
+
+
+#: Sphinx's warning for a language docutils has no babel name for (Korean, Hindi): said on every
+#: build although polybook then sets the language without babel (:func:`.languages.babel_name`).
+_NO_BABEL = "no Babel option known for language"
+_FENCE_RE = re.compile(r"^(`{3,}|~{3,}|:{3,}).*?^\1\s*$", re.M | re.S)
+
+
+def _prose(myst: str) -> str:
+    """A staged page without its fenced blocks (code, outputs: their words are Latin anywhere)."""
+    return _FENCE_RE.sub("", myst)
 
 
 def input_digest(config: BookConfig, stage: Stage, overrides: dict[str, Any], tex: str = "") -> str:
@@ -179,7 +197,7 @@ def input_digest(config: BookConfig, stage: Stage, overrides: dict[str, Any], te
     h.update(stage.digest.encode())
     h.update(config.path.read_bytes())
     h.update(json.dumps(overrides, sort_keys=True, ensure_ascii=False, default=str).encode())
-    h.update(repr(typesetting(stage.language)).encode())
+    h.update(repr(stage_typesetting(stage)).encode())
     h.update(__version__.encode())
     return h.hexdigest()
 
@@ -276,7 +294,7 @@ def _run_pool(
 ) -> None:
     workers = max(1, min(jobs or os.cpu_count() or 1, len(pending)))
     # CJK books take longest: start them first so the pool ends evenly.
-    order = sorted(pending, key=lambda t: typesetting(t.language).cjk is None)
+    order = sorted(pending, key=lambda t: stage_typesetting(pending[t][1]).cjk is None)
     # Threads that wait: each PDF is built by a process of its own (run_in_process).
     with ThreadPoolExecutor(workers) as pool:
         futures = {pool.submit(run_in_process, pending[t][0]): t for t in order}
@@ -315,6 +333,8 @@ def _latex_diagnostics(config: BookConfig, target: PdfTarget, stage: Stage, resu
     index = stage.paths.get("index", str(config.path))
     found: list[Diagnostic] = []
     sphinx = map_warnings(result["warnings"], stage.srcdir, stage.docs, stage.paths, index)
+    if not stage_typesetting(stage).babel:  # babel is told nothing of a language it lacks, on purpose
+        sphinx = [d for d in sphinx if not d.message.startswith(_NO_BABEL)]
     found += [replace(d, code=Code.PDF_SPHINX) for d in sphinx]  # type: ignore[arg-type]
     if result["failure"]:
         message = f"{target.name}: Sphinx failed:\n{result['failure']}"

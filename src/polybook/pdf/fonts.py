@@ -138,14 +138,18 @@ _KEEP_IN_CODE = (
 )
 
 
-def plan_fonts(texts: Iterable[str], main: str, cjk: str | None = None, mono: str = MONO_FONT) -> FontPlan:
+def plan_fonts(
+    texts: Iterable[str], main: str, cjk: str | None = None, mono: str = MONO_FONT, run: str | None = None
+) -> FontPlan:
     """Fallback fonts for the characters of ``texts`` that neither the main font nor, for a
-    CJK book (``cjk``: its CJK font), xeCJK's font has; ``mono``: the code font."""
+    CJK book (``cjk``: its CJK font), xeCJK's font has, nor the font the book's script is set
+    in run by run (``run``: a character made a command there would break its runs); ``mono``:
+    the code font."""
     charsets = font_charsets()
     plan = FontPlan()
     if not charsets:
         return plan
-    covered = charsets.get(main, frozenset())
+    covered = charsets.get(main, frozenset()) | (charsets.get(run, frozenset()) if run else frozenset())
     in_code = charsets.get(mono, frozenset())
     cjk_covered = charsets.get(cjk, frozenset()) if cjk else frozenset()
     families = sorted(charsets)
