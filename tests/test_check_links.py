@@ -93,3 +93,19 @@ def test_an_address_the_source_writes_as_text_may_be_a_link_here(tmp_path: Path)
     en = "Then open http://localhost:8888 in your browser.\n"
     zh = "然后在浏览器中打开<http://localhost:8888>。\n"
     assert links(tmp_path, en, zh) == []
+
+
+def test_a_link_the_source_gives_per_framework_tab_is_given_once_for_all(tmp_path: Path) -> None:
+    """d2l-zh says "install [CUDA](…)" once, where the source says it in two frameworks' text
+    tabs: every reader sees it, nothing is missing. A link in no tab of the source still is."""
+    cuda = "[CUDA](https://developer.nvidia.com/cuda-downloads)"
+    en = (
+        f"Intro.\n\n:begin_tab:`mxnet`\nInstall {cuda} first.\n:end_tab:\n\n"
+        f":begin_tab:`pytorch`\nWith {cuda} installed, all set.\n:end_tab:\n\nSee [the docs](https://docs.example.org).\n"
+    )
+    ja = (
+        f"序文。{cuda} をインストールする。\n\n:begin_tab:`mxnet`\nまず。\n:end_tab:\n\n"
+        ":begin_tab:`pytorch`\n準備完了。\n:end_tab:\n\n以上。\n"
+    )
+    found = links(tmp_path, en, ja)
+    assert [message for _, message in found] == ["link https://docs.example.org of the source is missing here: add it"]

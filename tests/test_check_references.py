@@ -70,3 +70,12 @@ def test_one_cell_for_all_frameworks_written_as_one_per_framework_is_no_tab_drif
     assert found(tmp_path, en, ja) == []
     ja = cell("x = d2l.ones(3)", "mxnet") + both  # pytorch's readers lose it
     assert [code for code, _, _ in found(tmp_path, en, ja)] == ["code.tabs"]
+
+
+def test_a_label_written_where_it_labels_nothing_is_said_there_not_at_every_reference(tmp_path: Path) -> None:
+    """pt's ``![…](../img/mlp.svg) :label:`fig_mlp``` on one line: the label is said at that line,
+    with what to do; the references to it are not each said again as pointing nowhere."""
+    en = "# Title\n\nSee :numref:`fig_x`.\n\n![A graph.](../img/x.svg)\n:label:`fig_x`\n\nAgain :numref:`fig_x`.\n"
+    ja = "# 題\n\n:numref:`fig_x` を見る。\n\n![グラフ。](../img/x.svg) :label:`fig_x`\n\nまた :numref:`fig_x`。\n"
+    codes = [(code, line) for code, line, _ in found(tmp_path, en, ja)]
+    assert ("ref.label", 5) in codes and not [c for c in codes if c[0] == "ref.target"]

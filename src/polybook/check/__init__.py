@@ -24,6 +24,7 @@ from polybook.check.code import check_code, check_coverage, match_cells
 from polybook.check.current import followed_since
 from polybook.check.findings import CheckResult, Finding, Location
 from polybook.check.keys import checker_version, file_bytes, key_of
+from polybook.check.labels import LABELS_NOTHING
 from polybook.check.library import library_findings, saved_drift
 from polybook.check.math_numbers import check_math_numbers
 from polybook.check.memo import chapter_findings, chunk_key, findings_dir
@@ -288,10 +289,13 @@ def _merge(
         suppressions += chunk.suppressions
     source_labels = labels.get(source_lang, set())
     damaged = {(f.primary.path, f.primary.line, f.diff[0][0]) for f in findings if f.code is Code.REF_TARGET and f.diff}
+    dangling = {(f.lang, f.subject[1]) for f in findings if f.code is Code.REF_LABEL and LABELS_NOTHING in f.message}
     for chunk in chunks:
         for lang, chapter, path, role, target, line, in_source in chunk.refs:
             if target in labels.get(lang, set()) or (path, line, f":{role}:`{target}`") in damaged:
                 continue  # resolves, or is the damaged copy of one of the source's (said where it is)
+            if (lang, target) in dangling:
+                continue  # its label is written where it labels nothing: said there, with what to do
             known = labels.get(lang, set()) | source_labels
             if target in source_labels:
                 findings.append(unresolved_ref(lang, chapter, path, role, target, line))

@@ -28,6 +28,10 @@ _ATTACH = {
 }
 
 
+#: How a label written where it labels nothing is said (the references to it are not said again).
+LABELS_NOTHING = "labels nothing"
+
+
 def _similar(a: str, b: str) -> float:
     return SequenceMatcher(None, a, b, autojunk=False).ratio()
 
@@ -64,7 +68,7 @@ def check_labels(
         written = _written(target, re.compile(rf":(?:eq)?label:\s*`\s*{re.escape(name)}\s*`"))
         if written is not None:
             todo = _ATTACH.get(label.kind, "put it on the line right after what it labels")
-            message = f"label {name!r} ({label.kind}) of the source is written here but labels nothing: {todo}"
+            message = f"label {name!r} ({label.kind}) of the source is written here but {LABELS_NOTHING}: {todo}"
         else:
             message = f"label {name!r} ({label.kind}) of the source is missing here: add it (the book's references "
             message += "use it)"
