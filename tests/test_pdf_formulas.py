@@ -35,6 +35,14 @@ def test_formulas_are_found_inline_and_displayed_with_their_lines() -> None:
     ]
 
 
+def test_a_matrix_myst_took_as_a_block_of_its_own_is_a_formula_too() -> None:
+    """d2l-zh's ``$$\\mathbf{A} \\odot \\mathbf{B} =\n\n\\begin{bmatrix}…$$``: MyST makes the matrix
+    an amsmath block, which Sphinx writes outside math; LaTeX stops there unless it is set aside."""
+    tex = "\\begin{document}\nText\n\\label{eq:x}\\begin{bmatrix}\n a & b \\\\\n c & d\n\\end{bmatrix}\nEnd.\n"
+    (matrix,) = formulas(tex)
+    assert matrix.display and matrix.line == 3 and matrix.text.endswith("\\end{bmatrix}")
+
+
 def test_a_formula_set_aside_keeps_the_lines_and_shows_its_text() -> None:
     found = formulas(TEX)
     unset = [Unset(found[1], "Undefined control sequence."), Unset(found[2], "Misplaced alignment tab character &.")]

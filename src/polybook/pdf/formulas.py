@@ -23,9 +23,13 @@ from pathlib import Path
 
 from polybook.files import store_bytes
 
-#: The display environments a formula of the book is written in (Sphinx's wrapping, and the
-#: amsmath environments a page writes itself).
-_DISPLAY = r"equation\*?|align\*?|alignat\*?|gather\*?|multline\*?|flalign\*?|eqnarray\*?|displaymath"
+#: The display environments a formula of the book is written in: Sphinx's wrapping, and the
+#: amsmath environments MyST takes as a block of their own when a line starts with one (a
+#: matrix among them, which LaTeX then meets outside math: d2l-zh's ``\begin{bmatrix}``).
+_DISPLAY = (
+    r"equation\*?|align\*?|alignat\*?|gather\*?|multline\*?|flalign\*?|eqnarray\*?|displaymath"
+    r"|matrix|pmatrix|bmatrix|Bmatrix|vmatrix|Vmatrix"
+)
 _FORMULA_RE = re.compile(
     r"(?P<inline>(?<!\\)\\\((?P<body>.*?)\\\))|(?P<display>\\begin\{(?P<env>" + _DISPLAY + r")\}.*?\\end\{(?P=env)\})",
     re.S,
