@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from polybook.book import display_path, load_book
+from polybook.book import load_book
 from polybook.cli import main
 from polybook.config import ConfigError, load_config
+from polybook.files import display_path
 from polybook.library import SavedLibrary, collect_library, library_status, read_settings
 from polybook.library.collect import save_lines
 from polybook.library.write import WARNING

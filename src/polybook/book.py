@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from polybook.config import BookConfig
 from polybook.dialect import Document
+from polybook.files import display_path
 from polybook.models import MODELS_DIR, parse_cached
 from polybook.toc import Toc, document_toc, unreached
-
-
-def display_path(path: Path) -> str:
-    """``path`` relative to the working directory when it lies below it."""
-    try:
-        return os.path.relpath(path) if path.resolve().is_relative_to(Path.cwd()) else str(path)
-    except ValueError:
-        return str(path)
 
 
 @dataclass(slots=True)

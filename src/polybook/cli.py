@@ -40,10 +40,10 @@ def parse(ctx: click.Context, paths: tuple[Path, ...], as_json: bool) -> None:
 
     Exits 1 when any error diagnostic is found.
     """
-    from polybook.book import display_path
     from polybook.diagnostics import has_errors
     from polybook.dialect import DialectSettings, parse_file
     from polybook.dialect.outline import outline
+    from polybook.files import display_path
 
     docs = []
     for file in _files_to_parse(ctx, paths):

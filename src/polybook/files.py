@@ -156,3 +156,11 @@ def _holder_pid(holder: Path) -> str:
             return pid
         time.sleep(0.025)
     return "?"
+
+
+def display_path(path: Path) -> str:
+    """``path`` relative to the working directory when it lies below it."""
+    try:
+        return os.path.relpath(path) if path.resolve().is_relative_to(Path.cwd()) else str(path)
+    except ValueError:
+        return str(path)

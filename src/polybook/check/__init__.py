@@ -18,7 +18,7 @@ from difflib import get_close_matches
 from multiprocessing import get_context
 from pathlib import Path
 
-from polybook.book import Book, display_path, load_book
+from polybook.book import Book, load_book
 from polybook.check.bases import Base, base_of, changes_since
 from polybook.check.code import check_code, check_coverage, match_cells
 from polybook.check.current import followed_since
@@ -48,7 +48,7 @@ from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect import parse_text
 from polybook.dialect.marks import MarkKind, as_checked, document_mark
 from polybook.dialect.nodes import Document, TocBlock
-from polybook.files import kept
+from polybook.files import display_path, kept
 from polybook.models import MODELS_DIR, parse_cached
 from polybook.toc import build_toc, toc_blocks, unreached
 

@@ -168,7 +168,7 @@ def _marks(doc: Document) -> set[tuple[str, str]]:
 
 
 def _shown(path: Path) -> str:
-    from polybook.book import display_path
+    from polybook.files import display_path
 
     return display_path(path)
 

@@ -22,14 +22,14 @@ from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from pathlib import Path
 
-from polybook.book import Book, display_path
+from polybook.book import Book
 from polybook.check.code import TAKE_SOURCE
 from polybook.check.findings import Finding, Location
 from polybook.check.keys import checker_version, file_bytes, key_of
 from polybook.config import BookConfig
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Document
-from polybook.files import hash_files, kept
+from polybook.files import display_path, hash_files, kept
 from polybook.library import LibrarySettings, SavedLibrary, collect_library, library_status, read_settings
 from polybook.library.build import first_difference, library_languages
 from polybook.library.collect import SAVE_RE, SavedBlock, save_lines

@@ -43,12 +43,13 @@ def eval_command(
     """
     from rich.console import Console
 
-    from polybook.book import display_path, load_book
+    from polybook.book import load_book
     from polybook.execute.environment import KernelProblem
     from polybook.execute.evaluate import EvalOptions, evaluate
     from polybook.execute.outputs import write_outputs
     from polybook.execute.progress import EvalProgress
     from polybook.execute.report import diagnostics, print_table, summary_table, write_report
+    from polybook.files import display_path
     from polybook.usage import UsageProblem, book_config, known
 
     config = book_config(ctx)
@@ -111,8 +112,8 @@ def environments_table(config: Any, made: dict[tuple[str, tuple[str, ...]], Any]
     """One row per environment: what it is, where, and what this command did with it."""
     from rich.table import Table
 
-    from polybook.book import display_path
     from polybook.execute.envs import EnvState, env_dir
+    from polybook.files import display_path
 
     table = Table(title=f"environments in {display_path(env_dir(config.execution))}")
     for column in ("framework", "identity", "python", "packages", "path", "time", "status"):
@@ -151,12 +152,13 @@ def cache_info(ctx: click.Context, as_json: bool) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from polybook.book import display_path, load_book
+    from polybook.book import load_book
     from polybook.execute.cache import Store
     from polybook.execute.environment import KernelProblem
     from polybook.execute.evaluate import plan
     from polybook.execute.programs import build_programs
     from polybook.execute.report import print_table
+    from polybook.files import display_path
     from polybook.usage import book_config
 
     config = book_config(ctx)
@@ -217,8 +219,8 @@ def cache_info(ctx: click.Context, as_json: bool) -> None:
 @click.pass_context
 def cache_clear(ctx: click.Context) -> None:
     """Remove every cached result (frozen results are not touched)."""
-    from polybook.book import display_path
     from polybook.execute.cache import Store
+    from polybook.files import display_path
     from polybook.usage import book_config
 
     config = book_config(ctx)

@@ -293,7 +293,7 @@ def ensure_environments(
 def environment_problem(config: BookConfig, environment: Environment, at: tuple[str, int] | None = None) -> Diagnostic:
     """The one diagnostic of an environment that could not be made: at its conf.py entry
     (``at``: elsewhere, e.g. the ``#required_libs`` cell of a derived one)."""
-    from polybook.book import display_path
+    from polybook.files import display_path
 
     spec = environment.spec
     path, line = at or (display_path(config.path), config.execution.environments[spec.framework].line)

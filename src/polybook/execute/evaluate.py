@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from polybook.book import Book, display_path
+from polybook.book import Book
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.execute.cache import Store
 from polybook.execute.environment import fingerprints
@@ -38,6 +38,7 @@ from polybook.execute.library import KernelLibrary, prepare_library
 from polybook.execute.programs import Program, build_programs
 from polybook.execute.runner import ERROR, FAILURES, KERNEL_DIED, NEEDS_GPU, OK, TIMEOUT, EventHook, Job
 from polybook.execute.workdir import mirror
+from polybook.files import display_path
 
 #: Failures that fail the build (the others say what the machine lacks: :mod:`.failures`).
 FATAL = (ERROR, TIMEOUT, KERNEL_DIED)

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
-from polybook.book import Book, display_path, load_book
+from polybook.book import Book, load_book
 from polybook.config import BookConfig, ConfigError
 from polybook.diagnostics import Code, Diagnostic, has_errors, sort_key
 from polybook.dialect.nodes import Document
-from polybook.files import atomic_write
+from polybook.files import atomic_write, display_path
 from polybook.library.collect import SAVE_RE, SavedBlock, collect_document
 from polybook.library.settings import LibrarySettings, read_settings
 from polybook.library.write import custom_header, module_text, versioned, wording_of

@@ -20,9 +20,9 @@ def lib(ctx: click.Context, check_only: bool) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from polybook.book import display_path
     from polybook.config import ConfigError
     from polybook.diagnostics import sort_key
+    from polybook.files import display_path
     from polybook.library import load_library_book, write_library
     from polybook.library.build import Written
     from polybook.usage import UsageProblem, book_config

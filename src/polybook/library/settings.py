@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from polybook.book import display_path
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic
+from polybook.files import display_path
 
 _LIBRARY_KEYS = {
     "version_file": "file whose `__version__` line gets conf.py's `release` (relative to the language folder)",

@@ -24,11 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from polybook import __version__
-from polybook.book import display_path, load_book
+from polybook.book import load_book
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic, Level, has_errors
 from polybook.execute.outputs import read_outputs
-from polybook.files import stage_lock
+from polybook.files import display_path, stage_lock
 from polybook.pdf.fonts import plan_fonts
 from polybook.pdf.languages import Typesetting, latex_elements, main_fonts, numfig_format, typesetting
 from polybook.pdf.latex import LatexJob, missing_tools, run_in_process, tex_installation

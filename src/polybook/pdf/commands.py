@@ -23,8 +23,8 @@ def pdf(
     from rich.console import Console
     from rich.table import Table
 
-    from polybook.book import display_path
     from polybook.diagnostics import Level, format_grouped, grouped
+    from polybook.files import display_path
     from polybook.pdf.build import PdfOutcome, PdfStatus, build_pdfs
     from polybook.usage import book_config, known
 

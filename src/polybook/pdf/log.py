@@ -14,8 +14,8 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from polybook.book import display_path
 from polybook.diagnostics import Code, Diagnostic
+from polybook.files import display_path
 from polybook.pdf.sphinx_ext import MARKER
 from polybook.stage.myst import Transpiled
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from polybook.book import display_path
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Level
 from polybook.dialect.nodes import Document
+from polybook.files import display_path
 from polybook.pdf.figures import ConversionError, svg_to_pdf
 from polybook.stage.documents import Stage, StagePolicy, Staging, stage_documents
 from polybook.stage.outputs import asset_name

@@ -28,13 +28,13 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Protocol
 
-from polybook.book import Book, complete_book, display_path, load_book
+from polybook.book import Book, complete_book, load_book
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect.nodes import Heading
 from polybook.execute.site_outputs import SiteOutputs, site_outputs
 from polybook.execute.site_outputs import environment as site_environment
-from polybook.files import atomic_write, hash_files
+from polybook.files import atomic_write, display_path, hash_files
 from polybook.render import settings, status_page, workers
 from polybook.render.inputs import SiteInputs
 from polybook.render.site_info import PdfLink, SiteInfo

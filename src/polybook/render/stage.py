@@ -12,10 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from polybook.book import display_path
 from polybook.config import BookConfig
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Document, Heading
+from polybook.files import display_path
 from polybook.stage.documents import (
     Stage,
     StagePolicy,

@@ -17,7 +17,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from polybook.book import display_path
+from polybook.files import display_path
 
 
 class GitProblem(Exception):

@@ -12,9 +12,8 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from polybook.book import display_path
 from polybook.config import BookConfig
-from polybook.files import stage_lock
+from polybook.files import display_path, stage_lock
 from polybook.pdf.build import site_pdfs
 from polybook.render.build import HtmlOptions, HtmlResult, render_html
 from polybook.render.site_info import PdfLink

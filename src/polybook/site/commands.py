@@ -41,7 +41,7 @@ def publish(
     import shutil
     import tempfile
 
-    from polybook.book import display_path
+    from polybook.files import display_path
     from polybook.site.branch import GitProblem, publish_branch
     from polybook.site.publish import PublishRefused, assemble_site, check_base_url, problems, publish_folder
     from polybook.usage import UsageProblem, book_config

@@ -37,9 +37,9 @@ def html(ctx: click.Context, languages: tuple[str, ...], jobs: int | None, stric
     from rich.console import Console
     from rich.table import Table
 
-    from polybook.book import display_path
     from polybook.diagnostics import Level, sort_key
     from polybook.execute.environment import KernelProblem
+    from polybook.files import display_path
     from polybook.site.build import HtmlOptions, build_html
     from polybook.usage import UsageProblem, book_config, known
 

@@ -23,10 +23,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from polybook.book import display_path
 from polybook.config import BookConfig
 from polybook.diagnostics import fails_build
-from polybook.files import file_sha256, replace_folder
+from polybook.files import display_path, file_sha256, replace_folder
 from polybook.render.build import STAMP
 from polybook.site.html import read_report
 
