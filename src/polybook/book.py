@@ -46,27 +46,27 @@ def load_book(
     """
     book = Book(config)
     store = config.build_dir / MODELS_DIR if cached else None
-    for code, lang in config.languages.items():
-        if languages and code not in languages:
+    for lang, settings in config.languages.items():
+        if languages and lang not in languages:
             continue
         docs = {}
-        book.names[code] = present[code] if present and code in present else config.document_names(code)
-        for name in book.names[code]:
+        book.names[lang] = present[lang] if present and lang in present else config.document_names(lang)
+        for name in book.names[lang]:
             if names is None or name in names:
-                path = config.document_path(code, name)
-                docs[name] = parse_cached(path, lang.settings, display_path(path), store)
+                path = config.document_path(lang, name)
+                docs[name] = parse_cached(path, settings.settings, display_path(path), store)
         if names is None:
-            toc = language_toc(code, docs)
-            book.tocs[code] = toc
+            toc = language_toc(lang, docs)
+            book.tocs[lang] = toc
             docs = in_reading_order(docs, toc)
-        book.chapters[code] = docs
+        book.chapters[lang] = docs
     return book
 
 
 def complete_book(book: Book) -> Book:
     """``book`` with every language of its config, those it lacks loaded (from the store of
     parsed documents), in the config's order."""
-    missing = [code for code in book.config.languages if code not in book.chapters]
+    missing = [lang for lang in book.config.languages if lang not in book.chapters]
     if not missing:
         return book
     more = load_book(book.config, missing, cached=True)
@@ -75,8 +75,8 @@ def complete_book(book: Book) -> Book:
     tocs = {**book.tocs, **more.tocs}
     return Book(
         book.config,
-        {code: chapters[code] for code in order if code in chapters},
-        {code: tocs[code] for code in order if code in tocs},
+        {lang: chapters[lang] for lang in order if lang in chapters},
+        {lang: tocs[lang] for lang in order if lang in tocs},
         {**book.names, **more.names},
     )
 

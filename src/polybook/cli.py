@@ -102,8 +102,8 @@ def build(ctx: click.Context, strict: bool) -> None:
     for column in ("language", "chapters", *(f"{f} cells" for f in config.frameworks), "errors", "warnings"):
         table.add_column(column, justify="left" if column == "language" else "right")
     errors = 0
-    for code, chapters in book.chapters.items():
-        out = config.build_dir / "model" / code
+    for lang, chapters in book.chapters.items():
+        out = config.build_dir / "model" / lang
         out.mkdir(parents=True, exist_ok=True)
         diags = [d for doc in chapters.values() for d in doc.diagnostics]
         for name, doc in chapters.items():
@@ -115,7 +115,7 @@ def build(ctx: click.Context, strict: bool) -> None:
         errors += n_err
         cells = [str(sum(len(doc.cells(f)) for doc in chapters.values())) for f in config.frameworks]
         warnings = sum(d.level is Level.WARNING for d in diags)
-        table.add_row(code, str(len(chapters)), *cells, str(n_err), str(warnings))
+        table.add_row(lang, str(len(chapters)), *cells, str(n_err), str(warnings))
     Console(stderr=True).print(table)
     if strict and errors:
         ctx.exit(1)
@@ -198,7 +198,7 @@ def check(
 
 
 def _chapter_names(config: BookConfig) -> list[str]:
-    return sorted({name for code in config.languages for name in config.document_names(code)})
+    return sorted({name for lang in config.languages for name in config.document_names(lang)})
 
 
 def _baseline(path: Path | None) -> dict[tuple[str, str, str, str], str]:

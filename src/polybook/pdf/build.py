@@ -112,14 +112,14 @@ def pdf_targets(
     stem = book_name(config)
     return [
         PdfTarget(
-            code,
+            lang,
             fw,
-            config.build_dir / "pdf" / code / f"{stem}-{fw}.pdf",
-            config.build_dir / ".pdf" / f"{code}-{fw}",
+            config.build_dir / "pdf" / lang / f"{stem}-{fw}.pdf",
+            config.build_dir / ".pdf" / f"{lang}-{fw}",
         )
-        for code, lang in config.languages.items()
-        if not languages or code in languages
-        for fw in lang.frameworks
+        for lang, settings in config.languages.items()
+        if not languages or lang in languages
+        for fw in settings.frameworks
         if not frameworks or fw in frameworks
     ]
 
@@ -236,7 +236,7 @@ def _build(
     outcomes: dict[PdfTarget, PdfOutcome] = {}
     pending: dict[PdfTarget, tuple[LatexJob, Stage, str]] = {}
     figure_cache = config.build_dir / ".pdf" / "figures"
-    results = {code: read_outputs(config.build_dir, code) for code in book.chapters}
+    results = {lang: read_outputs(config.build_dir, lang) for lang in book.chapters}
     tex = tex_installation()
 
     def done(outcome: PdfOutcome) -> None:

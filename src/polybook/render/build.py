@@ -343,14 +343,14 @@ def _status_key(config: BookConfig, fingerprints: dict[str, str]) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-def _unchanged(code: str, stamp: dict[str, Any]) -> LanguageBuild:
+def _unchanged(lang: str, stamp: dict[str, Any]) -> LanguageBuild:
     """A language whose inputs did not change: its last build, as its stamp tells it."""
     kept = [Diagnostic.from_dict(d) for d in stamp.get("diagnostics", [])]
-    return LanguageBuild(code, int(stamp.get("pages", 0)), SphinxStatus.UP_TO_DATE, 0.0, 0, kept)
+    return LanguageBuild(lang, int(stamp.get("pages", 0)), SphinxStatus.UP_TO_DATE, 0.0, 0, kept)
 
 
-def _in_language(config: BookConfig, diagnostic: Diagnostic, code: str) -> bool:
-    return config.language_of(Path(diagnostic.path)) == code
+def _in_language(config: BookConfig, diagnostic: Diagnostic, lang: str) -> bool:
+    return config.language_of(Path(diagnostic.path)) == lang
 
 
 def _sphinx_diagnostics(

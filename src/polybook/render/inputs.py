@@ -77,7 +77,7 @@ class SiteInputs:
             "parser": parser_version(),
             "conf": hashlib.sha256(config.path.read_bytes()).hexdigest(),
             "evaluate": evaluate,
-            "pages": {code: config.document_names(code) for code in config.languages},
+            "pages": {lang: config.document_names(lang) for lang in config.languages},
             "linked": linked,
             "chapters": [self.tree(p) if p.is_dir() else file_stats([p]) for p in others],
             "bib": file_stats(Path(p) for p in (config.sphinx.get("bibtex_bibfiles") or [])),

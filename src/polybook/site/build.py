@@ -36,7 +36,7 @@ def build_html(
         result = render_html(config, replace(options, status_pages=status, pdfs=pdfs), on_status)
         assembling = time.monotonic()
         outdir = result.outdir
-        built = [code for code in config.languages if (outdir / code / "index.html").is_file()]
+        built = [lang for lang in config.languages if (outdir / lang / "index.html").is_file()]
         assert result.site is not None
         result.diagnostics += assemble(config, result.site.with_languages(built), outdir)  # writes what changed
         result.timings["site"] = time.monotonic() - assembling

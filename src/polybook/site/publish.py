@@ -62,15 +62,15 @@ def problems(config: BookConfig, strict: bool = False, require_pdfs: bool = True
         return [f"no complete HTML build in {display_path(html_dir)}: {rerun}"]
     found: list[str] = []
     fatal: list[dict[str, Any]] = [d for d in report.diagnostics if fails_build(d, strict or report.strict)]
-    for code, lang in config.languages.items():
-        out = html_dir / code
-        entry = report.languages.get(code)
+    for lang, settings in config.languages.items():
+        out = html_dir / lang
+        entry = report.languages.get(lang)
         if not (out / "index.html").is_file() or entry is None:
-            found.append(f"language {code} ({lang.name}) is missing from {display_path(html_dir)}: {rerun}")
+            found.append(f"language {lang} ({settings.name}) is missing from {display_path(html_dir)}: {rerun}")
             continue
         if not (out / STAMP).is_file() or entry.sphinx.fatal or entry.failed:
             how = " with --strict" if entry.strict else ""
-            found.append(f"the last HTML build{how} of {code} ({lang.name}) failed or did not finish: {rerun}")
+            found.append(f"the last HTML build{how} of {lang} ({settings.name}) failed or did not finish: {rerun}")
         # A build run with --strict failed on warnings too: list them, as publish --strict does.
         fatal += [d for d in entry.diagnostics if fails_build(d, strict or entry.strict)]
     for diag in fatal:
