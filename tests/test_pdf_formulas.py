@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from polybook.pdf import formulas as formulas_module
-from polybook.pdf.formulas import Unset, failing_formulas, formulas, set_aside
+from polybook.pdf.formulas import Unset, failing_formulas, formulas, set_aside, set_aside_block
 
 TEX = r"""\documentclass{report}
 \begin{document}
@@ -76,3 +76,14 @@ def test_formulas_set_once_are_not_set_again_with_the_same_preamble(
     other = TEX.replace(r"\documentclass{report}", "\\documentclass{report}\n\\release{mxnet}")
     again = failing_formulas(other, formulas(other), tmp_path, tmp_path / "kept")
     assert [u.formula.text for u in again] == [r"\(\undefined x\)"] and batches[1] == [r"\(\undefined x\)"]
+
+
+def test_a_block_latex_stops_on_is_set_aside_from_its_marker_to_the_next() -> None:
+    tex = "\\begin{document}\n% polybook-src tiny:3\nGood.\n% polybook-src tiny:5\nBad \\x{\nmore\n"
+    tex += "% polybook-src tiny:9\nEnd.\n"
+    out = set_aside_block(tex, 5, "Undefined control sequence.")
+    assert out is not None and out.count("\n") == tex.count("\n")
+    lines = out.split("\n")
+    assert lines[2] == "Good." and lines[4].startswith(r"\par\noindent\fbox") and "[not set]" in lines[4]
+    assert lines[5] == "%" and lines[6] == "% polybook-src tiny:9" and lines[7] == "End."
+    assert set_aside_block("\\begin{document}\nno markers\n", 2, "x") is None

@@ -309,6 +309,7 @@ def _finish(config: BookConfig, target: PdfTarget, stage: Stage, digest: str, re
     stamp that lists the errors of the formulas it set as text, if any (``publish`` refuses it)."""
     found = _latex_diagnostics(config, target, stage, result)
     unset = _unset_diagnostics(target, stage, result.get("unset", []))
+    unset += _set_aside_diagnostics(target, stage, result.get("set_aside", []))
     seconds = float(result.get("seconds", 0.0))
     if result.get("status") != "ok" or has_errors(found):
         target.stamp.unlink(missing_ok=True)
@@ -377,6 +378,25 @@ def _unset_diagnostics(target: PdfTarget, stage: Stage, unset: list[dict[str, An
             "shows it as its text in a box; fix the formula"
         )
         out.append(Diagnostic.make(*where, Code.PDF_FORMULA, message))
+    return out
+
+
+def _set_aside_diagnostics(target: PdfTarget, stage: Stage, blocks: list[dict[str, Any]]) -> list[Diagnostic]:
+    """An error per block of a chapter LaTeX stopped on, set aside so that the rest was built."""
+    tex = target.log.with_suffix(".tex")
+    tex_lines = tex.read_text(encoding="utf-8", errors="replace").splitlines() if tex.is_file() else []
+    out = []
+    for block in blocks:
+        source = source_of(tex_lines, int(block["line"]))
+        where = (display_path(tex), int(block["line"]))
+        if source and source[0] in stage.docs:
+            where = (stage.paths[source[0]], stage.docs[source[0]].source_line(source[1]))
+        near = f' near "{block["context"].split(" ", 1)[-1][-40:]}"' if block.get("context") else ""
+        message = (
+            f"{target.language}: LaTeX error: {block['message']}{near}; this part of the chapter is left out of "
+            f"the PDF, a notice in its place: fix it (log {display_path(target.log)})"
+        )
+        out.append(Diagnostic.make(*where, Code.PDF_LATEX, message))
     return out
 
 

@@ -199,3 +199,27 @@ def _boxed(formula: Formula) -> str:
     else:
         text = rf"\fbox{{{mark} \texttt{{{' '.join(line for line in shown if line)}}}}}"
     return text + "%\n" * source.count("\n")
+
+
+#: The source markers :mod:`polybook.pdf.sphinx_ext` writes before every block of a section.
+_MARKER_RE = re.compile(r"^% polybook-src \S+:\d+$")
+
+
+def set_aside_block(tex: str, line: int, message: str) -> str | None:
+    """``tex`` with the block holding ``line`` -- from the source marker above it to the next
+    one -- replaced by a marked notice (a formula that runs over the paragraphs after it, a
+    table LaTeX cannot set...), every line kept; None when no marker encloses ``line``."""
+    lines = tex.split("\n")
+    above = next((i for i in range(min(line, len(lines)) - 1, -1, -1) if _MARKER_RE.match(lines[i])), None)
+    if above is None:
+        return None
+    below = next((i for i in range(line, len(lines)) if _MARKER_RE.match(lines[i])), len(lines))
+    end_document = next((i for i in range(above, below) if lines[i].startswith("\\end{document}")), None)
+    below = end_document if end_document is not None else below
+    said = "".join(_SPECIAL.get(c, c) for c in message)
+    notice = (
+        r"\par\noindent\fbox{\parbox{\dimexpr\linewidth-2\fboxsep-2\fboxrule}{\textbf{[not set]} "
+        rf"LaTeX could not set this part of the chapter: \texttt{{{said}}}}}}}\par"
+    )
+    count = below - above - 1
+    return "\n".join([*lines[: above + 1], notice, *(["%"] * (count - 1)), *lines[below:]]) if count > 0 else None

@@ -53,29 +53,56 @@ def run_latex(job: LatexJob) -> dict[str, Any]:
     result["unset"] = _set_aside_formulas(Path(job.outdir), job.texname)
     result["formula_seconds"] = round(time.monotonic() - started, 3)
     started = time.monotonic()
-    # Long log lines unwrapped, so a "Missing character" line is read whole.
-    env = {**os.environ, "max_print_line": "100000", "LATEXOPTS": ""}
-    run = subprocess.run(
-        [*LATEXMK, job.texname],
-        cwd=job.outdir,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        errors="replace",
-        check=False,
-    )
+    run, blocks = _latexmk(Path(job.outdir), job.texname)
+    result["set_aside"] = blocks
     result["latex_seconds"] = round(time.monotonic() - started, 3)
     result["seconds"] = round(result["sphinx_seconds"] + result["formula_seconds"] + result["latex_seconds"], 3)
     result["latexmk_output"] = (run.stdout + run.stderr)[-4000:]
     pdf = Path(job.outdir) / Path(job.texname).with_suffix(".pdf")
     result["status"] = "ok" if run.returncode == 0 and pdf.is_file() else "latex"
     if result["status"] != "ok":
-        # A half-written .aux can break the next run before it reaches the fixed input.
-        for leftover in Path(job.outdir).glob(f"{Path(job.texname).stem}.*"):
-            if leftover.suffix in (".aux", ".toc", ".out", ".fdb_latexmk", ".xdv"):
-                leftover.unlink()
+        _clean(Path(job.outdir), job.texname)
     return result
+
+
+#: LaTeX errors tied to one block of a chapter that a PDF sets aside, one LaTeX run each, before
+#: it gives up: a reader gets the rest of the book, the author every such place at its line.
+MAX_SET_ASIDE = 3
+
+
+def _latexmk(outdir: Path, texname: str) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
+    """latexmk on the book; when it stops on an error inside a block of a chapter (between two
+    source markers), that block is replaced by a notice and LaTeX runs again, up to
+    :data:`MAX_SET_ASIDE` times. The blocks set aside: ``{line, message}`` each."""
+    from polybook.pdf.formulas import set_aside_block
+    from polybook.pdf.log import read_log
+
+    env = {**os.environ, "max_print_line": "100000", "LATEXOPTS": ""}  # long log lines unwrapped, read whole
+    book, log = outdir / texname, (outdir / texname).with_suffix(".log")
+    blocks: list[dict[str, Any]] = []
+    while True:
+        run = subprocess.run(
+            [*LATEXMK, texname], cwd=outdir, env=env, stdin=subprocess.DEVNULL,
+            capture_output=True, text=True, errors="replace", check=False,
+        )  # fmt: skip
+        if (run.returncode == 0 and book.with_suffix(".pdf").is_file()) or len(blocks) >= MAX_SET_ASIDE:
+            return run, blocks
+        text = log.read_text(encoding="utf-8", errors="replace") if log.is_file() else ""
+        error = next((e for e in read_log(text).errors if e.tex_line), None)
+        tex = book.read_text(encoding="utf-8")
+        fixed = set_aside_block(tex, error.tex_line, error.message) if error and error.tex_line else None
+        if fixed is None or error is None:
+            return run, blocks
+        blocks.append({"line": error.tex_line, "message": error.message, "context": error.context})
+        book.write_text(fixed, encoding="utf-8")
+        _clean(outdir, texname)
+
+
+def _clean(outdir: Path, texname: str) -> None:
+    """A half-written .aux can break the next run before it reaches the fixed input."""
+    for leftover in outdir.glob(f"{Path(texname).stem}.*"):
+        if leftover.suffix in (".aux", ".toc", ".out", ".fdb_latexmk", ".xdv"):
+            leftover.unlink()
 
 
 def _set_aside_formulas(outdir: Path, texname: str) -> list[dict[str, Any]]:
