@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import hashlib
+import json
 import os
 import pickle
 import shutil
@@ -164,3 +165,13 @@ def display_path(path: Path) -> str:
         return os.path.relpath(path) if path.resolve().is_relative_to(Path.cwd()) else str(path)
     except ValueError:
         return str(path)
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    """The JSON object in ``path``; empty when the file is missing, unreadable or no object (a
+    stamp or report not written yet, or by an older polybook, is one not written)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}

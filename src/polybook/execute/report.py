@@ -17,7 +17,7 @@ from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.execute.evaluate import CACHE, FROZEN, RUN, SKIPPED, Evaluation, Outcome
 from polybook.execute.failures import DOWNLOAD_FAILED, FAILED, MISSING_FRAMEWORK, NO_ENVIRONMENT
 from polybook.execute.runner import ERROR, KERNEL_DIED, NEEDS_GPU, NOT_RUN, TIMEOUT, strip_ansi
-from polybook.files import atomic_write
+from polybook.files import atomic_write, read_json
 
 REPORT_NAME = "eval-report.json"
 _CODES = {
@@ -118,7 +118,7 @@ def write_report(evaluation: Evaluation, path: Path | None = None, merge: bool =
     if merge:
         config = evaluation.book.config
         evaluated = set(evaluation.book.chapters)
-        report = merge_report(_read(path), report, evaluated, lambda p: config.language_of(Path(p)) in evaluated)
+        report = merge_report(read_json(path), report, evaluated, lambda p: config.language_of(Path(p)) in evaluated)
     atomic_write(path, json.dumps(report, ensure_ascii=False, indent=1))  # a temp file of its own
     return path
 
@@ -153,14 +153,6 @@ def merge_report(
         "programs": programs,
         "diagnostics": [*current["diagnostics"], *previous_diagnostics],
     }
-
-
-def _read(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def diagnostics(evaluation: Evaluation) -> list[Diagnostic]:

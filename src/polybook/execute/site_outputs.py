@@ -17,7 +17,7 @@ from typing import Any
 from polybook.book import Book
 from polybook.config import BookConfig
 from polybook.diagnostics import Diagnostic
-from polybook.files import atomic_write
+from polybook.files import atomic_write, read_json
 
 #: A chapter's outputs as ``build/eval`` stores them, by (language, chapter).
 Results = dict[tuple[str, str], dict[str, Any]]
@@ -56,11 +56,10 @@ def site_outputs(
 
     now = environment(config)
     inputs = {lang: evaluation_inputs(book, lang, now) for lang in languages}
-    unchanged = [lang for lang in languages if _read(_stamp(config, lang)).get("inputs") == inputs[lang]]
+    stamps = {lang: read_json(_stamp(config, lang)) for lang in languages}
+    unchanged = [lang for lang in languages if stamps[lang].get("inputs") == inputs[lang]]
     out = SiteOutputs(stored_results(config, unchanged))
-    out.diagnostics = [
-        Diagnostic.from_dict(d) for lang in unchanged for d in _read(_stamp(config, lang)).get("diagnostics", [])
-    ]
+    out.diagnostics = [Diagnostic.from_dict(d) for lang in unchanged for d in stamps[lang].get("diagnostics", [])]
     again = [lang for lang in languages if lang not in unchanged]
     if again:
         say("evaluating (cached)")
@@ -96,14 +95,6 @@ def stored_results(config: BookConfig, languages: list[str]) -> Results:
 
 def _stamp(config: BookConfig, lang: str) -> Path:
     return config.build_dir / "eval" / f".{lang}.inputs.json"
-
-
-def _read(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def _write(path: Path, data: Any) -> None:

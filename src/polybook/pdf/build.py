@@ -360,44 +360,48 @@ def _latex_diagnostics(config: BookConfig, target: PdfTarget, stage: Stage, resu
 
 
 def _unset_diagnostics(target: PdfTarget, stage: Stage, unset: list[dict[str, Any]]) -> list[Diagnostic]:
-    """An error per formula LaTeX could not set, at its chapter's line (through the ``.tex``'s
-    source markers, which setting it aside kept in place)."""
-    tex = target.log.with_suffix(".tex")
-    tex_lines = tex.read_text(encoding="utf-8", errors="replace").splitlines() if tex.is_file() else []
+    """An error per formula LaTeX could not set, at its chapter's line."""
     batch = display_path(target.workdir / "latex" / "polybook-formulas.log")
+    where = _chapter_line(target, stage)
     out = []
     for item in unset:
-        source = source_of(tex_lines, int(item["line"]))
-        where = (display_path(tex), int(item["line"]))
-        if source and source[0] in stage.docs:
-            where = (stage.paths[source[0]], stage.docs[source[0]].source_line(source[1]))
         shown = " ".join(str(item["text"]).split())
         shown = shown if len(shown) <= 80 else shown[:77] + "..."
         message = (
             f"{target.language}: LaTeX cannot set the formula {shown} ({item['message']}; log {batch}): the PDF "
             "shows it as its text in a box; fix the formula"
         )
-        out.append(Diagnostic.make(*where, Code.PDF_FORMULA, message))
+        out.append(Diagnostic.make(*where(int(item["line"])), Code.PDF_FORMULA, message))
     return out
 
 
 def _set_aside_diagnostics(target: PdfTarget, stage: Stage, blocks: list[dict[str, Any]]) -> list[Diagnostic]:
     """An error per block of a chapter LaTeX stopped on, set aside so that the rest was built."""
-    tex = target.log.with_suffix(".tex")
-    tex_lines = tex.read_text(encoding="utf-8", errors="replace").splitlines() if tex.is_file() else []
+    where = _chapter_line(target, stage)
     out = []
     for block in blocks:
-        source = source_of(tex_lines, int(block["line"]))
-        where = (display_path(tex), int(block["line"]))
-        if source and source[0] in stage.docs:
-            where = (stage.paths[source[0]], stage.docs[source[0]].source_line(source[1]))
         near = f' near "{block["context"].split(" ", 1)[-1][-40:]}"' if block.get("context") else ""
         message = (
             f"{target.language}: LaTeX error: {block['message']}{near}; this part of the chapter is left out of "
             f"the PDF, a notice in its place: fix it (log {display_path(target.log)})"
         )
-        out.append(Diagnostic.make(*where, Code.PDF_LATEX, message))
+        out.append(Diagnostic.make(*where(int(block["line"])), Code.PDF_LATEX, message))
     return out
+
+
+def _chapter_line(target: PdfTarget, stage: Stage) -> Callable[[int], tuple[str, int]]:
+    """A line of the book's ``.tex`` -> its chapter's ``(path, line)``, through the source markers
+    (which setting a formula or block aside keeps in place); the ``.tex`` line when none."""
+    tex = target.log.with_suffix(".tex")
+    tex_lines = tex.read_text(encoding="utf-8", errors="replace").splitlines() if tex.is_file() else []
+
+    def where(line: int) -> tuple[str, int]:
+        source = source_of(tex_lines, line)
+        if source and source[0] in stage.docs:
+            return stage.paths[source[0]], stage.docs[source[0]].source_line(source[1])
+        return display_path(tex), line
+
+    return where
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,7 +34,7 @@ from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect.nodes import Heading
 from polybook.execute.site_outputs import SiteOutputs, site_outputs
 from polybook.execute.site_outputs import environment as site_environment
-from polybook.files import atomic_write, display_path, hash_files
+from polybook.files import atomic_write, display_path, hash_files, read_json
 from polybook.render import settings, status_page, workers
 from polybook.render.inputs import SiteInputs
 from polybook.render.site_info import PdfLink, SiteInfo
@@ -205,7 +205,7 @@ class _Build:
         config = self.config
         inputs = self._inputs()
         self.fingerprints = {lang: inputs.of(lang) for lang in config.languages}
-        self.stamps = {lang: _read_stamp(self.outdir / lang / STAMP) for lang in self.selected}
+        self.stamps = {lang: read_json(self.outdir / lang / STAMP) for lang in self.selected}
         self.stale = [
             lang
             for lang in self.selected
@@ -215,7 +215,7 @@ class _Build:
         self.builds = {lang: _unchanged(lang, self.stamps[lang]) for lang in self.selected if lang not in self.stale}
         self.diagnostics = [Diagnostic.from_dict(d) for lang in self.builds for d in self.stamps[lang].get("own", [])]
         self.status_key = _status_key(config, self.fingerprints) if self.status is not None else ""
-        status_fresh = not self.stale and _read_stamp(self.work / STATUS_STAMP).get("key") == self.status_key
+        status_fresh = not self.stale and read_json(self.work / STATUS_STAMP).get("key") == self.status_key
         fresh = workers.fresh(self.stale, {lang: self.work / lang / "doctrees" for lang in self.stale})
         if self.stale and not fresh:  # the Sphinx workers' fork server imports Sphinx while the book is parsed
             workers.start(workers.search_preload(self.stale))
@@ -403,13 +403,6 @@ def merge_warnings(
 
     kept = [entry for entry in stored if not replaced(entry)]
     return kept + [entry for entry in fresh if entry not in kept]
-
-
-def _read_stamp(path: Path) -> dict[str, Any]:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
 
 
 def _write_stamp(
