@@ -8,16 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from polybook.config.library import LibrarySettings
-from polybook.diagnostics import Diagnostic
+from polybook.diagnostics import Diagnostic, DiagnosticError
 from polybook.dialect import DialectSettings
 
 
-class ConfigError(Exception):
+class ConfigError(DiagnosticError):
     """conf.py is unusable; ``diagnostics`` lists every problem found."""
-
-    def __init__(self, diagnostics: list[Diagnostic]) -> None:
-        self.diagnostics = diagnostics
-        super().__init__("\n".join(d.format() for d in diagnostics))
 
 
 @dataclass(frozen=True, slots=True)
