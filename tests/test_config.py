@@ -107,3 +107,50 @@ def test_framework_labels_are_the_books_own(tmp_path: Path) -> None:
         "conf.py:2: error: polybook.framework_labels.pytroch: not in polybook.frameworks; did you mean 'pytorch'?"
         in str(caught.value)
     )
+
+
+HINTED = """\
+polybook = {"source_language": "en", "frameworks": ["mxnet", "pytorch"],
+    "languages": {"en": {"name": "English",
+        "titel": "Counting", "colour": "blue"}},
+    "execution": {"chapters": {"intro": {"allow_errors": True,
+        "timout": 60, "retries": 2}}},
+}
+"""
+
+
+def test_an_unknown_key_anywhere_names_the_close_one(tmp_path: Path) -> None:
+    """One way to report an unknown key, with the key meant when one is close, else the known ones."""
+    conf = _write(tmp_path, HINTED)
+    with pytest.raises(ConfigError) as caught:
+        load_config(conf)
+    assert str(caught.value).splitlines() == [
+        f"{conf}:3: error: polybook.languages.en.titel: unknown setting; did you mean 'title'? [polybook.config]",
+        f"{conf}:3: error: polybook.languages.en.colour: unknown setting; "
+        "known: ['base', 'default_tab', 'frameworks', 'name', 'origin', 'title'] [polybook.config]",
+        f"{conf}:5: error: polybook.execution.chapters.intro.timout: unknown setting; did you mean 'timeout'? "
+        "[polybook.config]",
+        f"{conf}:5: error: polybook.execution.chapters.intro.retries: unknown setting; "
+        "known: ['allow_errors', 'timeout'] [polybook.config]",
+    ]
+
+
+LIBRARY = """\
+polybook = {"source_language": "en", "frameworks": ["mxnet", "pytorch"], "languages": {"en": {"name": "English"}},
+    "library": {"frameworks": {"pytroch": {"lib_file": "d2l/torch.py"}, "jx": {"lib_file": "d2l/jax.py"}}},
+}
+"""
+
+
+def test_the_librarys_problems_are_the_configs_and_hinted_too(tmp_path: Path) -> None:
+    """``polybook.library`` is read with the rest of conf.py; its problems stop only the commands
+    that need the library (polybook build lib, build eval)."""
+    conf = _write(tmp_path, LIBRARY)
+    config = load_config(conf)
+    assert [d.format() for d in config.library_problems] == [
+        f"{conf}:2: error: polybook.library.frameworks.pytroch: not in polybook.frameworks; did you mean 'pytorch'? "
+        "[polybook.config]",
+        f"{conf}:2: error: polybook.library.frameworks.jx: not in polybook.frameworks (mxnet, pytorch) "
+        "[polybook.config]",
+    ]
+    assert not config.library.enabled

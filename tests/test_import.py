@@ -93,7 +93,8 @@ def test_both_orders_make_the_same_book(tmp_path: Path) -> None:
         assert config.sphinx["project"] == "Counting Things"
         assert config.sphinx["html_favicon"] == "chapters/en/img/dot.svg"
         assert "numfig" not in config.sphinx  # a translation's own Sphinx setting stays out
-        library = config.library
+        assert config.library_problems == () and config.library.version_file == "d2l/__init__.py"
+        library = read_book_settings((root / "conf.py").read_text(encoding="utf-8")).polybook["library"]  # as written
         assert library["version_file"] == "d2l/__init__.py"
         assert library["frameworks"]["mxnet"]["simple_alias"] == "ones, zeros, arange,\ntensor -> array"  # en's
         assert library["frameworks"]["mxnet"]["reverse_alias"] == r"d2l.size\(([\w]+)\) -> \1.size"
@@ -145,9 +146,11 @@ def test_the_summary(tmp_path: Path) -> None:
     assert "Markdown: 3 file(s) copied: 3 document(s) + 0 *_origin.md base(s)" in en
     assert "not copied: 2 .md file(s) [build] exclusions exclude, 1 matching no [build] notebooks pattern" in en
     assert "Markdown: 6 file(s) copied: 3 document(s) + 3 *_origin.md base(s)" in ja
-    assert f"{JA}/config.ini:{line_of(JA / 'config.ini', 'resources =')}: resource img/ does not exist: skipped" in ja
+    resources = line_of(JA / "config.ini", "resources =")
+    missing = "does not exist: skipped [polybook.import.missing]"
+    assert f"{JA}/config.ini:{resources}: warning: resource img/ {missing}" in ja
     html_logo = line_of(EN / "config.ini", "html_logo =")
-    assert f"{EN}/config.ini:{html_logo}: html_logo file static/logo-with-text.png does not exist: skipped" in en
+    assert f"{EN}/config.ini:{html_logo}: warning: html_logo file static/logo-with-text.png {missing}" in en
     assert "conf.py: created" in en and "conf.py: updated" in ja
     assert '+ polybook.languages.ja = {"name": "日本語"' in ja
 
@@ -156,22 +159,23 @@ def test_unmapped_settings_name_their_line(tmp_path: Path) -> None:
     out = import_both(tmp_path, ("en", "ja"))
     en, ja = EN / "config.ini", JA / "config.ini"
     expected_en = [
-        f"{en}:{line_of(en, 'name =')}: not mapped: [project] name = counting-en (",
-        f"{en}:{line_of(en, 'notebooks =')}: not mapped: [build] notebooks = *.md  */*.md (",
-        f"{en}:{line_of(en, 'eval_notebook')}: not mapped: [build] eval_notebook = True (",
-        f"{en}:{line_of(en, 'header_links')}: not mapped: [html] header_links = PDF, https://example.org/counting.pdf",
-        f"{en}:{line_of(en, 'main_font')}: not mapped: [pdf] main_font = Some Serif (",
-        f"{en}:{line_of(en, 'google_analytics')}: not mapped: [deploy] google_analytics_tracking_id = UA-00000000-1 (",
-        f"{en}:{line_of(en, 'github_repo')}: not mapped: [colab] github_repo = mxnet, example/counting-colab …",
+        f"{en}:{line_of(en, 'name =')}: info: not mapped: [project] name = counting-en (",
+        f"{en}:{line_of(en, 'notebooks =')}: info: not mapped: [build] notebooks = *.md  */*.md (",
+        f"{en}:{line_of(en, 'eval_notebook')}: info: not mapped: [build] eval_notebook = True (",
+        f"{en}:{line_of(en, 'header_links')}: info: not mapped: [html] header_links = PDF, https://example.org/counting.pdf",
+        f"{en}:{line_of(en, 'main_font')}: info: not mapped: [pdf] main_font = Some Serif (",
+        f"{en}:{line_of(en, 'google_analytics')}: info: not mapped: [deploy] google_analytics_tracking_id = "
+        "UA-00000000-1 (",
+        f"{en}:{line_of(en, 'github_repo')}: info: not mapped: [colab] github_repo = mxnet, example/counting-colab …",
     ]
     expected_ja = [
-        f"{ja}:{line_of(ja, 'translator')}: not mapped: [translation] translator = aws (",
-        f"{ja}:{line_of(ja, 'sphinx_configs')}: not mapped: [build] sphinx_configs = numfig_format = "
+        f"{ja}:{line_of(ja, 'translator')}: info: not mapped: [translation] translator = aws (",
+        f"{ja}:{line_of(ja, 'sphinx_configs')}: info: not mapped: [build] sphinx_configs = numfig_format = "
         "{'figure': '図%s', 'table': '表%s'} (one language's text or layout",
-        f"{ja}:{line_of(ja, 'numfig = True')}: not mapped: [build] sphinx_configs = numfig = True "
+        f"{ja}:{line_of(ja, 'numfig = True')}: info: not mapped: [build] sphinx_configs = numfig = True "
         "(a translation's own Sphinx setting",
-        f"{ja}:{line_of(ja, 'html_theme =')}: not mapped: [build] sphinx_configs = html_theme = pick_theme() "
-        "(not a Python literal)",
+        f"{ja}:{line_of(ja, 'html_theme =')}: info: not mapped: [build] sphinx_configs = html_theme = pick_theme() "
+        "(not a Python literal) [polybook.import.unmapped]",
     ]
     for line in expected_en:
         assert line in out["en"], line
@@ -220,7 +224,10 @@ def test_a_lang_other_than_the_projects_is_a_warning(tmp_path: Path) -> None:
     code, out = run(tmp_path, str(JA), "--lang", "ko")
     assert code == 0, out
     line = line_of(JA / "config.ini", "lang = ja")
-    assert f"{JA}/config.ini:{line}: warning: [project] lang = ja but it is imported as ko" in out
+    assert (
+        f"{JA}/config.ini:{line}: warning: [project] lang = ja but it is imported as ko [polybook.import.setting]"
+        in out
+    )
     assert load_config(tmp_path / "conf.py").languages["ko"].name == "한국어"
 
 
@@ -319,7 +326,8 @@ def test_a_malformed_config_ini_names_its_line(tmp_path: Path) -> None:
     project.mkdir()
     (project / "config.ini").write_text("[project]\ntitle = A\n[build]\nthis line has no equals sign\n")
     code, out = run(tmp_path, str(project), "--lang", "en")
-    assert code == 2 and f"{project}/config.ini:4: not a 'key = value' line" in out
+    malformed = "error: not a 'key = value' line: 'this line has no equals sign' [polybook.import.ini]"
+    assert code == 2 and f"{project}/config.ini:4: {malformed}" in out
 
 
 @pytest.mark.parametrize(
@@ -450,3 +458,13 @@ def test_pip_lines_are_read_for_their_requirements(line: str, requirements: list
     from polybook.importer.environments import pip_requirements
 
     assert pip_requirements(line) == requirements
+
+
+def test_a_conf_py_that_cannot_be_edited_in_place_is_refused_at_its_line(tmp_path: Path) -> None:
+    conf = tmp_path / "conf.py"
+    conf.write_text('project = "Mine"\npolybook = dict(source_language="en")\n', encoding="utf-8")
+    before = tree_digest(tmp_path)
+    code, out = run(tmp_path, str(EN), "--lang", "en")
+    unliteral = "error: polybook must be a literal dict to be merged into [polybook.import.conf]"
+    assert code == 2 and out == f"Error: {conf}:2: {unliteral}\n"
+    assert tree_digest(tmp_path) == before

@@ -16,7 +16,7 @@ from polybook.book import load_book
 from polybook.cli import main
 from polybook.config import ConfigError, load_config
 from polybook.files import display_path
-from polybook.library import SavedLibrary, collect_library, library_status, read_settings
+from polybook.library import SavedLibrary, collect_library, library_status
 from polybook.library.collect import save_lines
 from polybook.library.write import WARNING
 
@@ -322,7 +322,8 @@ def test_a_document_no_toc_reaches_is_not_collected(book_root: Path) -> None:
 def test_settings_problems_are_reported_at_their_key(book_root: Path) -> None:
     conf = book_root / "conf.py"
     conf.write_text(CONF.replace('"lib_name": "math"', '"lib_nmae": "math"'), encoding="utf-8")
-    settings, problems = read_settings(load_config(conf))
+    config = load_config(conf)  # the library's problems stop only the commands that need it
+    settings, problems = config.library, config.library_problems
     messages = [(d.line, d.message) for d in problems]
     assert (14, "polybook.library.frameworks.alpha.lib_nmae: unknown setting; did you mean 'lib_name'?") in messages
     assert any("simple_alias: needs lib_name" in m for _, m in messages)

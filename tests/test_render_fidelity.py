@@ -4,7 +4,6 @@ empty tab panel, the bibliography, eval_rst API pages and files, Unicode math in
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import shutil
@@ -188,8 +187,11 @@ def test_the_packages_a_library_imports_are_read_from_its_import_lines(tmp_path:
     found = third_party_imports(library / "torch.py")
     assert found == {"numpy", "not_installed_a", "not_installed_b", "not_installed_c"}
     assert missing_imports(library / "torch.py") == {"not_installed_a", "not_installed_b", "not_installed_c"}
-    library_setting = {"frameworks": {"pytorch": {"lib_file": "mylib/torch.py"}, "broken": "x"}}
-    config = dataclasses.replace(load_config(book / "conf.py"), library=library_setting)
+    conf = book / "conf.py"
+    library_setting = '    "library": {"frameworks": {"pytorch": {"lib_file": "mylib/torch.py"}, "broken": "x"}},\n}\n'
+    conf.write_text(conf.read_text(encoding="utf-8").removesuffix("}\n") + library_setting, encoding="utf-8")
+    config = load_config(conf)
+    assert [d.message.split(":")[0] for d in config.library_problems] == ["polybook.library.frameworks.broken"]
     assert library_imports(config, ["en"]) == {"numpy"}  # installed: the Sphinx workers import it ahead
 
 

@@ -112,6 +112,12 @@ class Code(StrEnum):
     LIB_VERSION = "lib.version"  # version_file missing, or without a __version__ line
     LIB_STALE = "lib.stale"  # a library file is not what the #@save cells give
     LIB_COPY = "lib.copy"  # a translation's own copy of a library module differs from the book's
+    # Importing a d2lbook project (polybook import d2lbook)
+    IMPORT_INI = "import.ini"  # its config.ini cannot be read, or configparser would refuse it
+    IMPORT_CONF = "import.conf"  # conf.py cannot be read, or not edited in place (not Python, not a literal)
+    IMPORT_SETTING = "import.setting"  # a config.ini setting the import overrides (lang, origin_lang)
+    IMPORT_MISSING = "import.missing"  # a file config.ini names that the project lacks: not copied
+    IMPORT_UNMAPPED = "import.unmapped"  # a config.ini setting polybook has no place for
 
 
 #: The level a code is reported at unless the reporter says otherwise.
@@ -199,6 +205,11 @@ DEFAULT_LEVEL: dict[Code, Level] = {
     Code.LIB_VERSION: Level.WARNING,
     Code.LIB_STALE: Level.WARNING,
     Code.LIB_COPY: Level.WARNING,
+    Code.IMPORT_INI: Level.ERROR,
+    Code.IMPORT_CONF: Level.ERROR,
+    Code.IMPORT_SETTING: Level.WARNING,
+    Code.IMPORT_MISSING: Level.WARNING,
+    Code.IMPORT_UNMAPPED: Level.INFO,
 }
 
 #: Severity order, for thresholds such as ``--fail-on warning``.
@@ -236,6 +247,16 @@ class Diagnostic:
         """The diagnostic :meth:`to_dict` wrote (a stamp, a report); other keys are ignored."""
         code = Code(str(entry["code"]).removeprefix("polybook."))
         return cls(str(entry["path"]), int(entry["line"]), code, str(entry["message"]), Level(entry["level"]))
+
+
+class DiagnosticError(Exception):
+    """A stage stops on ``diagnostics``; its text is ``headline`` (what was refused, when there is
+    one to say) followed by every diagnostic, formatted."""
+
+    def __init__(self, diagnostics: Iterable[Diagnostic], headline: str = "") -> None:
+        self.diagnostics = list(diagnostics)
+        self.headline = headline
+        super().__init__("\n".join([headline] * bool(headline) + [d.format() for d in self.diagnostics]))
 
 
 def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:

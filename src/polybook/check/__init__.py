@@ -458,7 +458,7 @@ def _check_in_worker(
 def _library(config: BookConfig, langs: list[str]) -> list[Finding]:
     """The book's library against its committed modules and the translations' copies (only for
     a book that has one: the source language is then loaded whole, for its toc)."""
-    if not config.library:
+    if not config.library.enabled:
         return []
     book = load_book(config, [config.source_language], cached=True)
     return library_findings(book, langs, findings_dir(config))

@@ -26,11 +26,11 @@ from polybook.book import Book
 from polybook.check.code import TAKE_SOURCE
 from polybook.check.findings import Finding, Location
 from polybook.check.keys import checker_version, file_bytes, key_of
-from polybook.config import BookConfig
+from polybook.config import BookConfig, LibrarySettings
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Document
 from polybook.files import display_path, hash_files, kept
-from polybook.library import LibrarySettings, SavedLibrary, collect_library, library_status, read_settings
+from polybook.library import SavedLibrary, collect_library, library_status
 from polybook.library.build import first_difference, library_languages
 from polybook.library.collect import SAVE_RE, SavedBlock, save_lines
 
@@ -67,8 +67,8 @@ def library_findings(book: Book, languages: list[str], store: Path | None = None
     """Stale committed modules, and the translations' own copies that differ from the book's.
     ``store``: the folder of kept findings (:mod:`polybook.check.memo`; None: computed)."""
     config = book.config
-    settings, problems = read_settings(config)
-    if problems or not settings.enabled:
+    settings = config.library
+    if config.library_problems or not settings.enabled:
         return []  # polybook build lib reports the settings' problems
     if config.source_language not in book.tocs:
         return []  # the library follows the toc: only a book whose source was loaded whole

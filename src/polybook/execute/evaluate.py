@@ -313,7 +313,8 @@ def evaluation_inputs(book: Book, language: str, environment: dict[str, Any]) ->
         digest.update(name.encode() + b"\0")
         for cell in doc.cells():
             digest.update(json.dumps([cell.code, cell.tab, cell.attrs, cell.frameworks]).encode() + b"\0")
-    settings = [repr(config.execution), config.library, environment, config.default_tab]
+    library = [repr(config.library), *(problem.format() for problem in config.library_problems)]
+    settings = [repr(config.execution), library, environment, config.default_tab]
     digest.update(json.dumps(settings, sort_keys=True, default=str).encode())
     for folder in (config.execution.frozen_dir, config.chapters_dir / language / "d2l"):
         for path in sorted(folder.rglob("*")) if folder.is_dir() else []:

@@ -23,10 +23,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from polybook.book import Book, load_book
+from polybook.config import LibrarySettings
 from polybook.diagnostics import Diagnostic, has_errors
 from polybook.dialect.normalize import normalize_code
 from polybook.files import atomic_write
-from polybook.library import LibrarySettings, collect_library, read_settings
+from polybook.library import collect_library
 from polybook.library.build import library_languages
 from polybook.library.collect import SAVE_RE
 from polybook.library.write import custom_header
@@ -83,9 +84,9 @@ def prepare_library(book: Book) -> KernelLibrary:
     settings or the committed module's header changed since the last build (the check is
     cheap; collecting is not), and what each language imports."""
     config = book.config
-    settings, problems = read_settings(config)
-    library = KernelLibrary(settings, problems=list(problems))
-    if problems or not settings.enabled:
+    settings = config.library
+    library = KernelLibrary(settings, problems=list(config.library_problems))
+    if config.library_problems or not settings.enabled:
         return library
     sources = library_languages(config, settings)
     loaded = {lang: book for lang in book.tocs}

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from polybook.diagnostics import Code, Diagnostic, DiagnosticError
 from polybook.importer.merge import BookSettings
 
 _WIDTH = 100  # a value longer than this on one line is written over several lines
@@ -65,8 +66,12 @@ def _mark(lang: str) -> str:
     return f"  # from {lang}'s config.ini (polybook import)"
 
 
-class ConfEditError(Exception):
-    """conf.py cannot be edited safely (not Python, or a setting that is not a literal)."""
+class ConfEditError(DiagnosticError):
+    """conf.py cannot be edited safely (not Python, or a setting that is not a literal): the one
+    ``polybook.import.conf`` diagnostic says where."""
+
+    def __init__(self, shown: str, line: int, message: str) -> None:
+        super().__init__([Diagnostic.make(shown, line, Code.IMPORT_CONF, message)])
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +108,7 @@ def read_book_settings(text: str | None, shown: str = "conf.py") -> BookSettings
     raw = settings.literals.pop("polybook", None)
     if "polybook" in settings.assigned and not isinstance(raw, dict):
         node = _assignments(tree)["polybook"]
-        raise ConfEditError(f"{shown}:{node.lineno}: polybook must be a literal dict to be merged into")
+        raise ConfEditError(shown, node.lineno, "polybook must be a literal dict to be merged into")
     settings.polybook = _plain(raw) if raw is not None else None
     return settings
 
@@ -194,7 +199,7 @@ def _parse(text: str, shown: str) -> ast.Module:
     try:
         return ast.parse(text)
     except SyntaxError as exc:
-        raise ConfEditError(f"{shown}:{exc.lineno or 1}: syntax error: {exc.msg}") from None
+        raise ConfEditError(shown, exc.lineno or 1, f"syntax error: {exc.msg}") from None
 
 
 def _assignments(tree: ast.Module) -> dict[str, ast.expr]:
@@ -295,7 +300,7 @@ def _find_dict(text: str, path: tuple[str, ...], shown: str) -> ast.Dict:
         node = _value_node(node, key) if isinstance(node, ast.Dict) else None
     if not isinstance(node, ast.Dict):
         line = getattr(node, "lineno", 1)
-        raise ConfEditError(f"{shown}:{line}: {'.'.join(path)} must be a dict literal to be merged into")
+        raise ConfEditError(shown, line, f"{'.'.join(path)} must be a dict literal to be merged into")
     return node
 
 
@@ -318,7 +323,7 @@ def _merge_dict(text: str, path: tuple[str, ...], wanted: dict[str, Any], change
         try:
             old = _plain(ast.literal_eval(current))
         except ValueError:
-            raise ConfEditError(f"{shown}:{current.lineno}: {name} is not a literal") from None
+            raise ConfEditError(shown, current.lineno, f"{name} is not a literal") from None
         if old == value:
             continue
         if isinstance(value, dict) and isinstance(current, ast.Dict):

@@ -13,12 +13,13 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from polybook.config import CONFIG_NAME, ConfigError, find_config, load_config
+from polybook.diagnostics import Code, Diagnostic, DiagnosticError
 from polybook.files import atomic_write, replace_folder
 from polybook.importer.confpy import Change, ConfEditError, edit_conf, new_conf, read_book_settings
 from polybook.importer.environments import project_date, propose, resolve
@@ -31,8 +32,13 @@ from polybook.importer.tree import Selection, assemble, select_files, uncovered
 _SAFE_LANG = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")  # a folder name; conf.py validation says more
 
 
-class ImportRefused(Exception):
-    """The import cannot be done as asked; nothing was changed."""
+class ImportRefused(DiagnosticError):
+    """The import cannot be done as asked; nothing was changed. ``headline`` says what was refused
+    (when the diagnostics alone do not), ``diagnostics`` the problems in the files read, each at
+    its line (config.ini, conf.py)."""
+
+    def __init__(self, message: str = "", diagnostics: Iterable[Diagnostic] = ()) -> None:
+        super().__init__(diagnostics, message)
 
 
 @dataclass(slots=True)
@@ -64,14 +70,14 @@ class ImportResult:
             f" {len(s.unmatched)} matching no [build] notebooks pattern,"
             f" {len(s.orphan_origins)} *_origin.md without their translation",
         ]
-        lines += [f"  {skipped}" for skipped in s.skipped]
+        lines += [f"  {skipped.format()}" for skipped in s.skipped]
         verb = "created" if self.created else "updated"
         lines.append(f"{self.conf_path}: {verb}, {len(self.changes)} change(s)")
         lines += [f"  {change.format()}" for change in self.changes]
         lines += [f"  {note}" for note in self.notes]
-        lines += self.settings.warnings
+        lines += [warning.format() for warning in self.settings.warnings]
         lines.append(f"not mapped: {len(self.unmapped)} setting(s)")
-        lines += [entry.format() for entry in self.unmapped]
+        lines += [entry.diagnostic().format() for entry in self.unmapped]
         return lines
 
 
@@ -135,7 +141,7 @@ def _locate_book(conf: Path | None, cwd: Path, settings: ProjectSettings) -> _Bo
     try:
         book = read_book_settings(base, str(conf_path))
     except ConfEditError as exc:
-        raise ImportRefused(str(exc)) from None
+        raise ImportRefused(diagnostics=exc.diagnostics) from None
     chapters = conf_path.parent / str((book.polybook or {}).get("chapters") or "chapters")
     return _Book(conf_path, text, base, book, chapters)
 
@@ -164,21 +170,23 @@ def _read_project(project: Path, lang: str) -> ProjectSettings:
     try:
         return read_settings(read_ini(ini_path), lang)
     except IniError as exc:
-        raise ImportRefused(str(exc)) from None
+        raise ImportRefused(diagnostics=exc.diagnostics) from None
 
 
 def _read_text(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise ImportRefused(f"{path}:1: cannot read: {exc}") from None
+        raise ImportRefused(
+            diagnostics=[Diagnostic.make(str(path), 1, Code.IMPORT_CONF, f"cannot read: {exc}")]
+        ) from None
 
 
 def _edit(text: str, merged: Merged, conf_path: Path) -> tuple[str, list[Change]]:
     try:
         return edit_conf(text, merged.top, merged.polybook, str(conf_path), merged.marks)
     except ConfEditError as exc:
-        raise ImportRefused(str(exc)) from None
+        raise ImportRefused(diagnostics=exc.diagnostics) from None
 
 
 def _check_places(project: Path, conf_path: Path, destination: Path) -> None:
@@ -199,9 +207,9 @@ def _validate(text: str, conf_path: Path) -> None:
             handle.write(text)
         load_config(Path(candidate))
     except ConfigError as exc:
-        problems = "\n".join(d.format().replace(candidate, str(conf_path)) for d in exc.diagnostics)
+        problems = [replace(d, path=str(conf_path)) if d.path == candidate else d for d in exc.diagnostics]
         raise ImportRefused(
-            f"the conf.py this import would write is not valid; nothing was changed:\n{problems}"
+            "the conf.py this import would write is not valid; nothing was changed:", problems
         ) from None
     finally:
         Path(candidate).unlink(missing_ok=True)

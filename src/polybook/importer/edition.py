@@ -72,7 +72,9 @@ def import_edition(
         )
     try:
         settings = read_settings(read_ini(project / "config.ini"), lang)
-    except (IniError, OSError) as exc:
+    except IniError as exc:
+        raise ImportRefused(f"{project} is not a d2lbook project:", exc.diagnostics) from None
+    except OSError as exc:
         raise ImportRefused(f"{project} is not a d2lbook project: {exc}") from None
     name = edition or settings.sphinx.get("release")
     if not name or not _SAFE_NAME.match(name):
@@ -88,7 +90,7 @@ def import_edition(
     try:
         book = read_book_settings(text, str(conf_path))
     except ConfEditError as exc:
-        raise ImportRefused(str(exc)) from None
+        raise ImportRefused(diagnostics=exc.diagnostics) from None
     languages = (book.polybook or {}).get("languages") or {}
     followers = [code for code in config.translations if not isinstance(languages.get(code), dict) or
                  "base" not in languages[code]]  # fmt: skip
@@ -99,7 +101,7 @@ def import_edition(
     try:
         new_text, changes = edit_conf(text, {}, wanted, str(conf_path))
     except ConfEditError as exc:
-        raise ImportRefused(str(exc)) from None
+        raise ImportRefused(diagnostics=exc.diagnostics) from None
     destination.parent.mkdir(parents=True, exist_ok=True)
     result = EditionResult(project, lang, name, destination, destination.exists(), len(selection.documents))
     with _staging(destination.parent, destination.name) as fresh:

@@ -4,7 +4,8 @@ d2lbook reads its config with :mod:`configparser`, which forgets where a value w
 This reader follows configparser's rules (``=`` or ``:`` between key and value, keys
 lower-cased, ``#``/``;`` full-line comments, values continued on lines indented deeper than
 their key, each line stripped, empty lines kept inside a value and dropped at its end) and
-keeps the file line of every value line, so every message can name ``config.ini:LINE``.
+keeps the file line of every value line, so every problem is a diagnostic at its
+``config.ini:LINE`` (:meth:`IniFile.diagnostic`).
 """
 
 from __future__ import annotations
@@ -14,13 +15,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from polybook.diagnostics import Code, Diagnostic, DiagnosticError
+
 _SECTION_RE = re.compile(r"\[(?P<header>.+)\]")
 _OPTION_RE = re.compile(r"(?P<key>.*?)\s*(?P<sep>=|:)\s*(?P<value>.*)$")
 _COMMENT_PREFIXES = ("#", ";")
 
 
-class IniError(Exception):
-    """config.ini is unreadable or malformed; the message names ``path:line``."""
+class IniError(DiagnosticError):
+    """config.ini is unreadable or malformed; ``diagnostics`` says where (``polybook.import.ini``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +78,13 @@ class IniFile:
         found = self.get(section, key)
         return found.raw if found is not None else default
 
+    def diagnostic(self, line: int, code: Code, message: str) -> Diagnostic:
+        """A problem at ``line`` of this config.ini."""
+        return Diagnostic.make(str(self.path), line, code, message)
+
     def where(self, line: int) -> str:
+        """``path:line``, for a note that names the line a value comes from (problems are
+        :meth:`diagnostic`)."""
         return f"{self.path}:{line}"
 
     def __iter__(self) -> Iterator[IniValue]:
@@ -89,9 +98,9 @@ def read_ini(path: Path) -> IniFile:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise IniError(f"{path}:1: not UTF-8: {exc.reason}") from None
+        raise IniError([IniFile(path).diagnostic(1, Code.IMPORT_INI, f"not UTF-8: {exc.reason}")]) from None
     except OSError as exc:
-        raise IniError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        raise IniError([IniFile(path).diagnostic(1, Code.IMPORT_INI, f"cannot read: {exc.strerror or exc}")]) from None
     return _Reader(path).read(text.splitlines())
 
 
@@ -104,14 +113,14 @@ class _Reader:
         self.section_name = ""
         self.key: str | None = None
         self.indent = 0
-        self.errors: list[str] = []
+        self.errors: list[Diagnostic] = []
 
     def read(self, lines: list[str]) -> IniFile:
         pending: dict[str, dict[str, tuple[list[str], list[int]]]] = {}
         for number, line in enumerate(lines, start=1):
             self.line(number, line, pending)
         if self.errors:
-            raise IniError("\n".join(self.errors))
+            raise IniError(self.errors)
         for name, values in pending.items():
             section = self.ini.sections.setdefault(name, {})
             for key, (texts, numbers) in values.items():
@@ -142,25 +151,26 @@ class _Reader:
         if header:
             name = header.group("header")
             if name in self.ini.section_lines:
-                first = self.ini.section_lines[name]
-                self.errors.append(f"{self.ini.where(number)}: section [{name}] again (first at line {first})")
+                self.error(number, f"section [{name}] again (first at line {self.ini.section_lines[name]})")
             self.ini.section_lines.setdefault(name, number)
             self.section = pending.setdefault(name, {})
             self.section_name = name
             self.key = None
             return
         if self.section is None:
-            self.errors.append(f"{self.ini.where(number)}: {stripped!r} before any [section]")
+            self.error(number, f"{stripped!r} before any [section]")
             return
         option = _OPTION_RE.match(stripped)
         if not option or not option.group("key"):
-            self.errors.append(f"{self.ini.where(number)}: not a 'key = value' line: {stripped!r}")
+            self.error(number, f"not a 'key = value' line: {stripped!r}")
             self.key = None
             return
         key = option.group("key").rstrip().lower()
         if key in self.section:
             first = self.section[key][1][0]
-            where = self.ini.where(number)
-            self.errors.append(f"{where}: [{self.section_name}] {key} set again (first at line {first})")
+            self.error(number, f"[{self.section_name}] {key} set again (first at line {first})")
         self.section[key] = ([option.group("value").strip()], [number])
         self.key = key
+
+    def error(self, line: int, message: str) -> None:
+        self.errors.append(self.ini.diagnostic(line, Code.IMPORT_INI, message))

@@ -11,6 +11,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
+from polybook.diagnostics import Code, Diagnostic
 from polybook.importer.environments import Proposal
 from polybook.importer.ini import IniFile, IniValue
 
@@ -115,8 +116,9 @@ class Unmapped:
     value: str
     why: str
 
-    def format(self) -> str:
-        return f"{self.path}:{self.line}: not mapped: [{self.section}] {self.key} = {_shorten(self.value)} ({self.why})"
+    def diagnostic(self) -> Diagnostic:
+        message = f"not mapped: [{self.section}] {self.key} = {_shorten(self.value)} ({self.why})"
+        return Diagnostic.make(self.path, self.line, Code.IMPORT_UNMAPPED, message)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,10 +149,11 @@ class ProjectSettings:
     sphinx_configs: list[SphinxSetting] = field(default_factory=list)
     environments: Proposal = field(default_factory=Proposal)  # what each framework's kernel needs
     unmapped: list[Unmapped] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[Diagnostic] = field(default_factory=list)
 
     def warn(self, line: int, message: str) -> None:
-        self.warnings.append(f"{self.ini.where(line)}: warning: {message}")
+        """A setting of config.ini the import overrides."""
+        self.warnings.append(self.ini.diagnostic(line, Code.IMPORT_SETTING, message))
 
     def not_mapped(self, value: IniValue, why: str, shown: str | None = None, line: int | None = None) -> None:
         text = value.raw if shown is None else shown

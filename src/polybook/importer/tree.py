@@ -15,6 +15,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from polybook.diagnostics import Code, Diagnostic
 from polybook.importer.mapping import ProjectSettings
 
 ORIGIN_SUFFIX = "_origin.md"
@@ -32,7 +33,7 @@ class Selection:
     excluded: list[str] = field(default_factory=list)  # .md files [build] exclusions removed
     unmatched: list[str] = field(default_factory=list)  # .md files no notebooks pattern matched
     orphan_origins: list[str] = field(default_factory=list)  # X_origin.md whose X.md is not copied
-    skipped: list[str] = field(default_factory=list)  # resources and static files that do not exist
+    skipped: list[Diagnostic] = field(default_factory=list)  # resources and static files that do not exist
 
     @property
     def files(self) -> list[str]:
@@ -60,7 +61,8 @@ def select_files(project: Path, settings: ProjectSettings) -> Selection:
     for pattern, line in settings.resources:
         found = _resource_files(project, pattern, everything)
         if found is None:
-            selection.skipped.append(f"{settings.ini.where(line)}: resource {pattern} does not exist: skipped")
+            missing = f"resource {pattern} does not exist: skipped"
+            selection.skipped.append(settings.ini.diagnostic(line, Code.IMPORT_MISSING, missing))
         else:
             selection.resources.extend(found)
     selection.resources = sorted(set(selection.resources))
@@ -68,7 +70,8 @@ def select_files(project: Path, settings: ProjectSettings) -> Selection:
         if path in everything:
             selection.static.append(path)
         else:
-            selection.skipped.append(f"{settings.ini.where(line)}: {setting} file {path} does not exist: skipped")
+            missing = f"{setting} file {path} does not exist: skipped"
+            selection.skipped.append(settings.ini.diagnostic(line, Code.IMPORT_MISSING, missing))
     return selection
 
 

@@ -18,12 +18,9 @@ from polybook.library.build import (
     write_library,
 )
 from polybook.library.collect import SavedBlock
-from polybook.library.settings import FrameworkLibrary, LibrarySettings, read_settings
 
 __all__ = [
-    "FrameworkLibrary",
     "LibraryReport",
-    "LibrarySettings",
     "LibraryStatus",
     "SavedBlock",
     "SavedLibrary",
@@ -31,6 +28,5 @@ __all__ = [
     "library_settings",
     "library_status",
     "load_library_book",
-    "read_settings",
     "write_library",
 ]

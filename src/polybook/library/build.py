@@ -15,12 +15,11 @@ from enum import StrEnum
 from pathlib import Path
 
 from polybook.book import Book, load_book
-from polybook.config import BookConfig, ConfigError
+from polybook.config import BookConfig, ConfigError, LibrarySettings
 from polybook.diagnostics import Code, Diagnostic, has_errors, sort_key
 from polybook.dialect.nodes import Document
 from polybook.files import atomic_write, display_path
 from polybook.library.collect import SAVE_RE, SavedBlock, collect_document
-from polybook.library.settings import LibrarySettings, read_settings
 from polybook.library.write import custom_header, module_text, versioned, wording_of
 
 
@@ -115,11 +114,10 @@ class LibraryReport:
 
 
 def library_settings(config: BookConfig) -> LibrarySettings:
-    """The validated ``polybook.library``; raises :class:`ConfigError` listing every problem."""
-    settings, problems = read_settings(config)
-    if problems:
-        raise ConfigError(problems)
-    return settings
+    """The validated ``polybook.library``; raises :class:`ConfigError` listing its problems."""
+    if config.library_problems:
+        raise ConfigError(list(config.library_problems))
+    return config.library
 
 
 def library_languages(config: BookConfig, settings: LibrarySettings) -> dict[str, str]:

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from polybook.config import FrameworkLibrary
 from polybook.diagnostics import Code, Diagnostic
 from polybook.library.collect import ADD_TO_CLASS, ADD_TO_CLASS_RE, SavedBlock, split_list
-from polybook.library.settings import FrameworkLibrary
 
 #: The line that ends the hand-written header; d2lbook's, so its files are read the same way.
 WARNING = "#################   WARNING   ################"

@@ -115,9 +115,7 @@ def library_imports(config: BookConfig, languages: list[str]) -> set[str]:
     """The installed top-level packages the book's library modules (conf.py's
     ``library.frameworks.*.lib_file``) import, as the API pages of ``languages`` find them:
     what autodoc will import in those languages' Sphinx processes."""
-    frameworks = config.library.get("frameworks")
-    specs = frameworks.values() if isinstance(frameworks, dict) else []
-    files = [spec["lib_file"] for spec in specs if isinstance(spec, dict) and isinstance(spec.get("lib_file"), str)]
+    files = [library.lib_file for library in config.library.frameworks.values()]
     found: set[str] = set()
     for lang in languages:
         roots = import_roots(config, lang)

@@ -20,7 +20,7 @@ from polybook.book import Book
 from polybook.check.bases import base_of
 from polybook.check.migration import pair_renames
 from polybook.check.staleness import SyncRecord, head_commit, origin_file, read_lock, run_git, write_lock
-from polybook.config import BookConfig, ConfigError
+from polybook.config import BookConfig, LibrarySettings
 from polybook.diagnostics import Level
 from polybook.dialect.nodes import Document
 from polybook.files import file_sha256
@@ -194,13 +194,7 @@ def _library(port: Port, config: BookConfig, archive: Path) -> None:
     """The language's copies of the book's library and bibliography become the source's (the
     code and citations are the source's now); the old copies -- translated docstrings and all --
     are kept in the archive."""
-    from polybook.library.build import library_settings  # the library's one reader of conf.py
-    from polybook.library.settings import LibrarySettings
-
-    try:
-        settings = library_settings(config)
-    except ConfigError:
-        settings = LibrarySettings()  # check reports bad library settings
+    settings = LibrarySettings() if config.library_problems else config.library  # build lib reports them
     files = [lib.lib_file for lib in settings.frameworks.values()] + [settings.version_file or "", config.bibfile or ""]
     for rel in filter(None, files):
         mine, source = config.chapters_dir / port.lang / rel, config.chapters_dir / config.source_language / rel

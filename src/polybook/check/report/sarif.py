@@ -108,6 +108,11 @@ RULE_TEXT: dict[Code, str] = {
     Code.LIB_VERSION: "The library's version file is missing or has no __version__ line.",
     Code.LIB_STALE: "A library file is not what the book's #@save code gives (run polybook build lib).",
     Code.LIB_COPY: "A translation's own copy of a library module differs from the book's library.",
+    Code.IMPORT_INI: "The d2lbook project's config.ini cannot be read, or configparser would refuse it.",
+    Code.IMPORT_CONF: "conf.py cannot be read, or cannot be edited in place (not Python, a setting not a literal).",
+    Code.IMPORT_SETTING: "A config.ini setting the import overrides (the project's language, its origin).",
+    Code.IMPORT_MISSING: "A file the project's config.ini names does not exist, so it was not copied.",
+    Code.IMPORT_UNMAPPED: "A config.ini setting polybook has no place for; the import leaves it out.",
 }
 
 

@@ -16,21 +16,23 @@ Paths are relative to the language folder (``chapters/<lang>/``), where d2lbook'
 to the project root. The alias settings keep config.ini's raw text (a list of lines is accepted
 too) and are parsed as d2lbook parses them (:func:`parse_mapping`). Whether a key is present
 matters, as in d2lbook: an empty ``alias`` or ``fluent_alias`` still adds a line.
-Every problem is a ``polybook.config`` diagnostic at the key's line in conf.py.
+Every problem is a ``polybook.config`` diagnostic at the key's line in conf.py; :func:`read_library`
+is the part of conf.py's one validation (:mod:`polybook.config.validate`) that reads this setting.
 """
 
 from __future__ import annotations
 
 import ast
-import difflib
 import posixpath
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from polybook.config import BookConfig
-from polybook.diagnostics import Code, Diagnostic
-from polybook.files import display_path
+from polybook.config.checks import Checks, did_you_mean, key_node
+from polybook.diagnostics import Diagnostic
+
+if TYPE_CHECKING:
+    from polybook.config.model import BookConfig
 
 _LIBRARY_KEYS = {
     "version_file": "file whose `__version__` line gets conf.py's `release` (relative to the language folder)",
@@ -104,76 +106,80 @@ def parse_mapping(text: str, split_line: bool = True) -> Mapping:
     return tuple(mapping)
 
 
-def read_settings(config: BookConfig) -> tuple[LibrarySettings, list[Diagnostic]]:
-    """Validate ``config.library``; every problem is a diagnostic, the settings keep what is usable."""
-    return _Reader(config).run()
+def read_library(
+    path: Path, value: dict[str, Any], node: ast.expr | None, frameworks: tuple[str, ...]
+) -> tuple[LibrarySettings, list[Diagnostic]]:
+    """``polybook.library`` (``value``, written at ``node`` of conf.py ``path``) for a book with
+    ``frameworks``; every problem is a diagnostic, the settings keep what is usable."""
+    reader = _Reader(path, node, frameworks)
+    return reader.run(value), reader.errors
 
 
-class _Reader:
-    def __init__(self, config: BookConfig) -> None:
-        self.config = config
-        self.shown = display_path(config.path)
-        self.node = _library_node(config.path)
-        self.problems: list[Diagnostic] = []
+class _Reader(Checks):
+    def __init__(self, path: Path, node: ast.expr | None, frameworks: tuple[str, ...]) -> None:
+        super().__init__(path)
+        self.node = node
+        self.frameworks = frameworks
 
     def error(self, key: str, node: ast.AST | None, message: str) -> None:
-        line = getattr(node, "lineno", None) or getattr(self.node, "lineno", 1)
-        self.problems.append(Diagnostic.make(self.shown, line, Code.CONFIG, f"polybook.library{key}: {message}"))
+        """A problem of ``polybook.library<key>``, at the library's own line when ``node`` has none."""
+        super().error(f"polybook.library{key}", node or self.node, message)
 
-    def run(self) -> tuple[LibrarySettings, list[Diagnostic]]:
-        raw = self.config.library
+    def run(self, raw: dict[str, Any]) -> LibrarySettings:
         if not raw:
-            return LibrarySettings(), []
-        self.unknown(raw, _LIBRARY_KEYS, "", self.node)
+            return LibrarySettings()
+        self.unknown_keys(raw, _LIBRARY_KEYS, "", self.node, f"known: {', '.join(_LIBRARY_KEYS)}")
         version_file = raw.get("version_file")
         if version_file is not None:
-            version_file = self.relative_path(version_file, ".version_file", _key(self.node, "version_file"))
-        frameworks_node = _key(self.node, "frameworks")
+            version_file = self.relative_path(version_file, ".version_file", key_node(self.node, "version_file"))
+        frameworks_node = key_node(self.node, "frameworks")
         frameworks = raw.get("frameworks", {})
         if not isinstance(frameworks, dict):
             self.error(".frameworks", frameworks_node, "must map framework names to {lib_file: ..., ...}")
             frameworks = {}
-        unknown = [name for name in frameworks if name not in self.config.frameworks]
-        for name in unknown:
-            known = ", ".join(self.config.frameworks)
-            self.error(f".frameworks.{name}", _key(frameworks_node, name), f"not in polybook.frameworks ({known})")
-        ordered = {name: frameworks[name] for name in self.config.frameworks if name in frameworks}
+        for name in frameworks:
+            if name not in self.frameworks:
+                hint = did_you_mean(name, self.frameworks) or f" ({', '.join(self.frameworks)})"
+                self.error(f".frameworks.{name}", key_node(frameworks_node, name), f"not in polybook.frameworks{hint}")
+        ordered = {name: frameworks[name] for name in self.frameworks if name in frameworks}
         out: dict[str, FrameworkLibrary] = {}
         files: dict[str, str] = {}
         for name, value in ordered.items():
-            library = self.framework(name, value, _key(frameworks_node, name))
+            library = self.framework(name, value, key_node(frameworks_node, name))
             if library is None:
                 continue
             if library.lib_file in files:
                 message = f"lib_file {library.lib_file!r} is also {files[library.lib_file]!r}'s"
-                self.error(f".frameworks.{name}.lib_file", _key(_key(frameworks_node, name), "lib_file"), message)
+                self.error(
+                    f".frameworks.{name}.lib_file", key_node(key_node(frameworks_node, name), "lib_file"), message
+                )
                 continue
             files[library.lib_file] = name
             out[name] = library
         if version_file is not None and version_file in files:
-            self.error(".version_file", _key(self.node, "version_file"), "is also a framework's lib_file")
+            self.error(".version_file", key_node(self.node, "version_file"), "is also a framework's lib_file")
             version_file = None
-        return LibrarySettings(out, version_file), self.problems
+        return LibrarySettings(out, version_file)
 
     def framework(self, name: str, value: Any, node: ast.expr | None) -> FrameworkLibrary | None:
         key = f".frameworks.{name}"
         if not isinstance(value, dict):
             self.error(key, node, "must be a dict with at least 'lib_file'")
             return None
-        self.unknown(value, _FRAMEWORK_KEYS, key, node)
-        lib_file = self.relative_path(value.get("lib_file"), f"{key}.lib_file", _key(node, "lib_file") or node)
+        self.unknown_keys(value, _FRAMEWORK_KEYS, key, node, f"known: {', '.join(_FRAMEWORK_KEYS)}")
+        lib_file = self.relative_path(value.get("lib_file"), f"{key}.lib_file", key_node(node, "lib_file") or node)
         if lib_file is not None and not lib_file.endswith(".py"):
-            self.error(f"{key}.lib_file", _key(node, "lib_file"), f"{lib_file!r} is not a Python file (.py)")
+            self.error(f"{key}.lib_file", key_node(node, "lib_file"), f"{lib_file!r} is not a Python file (.py)")
             lib_file = None
         lib_name = value.get("lib_name")
         if lib_name is not None and (not isinstance(lib_name, str) or not lib_name.isidentifier()):
-            self.error(f"{key}.lib_name", _key(node, "lib_name"), f"must be a module name, not {lib_name!r}")
+            self.error(f"{key}.lib_name", key_node(node, "lib_name"), f"must be a module name, not {lib_name!r}")
             lib_name = None
-        texts = {k: self.text(value[k], f"{key}.{k}", _key(node, k)) for k in _TEXT_KEYS if k in value}
+        texts = {k: self.text(value[k], f"{key}.{k}", key_node(node, k)) for k in _TEXT_KEYS if k in value}
         if lib_name is None:
             for alias_key in ("simple_alias", "fluent_alias", "args_alias"):
                 if alias_key in value:
-                    self.error(f"{key}.{alias_key}", _key(node, alias_key), "needs lib_name (the module aliased)")
+                    self.error(f"{key}.{alias_key}", key_node(node, alias_key), "needs lib_name (the module aliased)")
         if lib_file is None:
             return None
         return FrameworkLibrary(
@@ -186,13 +192,6 @@ class _Reader:
             texts.get("alias"),
             _mapping(texts.get("reverse_alias"), split_line=False),
         )
-
-    def unknown(self, value: dict[str, Any], known: dict[str, str], key: str, node: ast.expr | None) -> None:
-        for name in value:
-            if name not in known:
-                close = difflib.get_close_matches(str(name), list(known), n=1)
-                hint = f"; did you mean {close[0]!r}?" if close else f"; known: {', '.join(known)}"
-                self.error(f"{key}.{name}", _key(node, name) or node, f"unknown setting{hint}")
 
     def relative_path(self, value: Any, key: str, node: ast.expr | None) -> str | None:
         if not isinstance(value, str) or not value.strip():
@@ -216,26 +215,3 @@ class _Reader:
 
 def _mapping(text: str | None, split_line: bool = True) -> Mapping | None:
     return None if text is None else parse_mapping(text, split_line)
-
-
-def _library_node(path: Path) -> ast.expr | None:
-    """The ``library`` value node of conf.py's ``polybook`` dict, for line numbers (None if absent)."""
-    try:
-        tree = ast.parse(path.read_bytes())
-    except (OSError, SyntaxError, ValueError):
-        return None
-    for stmt in tree.body:
-        if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "polybook" for t in stmt.targets):
-            return _key(stmt.value, "library")
-        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == "polybook":
-            return _key(stmt.value, "library")
-    return None
-
-
-def _key(mapping: ast.AST | None, key: str) -> ast.expr | None:
-    """The value node of ``key`` in a dict literal."""
-    if isinstance(mapping, ast.Dict):
-        for k, v in zip(mapping.keys, mapping.values, strict=True):
-            if isinstance(k, ast.Constant) and k.value == key:
-                return v
-    return None

@@ -1,4 +1,4 @@
-"""The book's one config: ``conf.py``, read once into a validated :class:`BookConfig`.
+"""``conf.py``, read once into a validated :class:`BookConfig`.
 
 ``conf.py`` is Sphinx's config file too. polybook reads it *statically*: top-level
 assignments whose value is a Python literal are evaluated with :func:`ast.literal_eval`
@@ -10,13 +10,22 @@ from forks. Sphinx still executes the file when it builds. Every mistake in the
 from __future__ import annotations
 
 import ast
-import difflib
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from polybook.config.checks import Checks, did_you_mean, key_node
+from polybook.config.library import read_library
+from polybook.config.model import (
+    BookConfig,
+    ChapterExecution,
+    ConfigError,
+    EditionConfig,
+    EnvironmentConfig,
+    ExecutionConfig,
+    LanguageConfig,
+)
 from polybook.diagnostics import Code, Diagnostic
 from polybook.dialect import DialectSettings
 
@@ -64,211 +73,6 @@ _EXECUTION_KEYS = {
 _CHAPTER_EXECUTION_KEYS = {"timeout", "allow_errors"}
 
 
-class ConfigError(Exception):
-    """conf.py is unusable; ``diagnostics`` lists every problem found."""
-
-    def __init__(self, diagnostics: list[Diagnostic]) -> None:
-        self.diagnostics = diagnostics
-        super().__init__("\n".join(d.format() for d in diagnostics))
-
-
-@dataclass(frozen=True, slots=True)
-class LanguageConfig:
-    code: str
-    name: str
-    title: str
-    frameworks: tuple[str, ...]
-    default_tab: str
-    origin: str | None = None  # the language this one was translated from (d2lbook's origin_lang)
-    base: str | None = None  # the edition of the source it was translated from (a key of ``editions``)
-
-    @property
-    def settings(self) -> DialectSettings:
-        return DialectSettings(self.code, self.frameworks, self.default_tab)
-
-
-@dataclass(frozen=True, slots=True)
-class EditionConfig:
-    """``polybook.editions[name]``: a folder of an older edition of the source language, read with
-    its own tabs (d2l-en 0.17's untagged cells are MXNet's, 1.0's PyTorch's)."""
-
-    name: str
-    folder: Path  # absolute
-    settings: DialectSettings
-
-
-@dataclass(frozen=True, slots=True)
-class ChapterExecution:
-    timeout: int | None = None
-    allow_errors: bool | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class EnvironmentConfig:
-    """``polybook.execution.environments[framework]``: what the framework's own virtualenv is
-    made from (:mod:`polybook.execute.envs`)."""
-
-    requirements: tuple[str, ...]  # PEP 508 strings, as written
-    line: int = field(default=1, compare=False, repr=False)  # of its entry in conf.py
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        """The distributions the requirements name, normalised (``TorchVision==0.15.1`` ->
-        ``torchvision``), in order."""
-        from packaging.requirements import Requirement
-        from packaging.utils import canonicalize_name
-
-        return tuple(dict.fromkeys(str(canonicalize_name(Requirement(r).name)) for r in self.requirements))
-
-
-@dataclass(frozen=True, slots=True)
-class ExecutionConfig:
-    """``polybook.execution``: see ``_EXECUTION_KEYS`` for each setting."""
-
-    cache_dir: Path
-    frozen_dir: Path
-    timeout: int = 300
-    kernels: dict[str, str] = field(default_factory=dict)  # framework -> kernel name
-    jobs: int | None = None
-    allow_errors: bool = False
-    fail_on_needs_gpu: bool = False
-    packages: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    chapters: dict[str, ChapterExecution] = field(default_factory=dict)
-    environments: dict[str, EnvironmentConfig] = field(default_factory=dict)
-    env_dir: Path | None = None  # None: <build_dir>/envs, filled in by load_config
-    as_of: str | None = None  # YYYY-MM-DD: packages as the registry had them that day
-
-    def kernel_for(self, framework: str) -> str:
-        """The kernel of a framework without an environment (one with has its own kernel)."""
-        return self.kernels.get(framework, "python3")
-
-    def packages_for(self, framework: str) -> tuple[str, ...]:
-        """Distributions whose versions key the framework's programs: its environment's
-        requirements, else the ``packages`` setting, else its own name; d2l and numpy always."""
-        environment = self.environments.get(framework)
-        own = environment.names if environment else self.packages.get(framework, (framework,))
-        return tuple(dict.fromkeys((*own, "d2l", "numpy")))
-
-    def chapter(self, stem: str) -> ChapterExecution:
-        """Per-chapter settings with the book-wide defaults filled in."""
-        own = self.chapters.get(stem, ChapterExecution())
-        return ChapterExecution(
-            own.timeout if own.timeout is not None else self.timeout,
-            own.allow_errors if own.allow_errors is not None else self.allow_errors,
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class BookConfig:
-    """The book: ``chapters/<lang>/`` holds each language's documents at any depth. A document is
-    named by its path below the language folder without ``.md`` (``chapter_x/section``), the
-    same name in every language."""
-
-    path: Path  # conf.py
-    title: str
-    source_language: str
-    frameworks: tuple[str, ...]
-    default_tab: str
-    languages: dict[str, LanguageConfig]  # source language first
-    chapters_dir: Path
-    build_dir: Path
-    execution: ExecutionConfig
-    sphinx: dict[str, Any] = field(default_factory=dict)  # the other literal settings
-    exclusions: tuple[str, ...] = ()
-    bibfile: str | None = None
-    library: dict[str, Any] = field(default_factory=dict)
-    localised_links: tuple[str, ...] = ()  # globs (fnmatch) of links a translation has its own of
-    framework_labels: dict[str, str] = field(default_factory=dict)
-    editions: dict[str, EditionConfig] = field(default_factory=dict)
-
-    def edition_path(self, edition: str, name: str) -> Path:
-        """The file of document ``name`` in a held edition of the source language."""
-        return self.editions[edition].folder / f"{name}.md"
-
-    def label_of(self, framework: str) -> str:
-        """How the book writes ``framework`` for readers (tabs, notices, PDF names)."""
-        return self.framework_labels.get(framework, framework)
-
-    @property
-    def root(self) -> Path:
-        return self.path.parent
-
-    @property
-    def translations(self) -> list[str]:
-        return [code for code in self.languages if code != self.source_language]
-
-    def language_of(self, chapter: Path) -> str | None:
-        """The language whose chapter folder holds ``chapter``, if any."""
-        try:
-            rel = chapter.resolve().relative_to(self.chapters_dir.resolve())
-        except ValueError:
-            return None
-        return rel.parts[0] if len(rel.parts) > 1 and rel.parts[0] in self.languages else None
-
-    def settings_for(self, chapter: Path) -> DialectSettings:
-        code = self.language_of(chapter)
-        if code is None:
-            return DialectSettings(None, self.frameworks, self.default_tab)
-        return self.languages[code].settings
-
-    def chapter_files(self, language: str) -> list[Path]:
-        """The language's documents: every ``.md`` below its folder, at any depth, but the
-        excluded ones and those in hidden folders (``.ipynb_checkpoints``), sorted by name."""
-        return [self.document_path(language, name) for name in self.document_names(language)]
-
-    def document_names(self, language: str) -> list[str]:
-        """The names of :meth:`chapter_files`: ``chapter_x/section``."""
-        folder = self.chapters_dir / language
-        excluded = self.excluded(language)
-        names = []
-        for path in folder.rglob("*.md"):
-            relative = path.relative_to(folder)
-            if relative.as_posix() in excluded or any(part.startswith(".") for part in relative.parts):
-                continue
-            if path.is_file():
-                names.append(relative.with_suffix("").as_posix())
-        return sorted(names)
-
-    def excluded(self, language: str) -> set[str]:
-        """Paths (relative to the language folder) that ``exclusions`` match, with glob's
-        meaning (``*`` stays within a folder, ``**`` crosses folders), as d2lbook reads them."""
-        folder = self.chapters_dir / language
-        return {p.relative_to(folder).as_posix() for pattern in self.exclusions for p in folder.glob(pattern)}
-
-    def document_path(self, language: str, name: str) -> Path:
-        """The file of document ``name`` in ``language``."""
-        return self.chapters_dir / language / f"{name}.md"
-
-    def document_name(self, path: Path) -> str | None:
-        """The document name of a chapter file, if it lies in a language folder."""
-        language = self.language_of(path)
-        if language is None:
-            return None
-        return path.resolve().relative_to((self.chapters_dir / language).resolve()).with_suffix("").as_posix()
-
-    def locate(self, language: str, document: str, ref: str) -> tuple[Path, bool] | None:
-        """The file that ``ref`` (a relative path written in document ``document``) names:
-        the language's own, else -- when the path stays inside the language folder -- the
-        source language's file at the same place (``fallback`` True), so a translation
-        carries only the files it translated. None when neither exists."""
-        own = (self.document_path(language, document).parent / ref).resolve()
-        if own.is_file():
-            return own, False
-        folder = (self.chapters_dir / language).resolve()
-        if language != self.source_language and own.is_relative_to(folder):
-            other = (self.chapters_dir / self.source_language).resolve() / own.relative_to(folder)
-            if other.is_file():
-                return other, True
-        return None
-
-    def bibliography(self, language: str) -> Path | None:
-        """The language's ``bibfile`` (the source language's when it has none)."""
-        if not self.bibfile:
-            return None
-        found = self.locate(language, "index", self.bibfile)
-        return found[0] if found else None
-
-
 def find_config(start: Path) -> Path | None:
     """The nearest conf.py in ``start`` or its parents."""
     start = start.resolve()
@@ -301,24 +105,11 @@ def _literals(tree: ast.Module) -> Iterator[tuple[str, ast.expr]]:
             yield stmt.target.id, stmt.value
 
 
-class _Validator:
+class _Validator(Checks):
     def __init__(self, path: Path, tree: ast.Module) -> None:
-        self.path = path
+        super().__init__(path)
         self.tree = tree
-        self.errors: list[Diagnostic] = []
         self.nodes: dict[str, ast.expr] = dict(_literals(tree))
-
-    def error(self, key: str, node: ast.AST | None, message: str) -> None:
-        line = getattr(node, "lineno", 1) if node is not None else 1
-        self.errors.append(Diagnostic.make(str(self.path), line, Code.CONFIG, f"{key}: {message}"))
-
-    def key_node(self, mapping: ast.expr | None, key: str) -> ast.expr | None:
-        """The value node of ``key`` in a dict literal, for its line number."""
-        if isinstance(mapping, ast.Dict):
-            for k, v in zip(mapping.keys, mapping.values, strict=True):
-                if isinstance(k, ast.Constant) and k.value == key:
-                    return v
-        return None
 
     def run(self) -> BookConfig:
         sphinx: dict[str, Any] = {}
@@ -341,30 +132,24 @@ class _Validator:
         return config
 
     def book(self, raw: dict[str, Any], node: ast.expr | None, sphinx: dict[str, Any]) -> BookConfig | None:
-        for key in raw:
-            if key not in _BOOK_KEYS:
-                close = difflib.get_close_matches(str(key), list(_BOOK_KEYS), n=1)
-                hint = f"; did you mean {close[0]!r}?" if close else f"; known keys: {', '.join(_BOOK_KEYS)}"
-                self.error(f"polybook.{key}", self.key_node(node, key) or node, f"unknown setting{hint}")
-        frameworks = self.names(raw.get("frameworks"), "polybook.frameworks", self.key_node(node, "frameworks") or node)
+        self.unknown_keys(raw, _BOOK_KEYS, "polybook", node, f"known keys: {', '.join(_BOOK_KEYS)}")
+        frameworks = self.names(raw.get("frameworks"), "polybook.frameworks", key_node(node, "frameworks") or node)
         default_tab = raw.get("default_tab", frameworks[0] if frameworks else "")
         if frameworks and default_tab not in frameworks:
             self.error(
                 "polybook.default_tab",
-                self.key_node(node, "default_tab"),
+                key_node(node, "default_tab"),
                 f"{default_tab!r} is not in frameworks {list(frameworks)}",
             )
         title = raw.get("title", sphinx.get("project", ""))
         if not isinstance(title, str | dict):
-            self.error(
-                "polybook.title", self.key_node(node, "title"), "must be a string or a mapping language -> string"
-            )
+            self.error("polybook.title", key_node(node, "title"), "must be a string or a mapping language -> string")
             title = ""
         languages = self.languages(
-            raw.get("languages"), self.key_node(node, "languages") or node, frameworks, default_tab, title
+            raw.get("languages"), key_node(node, "languages") or node, frameworks, default_tab, title
         )
         source = raw.get("source_language")
-        src_node = self.key_node(node, "source_language") or node
+        src_node = key_node(node, "source_language") or node
         if not isinstance(source, str) or not source:
             self.error(
                 "polybook.source_language", src_node, "is required: the code of the language translations follow"
@@ -378,34 +163,35 @@ class _Validator:
         for key, default in (("chapters", "chapters"), ("build_dir", "build")):
             value = raw.get(key, default)
             if not isinstance(value, str) or not value:
-                self.error(f"polybook.{key}", self.key_node(node, key), "must be a folder path (a string)")
+                self.error(f"polybook.{key}", key_node(node, key), "must be a folder path (a string)")
                 value = default
             dirs[key] = (root / value).resolve()
         if not dirs["chapters"].is_dir():
             self.error(
                 "polybook.chapters",
-                self.key_node(node, "chapters") or node,
+                key_node(node, "chapters") or node,
                 f"folder {dirs['chapters']} does not exist",
             )
         execution = self.execution(
-            raw.get("execution", {}), self.key_node(node, "execution") or node, frameworks, dirs["build_dir"]
+            raw.get("execution", {}), key_node(node, "execution") or node, frameworks, dirs["build_dir"]
         )
-        exclusions = self.strings(raw.get("exclusions", []), "polybook.exclusions", self.key_node(node, "exclusions"))
+        exclusions = self.strings(raw.get("exclusions", []), "polybook.exclusions", key_node(node, "exclusions"))
         bibfile = raw.get("bibfile")
         if bibfile is not None and (not isinstance(bibfile, str) or not bibfile):
-            self.error("polybook.bibfile", self.key_node(node, "bibfile"), "must be a file path (a string)")
+            self.error("polybook.bibfile", key_node(node, "bibfile"), "must be a file path (a string)")
             bibfile = None
         library = raw.get("library", {})
         if not isinstance(library, dict):
-            self.error("polybook.library", self.key_node(node, "library"), "must be a dict (see polybook build lib)")
+            self.error("polybook.library", key_node(node, "library"), "must be a dict (see polybook build lib)")
             library = {}
+        library_settings, library_problems = read_library(self.path, library, key_node(node, "library"), frameworks)
         localised = raw.get("localised_links", [])
-        localised = self.strings(localised, "polybook.localised_links", self.key_node(node, "localised_links") or node)
+        localised = self.strings(localised, "polybook.localised_links", key_node(node, "localised_links") or node)
         labels = self.framework_labels(
-            raw.get("framework_labels", {}), self.key_node(node, "framework_labels") or node, frameworks
+            raw.get("framework_labels", {}), key_node(node, "framework_labels") or node, frameworks
         )
         editions = self.editions(
-            raw.get("editions", {}), self.key_node(node, "editions") or node, languages, node, frameworks, default_tab
+            raw.get("editions", {}), key_node(node, "editions") or node, languages, node, frameworks, default_tab
         )
         if self.errors or not isinstance(source, str):
             return None
@@ -424,10 +210,11 @@ class _Validator:
             sphinx,
             exclusions,
             bibfile,
-            library,
+            library_settings,
             localised,
             labels,
             editions,
+            tuple(library_problems),
         )
 
     def editions(
@@ -450,7 +237,7 @@ class _Validator:
             value = {}
         source = next(iter(languages), None)
         for name, entry in value.items():
-            at = self.key_node(node, name) or node
+            at = key_node(node, name) or node
             entry = {"folder": entry} if isinstance(entry, str) else entry
             folder = entry.get("folder") if isinstance(entry, dict) else None
             if not isinstance(folder, str) or not folder:
@@ -465,12 +252,11 @@ class _Validator:
             if fws and tab not in fws:
                 self.error(f"{key}.{name}.default_tab", at, f"{tab!r} is not one of its frameworks {list(fws)}")
             out[name] = EditionConfig(name, path, DialectSettings(source, fws, str(tab)))
-        lnodes = self.key_node(book, "languages")
+        lnodes = key_node(book, "languages")
         for code, language in languages.items():
             if language.base is not None and language.base not in out:
-                lnode = self.key_node(self.key_node(lnodes, code), "base") or lnodes
-                close = difflib.get_close_matches(language.base, list(out), n=1)
-                hint = f"; did you mean {close[0]!r}?" if close else f"; the book's editions: {list(out)}"
+                lnode = key_node(key_node(lnodes, code), "base") or lnodes
+                hint = did_you_mean(language.base, out) or f"; the book's editions: {list(out)}"
                 self.error(f"polybook.languages.{code}.base", lnode, f"{language.base!r} is not an edition{hint}")
         return out
 
@@ -481,9 +267,8 @@ class _Validator:
             return {}
         for name in value:
             if name not in frameworks:
-                close = difflib.get_close_matches(str(name), list(frameworks), n=1)
-                hint = f"; did you mean {close[0]!r}?" if close else f"; the book's frameworks: {list(frameworks)}"
-                self.error(f"{key}.{name}", self.key_node(node, name) or node, f"not in polybook.frameworks{hint}")
+                hint = did_you_mean(name, frameworks) or f"; the book's frameworks: {list(frameworks)}"
+                self.error(f"{key}.{name}", key_node(node, name) or node, f"not in polybook.frameworks{hint}")
         return {str(k): str(v) for k, v in value.items()}
 
     def strings(self, value: Any, key: str, node: ast.AST | None) -> tuple[str, ...]:
@@ -519,55 +304,48 @@ class _Validator:
         out: dict[str, LanguageConfig] = {}
         for code, settings in value.items():
             key = f"polybook.languages.{code}"
-            lnode = self.key_node(node, code) or node
+            lnode = key_node(node, code) or node
             if not isinstance(code, str) or not _LANG_RE.match(code):
                 self.error(key, lnode, "is not a language code like 'en', 'pt' or 'zh_CN'")
                 continue
             if not isinstance(settings, dict):
                 self.error(key, lnode, "must be a dict with at least 'name'")
                 continue
-            for extra in set(settings) - _LANGUAGE_KEYS:
-                self.error(
-                    f"{key}.{extra}",
-                    self.key_node(lnode, extra) or lnode,
-                    f"unknown setting; known: {sorted(_LANGUAGE_KEYS)}",
-                )
+            self.unknown_keys(settings, _LANGUAGE_KEYS, key, lnode, f"known: {sorted(_LANGUAGE_KEYS)}")
             name = settings.get("name")
             if not isinstance(name, str) or not name:
                 self.error(
-                    f"{key}.name", self.key_node(lnode, "name") or lnode, "is required: the language's name in itself"
+                    f"{key}.name", key_node(lnode, "name") or lnode, "is required: the language's name in itself"
                 )
             fws = frameworks
             if "frameworks" in settings:
-                fws = self.names(
-                    settings["frameworks"], f"{key}.frameworks", self.key_node(lnode, "frameworks") or lnode
-                )
+                fws = self.names(settings["frameworks"], f"{key}.frameworks", key_node(lnode, "frameworks") or lnode)
                 extra_fw = [f for f in fws if f not in frameworks]
                 if extra_fw:
                     self.error(
                         f"{key}.frameworks",
-                        self.key_node(lnode, "frameworks"),
+                        key_node(lnode, "frameworks"),
                         f"{extra_fw} not in polybook.frameworks",
                     )
             tab = settings.get("default_tab", default_tab if default_tab in fws else (fws[0] if fws else ""))
             if fws and tab not in fws:
                 self.error(
                     f"{key}.default_tab",
-                    self.key_node(lnode, "default_tab") or lnode,
+                    key_node(lnode, "default_tab") or lnode,
                     f"{tab!r} is not one of its frameworks {list(fws)}",
                 )
             origin = settings.get("origin")
             if origin is not None and (not isinstance(origin, str) or not _LANG_RE.match(origin)):
                 self.error(
                     f"{key}.origin",
-                    self.key_node(lnode, "origin") or lnode,
+                    key_node(lnode, "origin") or lnode,
                     f"{origin!r} is not a language code like 'en', 'pt' or 'zh_CN'",
                 )
                 origin = None
             lang_title = settings.get("title") or (title.get(code) if isinstance(title, dict) else title) or ""
             base = settings.get("base")
             if base is not None and (not isinstance(base, str) or not base):
-                self.error(f"{key}.base", self.key_node(lnode, "base") or lnode, "must name an edition (a string)")
+                self.error(f"{key}.base", key_node(lnode, "base") or lnode, "must name an edition (a string)")
                 base = None
             out[code] = LanguageConfig(code, str(name or code), str(lang_title), fws, str(tab), origin, base)
         return out
@@ -578,12 +356,8 @@ class _Validator:
         if not isinstance(value, dict):
             self.error("polybook.execution", node, "must be a dict of execution settings")
             return default
-        for key in value:
-            if key not in _EXECUTION_KEYS:
-                close = difflib.get_close_matches(str(key), list(_EXECUTION_KEYS), n=1)
-                hint = f"; did you mean {close[0]!r}?" if close else f"; known: {', '.join(_EXECUTION_KEYS)}"
-                self.error(f"polybook.execution.{key}", self.key_node(node, key) or node, f"unknown setting{hint}")
-        at = {key: self.key_node(node, key) or node for key in _EXECUTION_KEYS}
+        self.unknown_keys(value, _EXECUTION_KEYS, "polybook.execution", node, f"known: {', '.join(_EXECUTION_KEYS)}")
+        at = {key: key_node(node, key) or node for key in _EXECUTION_KEYS}
         timeout = self.positive(value.get("timeout", 300), "polybook.execution.timeout", at["timeout"])
         jobs = value.get("jobs")
         if jobs is not None:
@@ -654,11 +428,10 @@ class _Validator:
             return {}
         out = {}
         for framework, requirements in value.items():
-            entry = self.key_node(node, framework) or node
+            entry = key_node(node, framework) or node
             if framework not in frameworks:
-                close = difflib.get_close_matches(str(framework), list(frameworks), n=1)
-                hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(frameworks)}"
-                self.error(f"{key}.{framework}", entry, f"not in polybook.frameworks; {hint}")
+                hint = did_you_mean(framework, frameworks) or f"; known: {', '.join(frameworks)}"
+                self.error(f"{key}.{framework}", entry, f"not in polybook.frameworks{hint}")
                 continue
             if not isinstance(requirements, list | tuple) or not all(isinstance(r, str) for r in requirements):
                 self.error(f"{key}.{framework}", entry, "must be a list of requirement strings ('torch==2.0.0')")
@@ -680,24 +453,18 @@ class _Validator:
             return {}
         out = {}
         for stem, settings in value.items():
-            key, cnode = f"polybook.execution.chapters.{stem}", self.key_node(node, stem) or node
+            key, cnode = f"polybook.execution.chapters.{stem}", key_node(node, stem) or node
             if not isinstance(settings, dict):
                 self.error(key, cnode, "must be a dict like {'timeout': 600}")
                 continue
-            for extra in set(settings) - _CHAPTER_EXECUTION_KEYS:
-                self.error(
-                    f"{key}.{extra}",
-                    self.key_node(cnode, extra) or cnode,
-                    f"unknown setting; known: {sorted(_CHAPTER_EXECUTION_KEYS)}",
-                )
+            known = sorted(_CHAPTER_EXECUTION_KEYS)
+            self.unknown_keys(settings, _CHAPTER_EXECUTION_KEYS, key, cnode, f"known: {known}")
             timeout = settings.get("timeout")
             if timeout is not None:
-                timeout = self.positive(timeout, f"{key}.timeout", self.key_node(cnode, "timeout") or cnode)
+                timeout = self.positive(timeout, f"{key}.timeout", key_node(cnode, "timeout") or cnode)
             allow = settings.get("allow_errors")
             if allow is not None and not isinstance(allow, bool):
-                self.error(
-                    f"{key}.allow_errors", self.key_node(cnode, "allow_errors") or cnode, "must be True or False"
-                )
+                self.error(f"{key}.allow_errors", key_node(cnode, "allow_errors") or cnode, "must be True or False")
                 allow = None
             out[str(stem)] = ChapterExecution(timeout, allow)
         return out

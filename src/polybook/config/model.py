@@ -1,0 +1,216 @@
+"""What conf.py's ``polybook`` settings become: :class:`BookConfig` and the settings it holds,
+each validated by :mod:`polybook.config.validate`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from polybook.config.library import LibrarySettings
+from polybook.diagnostics import Diagnostic, DiagnosticError
+from polybook.dialect import DialectSettings
+
+
+class ConfigError(DiagnosticError):
+    """conf.py is unusable; ``diagnostics`` lists every problem found."""
+
+
+@dataclass(frozen=True, slots=True)
+class LanguageConfig:
+    code: str
+    name: str
+    title: str
+    frameworks: tuple[str, ...]
+    default_tab: str
+    origin: str | None = None  # the language this one was translated from (d2lbook's origin_lang)
+    base: str | None = None  # the edition of the source it was translated from (a key of ``editions``)
+
+    @property
+    def settings(self) -> DialectSettings:
+        return DialectSettings(self.code, self.frameworks, self.default_tab)
+
+
+@dataclass(frozen=True, slots=True)
+class EditionConfig:
+    """``polybook.editions[name]``: a folder of an older edition of the source language, read with
+    its own tabs (d2l-en 0.17's untagged cells are MXNet's, 1.0's PyTorch's)."""
+
+    name: str
+    folder: Path  # absolute
+    settings: DialectSettings
+
+
+@dataclass(frozen=True, slots=True)
+class ChapterExecution:
+    timeout: int | None = None
+    allow_errors: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EnvironmentConfig:
+    """``polybook.execution.environments[framework]``: what the framework's own virtualenv is
+    made from (:mod:`polybook.execute.envs`)."""
+
+    requirements: tuple[str, ...]  # PEP 508 strings, as written
+    line: int = field(default=1, compare=False, repr=False)  # of its entry in conf.py
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The distributions the requirements name, normalised (``TorchVision==0.15.1`` ->
+        ``torchvision``), in order."""
+        from packaging.requirements import Requirement
+        from packaging.utils import canonicalize_name
+
+        return tuple(dict.fromkeys(str(canonicalize_name(Requirement(r).name)) for r in self.requirements))
+
+
+@dataclass(frozen=True, slots=True)
+class ExecutionConfig:
+    """``polybook.execution``: see ``validate._EXECUTION_KEYS`` for each setting."""
+
+    cache_dir: Path
+    frozen_dir: Path
+    timeout: int = 300
+    kernels: dict[str, str] = field(default_factory=dict)  # framework -> kernel name
+    jobs: int | None = None
+    allow_errors: bool = False
+    fail_on_needs_gpu: bool = False
+    packages: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    chapters: dict[str, ChapterExecution] = field(default_factory=dict)
+    environments: dict[str, EnvironmentConfig] = field(default_factory=dict)
+    env_dir: Path | None = None  # None: <build_dir>/envs, filled in by load_config
+    as_of: str | None = None  # YYYY-MM-DD: packages as the registry had them that day
+
+    def kernel_for(self, framework: str) -> str:
+        """The kernel of a framework without an environment (one with has its own kernel)."""
+        return self.kernels.get(framework, "python3")
+
+    def packages_for(self, framework: str) -> tuple[str, ...]:
+        """Distributions whose versions key the framework's programs: its environment's
+        requirements, else the ``packages`` setting, else its own name; d2l and numpy always."""
+        environment = self.environments.get(framework)
+        own = environment.names if environment else self.packages.get(framework, (framework,))
+        return tuple(dict.fromkeys((*own, "d2l", "numpy")))
+
+    def chapter(self, stem: str) -> ChapterExecution:
+        """Per-chapter settings with the book-wide defaults filled in."""
+        own = self.chapters.get(stem, ChapterExecution())
+        return ChapterExecution(
+            own.timeout if own.timeout is not None else self.timeout,
+            own.allow_errors if own.allow_errors is not None else self.allow_errors,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class BookConfig:
+    """The book: ``chapters/<lang>/`` holds each language's documents at any depth. A document is
+    named by its path below the language folder without ``.md`` (``chapter_x/section``), the
+    same name in every language."""
+
+    path: Path  # conf.py
+    title: str
+    source_language: str
+    frameworks: tuple[str, ...]
+    default_tab: str
+    languages: dict[str, LanguageConfig]  # source language first
+    chapters_dir: Path
+    build_dir: Path
+    execution: ExecutionConfig
+    sphinx: dict[str, Any] = field(default_factory=dict)  # the other literal settings
+    exclusions: tuple[str, ...] = ()
+    bibfile: str | None = None
+    library: LibrarySettings = field(default_factory=LibrarySettings)
+    localised_links: tuple[str, ...] = ()  # globs (fnmatch) of links a translation has its own of
+    framework_labels: dict[str, str] = field(default_factory=dict)
+    editions: dict[str, EditionConfig] = field(default_factory=dict)
+    # The problems of ``library``: only the commands that build or import the library stop on
+    # them (polybook build lib, build eval); the others run on what is usable.
+    library_problems: tuple[Diagnostic, ...] = ()
+
+    def edition_path(self, edition: str, name: str) -> Path:
+        """The file of document ``name`` in a held edition of the source language."""
+        return self.editions[edition].folder / f"{name}.md"
+
+    def label_of(self, framework: str) -> str:
+        """How the book writes ``framework`` for readers (tabs, notices, PDF names)."""
+        return self.framework_labels.get(framework, framework)
+
+    @property
+    def root(self) -> Path:
+        return self.path.parent
+
+    @property
+    def translations(self) -> list[str]:
+        return [code for code in self.languages if code != self.source_language]
+
+    def language_of(self, chapter: Path) -> str | None:
+        """The language whose chapter folder holds ``chapter``, if any."""
+        try:
+            rel = chapter.resolve().relative_to(self.chapters_dir.resolve())
+        except ValueError:
+            return None
+        return rel.parts[0] if len(rel.parts) > 1 and rel.parts[0] in self.languages else None
+
+    def settings_for(self, chapter: Path) -> DialectSettings:
+        code = self.language_of(chapter)
+        if code is None:
+            return DialectSettings(None, self.frameworks, self.default_tab)
+        return self.languages[code].settings
+
+    def chapter_files(self, language: str) -> list[Path]:
+        """The language's documents: every ``.md`` below its folder, at any depth, but the
+        excluded ones and those in hidden folders (``.ipynb_checkpoints``), sorted by name."""
+        return [self.document_path(language, name) for name in self.document_names(language)]
+
+    def document_names(self, language: str) -> list[str]:
+        """The names of :meth:`chapter_files`: ``chapter_x/section``."""
+        folder = self.chapters_dir / language
+        excluded = self.excluded(language)
+        names = []
+        for path in folder.rglob("*.md"):
+            relative = path.relative_to(folder)
+            if relative.as_posix() in excluded or any(part.startswith(".") for part in relative.parts):
+                continue
+            if path.is_file():
+                names.append(relative.with_suffix("").as_posix())
+        return sorted(names)
+
+    def excluded(self, language: str) -> set[str]:
+        """Paths (relative to the language folder) that ``exclusions`` match, with glob's
+        meaning (``*`` stays within a folder, ``**`` crosses folders), as d2lbook reads them."""
+        folder = self.chapters_dir / language
+        return {p.relative_to(folder).as_posix() for pattern in self.exclusions for p in folder.glob(pattern)}
+
+    def document_path(self, language: str, name: str) -> Path:
+        """The file of document ``name`` in ``language``."""
+        return self.chapters_dir / language / f"{name}.md"
+
+    def document_name(self, path: Path) -> str | None:
+        """The document name of a chapter file, if it lies in a language folder."""
+        language = self.language_of(path)
+        if language is None:
+            return None
+        return path.resolve().relative_to((self.chapters_dir / language).resolve()).with_suffix("").as_posix()
+
+    def locate(self, language: str, document: str, ref: str) -> tuple[Path, bool] | None:
+        """The file that ``ref`` (a relative path written in document ``document``) names:
+        the language's own, else -- when the path stays inside the language folder -- the
+        source language's file at the same place (``fallback`` True), so a translation
+        carries only the files it translated. None when neither exists."""
+        own = (self.document_path(language, document).parent / ref).resolve()
+        if own.is_file():
+            return own, False
+        folder = (self.chapters_dir / language).resolve()
+        if language != self.source_language and own.is_relative_to(folder):
+            other = (self.chapters_dir / self.source_language).resolve() / own.relative_to(folder)
+            if other.is_file():
+                return other, True
+        return None
+
+    def bibliography(self, language: str) -> Path | None:
+        """The language's ``bibfile`` (the source language's when it has none)."""
+        if not self.bibfile:
+            return None
+        found = self.locate(language, "index", self.bibfile)
+        return found[0] if found else None
