@@ -26,13 +26,21 @@ import ast
 import posixpath
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from polybook.config.checks import Checks, did_you_mean, key_node
 from polybook.diagnostics import Diagnostic
 
-if TYPE_CHECKING:
-    from polybook.config.model import BookConfig
+
+class _Book(Protocol):
+    """What the library's paths need of the book's config (:class:`polybook.config.BookConfig`)."""
+
+    @property
+    def chapters_dir(self) -> Path: ...
+
+    @property
+    def source_language(self) -> str: ...
+
 
 _LIBRARY_KEYS = {
     "version_file": "file whose `__version__` line gets conf.py's `release` (relative to the language folder)",
@@ -77,11 +85,11 @@ class LibrarySettings:
     def enabled(self) -> bool:
         return bool(self.frameworks)
 
-    def target(self, config: BookConfig, framework: str) -> Path:
+    def target(self, config: _Book, framework: str) -> Path:
         """Where ``framework``'s module is written: below the source language's folder."""
         return config.chapters_dir / config.source_language / self.frameworks[framework].lib_file
 
-    def version_path(self, config: BookConfig) -> Path | None:
+    def version_path(self, config: _Book) -> Path | None:
         if not self.version_file:
             return None
         return config.chapters_dir / config.source_language / self.version_file
