@@ -15,7 +15,7 @@ from polybook.book import load_book
 from polybook.config import load_config
 from polybook.diagnostics import Level
 from polybook.execute.outputs import read_outputs
-from polybook.pdf.build import input_digest, pdf_targets, site_pdfs, sphinx_overrides
+from polybook.pdf.build import book_name, input_digest, pdf_targets, site_pdfs, sphinx_overrides
 from polybook.pdf.languages import babel_name, latex_elements, typesetting
 from polybook.pdf.log import diagnose, read_log, source_of
 from polybook.pdf.scripts import Script, main_script
@@ -271,3 +271,15 @@ def test_a_missing_glyph_is_an_error_naming_language_character_and_line(tiny: Pa
         ("tiny.md", 28, "pdf.glyph", Level.ERROR),
     ]
     assert found[0].message.startswith("en: no font has '🧪' (U+1F9EA TEST TUBE); it would print as a blank")
+
+
+def test_a_pdfs_file_name_keeps_the_letters_of_a_title_with_marks() -> None:
+    class Named:
+        title = ""
+
+        def __init__(self, project: str) -> None:
+            self.sphinx = {"project": project}
+
+    assert book_name(Named("Đắm mình vào Học Sâu")) == "dam-minh-vao-hoc-sau"  # type: ignore[arg-type]
+    assert book_name(Named("Mergulhe no Aprendizado Profundo")) == "mergulhe-no-aprendizado-profundo"  # type: ignore[arg-type]
+    assert book_name(Named("动手学深度学习")) == "book"  # type: ignore[arg-type]

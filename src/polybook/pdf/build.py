@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 import time
+import unicodedata
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
@@ -102,7 +103,10 @@ class PdfReport:
 def book_name(config: BookConfig) -> str:
     """File-name stem of the PDFs: the project's name as a slug."""
     project = str(config.sphinx.get("project") or config.title or "book")
-    return re.sub(r"[^a-z0-9]+", "-", project.lower()).strip("-") or "book"
+    # letters with marks keep their base letter ("Đắm mình" -> "dam-minh"), not a dash each
+    plain = unicodedata.normalize("NFKD", project.replace("Đ", "D").replace("đ", "d"))
+    plain = "".join(c for c in plain if not unicodedata.combining(c))
+    return re.sub(r"[^a-z0-9]+", "-", plain.lower()).strip("-") or "book"
 
 
 def pdf_targets(
