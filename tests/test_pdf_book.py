@@ -305,14 +305,14 @@ def test_chapters_the_toc_does_not_number_are_unnumbered_in_the_pdf(tmp_path: Pa
 
 #: A language code, a title and a paragraph in each script; the face the PDF must use for it
 #: (as the xelatex log names the fonts it loaded), and a word the text layer must give back
-#: (Arabic right to left: run by run, shaped).
+#: (Arabic right to left: run by run, shaped; Korean with the spaces between its words).
 SCRIPTS = [
     (
         "ko",
         "딥러닝 입문",
         "이 책은 딥러닝을 코드와 함께 설명합니다. 표와 그림이 있습니다.",
         "Noto Serif CJK KR",
-        "딥러닝",
+        "코드와 함께",  # the space between the words kept
     ),
     ("vi", "Đắm mình vào Học Sâu", "Cuốn sách này giải thích học sâu bằng mã nguồn và hình vẽ.", "Noto Serif", "giải"),
     ("ru", "Погружение в глубокое обучение", "Эта книга объясняет глубокое обучение с кодом.", "Noto Serif", "книга"),

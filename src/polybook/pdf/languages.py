@@ -182,6 +182,8 @@ def latex_elements(language: str, spec: Typesetting, fonts: FontPlan | None = No
                     rf"\setCJKmainfont{{{fonts.serif}}}",
                     rf"\setCJKsansfont{{{fonts.sans}}}",
                     rf"\setCJKmonofont{{{fonts.mono}}}",
+                    # Korean writes a space between words; xeCJK drops spaces between CJK letters
+                    *([r"\xeCJKsetup{CJKspace=true}"] if spec.script is Script.HANGUL else []),
                 ]
             ),
             # xeCJK adds spaces in fancyvrb's Verbatim unless told not to.
