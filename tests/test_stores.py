@@ -8,6 +8,7 @@ import os
 import shutil
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -127,4 +128,20 @@ def test_the_kept_bases_are_swept(tmp_path: Path) -> None:
         ),
     ]
     assert _closest(scored, target, store, tmp_path / "zh" / "ch.md", (settings,)) == 1
+    assert_swept(planted)
+
+
+@pytest.mark.parametrize("store", ["highlight", "bibtex"])
+def test_the_highlighted_code_and_formatted_entries_are_swept(tmp_path: Path, store: str) -> None:
+    """When a build installs the speed-ups that keep them."""
+    from polybook.stage import sphinx_speed
+
+    planted = plant(tmp_path / "build" / ".polybook" / store)
+    app = SimpleNamespace(
+        doctreedir=tmp_path / "build" / "html" / "en" / "doctrees",
+        config=SimpleNamespace(language="en"),
+        connect=lambda *args, **kwargs: None,
+    )
+    with sphinx_speed.build_scope():
+        sphinx_speed.install(app)
     assert_swept(planted)
