@@ -1,5 +1,7 @@
-"""polybook's speed patches of Sphinx give what Sphinx gives: figure numbers from skeletons,
-formatted bibliography entries kept by what decides them.
+"""polybook's speed patches of Sphinx give what Sphinx gives, and each one took: figure numbers
+from skeletons, formatted bibliography entries and highlighted code kept by what decides them,
+numref's doctrees and pybtex's plugin look-ups each loaded once, the Chinese dictionary loaded
+once ahead. A patch is in for its build only, and a build without one says so.
 
 A small reStructuredText book of our own (a numbered toctree, nested sections, figures,
 tables, captioned code blocks, a nested index) is built with the patches installed, then an
@@ -10,9 +12,29 @@ too. The numbers are compared with Sphinx's own walk over the real doctrees.
 from __future__ import annotations
 
 import pickle
+import pkgutil
+from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
+
+from polybook.stage import sphinx_speed
+
+#: Every name the speed-ups of a build patch (the Chinese dictionary's is process-wide).
+PATCHED = {
+    "pybtex.plugin.entry_points",
+    "sphinxcontrib.bibtex.plugin._entry_points",
+    "sphinx.domains.std.StandardDomain._resolve_numref_xref",
+    "sphinx.builders.Builder.write_doctree",
+    "sphinx.environment.collectors.toctree.TocTreeCollector.assign_figure_numbers",
+    "sphinx.highlighting.PygmentsBridge.highlight_block",
+    "pybtex.style.formatting.BaseStyle.format_entry",
+}
+#: The doctrees of a book's build, where polybook keeps them: the stores are in <root>/build/.polybook.
+DOCTREES = Path("build", "html", "en", "doctrees")
 
 BIB = """@article{lecun1998,
   author = {LeCun, Yann and Bottou, L{\\'e}on and Bengio, Yoshua and Haffner, Patrick},
@@ -104,24 +126,54 @@ def build(root: Path) -> dict[str, dict[str, dict[str, tuple[int, ...]]]]:
     from sphinx.util.docutils import docutils_namespace
 
     with docutils_namespace():
-        app = Sphinx(root, root, root / "_build", root / "_doctrees", "html", status=None, warning=None)
+        app = Sphinx(root, root, root / "_build", root / DOCTREES, "html", status=None, warning=None)
         app.build()
+    assert sphinx_speed.installed() is None  # taken out when the build finished
     return app.env.toc_fignumbers
 
 
+def current(names: set[str]) -> dict[str, Any]:
+    """What each dotted name holds now."""
+    return {name: pkgutil.resolve_name(name) for name in names}
+
+
+def loads_inside(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> Counter[str]:
+    """The doctrees Sphinx loads (``BuildEnvironment.get_doctree``) while ``owner.name`` runs, by
+    document; set before the build, so that the speed-up patches what counts."""
+    from sphinx.environment import BuildEnvironment
+
+    loads: Counter[str] = Counter()
+    inside = [False]
+    get_doctree, method = BuildEnvironment.get_doctree, getattr(owner, name)
+
+    def counted(self: Any, docname: str) -> Any:
+        if inside[0]:
+            loads[docname] += 1
+        return get_doctree(self, docname)
+
+    def flagged(*args: Any, **kwargs: Any) -> Any:
+        inside[0] = True
+        try:
+            return method(*args, **kwargs)
+        finally:
+            inside[0] = False
+
+    monkeypatch.setattr(BuildEnvironment, "get_doctree", counted)
+    monkeypatch.setattr(owner, name, flagged)
+    return loads
+
+
 def walked_without_skeletons(root: Path) -> dict[str, dict[str, dict[str, tuple[int, ...]]]]:
-    """Sphinx's own numbering, over the pickled doctrees of the build (no skeletons)."""
+    """Sphinx's own numbering, over the pickled doctrees of the build (no skeletons, no patches)."""
     from sphinx.application import Sphinx
     from sphinx.environment.collectors.toctree import TocTreeCollector
     from sphinx.util.docutils import docutils_namespace
 
     with docutils_namespace():
-        app = Sphinx(root, root, root / "_build", root / "_doctrees", "html", status=None, warning=None)
+        with sphinx_speed.build_scope():  # set up, never built: the patches are taken out here
+            app = Sphinx(root, root, root / "_build", root / DOCTREES, "html", status=None, warning=None)
         env = app.env
-        from polybook.stage.sphinx_speed import SKELETONS
-
-        assert set(env.__dict__[SKELETONS]) == {"index", "one", "part/index", "part/two"}
-        env.__dict__[SKELETONS] = {}
+        assert set(env.__dict__[sphinx_speed.SKELETONS]) == {"index", "one", "part/index", "part/two"}
         TocTreeCollector.assign_figure_numbers(None, env)  # type: ignore[arg-type]
         return env.toc_fignumbers
 
@@ -161,7 +213,7 @@ def test_figure_numbers_from_skeletons_are_sphinxs_and_move_on_an_edit(tmp_path:
 def test_a_skeleton_holds_no_document_and_pickles_small(tmp_path: Path) -> None:
     write_book(tmp_path)
     build(tmp_path)
-    env = pickle.loads((tmp_path / "_doctrees" / "environment.pickle").read_bytes())
+    env = pickle.loads((tmp_path / DOCTREES / "environment.pickle").read_bytes())
     from docutils import nodes
 
     from polybook.stage.sphinx_speed import SKELETONS
@@ -176,7 +228,7 @@ def test_a_skeleton_holds_no_document_and_pickles_small(tmp_path: Path) -> None:
     one = env.__dict__[SKELETONS]["one"]
     assert "table" in [type(node).__name__ for node in one.findall(nodes.Element)]
     assert not list(one.findall(nodes.entry))  # a table's number depends on its title, not its cells
-    assert len(pickle.dumps(two)) < len((tmp_path / "_doctrees" / "part" / "two.doctree").read_bytes())
+    assert len(pickle.dumps(two)) < len((tmp_path / DOCTREES / "part" / "two.doctree").read_bytes())
 
 
 def format_lecun(text: str) -> tuple[str, object]:
@@ -188,16 +240,26 @@ def format_lecun(text: str) -> tuple[str, object]:
     return formatted.text.render_as("text"), formatted
 
 
-def test_a_formatted_entry_is_kept_and_follows_its_fields(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def patches() -> Iterator[sphinx_speed.Patches]:
+    """Patches a test puts in by hand (one speed-up at a time), taken out after it; each name
+    then holds what it held before."""
+    before = current(PATCHED)
+    patches = sphinx_speed.Patches()
+    yield patches
+    patches.take_out()
+    assert current(PATCHED) == before
+
+
+def test_a_formatted_entry_is_kept_and_follows_its_fields(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, patches: sphinx_speed.Patches
+) -> None:
     from pybtex.plugin import find_plugin
     from pybtex.style.formatting import BaseStyle
 
-    from polybook.stage import sphinx_speed
-
-    original = getattr(BaseStyle.format_entry, "__wrapped__", BaseStyle.format_entry)  # a build may have patched it
-    monkeypatch.setattr(BaseStyle, "format_entry", original)  # as it was again after the test
     unpatched, _ = format_lecun(BIB)
-    sphinx_speed._keep_formatted_entries(tmp_path)
+    sphinx_speed._keep_formatted_entries(patches, tmp_path)
+    assert BaseStyle.format_entry is patches.patched["pybtex.style.formatting.BaseStyle.format_entry"]
     first, formatted = format_lecun(BIB)
     assert first == unpatched and "Gradient-based learning" in first
     assert len(list(tmp_path.glob("*/*"))) == 1
@@ -215,3 +277,196 @@ def test_a_formatted_entry_is_kept_and_follows_its_fields(tmp_path: Path, monkey
     changed, _ = format_lecun(BIB.replace("{1998}", "{1999}").replace("Haffner, Patrick", "Haffner, P."))
     assert "1999" in changed and "P. Haffner" in changed and "Patrick" not in changed
     assert len(list(tmp_path.glob("*/*"))) == 2
+
+
+def test_a_highlighted_block_is_kept_and_one_that_warned_is_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, patches: sphinx_speed.Patches
+) -> None:
+    from sphinx import highlighting
+
+    html, latex = highlighting.PygmentsBridge("html"), highlighting.PygmentsBridge("latex")
+    unpatched = html.highlight_block("print(1)\n", "python")
+    sphinx_speed._keep_highlighted(patches, tmp_path)
+    assert (
+        highlighting.PygmentsBridge.highlight_block
+        is patches.patched["sphinx.highlighting.PygmentsBridge.highlight_block"]
+    )
+    assert html.highlight_block("print(1)\n", "python") == unpatched
+    assert len(list(tmp_path.glob("*/*"))) == 1
+
+    def not_again(*args: object) -> None:
+        raise AssertionError("highlighted again")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(highlighting, "highlight", not_again)
+        assert html.highlight_block("print(1)\n", "python") == unpatched  # read back
+    assert "\\PYG" in latex.highlight_block("print(1)\n", "python")  # the output format decides too
+    assert len(list(tmp_path.glob("*/*"))) == 2
+    html.highlight_block("x = $1 ?", "python")  # Sphinx warns: lexing it as Python fails
+    assert len(list(tmp_path.glob("*/*"))) == 2  # not kept: the warning is said wherever the block is
+
+
+def test_plugin_look_ups_scan_the_installed_distributions_once(
+    monkeypatch: pytest.MonkeyPatch, patches: sphinx_speed.Patches
+) -> None:
+    import importlib.metadata
+
+    from pybtex import plugin
+    from sphinxcontrib.bibtex import plugin as bibtex_plugin
+
+    scans: Counter[tuple[str, ...]] = Counter()
+    entry_points = importlib.metadata.entry_points
+
+    def counted(**selection: str) -> Any:
+        scans[tuple(selection.values())] += 1
+        return entry_points(**selection)
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", counted)
+    style = plugin.find_plugin("pybtex.style.formatting", "plain")
+    referencing = bibtex_plugin.find_plugin("sphinxcontrib.bibtex.style.referencing", "author_year")
+    sphinx_speed._memoise_pybtex_plugins(patches)
+    sphinx_speed._memoise_bibtex_plugins(patches)
+    assert set(patches.patched) == {"pybtex.plugin.entry_points", "sphinxcontrib.bibtex.plugin._entry_points"}
+    for _ in range(3):
+        assert plugin.find_plugin("pybtex.style.formatting", "plain") is style
+        assert bibtex_plugin.find_plugin("sphinxcontrib.bibtex.style.referencing", "author_year") is referencing
+        assert "plain" in list(plugin.enumerate_plugin_names("pybtex.style.formatting"))  # a group, no name
+    assert scans == {
+        ("pybtex.style.formatting", "plain"): 1,
+        ("sphinxcontrib.bibtex.style.referencing", "author_year"): 1,
+        ("pybtex.style.formatting",): 1,
+    }
+
+
+def test_the_chinese_dictionary_is_loaded_once_ahead_or_said_not_to_be(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sphinx.search import zh
+
+    loaded: list[str] = []
+
+    def load(path: str) -> None:
+        loaded.append(path)
+
+    dictionary = tmp_path / "dict.txt"
+    dictionary.write_text("深度 1\n", encoding="utf-8")
+    monkeypatch.setattr(zh, "jieba_load_userdict", load)
+    monkeypatch.setattr(zh, "JIEBA_DEFAULT_DICT", str(dictionary))
+    monkeypatch.setattr(sphinx_speed, "_AHEAD_NOT_APPLIED", {})
+    sphinx_speed.load_chinese_dictionary()
+    assert loaded == [str(dictionary)] and zh.jieba_load_userdict is not load
+    zh.jieba_load_userdict(str(dictionary))  # what Sphinx's set-up of a zh index does: nothing again
+    zh.jieba_load_userdict("mine.txt")  # a book's own dictionary is loaded
+    assert loaded == [str(dictionary), "mine.txt"]
+    assert sphinx_speed._AHEAD_NOT_APPLIED == {}
+
+    monkeypatch.delattr(zh, "jieba_load_userdict")  # a release of Sphinx without the name
+    sphinx_speed.load_chinese_dictionary()
+    assert sphinx_speed._AHEAD_NOT_APPLIED == {
+        sphinx_speed.CHINESE_DICTIONARY: "sphinx.search.zh.jieba_load_userdict is missing"
+    }
+
+
+def fake_app(root: Path, language: str = "en") -> Any:
+    """What :func:`sphinx_speed.install` reads of a Sphinx application, and the events it connects."""
+    events: list[str] = []
+    doctrees = root / "build" / "html" / language / "doctrees"
+    return SimpleNamespace(
+        doctreedir=doctrees, config=SimpleNamespace(language=language), events=events,
+        connect=lambda event, handler, priority=500: events.append(event),
+    )  # fmt: skip
+
+
+def test_install_patches_every_name_for_one_build(tmp_path: Path) -> None:
+    before = current(PATCHED)
+    app = fake_app(tmp_path)
+    with sphinx_speed.build_scope():
+        sphinx_speed.install(app)
+        patches = sphinx_speed.installed()
+        assert patches is not None and patches.not_applied == {}
+        assert set(patches.patched) == PATCHED
+        assert all(current(PATCHED)[name] is patches.patched[name] is not before[name] for name in PATCHED)
+        sphinx_speed.install(app)  # a second extension of the build asks: the same patches
+        assert sphinx_speed.installed() is patches
+    assert "build-finished" in app.events  # a build takes them out when it finishes
+    assert sphinx_speed.installed() is None and current(PATCHED) == before
+    assert not (tmp_path / "build").exists()  # no store made for nothing
+
+
+NUMREF_BOOK = {
+    "index.rst": "Book\n====\n\n.. toctree::\n\n   figures\n   refs\n",
+    "figures.rst": "Figures\n=======\n\n.. figure:: a.png\n   :name: fig_a\n\n   A figure.\n",
+    "refs.rst": "Refs\n====\n\n" + "".join(f"See :numref:`fig_a` ({i}).\n\n" for i in range(5)),
+}
+
+
+def run(root: Path, builder: str = "html", **overrides: Any) -> tuple[int, str, str]:
+    """The book at ``root`` built by polybook's runner: (status, crash, warnings)."""
+    from polybook.stage.sphinx_run import sphinx_build
+
+    out, doctrees = root / "_build", root / DOCTREES
+    code, failure, _, warnings = sphinx_build(str(root), str(root), str(out), str(doctrees), builder, overrides)
+    return code, failure, warnings
+
+
+@pytest.mark.slow  # real Sphinx
+def test_numref_loads_a_referenced_doctree_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sphinx.domains.std import StandardDomain
+
+    for name, text in {"conf.py": CONF, **NUMREF_BOOK}.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    loads = loads_inside(monkeypatch, StandardDomain, "_resolve_numref_xref")
+    code, failure, _ = run(tmp_path)
+    assert code == 0 and not failure
+    assert loads == {"figures": 1}  # five references, one doctree loaded (Sphinx alone: five)
+    assert (tmp_path / "_build" / "refs.html").read_text(encoding="utf-8").count("Fig. 1") == 5
+
+
+@pytest.mark.slow  # real Sphinx
+def test_figures_are_numbered_without_loading_a_doctree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sphinx.environment.collectors.toctree import TocTreeCollector
+
+    loads = loads_inside(monkeypatch, TocTreeCollector, "assign_figure_numbers")
+    write_book(tmp_path)
+    first = build(tmp_path)
+    write_book(tmp_path, extra=".. figure:: z.png\n\n   A new first figure.\n")
+    second = build(tmp_path)
+    assert first != second and loads == {}  # Sphinx alone loads every doctree, in both builds
+
+
+@pytest.mark.slow  # real Sphinx
+def test_the_runner_takes_the_speed_ups_out_however_the_build_ends(tmp_path: Path) -> None:
+    before = current(PATCHED)
+    write_book(tmp_path)
+    code, failure, warnings = run(tmp_path)
+    assert code == 0 and not failure and "speed-ups" not in warnings
+    assert sphinx_speed.installed() is None and current(PATCHED) == before
+    broken = CONF + "    raise RuntimeError('a broken extension')\n"  # stops after installing them
+    (tmp_path / "conf.py").write_text(broken, encoding="utf-8")
+    code, failure, _ = run(tmp_path)
+    assert code == 2 and "a broken extension" in failure
+    assert sphinx_speed.installed() is None and current(PATCHED) == before
+
+
+@pytest.mark.slow  # real Sphinx
+def test_a_build_without_a_speed_up_says_so_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sphinxcontrib.bibtex import plugin
+
+    from polybook.diagnostics import Code
+    from polybook.stage.sphinx_run import located_warnings
+
+    monkeypatch.delattr(plugin, "_entry_points")  # a release of sphinxcontrib-bibtex that moved it
+    monkeypatch.setattr(sphinx_speed, "_AHEAD_NOT_APPLIED", {sphinx_speed.CHINESE_DICTIONARY: "no dictionary"})
+    write_book(tmp_path)
+    code, failure, warnings = run(tmp_path)
+    assert code == 0 and not failure
+    assert warnings.count("speed-ups") == 1
+    assert "sphinxcontrib.bibtex.plugin._entry_points is missing" in warnings
+    assert sphinx_speed.CHINESE_DICTIONARY not in warnings  # not this language's
+    [diagnostic] = [d for _, d in located_warnings(warnings, tmp_path, {}, {}, "conf.py") if "speed-ups" in d.message]
+    assert (diagnostic.path, diagnostic.line, diagnostic.code) == ("conf.py", 1, Code.HTML_SPHINX)
+    assert "[polybook.speedup]" in diagnostic.message
+
+    code, failure, warnings = run(tmp_path, "dummy", language="zh_CN")  # no search index: no jieba
+    assert code == 0 and not failure and warnings.count("speed-ups") == 1
+    assert f"{sphinx_speed.CHINESE_DICTIONARY} (no dictionary)" in warnings

@@ -1,4 +1,5 @@
-"""Writing files so that readers (and a second build) never see half of one."""
+"""Writing files so that readers (and a second build) never see half of one; the stores of kept
+entries (:func:`kept`, :func:`store_bytes`) and how they are swept (:func:`swept`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -67,7 +68,7 @@ def kept(entry: Path, kind: type[T], compute: Callable[[], T]) -> T:
     """The ``kind`` object pickled at ``entry`` (a cache's entry), else ``compute()``'s result,
     kept there for the next time. A missing, corrupt or foreign entry is a miss."""
     try:
-        found = pickle.loads(entry.read_bytes())
+        found = pickle.loads(read_kept(entry))
         if isinstance(found, kind):
             return found
     except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError, ImportError):
@@ -75,6 +76,75 @@ def kept(entry: Path, kind: type[T], compute: Callable[[], T]) -> T:
     made = compute()
     store_bytes(entry, pickle.dumps(made, protocol=pickle.HIGHEST_PROTOCOL))
     return made
+
+
+#: An entry no run has read or written for this long is swept: every store of kept entries is
+#: a cache of what polybook computes again in seconds, and each edit adds entries under new keys.
+UNUSED_FOR = 30 * 24 * 3600
+#: A temporary file older than this was left by a writer that was killed (the execution cache's rule).
+STALE_TEMPORARY = 600
+#: A read entry's time is moved to now (it is used) once it is older than this: a day's precision
+#: is enough for :data:`UNUSED_FOR`, and spares a write of the file's metadata on every hit.
+USED_MARK = 24 * 3600
+#: A store is swept at most this often; its :data:`SWEPT` file's time says when it last was.
+SWEEP_EVERY = 24 * 3600
+SWEPT = ".swept"
+_swept_here: set[Path] = set()  # the stores this process has looked at (:func:`swept`)
+
+
+def read_kept(entry: Path) -> bytes:
+    """A store entry's bytes (``OSError`` when it cannot be read), marked used for
+    :func:`sweep_store`: its time is moved to now when it is older than :data:`USED_MARK`."""
+    with entry.open("rb") as handle:
+        data = handle.read()
+        changed = os.fstat(handle.fileno()).st_mtime
+    if time.time() - changed > USED_MARK:
+        with suppress(OSError):  # a store we may not write: it is only not swept
+            os.utime(entry)
+    return data
+
+
+def sweep_store(root: Path, unused_for: float = UNUSED_FOR, stale: float = STALE_TEMPORARY) -> int:
+    """Remove from the store at ``root`` (entries at any depth, written by :func:`store_bytes`)
+    the temporary files of writers that were killed (dot-named, older than ``stale`` seconds)
+    and the entries no run has read or written for ``unused_for`` seconds; returns how many.
+
+    Safe beside a build using the store: an entry removed under it is a miss, not an error."""
+    now, removed = time.time(), 0
+    for folder, _, names in os.walk(root):
+        for name in names:
+            if name == SWEPT:
+                continue
+            path = os.path.join(folder, name)
+            with suppress(OSError):  # gone already: another process swept it
+                if now - os.stat(path).st_mtime > (stale if name.startswith(".") else unused_for):
+                    os.unlink(path)
+                    removed += 1
+    return removed
+
+
+def swept(root: Path) -> Path:
+    """``root``, a store of kept entries, swept (:func:`sweep_store`) when this process first uses
+    it and no process has swept it for :data:`SWEEP_EVERY`: how the module that owns a store
+    names its folder, so every store is swept as the execution cache is, at the start of a run."""
+    if root in _swept_here:
+        return root
+    _swept_here.add(root)
+    marker = root / SWEPT
+    try:
+        if time.time() - marker.stat().st_mtime < SWEEP_EVERY:
+            return root
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return root
+    if root.is_dir():  # nothing kept yet: no folder is made for nothing
+        try:
+            marker.touch()  # first: the other processes starting now leave it to this one
+        except OSError:  # a store we may not write: nothing could be removed either
+            return root
+        sweep_store(root)
+    return root
 
 
 def _umask() -> int:

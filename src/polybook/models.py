@@ -5,7 +5,8 @@ document model from a pickle takes a fourteenth of that. Every command that read
 (check, build, serve's rebuilds) goes through :func:`parse_cached`, so an edit of one section
 parses one file. An entry is keyed by the file's bytes, the path shown in diagnostics, the
 language's settings and the parser's own code (:data:`PARSER`): a change of any of them is a
-miss. A corrupt or unreadable entry is a miss too; entries are written atomically.
+miss. A corrupt or unreadable entry is a miss too; entries are written atomically, and those no
+run has used for a month are swept (:func:`polybook.files.swept`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 
 from polybook.dialect import DialectSettings, Document, parse_file, parse_text
 from polybook.dialect.reader import decode
-from polybook.files import hash_files, kept
+from polybook.files import hash_files, kept, swept
 
 MODELS_DIR = ".polybook/models"
 
@@ -45,7 +46,7 @@ def parse_cached(path: Path, settings: DialectSettings, display: str, store: Pat
     key = hashlib.sha256(
         b"\0".join([parser_version().encode(), display.encode(), repr(settings).encode(), data])
     ).hexdigest()
-    return kept(store / key[:2] / f"{key}.pickle", Document, lambda: _parse(data, settings, display))
+    return kept(swept(store) / key[:2] / f"{key}.pickle", Document, lambda: _parse(data, settings, display))
 
 
 def _parse(data: bytes, settings: DialectSettings, display: str) -> Document:

@@ -31,7 +31,7 @@ from polybook.config import BookConfig
 from polybook.diagnostics import Code
 from polybook.dialect import DialectSettings, parse_text
 from polybook.dialect.nodes import DisplayMath, Document
-from polybook.files import file_sha256, kept
+from polybook.files import file_sha256, kept, swept
 from polybook.models import parse_cached
 
 
@@ -140,7 +140,7 @@ def _closest(
         held = file_bytes(base.file) if base.file is not None else b""
         parts += [base.kind, str(base.file or ""), held, str(base.document is None)]
     key = key_of(parts)
-    return kept(store.parent / "bases" / key[:2] / f"{key}.pickle", int, compute)
+    return kept(swept(store.parent / "bases") / key[:2] / f"{key}.pickle", int, compute)
 
 
 def _same_dialect(a: DialectSettings, b: DialectSettings) -> bool:

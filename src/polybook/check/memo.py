@@ -20,15 +20,16 @@ from polybook.check.keys import checker_version, file_bytes, key_of, package_ver
 from polybook.check.staleness import LOCK_NAME, SyncRecord, origin_file
 from polybook.config import BookConfig
 from polybook.dialect.nodes import Document
-from polybook.files import kept
+from polybook.files import kept, swept
 from polybook.models import MODELS_DIR
 
 FINDINGS_DIR = "findings"
 
 
 def findings_dir(config: BookConfig) -> Path:
-    """``build/.polybook/findings``: beside the kept parsed documents."""
-    return (config.build_dir / MODELS_DIR).parent / FINDINGS_DIR
+    """``build/.polybook/findings``: beside the kept parsed documents; the chunks', renames' and
+    library's findings are kept in folders of it. Swept of what no run uses (:func:`swept`)."""
+    return swept((config.build_dir / MODELS_DIR).parent / FINDINGS_DIR)
 
 
 def chapter_findings(

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from polybook.files import store_bytes
+from polybook.files import read_kept, store_bytes, swept
 
 #: The display environments a formula of the book is written in: Sphinx's wrapping, and the
 #: amsmath environments MyST takes as a block of their own when a line starts with one (a
@@ -92,10 +92,10 @@ class _Kept:
     def __init__(self, store: Path | None, preamble: str) -> None:
         lines = [line for line in preamble.split("\n") if not line.startswith(_NAMING)]
         key = hashlib.sha256("\n".join(lines).encode()).hexdigest()[:32]
-        self.file = store / f"{key}.txt" if store else None
+        self.file = swept(store) / f"{key}.txt" if store else None  # swept as every store is
         try:
-            self.known = set(self.file.read_text(encoding="ascii").split()) if self.file else set()
-        except OSError:
+            self.known = set(read_kept(self.file).decode("ascii").split()) if self.file else set()
+        except (OSError, UnicodeDecodeError):
             self.known = set()
 
     def has(self, text: str) -> bool:

@@ -19,6 +19,7 @@ from typing import Any
 
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.execute.runner import strip_ansi
+from polybook.stage import sphinx_speed
 from polybook.stage.myst import Transpiled
 
 _WARNING_RE = re.compile(
@@ -94,7 +95,8 @@ def sphinx_build(
         from sphinx.util.docutils import docutils_namespace, patch_docutils
 
         nocolor()
-        with patch_docutils(Path(confdir)), docutils_namespace():
+        # build_scope: the speed-ups polybook's extensions install are this build's only
+        with patch_docutils(Path(confdir)), docutils_namespace(), sphinx_speed.build_scope():
             app = Sphinx(
                 srcdir,
                 confdir,

@@ -35,9 +35,14 @@
   (:mod:`polybook.render.workers`), and a worker skips loading a file already loaded: jieba
   is left as Sphinx would have left it, once per polybook process.
 
-Each is a patch of a method or a plain module function, applied only in the worker
-process that builds one language or PDF (:func:`install`), and each falls back to the
-original behaviour if the patched name is missing (a newer release changed it).
+Each is a patch of a method or a plain module function, installed by polybook's Sphinx
+extensions (:func:`install`) for the build that loads them and taken out when it finishes
+(``build-finished``; the runner also builds inside :func:`build_scope`, for a build that stops
+before): Sphinx used elsewhere in the process is Sphinx's own. The Chinese dictionary is the one
+process-wide patch (:func:`load_chinese_dictionary` says why). A patched name that is not where
+the release polybook pins has it (pyproject.toml) leaves its speed-up out, and the build says so
+once, as a warning of its own (``polybook.speedup``): it is correct, only slower. The stores
+are swept of what no build has used for a month (:func:`polybook.files.swept`).
 """
 
 from __future__ import annotations
@@ -49,13 +54,74 @@ import logging
 import os
 import re
 import sys
+import types
 from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from polybook.files import kept, store_bytes
+from polybook.files import kept, read_kept, store_bytes, swept
 
 NUMREF_DOCTREES = 256  # every document of a big book: about 2 MB each, unpickled once
+#: The speed-up :func:`load_chinese_dictionary` applies (process-wide, outside any build).
+CHINESE_DICTIONARY = "the Chinese search dictionary loaded ahead"
+
+
+class _Missing(Exception):
+    """A name a speed-up patches is not where the release polybook pins has it."""
+
+
+_INHERITED = object()  # a patched name the class did not define itself
+
+
+@dataclass(slots=True)
+class Patches:
+    """The speed-ups installed for the running build: what each patched name holds now (by its
+    dotted name), how to put each back, and the speed-ups that could not be applied, with why."""
+
+    patched: dict[str, Any] = field(default_factory=dict)
+    undo: list[Callable[[], None]] = field(default_factory=list)
+    not_applied: dict[str, str] = field(default_factory=dict)
+
+    def put(self, owner: Any, name: str, replacement: Any) -> None:
+        """``owner.name = replacement`` (a class's method, a module's function) until :meth:`take_out`."""
+        before = vars(owner).get(name, _INHERITED)
+        setattr(owner, name, replacement)
+        self.patched[f"{_dotted(owner)}.{name}"] = replacement
+        self.undo.append(functools.partial(_put_back, owner, name, before))
+
+    def take_out(self) -> None:
+        for undo in reversed(self.undo):
+            undo()
+        self.undo.clear()
+        self.patched.clear()
+
+
+def _put_back(owner: Any, name: str, before: Any) -> None:
+    if before is _INHERITED:
+        delattr(owner, name)
+    else:
+        setattr(owner, name, before)
+
+
+def _dotted(owner: Any) -> str:
+    return owner.__name__ if isinstance(owner, types.ModuleType) else f"{owner.__module__}.{owner.__qualname__}"
+
+
+def _require(owner: Any, name: str) -> Any:
+    """``owner.name``, which a speed-up patches or calls; :class:`_Missing` when a release moved it."""
+    found = getattr(owner, name, None)
+    if found is None:
+        raise _Missing(f"{_dotted(owner)}.{name} is missing")
+    return found
+
+
+_installed: Patches | None = None  # the running build's speed-ups (install), None between builds
+#: Speed-ups this process could not apply outside a build (the fork server's Chinese dictionary),
+#: with why: said by the builds they were for (a zh language's).
+_AHEAD_NOT_APPLIED: dict[str, str] = {}
 
 
 def highlight_store(app: Any) -> Path | None:
@@ -65,16 +131,76 @@ def highlight_store(app: Any) -> Path | None:
 
 
 def install(app: Any) -> None:
-    """Apply every patch (once per process) and keep the figure skeletons of ``app``'s builds."""
-    _memoise_pybtex_plugins()
-    _cache_numref_doctrees()
-    _number_figures_from_skeletons()
+    """Apply the speed-ups for ``app``'s build (once however many extensions ask), keep the figure
+    skeletons of its builds, and say once, as a warning of the build, which could not be applied.
+    They are taken out when the build finishes, or by :func:`uninstall`."""
+    global _installed
+    if _installed is None:
+        _installed = _apply(highlight_store(app))
     app.connect("env-purge-doc", _forget_skeleton)
     app.connect("env-merge-info", _merge_skeletons)
-    store = highlight_store(app)
-    if store is not None:
-        _keep_highlighted(store)
-        _keep_formatted_entries(store.parent / "bibtex")
+    app.connect("build-finished", _build_finished, priority=900)  # after every other extension's
+    not_applied = dict(_installed.not_applied)
+    if str(app.config.language or "").startswith("zh"):
+        not_applied.update(_AHEAD_NOT_APPLIED)
+    if not_applied:
+        from sphinx.util import logging as sphinx_logging
+
+        reasons = "; ".join(f"{speedup} ({why})" for speedup, why in not_applied.items())
+        sphinx_logging.getLogger(__name__).warning(
+            f"polybook built without these speed-ups, only slower: {reasons} -- are Sphinx, pybtex and "
+            "sphinxcontrib-bibtex the releases pyproject.toml pins?",
+            type="polybook",
+            subtype="speedup",
+        )
+
+
+def uninstall() -> None:
+    """Take out the running build's speed-ups (none installed: nothing to do)."""
+    global _installed
+    patches, _installed = _installed, None
+    if patches is not None:
+        patches.take_out()
+
+
+def installed() -> Patches | None:
+    """The running build's speed-ups, None between builds."""
+    return _installed
+
+
+@contextmanager
+def build_scope() -> Iterator[None]:
+    """Build inside: the speed-ups polybook's extensions install are taken out on the way out,
+    however the build ends (Sphinx's ``build-finished`` is not emitted when it stops while set up)."""
+    try:
+        yield
+    finally:
+        uninstall()
+
+
+def _build_finished(app: Any, exception: Exception | None) -> None:
+    uninstall()
+
+
+def _apply(store: Path | None) -> Patches:
+    """Every speed-up that can be applied; the others in ``not_applied``, with why."""
+    patches = Patches()
+    speedups: dict[str, Callable[[Patches], None]] = {
+        "pybtex's plugin look-ups memoised": _memoise_pybtex_plugins,
+        "sphinxcontrib-bibtex's plugin look-ups memoised": _memoise_bibtex_plugins,
+        "numref's doctrees kept": _cache_numref_doctrees,
+        "figures numbered from skeletons": _number_figures_from_skeletons,
+    }
+    if store is not None:  # a polybook build folder: the stores are in it
+        speedups["highlighted code kept"] = functools.partial(_keep_highlighted, store=swept(store))
+        bibtex = swept(store.parent / "bibtex")
+        speedups["formatted bibliography entries kept"] = functools.partial(_keep_formatted_entries, store=bibtex)
+    for speedup, apply in speedups.items():
+        try:
+            apply(patches)
+        except (_Missing, ImportError) as missing:
+            patches.not_applied[speedup] = str(missing)
+    return patches
 
 
 class _Count(logging.Filter):
@@ -89,15 +215,15 @@ class _Count(logging.Filter):
         return True
 
 
-def _keep_highlighted(store: Path) -> None:
+def _keep_highlighted(patches: Patches, store: Path) -> None:
     import pygments
+    from sphinx import highlighting
     from sphinx.highlighting import PygmentsBridge
 
-    original = getattr(PygmentsBridge, "highlight_block", None)
-    if original is None or getattr(original, "_polybook", False):
-        return
+    original = _require(PygmentsBridge, "highlight_block")
+    adapter = _require(highlighting, "logger")  # what Sphinx's highlighting warns through
+    logger = getattr(adapter, "logger", adapter)
     counter = _Count()
-    logging.getLogger("sphinx.sphinx.highlighting").addFilter(counter)
 
     def highlight_block(
         self: PygmentsBridge,
@@ -115,8 +241,8 @@ def _keep_highlighted(store: Path) -> None:
         key = hashlib.sha256(json.dumps(material, default=str).encode("utf-8")).hexdigest()
         entry = store / key[:2] / key
         try:
-            return entry.read_text(encoding="utf-8")
-        except OSError:
+            return read_kept(entry).decode("utf-8")
+        except (OSError, UnicodeDecodeError):
             pass
         before = counter.seen
         result = original(self, source, lang, opts, force, location, **kwargs)
@@ -124,18 +250,17 @@ def _keep_highlighted(store: Path) -> None:
             store_bytes(entry, result.encode("utf-8"))
         return result
 
-    highlight_block._polybook = True  # type: ignore[attr-defined]
-    PygmentsBridge.highlight_block = highlight_block  # type: ignore[method-assign]
+    patches.put(PygmentsBridge, "highlight_block", highlight_block)
+    logger.addFilter(counter)
+    patches.undo.append(functools.partial(logger.removeFilter, counter))
 
 
-def _keep_formatted_entries(store: Path) -> None:
+def _keep_formatted_entries(patches: Patches, store: Path) -> None:
     import pybtex
     from pybtex.style import FormattedEntry
     from pybtex.style.formatting import BaseStyle
 
-    original = getattr(BaseStyle, "format_entry", None)
-    if original is None or getattr(original, "_polybook", False):
-        return
+    original = _require(BaseStyle, "format_entry")
 
     def format_entry(self: Any, label: str, entry: Any, bib_data: Any = None) -> Any:
         style = _style_material(self)
@@ -146,9 +271,7 @@ def _keep_formatted_entries(store: Path) -> None:
         key = hashlib.sha256(json.dumps(material, default=str).encode("utf-8")).hexdigest()
         return kept(store / key[:2] / key, FormattedEntry, lambda: original(self, label, entry, bib_data))
 
-    format_entry._polybook = True  # type: ignore[attr-defined]
-    format_entry.__wrapped__ = original  # type: ignore[attr-defined]
-    BaseStyle.format_entry = format_entry  # type: ignore[method-assign]
+    patches.put(BaseStyle, "format_entry", format_entry)
 
 
 def _style_material(style: Any) -> list[Any] | None:
@@ -181,14 +304,23 @@ def _person(person: Any) -> list[Any]:
 
 def load_chinese_dictionary() -> None:
     """Load the dictionary Sphinx's Chinese search loads (see the module's docstring) and make
-    loading the same file again in this process, or a process forked from it, a no-op."""
+    loading the same file again in this process, or a process forked from it, a no-op.
+
+    Process-wide on purpose, unlike the other speed-ups: it is applied in the fork server, before
+    and outside any build, so that every worker forked from it finds the words loaded; a worker
+    builds one language, so it leaks into no other build. When it cannot be applied, a zh build
+    of a worker forked from here says so (:func:`install`)."""
     try:
         from sphinx.search import zh
-    except ImportError:
+
+        load, default = _require(zh, "jieba_load_userdict"), _require(zh, "JIEBA_DEFAULT_DICT")
+    except (_Missing, ImportError) as missing:
+        _AHEAD_NOT_APPLIED[CHINESE_DICTIONARY] = str(missing)
         return
-    load = getattr(zh, "jieba_load_userdict", None)
-    default = getattr(zh, "JIEBA_DEFAULT_DICT", "")
-    if load is None or getattr(load, "_polybook", False) or not default or not Path(default).is_file():
+    if getattr(load, "_polybook", False) or not default:  # loaded already; no jieba: Sphinx loads nothing
+        return
+    if not Path(default).is_file():
+        _AHEAD_NOT_APPLIED[CHINESE_DICTIONARY] = f"jieba's dictionary is not at {default}"
         return
     from polybook.stage.sphinx_run import quiet_jieba
 
@@ -205,38 +337,48 @@ def load_chinese_dictionary() -> None:
     load_once(default)
 
 
-def _memoise_pybtex_plugins() -> None:
-    """pybtex and sphinxcontrib-bibtex look plugins up in the installed entry points by
-    (group, name): the same few answers, memoised in the names their modules call."""
-    from importlib.metadata import entry_points
+def _memoised(entry_points: Callable[..., Any]) -> Callable[..., tuple[Any, ...]]:
+    """``importlib.metadata.entry_points`` for the selections pybtex and sphinxcontrib-bibtex
+    make (a group, and a name or not), memoised: the installed distributions stay as they are
+    for the build."""
 
     @functools.cache
-    def lookup(group: str, name: str) -> tuple[Any, ...]:
-        return tuple(entry_points(group=group, name=name))
+    def select(**selection: str) -> tuple[Any, ...]:
+        return tuple(entry_points(**selection))
 
-    def cached(**selection: str) -> tuple[Any, ...]:
-        return lookup(selection["group"], selection["name"])
-
-    try:
-        from pybtex import plugin
-    except ImportError:
-        return
-    if hasattr(plugin, "entry_points"):
-        plugin.entry_points = cached  # type: ignore[assignment]
-    try:
-        from sphinxcontrib.bibtex import plugin as bibtex_plugin
-    except ImportError:
-        return
-    if hasattr(bibtex_plugin, "_entry_points"):
-        bibtex_plugin._entry_points = lambda group, name: list(lookup(group, name))  # type: ignore[assignment]
+    return select
 
 
-def _cache_numref_doctrees() -> None:
+def _memoise_pybtex_plugins(patches: Patches) -> None:
+    """pybtex looks its plugins up in the installed entry points, a scan of every distribution
+    each time: the name its module calls, memoised."""
+    from importlib.metadata import entry_points
+
+    from pybtex import plugin
+
+    _require(plugin, "entry_points")
+    patches.put(plugin, "entry_points", _memoised(entry_points))
+
+
+def _memoise_bibtex_plugins(patches: Patches) -> None:
+    """sphinxcontrib-bibtex's plugin look-up, as :func:`_memoise_pybtex_plugins`."""
+    from importlib.metadata import entry_points
+
+    from sphinxcontrib.bibtex import plugin
+
+    _require(plugin, "_entry_points")
+    select = _memoised(entry_points)
+
+    def plugin_entry_points(group: str, name: str) -> list[Any]:
+        return list(select(group=group, name=name))
+
+    patches.put(plugin, "_entry_points", plugin_entry_points)
+
+
+def _cache_numref_doctrees(patches: Patches) -> None:
     from sphinx.domains.std import StandardDomain
 
-    original = getattr(StandardDomain, "_resolve_numref_xref", None)
-    if original is None or getattr(original, "_polybook", False):
-        return
+    original = _require(StandardDomain, "_resolve_numref_xref")
     cache: OrderedDict[tuple[int, str], Any] = OrderedDict()
 
     def resolve(self: StandardDomain, env: Any, *args: Any) -> Any:
@@ -258,8 +400,7 @@ def _cache_numref_doctrees() -> None:
         finally:
             del env.get_doctree  # the instance attribute: the class's method again
 
-    resolve._polybook = True  # type: ignore[attr-defined]
-    StandardDomain._resolve_numref_xref = resolve  # type: ignore[method-assign]
+    patches.put(StandardDomain, "_resolve_numref_xref", resolve)
 
 
 #: The environment's attribute: docname -> the skeleton of its doctree (:func:`skeleton`).
@@ -323,14 +464,12 @@ def _merge_skeletons(app: Any, env: Any, docnames: set[str], other: Any) -> None
     mine.update({name: theirs[name] for name in docnames if name in theirs})
 
 
-def _number_figures_from_skeletons() -> None:
+def _number_figures_from_skeletons(patches: Patches) -> None:
     from sphinx.builders import Builder
     from sphinx.environment.collectors.toctree import TocTreeCollector
 
-    write = getattr(Builder, "write_doctree", None)
-    assign = getattr(TocTreeCollector, "assign_figure_numbers", None)
-    if write is None or assign is None or getattr(assign, "_polybook", False):
-        return
+    write = _require(Builder, "write_doctree")
+    assign = _require(TocTreeCollector, "assign_figure_numbers")
 
     def write_doctree(self: Any, docname: str, doctree: Any, **kwargs: Any) -> None:
         self.env.__dict__.setdefault(SKELETONS, {})[docname] = skeleton(doctree, self.env)
@@ -345,9 +484,8 @@ def _number_figures_from_skeletons() -> None:
         finally:
             del env.get_doctree  # the instance attribute: the class's method again
 
-    assign_figure_numbers._polybook = True  # type: ignore[attr-defined]
-    Builder.write_doctree = write_doctree  # type: ignore[method-assign]
-    TocTreeCollector.assign_figure_numbers = assign_figure_numbers  # type: ignore[method-assign]
+    patches.put(Builder, "write_doctree", write_doctree)
+    patches.put(TocTreeCollector, "assign_figure_numbers", assign_figure_numbers)
 
 
 #: ASCII runs, and runs of anything else (Japanese, and the symbols around it).
