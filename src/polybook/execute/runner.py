@@ -16,12 +16,31 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from polybook.execute.environment import provenance
 
-#: Program and cell statuses. ``needs_gpu`` is a failure whose cause is a missing GPU.
-OK, ERROR, NEEDS_GPU, TIMEOUT, KERNEL_DIED, NOT_RUN = "ok", "error", "needs_gpu", "timeout", "kernel_died", "not_run"
+
+class RunStatus(StrEnum):
+    """A program's or a cell's status, as results and reports write it. ``needs_gpu`` is a
+    failure whose cause is a missing GPU; :mod:`polybook.execute.failures` adds the classes
+    it tells from a plain error (a download that failed, a framework not installed)."""
+
+    OK = "ok"
+    ERROR = "error"
+    NEEDS_GPU = "needs_gpu"
+    TIMEOUT = "timeout"
+    KERNEL_DIED = "kernel_died"
+    NOT_RUN = "not_run"
+
+    @property
+    def failed(self) -> bool:
+        return self in FAILURES
+
+
+OK, ERROR, NEEDS_GPU = RunStatus.OK, RunStatus.ERROR, RunStatus.NEEDS_GPU
+TIMEOUT, KERNEL_DIED, NOT_RUN = RunStatus.TIMEOUT, RunStatus.KERNEL_DIED, RunStatus.NOT_RUN
 FAILURES = (ERROR, NEEDS_GPU, TIMEOUT, KERNEL_DIED)
 KEPT_MIME = ("text/plain", "text/html", "image/png", "image/svg+xml")
 # What CUDA-only code says on a machine without a usable GPU (torch and mxnet wordings).
@@ -95,93 +114,12 @@ def run_program(job: Job, on_event: EventHook | None = None) -> dict[str, Any]:
 
 
 async def _run(job: Job, on_event: EventHook) -> dict[str, Any]:
-    import nbformat
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
-
-    nb = nbformat.v4.new_notebook()
-    for index, source in enumerate(job.sources):
-        cell = nbformat.v4.new_code_cell(source)
-        cell.metadata["polybook"] = {"index": index, "timeout": job.timeouts[index]}
-        if job.allow_errors[index]:
-            # nbclient's per-cell "errors allowed"; its global allow_errors stays off, so a
-            # cell saying allow_errors=false stops the program even where the chapter allows.
-            cell.metadata["tags"] = ["raises-exception"]
-        nb.cells.append(cell)
-
-    cells: list[dict[str, Any]] = [
-        {"status": NOT_RUN, "outputs": [], "duration": None, "timeout": t} for t in job.timeouts
-    ]
-    state: dict[str, Any] = {"current": None, "started": 0.0, "process": None}
-
-    def cell_start(cell: Any, cell_index: int, **_: Any) -> None:
-        state["current"], state["started"] = cell_index, time.monotonic()
-        if state["process"] is None and client.km is not None:
-            state["process"] = getattr(client.km.provisioner, "process", None)
-        on_event("cell_start", job.key, cell_index)
-
-    def cell_executed(cell: Any, cell_index: int, execute_reply: dict[str, Any], **_: Any) -> None:
-        cells[cell_index]["duration"] = round(time.monotonic() - state["started"], 4)
-        reply = (execute_reply or {}).get("content", {})
-        cells[cell_index]["status"] = OK
-        if reply.get("status") == "error":  # a CUDA error is "needs a GPU", also where errors are allowed
-            gpu = needs_gpu(reply.get("ename", ""), reply.get("evalue", ""), reply.get("traceback"))
-            cells[cell_index]["status"] = NEEDS_GPU if gpu else ERROR
-        on_event("cell_done", job.key, cell_index)
-
-    client = NotebookClient(
-        nb,
-        kernel_name=job.kernel,
-        timeout_func=lambda cell: cell.metadata["polybook"]["timeout"],
-        interrupt_on_timeout=False,
-        allow_errors=False,
-        startup_timeout=120,
-        extra_arguments=["--matplotlib=inline"],  # plain plt.show() figures as PNG, as in a notebook
-        shutdown_kernel="immediate",
-        record_timing=False,
-        coalesce_streams=True,
-        resources={"metadata": {"path": job.cwd}},
-        on_cell_start=cell_start,
-        on_cell_executed=cell_executed,
-    )
+    """The program as a notebook, run by nbclient; what became of each cell, as data."""
+    run = _Run(job, on_event)
     on_event("start", job.key, -1)
-    failure: dict[str, Any] | None = None
-    status = OK
     begun = time.monotonic()
-    # The kernel's own stderr (its log, a segfault's report) goes to a file, not our terminal.
-    stderr = tempfile.TemporaryFile()  # noqa: SIM115 -- closed in the finally below, after _tail reads it
-    env = dict(os.environ)
-    if job.pythonpath:
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [job.pythonpath, env.get("PYTHONPATH", "")]))
-    try:
-        await client.async_execute(stderr=stderr, env=env)
-    except CellTimeoutError:
-        status, failure = TIMEOUT, _failure(state, cells, TIMEOUT)
-        failure["evalue"] = f"cell did not finish within {cells[failure['cell']]['timeout']} s; kernel stopped"
-    except DeadKernelError:
-        status, failure = KERNEL_DIED, _failure(state, cells, KERNEL_DIED)
-        code = _exit_code(state["process"])
-        failure["evalue"] = "the kernel died while running this cell" + (f" (exit status {code})" if code else "")
-        failure["traceback"] = _tail(stderr)
-    except CellExecutionError as exc:
-        status = NEEDS_GPU if needs_gpu(exc.ename, exc.evalue, exc.traceback.split("\n")) else ERROR
-        failure = _failure(state, cells, status)
-        failure.update(ename=exc.ename, evalue=exc.evalue)
-    except Exception as exc:  # the kernel did not start, or nbclient itself failed: still data
-        status, failure = KERNEL_DIED, _failure(state, cells, KERNEL_DIED)
-        failure.update(ename=type(exc).__name__, evalue=str(exc) or "kernel failure")
-    finally:
-        stderr.close()
-    for index, cell in enumerate(nb.cells):
-        cells[index]["outputs"] = clean_outputs(cell.get("outputs", []))
-    if failure is not None:
-        index = failure["cell"]
-        cells[index]["status"] = status
-        errors = [o for o in cells[index]["outputs"] if o["output_type"] == "error"]
-        if errors and status in (ERROR, NEEDS_GPU):
-            failure["traceback"] = errors[-1]["traceback"]
-        if cells[index]["duration"] is None:
-            cells[index]["duration"] = round(time.monotonic() - state["started"], 4) if state["started"] else 0.0
+    status, failure = await run.execute()
+    cells = run.finish(status, failure)
     stopped = failure["cell"] if failure is not None else None
     allowed = sum(1 for i, c in enumerate(cells) if c["status"] in (ERROR, NEEDS_GPU) and i != stopped)
     return {
@@ -194,6 +132,108 @@ async def _run(job: Job, on_event: EventHook) -> dict[str, Any]:
         "duration": round(time.monotonic() - begun, 4),
         "provenance": provenance(job.environment),
     }
+
+
+class _Run:
+    """One program's run: its notebook, nbclient's client and what each cell did."""
+
+    def __init__(self, job: Job, on_event: EventHook) -> None:
+        import nbformat
+        from nbclient import NotebookClient
+
+        self.job, self.on_event = job, on_event
+        self.nb = nbformat.v4.new_notebook()
+        for index, source in enumerate(job.sources):
+            cell = nbformat.v4.new_code_cell(source)
+            cell.metadata["polybook"] = {"index": index, "timeout": job.timeouts[index]}
+            if job.allow_errors[index]:
+                # nbclient's per-cell "errors allowed"; its global allow_errors stays off, so a
+                # cell saying allow_errors=false stops the program even where the chapter allows.
+                cell.metadata["tags"] = ["raises-exception"]
+            self.nb.cells.append(cell)
+        self.cells: list[dict[str, Any]] = [
+            {"status": NOT_RUN, "outputs": [], "duration": None, "timeout": t} for t in job.timeouts
+        ]
+        self.state: dict[str, Any] = {"current": None, "started": 0.0, "process": None}
+        self.client = NotebookClient(
+            self.nb,
+            kernel_name=job.kernel,
+            timeout_func=lambda cell: cell.metadata["polybook"]["timeout"],
+            interrupt_on_timeout=False,
+            allow_errors=False,
+            startup_timeout=120,
+            extra_arguments=["--matplotlib=inline"],  # plain plt.show() figures as PNG, as in a notebook
+            shutdown_kernel="immediate",
+            record_timing=False,
+            coalesce_streams=True,
+            resources={"metadata": {"path": job.cwd}},
+            on_cell_start=self.cell_start,
+            on_cell_executed=self.cell_executed,
+        )
+
+    def cell_start(self, cell: Any, cell_index: int, **_: Any) -> None:
+        self.state["current"], self.state["started"] = cell_index, time.monotonic()
+        if self.state["process"] is None and self.client.km is not None:
+            self.state["process"] = getattr(self.client.km.provisioner, "process", None)
+        self.on_event("cell_start", self.job.key, cell_index)
+
+    def cell_executed(self, cell: Any, cell_index: int, execute_reply: dict[str, Any], **_: Any) -> None:
+        self.cells[cell_index]["duration"] = round(time.monotonic() - self.state["started"], 4)
+        reply = (execute_reply or {}).get("content", {})
+        self.cells[cell_index]["status"] = OK
+        if reply.get("status") == "error":  # a CUDA error is "needs a GPU", also where errors are allowed
+            gpu = needs_gpu(reply.get("ename", ""), reply.get("evalue", ""), reply.get("traceback"))
+            self.cells[cell_index]["status"] = NEEDS_GPU if gpu else ERROR
+        self.on_event("cell_done", self.job.key, cell_index)
+
+    async def execute(self) -> tuple[RunStatus, dict[str, Any] | None]:
+        """Run the notebook; the program's status, and its failure (None when it ran through)."""
+        from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+
+        state, cells = self.state, self.cells
+        failure: dict[str, Any] | None = None
+        status = OK
+        # The kernel's own stderr (its log, a segfault's report) goes to a file, not our terminal.
+        stderr = tempfile.TemporaryFile()  # noqa: SIM115 -- closed in the finally below, after _tail reads it
+        env = dict(os.environ)
+        if self.job.pythonpath:
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [self.job.pythonpath, env.get("PYTHONPATH", "")]))
+        try:
+            await self.client.async_execute(stderr=stderr, env=env)
+        except CellTimeoutError:
+            status, failure = TIMEOUT, _failure(state, cells, TIMEOUT)
+            failure["evalue"] = f"cell did not finish within {cells[failure['cell']]['timeout']} s; kernel stopped"
+        except DeadKernelError:
+            status, failure = KERNEL_DIED, _failure(state, cells, KERNEL_DIED)
+            code = _exit_code(state["process"])
+            failure["evalue"] = "the kernel died while running this cell" + (f" (exit status {code})" if code else "")
+            failure["traceback"] = _tail(stderr)
+        except CellExecutionError as exc:
+            status = NEEDS_GPU if needs_gpu(exc.ename, exc.evalue, exc.traceback.split("\n")) else ERROR
+            failure = _failure(state, cells, status)
+            failure.update(ename=exc.ename, evalue=exc.evalue)
+        except Exception as exc:  # the kernel did not start, or nbclient itself failed: still data
+            status, failure = KERNEL_DIED, _failure(state, cells, KERNEL_DIED)
+            failure.update(ename=type(exc).__name__, evalue=str(exc) or "kernel failure")
+        finally:
+            stderr.close()
+        return status, failure
+
+    def finish(self, status: RunStatus, failure: dict[str, Any] | None) -> list[dict[str, Any]]:
+        """Each cell's outputs, and the failing cell's status, traceback and duration."""
+        cells = self.cells
+        for index, cell in enumerate(self.nb.cells):
+            cells[index]["outputs"] = clean_outputs(cell.get("outputs", []))
+        if failure is not None:
+            index = failure["cell"]
+            cells[index]["status"] = status
+            errors = [o for o in cells[index]["outputs"] if o["output_type"] == "error"]
+            if errors and status in (ERROR, NEEDS_GPU):
+                failure["traceback"] = errors[-1]["traceback"]
+            if cells[index]["duration"] is None:
+                started = self.state["started"]
+                cells[index]["duration"] = round(time.monotonic() - started, 4) if started else 0.0
+        return cells
 
 
 def _failure(state: dict[str, Any], cells: list[dict[str, Any]], kind: str) -> dict[str, Any]:
