@@ -148,30 +148,8 @@ class _Validator(Checks):
         languages = self.languages(
             raw.get("languages"), key_node(node, "languages") or node, frameworks, default_tab, title
         )
-        source = raw.get("source_language")
-        src_node = key_node(node, "source_language") or node
-        if not isinstance(source, str) or not source:
-            self.error(
-                "polybook.source_language", src_node, "is required: the code of the language translations follow"
-            )
-        elif languages and source not in languages:
-            self.error(
-                "polybook.source_language", src_node, f"{source!r} is not one of the languages {list(languages)}"
-            )
-        root = self.path.parent
-        dirs = {}
-        for key, default in (("chapters", "chapters"), ("build_dir", "build")):
-            value = raw.get(key, default)
-            if not isinstance(value, str) or not value:
-                self.error(f"polybook.{key}", key_node(node, key), "must be a folder path (a string)")
-                value = default
-            dirs[key] = (root / value).resolve()
-        if not dirs["chapters"].is_dir():
-            self.error(
-                "polybook.chapters",
-                key_node(node, "chapters") or node,
-                f"folder {dirs['chapters']} does not exist",
-            )
+        source = self.source_language(raw.get("source_language"), key_node(node, "source_language") or node, languages)
+        dirs = self.folders(raw, node)
         execution = self.execution(
             raw.get("execution", {}), key_node(node, "execution") or node, frameworks, dirs["build_dir"]
         )
@@ -216,6 +194,29 @@ class _Validator(Checks):
             editions,
             tuple(library_problems),
         )
+
+    def source_language(self, source: Any, node: ast.expr | None, languages: dict[str, LanguageConfig]) -> Any:
+        """``polybook.source_language``: one of the languages (said when it is not)."""
+        if not isinstance(source, str) or not source:
+            self.error("polybook.source_language", node, "is required: the code of the language translations follow")
+        elif languages and source not in languages:
+            self.error("polybook.source_language", node, f"{source!r} is not one of the languages {list(languages)}")
+        return source
+
+    def folders(self, raw: dict[str, Any], node: ast.expr | None) -> dict[str, Path]:
+        """``chapters`` (which must exist) and ``build_dir``, resolved from the book's root."""
+        dirs = {}
+        for key, default in (("chapters", "chapters"), ("build_dir", "build")):
+            value = raw.get(key, default)
+            if not isinstance(value, str) or not value:
+                self.error(f"polybook.{key}", key_node(node, key), "must be a folder path (a string)")
+                value = default
+            dirs[key] = (self.path.parent / value).resolve()
+        if not dirs["chapters"].is_dir():
+            self.error(
+                "polybook.chapters", key_node(node, "chapters") or node, f"folder {dirs['chapters']} does not exist"
+            )
+        return dirs
 
     def editions(
         self,
