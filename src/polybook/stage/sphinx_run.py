@@ -167,7 +167,7 @@ def run_sphinx(job: SphinxJob) -> SphinxRun:
     """
     started = time.monotonic()
     if job.language.startswith("zh"):
-        quiet_jieba()
+        sphinx_speed.quiet_jieba()
     left_out: list[LeftOut] = []
     overrides, fresh = job.overrides, job.fresh
     while True:
@@ -185,17 +185,6 @@ def run_sphinx(job: SphinxJob) -> SphinxRun:
         job.language, code, log.chunks, log.read, log.written, log.consistency, failure, left_out,
         round(time.monotonic() - started, 3), status[-4000:],
     )  # fmt: skip
-
-
-def quiet_jieba() -> None:
-    """jieba logs its dictionary loading at DEBUG level to stderr; it sets that level on import."""
-    import logging
-
-    try:
-        import jieba
-    except ImportError:
-        return
-    jieba.setLogLevel(logging.WARNING)
 
 
 def map_warnings(

@@ -322,8 +322,6 @@ def load_chinese_dictionary() -> None:
     if not Path(default).is_file():
         _AHEAD_NOT_APPLIED[CHINESE_DICTIONARY] = f"jieba's dictionary is not at {default}"
         return
-    from polybook.stage.sphinx_run import quiet_jieba
-
     quiet_jieba()
     loaded: set[str] = set()
 
@@ -505,3 +503,14 @@ def __getattr__(name: str) -> Any:
 
         return type("JapaneseSplitter", (DefaultSplitter,), {"split": split})
     raise AttributeError(name)
+
+
+def quiet_jieba() -> None:
+    """jieba logs its dictionary loading at DEBUG level to stderr; it sets that level on import."""
+    import logging
+
+    try:
+        import jieba
+    except ImportError:
+        return
+    jieba.setLogLevel(logging.WARNING)
