@@ -196,11 +196,11 @@ def test_the_packages_a_library_imports_are_read_from_its_import_lines(tmp_path:
 
 
 def test_the_fork_servers_imports_leave_a_failing_module_to_the_worker(tmp_path: Path) -> None:
-    """What the Sphinx workers' fork server imports ahead (polybook.render.workers): a module
+    """What the Sphinx workers' fork server imports ahead (polybook.stage.workers): a module
     that is missing or raises on import does not stop it."""
     (tmp_path / "raises_on_import.py").write_text("raise RuntimeError('no GPU here')\n", encoding="utf-8")
     check = (
-        "import sys, polybook.render.preload; "
+        "import sys, polybook.stage.preload; "
         "print('raises_on_import' in sys.modules, 'sphinx.application' in sys.modules)"
     )
     env = {**os.environ, "PYTHONPATH": str(tmp_path), "POLYBOOK_SPHINX_PRELOAD": "raises_on_import,not_a_module_at_all"}

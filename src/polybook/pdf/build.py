@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import shutil
 import time
 import unicodedata
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
@@ -32,10 +31,11 @@ from polybook.execute.outputs import read_outputs
 from polybook.files import display_path, stage_lock
 from polybook.pdf.fonts import plan_fonts
 from polybook.pdf.languages import Typesetting, latex_elements, main_fonts, numfig_format, typesetting
-from polybook.pdf.latex import LatexJob, missing_tools, run_in_process, tex_installation
+from polybook.pdf.latex import LatexJob, missing_tools, run_latex, tex_installation, worker_failure
 from polybook.pdf.log import diagnose, read_log, source_of
 from polybook.pdf.scripts import main_script
 from polybook.pdf.stage import stage_framework
+from polybook.stage import workers
 from polybook.stage.documents import Stage
 from polybook.stage.i18n import SPHINX_LANGUAGE
 from polybook.stage.settings import bibfiles, bibtex_settings, myst_extensions
@@ -290,22 +290,33 @@ def _build(
     return PdfReport([outcomes[t] for t in targets], round(time.monotonic() - started, 3))
 
 
+#: What the PDF's Sphinx workers import ahead, in the fork server (:mod:`polybook.stage.workers`).
+PDF_MODULES = ("sphinx.builders.latex", "polybook.pdf.sphinx_ext")
+
+
 def _run_pool(
     config: BookConfig,
     pending: dict[PdfTarget, tuple[LatexJob, Stage, str]],
     jobs: int | None,
     done: Callable[[PdfOutcome], None],
 ) -> None:
-    workers = max(1, min(jobs or os.cpu_count() or 1, len(pending)))
+    """Each PDF in a Sphinx worker of its own, as many at once as ``jobs`` (the cores)."""
     # CJK books take longest: start them first so the pool ends evenly.
     order = sorted(pending, key=lambda t: stage_typesetting(pending[t][1]).cjk is None)
-    # Threads that wait: each PDF is built by a process of its own (run_in_process).
-    with ThreadPoolExecutor(workers) as pool:
-        futures = {pool.submit(run_in_process, pending[t][0]): t for t in order}
+    workers.start(PDF_MODULES)
+    pool = workers.SphinxWorkers(len(pending), jobs)
+    try:
+        futures = {pool.submit(run_latex, pending[t][0]): t for t in order}
         for future in as_completed(futures):
             target = futures[future]
-            _, stage, digest = pending[target]
-            done(_finish(config, target, stage, digest, future.result()))
+            job, stage, digest = pending[target]
+            try:
+                result = future.result()
+            except Exception as exc:  # the worker died: this PDF's failure, the others go on
+                result = worker_failure(job, exc)
+            done(_finish(config, target, stage, digest, result))
+    finally:
+        pool.shutdown()
 
 
 def _finish(config: BookConfig, target: PdfTarget, stage: Stage, digest: str, result: dict[str, Any]) -> PdfOutcome:

@@ -1,21 +1,19 @@
 """Build one PDF in a worker process: Sphinx's LaTeX builder, then latexmk with xelatex.
 
 Sphinx keeps process-wide state (docutils registries, the first language's translator),
-so every PDF is built by a fresh ``python -m polybook.pdf.latex JOB.json`` (started by
-:func:`run_in_process`; the parent only waits, from a thread). The worker never raises:
-it writes what happened as JSON, and the parent turns the log into diagnostics with the
-staged line maps it holds.
+so every PDF is built in a process of its own, one of the Sphinx workers the site's builds
+use too (:class:`polybook.stage.workers.SphinxWorkers`, forked from a server that imported
+Sphinx once). :func:`run_latex` never raises: it returns what happened as plain data, and the
+parent turns the log into diagnostics with the staged line maps it holds.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
-import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -123,38 +121,15 @@ def missing_tools() -> list[str]:
     return [tool for tool in ("xelatex", "latexmk", "xdvipdfmx", "rsvg-convert") if shutil.which(tool) is None]
 
 
-def run_in_process(job: LatexJob) -> dict[str, Any]:
-    """:func:`run_latex` in a fresh interpreter; the job and its result travel as JSON files."""
-    folder = Path(job.outdir).parent
-    folder.mkdir(parents=True, exist_ok=True)
-    job_file, result_file = folder / "job.json", folder / "result.json"
-    job_file.write_text(json.dumps(asdict(job), ensure_ascii=False), encoding="utf-8")
-    result_file.unlink(missing_ok=True)
-    run = subprocess.run(
-        [sys.executable, "-m", "polybook.pdf.latex", str(job_file), str(result_file)],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        errors="replace",
-        check=False,
-    )
-    if run.returncode == 0 and result_file.is_file():
-        return json.loads(result_file.read_text(encoding="utf-8"))
-    failure = f"worker exited with {run.returncode}:\n{run.stderr[-4000:]}"
+def worker_failure(job: LatexJob, error: BaseException) -> dict[str, Any]:
+    """The result of a PDF whose worker process died (a segfault, memory): a Sphinx failure."""
     return {
         "language": job.language,
         "framework": job.framework,
         "status": "sphinx",
-        "failure": failure,
+        "failure": f"the worker building it died: {type(error).__name__}: {error}",
         "warnings": "",
     }
-
-
-def main(argv: list[str]) -> int:
-    job_file, result_file = (Path(a) for a in argv)
-    job = LatexJob(**json.loads(job_file.read_text(encoding="utf-8")))
-    result_file.write_text(json.dumps(run_latex(job), ensure_ascii=False), encoding="utf-8")
-    return 0
 
 
 def tex_installation() -> str:
@@ -172,7 +147,3 @@ def tex_installation() -> str:
             continue
         stats.append(f"{name}:{info.st_size}:{info.st_mtime_ns}")
     return ";".join(stats)
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -35,11 +35,12 @@ from polybook.dialect.nodes import Heading
 from polybook.execute.site_outputs import SiteOutputs, site_outputs
 from polybook.execute.site_outputs import environment as site_environment
 from polybook.files import atomic_write, display_path, hash_files, read_json
-from polybook.render import settings, status_page, workers
+from polybook.render import settings, status_page
 from polybook.render.inputs import SiteInputs
 from polybook.render.site_info import PdfLink, SiteInfo
 from polybook.render.stage import stage_language
 from polybook.stage import settings as stage_settings
+from polybook.stage import workers
 from polybook.stage.documents import Stage, headings
 from polybook.stage.sphinx_run import SphinxJob, SphinxRun, located_warnings, run_sphinx
 
@@ -218,7 +219,7 @@ class _Build:
         status_fresh = not self.stale and read_json(self.work / STATUS_STAMP).get("key") == self.status_key
         fresh = workers.fresh(self.stale, {lang: self.work / lang / "doctrees" for lang in self.stale})
         if self.stale and not fresh:  # the Sphinx workers' fork server imports Sphinx while the book is parsed
-            workers.start(workers.search_preload(self.stale))
+            workers.start([*settings.SITE_MODULES, *settings.search_preload(self.stale)])
         self.timings["inputs"] = self.lap()
         book = None
         if self.stale:  # what staging needs first; the other languages once Sphinx runs (the status pages)
@@ -226,7 +227,13 @@ class _Build:
         elif self.status is not None and not status_fresh:
             book = load_book(config, cached=True)
         if fresh and book is not None:  # and, for an API page, the frameworks autodoc will import
-            workers.start([*workers.api_imports(config, book, fresh), *workers.search_preload(self.stale)])
+            workers.start(
+                [
+                    *settings.SITE_MODULES,
+                    *workers.api_imports(config, book, fresh),
+                    *settings.search_preload(self.stale),
+                ]
+            )
         self.timings["parse"] = self.lap()
         return book
 

@@ -23,6 +23,8 @@ MATHJAX_DIR = "_mathjax"  # at the site root, shared by every language
 #: sphinx-copybutton's strings (its ``messages`` table), from :mod:`polybook.stage.i18n`.
 COPYBUTTON_KEYS = ("copy", "copy_to_clipboard", "copy_success", "copy_failure")
 EXTENSIONS = ["myst_parser", "sphinx_design", "sphinx_copybutton", "sphinx.ext.mathjax", "polybook.render.sphinx_ext"]
+#: What the site's Sphinx workers import ahead, in the fork server (:mod:`polybook.stage.workers`).
+SITE_MODULES = ("sphinx.builders.html", "pydata_sphinx_theme", *EXTENSIONS)
 
 
 def hreflang(code: str) -> str:
@@ -118,6 +120,16 @@ def overrides(
     if stage is not None:
         values.update(stage.api.settings(extensions))
     return values
+
+
+#: Search languages whose index loads a large dictionary: what loads it in the Sphinx workers'
+#: fork server (:mod:`polybook.stage.workers`).
+SEARCH_PRELOAD = {"zh": "polybook.stage.sphinx_speed:load_chinese_dictionary"}
+
+
+def search_preload(languages: list[str]) -> list[str]:
+    """What the search indexes of ``languages`` load that the fork server can load ahead."""
+    return sorted({SEARCH_PRELOAD[search] for lang in languages if (search := search_language(lang)) in SEARCH_PRELOAD})
 
 
 def search_language(language: str) -> str:

@@ -32,7 +32,7 @@
 * Sphinx's Chinese search loads jieba's own dictionary again as a user dictionary when a zh
   build sets up its index (350,000 words: over a second of a one-section edit).
   :func:`load_chinese_dictionary` loads it in the fork server the workers come from
-  (:mod:`polybook.render.workers`), and a worker skips loading a file already loaded: jieba
+  (:mod:`polybook.stage.workers`), and a worker skips loading a file already loaded: jieba
   is left as Sphinx would have left it, once per polybook process.
 
 Each is a patch of a method or a plain module function, installed by polybook's Sphinx

@@ -1,4 +1,4 @@
-"""The processes a language's Sphinx build runs in.
+"""The processes a Sphinx build runs in -- a language's site, a PDF -- one way for both.
 
 Every language builds in a process of its own (:mod:`polybook.stage.sphinx_run` says why).
 Spawning one is a new interpreter that imports Sphinx and its extensions (half a second) and,
@@ -13,7 +13,7 @@ The frameworks are imported only when a language with an API page builds from no
 Sphinx environment yet; the server is then started once the book is parsed): an incremental
 build reads its API page again only when it changed. A zh build's search dictionary is loaded
 there too (:func:`polybook.stage.sphinx_speed.load_chinese_dictionary`). What the server
-imports is named in :data:`PRELOAD_VARIABLE` for :mod:`polybook.render.preload`, which imports
+imports is named in :data:`PRELOAD_VARIABLE` for :mod:`polybook.stage.preload`, which imports
 each module on its own and lets a failing one fail later, in the worker, where Sphinx reports
 it.
 """
@@ -31,14 +31,11 @@ from typing import TypeVar
 
 from polybook.book import Book
 from polybook.config import BookConfig
-from polybook.render.settings import search_language
 from polybook.stage.eval_rst import documents_api, library_imports
 
 T = TypeVar("T")
 R = TypeVar("R")
 _METHOD = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-#: Search languages whose index loads a large dictionary: what loads it in the fork server.
-SEARCH_PRELOAD = {"zh": "polybook.stage.sphinx_speed:load_chinese_dictionary"}
 #: The fork server's environment variable: what to import besides Sphinx (commas).
 PRELOAD_VARIABLE = "POLYBOOK_SPHINX_PRELOAD"
 
@@ -55,11 +52,6 @@ def api_imports(config: BookConfig, book: Book, languages: list[str]) -> set[str
     return library_imports(config, with_api) if with_api else set()
 
 
-def search_preload(languages: list[str]) -> list[str]:
-    """What the search indexes of ``languages`` load that the fork server can load ahead."""
-    return sorted({SEARCH_PRELOAD[search] for lang in languages if (search := search_language(lang)) in SEARCH_PRELOAD})
-
-
 def start(modules: Iterable[str] = ()) -> None:
     """Start the fork server the Sphinx workers will come from, importing Sphinx and
     ``modules`` (``module`` or ``module:function`` to call) -- unless one runs in this process
@@ -67,16 +59,16 @@ def start(modules: Iterable[str] = ()) -> None:
     if _METHOD != "forkserver":
         return
     context = multiprocessing.get_context(_METHOD)
-    context.set_forkserver_preload(["polybook.render.preload"])
+    context.set_forkserver_preload(["polybook.stage.preload"])
     with _variable(PRELOAD_VARIABLE, ",".join(sorted(modules))):
         forkserver.ensure_running()
 
 
 class SphinxWorkers:
-    """Up to ``workers`` processes (the cores), each used for one language -- Sphinx's
-    translator state must not leak from one language into the next -- and each job handed to
-    them from a thread of its own: starting a worker waits for the fork server to finish its
-    imports, and the build stages the next language meanwhile."""
+    """Up to ``workers`` processes (the cores), each used for one build -- Sphinx's translator
+    state must not leak from one language into the next -- and each job handed to them from a
+    thread of its own: starting a worker waits for the fork server to finish its imports, and
+    the build stages the next language meanwhile. A worker that dies is its job's failure."""
 
     def __init__(self, languages: int, workers: int | None) -> None:
         count = max(1, min(languages, workers or multiprocessing.cpu_count()))
@@ -93,7 +85,7 @@ class SphinxWorkers:
 
 
 def _in_worker(pool: ProcessPoolExecutor, function: Callable[[T], R], job: T) -> R:
-    return pool.submit(function, job).result()
+    return pool.submit(function, job).result()  # a dead worker raises BrokenProcessPool here
 
 
 @contextlib.contextmanager

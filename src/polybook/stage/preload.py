@@ -1,6 +1,6 @@
-"""Imported by the fork server the Sphinx workers come from (:mod:`polybook.render.workers`):
-Sphinx, the extensions polybook's builds load, and what the server's environment names --
-modules, and ``module:function`` to call (a search dictionary to load).
+"""Imported by the fork server the Sphinx workers come from (:mod:`polybook.stage.workers`):
+Sphinx, and what the server's environment names -- the extensions an output's builds load
+(the site names its own), modules, and ``module:function`` to call (a search dictionary).
 
 A module that fails to import is left alone here: the worker imports it again, and Sphinx
 reports the failure against the page that needed it.
@@ -11,20 +11,15 @@ from __future__ import annotations
 import importlib
 import os
 
-from polybook.render.settings import EXTENSIONS
-from polybook.render.workers import PRELOAD_VARIABLE
+from polybook.stage.workers import PRELOAD_VARIABLE
 
-#: What every Sphinx worker imports: the build, Sphinx's builder, and the extensions and theme
-#: polybook's settings load.
+#: What every Sphinx worker imports, HTML or PDF: the build, Sphinx, MyST and the bibliography.
 SPHINX_MODULES = (
     "polybook.stage.sphinx_run",
     "sphinx.application",
-    "sphinx.builders.html",
     "sphinx.ext.autodoc",
     "myst_parser.parsers.sphinx_",
     "sphinxcontrib.bibtex",
-    "pydata_sphinx_theme",
-    *EXTENSIONS,
 )
 
 
