@@ -93,7 +93,7 @@ def check_chapter(
     lang: str,
     chapter: str,
     current: Document | None,
-    target: Document,
+    translation: Document,
     lock: dict[str, SyncRecord] | None = None,
     store: Path | None = None,
     base: Base | None = None,
@@ -111,44 +111,52 @@ def check_chapter(
     if lock is None:
         lock = read_lock(config.chapters_dir / lang)
     record = lock.get(chapter)
-    base = base or base_of(config, lang, chapter, current, record, store, target)
+    base = base or base_of(config, lang, chapter, current, record, store, translation)
     source = base.document or current
     assert source is not None, "a chapter with neither a base nor a source has nothing to be checked against"
-    findings = parse_findings(lang, chapter, target, source)
+    findings = parse_findings(lang, chapter, translation, source)
     settings = config.languages[lang].settings
-    target, marks = as_checked(target, lambda text: parse_text(text, target.path, settings))
-    findings += marked_findings(lang, chapter, target, marks)
-    match = match_cells(source, target)
-    alignment = pair_segments(source, target, match)
-    src_items, tgt_items = flatten(source), flatten(target)
-    findings += saved_drift(lang, source, check_code(lang, chapter, source, target, match, alignment.place), target)
-    findings += check_coverage(lang, chapter, source, target, match.common)
+    translation, marks = as_checked(translation, lambda text: parse_text(text, translation.path, settings))
+    findings += marked_findings(lang, chapter, translation, marks)
+    match = match_cells(source, translation)
+    alignment = pair_segments(source, translation, match)
+    src_items, tgt_items = flatten(source), flatten(translation)
+    findings += saved_drift(
+        lang, source, check_code(lang, chapter, source, translation, match, alignment.place), translation
+    )
+    findings += check_coverage(lang, chapter, source, translation, match.common)
     offered = config.languages[config.source_language].frameworks
-    findings += check_texttabs(lang, chapter, alignment, source, target, match.common, config.localised_links, offered)
-    findings += check_math_numbers(lang, chapter, source, target, src_items, tgt_items, match.common, alignment)
-    findings += check_sections(lang, chapter, alignment, source, target, match, src_items, tgt_items)
-    findings += check_references(lang, chapter, source, target, alignment.place, config.localised_links, match.common)
-    findings = followed_since(findings, source, current, target)
-    findings += resource_fallbacks(config, lang, chapter, target)
-    findings += lock_problem(lang, chapter, target, record)
-    findings += changes_since(lang, chapter, base, current, target, match, alignment.place)
-    row = changed_row(chapter, base, current, target)
+    findings += check_texttabs(
+        lang, chapter, alignment, source, translation, match.common, config.localised_links, offered
+    )
+    findings += check_math_numbers(lang, chapter, source, translation, src_items, tgt_items, match.common, alignment)
+    findings += check_sections(lang, chapter, alignment, source, translation, match, src_items, tgt_items)
+    findings += check_references(
+        lang, chapter, source, translation, alignment.place, config.localised_links, match.common
+    )
+    findings = followed_since(findings, source, current, translation)
+    findings += resource_fallbacks(config, lang, chapter, translation)
+    findings += lock_problem(lang, chapter, translation, record)
+    findings += changes_since(lang, chapter, base, current, translation, match, alignment.place)
+    row = changed_row(chapter, base, current, translation)
     if row.state is not DocumentState.UNCHANGED:
         where = Location(current.path, 1) if current is not None else None
-        findings.append(plan_finding(lang, row, Location(target.path, 1), where))
+        findings.append(plan_finding(lang, row, Location(translation.path, 1), where))
     return findings
 
 
-def marked_findings(lang: str, chapter: str, target: Document, marks: Counter[MarkKind]) -> list[Finding]:
+def marked_findings(lang: str, chapter: str, translation: Document, marks: Counter[MarkKind]) -> list[Finding]:
     """What a port left to translate in a document, as one note."""
-    if document_mark(target) is not None:
+    if document_mark(translation) is not None:
         message = "left by `polybook port`: the whole document is the source's text; translate it and remove its mark"
     elif marks:
         parts = ", ".join(f"{n} {kind}" for kind, n in sorted(marks.items()) if n)
         message = f"left by `polybook port`: {parts} blocks; translate them and remove their marks"
     else:
         return []
-    return [Finding.make(Code.STALE_MARKED, message, lang, chapter, Location(target.path, 1), subject=(message, ""))]
+    return [
+        Finding.make(Code.STALE_MARKED, message, lang, chapter, Location(translation.path, 1), subject=(message, ""))
+    ]
 
 
 def check_chunk(book: Book, names: list[str], langs: list[str], store: Path | None = None) -> ChunkResult:
@@ -224,16 +232,16 @@ def _source_document(config: BookConfig, name: str, store: Path | None) -> Docum
     return parse_cached(path, config.languages[config.source_language].settings, display_path(path), store)
 
 
-def _orphan(lang: str, name: str, target: Document, source_names: list[str]) -> Finding:
+def _orphan(lang: str, name: str, translation: Document, source_names: list[str]) -> Finding:
     """A translated chapter with no source chapter (and no base): most often the source's name
     misspelt (pt's ``nadaraya-waston`` for ``nadaraya-watson``), which is named."""
     close = _misspelt(name, source_names)
     if close:
         message = f"chapter {name!r} has no source chapter: it is the source's {close[0]!r} misspelt; rename "
-        message += f"{Path(target.path).name} to {close[0].rsplit('/', 1)[-1]}.md (and its toc entries)"
+        message += f"{Path(translation.path).name} to {close[0].rsplit('/', 1)[-1]}.md (and its toc entries)"
     else:
         message = f"chapter {name!r} has no source chapter: remove it, or add it to the source"
-    return Finding.make(Code.STRUCTURE_CHAPTER, message, lang, name, Location(target.path, 1))
+    return Finding.make(Code.STRUCTURE_CHAPTER, message, lang, name, Location(translation.path, 1))
 
 
 def _untranslated(config: BookConfig, lang: str, name: str, source: Document) -> Finding:

@@ -73,10 +73,10 @@ def base_of(
     current: Document | None,
     record: SyncRecord | None,
     store: Path | None = None,
-    target: Document | None = None,
+    translation: Document | None = None,
 ) -> Base:
     """The base of ``lang``'s document ``chapter`` (``current``: the source's, None when the source
-    has no such document; ``target``: the translation, whose code chooses among the candidates);
+    has no such document; ``translation``: the translation, whose code chooses among the candidates);
     ``store``: kept parsed documents (:mod:`polybook.models`)."""
     settings = config.languages[config.source_language].settings
     shown = current.path if current is not None else str(config.document_path(config.source_language, chapter))
@@ -108,13 +108,13 @@ def base_of(
         candidates.append(Base(BaseKind.EDITION, held, edition, path))
     if not candidates:
         return Base(BaseKind.SOURCE, current, "the source")
-    if target is None or len(candidates) + (current is not None) == 1:
+    if translation is None or len(candidates) + (current is not None) == 1:
         return candidates[0]
     scored = candidates
     if current is not None:
         scored = [*candidates, Base(BaseKind.SOURCE, current, "the source", source_file)]
     dialects = (own, settings, config.editions[edition].settings if edition is not None else None)
-    best = scored[_closest(scored, target, store, config.document_path(lang, chapter), dialects)]
+    best = scored[_closest(scored, translation, store, config.document_path(lang, chapter), dialects)]
     if best.kind is BaseKind.SOURCE and best.document is current:
         # the translation's code is today's source's: translated from it (or synced without a record)
         return Base(BaseKind.SOURCE_MATCHED, current, "the source")
@@ -122,13 +122,13 @@ def base_of(
 
 
 def _closest(
-    scored: list[Base], target: Document, store: Path | None, target_file: Path, dialects: tuple[object, ...]
+    scored: list[Base], translation: Document, store: Path | None, target_file: Path, dialects: tuple[object, ...]
 ) -> int:
-    """The index of the candidate whose code, formulas and labels ``target`` shares most (the
+    """The index of the candidate whose code, formulas and labels ``translation`` shares most (the
     first when they tie); kept beside the findings when ``store`` is given, keyed by the files."""
 
     def compute() -> int:
-        mine = _marks(target)
+        mine = _marks(translation)
         shared = {id(b.document): len(mine & _marks(b.document)) for b in scored if b.document is not None}
         counts = [shared[id(b.document)] if b.document is not None else -1 for b in scored]
         return counts.index(max(counts))
@@ -178,20 +178,20 @@ def changes_since(
     chapter: str,
     base: Base,
     current: Document | None,
-    target: Document,
+    translation: Document,
     match: CellMatch,
     place: Callable[[int], int],
 ) -> list[Finding]:
     """How far behind the source the translation is: what changed from its base
     (:mod:`.bases`) to the source today, each at the translation's matching place. ``match`` and
     ``place`` pair the base with the translation (its consistency check's)."""
-    top = Location(target.path, 1)
+    top = Location(translation.path, 1)
     if base.kind is BaseKind.SOURCE:
         return [
             Finding.make(
                 Code.STALE_UNKNOWN,
                 "no record of the source commit this translation was synced with; `polybook sync --write` records it",
-                lang, chapter, top, source=Location(current.path if current else target.path, 1),
+                lang, chapter, top, source=Location(current.path if current else translation.path, 1),
             )
         ]  # fmt: skip
     if current is None:
@@ -208,4 +208,4 @@ def changes_since(
         ]  # fmt: skip
     if base.document is current:
         return []
-    return source_changes(lang, chapter, base.document, current, target, base.since(), base.label, match, place)
+    return source_changes(lang, chapter, base.document, current, translation, base.since(), base.label, match, place)

@@ -68,7 +68,7 @@ def _runs(doc: Document) -> set[str]:
     return {f for c in doc.cells() for f in c.frameworks}
 
 
-def shared_frameworks(source: Document, target: Document) -> frozenset[str]:
+def shared_frameworks(source: Document, translation: Document) -> frozenset[str]:
     """The frameworks both chapters offer, whose cells and text tabs are compared.
 
     A chapter offers the frameworks its cells name; ``#@tab all`` names none, so a chapter of
@@ -78,20 +78,20 @@ def shared_frameworks(source: Document, target: Document) -> frozenset[str]:
     none that the source names (no fallback: sync would change what is compared, and a second
     sync would undo the first). The rest is coverage (:func:`check_coverage`).
     """
-    both = frozenset(source.frameworks) & frozenset(target.frameworks)
-    if not target.cells():
+    both = frozenset(source.frameworks) & frozenset(translation.frameworks)
+    if not translation.cells():
         return both
     if not _named(source):
-        return both & _runs(target)
-    return both & _named(source) & _named(target)
+        return both & _runs(translation)
+    return both & _named(source) & _named(translation)
 
 
-def match_cells(source: Document, target: Document) -> CellMatch:
+def match_cells(source: Document, translation: Document) -> CellMatch:
     """Align each framework's stream of cells, for the frameworks both chapters offer (the others
     are coverage); a cell paired in any stream stands for its counterpart."""
-    match = CellMatch(common=shared_frameworks(source, target))
+    match = CellMatch(common=shared_frameworks(source, translation))
     for framework in [f for f in source.frameworks if f in match.common]:
-        src, tgt = source.cells(framework), target.cells(framework)
+        src, tgt = source.cells(framework), translation.cells(framework)
         s_code, t_code = [c.code_for(framework) for c in src], [c.code_for(framework) for c in tgt]
         pairs = _contained(align_code(s_code, t_code), s_code, t_code)
         match.streams.append((framework, src, tgt, pairs))
@@ -133,38 +133,40 @@ def _offered_cells(doc: Document, framework: str, every: bool = True) -> list[Co
 
 
 def check_coverage(
-    lang: str, chapter: str, source: Document, target: Document, common: frozenset[str]
+    lang: str, chapter: str, source: Document, translation: Document, common: frozenset[str]
 ) -> list[Finding]:
     """Frameworks one chapter offers and the other does not: once per chapter and framework,
     as info (a translation of fewer frameworks, or of more, is not drift)."""
     out = []
-    for framework in [f for f in dict.fromkeys((*source.frameworks, *target.frameworks)) if f not in common]:
+    for framework in [f for f in dict.fromkeys((*source.frameworks, *translation.frameworks)) if f not in common]:
         mine = _offered_cells(source, framework) if framework in source.frameworks else []
-        theirs = _offered_cells(target, framework, not _named(source)) if framework in target.frameworks else []
+        theirs = (
+            _offered_cells(translation, framework, not _named(source)) if framework in translation.frameworks else []
+        )
         if mine and not theirs:
             out.append(Finding.make(
                 Code.CODE_COVERAGE, f"no {framework} cells: {len(mine)} in the source; translate them to offer "
                 f"{framework}", lang, chapter,
-                Location(target.path, 1), source=Location(source.path, mine[0].line), framework=framework,
+                Location(translation.path, 1), source=Location(source.path, mine[0].line), framework=framework,
                 subject=("", framework),
             ))  # fmt: skip
         elif theirs and framework not in source.frameworks:  # said once per language (check's merge)
             out.append(Finding.make(
                 Code.CODE_COVERAGE, f"{len(theirs)} {framework} cells; {framework} is not a framework of the source",
-                lang, chapter, Location(target.path, theirs[0].line), framework=framework,
+                lang, chapter, Location(translation.path, theirs[0].line), framework=framework,
                 subject=(framework, str(len(theirs))),
             ))  # fmt: skip
         elif theirs and not mine:
             out.append(Finding.make(
                 Code.CODE_COVERAGE, f"{len(theirs)} {framework} cells, none in the source: nothing to fix", lang,
                 chapter,
-                Location(target.path, theirs[0].line), framework=framework, subject=(framework, ""),
+                Location(translation.path, theirs[0].line), framework=framework, subject=(framework, ""),
             ))  # fmt: skip
     return out
 
 
 def check_code(
-    lang: str, chapter: str, source: Document, target: Document, match: CellMatch, place: Callable[[int], int]
+    lang: str, chapter: str, source: Document, translation: Document, match: CellMatch, place: Callable[[int], int]
 ) -> list[Finding]:
     """Code findings of the cell streams in ``match``; ``place`` maps a source line to where it
     belongs in the translation (for a missing cell with no paired cell before it)."""
@@ -188,7 +190,7 @@ def check_code(
             s_cells = sorted([pair.source, *joins[pair.target]]) if pair.target in joins else []
             t_cells = sorted([pair.target, *splits[pair.source]]) if pair.source in splits else []
             found = _compare(
-                lang, chapter, framework, pair.kind, s, t, pair, previous, target, place, match.common,
+                lang, chapter, framework, pair.kind, s, t, pair, previous, translation, place, match.common,
                 [(i + 1, src[i]) for i in s_cells], [(j + 1, tgt[j]) for j in t_cells], streams,
             )  # fmt: skip
             for f in found:
@@ -216,7 +218,7 @@ def _compare(
     t: CodeCell | None,
     pair: object,
     previous: CodeCell | None,
-    target: Document,
+    translation: Document,
     place: Callable[[int], int],
     shared: frozenset[str],
     joined: list[tuple[int, CodeCell]] = (),  # type: ignore[assignment]
@@ -229,7 +231,7 @@ def _compare(
     index = (pair.source if s is not None else pair.target) + 1  # type: ignore[attr-defined]
     common = {"framework": framework, "cell": index}
     if s is None or t is None:
-        return _unpaired(lang, chapter, framework, index, s, t, previous, target, place, common)
+        return _unpaired(lang, chapter, framework, index, s, t, previous, translation, place, common)
     assert s is not None and t is not None
     cells = [cell for _, cell in joined] or [s]
     t_cells = [cell for _, cell in split] or [t]
@@ -281,14 +283,14 @@ def _unpaired(
     s: CodeCell | None,
     t: CodeCell | None,
     previous: CodeCell | None,
-    target: Document,
+    translation: Document,
     place: Callable[[int], int],
     common: dict[str, Any],
 ) -> list[Finding]:
     """A source cell the translation lacks (said after the translation's ``previous`` cell), or
     a translation cell the source lacks."""
     if s is not None:
-        where = Location(target.path, previous.end_line if previous else place(s.line))
+        where = Location(translation.path, previous.end_line if previous else place(s.line))
         return [
             Finding.make(
                 Code.CODE_MISSING, f"{framework} cell {index} of the source is missing here: add it "

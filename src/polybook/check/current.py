@@ -59,21 +59,21 @@ def _cell_at(doc: Document, line: int) -> CodeCell | None:
 
 
 def followed_since(
-    findings: list[Finding], base: Document, current: Document | None, target: Document
+    findings: list[Finding], base: Document, current: Document | None, translation: Document
 ) -> list[Finding]:
-    """``findings`` (of ``target`` against an older ``base``) without those about what the
+    """``findings`` (of ``translation`` against an older ``base``) without those about what the
     translation has as ``current`` -- the source today -- has it (see the module's text)."""
     if current is None or current is base:
         return findings
     today = _today(current)
-    return [f for f in findings if not _follows(f, today, target)]
+    return [f for f in findings if not _follows(f, today, translation)]
 
 
-def _follows(finding: Finding, today: _Today, target: Document) -> bool:
+def _follows(finding: Finding, today: _Today, translation: Document) -> bool:
     mine, theirs = finding.subject
     code = finding.code
     if code in _CODE and finding.framework and finding.location is not None:
-        cell = _cell_at(target, finding.location.line)
+        cell = _cell_at(translation, finding.location.line)
         if cell is None:
             return False
         key = cell_key(cell.code_for(finding.framework))

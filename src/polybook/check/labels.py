@@ -46,12 +46,12 @@ def _written(doc: Document, pattern: re.Pattern[str]) -> Location | None:
 
 
 def check_labels(
-    lang: str, chapter: str, source: Document, target: Document, here: Callable[[int], Location]
+    lang: str, chapter: str, source: Document, translation: Document, here: Callable[[int], Location]
 ) -> list[Finding]:
     """Labels of the source missing here, renamed here, or here but attached to nothing; labels
     here the source lacks."""
-    missing = sorted(source.labels.keys() - target.labels.keys(), key=lambda n: source.labels[n].line)
-    extra = sorted(target.labels.keys() - source.labels.keys(), key=lambda n: target.labels[n].line)
+    missing = sorted(source.labels.keys() - translation.labels.keys(), key=lambda n: source.labels[n].line)
+    extra = sorted(translation.labels.keys() - source.labels.keys(), key=lambda n: translation.labels[n].line)
     out = []
     for name in missing:
         label = source.labels[name]
@@ -60,12 +60,12 @@ def check_labels(
             extra.remove(renamed)
             out.append(Finding.make(
                 Code.REF_LABEL, f"label {renamed!r} here is {name!r} in the source: write the source's (the book's "
-                "references use it)", lang, chapter, Location(target.path, target.labels[renamed].line),
+                "references use it)", lang, chapter, Location(translation.path, translation.labels[renamed].line),
                 source=Location(source.path, label.line), diff=((f":label:`{renamed}`", f":label:`{name}`"),),
                 subject=(renamed, name),
             ))  # fmt: skip
             continue
-        written = _written(target, re.compile(rf":(?:eq)?label:\s*`\s*{re.escape(name)}\s*`"))
+        written = _written(translation, re.compile(rf":(?:eq)?label:\s*`\s*{re.escape(name)}\s*`"))
         if written is not None:
             todo = _ATTACH.get(label.kind, "put it on the line right after what it labels")
             message = f"label {name!r} ({label.kind}) of the source is written here but {LABELS_NOTHING}: {todo}"
@@ -79,7 +79,7 @@ def check_labels(
     for name in extra:
         out.append(Finding.make(
             Code.REF_LABEL, f"label {name!r} is not in the source chapter: remove it, unless this translation "
-            "refers to it", lang, chapter, Location(target.path, target.labels[name].line),
+            "refers to it", lang, chapter, Location(translation.path, translation.labels[name].line),
             diff=((f":label:`{name}`", ""),), subject=(name, ""),
         ))  # fmt: skip
     return out
@@ -91,7 +91,7 @@ def check_roles(
     s_roles: list[tuple[str, str, int]],
     t_roles: list[tuple[str, str, int]],
     source: Document,
-    target: Document,
+    translation: Document,
     here: Callable[[int], Location],
 ) -> list[Finding]:
     """References of the source missing here: damaged here (one finding at the damaged one,
@@ -113,11 +113,11 @@ def check_roles(
             mine = f":{name}:`{damaged[1]}`"
             out.append(Finding.make(
                 Code.REF_TARGET, f"{mine} here is {shown} in the source: write the source's", lang, chapter,
-                Location(target.path, damaged[2]), source=Location(source.path, line), diff=((mine, shown),),
+                Location(translation.path, damaged[2]), source=Location(source.path, line), diff=((mine, shown),),
                 subject=(mine, f"{name}:{value}"),
             ))  # fmt: skip
             continue
-        written = _written(target, re.compile(rf"{name}\W{{0,4}}{re.escape(value)}(?!\w)"))
+        written = _written(translation, re.compile(rf"{name}\W{{0,4}}{re.escape(value)}(?!\w)"))
         message = (
             f"{shown} of the source is written here but is not a reference: write `{shown}`, with its backticks"
             if written is not None

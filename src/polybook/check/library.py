@@ -35,13 +35,15 @@ from polybook.library.build import first_difference, library_languages
 from polybook.library.collect import SAVE_RE, SavedBlock, save_lines
 
 
-def saved_drift(lang: str, source: Document, findings: list[Finding], target: Document | None = None) -> list[Finding]:
+def saved_drift(
+    lang: str, source: Document, findings: list[Finding], translation: Document | None = None
+) -> list[Finding]:
     """``code.changed`` findings about the lines of a cell that ``#@save`` marks give the library
     become ``code.saved`` (of the translation's cell when the change has text there, else of the
-    source's; with no ``target``, any line of a cell the source saves)."""
+    source's; with no ``translation``, any line of a cell the source saves)."""
     saved = [(cell.line, cell.end_line) for cell in source.cells() if SAVE_RE.search(cell.code)]
-    s_lines = _saved_lines(source) if target is not None else None
-    t_lines = _saved_lines(target) if target is not None else None
+    s_lines = _saved_lines(source) if translation is not None else None
+    t_lines = _saved_lines(translation) if translation is not None else None
     out = []
     for finding in findings:
         where = finding.source.line if finding.source is not None else 0

@@ -84,7 +84,7 @@ def check_links(
     lang: str,
     chapter: str,
     source: Document,
-    target: Document,
+    translation: Document,
     here: Callable[[int], Location],
     localised: tuple[str, ...] = (),
     common: frozenset[str] = frozenset(),
@@ -92,7 +92,7 @@ def check_links(
     """Links of the source missing here, links here the source lacks, and links changed (see
     the module's text); links matching ``localised`` are asked for per section."""
     s_all = [(u, n) for u, n in _links(source) if not _localised(u, localised)]
-    t_all = [(u, n) for u, n in _links(target) if not _localised(u, localised)]
+    t_all = [(u, n) for u, n in _links(translation) if not _localised(u, localised)]
     missing, extra = _unpaired(s_all, t_all, here)
     out: list[Finding] = []
     said = "\n".join(text for node in source.walk() if isinstance(text := getattr(node, "source", None), str))
@@ -107,7 +107,7 @@ def check_links(
         if found is not None:
             missing.remove(found)
             out.append(Finding.make(
-                Code.REF_LINK, _changed(url, found[0]), lang, chapter, Location(target.path, line),
+                Code.REF_LINK, _changed(url, found[0]), lang, chapter, Location(translation.path, line),
                 source=Location(source.path, found[1]), diff=((unquote(url), found[0]),), subject=(url, found[0]),
             ))  # fmt: skip
         elif not is_address(url):
@@ -116,17 +116,17 @@ def check_links(
                 Code.REF_LINK,
                 f"`[…]({text})` makes a link of words: Markdown reads `(…)` right after `[…]` as a link's address; "
                 "put a space between `]` and `(`",
-                lang, chapter, Location(target.path, line), diff=((text, ""),), subject=(url, ""),
+                lang, chapter, Location(translation.path, line), diff=((text, ""),), subject=(url, ""),
             ))  # fmt: skip
         else:
             out.append(Finding.make(
                 Code.REF_LINK, f"link {url} is not in the source: remove it, unless the translation adds it on purpose",
-                lang, chapter, Location(target.path, line), diff=((url, ""),), subject=(url, ""),
+                lang, chapter, Location(translation.path, line), diff=((url, ""),), subject=(url, ""),
             ))  # fmt: skip
     written = Counter[str]()
     in_tabs, said_here = _tabbed_lines(source), {same_link(u) for u, _ in t_all}
     for url, line in missing:
-        text = _as_text(target, url, written[url])
+        text = _as_text(translation, url, written[url])
         written[url] += text is not None
         if text is None and line in in_tabs and same_link(url) in said_here:
             continue  # given in several frameworks' text tabs there, here once for all of them
@@ -138,7 +138,7 @@ def check_links(
             Code.REF_LINK, message, lang, chapter, where, source=Location(source.path, line), diff=(("", url),),
             subject=("", url),
         ))  # fmt: skip
-    return out + _localised_links(lang, chapter, source, target, here, localised, common)
+    return out + _localised_links(lang, chapter, source, translation, here, localised, common)
 
 
 def _as_text(doc: Document, url: str, skip: int = 0) -> tuple[Location, str] | None:
@@ -247,7 +247,7 @@ def _localised_links(
     lang: str,
     chapter: str,
     source: Document,
-    target: Document,
+    translation: Document,
     here: Callable[[int], Location],
     patterns: tuple[str, ...],
     common: frozenset[str],
@@ -256,8 +256,8 @@ def _localised_links(
     one here, in the section where the source's belongs, for that framework or for all."""
     if not patterns:
         return []
-    s_starts, t_starts = _sections(source), _sections(target)
-    t_found = _tabbed_links(target, patterns, common)
+    s_starts, t_starts = _sections(source), _sections(translation)
+    t_found = _tabbed_links(translation, patterns, common)
     out = []
     seen: set[tuple[str, int, frozenset[str] | None]] = set()
     for pattern, url, line, tab in _tabbed_links(source, patterns, common):

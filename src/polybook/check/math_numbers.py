@@ -94,7 +94,7 @@ def check_math(
     lang: str,
     chapter: str,
     source: Document,
-    target: Document,
+    translation: Document,
     pairs: list[tuple[Formula | None, Formula | None]],
     places: Places,
 ) -> list[Finding]:
@@ -108,7 +108,7 @@ def check_math(
                 Code.MATH_CHANGED,
                 f"math ${t.tex}$ differs from the source's ${s.tex}$: write the source's (polybook sync --write)",
                 lang, chapter,
-                Location(target.path, t.line), source=Location(source.path, s.line), diff=((t.tex, s.tex),),
+                Location(translation.path, t.line), source=Location(source.path, s.line), diff=((t.tex, s.tex),),
                 subject=(t.key, s.key),
             ))  # fmt: skip
         elif s is not None and (s.key, places(s.node, s.line)) not in missing:
@@ -116,7 +116,7 @@ def check_math(
             out.append(Finding.make(
                 Code.MATH_MISSING,
                 f"math ${s.tex}$ of the source is missing here: translate what the source says with it", lang, chapter,
-                Location(target.path, places(s.node, s.line)), source=Location(source.path, s.line),
+                Location(translation.path, places(s.node, s.line)), source=Location(source.path, s.line),
                 diff=(("", s.tex),), subject=("", s.key),
             ))  # fmt: skip
         elif t is not None:
@@ -124,7 +124,7 @@ def check_math(
                 Code.MATH_EXTRA,
                 f"math ${t.tex}$ is not in the source: remove it, unless the translation adds it on purpose",
                 lang, chapter,
-                Location(target.path, t.line), diff=((t.tex, ""),), subject=(t.key, ""),
+                Location(translation.path, t.line), diff=((t.tex, ""),), subject=(t.key, ""),
             ))  # fmt: skip
     return out
 
@@ -133,7 +133,7 @@ def check_numbers(
     lang: str,
     chapter: str,
     source: Document,
-    target: Document,
+    translation: Document,
     s_numbers: list[Number],
     t_numbers: list[Number],
     places: Places,
@@ -191,7 +191,7 @@ def check_numbers(
             Code.NUMBERS_MISSING,
             f"the number {value} of the source's text is missing here: translate what the source says with it",
             lang, chapter,
-            Location(target.path, where), source=Location(source.path, number.line),
+            Location(translation.path, where), source=Location(source.path, number.line),
             diff=(("", value),), subject=("", f"{value}#{sum(v == value for v, _ in reported)}"),
         ))  # fmt: skip
     return out
@@ -232,12 +232,12 @@ def _reassign(
                 break
 
 
-def check_labelled_math(lang: str, chapter: str, source: Document, target: Document) -> list[Finding]:
+def check_labelled_math(lang: str, chapter: str, source: Document, translation: Document) -> list[Finding]:
     """Labelled equations, paired by label (they are segment anchors, so no segment holds them).
 
     A label on one side only is ``ref.label``'s business.
     """
-    t_math = {n.label: n for n in target.walk() if isinstance(n, DisplayMath) and n.label}
+    t_math = {n.label: n for n in translation.walk() if isinstance(n, DisplayMath) and n.label}
     out = []
     for s in source.walk():
         t = t_math.get(s.label) if isinstance(s, DisplayMath) and s.label else None
@@ -246,7 +246,8 @@ def check_labelled_math(lang: str, chapter: str, source: Document, target: Docum
         out.append(Finding.make(
             Code.MATH_CHANGED,
             f"equation {s.label!r} $${t.tex}$$ differs from the source's $${s.tex}$$: write the source's",
-            lang, chapter, Location(target.path, t.line), source=Location(source.path, s.line), diff=((t.tex, s.tex),),
+            lang, chapter, Location(translation.path, t.line), source=Location(source.path, s.line),
+            diff=((t.tex, s.tex),),
             subject=(normalize_tex(t.tex), normalize_tex(s.tex)),
         ))  # fmt: skip
     return out
@@ -256,7 +257,7 @@ def check_math_numbers(
     lang: str,
     chapter: str,
     source: Document,
-    target: Document,
+    translation: Document,
     src_items: list[Item],
     tgt_items: list[Item],
     common: frozenset[str],
@@ -275,10 +276,10 @@ def check_math_numbers(
     )
     pairs = within_others(pairs, mine.formulas, theirs.formulas, places, mine.broken, labelled)
     pairs = pair_nearby(pairs, places)
-    pairs, damaged = broken_dollars(lang, chapter, source, target, pairs, places)
+    pairs, damaged = broken_dollars(lang, chapter, source, translation, pairs, places)
     pairs = shapes_said(pairs, theirs.formulas, places)
-    numbers = check_numbers(lang, chapter, source, target, mine.numbers, theirs.numbers, places, alignment.at)
-    out = damaged + check_math(lang, chapter, source, target, pairs, places)
+    numbers = check_numbers(lang, chapter, source, translation, mine.numbers, theirs.numbers, places, alignment.at)
+    out = damaged + check_math(lang, chapter, source, translation, pairs, places)
     out += numbers
-    out += check_labelled_math(lang, chapter, source, target)
+    out += check_labelled_math(lang, chapter, source, translation)
     return out

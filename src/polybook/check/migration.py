@@ -48,14 +48,14 @@ def document_words(doc: Document) -> int:
     return sum(len(prose_text(node).split()) for node in prose_blocks(doc))
 
 
-def changed_row(chapter: str, base: Base, current: Document | None, target: Document) -> DocumentPlan:
+def changed_row(chapter: str, base: Base, current: Document | None, translation: Document) -> DocumentPlan:
     """The row of a translated document: GONE when the source has it no more, else CHANGED or
     UNCHANGED since its base (UNCHANGED too when the base is the source itself or is not at hand:
     the check's ``stale.unknown`` note says so)."""
     base_file = base.file.as_posix() if base.file is not None else None
     common = {"base": base.label, "base_kind": str(base.kind), "base_file": base_file}
     if current is None:
-        return DocumentPlan(DocumentState.GONE, chapter, None, labels=frozenset(target.labels), **common)
+        return DocumentPlan(DocumentState.GONE, chapter, None, labels=frozenset(translation.labels), **common)
     if base.document is None or base.document is current:
         return DocumentPlan(DocumentState.UNCHANGED, chapter, chapter, **common)
     changes = document_changes(base.document, current)

@@ -28,7 +28,7 @@ def check_texttabs(
     chapter: str,
     alignment: Alignment,
     source: Document,
-    target: Document,
+    translation: Document,
     common: frozenset[str],
     localised: tuple[str, ...] = (),
     offered: tuple[str, ...] = (),
@@ -42,7 +42,7 @@ def check_texttabs(
     section (and its tabs) elsewhere has lost no tab. One finding per place, however many
     frameworks' tabs it lacks, at the untabbed text nearest to where the source's tab belongs.
     """
-    common = common or frozenset(source.frameworks) & frozenset(target.frameworks)  # no cells: the languages'
+    common = common or frozenset(source.frameworks) & frozenset(translation.frameworks)  # no cells: the languages'
     common = common & frozenset(offered) if offered else common
     segments = [
         (src, tgt, _tabs(src, common, localised), _tabs(tgt, common, localised)) for src, tgt in alignment.pairs
@@ -52,7 +52,7 @@ def check_texttabs(
     for k, (src, tgt, s_tabs, t_tabs) in enumerate(segments):
         missing, extra = _instances(s_tabs, t_tabs, lacking.get(k, []), added.get(k, []), alignment.place)
         if missing:
-            out.append(_missing_tabs(lang, chapter, alignment, source, target, tgt, missing))
+            out.append(_missing_tabs(lang, chapter, alignment, source, translation, tgt, missing))
         if extra and _specialised([t for t, _ in t_tabs], src, common):
             continue  # one text for every framework in the source, one for each here: every reader has one
         if extra:
@@ -61,7 +61,8 @@ def check_texttabs(
                 Code.STRUCTURE_TEXTTAB,
                 f"text tab(s) for {names} here are not in the source: remove them, or keep one text without "
                 "`:begin_tab:` and `:end_tab:` where the source has it for every framework",
-                lang, chapter, Location(target.path, extra[0].line), source=Location(source.path, _first_line(src)),
+                lang, chapter, Location(translation.path, extra[0].line),
+                source=Location(source.path, _first_line(src)),
                 diff=((" ".join(f":begin_tab:`{t.spec}`" for t in extra), ""),), subject=(names, ""),
             ))  # fmt: skip
     return out
@@ -144,7 +145,7 @@ def _missing_tabs(
     chapter: str,
     alignment: Alignment,
     source: Document,
-    target: Document,
+    translation: Document,
     tgt: Segment,
     missing: list[TextTab],
 ) -> Finding:
@@ -165,7 +166,7 @@ def _missing_tabs(
         f"the source has text tab(s) for {names} here; {todo} … `:end_tab:`",
         lang,
         chapter,
-        Location(target.path, where),
+        Location(translation.path, where),
         source=Location(source.path, first.line),
         diff=(("untabbed" if untabbed else "", specs),),
         subject=(" ".join(prose_text(Item(u, None)) for u in untabbed), names),
@@ -215,7 +216,7 @@ def check_sections(
     chapter: str,
     alignment: Alignment,
     source: Document,
-    target: Document,
+    translation: Document,
     match: CellMatch,
     src_items: list[Item],
     tgt_items: list[Item],
@@ -227,7 +228,7 @@ def check_sections(
         out.append(Finding.make(
             Code.STRUCTURE_SECTION, f"section {heading.text!r} ({n} cell(s)) is not in the source: remove it, unless "
             "the translation adds it on purpose", lang, chapter,
-            Location(target.path, heading.line), diff=((heading.text, ""),), subject=(heading.text, ""),
+            Location(translation.path, heading.line), diff=((heading.text, ""),), subject=(heading.text, ""),
         ))  # fmt: skip
         skip |= {id(heading)} | {id(i.node) for i in body}
     for heading, body in section_spans(src_items, set(match.source_to_target)):
@@ -235,7 +236,7 @@ def check_sections(
         out.append(Finding.make(
             Code.STRUCTURE_SECTION, f"section {heading.text!r} of the source ({n} cell(s)) is missing here: "
             "translate it",
-            lang, chapter, Location(target.path, alignment.place(heading.line)),
+            lang, chapter, Location(translation.path, alignment.place(heading.line)),
             source=Location(source.path, heading.line),
             diff=(("", heading.text),), subject=("", heading.text),
         ))  # fmt: skip
@@ -248,7 +249,7 @@ def check_sections(
                 Code.STRUCTURE_HEADING,
                 f"{len(t_heads)} heading(s) here where the source has {len(s_heads)}: "
                 "give this part the source's headings",
-                lang, chapter, Location(target.path, t_heads[0].line if t_heads else _first_line(tgt)),
+                lang, chapter, Location(translation.path, t_heads[0].line if t_heads else _first_line(tgt)),
                 source=Location(source.path, s_heads[0].line if s_heads else _first_line(src)),
                 diff=((" | ".join(h.text for h in t_heads), " | ".join(h.text for h in s_heads)),),
                 subject=(" | ".join(h.text for h in t_heads), " | ".join(h.text for h in s_heads)),
@@ -260,7 +261,7 @@ def check_sections(
                     Code.STRUCTURE_HEADING,
                     f"heading level {t.level} here, {s.level} in the source: write it with {'#' * s.level}",
                     lang, chapter,
-                    Location(target.path, t.line), source=Location(source.path, s.line),
+                    Location(translation.path, t.line), source=Location(source.path, s.line),
                     diff=(("#" * t.level, "#" * s.level),), subject=(t.text, s.text),
                 ))  # fmt: skip
     return out

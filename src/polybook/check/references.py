@@ -71,7 +71,7 @@ def check_references(
     lang: str,
     chapter: str,
     source: Document,
-    target: Document,
+    translation: Document,
     place: Callable[[int], int],
     localised: tuple[str, ...] = (),
     common: frozenset[str] = frozenset(),
@@ -85,21 +85,21 @@ def check_references(
     out: list[Finding] = []
 
     def here(source_line: int) -> Location:
-        return Location(target.path, place(source_line))
+        return Location(translation.path, place(source_line))
 
-    out += check_labels(lang, chapter, source, target, here)
-    out += check_roles(lang, chapter, _roles(source), _roles(target), source, target, here)
-    out.extend(_check_figures(lang, chapter, source, target, here))
-    out.extend(check_links(lang, chapter, source, target, here, localised, common))
+    out += check_labels(lang, chapter, source, translation, here)
+    out += check_roles(lang, chapter, _roles(source), _roles(translation), source, translation, here)
+    out.extend(_check_figures(lang, chapter, source, translation, here))
+    out.extend(check_links(lang, chapter, source, translation, here, localised, common))
     return out
 
 
 def _check_figures(
-    lang: str, chapter: str, source: Document, target: Document, here: Callable[[int], Location]
+    lang: str, chapter: str, source: Document, translation: Document, here: Callable[[int], Location]
 ) -> list[Finding]:
     """Figures paired by label, else by image path; their path and size must agree."""
     s_figs = [f for f in source.walk() if isinstance(f, Figure)]
-    t_figs = [f for f in target.walk() if isinstance(f, Figure)]
+    t_figs = [f for f in translation.walk() if isinstance(f, Figure)]
     pairs: list[tuple[Figure, Figure]] = []
     for key in (lambda f: f.label, lambda f: f.src):
         for s in list(s_figs):
@@ -110,7 +110,7 @@ def _check_figures(
                 t_figs.remove(t)
     inline = {
         i.value: i.line or node.line
-        for node in target.walk()
+        for node in translation.walk()
         for i in getattr(node, "inlines", ())
         if i.kind == "image"
     }
@@ -121,7 +121,7 @@ def _check_figures(
         if f.src in inline:  # an image inside a paragraph: the figure's line holds more than the figure
             message = f"figure {f.src} of the source is here inside a paragraph, not a figure of its own: put "
             message += f"`![…]({f.src})` on a line of its own" + (", and its :label: on the next" if f.label else "")
-            where = Location(target.path, inline[f.src])
+            where = Location(translation.path, inline[f.src])
         out.append(Finding.make(
             Code.REF_FIGURE, message, lang, chapter, where, source=Location(source.path, f.line),
             diff=(("", f.src),), subject=("", f.label or f.src),
@@ -129,7 +129,7 @@ def _check_figures(
     for f in t_figs:
         out.append(Finding.make(
             Code.REF_FIGURE, f"figure {f.src} is not in the source: remove it, unless the translation adds it on "
-            "purpose", lang, chapter, Location(target.path, f.line), diff=((f.src, ""),),
+            "purpose", lang, chapter, Location(translation.path, f.line), diff=((f.src, ""),),
             subject=(f.label or f.src, ""),
         ))  # fmt: skip
     for s, t in pairs:
@@ -139,7 +139,7 @@ def _check_figures(
                 out.append(Finding.make(
                     Code.REF_FIGURE,
                     f"figure {s.label or s.src}: {attr} {a!r} here, {b!r} in the source: write the source's", lang,
-                    chapter, Location(target.path, t.line), source=Location(source.path, s.line),
+                    chapter, Location(translation.path, t.line), source=Location(source.path, s.line),
                     diff=((str(a or ""), str(b or "")),), subject=(f"{attr}={a}", f"{attr}={b}"),
                 ))  # fmt: skip
     return out
@@ -162,11 +162,11 @@ def _local_files(doc: Document) -> list[tuple[str, int]]:
     return out
 
 
-def resource_fallbacks(config: BookConfig, lang: str, chapter: str, target: Document) -> list[Finding]:
+def resource_fallbacks(config: BookConfig, lang: str, chapter: str, translation: Document) -> list[Finding]:
     """Files the translation takes from the source language (it has no copy of its own), as
     info; the subject is the file, so the merge keeps one finding per language and file."""
     out = []
-    for ref, line in _local_files(target):
+    for ref, line in _local_files(translation):
         found = config.locate(lang, chapter, ref)
         if found is None or not found[1]:
             continue
@@ -175,6 +175,6 @@ def resource_fallbacks(config: BookConfig, lang: str, chapter: str, target: Docu
             Code.REF_FALLBACK,
             f"{ref!r} is not in the {lang} book: the source language's {shown} is used; copy it into the {lang} "
             "folder only to translate its words",
-            lang, chapter, Location(target.path, line), subject=(shown, ""),
+            lang, chapter, Location(translation.path, line), subject=(shown, ""),
         ))  # fmt: skip
     return out

@@ -138,11 +138,11 @@ def _kind(item: Item) -> str:
     return type(item.node).__name__
 
 
-def pair_segments(source: Document, target: Document, match: CellMatch) -> Alignment:
+def pair_segments(source: Document, translation: Document, match: CellMatch) -> Alignment:
     """Segments of both documents, paired; anchors themselves belong to no segment."""
     src_cells = {id(c): f"c:{i}" for i, c in enumerate(source.cells())}
     tgt_cells = {t_id: src_cells[id(s)] for t_id, s in match.target_to_source.items()}
-    src_items, tgt_items = flatten(source), flatten(target)
+    src_items, tgt_items = flatten(source), flatten(translation)
     src_keys = [_anchor_key(i.node, src_cells) for i in src_items]
     tgt_keys = [_anchor_key(i.node, tgt_cells) for i in tgt_items]
     src_pos = [k for k, key in enumerate(src_keys) if key]

@@ -94,7 +94,7 @@ def _held(held: list[Finding], codes: set[Code], node: CodeCell) -> bool:
 
 def _cell_edits(
     source: Document,
-    target: Document,
+    translation: Document,
     settings: DialectSettings,
     prune: bool,
     lines: list[str],
@@ -107,10 +107,10 @@ def _cell_edits(
     cell to re-tag, and a second run finds nothing left to do. A cell that a suppressed
     finding (``held``) is about is left as it is.
     """
-    shared = shared_frameworks(source, target)
+    shared = shared_frameworks(source, translation)
     # a cell only for frameworks one side does not offer (zh's paddle cells) is coverage: left alone
     src_cells = [c for c in source.cells() if shared.intersection(c.frameworks)]
-    tgt_cells = [c for c in target.cells() if shared.intersection(c.frameworks)]
+    tgt_cells = [c for c in translation.cells() if shared.intersection(c.frameworks)]
     keys = [_order_key(c, shared) for c in src_cells], [_order_key(c, shared) for c in tgt_cells]
     pairs = align(*keys, _order_ratio, 0.45)
     edits: list[Edit] = []
@@ -131,7 +131,9 @@ def _cell_edits(
         elif t is not None and prune and not _held(held, {Code.CODE_EXTRA}, t):
             pruned.append(t)
     for t in pruned:
-        edits.append(_delete_cell(t, lines, f"extra cell at line {t.line} (--prune)", _neighbours(target, t, pruned)))
+        edits.append(
+            _delete_cell(t, lines, f"extra cell at line {t.line} (--prune)", _neighbours(translation, t, pruned))
+        )
     return edits
 
 
@@ -231,10 +233,10 @@ def _math_edits(findings: list[Finding], lines: list[str]) -> list[Edit]:
 
 
 def _suppressed(
-    findings: list[Finding], source: Document, target: Document, lang: str, chapter: str, baseline: Baseline
+    findings: list[Finding], source: Document, translation: Document, lang: str, chapter: str, baseline: Baseline
 ) -> list[Finding]:
     """``findings`` with the chapter's inline suppressions (both sides) and the baseline applied."""
-    inline = [*inline_suppressions(source, lang, chapter)[0], *inline_suppressions(target, lang, chapter)[0]]
+    inline = [*inline_suppressions(source, lang, chapter)[0], *inline_suppressions(translation, lang, chapter)[0]]
     return apply(findings, inline, baseline)
 
 

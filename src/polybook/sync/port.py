@@ -213,13 +213,13 @@ def _gone(port: Port, path: Path, kept: Path) -> None:
 
 
 def _carry(
-    port: Port, config: BookConfig, name: str, source_name: str, base: Document, source: Document, target: Document
+    port: Port, config: BookConfig, name: str, source_name: str, base: Document, source: Document, translation: Document
 ) -> None:
     """A document carried from ``base`` to ``source`` (renamed when the names differ), and its
     origin file -- d2lbook's record of what the translation was made from -- now the source."""
     path, new_path = config.document_path(port.lang, name), config.document_path(port.lang, source_name)
     source_text = _read(config.document_path(config.source_language, source_name))
-    ported = port_document(base, source, source_text, target, _read(path))
+    ported = port_document(base, source, source_text, translation, _read(path))
     kind = "ported" if name == source_name else "renamed"
     port.files.append(PortedFile(kind, path, new_path, _read(path), ported.text, ported.counts))
     if origin_file(path).is_file():
