@@ -53,18 +53,18 @@ def read_lock(folder: Path) -> dict[str, SyncRecord]:
     chapters = data.get("chapters", {}) if isinstance(data, dict) else {}
     if not isinstance(chapters, dict):
         return {}
-    return {stem: _record(text, stem, rec) for stem, rec in chapters.items() if isinstance(rec, dict)}
+    return {name: _record(text, name, rec) for name, rec in chapters.items() if isinstance(rec, dict)}
 
 
-def _record(text: str, stem: str, rec: dict) -> SyncRecord:
+def _record(text: str, name: str, rec: dict) -> SyncRecord:
     """One entry of the lock file whose ``text`` holds it (for the line of a bad entry)."""
     commit, sha256 = rec.get("commit"), rec.get("sha256", "")
     sha256 = sha256 if isinstance(sha256, str) else ""
     if commit is None or (isinstance(commit, str) and _COMMIT.fullmatch(commit)):
         return SyncRecord(commit, sha256)
-    at = text.find(json.dumps(stem) + ":")
+    at = text.find(json.dumps(name) + ":")
     line = text.count("\n", 0, at) + 1 if at >= 0 else 1
-    problem = f"entry {stem!r} has commit {commit!r}, not a commit hash (7 to 40 lowercase hex digits); it is ignored"
+    problem = f"entry {name!r} has commit {commit!r}, not a commit hash (7 to 40 lowercase hex digits); it is ignored"
     return SyncRecord(None, sha256, problem, line)
 
 

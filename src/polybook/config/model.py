@@ -93,9 +93,9 @@ class ExecutionConfig:
         own = environment.names if environment else self.packages.get(framework, (framework,))
         return tuple(dict.fromkeys((*own, "d2l", "numpy")))
 
-    def chapter(self, stem: str) -> ChapterExecution:
+    def chapter(self, name: str) -> ChapterExecution:
         """Per-chapter settings with the book-wide defaults filled in."""
-        own = self.chapters.get(stem, ChapterExecution())
+        own = self.chapters.get(name, ChapterExecution())
         return ChapterExecution(
             own.timeout if own.timeout is not None else self.timeout,
             own.allow_errors if own.allow_errors is not None else self.allow_errors,

@@ -453,8 +453,8 @@ class _Validator(Checks):
             self.error("polybook.execution.chapters", node, "must map chapter names to {timeout?, allow_errors?}")
             return {}
         out = {}
-        for stem, settings in value.items():
-            key, cnode = f"polybook.execution.chapters.{stem}", key_node(node, stem) or node
+        for name, settings in value.items():
+            key, cnode = f"polybook.execution.chapters.{name}", key_node(node, name) or node
             if not isinstance(settings, dict):
                 self.error(key, cnode, "must be a dict like {'timeout': 600}")
                 continue
@@ -467,7 +467,7 @@ class _Validator(Checks):
             if allow is not None and not isinstance(allow, bool):
                 self.error(f"{key}.allow_errors", key_node(cnode, "allow_errors") or cnode, "must be True or False")
                 allow = None
-            out[str(stem)] = ChapterExecution(timeout, allow)
+            out[str(name)] = ChapterExecution(timeout, allow)
         return out
 
     def positive(self, value: Any, key: str, node: ast.AST | None) -> int:

@@ -162,8 +162,8 @@ def build_programs(
     config = book.config
     programs: dict[tuple[str, tuple[int, ...]], Program] = {}
     for code, chapters in book.chapters.items():
-        for stem, doc in chapters.items():
-            chapter = config.execution.chapter(stem)
+        for name, doc in chapters.items():
+            chapter = config.execution.chapter(name)
             for framework in config.languages[code].frameworks:
                 cells = doc.cells(framework)
                 if not cells or not doc.offers(framework):  # no version for it, as in d2lbook
@@ -172,7 +172,7 @@ def build_programs(
                 fingerprint = (derived or {}).get((framework, doc.required_libs), fingerprints[framework])
                 kernel = fingerprint.get("kernel") or config.execution.kernel_for(framework)
                 sources = [c.code_for(framework) for c in cells]
-                imported = library.key(code, framework, stem) if library is not None else None
+                imported = library.key(code, framework, name) if library is not None else None
                 key = program_key(framework, sources, options, fingerprint, imported)
                 group = (key, tuple(opt.timeout for opt in options))
                 program = programs.get(group)
@@ -180,13 +180,13 @@ def build_programs(
                     program = programs[group] = Program(
                         key,
                         framework,
-                        stem,
+                        name,
                         kernel,
-                        run_folder(config, code, framework, stem),
+                        run_folder(config, code, framework, name),
                         sources,
                         options,
                         fingerprint,
                         pythonpath=run_root(config, code, framework),
                     )
-                program.uses.append(Use(code, stem, doc.path, cells))
+                program.uses.append(Use(code, name, doc.path, cells))
     return list(programs.values())
