@@ -99,7 +99,7 @@ def main() -> None:
         started = time.perf_counter()
         result, _ = check_config(config, jobs=args.jobs)  # what `polybook check` runs: parse + check
         done = time.perf_counter()
-    found = Counter((f.lang, f.chapter, str(f.code)) for f in result.active)
+    found = Counter((f.lang, f.name, str(f.code)) for f in result.active)
     hits = sum((found & expected).values())
     unexpected = found - expected
     missed = expected - found

@@ -78,7 +78,7 @@ def book(root: Path, edition: bool) -> Path:
 
 def findings(conf: Path) -> list[tuple[str, str, str, str]]:
     result = check_book(load_book(load_config(conf)))
-    return sorted((str(f.code), str(f.level), f.chapter, f.message) for f in result.active)
+    return sorted((str(f.code), str(f.level), f.name, f.message) for f in result.active)
 
 
 def test_without_the_edition_every_change_of_the_source_looks_like_a_mistake(tmp_path: Path) -> None:
@@ -109,10 +109,10 @@ def test_the_migration_plan_finds_a_renamed_document_by_the_labels_it_shares(tmp
     (tmp_path / "chapters" / "en" / "kept" / "moved.md").write_text(GONE + "\nA new sentence.\n", encoding="utf-8")
     result = check_book(load_book(load_config(conf)))
     plan = result.plans()["ja"]
-    rows = {(str(row.state), row.chapter, row.source_chapter) for row in plan.rows}
+    rows = {(str(row.state), row.name, row.source_name) for row in plan.rows}
     assert ("renamed", "gone", "kept/moved") in rows
-    assert not any(row.chapter == "kept/moved" for row in plan.rows)  # not also new
-    renamed = next(row for row in plan.rows if row.chapter == "gone")
+    assert not any(row.name == "kept/moved" for row in plan.rows)  # not also new
+    renamed = next(row for row in plan.rows if row.name == "gone")
     assert renamed.shared == ("sec_gone",) and renamed.changes.paragraphs.added == 1 and renamed.changes.words == 3
     assert plan.summary() == "ja: 1 renamed, 1 new, 1 changed; 2 of 3 paragraphs unchanged; 9 words to translate"
 

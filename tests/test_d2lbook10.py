@@ -52,7 +52,7 @@ def test_the_declaration_is_no_cell_and_every_framework_is_offered(book_root: Pa
 def test_programs_run_each_frameworks_own_code_and_branches(book_root: Path) -> None:
     book = load_book(load_config(book_root / "conf.py"))
     programs = build_programs(book, {fw: {} for fw in FRAMEWORKS})
-    by_framework = {p.framework: p for p in programs if p.chapter == "tensors"}
+    by_framework = {p.framework: p for p in programs if p.name == "tensors"}
     assert sorted(by_framework) == sorted(FRAMEWORKS)
     for framework, program in by_framework.items():
         code = "\n".join(program.sources)

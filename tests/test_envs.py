@@ -186,7 +186,7 @@ def test_the_identity_enters_every_program_key_and_no_kernel_is_probed(tmp_path:
 def test_a_document_with_required_libs_runs_in_a_derived_environment(tmp_path: Path) -> None:
     config = config_at(tmp_path)
     book = book_of(config, {"ch": CHAPTER, "gp": GPYTORCH})
-    programs = {(p.chapter, p.framework): p for p in plan(book, make_environments=False)}
+    programs = {(p.name, p.framework): p for p in plan(book, make_environments=False)}
     derived = env_spec(config.execution, "pytorch", ("gpytorch==1.11",))
     assert programs[("gp", "pytorch")].kernel == derived.kernel
     assert programs[("gp", "pytorch")].fingerprint["environment"] == derived.identity

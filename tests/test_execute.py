@@ -281,7 +281,7 @@ def test_identical_code_under_other_timeouts_runs_with_its_own(tmp_path: Path) -
         EN, "chapters/en/same.md", DialectSettings("en", ("mxnet", "pytorch"), "mxnet")
     )
     mxnet = [p for p in build_programs(book, FP) if p.framework == "mxnet"]
-    assert [([u.chapter for u in p.uses], [o.timeout for o in p.options]) for p in mxnet] == [
+    assert [([u.name for u in p.uses], [o.timeout for o in p.options]) for p in mxnet] == [
         (["ch", "same"], [300, 300]),
         (["slow"], [900, 900]),
     ]

@@ -121,11 +121,11 @@ def test_the_ported_translation_has_no_consistency_findings_only_what_is_left_to
     conf = book(tmp_path)
     port(conf, "--write")
     result = check_book(load_book(load_config(conf)))
-    found = {(str(f.code), str(f.level), f.chapter) for f in result.active}
+    found = {(str(f.code), str(f.level), f.name) for f in result.active}
     assert {f for f in found if f[1] != "info"} == set()
     assert ("stale.marked", "info", "loops") in found and ("stale.marked", "info", "fresh") in found
     assert not any(code == "stale.plan" for code, *_ in found)  # nothing behind any more
-    marked = next(f for f in result.active if str(f.code) == "stale.marked" and f.chapter == "loops")
+    marked = next(f for f in result.active if str(f.code) == "stale.marked" and f.name == "loops")
     assert marked.message == (
         "left by `polybook port`: 1 stale, 1 untranslated blocks; translate them and remove their marks"
     )

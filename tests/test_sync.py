@@ -83,7 +83,7 @@ def test_refuses_files_with_parse_errors(tmp_path: Path) -> None:
     shutil.copytree(FIXTURES / "book", book)
     before = (book / "chapters" / "pt" / "async-computation.md").read_bytes()
     results = synced(book / "conf.py", prune=True)
-    (pt,) = [r for r in results if r.lang == "pt" and r.chapter == "async-computation"]
+    (pt,) = [r for r in results if r.lang == "pt" and r.name == "async-computation"]
     assert [(d.line, d.code) for d in pt.refused] == [(33, "directive.damaged")]
     assert (book / "chapters" / "pt" / "async-computation.md").read_bytes() == before
     assert not list((book / "chapters" / "pt").glob(".*"))  # no temporary files left behind

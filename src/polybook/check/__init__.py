@@ -73,7 +73,7 @@ class ChunkResult:
     bases: Counter[tuple[str, str]] = field(default_factory=Counter)  # (lang, base kind) -> documents
 
 
-def parse_findings(lang: str, chapter: str, doc: Document, source: Document | None = None) -> list[Finding]:
+def parse_findings(lang: str, name: str, doc: Document, source: Document | None = None) -> list[Finding]:
     """The parser's diagnostics of a chapter, as findings (damaged directives, tabs...); of a
     translation, not those that copy its ``source``'s own (reported on the source, fixed there)."""
     copied = Counter((d.code, d.message) for d in source.diagnostics) if source is not None else Counter()
@@ -83,7 +83,7 @@ def parse_findings(lang: str, chapter: str, doc: Document, source: Document | No
             copied[d.code, d.message] -= 1
             continue
         out.append(
-            Finding(d.code, d.message, lang, chapter, Location(d.path, d.line), level=d.level, subject=(d.message, ""))
+            Finding(d.code, d.message, lang, name, Location(d.path, d.line), level=d.level, subject=(d.message, ""))
         )
     return out
 
@@ -91,7 +91,7 @@ def parse_findings(lang: str, chapter: str, doc: Document, source: Document | No
 def check_chapter(
     book: Book,
     lang: str,
-    chapter: str,
+    name: str,
     current: Document | None,
     translation: Document,
     lock: dict[str, SyncRecord] | None = None,
@@ -110,42 +110,40 @@ def check_chapter(
     config = book.config
     if lock is None:
         lock = read_lock(config.chapters_dir / lang)
-    record = lock.get(chapter)
-    base = base or base_of(config, lang, chapter, current, record, store, translation)
+    record = lock.get(name)
+    base = base or base_of(config, lang, name, current, record, store, translation)
     source = base.document or current
     assert source is not None, "a chapter with neither a base nor a source has nothing to be checked against"
-    findings = parse_findings(lang, chapter, translation, source)
+    findings = parse_findings(lang, name, translation, source)
     settings = config.languages[lang].settings
     translation, marks = as_checked(translation, lambda text: parse_text(text, translation.path, settings))
-    findings += marked_findings(lang, chapter, translation, marks)
+    findings += marked_findings(lang, name, translation, marks)
     match = match_cells(source, translation)
     alignment = pair_segments(source, translation, match)
     src_items, tgt_items = flatten(source), flatten(translation)
     findings += saved_drift(
-        lang, source, check_code(lang, chapter, source, translation, match, alignment.place), translation
+        lang, source, check_code(lang, name, source, translation, match, alignment.place), translation
     )
-    findings += check_coverage(lang, chapter, source, translation, match.common)
+    findings += check_coverage(lang, name, source, translation, match.common)
     offered = config.languages[config.source_language].frameworks
     findings += check_texttabs(
-        lang, chapter, alignment, source, translation, match.common, config.localised_links, offered
+        lang, name, alignment, source, translation, match.common, config.localised_links, offered
     )
-    findings += check_math_numbers(lang, chapter, source, translation, src_items, tgt_items, match.common, alignment)
-    findings += check_sections(lang, chapter, alignment, source, translation, match, src_items, tgt_items)
-    findings += check_references(
-        lang, chapter, source, translation, alignment.place, config.localised_links, match.common
-    )
+    findings += check_math_numbers(lang, name, source, translation, src_items, tgt_items, match.common, alignment)
+    findings += check_sections(lang, name, alignment, source, translation, match, src_items, tgt_items)
+    findings += check_references(lang, name, source, translation, alignment.place, config.localised_links, match.common)
     findings = followed_since(findings, source, current, translation)
-    findings += resource_fallbacks(config, lang, chapter, translation)
-    findings += lock_problem(lang, chapter, translation, record)
-    findings += changes_since(lang, chapter, base, current, translation, match, alignment.place)
-    row = changed_row(chapter, base, current, translation)
+    findings += resource_fallbacks(config, lang, name, translation)
+    findings += lock_problem(lang, name, translation, record)
+    findings += changes_since(lang, name, base, current, translation, match, alignment.place)
+    row = changed_row(name, base, current, translation)
     if row.state is not DocumentState.UNCHANGED:
         where = Location(current.path, 1) if current is not None else None
         findings.append(plan_finding(lang, row, Location(translation.path, 1), where))
     return findings
 
 
-def marked_findings(lang: str, chapter: str, translation: Document, marks: Counter[MarkKind]) -> list[Finding]:
+def marked_findings(lang: str, name: str, translation: Document, marks: Counter[MarkKind]) -> list[Finding]:
     """What a port left to translate in a document, as one note."""
     if document_mark(translation) is not None:
         message = "left by `polybook port`: the whole document is the source's text; translate it and remove its mark"
@@ -154,9 +152,7 @@ def marked_findings(lang: str, chapter: str, translation: Document, marks: Count
         message = f"left by `polybook port`: {parts} blocks; translate them and remove their marks"
     else:
         return []
-    return [
-        Finding.make(Code.STALE_MARKED, message, lang, chapter, Location(translation.path, 1), subject=(message, ""))
-    ]
+    return [Finding.make(Code.STALE_MARKED, message, lang, name, Location(translation.path, 1), subject=(message, ""))]
 
 
 def check_chunk(book: Book, names: list[str], langs: list[str], store: Path | None = None) -> ChunkResult:
@@ -299,16 +295,16 @@ def _merge(
     damaged = {(f.primary.path, f.primary.line, f.diff[0][0]) for f in findings if f.code is Code.REF_TARGET and f.diff}
     dangling = {(f.lang, f.subject[1]) for f in findings if f.code is Code.REF_LABEL and LABELS_NOTHING in f.message}
     for chunk in chunks:
-        for lang, chapter, path, role, target, line, in_source in chunk.refs:
+        for lang, name, path, role, target, line, in_source in chunk.refs:
             if target in labels.get(lang, set()) or (path, line, f":{role}:`{target}`") in damaged:
                 continue  # resolves, or is the damaged copy of one of the source's (said where it is)
             if (lang, target) in dangling:
                 continue  # its label is written where it labels nothing: said there, with what to do
             known = labels.get(lang, set()) | source_labels
             if target in source_labels:
-                findings.append(unresolved_ref(lang, chapter, path, role, target, line))
+                findings.append(unresolved_ref(lang, name, path, role, target, line))
             elif whole_book and not in_source:
-                findings.append(unresolved_ref(lang, chapter, path, role, target, line, source_lang, known))
+                findings.append(unresolved_ref(lang, name, path, role, target, line, source_lang, known))
     if with_toc:
         findings += _toc_findings(chunks, whole_book)
     findings += extra or []

@@ -69,7 +69,7 @@ class Base:
 def base_of(
     config: BookConfig,
     lang: str,
-    chapter: str,
+    name: str,
     current: Document | None,
     record: SyncRecord | None,
     store: Path | None = None,
@@ -79,10 +79,10 @@ def base_of(
     has no such document; ``translation``: the translation, whose code chooses among the candidates);
     ``store``: kept parsed documents (:mod:`polybook.models`)."""
     settings = config.languages[config.source_language].settings
-    shown = current.path if current is not None else str(config.document_path(config.source_language, chapter))
+    shown = current.path if current is not None else str(config.document_path(config.source_language, name))
     # X_origin.md is written in the dialect the translation was (its untagged cells are its default tab's)
     own = config.languages[lang].settings
-    source_file = config.document_path(config.source_language, chapter)
+    source_file = config.document_path(config.source_language, name)
     if record is not None:
         if current is not None and record.sha256 == file_sha256(source_file):
             return Base(BaseKind.SYNC, current, "the last sync")
@@ -93,10 +93,10 @@ def base_of(
     edition = config.languages[lang].base
     held: Document | None = None
     if edition is not None:
-        path = config.edition_path(edition, chapter)
+        path = config.edition_path(edition, name)
         dialect = config.editions[edition].settings
         held = parse_cached(path, dialect, _shown(path), store) if path.is_file() else None
-    origin = origin_file(config.document_path(lang, chapter))
+    origin = origin_file(config.document_path(lang, name))
     if origin.is_file():
         # most of ja's and tr's are the source's file (or the held edition's) byte for byte
         document = _same_as(current, source_file, origin, _same_dialect(own, settings))
@@ -114,7 +114,7 @@ def base_of(
     if current is not None:
         scored = [*candidates, Base(BaseKind.SOURCE, current, "the source", source_file)]
     dialects = (own, settings, config.editions[edition].settings if edition is not None else None)
-    best = scored[_closest(scored, translation, store, config.document_path(lang, chapter), dialects)]
+    best = scored[_closest(scored, translation, store, config.document_path(lang, name), dialects)]
     if best.kind is BaseKind.SOURCE and best.document is current:
         # the translation's code is today's source's: translated from it (or synced without a record)
         return Base(BaseKind.SOURCE_MATCHED, current, "the source")
@@ -175,7 +175,7 @@ def _shown(path: Path) -> str:
 
 def changes_since(
     lang: str,
-    chapter: str,
+    name: str,
     base: Base,
     current: Document | None,
     translation: Document,
@@ -191,21 +191,21 @@ def changes_since(
             Finding.make(
                 Code.STALE_UNKNOWN,
                 "no record of the source commit this translation was synced with; `polybook sync --write` records it",
-                lang, chapter, top, source=Location(current.path if current else translation.path, 1),
+                lang, name, top, source=Location(current.path if current else translation.path, 1),
             )
         ]  # fmt: skip
     if current is None:
         return []  # the migration plan's row says it (gone, or renamed)
     if base.document is None:
         if base.kind is BaseKind.EDITION:
-            message = f"{base.label} has no {chapter}: the translation is checked against the source as it is"
-            return [Finding.make(Code.STALE_UNKNOWN, message, lang, chapter, top, source=Location(current.path, 1))]
+            message = f"{base.label} has no {name}: the translation is checked against the source as it is"
+            return [Finding.make(Code.STALE_UNKNOWN, message, lang, name, top, source=Location(current.path, 1))]
         return [
             Finding.make(
                 Code.STALE_SOURCE, f"the source changed {base.since()}; no git history at hand to say where",
-                lang, chapter, top, source=Location(current.path, 1), subject=(base.label, ""),
+                lang, name, top, source=Location(current.path, 1), subject=(base.label, ""),
             )
         ]  # fmt: skip
     if base.document is current:
         return []
-    return source_changes(lang, chapter, base.document, current, translation, base.since(), base.label, match, place)
+    return source_changes(lang, name, base.document, current, translation, base.since(), base.label, match, place)

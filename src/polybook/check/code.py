@@ -133,7 +133,7 @@ def _offered_cells(doc: Document, framework: str, every: bool = True) -> list[Co
 
 
 def check_coverage(
-    lang: str, chapter: str, source: Document, translation: Document, common: frozenset[str]
+    lang: str, name: str, source: Document, translation: Document, common: frozenset[str]
 ) -> list[Finding]:
     """Frameworks one chapter offers and the other does not: once per chapter and framework,
     as info (a translation of fewer frameworks, or of more, is not drift)."""
@@ -146,27 +146,27 @@ def check_coverage(
         if mine and not theirs:
             out.append(Finding.make(
                 Code.CODE_COVERAGE, f"no {framework} cells: {len(mine)} in the source; translate them to offer "
-                f"{framework}", lang, chapter,
+                f"{framework}", lang, name,
                 Location(translation.path, 1), source=Location(source.path, mine[0].line), framework=framework,
                 subject=("", framework),
             ))  # fmt: skip
         elif theirs and framework not in source.frameworks:  # said once per language (check's merge)
             out.append(Finding.make(
                 Code.CODE_COVERAGE, f"{len(theirs)} {framework} cells; {framework} is not a framework of the source",
-                lang, chapter, Location(translation.path, theirs[0].line), framework=framework,
+                lang, name, Location(translation.path, theirs[0].line), framework=framework,
                 subject=(framework, str(len(theirs))),
             ))  # fmt: skip
         elif theirs and not mine:
             out.append(Finding.make(
                 Code.CODE_COVERAGE, f"{len(theirs)} {framework} cells, none in the source: nothing to fix", lang,
-                chapter,
+                name,
                 Location(translation.path, theirs[0].line), framework=framework, subject=(framework, ""),
             ))  # fmt: skip
     return out
 
 
 def check_code(
-    lang: str, chapter: str, source: Document, translation: Document, match: CellMatch, place: Callable[[int], int]
+    lang: str, name: str, source: Document, translation: Document, match: CellMatch, place: Callable[[int], int]
 ) -> list[Finding]:
     """Code findings of the cell streams in ``match``; ``place`` maps a source line to where it
     belongs in the translation (for a missing cell with no paired cell before it)."""
@@ -190,7 +190,7 @@ def check_code(
             s_cells = sorted([pair.source, *joins[pair.target]]) if pair.target in joins else []
             t_cells = sorted([pair.target, *splits[pair.source]]) if pair.source in splits else []
             found = _compare(
-                lang, chapter, framework, pair.kind, s, t, pair, previous, translation, place, match.common,
+                lang, name, framework, pair.kind, s, t, pair, previous, translation, place, match.common,
                 [(i + 1, src[i]) for i in s_cells], [(j + 1, tgt[j]) for j in t_cells], streams,
             )  # fmt: skip
             for f in found:
@@ -211,7 +211,7 @@ TAKE_SOURCE = "take the source's (polybook sync --write)"
 
 def _compare(
     lang: str,
-    chapter: str,
+    name: str,
     framework: str,
     kind: str,
     s: CodeCell | None,
@@ -231,7 +231,7 @@ def _compare(
     index = (pair.source if s is not None else pair.target) + 1  # type: ignore[attr-defined]
     common = {"framework": framework, "cell": index}
     if s is None or t is None:
-        return _unpaired(lang, chapter, framework, index, s, t, previous, translation, place, common)
+        return _unpaired(lang, name, framework, index, s, t, previous, translation, place, common)
     assert s is not None and t is not None
     cells = [cell for _, cell in joined] or [s]
     t_cells = [cell for _, cell in split] or [t]
@@ -248,9 +248,9 @@ def _compare(
     where, src = Location(t.path, t.line), Location(s.path, s.line)
     subject = (cell_key(t_code), cell_key(s_code))
     if joined or split:
-        out.append(_regrouped(lang, chapter, framework, joined, split, s, t, subject, common))
+        out.append(_regrouped(lang, name, framework, joined, split, s, t, subject, common))
     if kind == "similar":
-        out.extend(_changed(lang, chapter, framework, index, cells, t_cells, subject, common))
+        out.extend(_changed(lang, name, framework, index, cells, t_cells, subject, common))
     if not same_tabs:
         out.append(
             Finding.make(
@@ -258,7 +258,7 @@ def _compare(
                 f"{framework} cell {index} runs for [{', '.join(t.frameworks)}] here "
                 f"but for [{', '.join(s.frameworks)}] in the source: write the source's `#@tab` "
                 "(polybook sync --write)",
-                lang, chapter, where, source=src, subject=subject,
+                lang, name, where, source=src, subject=subject,
                 diff=((", ".join(t.frameworks), ", ".join(s.frameworks)),), **common,
             )
         )  # fmt: skip
@@ -268,7 +268,7 @@ def _compare(
                 Code.CODE_MARKERS,
                 f"{framework} cell {index} has markers [{_marks(t_marks)}] here but [{_marks(s_marks)}] in the "
                 f"source: {_mark_advice(t_marks, s_marks)}",
-                lang, chapter, where, source=src, subject=subject,
+                lang, name, where, source=src, subject=subject,
                 diff=((_marks(t_marks), _marks(s_marks)),), **common,
             )
         )  # fmt: skip
@@ -277,7 +277,7 @@ def _compare(
 
 def _unpaired(
     lang: str,
-    chapter: str,
+    name: str,
     framework: str,
     index: int,
     s: CodeCell | None,
@@ -294,7 +294,7 @@ def _unpaired(
         return [
             Finding.make(
                 Code.CODE_MISSING, f"{framework} cell {index} of the source is missing here: add it "
-                "(polybook sync --write inserts it)", lang, chapter, where, source=Location(s.path, s.line),
+                "(polybook sync --write inserts it)", lang, name, where, source=Location(s.path, s.line),
                 subject=("", cell_key(s.code_for(framework))), diff=(("", _first_line(s.code_for(framework))),),
                 **common,
             )
@@ -303,7 +303,7 @@ def _unpaired(
         return [
             Finding.make(
                 Code.CODE_EXTRA, f"{framework} cell {index} has no counterpart in the source: remove it, unless the "
-                "translation adds it on purpose (polybook sync --write --prune removes it)", lang, chapter,
+                "translation adds it on purpose (polybook sync --write --prune removes it)", lang, name,
                 Location(t.path, t.line), subject=(cell_key(t.code_for(framework)), ""),
                 diff=((_first_line(t.code_for(framework)), ""),), **common,
             )
@@ -322,7 +322,7 @@ def _same_tabs(s: CodeCell, t: CodeCell, shared: frozenset[str], streams: dict[i
 
 def _regrouped(
     lang: str,
-    chapter: str,
+    name: str,
     framework: str,
     joined: list[tuple[int, CodeCell]],
     split: list[tuple[int, CodeCell]],
@@ -352,7 +352,7 @@ def _regrouped(
         Code.CODE_MARKERS if marked else Code.CODE_CHANGED,
         message,
         lang,
-        chapter,
+        name,
         Location(t.path, t.line),
         source=Location(cells[0].path, cells[0].line),
         subject=subject,
@@ -378,7 +378,7 @@ def _mark_advice(here: list[str], there: list[str]) -> str:
 
 def _changed(
     lang: str,
-    chapter: str,
+    name: str,
     framework: str,
     index: int,
     cells: list[CodeCell],
@@ -410,14 +410,14 @@ def _changed(
         diff = tuple((h.translation, h.source) for h in hunks[:_MAX_DIFF])
         return [
             Finding.make(
-                code, f"{framework} cell {index}{what} in {len(hunks)} places: {todo}", lang, chapter,
+                code, f"{framework} cell {index}{what} in {len(hunks)} places: {todo}", lang, name,
                 t_at(first.t_line), source=s_at(first.s_line),
                 diff=diff, subject=subject, **common,
             )
         ]  # fmt: skip
     return [
         Finding.make(
-            code, f"{framework} cell {index}{what}: `{h.translation}` → `{h.source}`; {todo}", lang, chapter,
+            code, f"{framework} cell {index}{what}: `{h.translation}` → `{h.source}`; {todo}", lang, name,
             t_at(h.t_line), source=s_at(h.s_line),
             diff=((h.translation, h.source),), subject=(subject[0] + f"\n{k}", subject[1]), **common,
         )

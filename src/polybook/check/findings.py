@@ -33,7 +33,7 @@ class Finding:
     code: Code
     message: str
     lang: str
-    chapter: str
+    name: str
     location: Location | None
     source: Location | None = None
     framework: str | None = None
@@ -45,13 +45,13 @@ class Finding:
     plan: DocumentPlan | None = None  # a ``stale.plan`` note's row of the migration plan
 
     @classmethod
-    def make(cls, code: Code, message: str, lang: str, chapter: str, location: Location | None, **kw: Any) -> Finding:
-        return cls(code, message, lang, chapter, location, level=kw.pop("level", DEFAULT_LEVEL[code]), **kw)
+    def make(cls, code: Code, message: str, lang: str, name: str, location: Location | None, **kw: Any) -> Finding:
+        return cls(code, message, lang, name, location, level=kw.pop("level", DEFAULT_LEVEL[code]), **kw)
 
     @property
     def primary(self) -> Location:
         """Where the finding is shown: the translation, else the source."""
-        return self.location or self.source or Location(self.chapter, 1)
+        return self.location or self.source or Location(self.name, 1)
 
     @property
     def order(self) -> tuple[str, int, str]:
@@ -66,7 +66,7 @@ class Finding:
 
     @property
     def fingerprint(self) -> str:
-        text = "\0".join([self.code, self.lang, self.chapter, self.framework or "", *self.subject])
+        text = "\0".join([self.code, self.lang, self.name, self.framework or "", *self.subject])
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
     def suppress(self, reason: str) -> Finding:
@@ -85,7 +85,7 @@ class Finding:
             "level": str(self.level),
             "message": self.message,
             "lang": self.lang,
-            "chapter": self.chapter,
+            "chapter": self.name,
             "location": {"path": self.location.path, "line": self.location.line} if self.location else None,
             "source": {"path": self.source.path, "line": self.source.line} if self.source else None,
             "framework": self.framework,

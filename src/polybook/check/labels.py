@@ -46,48 +46,48 @@ def _written(doc: Document, pattern: re.Pattern[str]) -> Location | None:
 
 
 def check_labels(
-    lang: str, chapter: str, source: Document, translation: Document, here: Callable[[int], Location]
+    lang: str, name: str, source: Document, translation: Document, here: Callable[[int], Location]
 ) -> list[Finding]:
     """Labels of the source missing here, renamed here, or here but attached to nothing; labels
     here the source lacks."""
     missing = sorted(source.labels.keys() - translation.labels.keys(), key=lambda n: source.labels[n].line)
     extra = sorted(translation.labels.keys() - source.labels.keys(), key=lambda n: translation.labels[n].line)
     out = []
-    for name in missing:
-        label = source.labels[name]
-        renamed = max(extra, key=lambda other: _similar(name, other), default=None)
-        if renamed is not None and _similar(name, renamed) >= _RENAMED:
+    for key in missing:
+        label = source.labels[key]
+        renamed = max(extra, key=lambda other: _similar(key, other), default=None)
+        if renamed is not None and _similar(key, renamed) >= _RENAMED:
             extra.remove(renamed)
             out.append(Finding.make(
-                Code.REF_LABEL, f"label {renamed!r} here is {name!r} in the source: write the source's (the book's "
-                "references use it)", lang, chapter, Location(translation.path, translation.labels[renamed].line),
-                source=Location(source.path, label.line), diff=((f":label:`{renamed}`", f":label:`{name}`"),),
-                subject=(renamed, name),
+                Code.REF_LABEL, f"label {renamed!r} here is {key!r} in the source: write the source's (the book's "
+                "references use it)", lang, name, Location(translation.path, translation.labels[renamed].line),
+                source=Location(source.path, label.line), diff=((f":label:`{renamed}`", f":label:`{key}`"),),
+                subject=(renamed, key),
             ))  # fmt: skip
             continue
-        written = _written(translation, re.compile(rf":(?:eq)?label:\s*`\s*{re.escape(name)}\s*`"))
+        written = _written(translation, re.compile(rf":(?:eq)?label:\s*`\s*{re.escape(key)}\s*`"))
         if written is not None:
             todo = _ATTACH.get(label.kind, "put it on the line right after what it labels")
-            message = f"label {name!r} ({label.kind}) of the source is written here but {LABELS_NOTHING}: {todo}"
+            message = f"label {key!r} ({label.kind}) of the source is written here but {LABELS_NOTHING}: {todo}"
         else:
-            message = f"label {name!r} ({label.kind}) of the source is missing here: add it (the book's references "
+            message = f"label {key!r} ({label.kind}) of the source is missing here: add it (the book's references "
             message += "use it)"
         out.append(Finding.make(
-            Code.REF_LABEL, message, lang, chapter, written or here(label.line),
-            source=Location(source.path, label.line), diff=(("", f":label:`{name}`"),), subject=("", name),
+            Code.REF_LABEL, message, lang, name, written or here(label.line),
+            source=Location(source.path, label.line), diff=(("", f":label:`{key}`"),), subject=("", key),
         ))  # fmt: skip
-    for name in extra:
+    for key in extra:
         out.append(Finding.make(
-            Code.REF_LABEL, f"label {name!r} is not in the source chapter: remove it, unless this translation "
-            "refers to it", lang, chapter, Location(translation.path, translation.labels[name].line),
-            diff=((f":label:`{name}`", ""),), subject=(name, ""),
+            Code.REF_LABEL, f"label {key!r} is not in the source chapter: remove it, unless this translation "
+            "refers to it", lang, name, Location(translation.path, translation.labels[key].line),
+            diff=((f":label:`{key}`", ""),), subject=(key, ""),
         ))  # fmt: skip
     return out
 
 
 def check_roles(
     lang: str,
-    chapter: str,
+    name: str,
     s_roles: list[tuple[str, str, int]],
     t_roles: list[tuple[str, str, int]],
     source: Document,
@@ -100,31 +100,31 @@ def check_roles(
     t_targets = {(n, v) for n, v, _ in t_roles}
     unmatched = [(n, v, line) for n, v, line in t_roles if (n, v) not in s_targets]
     out = []
-    for name, value, line in s_roles:
-        if (name, value) in t_targets:
+    for role, value, line in s_roles:
+        if (role, value) in t_targets:
             continue
-        t_targets.add((name, value))  # once per target
-        shown = f":{name}:`{value}`"
-        damaged = max((r for r in unmatched if r[0] == name), key=lambda r: _similar(r[1].strip(), value), default=None)
+        t_targets.add((role, value))  # once per target
+        shown = f":{role}:`{value}`"
+        damaged = max((r for r in unmatched if r[0] == role), key=lambda r: _similar(r[1].strip(), value), default=None)
         if damaged is not None and _similar(damaged[1].strip(), value) >= _DAMAGED:
             unmatched.remove(damaged)
-            if name in ("cite", "citet", "citep") and any(" " in key.strip() for key in damaged[1].split(",")):
+            if role in ("cite", "citet", "citep") and any(" " in key.strip() for key in damaged[1].split(",")):
                 continue  # not a citation key: cite.key says so, with the key it should be
-            mine = f":{name}:`{damaged[1]}`"
+            mine = f":{role}:`{damaged[1]}`"
             out.append(Finding.make(
-                Code.REF_TARGET, f"{mine} here is {shown} in the source: write the source's", lang, chapter,
+                Code.REF_TARGET, f"{mine} here is {shown} in the source: write the source's", lang, name,
                 Location(translation.path, damaged[2]), source=Location(source.path, line), diff=((mine, shown),),
-                subject=(mine, f"{name}:{value}"),
+                subject=(mine, f"{role}:{value}"),
             ))  # fmt: skip
             continue
-        written = _written(translation, re.compile(rf"{name}\W{{0,4}}{re.escape(value)}(?!\w)"))
+        written = _written(translation, re.compile(rf"{role}\W{{0,4}}{re.escape(value)}(?!\w)"))
         message = (
             f"{shown} of the source is written here but is not a reference: write `{shown}`, with its backticks"
             if written is not None
             else f"{shown} of the source is missing here: add it"
         )
         out.append(Finding.make(
-            Code.REF_TARGET, message, lang, chapter, written or here(line), source=Location(source.path, line),
-            diff=(("", shown),), subject=("", f"{name}:{value}"),
+            Code.REF_TARGET, message, lang, name, written or here(line), source=Location(source.path, line),
+            diff=(("", shown),), subject=("", f"{role}:{value}"),
         ))  # fmt: skip
     return out

@@ -82,7 +82,7 @@ def is_address(target: str) -> bool:
 
 def check_links(
     lang: str,
-    chapter: str,
+    name: str,
     source: Document,
     translation: Document,
     here: Callable[[int], Location],
@@ -107,7 +107,7 @@ def check_links(
         if found is not None:
             missing.remove(found)
             out.append(Finding.make(
-                Code.REF_LINK, _changed(url, found[0]), lang, chapter, Location(translation.path, line),
+                Code.REF_LINK, _changed(url, found[0]), lang, name, Location(translation.path, line),
                 source=Location(source.path, found[1]), diff=((unquote(url), found[0]),), subject=(url, found[0]),
             ))  # fmt: skip
         elif not is_address(url):
@@ -116,12 +116,12 @@ def check_links(
                 Code.REF_LINK,
                 f"`[…]({text})` makes a link of words: Markdown reads `(…)` right after `[…]` as a link's address; "
                 "put a space between `]` and `(`",
-                lang, chapter, Location(translation.path, line), diff=((text, ""),), subject=(url, ""),
+                lang, name, Location(translation.path, line), diff=((text, ""),), subject=(url, ""),
             ))  # fmt: skip
         else:
             out.append(Finding.make(
                 Code.REF_LINK, f"link {url} is not in the source: remove it, unless the translation adds it on purpose",
-                lang, chapter, Location(translation.path, line), diff=((url, ""),), subject=(url, ""),
+                lang, name, Location(translation.path, line), diff=((url, ""),), subject=(url, ""),
             ))  # fmt: skip
     written = Counter[str]()
     in_tabs, said_here = _tabbed_lines(source), {same_link(u) for u, _ in t_all}
@@ -135,10 +135,10 @@ def check_links(
             message = f"link {url} of the source is written here as text, not as a link: {text[1]}"
         where = text[0] if text is not None else here(line)
         out.append(Finding.make(
-            Code.REF_LINK, message, lang, chapter, where, source=Location(source.path, line), diff=(("", url),),
+            Code.REF_LINK, message, lang, name, where, source=Location(source.path, line), diff=(("", url),),
             subject=("", url),
         ))  # fmt: skip
-    return out + _localised_links(lang, chapter, source, translation, here, localised, common)
+    return out + _localised_links(lang, name, source, translation, here, localised, common)
 
 
 def _as_text(doc: Document, url: str, skip: int = 0) -> tuple[Location, str] | None:
@@ -245,7 +245,7 @@ def _tabbed_links(
 
 def _localised_links(
     lang: str,
-    chapter: str,
+    name: str,
     source: Document,
     translation: Document,
     here: Callable[[int], Location],
@@ -276,7 +276,7 @@ def _localised_links(
             Code.REF_LINK,
             f"no link like {pattern}{shown} in this section: add this language's own{wrapped} "
             f"(the source's is {url})",
-            lang, chapter, where, source=Location(source.path, line), diff=(("", url),),
+            lang, name, where, source=Location(source.path, line), diff=(("", url),),
             subject=("", f"{pattern}{shown}"),
         ))  # fmt: skip
     return out

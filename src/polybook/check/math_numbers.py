@@ -92,7 +92,7 @@ def contents(items: list[Item], common: frozenset[str], translation: bool = Fals
 
 def check_math(
     lang: str,
-    chapter: str,
+    name: str,
     source: Document,
     translation: Document,
     pairs: list[tuple[Formula | None, Formula | None]],
@@ -107,7 +107,7 @@ def check_math(
             out.append(Finding.make(
                 Code.MATH_CHANGED,
                 f"math ${t.tex}$ differs from the source's ${s.tex}$: write the source's (polybook sync --write)",
-                lang, chapter,
+                lang, name,
                 Location(translation.path, t.line), source=Location(source.path, s.line), diff=((t.tex, s.tex),),
                 subject=(t.key, s.key),
             ))  # fmt: skip
@@ -115,7 +115,7 @@ def check_math(
             missing.add((s.key, places(s.node, s.line)))
             out.append(Finding.make(
                 Code.MATH_MISSING,
-                f"math ${s.tex}$ of the source is missing here: translate what the source says with it", lang, chapter,
+                f"math ${s.tex}$ of the source is missing here: translate what the source says with it", lang, name,
                 Location(translation.path, places(s.node, s.line)), source=Location(source.path, s.line),
                 diff=(("", s.tex),), subject=("", s.key),
             ))  # fmt: skip
@@ -123,7 +123,7 @@ def check_math(
             out.append(Finding.make(
                 Code.MATH_EXTRA,
                 f"math ${t.tex}$ is not in the source: remove it, unless the translation adds it on purpose",
-                lang, chapter,
+                lang, name,
                 Location(translation.path, t.line), diff=((t.tex, ""),), subject=(t.key, ""),
             ))  # fmt: skip
     return out
@@ -131,7 +131,7 @@ def check_math(
 
 def check_numbers(
     lang: str,
-    chapter: str,
+    name: str,
     source: Document,
     translation: Document,
     s_numbers: list[Number],
@@ -190,7 +190,7 @@ def check_numbers(
         out.append(Finding.make(
             Code.NUMBERS_MISSING,
             f"the number {value} of the source's text is missing here: translate what the source says with it",
-            lang, chapter,
+            lang, name,
             Location(translation.path, where), source=Location(source.path, number.line),
             diff=(("", value),), subject=("", f"{value}#{sum(v == value for v, _ in reported)}"),
         ))  # fmt: skip
@@ -232,7 +232,7 @@ def _reassign(
                 break
 
 
-def check_labelled_math(lang: str, chapter: str, source: Document, translation: Document) -> list[Finding]:
+def check_labelled_math(lang: str, name: str, source: Document, translation: Document) -> list[Finding]:
     """Labelled equations, paired by label (they are segment anchors, so no segment holds them).
 
     A label on one side only is ``ref.label``'s business.
@@ -246,7 +246,7 @@ def check_labelled_math(lang: str, chapter: str, source: Document, translation: 
         out.append(Finding.make(
             Code.MATH_CHANGED,
             f"equation {s.label!r} $${t.tex}$$ differs from the source's $${s.tex}$$: write the source's",
-            lang, chapter, Location(translation.path, t.line), source=Location(source.path, s.line),
+            lang, name, Location(translation.path, t.line), source=Location(source.path, s.line),
             diff=((t.tex, s.tex),),
             subject=(normalize_tex(t.tex), normalize_tex(s.tex)),
         ))  # fmt: skip
@@ -255,7 +255,7 @@ def check_labelled_math(lang: str, chapter: str, source: Document, translation: 
 
 def check_math_numbers(
     lang: str,
-    chapter: str,
+    name: str,
     source: Document,
     translation: Document,
     src_items: list[Item],
@@ -276,10 +276,10 @@ def check_math_numbers(
     )
     pairs = within_others(pairs, mine.formulas, theirs.formulas, places, mine.broken, labelled)
     pairs = pair_nearby(pairs, places)
-    pairs, damaged = broken_dollars(lang, chapter, source, translation, pairs, places)
+    pairs, damaged = broken_dollars(lang, name, source, translation, pairs, places)
     pairs = shapes_said(pairs, theirs.formulas, places)
-    numbers = check_numbers(lang, chapter, source, translation, mine.numbers, theirs.numbers, places, alignment.at)
-    out = damaged + check_math(lang, chapter, source, translation, pairs, places)
+    numbers = check_numbers(lang, name, source, translation, mine.numbers, theirs.numbers, places, alignment.at)
+    out = damaged + check_math(lang, name, source, translation, pairs, places)
     out += numbers
-    out += check_labelled_math(lang, chapter, source, translation)
+    out += check_labelled_math(lang, name, source, translation)
     return out

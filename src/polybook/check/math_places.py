@@ -77,7 +77,7 @@ def _paragraphs(doc: Document) -> dict[int, tuple[int, str]]:
 
 
 def broken_dollars(
-    lang: str, chapter: str, source: Document, translation: Document, pairs: Pairs, places: Places
+    lang: str, name: str, source: Document, translation: Document, pairs: Pairs, places: Places
 ) -> tuple[Pairs, list[Finding]]:
     """``pairs`` without the missing and extra math that a paragraph's unpaired ``$`` explains,
     and one finding per such paragraph (see the module's text)."""
@@ -116,7 +116,7 @@ def broken_dollars(
             message = "the `$` of this paragraph do not pair (one is missing or stray): its text reads as math "
             message += "and its formulas as text; find the formula that lost its `$`"
         findings.append(Finding.make(
-            Code.MATH_MISSING, message, lang, chapter, Location(translation.path, line), subject=("$", f"{node}"),
+            Code.MATH_MISSING, message, lang, name, Location(translation.path, line), subject=("$", f"{node}"),
         ))  # fmt: skip
     return kept, findings
 

@@ -36,7 +36,7 @@ def chapter_findings(
     store: Path | None,
     config: BookConfig,
     lang: str,
-    chapter: str,
+    name: str,
     source: Document | None,
     translation: Document,
     lock: dict[str, SyncRecord],
@@ -47,14 +47,14 @@ def chapter_findings(
     kept findings, None to compute every time)."""
     if store is None:
         return compute()
-    record = lock.get(chapter)
-    target_file = config.document_path(lang, chapter)
+    record = lock.get(name)
+    target_file = config.document_path(lang, name)
     key = key_of([
         checker_version(),
         file_bytes(config.path),
         source.path if source is not None else "",
         translation.path,
-        file_bytes(config.document_path(config.source_language, chapter)),
+        file_bytes(config.document_path(config.source_language, name)),
         file_bytes(target_file),
         repr(record),
         base.kind,

@@ -48,34 +48,34 @@ def document_words(doc: Document) -> int:
     return sum(len(prose_text(node).split()) for node in prose_blocks(doc))
 
 
-def changed_row(chapter: str, base: Base, current: Document | None, translation: Document) -> DocumentPlan:
+def changed_row(name: str, base: Base, current: Document | None, translation: Document) -> DocumentPlan:
     """The row of a translated document: GONE when the source has it no more, else CHANGED or
     UNCHANGED since its base (UNCHANGED too when the base is the source itself or is not at hand:
     the check's ``stale.unknown`` note says so)."""
     base_file = base.file.as_posix() if base.file is not None else None
     common = {"base": base.label, "base_kind": str(base.kind), "base_file": base_file}
     if current is None:
-        return DocumentPlan(DocumentState.GONE, chapter, None, labels=frozenset(translation.labels), **common)
+        return DocumentPlan(DocumentState.GONE, name, None, labels=frozenset(translation.labels), **common)
     if base.document is None or base.document is current:
-        return DocumentPlan(DocumentState.UNCHANGED, chapter, chapter, **common)
+        return DocumentPlan(DocumentState.UNCHANGED, name, name, **common)
     changes = document_changes(base.document, current)
     state = DocumentState.CHANGED if changes.any else DocumentState.UNCHANGED
-    return DocumentPlan(state, chapter, chapter, changes=changes, **common)
+    return DocumentPlan(state, name, name, changes=changes, **common)
 
 
-def new_row(chapter: str, source: Document, follows: str) -> DocumentPlan:
+def new_row(name: str, source: Document, follows: str) -> DocumentPlan:
     words = document_words(source)
     blocks = len(prose_blocks(source))
     cells, formulas = len(source.cells()), len(_formulas(source))
     changes = Changes(Counts(added=blocks), Counts(added=cells), Counts(added=formulas), words)
-    return DocumentPlan(DocumentState.NEW, chapter, chapter, follows, changes=changes, labels=frozenset(source.labels))
+    return DocumentPlan(DocumentState.NEW, name, name, follows, changes=changes, labels=frozenset(source.labels))
 
 
 def plan_finding(lang: str, row: DocumentPlan, where: Location | None, source: Location | None) -> Finding:
     """The row as a ``stale.plan`` note: where the translator starts and what awaits there."""
     return Finding.make(
-        Code.STALE_PLAN, _message(lang, row), lang, row.chapter, where, source=source,
-        subject=(str(row.state), row.source_chapter or ""), plan=row,
+        Code.STALE_PLAN, _message(lang, row), lang, row.name, where, source=source,
+        subject=(str(row.state), row.source_name or ""), plan=row,
     )  # fmt: skip
 
 
@@ -99,7 +99,7 @@ def _message(lang: str, row: DocumentPlan) -> str:
         shared = ", ".join(row.shared[:3]) + (" ..." if len(row.shared) > 3 else "")
         why = f"both have {shared}" if shared else "the same file name"
         what = f"; {changed}" if changed else ""
-        return f"the source moved this document to {row.source_chapter} {since} ({why}){what}; {words}; {port}"
+        return f"the source moved this document to {row.source_name} {since} ({why}){what}; {words}; {port}"
     return f"the source changed {since}: {changed}; {words}; {port}"
 
 
@@ -134,8 +134,8 @@ def _renames(findings: list[Finding]) -> Iterator[tuple[str, dict[str, Finding],
     """Per language: its GONE rows, its NEW rows (by document name) and the renames they pair into."""
     rows = [f for f in findings if f.plan is not None and f.plan.state in (DocumentState.GONE, DocumentState.NEW)]
     for lang in dict.fromkeys(f.lang for f in rows):
-        gone = {f.chapter: f for f in rows if f.lang == lang and f.plan.state is DocumentState.GONE}
-        new = {f.chapter: f for f in rows if f.lang == lang and f.plan.state is DocumentState.NEW}
+        gone = {f.name: f for f in rows if f.lang == lang and f.plan.state is DocumentState.GONE}
+        new = {f.name: f for f in rows if f.lang == lang and f.plan.state is DocumentState.NEW}
         labels = {k: f.plan.labels for k, f in gone.items()}, {k: f.plan.labels for k, f in new.items()}
         yield lang, gone, new, pair_renames(*labels)
 
@@ -174,8 +174,8 @@ def _renamed(lang: str, gone: Finding, new: Finding, changes_of: ChangesOf) -> F
     if gone.plan.base_file and new.source is not None:
         found = changes_of(Path(gone.plan.base_file), Path(new.source.path))
     changes = found or new.plan.changes
-    moved = new.plan.chapter
-    row = replace(gone.plan, state=DocumentState.RENAMED, source_chapter=moved, changes=changes, shared=shared)
+    moved = new.plan.name
+    row = replace(gone.plan, state=DocumentState.RENAMED, source_name=moved, changes=changes, shared=shared)
     return plan_finding(lang, row, gone.location, new.source)
 
 
@@ -203,7 +203,7 @@ def missing_bases(findings: list[Finding], documents: dict[str, int], source_lan
         out.append(f)
     for lang in sorted(behind):
         first = min(gone[lang], key=lambda f: f.order)
-        names = sorted(f.chapter for f in gone[lang])
+        names = sorted(f.name for f in gone[lang])
         shown = ", ".join(names[:3]) + (" ..." if len(names) > 3 else "")
         message = (
             f"{len(names)} of {lang}'s {documents.get(lang, 0)} documents are not in the source ({shown}): {lang} was "
@@ -211,5 +211,5 @@ def missing_bases(findings: list[Finding], documents: dict[str, int], source_lan
             f"{source_lang} --as-base` -- and {lang} is checked against it; until then its differences from the "
             "source as it is are notes"
         )
-        out.append(Finding.make(Code.STALE_BASE, message, lang, first.chapter, first.location, subject=(lang, "")))
+        out.append(Finding.make(Code.STALE_BASE, message, lang, first.name, first.location, subject=(lang, "")))
     return out

@@ -92,8 +92,8 @@ class DocumentPlan:
     document's labels (the translation's, or the source's for a NEW row), for finding renames."""
 
     state: DocumentState
-    chapter: str
-    source_chapter: str | None
+    name: str
+    source_name: str | None
     base: str
     base_kind: str = ""  # :class:`polybook.check.bases.BaseKind`'s value
     changes: Changes = Changes()
@@ -104,8 +104,8 @@ class DocumentPlan:
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "state": str(self.state),
-            "chapter": self.chapter,
-            "source_chapter": self.source_chapter,
+            "chapter": self.name,
+            "source_chapter": self.source_name,
             "base": self.base,
             **self.changes.to_json(),
         }
@@ -174,5 +174,5 @@ def language_plans(
         if lang in plans:
             plans[lang].rows.append(row)
     for plan in plans.values():
-        plan.rows.sort(key=lambda row: (_ORDER.index(row.state), row.chapter))
+        plan.rows.sort(key=lambda row: (_ORDER.index(row.state), row.name))
     return plans

@@ -25,7 +25,7 @@ def _first_line(segment: Segment) -> int:
 
 def check_texttabs(
     lang: str,
-    chapter: str,
+    name: str,
     alignment: Alignment,
     source: Document,
     translation: Document,
@@ -52,7 +52,7 @@ def check_texttabs(
     for k, (src, tgt, s_tabs, t_tabs) in enumerate(segments):
         missing, extra = _instances(s_tabs, t_tabs, lacking.get(k, []), added.get(k, []), alignment.place)
         if missing:
-            out.append(_missing_tabs(lang, chapter, alignment, source, translation, tgt, missing))
+            out.append(_missing_tabs(lang, name, alignment, source, translation, tgt, missing))
         if extra and _specialised([t for t, _ in t_tabs], src, common):
             continue  # one text for every framework in the source, one for each here: every reader has one
         if extra:
@@ -61,7 +61,7 @@ def check_texttabs(
                 Code.STRUCTURE_TEXTTAB,
                 f"text tab(s) for {names} here are not in the source: remove them, or keep one text without "
                 "`:begin_tab:` and `:end_tab:` where the source has it for every framework",
-                lang, chapter, Location(translation.path, extra[0].line),
+                lang, name, Location(translation.path, extra[0].line),
                 source=Location(source.path, _first_line(src)),
                 diff=((" ".join(f":begin_tab:`{t.spec}`" for t in extra), ""),), subject=(names, ""),
             ))  # fmt: skip
@@ -142,7 +142,7 @@ def _tabs(segment: Segment, common: frozenset[str], localised: tuple[str, ...]) 
 
 def _missing_tabs(
     lang: str,
-    chapter: str,
+    name: str,
     alignment: Alignment,
     source: Document,
     translation: Document,
@@ -165,7 +165,7 @@ def _missing_tabs(
         Code.STRUCTURE_TEXTTAB,
         f"the source has text tab(s) for {names} here; {todo} … `:end_tab:`",
         lang,
-        chapter,
+        name,
         Location(translation.path, where),
         source=Location(source.path, first.line),
         diff=(("untabbed" if untabbed else "", specs),),
@@ -213,7 +213,7 @@ def section_spans(items: list[Item], cells_kept: set[int]) -> list[tuple[Heading
 
 def check_sections(
     lang: str,
-    chapter: str,
+    name: str,
     alignment: Alignment,
     source: Document,
     translation: Document,
@@ -227,7 +227,7 @@ def check_sections(
         n = sum(isinstance(i.node, CodeCell) for i in body)
         out.append(Finding.make(
             Code.STRUCTURE_SECTION, f"section {heading.text!r} ({n} cell(s)) is not in the source: remove it, unless "
-            "the translation adds it on purpose", lang, chapter,
+            "the translation adds it on purpose", lang, name,
             Location(translation.path, heading.line), diff=((heading.text, ""),), subject=(heading.text, ""),
         ))  # fmt: skip
         skip |= {id(heading)} | {id(i.node) for i in body}
@@ -236,7 +236,7 @@ def check_sections(
         out.append(Finding.make(
             Code.STRUCTURE_SECTION, f"section {heading.text!r} of the source ({n} cell(s)) is missing here: "
             "translate it",
-            lang, chapter, Location(translation.path, alignment.place(heading.line)),
+            lang, name, Location(translation.path, alignment.place(heading.line)),
             source=Location(source.path, heading.line),
             diff=(("", heading.text),), subject=("", heading.text),
         ))  # fmt: skip
@@ -249,7 +249,7 @@ def check_sections(
                 Code.STRUCTURE_HEADING,
                 f"{len(t_heads)} heading(s) here where the source has {len(s_heads)}: "
                 "give this part the source's headings",
-                lang, chapter, Location(translation.path, t_heads[0].line if t_heads else _first_line(tgt)),
+                lang, name, Location(translation.path, t_heads[0].line if t_heads else _first_line(tgt)),
                 source=Location(source.path, s_heads[0].line if s_heads else _first_line(src)),
                 diff=((" | ".join(h.text for h in t_heads), " | ".join(h.text for h in s_heads)),),
                 subject=(" | ".join(h.text for h in t_heads), " | ".join(h.text for h in s_heads)),
@@ -260,7 +260,7 @@ def check_sections(
                 out.append(Finding.make(
                     Code.STRUCTURE_HEADING,
                     f"heading level {t.level} here, {s.level} in the source: write it with {'#' * s.level}",
-                    lang, chapter,
+                    lang, name,
                     Location(translation.path, t.line), source=Location(source.path, s.line),
                     diff=(("#" * t.level, "#" * s.level),), subject=(t.text, s.text),
                 ))  # fmt: skip

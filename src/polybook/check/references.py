@@ -41,7 +41,7 @@ def resolvable_refs(doc: Document) -> list[tuple[str, str, int]]:
 
 def unresolved_ref(
     lang: str,
-    chapter: str,
+    name: str,
     path: str,
     role: str,
     target: str,
@@ -57,7 +57,7 @@ def unresolved_ref(
     else:
         where = f"the {lang} book does not define: give the {lang} chapter the source's label it lacks"
     return Finding.make(
-        Code.REF_TARGET, f":{role}:`{target}` points at a label {where}", lang, chapter,
+        Code.REF_TARGET, f":{role}:`{target}` points at a label {where}", lang, name,
         Location(path, line), diff=((f":{role}:`{target}`", ""),), subject=(target, ""),
     )  # fmt: skip
 
@@ -69,7 +69,7 @@ def _suggest(target: str, known: Collection[str]) -> str:
 
 def check_references(
     lang: str,
-    chapter: str,
+    name: str,
     source: Document,
     translation: Document,
     place: Callable[[int], int],
@@ -87,15 +87,15 @@ def check_references(
     def here(source_line: int) -> Location:
         return Location(translation.path, place(source_line))
 
-    out += check_labels(lang, chapter, source, translation, here)
-    out += check_roles(lang, chapter, _roles(source), _roles(translation), source, translation, here)
-    out.extend(_check_figures(lang, chapter, source, translation, here))
-    out.extend(check_links(lang, chapter, source, translation, here, localised, common))
+    out += check_labels(lang, name, source, translation, here)
+    out += check_roles(lang, name, _roles(source), _roles(translation), source, translation, here)
+    out.extend(_check_figures(lang, name, source, translation, here))
+    out.extend(check_links(lang, name, source, translation, here, localised, common))
     return out
 
 
 def _check_figures(
-    lang: str, chapter: str, source: Document, translation: Document, here: Callable[[int], Location]
+    lang: str, name: str, source: Document, translation: Document, here: Callable[[int], Location]
 ) -> list[Finding]:
     """Figures paired by label, else by image path; their path and size must agree."""
     s_figs = [f for f in source.walk() if isinstance(f, Figure)]
@@ -123,13 +123,13 @@ def _check_figures(
             message += f"`![…]({f.src})` on a line of its own" + (", and its :label: on the next" if f.label else "")
             where = Location(translation.path, inline[f.src])
         out.append(Finding.make(
-            Code.REF_FIGURE, message, lang, chapter, where, source=Location(source.path, f.line),
+            Code.REF_FIGURE, message, lang, name, where, source=Location(source.path, f.line),
             diff=(("", f.src),), subject=("", f.label or f.src),
         ))  # fmt: skip
     for f in t_figs:
         out.append(Finding.make(
             Code.REF_FIGURE, f"figure {f.src} is not in the source: remove it, unless the translation adds it on "
-            "purpose", lang, chapter, Location(translation.path, f.line), diff=((f.src, ""),),
+            "purpose", lang, name, Location(translation.path, f.line), diff=((f.src, ""),),
             subject=(f.label or f.src, ""),
         ))  # fmt: skip
     for s, t in pairs:
@@ -139,7 +139,7 @@ def _check_figures(
                 out.append(Finding.make(
                     Code.REF_FIGURE,
                     f"figure {s.label or s.src}: {attr} {a!r} here, {b!r} in the source: write the source's", lang,
-                    chapter, Location(translation.path, t.line), source=Location(source.path, s.line),
+                    name, Location(translation.path, t.line), source=Location(source.path, s.line),
                     diff=((str(a or ""), str(b or "")),), subject=(f"{attr}={a}", f"{attr}={b}"),
                 ))  # fmt: skip
     return out
@@ -162,12 +162,12 @@ def _local_files(doc: Document) -> list[tuple[str, int]]:
     return out
 
 
-def resource_fallbacks(config: BookConfig, lang: str, chapter: str, translation: Document) -> list[Finding]:
+def resource_fallbacks(config: BookConfig, lang: str, name: str, translation: Document) -> list[Finding]:
     """Files the translation takes from the source language (it has no copy of its own), as
     info; the subject is the file, so the merge keeps one finding per language and file."""
     out = []
     for ref, line in _local_files(translation):
-        found = config.locate(lang, chapter, ref)
+        found = config.locate(lang, name, ref)
         if found is None or not found[1]:
             continue
         shown = found[0].relative_to(config.chapters_dir.resolve()).as_posix()
@@ -175,6 +175,6 @@ def resource_fallbacks(config: BookConfig, lang: str, chapter: str, translation:
             Code.REF_FALLBACK,
             f"{ref!r} is not in the {lang} book: the source language's {shown} is used; copy it into the {lang} "
             "folder only to translate its words",
-            lang, chapter, Location(translation.path, line), subject=(shown, ""),
+            lang, name, Location(translation.path, line), subject=(shown, ""),
         ))  # fmt: skip
     return out

@@ -126,13 +126,13 @@ def prose_pairs(old: Document, new: Document) -> list[Pair]:
     return pairs
 
 
-def lock_problem(lang: str, chapter: str, translation: Document, record: SyncRecord | None) -> list[Finding]:
+def lock_problem(lang: str, name: str, translation: Document, record: SyncRecord | None) -> list[Finding]:
     """A lock entry whose commit is not a commit hash, at its line of the lock file."""
     if record is None or not record.problem:
         return []
     lock = Location((Path(translation.path).parent / LOCK_NAME).as_posix(), record.line)
     return [Finding.make(
-        Code.STALE_LOCK, f"{LOCK_NAME}: {record.problem}", lang, chapter, lock, subject=(record.problem, ""),
+        Code.STALE_LOCK, f"{LOCK_NAME}: {record.problem}", lang, name, lock, subject=(record.problem, ""),
     )]  # fmt: skip
 
 
@@ -144,7 +144,7 @@ def origin_file(translation: Path) -> Path:
 
 def source_changes(
     lang: str,
-    chapter: str,
+    name: str,
     old: Document,
     source: Document,
     translation: Document,
@@ -179,7 +179,7 @@ def source_changes(
                 else ()
             )
             out.append(Finding.make(
-                Code.STALE_SOURCE, f"source {framework} cell {index} {what} {since}", lang, chapter,
+                Code.STALE_SOURCE, f"source {framework} cell {index} {what} {since}", lang, name,
                 Location(translation.path, last_line),
                 source=Location(source.path, cell.line if cell else 1), framework=framework, cell=index,
                 subject=(base, cell_key(cell.code_for(framework)) if cell else ""), diff=diff[:_MAX_DIFF],
@@ -194,7 +194,7 @@ def source_changes(
         node = now_prose[pair.target]
         before_text = prose_text(then_prose[pair.source]) if pair.source is not None else ""
         out.append(Finding.make(
-            Code.STALE_SOURCE, f"source text at line {node.line} changed {since}", lang, chapter,
+            Code.STALE_SOURCE, f"source text at line {node.line} changed {since}", lang, name,
             Location(translation.path, last_line),
             source=Location(source.path, node.line), subject=(base, prose_text(node)),
             diff=word_diff(before_text, prose_text(node)),

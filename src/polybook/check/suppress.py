@@ -36,14 +36,14 @@ class Suppression:
     reason: str
     line: int = 0  # of the comment itself
     lang: str = ""
-    chapter: str = ""
+    name: str = ""
 
 
 def _covers(codes: tuple[str, ...], code: str) -> bool:
     return any(code == c or code.startswith(c.rstrip(".*") + ".") or c in ("*", "all") for c in codes)
 
 
-def inline_suppressions(doc: Document, lang: str, chapter: str) -> tuple[list[Suppression], list[Finding]]:
+def inline_suppressions(doc: Document, lang: str, name: str) -> tuple[list[Suppression], list[Finding]]:
     nodes = list(doc.walk())
     found: list[Suppression] = []
     problems: list[Finding] = []
@@ -57,12 +57,12 @@ def inline_suppressions(doc: Document, lang: str, chapter: str) -> tuple[list[Su
             if not reason:
                 problems.append(Finding.make(
                     Code.SUPPRESSION, f"suppression of {', '.join(codes)} has no reason=\"...\"; it is ignored",
-                    lang, chapter, Location(doc.path, line),
+                    lang, name, Location(doc.path, line),
                 ))  # fmt: skip
                 continue
             target = nodes[k + 1] if k + 1 < len(nodes) else None
             start, end = (target.line, target.end_line) if target is not None else (0, -1)
-            found.append(Suppression(doc.path, start, end, codes, reason, line, lang, chapter))
+            found.append(Suppression(doc.path, start, end, codes, reason, line, lang, name))
     return found, problems
 
 
@@ -84,7 +84,7 @@ def baseline_json(findings: list[Finding], reason: str) -> str:
         {
             "code": f"polybook.{f.code}",
             "lang": f.lang,
-            "chapter": f.chapter,
+            "chapter": f.name,
             "fingerprint": f.fingerprint,
             "where": str(f.primary),
             "message": f.message,
@@ -105,7 +105,7 @@ def apply(
 ) -> list[Finding]:
     out = []
     for f in findings:
-        reason = baseline.get((str(f.code), f.lang, f.chapter, f.fingerprint))
+        reason = baseline.get((str(f.code), f.lang, f.name, f.fingerprint))
         if reason is None:
             reason = next((s.reason for s in inline if _matches(s, f)), None)
         out.append(f.suppress(reason) if reason else f)
@@ -118,7 +118,7 @@ def unused(findings: list[Finding], inline: list[Suppression]) -> list[Finding]:
         Finding.make(
             Code.SUPPRESSION_UNUSED,
             f"suppression of {', '.join(s.codes)} (reason: {s.reason}) matches no finding; remove it",
-            s.lang, s.chapter, Location(s.path, s.line), subject=(" ".join(s.codes), s.reason),
+            s.lang, s.name, Location(s.path, s.line), subject=(" ".join(s.codes), s.reason),
         )
         for s in inline
         if not any(_matches(s, f) for f in findings)

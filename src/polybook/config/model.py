@@ -144,16 +144,16 @@ class BookConfig:
     def translations(self) -> list[str]:
         return [code for code in self.languages if code != self.source_language]
 
-    def language_of(self, chapter: Path) -> str | None:
-        """The language whose chapter folder holds ``chapter``, if any."""
+    def language_of(self, path: Path) -> str | None:
+        """The language whose chapter folder holds ``path``, if any."""
         try:
-            rel = chapter.resolve().relative_to(self.chapters_dir.resolve())
+            rel = path.resolve().relative_to(self.chapters_dir.resolve())
         except ValueError:
             return None
         return rel.parts[0] if len(rel.parts) > 1 and rel.parts[0] in self.languages else None
 
-    def settings_for(self, chapter: Path) -> DialectSettings:
-        code = self.language_of(chapter)
+    def settings_for(self, path: Path) -> DialectSettings:
+        code = self.language_of(path)
         if code is None:
             return DialectSettings(None, self.frameworks, self.default_tab)
         return self.languages[code].settings

@@ -56,8 +56,8 @@ def chapter_outputs(evaluation: Evaluation) -> dict[tuple[str, str], dict[str, A
         program, result = outcome.program, outcome.result
         for use in program.uses:
             doc = docs.setdefault(
-                (use.language, use.chapter),
-                {"path": use.path, "language": use.language, "chapter": use.chapter, "programs": {}, "cells": []},
+                (use.language, use.name),
+                {"path": use.path, "language": use.language, "chapter": use.name, "programs": {}, "cells": []},
             )
             failure = result.get("failure") or {}
             doc["programs"][program.framework] = {
@@ -92,8 +92,8 @@ def chapter_outputs(evaluation: Evaluation) -> dict[tuple[str, str], dict[str, A
 def write_outputs(evaluation: Evaluation, root: Path | None = None) -> list[Path]:
     root = root or evaluation.book.config.build_dir / "eval"
     written = []
-    for (language, chapter), doc in chapter_outputs(evaluation).items():
-        path = root / language / f"{chapter}.json"
+    for (language, name), doc in chapter_outputs(evaluation).items():
+        path = root / language / f"{name}.json"
         text = json.dumps(doc, ensure_ascii=False, indent=1)
         try:
             if path.read_text(encoding="utf-8") == text:  # unchanged: no write (a book has hundreds)

@@ -55,7 +55,7 @@ class Use:
     """One language's copy of a program: the cells as written there."""
 
     language: str
-    chapter: str
+    name: str
     path: str  # as shown in diagnostics
     cells: list[CodeCell]
 
@@ -67,7 +67,7 @@ class Use:
 class Program:
     key: str
     framework: str
-    chapter: str
+    name: str
     kernel: str
     cwd: Path  # the document's folder in the language's run mirror (polybook.execute.workdir)
     sources: list[str]  # code that runs: the first use's cells, comments and all
@@ -96,7 +96,7 @@ class Program:
         return [use.location(index) for use in self.uses]
 
     def label(self) -> str:
-        return f"{self.chapter}/{self.framework} [{','.join(self.languages)}]"
+        return f"{self.name}/{self.framework} [{','.join(self.languages)}]"
 
 
 def cell_options(
@@ -163,12 +163,12 @@ def build_programs(
     programs: dict[tuple[str, tuple[int, ...]], Program] = {}
     for code, chapters in book.chapters.items():
         for name, doc in chapters.items():
-            chapter = config.execution.chapter(name)
+            settings = config.execution.chapter(name)
             for framework in config.languages[code].frameworks:
                 cells = doc.cells(framework)
                 if not cells or not doc.offers(framework):  # no version for it, as in d2lbook
                     continue
-                options = [cell_options(c, chapter.timeout or 1, bool(chapter.allow_errors), problems) for c in cells]
+                options = [cell_options(c, settings.timeout or 1, bool(settings.allow_errors), problems) for c in cells]
                 fingerprint = (derived or {}).get((framework, doc.required_libs), fingerprints[framework])
                 kernel = fingerprint.get("kernel") or config.execution.kernel_for(framework)
                 sources = [c.code_for(framework) for c in cells]

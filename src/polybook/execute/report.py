@@ -43,10 +43,10 @@ def program_entry(outcome: Outcome) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "key": program.key,
         "framework": program.framework,
-        "chapter": program.chapter,
+        "chapter": program.name,
         "kernel": program.kernel,
         "languages": program.languages,
-        "served": [{"language": u.language, "chapter": u.chapter, "path": u.path} for u in program.uses],
+        "served": [{"language": u.language, "chapter": u.name, "path": u.path} for u in program.uses],
         "status": result["status"],
         "source": outcome.source,
         "note": outcome.note,
@@ -232,7 +232,7 @@ def summary_table(evaluation: Evaluation) -> Any:
         elif result.get("allowed_errors"):
             status += f" ({result['allowed_errors']} allowed error(s))"
         table.add_row(
-            f"{program.chapter}/{program.framework}",
+            f"{program.name}/{program.framework}",
             program.key[:8],
             ",".join(program.languages),
             f"{ran}/{len(result['cells'])}",

@@ -260,7 +260,7 @@ class _Build:
             self.own[lang] = [d for doc in book.chapters[lang].values() for d in doc.diagnostics]
             self.own[lang] += [d for d in executed if _in_language(config, d, lang)]
             results = outputs.results if outputs is not None else {}
-            chapter_results = {chapter: doc for (of, chapter), doc in results.items() if of == lang}
+            chapter_results = {name: doc for (of, name), doc in results.items() if of == lang}
             job = self._stage_language(book, lang, source_headings, chapter_results, generated.get(lang))
             if job is not None:
                 assert pool is not None

@@ -79,7 +79,7 @@ class SitePages(StagePolicy):
 
     def link(self, staging: Staging, name: str, doc: Document) -> Callable[[str, int], str | None]:
         config, root = staging.config, staging.root
-        chapter = config.document_path(staging.language, name)
+        doc_file = config.document_path(staging.language, name)
         chapters = config.chapters_dir.resolve()
 
         def link(href: str, line: int) -> str | None:
@@ -90,7 +90,7 @@ class SitePages(StagePolicy):
             if path.startswith("/"):
                 target = (root / path.lstrip("/")).resolve()
             else:
-                target = staging.files.find(name, path) or (chapter.parent / path).resolve()
+                target = staging.files.find(name, path) or (doc_file.parent / path).resolve()
             if not target.is_relative_to(root):
                 message = f"link {href!r} is outside the book root {display_path(root)}; shown as text"
                 staging.say(doc.path, line, Code.HTML_LINK_OUTSIDE, message)

@@ -51,7 +51,7 @@ _FAMILIES = {"code", "math", "numbers", "ref", "structure", "stale", "suppressio
 
 @dataclass(slots=True)
 class ChapterStatus:
-    chapter: str
+    name: str
     translated: bool
     findings: list[Finding] = field(default_factory=list)  # active ones
     suppressed: int = 0
@@ -108,7 +108,7 @@ def collect(book: Book, result: CheckResult | None = None) -> dict[str, Language
     names = sorted({n for docs in book.chapters.values() for n in docs})
     by_place: dict[tuple[str, str], list[Finding]] = {}
     for finding in result.findings:
-        by_place.setdefault((finding.lang, finding.chapter), []).append(finding)
+        by_place.setdefault((finding.lang, finding.name), []).append(finding)
     counter = CommitCounter(config.chapters_dir / source)
     plans = result.plans()
     statuses: dict[str, LanguageStatus] = {}
@@ -122,13 +122,13 @@ def collect(book: Book, result: CheckResult | None = None) -> dict[str, Language
             if name not in book.chapters.get(source, {}) and name not in docs:
                 continue
             found = by_place.get((lang, name), [])
-            chapter = ChapterStatus(name, name in docs, [f for f in found if f.suppressed is None])
-            chapter.suppressed = len(found) - len(chapter.findings)
+            row = ChapterStatus(name, name in docs, [f for f in found if f.suppressed is None])
+            row.suppressed = len(found) - len(row.findings)
             record = lock.get(name)
             if record and record.commit:
-                chapter.synced = record.commit
-                chapter.changes_since = counter.since(record.commit, f"{name}.md")
-            status.chapters.append(chapter)
+                row.synced = record.commit
+                row.changes_since = counter.since(record.commit, f"{name}.md")
+            status.chapters.append(row)
         statuses[lang] = status
     return statuses
 
@@ -172,7 +172,7 @@ def finding_link(
             label,
         )
     anchor = section_anchor(book, finding, memo) if book is not None else None
-    return f"{finding.chapter}.html" + (f"#{anchor}" if anchor else ""), label
+    return f"{finding.name}.html" + (f"#{anchor}" if anchor else ""), label
 
 
 def section_anchor(book: Book, finding: Finding, memo: SectionMemo | None = None) -> str | None:
@@ -181,9 +181,9 @@ def section_anchor(book: Book, finding: Finding, memo: SectionMemo | None = None
     else the section's own id)."""
     where = finding.primary
     memo = {} if memo is None else memo
-    key = (finding.chapter, where.path)
+    key = (finding.name, where.path)
     if key not in memo:
-        memo[key] = _sections(book, finding.chapter, where.path)
+        memo[key] = _sections(book, finding.name, where.path)
     found = None
     for line, anchor in memo[key]:
         if line > where.line:
@@ -192,12 +192,12 @@ def section_anchor(book: Book, finding: Finding, memo: SectionMemo | None = None
     return found
 
 
-def _sections(book: Book, chapter: str, path: str) -> list[tuple[int, str | None]]:
+def _sections(book: Book, name: str, path: str) -> list[tuple[int, str | None]]:
     """Each section of the chapter's document at ``path`` (as findings show it): its line and
     anchor (the shared one, else the page's own id)."""
-    source_doc = book.chapters.get(book.config.source_language, {}).get(chapter)
+    source_doc = book.chapters.get(book.config.source_language, {}).get(name)
     for docs in book.chapters.values():
-        doc = docs.get(chapter)
+        doc = docs.get(name)
         if doc is None or doc.path != path:  # findings carry their document's path as shown
             continue
         sections = headings(doc)
@@ -319,18 +319,18 @@ def _chapter_table(status: LanguageStatus, t: Translate, source: str) -> str:
         + "".join(f'<th title="{t("status_" + str(level))}">{_icon(ICONS[level], str(level))}</th>' for level in LEVELS)
         + f"<th>{t('status_kinds')}</th><th>{t('status_synced')}</th><th>{t('status_since')}</th></tr></thead><tbody>"
     ]
-    for chapter in status.chapters:
-        icon, key = STATES[chapter.state]
-        href = f"{chapter.chapter}.html" if chapter.translated else f"../{source}/{chapter.chapter}.html"
-        kinds = ", ".join(f"{kind} × {n}" for kind, n in sorted(chapter.kinds.items()))
-        synced = f"<code>{chapter.synced[:10]}</code>" if chapter.synced else t("status_unknown")
-        since = "—" if chapter.changes_since is None else str(chapter.changes_since)
-        since_css = "n behind" if chapter.changes_since else "n zero"
+    for row in status.chapters:
+        icon, key = STATES[row.state]
+        href = f"{row.name}.html" if row.translated else f"../{source}/{row.name}.html"
+        kinds = ", ".join(f"{kind} × {n}" for kind, n in sorted(row.kinds.items()))
+        synced = f"<code>{row.synced[:10]}</code>" if row.synced else t("status_unknown")
+        since = "—" if row.changes_since is None else str(row.changes_since)
+        since_css = "n behind" if row.changes_since else "n zero"
         rows.append(
-            f'<tr data-chapter="{html.escape(chapter.chapter)}" data-state="{chapter.state}">'
-            f'<td><a href="{href}">{html.escape(chapter.chapter)}</a></td>'
-            f'<td class="{chapter.state}">{_icon(icon, chapter.state)} {t(key)}</td>'
-            + "".join(_count(chapter.count(level), str(level)) for level in LEVELS)
+            f'<tr data-chapter="{html.escape(row.name)}" data-state="{row.state}">'
+            f'<td><a href="{href}">{html.escape(row.name)}</a></td>'
+            f'<td class="{row.state}">{_icon(icon, row.state)} {t(key)}</td>'
+            + "".join(_count(row.count(level), str(level)) for level in LEVELS)
             + f'<td>{html.escape(kinds)}</td><td>{synced}</td><td class="{since_css}" data-since="">{since}</td></tr>'
         )
     rows.append("</tbody></table>")
@@ -344,10 +344,10 @@ def _findings(status: LanguageStatus, t: Translate, book: Book) -> str:
         return f"<p>{t('status_none')}</p>"
     out = [f"<h2>{t('status_findings')}</h2>"]
     memo: SectionMemo = {}
-    for chapter in with_findings:
-        out.append(f'<details data-chapter="{html.escape(chapter.chapter)}"><summary><strong>')
-        out.append(f"{html.escape(chapter.chapter)}</strong> — {len(chapter.findings)}</summary><ul>")
-        for finding in by_importance(chapter.findings):
+    for row in with_findings:
+        out.append(f'<details data-chapter="{html.escape(row.name)}"><summary><strong>')
+        out.append(f"{html.escape(row.name)}</strong> — {len(row.findings)}</summary><ul>")
+        for finding in by_importance(row.findings):
             href, label = finding_link(finding, config.sphinx, config.root, book, memo)
             message = html.escape(" ".join(finding.message.split()))
             icon = _icon(ICONS[finding.level], finding.level)

@@ -46,7 +46,7 @@ class Edit:
 @dataclass(slots=True)
 class ChapterSync:
     lang: str
-    chapter: str
+    name: str
     path: Path
     display: str
     old: str
@@ -233,10 +233,10 @@ def _math_edits(findings: list[Finding], lines: list[str]) -> list[Edit]:
 
 
 def _suppressed(
-    findings: list[Finding], source: Document, translation: Document, lang: str, chapter: str, baseline: Baseline
+    findings: list[Finding], source: Document, translation: Document, lang: str, name: str, baseline: Baseline
 ) -> list[Finding]:
     """``findings`` with the chapter's inline suppressions (both sides) and the baseline applied."""
-    inline = [*inline_suppressions(source, lang, chapter)[0], *inline_suppressions(translation, lang, chapter)[0]]
+    inline = [*inline_suppressions(source, lang, name)[0], *inline_suppressions(translation, lang, name)[0]]
     return apply(findings, inline, baseline)
 
 
@@ -252,18 +252,18 @@ def _apply(text: str, edits: list[Edit]) -> str:
 def sync_chapter(
     book: Book,
     lang: str,
-    chapter: str,
+    name: str,
     prune: bool = False,
     baseline: Baseline | None = None,
     lock: dict[str, SyncRecord] | None = None,
 ) -> ChapterSync:
     """What sync would make of one chapter (nothing is written); ``lock`` as in :func:`check_chapter`."""
     config = book.config
-    source = book.chapters[config.source_language][chapter]
-    target = book.chapters[lang][chapter]
-    path = config.document_path(lang, chapter)
+    source = book.chapters[config.source_language][name]
+    target = book.chapters[lang][name]
+    path = config.document_path(lang, name)
     old = path.read_text(encoding="utf-8")
-    result = ChapterSync(lang, chapter, path, target.path, old, old)
+    result = ChapterSync(lang, name, path, target.path, old, old)
     errors = [d for d in [*source.diagnostics, *target.diagnostics] if d.level is Level.ERROR]
     if errors:
         result.refused = errors
@@ -271,16 +271,16 @@ def sync_chapter(
     settings = config.languages[lang].settings
     if lock is None:
         lock = read_lock(config.chapters_dir / lang)
-    findings = check_chapter(book, lang, chapter, source, target, lock)
-    findings = _suppressed(findings, source, target, lang, chapter, baseline or {})
+    findings = check_chapter(book, lang, name, source, target, lock)
+    findings = _suppressed(findings, source, target, lang, name, baseline or {})
     held = [f for f in findings if f.suppressed]
     edits = _cell_edits(source, target, settings, prune, old.split("\n"), held)
     edits += _math_edits(findings, old.split("\n"))
     result.new = _apply(old, edits)
     result.repaired = [e.why for e in sorted(edits, key=lambda e: e.start)]
     new_doc = parse_text(result.new, target.path, settings)
-    remaining = check_chapter(book, lang, chapter, source, new_doc, lock)
-    remaining = _suppressed(remaining, source, new_doc, lang, chapter, baseline or {})
+    remaining = check_chapter(book, lang, name, source, new_doc, lock)
+    remaining = _suppressed(remaining, source, new_doc, lang, name, baseline or {})
     remaining = sorted(
         (f for f in remaining if f.code is not Code.STALE_UNKNOWN),
         key=lambda f: f.order,
@@ -289,8 +289,8 @@ def sync_chapter(
     result.kept = [
         f"kept: suppressed ({f.suppressed}): {f.code} at line {f.primary.line}" for f in remaining if f.suppressed
     ]
-    source_file = config.document_path(config.source_language, chapter)
-    previous = lock.get(chapter)
+    source_file = config.document_path(config.source_language, name)
+    previous = lock.get(name)
     digest = file_sha256(source_file)
     keep = previous and previous.sha256 == digest and not previous.problem
     result.record = previous if keep else SyncRecord(head_commit(config.root), digest)
@@ -311,9 +311,9 @@ def sync_book(
         if languages and lang not in languages:
             continue
         lock = read_lock(config.chapters_dir / lang)
-        for chapter in sorted(book.chapters[lang]):
-            if chapter in book.chapters[config.source_language]:
-                out.append(sync_chapter(book, lang, chapter, prune, baseline, lock))
+        for name in sorted(book.chapters[lang]):
+            if name in book.chapters[config.source_language]:
+                out.append(sync_chapter(book, lang, name, prune, baseline, lock))
     return out
 
 
@@ -326,7 +326,7 @@ def write(book: Book, results: list[ChapterSync]) -> None:
     for lang in {r.lang for r in results}:
         folder = config.chapters_dir / lang
         records = read_lock(folder)
-        fresh = {r.chapter: r.record for r in results if r.lang == lang and r.record and not r.refused}
+        fresh = {r.name: r.record for r in results if r.lang == lang and r.record and not r.refused}
         if any(records.get(k) != v for k, v in fresh.items()):
             write_lock(folder, config.source_language, {**records, **fresh})
 

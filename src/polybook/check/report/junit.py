@@ -39,7 +39,7 @@ def _case(finding: Finding) -> ET.Element:
     where = finding.primary
     case = ET.Element(
         "testcase",
-        classname=_xml(f"{finding.lang}.{finding.chapter}"),
+        classname=_xml(f"{finding.lang}.{finding.name}"),
         name=_xml(f"polybook.{finding.code} {where}"),
         file=_xml(where.path),
         line=str(where.line),

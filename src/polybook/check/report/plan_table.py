@@ -30,8 +30,8 @@ def table(plan: LanguagePlan) -> str:
 def document_name(row: DocumentPlan) -> str:
     """The document as the plan names it: ``old -> new`` for a rename."""
     if row.state is DocumentState.RENAMED:
-        return f"{row.chapter} -> {row.source_chapter}"
-    return row.chapter
+        return f"{row.name} -> {row.source_name}"
+    return row.name
 
 
 def _cells(row: DocumentPlan) -> tuple[str, ...]:

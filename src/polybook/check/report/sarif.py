@@ -174,7 +174,7 @@ def _result(finding: Finding, rule_index: int) -> dict[str, Any]:
     )
     result["properties"] = {
         "lang": finding.lang,
-        "chapter": finding.chapter,
+        "chapter": finding.name,
         "framework": finding.framework,
         "cell": finding.cell,
     }
