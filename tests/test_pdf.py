@@ -250,7 +250,7 @@ def test_a_latex_error_is_traced_to_the_chapter_line_through_the_source_markers(
     assert (error.message, error.tex_line) == ("Undefined control sequence.", 138)
     tex = (LOGS / "undefined-macro.tex").read_text(encoding="utf-8").splitlines()
     assert source_of(tex, 138) == ("tiny", 25)  # the MyST line; the chapter line is 28
-    (found,) = diagnose(log, language="en", tex=tex, log_path=target.log, docs=staged.docs, paths=staged.paths)
+    (found,) = diagnose(log, lang="en", tex=tex, log_path=target.log, docs=staged.docs, paths=staged.paths)
     assert found.level is Level.ERROR
     assert found.path.endswith("chapters/en/tiny.md") and found.line == 28
     assert found.message.startswith(
@@ -265,7 +265,7 @@ def test_a_missing_glyph_is_an_error_naming_language_character_and_line(tiny: Pa
     chapter.write_text(text, encoding="utf-8")
     _, target, staged = stage(tiny)
     log = read_log((LOGS / "missing-glyph.log").read_text(encoding="utf-8"))
-    found = diagnose(log, language="en", tex=[], log_path=target.log, docs=staged.docs, paths=staged.paths)
+    found = diagnose(log, lang="en", tex=[], log_path=target.log, docs=staged.docs, paths=staged.paths)
     assert [(Path(d.path).name, d.line, str(d.code), d.level) for d in found] == [
         ("tiny.md", 28, "pdf.glyph", Level.ERROR),
         ("tiny.md", 28, "pdf.glyph", Level.ERROR),

@@ -81,9 +81,9 @@ def complete_book(book: Book) -> Book:
     )
 
 
-def language_toc(language: str, docs: dict[str, Document]) -> Toc:
+def language_toc(lang: str, docs: dict[str, Document]) -> Toc:
     """The toc of a language loaded whole; its diagnostics are added to the documents."""
-    toc = document_toc(language, docs)
+    toc = document_toc(lang, docs)
     paths = {name: doc.path for name, doc in docs.items()}
     by_path = {doc.path: doc for doc in docs.values()}
     for diagnostic in [*toc.diagnostics, *unreached(toc, docs, paths)]:

@@ -63,13 +63,11 @@ def toc_blocks(doc: Document) -> Iterable[TocBlock]:
     return (node for node in doc.walk() if isinstance(node, TocBlock))
 
 
-def build_toc(
-    language: str, blocks: Mapping[str, list[TocBlock]], paths: Mapping[str, str], names: Iterable[str]
-) -> Toc:
+def build_toc(lang: str, blocks: Mapping[str, list[TocBlock]], paths: Mapping[str, str], names: Iterable[str]) -> Toc:
     """The toc of ``language``: ``blocks`` holds the toc blocks of every document that has
     any (:func:`toc_blocks`), ``paths`` the path shown for those documents, ``names`` every
     document of the language (to tell a missing entry, and to find unreached documents)."""
-    toc = Toc(language)
+    toc = Toc(lang)
     known = set(names)
     if ROOT not in known:
         return toc
@@ -110,10 +108,10 @@ def build_toc(
     return toc
 
 
-def document_toc(language: str, docs: Mapping[str, Document]) -> Toc:
+def document_toc(lang: str, docs: Mapping[str, Document]) -> Toc:
     """:func:`build_toc` of a language whose documents are all parsed."""
     blocks = {name: found for name, doc in docs.items() if (found := list(toc_blocks(doc)))}
-    return build_toc(language, blocks, {name: doc.path for name, doc in docs.items()}, docs)
+    return build_toc(lang, blocks, {name: doc.path for name, doc in docs.items()}, docs)
 
 
 def unreached(toc: Toc, names: Iterable[str], paths: Mapping[str, str]) -> list[Diagnostic]:

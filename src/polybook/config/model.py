@@ -18,7 +18,7 @@ class ConfigError(DiagnosticError):
 
 @dataclass(frozen=True, slots=True)
 class LanguageConfig:
-    code: str
+    lang: str
     name: str
     title: str
     frameworks: tuple[str, ...]
@@ -28,7 +28,7 @@ class LanguageConfig:
 
     @property
     def settings(self) -> DialectSettings:
-        return DialectSettings(self.code, self.frameworks, self.default_tab)
+        return DialectSettings(self.lang, self.frameworks, self.default_tab)
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +142,7 @@ class BookConfig:
 
     @property
     def translations(self) -> list[str]:
-        return [code for code in self.languages if code != self.source_language]
+        return [lang for lang in self.languages if lang != self.source_language]
 
     def language_of(self, path: Path) -> str | None:
         """The language whose chapter folder holds ``path``, if any."""
@@ -158,15 +158,15 @@ class BookConfig:
             return DialectSettings(None, self.frameworks, self.default_tab)
         return self.languages[code].settings
 
-    def chapter_files(self, language: str) -> list[Path]:
+    def chapter_files(self, lang: str) -> list[Path]:
         """The language's documents: every ``.md`` below its folder, at any depth, but the
         excluded ones and those in hidden folders (``.ipynb_checkpoints``), sorted by name."""
-        return [self.document_path(language, name) for name in self.document_names(language)]
+        return [self.document_path(lang, name) for name in self.document_names(lang)]
 
-    def document_names(self, language: str) -> list[str]:
+    def document_names(self, lang: str) -> list[str]:
         """The names of :meth:`chapter_files`: ``chapter_x/section``."""
-        folder = self.chapters_dir / language
-        excluded = self.excluded(language)
+        folder = self.chapters_dir / lang
+        excluded = self.excluded(lang)
         names = []
         for path in folder.rglob("*.md"):
             relative = path.relative_to(folder)
@@ -176,15 +176,15 @@ class BookConfig:
                 names.append(relative.with_suffix("").as_posix())
         return sorted(names)
 
-    def excluded(self, language: str) -> set[str]:
+    def excluded(self, lang: str) -> set[str]:
         """Paths (relative to the language folder) that ``exclusions`` match, with glob's
         meaning (``*`` stays within a folder, ``**`` crosses folders), as d2lbook reads them."""
-        folder = self.chapters_dir / language
+        folder = self.chapters_dir / lang
         return {p.relative_to(folder).as_posix() for pattern in self.exclusions for p in folder.glob(pattern)}
 
-    def document_path(self, language: str, name: str) -> Path:
+    def document_path(self, lang: str, name: str) -> Path:
         """The file of document ``name`` in ``language``."""
-        return self.chapters_dir / language / f"{name}.md"
+        return self.chapters_dir / lang / f"{name}.md"
 
     def document_name(self, path: Path) -> str | None:
         """The document name of a chapter file, if it lies in a language folder."""
@@ -193,24 +193,24 @@ class BookConfig:
             return None
         return path.resolve().relative_to((self.chapters_dir / language).resolve()).with_suffix("").as_posix()
 
-    def locate(self, language: str, document: str, ref: str) -> tuple[Path, bool] | None:
+    def locate(self, lang: str, document: str, ref: str) -> tuple[Path, bool] | None:
         """The file that ``ref`` (a relative path written in document ``document``) names:
         the language's own, else -- when the path stays inside the language folder -- the
         source language's file at the same place (``fallback`` True), so a translation
         carries only the files it translated. None when neither exists."""
-        own = (self.document_path(language, document).parent / ref).resolve()
+        own = (self.document_path(lang, document).parent / ref).resolve()
         if own.is_file():
             return own, False
-        folder = (self.chapters_dir / language).resolve()
-        if language != self.source_language and own.is_relative_to(folder):
+        folder = (self.chapters_dir / lang).resolve()
+        if lang != self.source_language and own.is_relative_to(folder):
             other = (self.chapters_dir / self.source_language).resolve() / own.relative_to(folder)
             if other.is_file():
                 return other, True
         return None
 
-    def bibliography(self, language: str) -> Path | None:
+    def bibliography(self, lang: str) -> Path | None:
         """The language's ``bibfile`` (the source language's when it has none)."""
         if not self.bibfile:
             return None
-        found = self.locate(language, "index", self.bibfile)
+        found = self.locate(lang, "index", self.bibfile)
         return found[0] if found else None

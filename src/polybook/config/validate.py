@@ -254,11 +254,11 @@ class _Validator(Checks):
                 self.error(f"{key}.{name}.default_tab", at, f"{tab!r} is not one of its frameworks {list(fws)}")
             out[name] = EditionConfig(name, path, DialectSettings(source, fws, str(tab)))
         lnodes = key_node(book, "languages")
-        for code, language in languages.items():
+        for lang, language in languages.items():
             if language.base is not None and language.base not in out:
-                lnode = key_node(key_node(lnodes, code), "base") or lnodes
+                lnode = key_node(key_node(lnodes, lang), "base") or lnodes
                 hint = did_you_mean(language.base, out) or f"; the book's editions: {list(out)}"
-                self.error(f"polybook.languages.{code}.base", lnode, f"{language.base!r} is not an edition{hint}")
+                self.error(f"polybook.languages.{lang}.base", lnode, f"{language.base!r} is not an edition{hint}")
         return out
 
     def framework_labels(self, value: Any, node: ast.expr | None, frameworks: tuple[str, ...]) -> dict[str, str]:
@@ -303,10 +303,10 @@ class _Validator(Checks):
             )
             return {}
         out: dict[str, LanguageConfig] = {}
-        for code, settings in value.items():
-            key = f"polybook.languages.{code}"
-            lnode = key_node(node, code) or node
-            if not isinstance(code, str) or not _LANG_RE.match(code):
+        for lang, settings in value.items():
+            key = f"polybook.languages.{lang}"
+            lnode = key_node(node, lang) or node
+            if not isinstance(lang, str) or not _LANG_RE.match(lang):
                 self.error(key, lnode, "is not a language code like 'en', 'pt' or 'zh_CN'")
                 continue
             if not isinstance(settings, dict):
@@ -343,12 +343,12 @@ class _Validator(Checks):
                     f"{origin!r} is not a language code like 'en', 'pt' or 'zh_CN'",
                 )
                 origin = None
-            lang_title = settings.get("title") or (title.get(code) if isinstance(title, dict) else title) or ""
+            lang_title = settings.get("title") or (title.get(lang) if isinstance(title, dict) else title) or ""
             base = settings.get("base")
             if base is not None and (not isinstance(base, str) or not base):
                 self.error(f"{key}.base", key_node(lnode, "base") or lnode, "must name an edition (a string)")
                 base = None
-            out[code] = LanguageConfig(code, str(name or code), str(lang_title), fws, str(tab), origin, base)
+            out[lang] = LanguageConfig(lang, str(name or lang), str(lang_title), fws, str(tab), origin, base)
         return out
 
     def execution(self, value: Any, node: ast.expr | None, frameworks: tuple[str, ...], build: Path) -> ExecutionConfig:

@@ -179,11 +179,11 @@ def cache_info(ctx: click.Context, as_json: bool) -> None:
     cached = {key for key, payload, _ in entries if payload}
     known = problem is None
     per_language: dict[str, dict[str, int | None]] = {
-        code: {
-            "programs": sum(code in p.languages for p in programs),
-            "cached": sum(code in p.languages and p.key in cached for p in programs) if known else None,
+        lang: {
+            "programs": sum(lang in p.languages for p in programs),
+            "cached": sum(lang in p.languages and p.key in cached for p in programs) if known else None,
         }
-        for code in config.languages
+        for lang in config.languages
     }
     info = {
         "cache_dir": str(config.execution.cache_dir),
@@ -210,8 +210,8 @@ def cache_info(ctx: click.Context, as_json: bool) -> None:
     table = Table(title="programs per language")
     for column in ("language", "programs", "cached"):
         table.add_column(column, justify="left" if column == "language" else "right")
-    for code, row in per_language.items():
-        table.add_row(code, str(row["programs"]), "?" if row["cached"] is None else str(row["cached"]))
+    for lang, row in per_language.items():
+        table.add_row(lang, str(row["programs"]), "?" if row["cached"] is None else str(row["cached"]))
     print_table(Console(), table)
 
 

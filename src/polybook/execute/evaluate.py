@@ -144,9 +144,9 @@ def environments_wanted(book: Book, problems: list[Diagnostic] | None = None) ->
     (the document's programs then run in the framework's own environment)."""
     config = book.config
     wanted: dict[Wanted, tuple[str, int] | None] = {}
-    for code, chapters in book.chapters.items():
+    for lang, chapters in book.chapters.items():
         for doc in chapters.values():
-            for framework in config.languages[code].frameworks:
+            for framework in config.languages[lang].frameworks:
                 if framework not in config.execution.environments or not doc.offers(framework):
                     continue
                 if not doc.cells(framework):
@@ -296,7 +296,7 @@ def _not_run(program: Program, status: str, ename: str, evalue: str, cell: int =
     }
 
 
-def evaluation_inputs(book: Book, language: str, environment: dict[str, Any]) -> str:
+def evaluation_inputs(book: Book, lang: str, environment: dict[str, Any]) -> str:
     """Everything the evaluation of ``language`` depends on, in one digest: its cells (code,
     tab, attributes, in order), the execution and library settings, the kernels' environment,
     the frozen results and the language's own copy of the library. When it has not changed since
@@ -309,14 +309,14 @@ def evaluation_inputs(book: Book, language: str, environment: dict[str, Any]) ->
 
     config = book.config
     digest = hashlib.sha256(str(KEY_VERSION).encode())
-    for name, doc in book.chapters.get(language, {}).items():
+    for name, doc in book.chapters.get(lang, {}).items():
         digest.update(name.encode() + b"\0")
         for cell in doc.cells():
             digest.update(json.dumps([cell.code, cell.tab, cell.attrs, cell.frameworks]).encode() + b"\0")
     library = [repr(config.library), *(problem.format() for problem in config.library_problems)]
     settings = [repr(config.execution), library, environment, config.default_tab]
     digest.update(json.dumps(settings, sort_keys=True, default=str).encode())
-    for folder in (config.execution.frozen_dir, config.chapters_dir / language / "d2l"):
+    for folder in (config.execution.frozen_dir, config.chapters_dir / lang / "d2l"):
         for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
             info = path.stat()
             digest.update(f"{path}\0{info.st_size}\0{info.st_mtime_ns}".encode())

@@ -62,20 +62,20 @@ class KernelLibrary:
     own: dict[tuple[str, str], str] = field(default_factory=dict)  # (lang, framework) -> its copy's digest
     problems: list[Diagnostic] = field(default_factory=list)
 
-    def key(self, language: str, framework: str, document: str) -> str | None:
+    def key(self, lang: str, framework: str, document: str) -> str | None:
         """What a program of ``document`` imports for ``framework`` (None: no book library)."""
-        if (language, framework) in self.own:
-            return "file:" + self.own[(language, framework)]
+        if (lang, framework) in self.own:
+            return "file:" + self.own[(lang, framework)]
         if framework in self.saved:
             return "book:" + self.saved[framework].up_to(document)
         return None
 
-    def overrides(self, language: str) -> dict[str, Path]:
+    def overrides(self, lang: str) -> dict[str, Path]:
         """Files of ``language``'s mirror that are the built modules (relative path -> file)."""
         return {
             self.settings.frameworks[fw].lib_file: path
             for fw, path in self.built.items()
-            if (language, fw) not in self.own and path.is_file()
+            if (lang, fw) not in self.own and path.is_file()
         }
 
 

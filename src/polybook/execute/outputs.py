@@ -105,10 +105,10 @@ def write_outputs(evaluation: Evaluation, root: Path | None = None) -> list[Path
     return written
 
 
-def read_outputs(build_dir: Path, language: str) -> dict[str, dict[str, Any]]:
+def read_outputs(build_dir: Path, lang: str) -> dict[str, dict[str, Any]]:
     """Document name -> its results file, as the last :func:`write_outputs` left them in
     ``<build_dir>/eval/<language>/`` (nested folders for nested documents)."""
-    folder = build_dir / "eval" / language
+    folder = build_dir / "eval" / lang
     return {
         path.relative_to(folder).with_suffix("").as_posix(): json.loads(path.read_text(encoding="utf-8"))
         for path in sorted(folder.rglob("*.json"))

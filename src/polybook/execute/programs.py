@@ -161,10 +161,10 @@ def build_programs(
     """
     config = book.config
     programs: dict[tuple[str, tuple[int, ...]], Program] = {}
-    for code, chapters in book.chapters.items():
+    for lang, chapters in book.chapters.items():
         for name, doc in chapters.items():
             settings = config.execution.chapter(name)
-            for framework in config.languages[code].frameworks:
+            for framework in config.languages[lang].frameworks:
                 cells = doc.cells(framework)
                 if not cells or not doc.offers(framework):  # no version for it, as in d2lbook
                     continue
@@ -172,7 +172,7 @@ def build_programs(
                 fingerprint = (derived or {}).get((framework, doc.required_libs), fingerprints[framework])
                 kernel = fingerprint.get("kernel") or config.execution.kernel_for(framework)
                 sources = [c.code_for(framework) for c in cells]
-                imported = library.key(code, framework, name) if library is not None else None
+                imported = library.key(lang, framework, name) if library is not None else None
                 key = program_key(framework, sources, options, fingerprint, imported)
                 group = (key, tuple(opt.timeout for opt in options))
                 program = programs.get(group)
@@ -182,11 +182,11 @@ def build_programs(
                         framework,
                         name,
                         kernel,
-                        run_folder(config, code, framework, name),
+                        run_folder(config, lang, framework, name),
                         sources,
                         options,
                         fingerprint,
-                        pythonpath=run_root(config, code, framework),
+                        pythonpath=run_root(config, lang, framework),
                     )
-                program.uses.append(Use(code, name, doc.path, cells))
+                program.uses.append(Use(lang, name, doc.path, cells))
     return list(programs.values())

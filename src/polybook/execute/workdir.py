@@ -26,16 +26,16 @@ from polybook.config import BookConfig
 RUN_DIR = "run"
 
 
-def run_root(config: BookConfig, language: str, framework: str) -> Path:
-    return config.build_dir / RUN_DIR / language / framework
+def run_root(config: BookConfig, lang: str, framework: str) -> Path:
+    return config.build_dir / RUN_DIR / lang / framework
 
 
-def run_folder(config: BookConfig, language: str, framework: str, document: str) -> Path:
+def run_folder(config: BookConfig, lang: str, framework: str, document: str) -> Path:
     """The folder a program of ``document`` (``chapter_x/section``) runs in."""
-    return run_root(config, language, framework) / Path(document).parent
+    return run_root(config, lang, framework) / Path(document).parent
 
 
-def mirror(config: BookConfig, language: str, framework: str, overrides: dict[str, Path] | None = None) -> Path:
+def mirror(config: BookConfig, lang: str, framework: str, overrides: dict[str, Path] | None = None) -> Path:
     """Bring ``build/run/<language>/<framework>/`` up to date with the book; returns it. ``overrides`` maps
     paths (relative to the language folder) to the files linked there instead of the book's:
     the library modules built from the chapters (:mod:`.library`).
@@ -43,10 +43,10 @@ def mirror(config: BookConfig, language: str, framework: str, overrides: dict[st
     Links to files that are gone are removed; whatever the code wrote there is kept (a
     dataset downloaded once serves every later run).
     """
-    root = run_root(config, language, framework)
+    root = run_root(config, lang, framework)
     wanted: dict[Path, Path] = {}
-    folders = [config.chapters_dir / language]
-    if language != config.source_language:
+    folders = [config.chapters_dir / lang]
+    if lang != config.source_language:
         folders.append(config.chapters_dir / config.source_language)  # the translation's fallback
     for base in reversed(folders):  # the language's own files win
         for path in _files(base):

@@ -92,12 +92,12 @@ def import_edition(
     except ConfEditError as exc:
         raise ImportRefused(diagnostics=exc.diagnostics) from None
     languages = (book.polybook or {}).get("languages") or {}
-    followers = [code for code in config.translations if not isinstance(languages.get(code), dict) or
-                 "base" not in languages[code]]  # fmt: skip
+    followers = [other for other in config.translations if not isinstance(languages.get(other), dict) or
+                 "base" not in languages[other]]  # fmt: skip
     entry: dict[str, object] = {"folder": relative}
     if settings.tabs:  # read with its own tabs: d2l-en 0.17's untagged cells are MXNet's
         entry |= {"frameworks": list(settings.tabs), "default_tab": settings.tabs[0]}
-    wanted = {"editions": {name: entry}, "languages": {code: {"base": name} for code in followers}}
+    wanted = {"editions": {name: entry}, "languages": {other: {"base": name} for other in followers}}
     try:
         new_text, changes = edit_conf(text, {}, wanted, str(conf_path))
     except ConfEditError as exc:

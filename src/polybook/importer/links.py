@@ -100,19 +100,19 @@ def add_own_links(polybook: dict, chapters: Path, lang: str, fresh: Path) -> lis
     source = polybook.get("source_language")
     exclusions = list(polybook.get("exclusions") or [])
     languages = polybook.get("languages") or {}
-    folder = {code: chapters / code for code in languages if code != lang}
+    folder = {other: chapters / other for other in languages if other != lang}
     folder[lang] = fresh
     if source not in folder or not folder[source].is_dir():
         return []
-    pairs = [lang] if lang != source else [code for code in languages if code != source and folder[code].is_dir()]
+    pairs = [lang] if lang != source else [other for other in languages if other != source and folder[other].is_dir()]
     present = list(polybook.get("localised_links") or [])
     notes = []
     source_docs = documents(folder[source], exclusions)
-    for code in pairs:
-        for found in own_links(source_docs, documents(folder[code], exclusions)):
+    for other in pairs:
+        for found in own_links(source_docs, documents(folder[other], exclusions)):
             if found.pattern not in present:
                 present.append(found.pattern)
-                notes.append(found.note(code, source))
+                notes.append(found.note(other, source))
     if notes:
         polybook["localised_links"] = present
     return notes

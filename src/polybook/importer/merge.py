@@ -102,10 +102,10 @@ def _effective_tabs(polybook: dict[str, Any]) -> dict[str, tuple[list[str], str]
     book = list(polybook.get("frameworks") or [])
     tab = polybook.get("default_tab") or (book[0] if book else "")
     out = {}
-    for code, entry in (polybook.get("languages") or {}).items():
+    for lang, entry in (polybook.get("languages") or {}).items():
         if isinstance(entry, dict):
             own = list(entry.get("frameworks") or book)
-            out[code] = (own, entry.get("default_tab") or (tab if tab in own else (own[0] if own else "")))
+            out[lang] = (own, entry.get("default_tab") or (tab if tab in own else (own[0] if own else "")))
     return out
 
 
@@ -113,16 +113,16 @@ def _pin_tabs(polybook: dict[str, Any], before: dict[str, tuple[list[str], str]]
     """Languages that took the book's frameworks or default tab keep what they had: the book's
     growing by this import's frameworks must not change what the other languages mean."""
     after = _effective_tabs(polybook)
-    for code, (frameworks, tab) in before.items():
-        if code == lang or code not in after:
+    for other, (frameworks, tab) in before.items():
+        if other == lang or other not in after:
             continue
-        entry = polybook["languages"][code]
-        if after[code][0] != frameworks:
+        entry = polybook["languages"][other]
+        if after[other][0] != frameworks:
             entry["frameworks"] = frameworks
-            merged.notes.append(f"{code} keeps its frameworks {frameworks} (they were the book's)")
-        if after[code][1] != tab:
+            merged.notes.append(f"{other} keeps its frameworks {frameworks} (they were the book's)")
+        if after[other][1] != tab:
             entry["default_tab"] = tab
-            merged.notes.append(f"{code} keeps its default tab {tab} (it was the book's)")
+            merged.notes.append(f"{other} keeps its default tab {tab} (it was the book's)")
 
 
 def _source(polybook: dict[str, Any], lang: str) -> str:

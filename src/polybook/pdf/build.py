@@ -128,7 +128,7 @@ def pdf_targets(
     ]
 
 
-def site_pdfs(config: BookConfig, language: str, built_only: bool = False) -> list[dict[str, str]]:
+def site_pdfs(config: BookConfig, lang: str, built_only: bool = False) -> list[dict[str, str]]:
     """The PDFs of ``language`` for the site header (``polybook_site["pdfs"]``).
 
     ``path`` is relative to the site root, where :func:`polybook.site.assemble.copy_pdfs`
@@ -136,8 +136,8 @@ def site_pdfs(config: BookConfig, language: str, built_only: bool = False) -> li
     ``built_only`` leaves out the PDFs not built (yet): the header never links a 404.
     """
     return [
-        {"name": f"PDF ({config.label_of(t.framework)})", "path": f"{language}/pdf/{t.pdf.name}"}
-        for t in pdf_targets(config, [language])
+        {"name": f"PDF ({config.label_of(t.framework)})", "path": f"{lang}/pdf/{t.pdf.name}"}
+        for t in pdf_targets(config, [lang])
         if t.pdf.is_file() or not built_only
     ]
 

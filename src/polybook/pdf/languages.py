@@ -102,12 +102,12 @@ _RTL = (Script.HEBREW, Script.ARABIC)
 _FACES = {Script.ARABIC: ("Noto Naskh Arabic", "Noto Sans Arabic")}
 
 
-def typesetting(language: str, script: Script = Script.LATIN) -> Typesetting:
+def typesetting(lang: str, script: Script = Script.LATIN) -> Typesetting:
     """How ``language``'s PDF is set, its text being written in ``script`` (:mod:`.scripts`)."""
-    words = WORDS.get(language, WORDS.get(language.replace("-", "_").split("_")[0], Words()))
+    words = WORDS.get(lang, WORDS.get(lang.replace("-", "_").split("_")[0], Words()))
     if script in _CJK_REGION:
         region = _CJK_REGION[script]
-        if script is Script.HAN and language.lower().endswith(_TRADITIONAL):
+        if script is Script.HAN and lang.lower().endswith(_TRADITIONAL):
             region = "TC"
         fonts = CJKFonts(f"Noto Serif CJK {region}", f"Noto Sans CJK {region}", f"Noto Sans Mono CJK {region}")
         return Typesetting(script, cjk=fonts, words=words)
@@ -117,17 +117,17 @@ def typesetting(language: str, script: Script = Script.LATIN) -> Typesetting:
         names = _FACES.get(script, tuple(f"Noto {style} {script}" for style in ("Serif", "Sans")))
         family = next((name for name in names if name in installed), None)
         run = RunFont(family, _RUNS[script], script in _RTL, str(script)) if family else None
-    return Typesetting(script, run=run, babel=babel_name(language), words=words)
+    return Typesetting(script, run=run, babel=babel_name(lang), words=words)
 
 
 @functools.cache
-def babel_name(language: str) -> str:
+def babel_name(lang: str) -> str:
     """babel's name of ``language`` when babel knows it here (its ``.ldf`` is installed), else
     "": babel is then not told about the language at all (Sphinx would pass it a name babel
     does not have, and the build would stop on it)."""
     from sphinx.builders.latex.util import ExtBabel
 
-    babel = ExtBabel(language.replace("-", "_"))
+    babel = ExtBabel(lang.replace("-", "_"))
     name = babel.get_language()
     if not babel.is_supported_language():
         return ""
@@ -144,16 +144,16 @@ def main_fonts(spec: Typesetting) -> tuple[str, str | None, str, str | None]:
     return MAIN_FONT, spec.cjk.serif if spec.cjk else None, MONO_FONT, spec.run.family if spec.run else None
 
 
-def _bibliography_title(language: str) -> str:
+def _bibliography_title(lang: str) -> str:
     r"""The bibliography's heading in the language (babel would say "Bibliography"); set
     after babel's captions, which it sets at ``\begin{document}``."""
-    return r"\AtBeginDocument{\renewcommand{\bibname}{" + text(language, "references") + "}}"
+    return r"\AtBeginDocument{\renewcommand{\bibname}{" + text(lang, "references") + "}}"
 
 
-def latex_elements(language: str, spec: Typesetting, fonts: FontPlan | None = None) -> dict[str, str]:
+def latex_elements(lang: str, spec: Typesetting, fonts: FontPlan | None = None) -> dict[str, str]:
     """Sphinx ``latex_elements`` for ``language`` (xelatex) set as ``spec`` says; ``fonts``:
     the fallback fonts."""
-    extra = [_bibliography_title(language), _run_fonts(spec.run), fonts.preamble() if fonts else ""]
+    extra = [_bibliography_title(lang), _run_fonts(spec.run), fonts.preamble() if fonts else ""]
     elements = {
         "papersize": "a4paper",
         "pointsize": "10pt",

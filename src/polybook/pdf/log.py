@@ -94,7 +94,7 @@ def source_of(tex: list[str], tex_line: int) -> tuple[str, int] | None:
 def diagnose(
     log: LatexLog,
     *,
-    language: str,
+    lang: str,
     tex: list[str],
     log_path: Path,
     docs: dict[str, Transpiled],
@@ -106,7 +106,7 @@ def diagnose(
     for glyph in log.missing:
         where = _find_char(glyph.char, docs, paths) or (shown_log, glyph.log_line)
         message = (
-            f"{language}: no font has {glyph.char!r} ({glyph.codepoint} {glyph.name}); it would print as a blank"
+            f"{lang}: no font has {glyph.char!r} ({glyph.codepoint} {glyph.name}); it would print as a blank"
             f" (font {glyph.font}; log {shown_log}:{glyph.log_line})"
         )
         out.append(Diagnostic.make(*where, Code.PDF_GLYPH, message))
@@ -117,7 +117,7 @@ def diagnose(
             where = (paths[source[0]], docs[source[0]].source_line(source[1]))
         named = f" in {error.file}" if error.file and error.tex_line is None else ""
         near = f' near "{error.context.split(" ", 1)[-1][-40:]}"' if error.context else ""
-        message = f"{language}: LaTeX error{named}: {error.message}{near} (log {shown_log}:{error.log_line})"
+        message = f"{lang}: LaTeX error{named}: {error.message}{near} (log {shown_log}:{error.log_line})"
         out.append(Diagnostic.make(*where, Code.PDF_LATEX, message))
     return out
 

@@ -36,7 +36,7 @@ def _numbering(toc: Toc | None, name: str) -> list[str]:
 
 def stage_framework(
     config: BookConfig,
-    language: str,
+    lang: str,
     framework: str,
     docs: dict[str, Document],
     results: dict[str, dict[str, Any]],
@@ -48,7 +48,7 @@ def stage_framework(
     language's ``toc``, a chapter the toc does not number (only ``:numbered:`` blocks are, as in
     d2lbook) is an unnumbered chapter of the PDF: LaTeX numbers every chapter otherwise."""
     policy = PdfPages(framework, figure_cache, toc)
-    return stage_documents(config, language, docs, results, srcdir, bibfiles(config, language), policy)
+    return stage_documents(config, lang, docs, results, srcdir, bibfiles(config, lang), policy)
 
 
 class PdfPages(StagePolicy):

@@ -93,15 +93,15 @@ class SiteInputs:
             self._trees[folder] = tree_stats(folder)
         return self._trees[folder]
 
-    def of(self, language: str) -> str:
+    def of(self, lang: str) -> str:
         config = self.config
         own: dict[str, Any] = {
-            "language": self.tree(config.chapters_dir / language),
+            "language": self.tree(config.chapters_dir / lang),
             "source": self.tree(config.chapters_dir / config.source_language),
-            "pdfs": sorted(path.name for path in (config.build_dir / "pdf" / language).glob("*.pdf")),
+            "pdfs": sorted(path.name for path in (config.build_dir / "pdf" / lang).glob("*.pdf")),
         }
         # The stored results: written by this build's evaluation only when they change, and by
         # `polybook build eval` (--rerun-failed may turn a failure into outputs).
-        own["outputs"] = self.tree(config.build_dir / "eval" / language)
+        own["outputs"] = self.tree(config.build_dir / "eval" / lang)
         blob = self.shared + json.dumps(own, sort_keys=True)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()

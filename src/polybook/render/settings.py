@@ -27,8 +27,8 @@ EXTENSIONS = ["myst_parser", "sphinx_design", "sphinx_copybutton", "sphinx.ext.m
 SITE_MODULES = ("sphinx.builders.html", "pydata_sphinx_theme", *EXTENSIONS)
 
 
-def hreflang(code: str) -> str:
-    return code.replace("_", "-")
+def hreflang(lang: str) -> str:
+    return lang.replace("_", "-")
 
 
 def site_info(config: BookConfig, pdfs: dict[str, tuple[PdfLink, ...]]) -> SiteInfo:
@@ -132,15 +132,15 @@ def search_preload(languages: list[str]) -> list[str]:
     return sorted({SEARCH_PRELOAD[search] for lang in languages if (search := search_language(lang)) in SEARCH_PRELOAD})
 
 
-def search_language(language: str) -> str:
+def search_language(lang: str) -> str:
     """The language of a language's search index (Sphinx's ``html_search_language``)."""
-    return language.split("_")[0]
+    return lang.split("_")[0]
 
 
-def _search_options(language: str) -> dict[str, str]:
+def _search_options(lang: str) -> dict[str, str]:
     """Sphinx's Japanese search segments all text with a slow pure-Python segmenter: ours
     segments only the Japanese in it (:class:`polybook.stage.sphinx_speed.JapaneseSplitter`)."""
-    return {"type": "polybook.stage.sphinx_speed.JapaneseSplitter"} if search_language(language) == "ja" else {}
+    return {"type": "polybook.stage.sphinx_speed.JapaneseSplitter"} if search_language(lang) == "ja" else {}
 
 
 def _paths(config: BookConfig, paths: list[str]) -> list[str]:

@@ -21,7 +21,7 @@ class PdfLink:
 
 @dataclass(frozen=True, slots=True)
 class SiteLanguage:
-    code: str
+    lang: str
     name: str  # the language's name in itself
     hreflang: str
     title: str  # the book's title in it
@@ -39,21 +39,22 @@ class SiteInfo:
     pdfs: dict[str, tuple[PdfLink, ...]] = field(default_factory=dict)
     status: str = ""  # the translation-status page's docname, "" when there is none
 
-    def language(self, code: str) -> SiteLanguage:
-        return next(lang for lang in self.languages if lang.code == code)
+    def language(self, lang: str) -> SiteLanguage:
+        return next(language for language in self.languages if language.lang == lang)
 
-    def with_languages(self, codes: list[str]) -> SiteInfo:
-        """Only the languages ``codes`` (their pages, chooser and sitemap)."""
+    def with_languages(self, langs: list[str]) -> SiteInfo:
+        """Only the languages ``langs`` (their pages, chooser and sitemap)."""
         return replace(
             self,
-            languages=tuple(lang for lang in self.languages if lang.code in codes),
-            documents={code: pages for code, pages in self.documents.items() if code in codes},
+            languages=tuple(language for language in self.languages if language.lang in langs),
+            documents={lang: pages for lang, pages in self.documents.items() if lang in langs},
         )
 
     def with_status(self, docname: str) -> SiteInfo:
         """With the translation-status page ``docname`` in every language."""
         languages = tuple(
-            lang if docname in lang.pages else replace(lang, pages=(*lang.pages, docname)) for lang in self.languages
+            language if docname in language.pages else replace(language, pages=(*language.pages, docname))
+            for language in self.languages
         )
         return replace(self, languages=languages, status=docname)
 
@@ -82,13 +83,13 @@ class LanguageSite:
             "source_language": site.source_language,
             "languages": [
                 {
-                    "code": lang.code,
-                    "name": lang.name,
-                    "hreflang": lang.hreflang,
-                    "title": lang.title,
-                    "pages": list(lang.pages),
+                    "code": language.lang,
+                    "name": language.name,
+                    "hreflang": language.hreflang,
+                    "title": language.title,
+                    "pages": list(language.pages),
                 }
-                for lang in site.languages
+                for language in site.languages
             ],
             "pages": site.documents,
             "names": site.names,
@@ -109,7 +110,7 @@ class LanguageSite:
                 SiteLanguage(e["code"], e["name"], e["hreflang"], e["title"], tuple(e["pages"]))
                 for e in data["languages"]
             ),
-            {code: list(pages) for code, pages in data.get("pages", {}).items()},
+            {lang: list(pages) for lang, pages in data.get("pages", {}).items()},
             dict(data.get("names", {})),
             dict(data.get("fallback_notices", {})),
             str(data.get("baseurl") or ""),

@@ -104,27 +104,27 @@ def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[st
     page = f"{here}/{pagename}.html"  # this page, relative to the site root
     in_source = pagename in site.documents.get(source, [])
     links, alternates = [], []
-    for lang in site.languages:
-        has_page = pagename in lang.pages
+    for language in site.languages:
+        has_page = pagename in language.pages
         if has_page:
-            target, fallback = f"{lang.code}/{pagename}.html", ""
+            target, fallback = f"{language.lang}/{pagename}.html", ""
         elif in_source:
-            target, fallback = f"{source}/{pagename}.html", lang.code
+            target, fallback = f"{source}/{pagename}.html", language.lang
         else:
-            target, fallback = f"{lang.code}/index.html", ""
+            target, fallback = f"{language.lang}/index.html", ""
         href = _relative(page, target)
         links.append(
             {
-                "code": lang.code,
-                "name": lang.name,
-                "href": href + (f"?polybook-from={lang.code}" if fallback else ""),
-                "current": lang.code == here,
+                "code": language.lang,
+                "name": language.name,
+                "href": href + (f"?polybook-from={language.lang}" if fallback else ""),
+                "current": language.lang == here,
                 "available": has_page,
             }
         )
         if has_page and pagename not in ("search", "genindex"):
             url = site.url(target) if site.baseurl.rstrip("/") else href
-            alternates.append(f'<link rel="alternate" hreflang="{lang.hreflang}" href="{url}" />')
+            alternates.append(f'<link rel="alternate" hreflang="{language.hreflang}" href="{url}" />')
     if in_source:
         target = f"{source}/{pagename}.html"
         url = site.url(target) if site.baseurl.rstrip("/") else _relative(page, target)

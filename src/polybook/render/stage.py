@@ -39,7 +39,7 @@ CATALOGS = Path(__file__).parent / "assets" / "locale"
 
 def stage_language(
     config: BookConfig,
-    language: str,
+    lang: str,
     docs: dict[str, Document],
     source_headings: dict[str, list[Heading]],
     results: dict[str, dict[str, Any]],
@@ -52,7 +52,7 @@ def stage_language(
     """Write ``srcdir`` for ``language``'s site; ``source_headings``: the source language's, for
     the anchors shared across languages; ``extra`` maps docname -> MyST of generated pages."""
     policy = SitePages(source_headings, extra or {})
-    return stage_documents(config, language, docs, results, srcdir, bibfiles, policy, stored=stored)
+    return stage_documents(config, lang, docs, results, srcdir, bibfiles, policy, stored=stored)
 
 
 class SitePages(StagePolicy):

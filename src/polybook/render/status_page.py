@@ -21,16 +21,16 @@ _START, _END = "<!-- polybook-status -->", "<!-- /polybook-status -->"
 _SLOT_RE = re.compile(re.escape(_START) + ".*?" + re.escape(_END), re.DOTALL)
 
 
-def intro(language: str, source_name: str) -> str:
-    return f"<p>{html.escape(text(language, 'status_intro', source=source_name))}</p>"
+def intro(lang: str, source_name: str) -> str:
+    return f"<p>{html.escape(text(lang, 'status_intro', source=source_name))}</p>"
 
 
-def frame(language: str, source_name: str) -> str:
+def frame(lang: str, source_name: str) -> str:
     """The MyST Sphinx builds: the same on every run, so it never rebuilds a language."""
-    title = text(language, "status")
+    title = text(lang, "status")
     # orphan: the page is in no toctree; the sidebar links it (polybook-toc.html).
     return (
-        f"---\norphan: true\n---\n\n# {title}\n\n```{{raw}} html\n{intro(language, source_name)}\n"
+        f"---\norphan: true\n---\n\n# {title}\n\n```{{raw}} html\n{intro(lang, source_name)}\n"
         f'<div id="{SLOT_ID}">{_START}{_END}</div>\n```\n'
     )
 

@@ -43,9 +43,9 @@ def assemble(config: BookConfig, site: SiteInfo, outdir: Path) -> list[Diagnosti
     problems: list[Diagnostic] = []
     write_if_changed(outdir / "index.html", root_index(config, site))
     write_if_changed(outdir / "sitemap.xml", sitemap(site))
-    for lang in site.languages:
-        if (outdir / lang.code).is_dir():
-            write_if_changed(outdir / lang.code / "404.html", not_found(lang.code, site))
+    for language in site.languages:
+        if (outdir / language.lang).is_dir():
+            write_if_changed(outdir / language.lang / "404.html", not_found(language.lang, site))
     # Hosts such as GitHub Pages serve only the root's 404.html, for every missing page.
     write_if_changed(outdir / "404.html", not_found(None, site))
     copy_pdfs(config, site, outdir)
@@ -58,16 +58,18 @@ def assemble(config: BookConfig, site: SiteInfo, outdir: Path) -> list[Diagnosti
 def root_index(config: BookConfig, site: SiteInfo) -> str:
     """Choose a language: each named in itself; the browser's language is suggested."""
     items = "\n".join(
-        f'    <li><a href="{lang.code}/index.html" lang="{lang.code}" hreflang="{lang.hreflang}" '
-        f'data-language="{lang.code}"><span class="name">{html.escape(lang.name)}</span> '
-        f'<span class="title">{html.escape(lang.title)}</span></a></li>'
-        for lang in site.languages
+        f'    <li><a href="{language.lang}/index.html" lang="{language.lang}" hreflang="{language.hreflang}" '
+        f'data-language="{language.lang}"><span class="name">{html.escape(language.name)}</span> '
+        f'<span class="title">{html.escape(language.title)}</span></a></li>'
+        for language in site.languages
     )
     alternates = "\n".join(
-        f'  <link rel="alternate" hreflang="{lang.hreflang}" href="{site.url(lang.code + "/index.html")}">'
-        for lang in site.languages
+        f'  <link rel="alternate" hreflang="{language.hreflang}" href="{site.url(language.lang + "/index.html")}">'
+        for language in site.languages
     )
-    choose = json.dumps({lang.code: text(lang.code, "choose") for lang in site.languages}, ensure_ascii=False)
+    choose = json.dumps(
+        {language.lang: text(language.lang, "choose") for language in site.languages}, ensure_ascii=False
+    )
     return f"""<!DOCTYPE html>
 <html lang="{site.source_language}">
 <head>
@@ -125,15 +127,15 @@ def root_index(config: BookConfig, site: SiteInfo) -> str:
 def sitemap(site: SiteInfo) -> str:
     """Every page of every language, each with its alternates (hreflang)."""
     rows = []
-    for lang in site.languages:
-        for page in lang.pages:
+    for language in site.languages:
+        for page in language.pages:
             alternates = "".join(
                 f'\n    <xhtml:link rel="alternate" hreflang="{other.hreflang}" '
-                f'href="{html.escape(site.url(other.code + "/" + page + ".html"))}"/>'
+                f'href="{html.escape(site.url(other.lang + "/" + page + ".html"))}"/>'
                 for other in site.languages
                 if page in other.pages
             )
-            loc = html.escape(site.url(f"{lang.code}/{page}.html"))
+            loc = html.escape(site.url(f"{language.lang}/{page}.html"))
             rows.append(f"  <url>\n    <loc>{loc}</loc>{alternates}\n  </url>")
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -143,7 +145,7 @@ def sitemap(site: SiteInfo) -> str:
     )
 
 
-def not_found(language: str | None, site: SiteInfo) -> str:
+def not_found(lang: str | None, site: SiteInfo) -> str:
     """A 404 page: sends a page missing from a translation to the source language's page.
 
     ``language`` None is the site root's page, which a host serves for any missing path:
@@ -152,8 +154,8 @@ def not_found(language: str | None, site: SiteInfo) -> str:
     pages = json.dumps(site.documents)
     source = site.source_language
     names = site.names
-    shown = language or source
-    home = html.escape(text(shown, "home")) + (f" ({html.escape(names[language])})" if language else "")
+    shown = lang or source
+    home = html.escape(text(shown, "home")) + (f" ({html.escape(names[lang])})" if lang else "")
     root_url = html.escape(site.baseurl.rstrip("/") + "/")
     return f"""<!DOCTYPE html>
 <html lang="{shown}">
@@ -169,11 +171,11 @@ def not_found(language: str | None, site: SiteInfo) -> str:
 <body>
   <h1>{html.escape(text(shown, "not_found"))}</h1>
   <p>{html.escape(text(shown, "not_found_body"))}</p>
-  <p><a id="home" href="{"index.html" if language else root_url}">{home}</a></p>
+  <p><a id="home" href="{"index.html" if lang else root_url}">{home}</a></p>
 <script>
 (function () {{
   // /<site>/<lang>/<page>.html: when <page> exists in the source language, read it there.
-  var pages = {pages}, source = {json.dumps(source)}, here = {json.dumps(language)};
+  var pages = {pages}, source = {json.dumps(source)}, here = {json.dumps(lang)};
   var parts = window.location.pathname.split("/");
   var at = -1;
   if (here) {{
@@ -198,10 +200,10 @@ def not_found(language: str | None, site: SiteInfo) -> str:
 
 
 def copy_pdfs(config: BookConfig, site: SiteInfo, outdir: Path) -> None:
-    for lang in site.languages:
-        for pdf in site.pdfs.get(lang.code, ()):
+    for language in site.languages:
+        for pdf in site.pdfs.get(language.lang, ()):
             target = outdir / pdf.path
-            source = config.build_dir / "pdf" / lang.code / target.name
+            source = config.build_dir / "pdf" / language.lang / target.name
             if source.is_file() and (not target.is_file() or target.stat().st_mtime < source.stat().st_mtime):
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(source, target)

@@ -135,7 +135,7 @@ def serve(ctx: click.Context, host: str, port: int, languages: tuple[str, ...], 
         from polybook.stage.settings import bibfiles
 
         book = current["config"]
-        return [book.chapters_dir, conf_path, *{bib for code in book.languages for bib in bibfiles(book, code)}]
+        return [book.chapters_dir, conf_path, *{bib for lang in book.languages for bib in bibfiles(book, lang)}]
 
     before = snapshot(paths())
     build(config, languages, no_eval)

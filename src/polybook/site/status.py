@@ -222,14 +222,14 @@ def _book_relative(path: str, root: Path, cwd: str) -> str:
         return path
 
 
-def page_html(statuses: dict[str, LanguageStatus], language: str, book: Book, linked: set[str] | None = None) -> str:
-    """``language``'s status tables: an overview of every language (linking the status pages
+def page_html(statuses: dict[str, LanguageStatus], lang: str, book: Book, linked: set[str] | None = None) -> str:
+    """``lang``'s status tables: an overview of every language (linking the status pages
     of the languages in ``linked``, default all), then this language's chapters and findings.
     The page's title and explanation are the frame's (:func:`polybook.render.status_page.frame`)."""
     config = book.config
-    t = _translator(language)
+    t = _translator(lang)
     source = config.source_language
-    names = {code: lang.name for code, lang in config.languages.items()}
+    names = {other: settings.name for other, settings in config.languages.items()}
     out = [
         "<style>",
         ".polybook-status td.n{text-align:right;font-variant-numeric:tabular-nums}",
@@ -239,7 +239,7 @@ def page_html(statuses: dict[str, LanguageStatus], language: str, book: Book, li
         ".polybook-status :is(td,i).info{color:var(--pst-color-info,#0277bd)}",
         ".polybook-status :is(td,i).ok{color:var(--pst-color-success,#2e7d32)}",
         ".polybook-status :is(td,i):is(.missing,.zero){color:var(--pst-color-text-muted,#777)}",
-        ".polybook-status li.finding code{font-size:.85em}",
+        ".polybook-status li.finding other{font-size:.85em}",
         "</style>",
         '<div class="polybook-status">',
         f'<table class="table polybook-status-overview"><thead><tr><th>{t("status_language")}</th>',
@@ -247,25 +247,25 @@ def page_html(statuses: dict[str, LanguageStatus], language: str, book: Book, li
         "".join(f"<th>{_icon(ICONS[level], str(level))} {t('status_' + str(level))}</th>" for level in LEVELS),
         f"<th>{t('status_suppressed')}</th></tr></thead><tbody>",
     ]
-    for code, status in statuses.items():
+    for other, status in statuses.items():
         states = status.states()
-        current = ' class="current"' if code == language else ""
-        name = html.escape(names[code])
-        shown = f'<a href="../{code}/{DOCNAME}.html">{name}</a>' if linked is None or code in linked else name
+        current = ' class="current"' if other == lang else ""
+        name = html.escape(names[other])
+        shown = f'<a href="../{other}/{DOCNAME}.html">{name}</a>' if linked is None or other in linked else name
         cells = (
             "".join(_count(states[s], s, "data-state") for s in STATES)
-            if code != source
+            if other != source
             else (f'<td colspan="{len(STATES)}">{t("status_source")}</td>')
         )
         out.append(
-            f'<tr data-lang="{code}"{current}><td>{shown}</td>{cells}'
+            f'<tr data-lang="{other}"{current}><td>{shown}</td>{cells}'
             + "".join(_count(status.count(level), str(level)) for level in LEVELS)
             + _count(status.suppressed, "suppressed")
             + "</tr>"
         )
     out.append("</tbody></table>")
-    mine = statuses[language]
-    if language != source:
+    mine = statuses[lang]
+    if lang != source:
         out.append(_plan_table(mine, t))
         out.append(_chapter_table(mine, t, source))
     out.append(_findings(mine, t, book))
@@ -276,9 +276,9 @@ def page_html(statuses: dict[str, LanguageStatus], language: str, book: Book, li
 Translate = Callable[..., str]
 
 
-def _translator(language: str) -> Translate:
+def _translator(lang: str) -> Translate:
     """The page's UI strings in ``language``, HTML-escaped."""
-    return lambda key, **values: html.escape(text(language, key, **values))
+    return lambda key, **values: html.escape(text(lang, key, **values))
 
 
 def _icon(classes: str, what: str) -> str:
@@ -365,4 +365,4 @@ def pages(
 ) -> dict[str, str]:
     """language -> its status tables (:func:`page_html`), for ``languages``."""
     statuses = collect(book, result)
-    return {code: page_html(statuses, code, book, linked) for code in languages}
+    return {lang: page_html(statuses, lang, book, linked) for lang in languages}

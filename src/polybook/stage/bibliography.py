@@ -44,9 +44,9 @@ class BibliographyPlan:
     style: str | None = None  # the directive's :style: where the page lists its own (None: conf.py's)
 
     @classmethod
-    def make(cls, language: str, docs: dict[str, Document], bibfiles: list[Path], style: Any) -> BibliographyPlan:
+    def make(cls, lang: str, docs: dict[str, Document], bibfiles: list[Path], style: Any) -> BibliographyPlan:
         """``style``: conf.py's ``bibtex_default_style`` (None when unset)."""
-        plan = cls(language, bibfiles)
+        plan = cls(lang, bibfiles)
         plan.references_pages = [
             name for name, doc in docs.items() if any(isinstance(n, Bibliography) for n in doc.walk())
         ]

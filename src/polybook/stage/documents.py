@@ -110,9 +110,9 @@ class BookFiles:
     size and time, not its bytes: an unchanged build reads no figure (d2l has 230 a language).
     """
 
-    def __init__(self, config: BookConfig, language: str, stage: Stage, wanted: set[str]) -> None:
+    def __init__(self, config: BookConfig, lang: str, stage: Stage, wanted: set[str]) -> None:
         self.config = config
-        self.language = language
+        self.language = lang
         self.root = config.root.resolve()
         self.target = stage
         self.wanted = wanted
@@ -239,7 +239,7 @@ class StagePolicy:
 
 def stage_documents(
     config: BookConfig,
-    language: str,
+    lang: str,
     docs: dict[str, Document],
     results: dict[str, dict[str, Any]],
     srcdir: Path,
@@ -252,17 +252,17 @@ def stage_documents(
     and files, as ``policy``'s output wants them; ``results`` maps a document to its eval
     document. ``stored``: the results are a previous run's (``--no-eval``), so a cell without
     any -- never run, or its code changed since -- is worth a warning."""
-    stage = Stage(language, srcdir)
+    stage = Stage(lang, srcdir)
     wanted: set[str] = set()
-    staging = Staging(config, language, stage, BookFiles(config, language, stage, wanted), wanted, docs)
-    references = BibliographyPlan.make(language, docs, bibs, config.sphinx.get("bibtex_default_style"))
+    staging = Staging(config, lang, stage, BookFiles(config, lang, stage, wanted), wanted, docs)
+    references = BibliographyPlan.make(lang, docs, bibs, config.sphinx.get("bibtex_default_style"))
     for bib in bibs:  # read by sphinxcontrib-bibtex from the book; a change rebuilds
         stage.hasher.update(bib.name.encode() + hashlib.sha256(bib.read_bytes()).digest())
-    rst = EvalRstResolver(config, language, output=policy.rst_output)
+    rst = EvalRstResolver(config, lang, output=policy.rst_output)
     stage.api = rst.api
     for name, doc in docs.items():
         renderer = OutputRenderer(
-            language,
+            lang,
             ChapterResults.from_doc(results.get(name)),
             functools.partial(policy.asset, staging, doc),
             rich=policy.rich,
@@ -270,7 +270,7 @@ def stage_documents(
         )
         myst = transpile(
             doc,
-            language,
+            lang,
             framework=policy.framework,
             outputs=renderer,
             figure=functools.partial(policy.figure, staging, name, doc),

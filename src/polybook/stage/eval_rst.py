@@ -74,14 +74,14 @@ class ApiImports:
         }
 
 
-def import_roots(config: BookConfig, language: str) -> list[Path]:
+def import_roots(config: BookConfig, lang: str) -> list[Path]:
     """Where the book's own modules are looked for, first match wins: the evaluation's mirror
     (the library built from the chapters; every framework's mirror has it, the default tab's is
     read), the language's folder, the source language's."""
     from polybook.execute.workdir import run_root
 
-    mirrored = run_root(config, language, config.languages[language].default_tab)
-    folders = [mirrored, config.document_path(language, "x").parent]
+    mirrored = run_root(config, lang, config.languages[lang].default_tab)
+    folders = [mirrored, config.document_path(lang, "x").parent]
     folders.append(config.document_path(config.source_language, "x").parent)
     return list(dict.fromkeys(folder.resolve() for folder in folders if folder.is_dir()))
 
@@ -186,9 +186,9 @@ def _names(path: Path, mtime: int) -> frozenset[str]:
 class EvalRstResolver:
     """Rewrites one language's eval_rst blocks (see the module's docstring)."""
 
-    def __init__(self, config: BookConfig, language: str, output: str = "html") -> None:
+    def __init__(self, config: BookConfig, lang: str, output: str = "html") -> None:
         self.output = output  # "html" or "latex": a raw block for the other one is left out
-        self.roots = import_roots(config, language)
+        self.roots = import_roots(config, lang)
         self.api = ApiImports(self.roots)
         self.found: dict[str, Path | None] = {}
 

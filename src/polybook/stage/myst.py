@@ -73,7 +73,7 @@ class _Writer:
     def __init__(
         self,
         doc: Document,
-        language: str,
+        lang: str,
         framework: str | None,
         outputs: OutputRenderer | None,
         figure: FigureResolver,
@@ -88,7 +88,7 @@ class _Writer:
         self.label = label
         self.eval_rst = eval_rst
         self.bibliography = bibliography
-        self.language = language
+        self.language = lang
         self.framework = framework
         # The site shows a tab for each framework the document has a version for (as d2lbook:
         # a chapter without TensorFlow code of its own has no TensorFlow tab).
@@ -369,7 +369,7 @@ def is_table_caption(node: Node) -> bool:
 
 def transpile(
     doc: Document,
-    language: str,
+    lang: str,
     *,
     framework: str | None = None,
     outputs: OutputRenderer | None = None,
@@ -387,7 +387,7 @@ def transpile(
     a framework is named for readers (default: as written)."""
     writer = _Writer(
         doc,
-        language,
+        lang,
         framework,
         outputs,
         figure or (lambda src, line: src),

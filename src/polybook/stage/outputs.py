@@ -85,13 +85,13 @@ class OutputRenderer:
 
     def __init__(
         self,
-        language: str,
+        lang: str,
         results: ChapterResults,
         write_asset: AssetWriter,
         rich: bool = True,
         label: Callable[[str], str] = str,
     ) -> None:
-        self.language = language
+        self.language = lang
         self.label = label  # how readers see a framework's name (conf.py's framework_labels)
         self.results = results
         self.write_asset = write_asset

@@ -13,14 +13,14 @@ from polybook.config import BookConfig
 MYST_EXTENSIONS = ("amsmath", "colon_fence", "dollarmath")
 
 
-def bibfiles(config: BookConfig, language: str) -> list[Path]:
+def bibfiles(config: BookConfig, lang: str) -> list[Path]:
     """The language's bibliography: conf.py's ``polybook.bibfile`` (relative to the language's
     folder, the source language's file when it has none), and any ``bibtex_bibfiles`` (relative
     to the book root) -- as files that exist."""
     raw = config.sphinx.get("bibtex_bibfiles") or []
     files = [raw] if isinstance(raw, str) else list(raw)
     found = [(config.root / name).resolve() for name in files if (config.root / name).is_file()]
-    own = config.bibliography(language)
+    own = config.bibliography(lang)
     return [own, *found] if own is not None else found
 
 
