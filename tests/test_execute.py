@@ -21,11 +21,12 @@ from polybook.dialect.normalize import normalize_code
 from polybook.execute import environment
 from polybook.execute.cache import Store
 from polybook.execute.environment import provenance
-from polybook.execute.evaluate import RUN, Evaluation, Outcome
+from polybook.execute.evaluate import Evaluation, Outcome
 from polybook.execute.outputs import write_outputs
 from polybook.execute.programs import build_programs
 from polybook.execute.progress import EvalProgress
 from polybook.execute.report import print_table, summary_table, write_report
+from polybook.execute.results import CellResult, ProgramResult, RunStatus, Source
 from polybook.execute.runner import clean_outputs, needs_gpu
 
 CONF = """\
@@ -249,9 +250,9 @@ def _evaluation(book: Book) -> Evaluation:
     """As if every program of ``book`` had run and succeeded (no kernel)."""
     outcomes = []
     for program in build_programs(book, FP):
-        cells = [{"status": "ok", "outputs": [], "duration": 0.1, "timeout": 300} for _ in program.sources]
-        result = {"key": program.key, "status": "ok", "failure": None, "cells": cells, "duration": 0.2}
-        outcomes.append(Outcome(program, result, RUN, 0.2))
+        cells = [CellResult(RunStatus.OK, [], 0.1, 300) for _ in program.sources]
+        result = ProgramResult(program.key, program.label(), RunStatus.OK, cells, duration=0.2)
+        outcomes.append(Outcome(program, result, Source.RUN, 0.2))
     return Evaluation(book, outcomes, "local", 1, 0.2, time.time())
 
 

@@ -166,7 +166,7 @@ def cache_info(ctx: click.Context, as_json: bool) -> None:
     entries = list(store.entries())
     statuses: dict[str, int] = {}
     for _, payload, _ in entries:
-        status = payload["status"] if payload else "corrupt"
+        status = str(payload.get("status")) if payload else "corrupt"
         statuses[status] = statuses.get(status, 0) + 1
     book = load_book(config, cached=True)
     problem = None

@@ -33,17 +33,13 @@ from polybook.execute.envs import (
     unreadable,
 )
 from polybook.execute.executors import Executor, NoGPUWorker, make_executor
-from polybook.execute.failures import MISSING_FRAMEWORK, NO_ENVIRONMENT, classify, framework_modules
+from polybook.execute.failures import NO_ENVIRONMENT, classify, framework_modules
 from polybook.execute.library import KernelLibrary, prepare_library
 from polybook.execute.programs import Program, build_programs
-from polybook.execute.runner import ERROR, FAILURES, KERNEL_DIED, NEEDS_GPU, OK, TIMEOUT, EventHook, Job
+from polybook.execute.results import ProgramResult, RunStatus, Source
+from polybook.execute.runner import EventHook, Job
 from polybook.execute.workdir import mirror
 from polybook.files import display_path
-
-#: Failures that fail the build (the others say what the machine lacks: :mod:`.failures`).
-FATAL = (ERROR, TIMEOUT, KERNEL_DIED)
-#: Where an outcome came from; ``skipped``: the executor refused it (no GPU worker), nothing ran.
-RUN, CACHE, FROZEN, SKIPPED = "run", "cache", "frozen", "skipped"
 
 
 @dataclass(slots=True)
@@ -57,8 +53,8 @@ class EvalOptions:
 @dataclass(slots=True)
 class Outcome:
     program: Program
-    result: dict[str, Any]  # the runner's payload (see runner.run_program)
-    source: str  # run, cache, frozen or skipped
+    result: ProgramResult
+    source: Source
     wall: float  # seconds this build spent on it (waiting for a lock included)
     note: str = ""
     problems: list[Diagnostic] = field(default_factory=list)  # e.g. a corrupt frozen result
@@ -66,8 +62,8 @@ class Outcome:
     fatal: bool = False  # set by the evaluation (Evaluation.fatal)
 
     @property
-    def status(self) -> str:
-        return str(self.result["status"])
+    def status(self) -> RunStatus:
+        return self.result.status
 
 
 @dataclass(slots=True)
@@ -86,7 +82,7 @@ class Evaluation:
         kernels; what the machine lacks (a GPU, the network, a framework) is reported but not
         fatal, "needs a GPU" only with ``fail_on_needs_gpu``."""
         gpu_fatal = self.book.config.execution.fail_on_needs_gpu
-        return [o for o in self.outcomes if o.status in FATAL or (o.status == NEEDS_GPU and gpu_fatal)]
+        return [o for o in self.outcomes if o.status.fatal or (o.status is RunStatus.NEEDS_GPU and gpu_fatal)]
 
 
 def program_job(program: Program) -> Job:
@@ -210,8 +206,8 @@ def evaluate(
     if options.freeze:
         for outcome in outcomes:
             # Only successes are worth committing and reusing; programs may share a key.
-            if outcome.status == OK and outcome.program.key not in evaluation.frozen:
-                frozen.put(outcome.program.key, outcome.result)
+            if outcome.status is RunStatus.OK and outcome.program.key not in evaluation.frozen:
+                frozen.put(outcome.program.key, outcome.result.to_json())
                 evaluation.frozen.append(outcome.program.key)
     return evaluation
 
@@ -221,15 +217,15 @@ def _evaluate_one(
 ) -> Outcome:
     t0 = time.monotonic()
     if program.unavailable:  # nothing to run it in: said once (plan), recorded per program, not cached
-        result = _not_run(program, MISSING_FRAMEWORK, NO_ENVIRONMENT, program.unavailable)
-        hook(f"done:{result['status']}", program.key, -1)
-        return Outcome(program, result, SKIPPED, time.monotonic() - t0, "no environment")
-    found = frozen.get(program.key)
-    if found.payload is not None and found.payload.get("status") == OK:
+        result = _not_run(program, RunStatus.MISSING_FRAMEWORK, NO_ENVIRONMENT, program.unavailable)
+        hook(f"done:{result.status}", program.key, -1)
+        return Outcome(program, result, Source.SKIPPED, time.monotonic() - t0, "no environment")
+    found, reason = _stored(frozen, program.key)
+    if found is not None and found.status is RunStatus.OK:
         hook("hit", program.key, -1)
-        return Outcome(program, found.payload, FROZEN, time.monotonic() - t0)
+        return Outcome(program, found, Source.FROZEN, time.monotonic() - t0)
     outcome = _from_cache_or_run(program, cache, executor, options, hook, t0)
-    if found.reason == "corrupt":  # a committed file: reported, never deleted
+    if reason == "corrupt":  # a committed file: reported, never deleted
         message = "frozen result is corrupt (checksum, key or format does not match): ignored and left in place"
         outcome.problems.append(
             Diagnostic.make(display_path(frozen.path(program.key)), 1, Code.READ, message, Level.WARNING)
@@ -242,58 +238,59 @@ def _from_cache_or_run(
     program: Program, cache: Store, executor: Executor, options: EvalOptions, hook: EventHook, t0: float
 ) -> Outcome:
     with cache.lock(program.key):
-        found = cache.get(program.key)
-        note = "corrupt entry discarded" if found.reason == "corrupt" else ""
-        if found.payload is not None:
-            stale = _stale(found.payload, program, options)
+        found, reason = _stored(cache, program.key)
+        note = "corrupt entry discarded" if reason == "corrupt" else ""
+        if found is not None:
+            stale = _stale(found, program, options)
             if not stale:
                 hook("hit", program.key, -1)
-                return Outcome(program, found.payload, CACHE, time.monotonic() - t0)
+                return Outcome(program, found, Source.CACHE, time.monotonic() - t0)
             note = stale
         try:
             result = executor.run(program_job(program), hook)
         except NoGPUWorker as exc:  # nothing ran: recorded as needing a GPU, not cached
-            result = _not_run(program, NEEDS_GPU, "NoGPUWorker", str(exc), program.gpu_cell or 0)
-            hook(f"done:{result['status']}", program.key, -1)
-            return Outcome(program, result, SKIPPED, time.monotonic() - t0, "no GPU worker")
+            result = _not_run(program, RunStatus.NEEDS_GPU, "NoGPUWorker", str(exc), program.gpu_cell or 0)
+            hook(f"done:{result.status}", program.key, -1)
+            return Outcome(program, result, Source.SKIPPED, time.monotonic() - t0, "no GPU worker")
         except Exception as exc:  # the executor itself failed (e.g. a lost Dask worker): not cached
-            result = _not_run(program, KERNEL_DIED, type(exc).__name__, str(exc))
-            hook(f"done:{result['status']}", program.key, -1)
-            return Outcome(program, result, RUN, time.monotonic() - t0, f"executor failed: {exc}")
-        cache.put(program.key, result)
-        hook(f"done:{result['status']}", program.key, -1)
-        return Outcome(program, result, RUN, time.monotonic() - t0, note)
+            result = _not_run(program, RunStatus.KERNEL_DIED, type(exc).__name__, str(exc))
+            hook(f"done:{result.status}", program.key, -1)
+            return Outcome(program, result, Source.RUN, time.monotonic() - t0, f"executor failed: {exc}")
+        cache.put(program.key, result.to_json())
+        hook(f"done:{result.status}", program.key, -1)
+        return Outcome(program, result, Source.RUN, time.monotonic() - t0, note)
 
 
-def _stale(payload: dict[str, Any], program: Program, options: EvalOptions) -> str:
+def _stored(store: Store, key: str) -> tuple[ProgramResult | None, str]:
+    """The result ``store`` holds for ``key``, or None and why not (``missing``, ``corrupt``:
+    its checksum does not match, or it does not read as a result)."""
+    found = store.get(key)
+    if found.payload is None:
+        return None, found.reason
+    try:
+        return ProgramResult.from_json(found.payload), ""
+    except ValueError:
+        return None, "corrupt"
+
+
+def _stale(stored: ProgramResult, program: Program, options: EvalOptions) -> str:
     """Why a stored result must not be served ("" when it can be)."""
-    status = payload.get("status")
-    if status in FAILURES and options.rerun_failed:
+    if stored.status.failed and options.rerun_failed:
         return "--rerun-failed"
-    if status == TIMEOUT:
+    if stored.status is RunStatus.TIMEOUT:
         # The timeout is not in the key (raising it should not re-run what succeeded), so a
         # stored timeout is stale once the cell may run longer than it was allowed to.
-        failure = payload.get("failure") or {}
-        index = failure.get("cell", 0)
-        allowed = payload["cells"][index].get("timeout", 0) if index < len(payload.get("cells", [])) else 0
+        index = stored.failure.cell if stored.failure is not None else 0
+        allowed = stored.cells[index].timeout if index < len(stored.cells) else 0
         if index < len(program.options) and program.options[index].timeout > allowed:
             return f"timeout raised to {program.options[index].timeout}s"
     return ""
 
 
-def _not_run(program: Program, status: str, ename: str, evalue: str, cell: int = 0) -> dict[str, Any]:
+def _not_run(program: Program, status: RunStatus, ename: str, evalue: str, cell: int = 0) -> ProgramResult:
     """The result of a program the executor did not run, failed at ``cell`` (its diagnostics' line)."""
-    cells = [{"status": "not_run", "outputs": [], "duration": None, "timeout": o.timeout} for o in program.options]
-    return {
-        "key": program.key,
-        "label": program.label(),
-        "status": status,
-        "failure": {"cell": cell, "kind": status, "ename": ename, "evalue": evalue, "traceback": []},
-        "allowed_errors": 0,
-        "cells": cells,
-        "duration": 0.0,
-        "provenance": {},
-    }
+    timeouts = [option.timeout for option in program.options]
+    return ProgramResult.not_run(program.key, program.label(), timeouts, status, ename, evalue, cell)
 
 
 def evaluation_inputs(book: Book, lang: str, environment: dict[str, Any]) -> str:

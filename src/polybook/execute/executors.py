@@ -23,6 +23,7 @@ import os
 import uuid
 from typing import Any, Protocol
 
+from polybook.execute.results import ProgramResult
 from polybook.execute.runner import EventHook, Job, run_program
 
 
@@ -30,7 +31,7 @@ class Executor(Protocol):
     name: str
     slots: int
 
-    def run(self, job: Job, on_event: EventHook) -> dict[str, Any]: ...
+    def run(self, job: Job, on_event: EventHook) -> ProgramResult: ...
 
     def close(self) -> None: ...
 
@@ -41,7 +42,7 @@ class LocalExecutor:
     def __init__(self, jobs: int | None = None) -> None:
         self.slots = max(1, jobs or os.cpu_count() or 1)
 
-    def run(self, job: Job, on_event: EventHook) -> dict[str, Any]:
+    def run(self, job: Job, on_event: EventHook) -> ProgramResult:
         return run_program(job, on_event)
 
     def close(self) -> None:
@@ -63,7 +64,7 @@ class DaskExecutor:
         self.slots = max(1, jobs or threads)
         self.gpu_workers = _gpu_workers(self.client)
 
-    def run(self, job: Job, on_event: EventHook) -> dict[str, Any]:
+    def run(self, job: Job, on_event: EventHook) -> ProgramResult:
         resources = None
         if job.wants_gpu:
             # Without a GPU worker the constraint could never be met (the task would wait for
@@ -78,8 +79,8 @@ class DaskExecutor:
         on_event("start", job.key, -1)
         key = f"polybook-{job.key[:16]}-{uuid.uuid4().hex[:8]}"
         future = self.client.submit(run_on_worker, job, key=key, resources=resources, pure=False)
-        result: dict[str, Any] = future.result()
-        result["provenance"]["resources"] = resources or {}
+        result: ProgramResult = future.result()
+        result.provenance["resources"] = resources or {}
         return result
 
     def close(self) -> None:
@@ -90,12 +91,12 @@ class NoGPUWorker(Exception):
     """A program asks for a GPU and no worker of the cluster declares one."""
 
 
-def run_on_worker(job: Job) -> dict[str, Any]:
+def run_on_worker(job: Job) -> ProgramResult:
     """:func:`run_program` on a Dask worker; the result names that worker."""
     from distributed import get_worker
 
     result = run_program(job)
-    result.setdefault("provenance", {})["worker"] = get_worker().address
+    result.provenance["worker"] = get_worker().address
     return result
 
 

@@ -19,16 +19,13 @@ rules without running it again. On a machine without a GPU:
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from polybook.execute.programs import Program
-from polybook.execute.runner import ERROR, FAILURES, NEEDS_GPU, strip_ansi
+from polybook.execute.results import Failure, ProgramResult, RunStatus
+from polybook.execute.runner import strip_ansi
 
-DOWNLOAD_FAILED, MISSING_FRAMEWORK = "download_failed", "missing_framework"
 #: The ``ename`` of a program not run because its environment could not be made (:mod:`.envs`).
 NO_ENVIRONMENT = "NoEnvironment"
-#: Every status of a program that did not finish, as classified here.
-FAILED = (*FAILURES, DOWNLOAD_FAILED, MISSING_FRAMEWORK)
 #: What Python's, urllib3's and requests' network failures say.
 _NETWORK_RE = re.compile(
     r"ConnectionError|URLError|gaierror|NewConnectionError|MaxRetryError|Max retries exceeded"
@@ -55,42 +52,37 @@ def framework_modules(framework: str, packages: tuple[str, ...], program: Progra
     return {framework, *(p.replace("-", "_") for p in packages), *own} - {"d2l", "numpy"}
 
 
-def classify(result: dict[str, Any], program: Program, modules: set[str]) -> dict[str, Any]:
-    """``result`` with its status (and its failure's ``kind``) reclassified; the same dict when
-    nothing changes. ``modules``: :func:`framework_modules` of the program's framework."""
-    failure = result.get("failure")
-    if result.get("status") not in (ERROR, NEEDS_GPU) or not failure:
+def classify(result: ProgramResult, program: Program, modules: set[str]) -> ProgramResult:
+    """``result`` with its status (and its failure's ``kind``) reclassified; the same result
+    when nothing changes. ``modules``: :func:`framework_modules` of the program's framework."""
+    failure = result.failure
+    if not result.status.raised or failure is None:
         return result
-    cells = list(result["cells"])
-    index = failure["cell"]
-    printed = _printed(cells[index]) if index < len(cells) else ""
-    status, extra = _class_of(failure, program, modules, str(result.get("provenance", {}).get("device", "")), printed)
-    if status == result["status"] and not extra:
+    cells = result.cells
+    # What the failing cell printed before it raised: some libraries say there why they fail
+    # and raise something vaguer (torchvision prints ``<urlopen error ...>``, then raises
+    # ``RuntimeError: Error downloading train-images-idx3-ubyte.gz``).
+    printed = cells[failure.cell].printed() if failure.cell < len(cells) else ""
+    device = str(result.provenance.get("device", ""))
+    status, url, module = _class_of(failure, program, modules, device, printed)
+    if status == result.status and url is None and module is None:
         return result
-    if index < len(cells):
-        cells[index] = {**cells[index], "status": status}
-    return {**result, "status": status, "failure": {**failure, "kind": status, **extra}, "cells": cells}
-
-
-def _printed(cell: dict[str, Any]) -> str:
-    """What the failing cell printed before it raised: some libraries say there why they fail
-    and raise something vaguer (torchvision prints ``<urlopen error ...>``, then raises
-    ``RuntimeError: Error downloading train-images-idx3-ubyte.gz``)."""
-    return "\n".join(str(o.get("text", "")) for o in cell.get("outputs", []) if o.get("output_type") == "stream")
+    return result.reclassified(status, url, module)
 
 
 def _class_of(
-    failure: dict[str, Any], program: Program, modules: set[str], device: str, printed: str = ""
-) -> tuple[str, dict[str, str]]:
-    ename, evalue = str(failure.get("ename", "")), strip_ansi(str(failure.get("evalue", "")))
-    text = "\n".join([ename, evalue, *(strip_ansi(line) for line in failure.get("traceback", [])), printed])
+    failure: Failure, program: Program, modules: set[str], device: str, printed: str = ""
+) -> tuple[RunStatus, str | None, str | None]:
+    """The failure's class, and the URL or module it names."""
+    ename, evalue = failure.ename, strip_ansi(failure.evalue)
+    text = "\n".join([ename, evalue, *(strip_ansi(line) for line in failure.traceback), printed])
     missing = _NO_MODULE_RE.search(evalue) if ename in ("ModuleNotFoundError", "ImportError") else None
     if missing and missing[1].split(".")[0] in modules:
-        return MISSING_FRAMEWORK, {"module": missing[1].split(".")[0]}
+        return RunStatus.MISSING_FRAMEWORK, None, missing[1].split(".")[0]
     if _NETWORK_RE.search(text):
         urls = _URL_RE.findall(text)
-        return DOWNLOAD_FAILED, {"url": urls[-1].rstrip(".,:;") if urls else ""}
+        return RunStatus.DOWNLOAD_FAILED, urls[-1].rstrip(".,:;") if urls else "", None
     gpu_cell = program.gpu_cell
-    if gpu_cell is not None and failure["cell"] >= gpu_cell and not device.startswith("GPU"):
-        return NEEDS_GPU, {}
-    return str(failure.get("kind") or ERROR), {}  # the runner's own verdict: a CUDA error, or a bug
+    if gpu_cell is not None and failure.cell >= gpu_cell and not device.startswith("GPU"):
+        return RunStatus.NEEDS_GPU, None, None
+    return failure.kind, None, None  # the runner's own verdict: a CUDA error, or a bug

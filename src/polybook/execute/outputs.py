@@ -59,18 +59,18 @@ def chapter_outputs(evaluation: Evaluation) -> dict[tuple[str, str], dict[str, A
                 (use.language, use.name),
                 {"path": use.path, "language": use.language, "chapter": use.name, "programs": {}, "cells": []},
             )
-            failure = result.get("failure") or {}
+            failure = result.failure.to_json() if result.failure is not None else {}
             doc["programs"][program.framework] = {
                 "key": program.key,
-                "status": result["status"],
-                "source": outcome.source,
+                "status": str(result.status),
+                "source": str(outcome.source),
                 "languages": program.languages,
-                "provenance": result.get("provenance", {}),
+                "provenance": result.provenance,
                 "failure": {k: failure[k] for k in ("cell", "kind", "url", "module") if k in failure} or None,
             }
             codes = [cell.code_for(program.framework) for cell in use.cells]
             hashes, raw = code_hashes(codes), raw_hashes(codes)
-            for index, (cell, cell_result) in enumerate(zip(use.cells, result["cells"], strict=True)):
+            for index, (cell, cell_result) in enumerate(zip(use.cells, result.cells, strict=True)):
                 doc["cells"].append(
                     {
                         "index": index,
@@ -79,9 +79,9 @@ def chapter_outputs(evaluation: Evaluation) -> dict[tuple[str, str], dict[str, A
                         "line": cell.line,
                         "code_line": cell.code_line,
                         "framework": program.framework,
-                        "status": cell_result["status"],
-                        "duration": cell_result["duration"],
-                        "outputs": cell_result["outputs"],
+                        "status": str(cell_result.status),
+                        "duration": cell_result.duration,
+                        "outputs": cell_result.outputs,
                     }
                 )
     for doc in docs.values():

@@ -10,36 +10,38 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from polybook.diagnostics import Code, Diagnostic, Level
-from polybook.execute.evaluate import CACHE, FROZEN, RUN, SKIPPED, Evaluation, Outcome
-from polybook.execute.failures import DOWNLOAD_FAILED, FAILED, MISSING_FRAMEWORK, NO_ENVIRONMENT
-from polybook.execute.runner import ERROR, KERNEL_DIED, NEEDS_GPU, NOT_RUN, TIMEOUT, strip_ansi
+from polybook.execute.evaluate import Evaluation, Outcome
+from polybook.execute.failures import NO_ENVIRONMENT
+from polybook.execute.results import RunStatus, Source
+from polybook.execute.runner import strip_ansi
 from polybook.files import atomic_write, read_json
 
 REPORT_NAME = "eval-report.json"
 _CODES = {
-    ERROR: Code.EXEC_ERROR,
-    NEEDS_GPU: Code.EXEC_NEEDS_GPU,
-    TIMEOUT: Code.EXEC_TIMEOUT,
-    KERNEL_DIED: Code.EXEC_KERNEL_DIED,
-    DOWNLOAD_FAILED: Code.EXEC_DOWNLOAD,
-    MISSING_FRAMEWORK: Code.EXEC_NO_FRAMEWORK,
+    RunStatus.ERROR: Code.EXEC_ERROR,
+    RunStatus.NEEDS_GPU: Code.EXEC_NEEDS_GPU,
+    RunStatus.TIMEOUT: Code.EXEC_TIMEOUT,
+    RunStatus.KERNEL_DIED: Code.EXEC_KERNEL_DIED,
+    RunStatus.DOWNLOAD_FAILED: Code.EXEC_DOWNLOAD,
+    RunStatus.MISSING_FRAMEWORK: Code.EXEC_NO_FRAMEWORK,
 }
 _STATUS_TEXT = {
-    NEEDS_GPU: "needs a GPU",
-    KERNEL_DIED: "kernel died",
-    TIMEOUT: "timeout",
-    DOWNLOAD_FAILED: "download failed",
-    MISSING_FRAMEWORK: "framework not installed",
+    RunStatus.NEEDS_GPU: "needs a GPU",
+    RunStatus.KERNEL_DIED: "kernel died",
+    RunStatus.TIMEOUT: "timeout",
+    RunStatus.DOWNLOAD_FAILED: "download failed",
+    RunStatus.MISSING_FRAMEWORK: "framework not installed",
 }
 
 
 def program_entry(outcome: Outcome) -> dict[str, Any]:
     program, result = outcome.program, outcome.result
-    cells = result["cells"]
+    cells = result.cells
     entry: dict[str, Any] = {
         "key": program.key,
         "framework": program.framework,
@@ -47,31 +49,30 @@ def program_entry(outcome: Outcome) -> dict[str, Any]:
         "kernel": program.kernel,
         "languages": program.languages,
         "served": [{"language": u.language, "chapter": u.name, "path": u.path} for u in program.uses],
-        "status": result["status"],
-        "source": outcome.source,
+        "status": str(result.status),
+        "source": str(outcome.source),
         "note": outcome.note,
         "cells": len(cells),
-        "cells_run": sum(1 for c in cells if c["status"] != NOT_RUN),
-        "allowed_errors": result.get("allowed_errors", 0),
-        "duration": result.get("duration"),
-        "cell_durations": [c["duration"] for c in cells],
+        "cells_run": result.cells_run(),
+        "allowed_errors": result.allowed_errors,
+        "duration": result.duration,
+        "cell_durations": [c.duration for c in cells],
         "wall": round(outcome.wall, 4),
         "wants_gpu": program.wants_gpu,
-        "provenance": result.get("provenance", {}),
+        "provenance": result.provenance,
         "failure": None,
         "fatal": outcome.fatal,
     }
-    failure = result.get("failure")
-    if failure:
-        index = failure["cell"]
+    failure = result.failure
+    if failure is not None:
         entry["failure"] = {
-            "cell": index,
-            "kind": failure["kind"],
-            "ename": failure.get("ename", ""),
-            "evalue": failure.get("evalue", ""),
-            "locations": program.locations(index),
-            "traceback": [strip_ansi(line) for line in failure.get("traceback", [])],
-            **{k: failure[k] for k in ("url", "module") if k in failure},
+            "cell": failure.cell,
+            "kind": str(failure.kind),
+            "ename": failure.ename,
+            "evalue": failure.evalue,
+            "locations": program.locations(failure.cell),
+            "traceback": [strip_ansi(line) for line in failure.traceback],
+            **{k: v for k, v in (("url", failure.url), ("module", failure.module)) if v is not None},
         }
     return entry
 
@@ -80,10 +81,10 @@ def build_report(evaluation: Evaluation) -> dict[str, Any]:
     config = evaluation.book.config
     outcomes = evaluation.outcomes
     pairs = {(use.language, fw) for o in outcomes for use in o.program.uses for fw in [o.program.framework]}
-    count = {s: sum(1 for o in outcomes if o.source == s) for s in (RUN, CACHE, FROZEN, SKIPPED)}
+    count = {s: sum(1 for o in outcomes if o.source is s) for s in Source}
     statuses: dict[str, int] = {}
     for o in outcomes:
-        statuses[o.status] = statuses.get(o.status, 0) + 1
+        statuses[str(o.status)] = statuses.get(str(o.status), 0) + 1
     return {
         "format": 1,
         "started": dt.datetime.fromtimestamp(evaluation.started, dt.UTC).isoformat(timespec="seconds"),
@@ -92,10 +93,10 @@ def build_report(evaluation: Evaluation) -> dict[str, Any]:
         "jobs": evaluation.slots,
         "summary": {
             "programs": len(outcomes),
-            "kernel_runs": count[RUN],
-            "cache_hits": count[CACHE],
-            "frozen_hits": count[FROZEN],
-            "not_run": count[SKIPPED],  # refused by the executor (no GPU worker), or no environment to run in
+            "kernel_runs": count[Source.RUN],
+            "cache_hits": count[Source.CACHE],
+            "frozen_hits": count[Source.FROZEN],
+            "not_run": count[Source.SKIPPED],  # refused by the executor (no GPU worker), or no environment to run in
             "language_programs": sum(len(o.program.uses) for o in outcomes),
             "languages": len(evaluation.book.chapters),
             "frameworks": len(config.frameworks),
@@ -121,6 +122,39 @@ def write_report(evaluation: Evaluation, path: Path | None = None, merge: bool =
         report = merge_report(read_json(path), report, evaluated, lambda p: config.language_of(Path(p)) in evaluated)
     atomic_write(path, json.dumps(report, ensure_ascii=False, indent=1))  # a temp file of its own
     return path
+
+
+@dataclass(frozen=True, slots=True)
+class FatalProgram:
+    """A program the last evaluation failed the build on (:meth:`Evaluation.fatal`), as its
+    report says: where it stopped, in which framework, how."""
+
+    where: str  # the failing cell's path:line (in the first language using it)
+    framework: str
+    cell: int  # 0-based
+    status: RunStatus
+    ename: str
+
+    def __str__(self) -> str:
+        return (
+            f"{self.where}: {self.framework} cell {self.cell + 1} failed ({self.status}: {self.ename}) and is not "
+            "allowed to: fix it, or mark it allowed to raise"
+        )
+
+
+def fatal_programs(build_dir: Path) -> list[FatalProgram]:
+    """The fatal programs of ``build_dir``'s last evaluation report (none without a report)."""
+    report = read_json(build_dir / REPORT_NAME)
+    if not report.get("summary", {}).get("fatal"):
+        return []
+    out = []
+    for program in report.get("programs", []):
+        failure = program.get("failure")
+        if failure and program.get("fatal"):
+            where = (failure.get("locations") or [program["chapter"]])[0]
+            status = RunStatus(program["status"])
+            out.append(FatalProgram(where, program["framework"], failure["cell"], status, failure.get("ename", "")))
+    return out
 
 
 def merge_report(
@@ -162,45 +196,59 @@ def diagnostics(evaluation: Evaluation) -> list[Diagnostic]:
     out = list(evaluation.problems)
     missing: dict[str, list[Outcome]] = {}
     for outcome in evaluation.outcomes:
-        failure = outcome.result.get("failure")
-        program = outcome.program
-        if outcome.status == MISSING_FRAMEWORK and failure:
-            if failure.get("ename") != NO_ENVIRONMENT:
-                missing.setdefault(program.framework, []).append(outcome)
-        elif outcome.status in FAILED and failure:
-            code = _CODES[outcome.status]
-            what = f"{failure.get('ename')}: " if failure.get("ename") else ""
-            evalue = strip_ansi(str(failure.get("evalue", ""))).strip().split("\n")[0][:300]
-            if outcome.status == DOWNLOAD_FAILED and failure.get("url"):
-                what, evalue = "", f"could not download {failure['url']} ({what}{evalue[:120]})"
-            shared = f" (program shared by {', '.join(program.languages)})" if len(program.languages) > 1 else ""
-            level = Level.ERROR if outcome.fatal else None  # what the machine lacks: a warning
-            for use in program.uses:
-                cell = use.cells[failure["cell"]]
-                message = f"{program.framework} cell {_STATUS_TEXT.get(outcome.status, 'raised')}: {what}{evalue}"
-                out.append(Diagnostic.make(use.path, cell.line, code, message + shared, level))
-        if outcome.result.get("allowed_errors"):
-            stopped = failure["cell"] if outcome.status in FAILED and failure else None
-            for use in program.uses:
-                for index, cell_result in enumerate(outcome.result["cells"]):
-                    if cell_result["status"] not in (ERROR, NEEDS_GPU) or index == stopped:
-                        continue
-                    errors = [o for o in cell_result["outputs"] if o["output_type"] == "error"]
-                    what = f"{errors[0]['ename']}: {strip_ansi(errors[0]['evalue'])[:200]}" if errors else "error"
-                    gpu = cell_result["status"] == NEEDS_GPU
-                    code = Code.EXEC_NEEDS_GPU if gpu else Code.EXEC_ALLOWED_ERROR
-                    message = f"{program.framework} cell {'needs a GPU' if gpu else 'raised'} (allowed): {what}"
-                    out.append(Diagnostic.make(use.path, use.cells[index].line, code, message))
+        failure, status = outcome.result.failure, outcome.status
+        if status is RunStatus.MISSING_FRAMEWORK and failure is not None:
+            if failure.ename != NO_ENVIRONMENT:
+                missing.setdefault(outcome.program.framework, []).append(outcome)
+        elif status.failed and failure is not None:
+            out += _failure_diagnostics(outcome)
+        if outcome.result.allowed_errors:
+            out += _allowed_error_diagnostics(outcome)
     for framework, outcomes in missing.items():
         first = outcomes[0]
-        failure = first.result["failure"]
+        failure = first.result.failure
+        assert failure is not None
         use = first.program.uses[0]
         uses = sum(len(o.program.uses) for o in outcomes)
         message = (
             f"{framework} is not installed in kernel {first.program.kernel!r} (No module named "
-            f"{failure.get('module', framework)!r}): its {len(outcomes)} program(s) ({uses} language uses) did not run"
+            f"{failure.module or framework!r}): its {len(outcomes)} program(s) ({uses} language uses) did not run"
         )
-        out.append(Diagnostic.make(use.path, use.cells[failure["cell"]].line, Code.EXEC_NO_FRAMEWORK, message))
+        out.append(Diagnostic.make(use.path, use.cells[failure.cell].line, Code.EXEC_NO_FRAMEWORK, message))
+    return out
+
+
+def _failure_diagnostics(outcome: Outcome) -> list[Diagnostic]:
+    """The program's failure, once per language using it, at the failing cell's line."""
+    program, failure, status = outcome.program, outcome.result.failure, outcome.status
+    assert failure is not None
+    what = f"{failure.ename}: " if failure.ename else ""
+    evalue = strip_ansi(failure.evalue).strip().split("\n")[0][:300]
+    if status is RunStatus.DOWNLOAD_FAILED and failure.url:
+        what, evalue = "", f"could not download {failure.url} ({what}{evalue[:120]})"
+    shared = f" (program shared by {', '.join(program.languages)})" if len(program.languages) > 1 else ""
+    level = Level.ERROR if outcome.fatal else None  # what the machine lacks: a warning
+    message = f"{program.framework} cell {_STATUS_TEXT.get(status, 'raised')}: {what}{evalue}{shared}"
+    return [
+        Diagnostic.make(use.path, use.cells[failure.cell].line, _CODES[status], message, level) for use in program.uses
+    ]
+
+
+def _allowed_error_diagnostics(outcome: Outcome) -> list[Diagnostic]:
+    """Cells that raised where errors are allowed (not the one the program stopped at)."""
+    program, result = outcome.program, outcome.result
+    stopped = result.stopped_at()
+    out = []
+    for use in program.uses:
+        for index, cell_result in enumerate(result.cells):
+            if not cell_result.status.raised or index == stopped:
+                continue
+            errors = cell_result.errors()
+            what = f"{errors[0]['ename']}: {strip_ansi(errors[0]['evalue'])[:200]}" if errors else "error"
+            gpu = cell_result.status is RunStatus.NEEDS_GPU
+            code = Code.EXEC_NEEDS_GPU if gpu else Code.EXEC_ALLOWED_ERROR
+            message = f"{program.framework} cell {'needs a GPU' if gpu else 'raised'} (allowed): {what}"
+            out.append(Diagnostic.make(use.path, use.cells[index].line, code, message))
     return out
 
 
@@ -225,19 +273,18 @@ def summary_table(evaluation: Evaluation) -> Any:
         table.add_column(column, justify=justify, no_wrap=column in ("program", "key"))  # type: ignore[arg-type]
     for outcome in evaluation.outcomes:
         program, result = outcome.program, outcome.result
-        ran = sum(1 for c in result["cells"] if c["status"] != NOT_RUN)
-        status = _STATUS_TEXT.get(outcome.status, outcome.status)
-        if outcome.status in FAILED:
+        status = _STATUS_TEXT.get(outcome.status, str(outcome.status))
+        if outcome.status.failed:
             status = f"[red]{status}[/red]" if outcome.fatal else f"[yellow]{status}[/yellow]"
-        elif result.get("allowed_errors"):
-            status += f" ({result['allowed_errors']} allowed error(s))"
+        elif result.allowed_errors:
+            status += f" ({result.allowed_errors} allowed error(s))"
         table.add_row(
             f"{program.name}/{program.framework}",
             program.key[:8],
             ",".join(program.languages),
-            f"{ran}/{len(result['cells'])}",
-            f"{result.get('duration') or 0:.1f}s",
-            outcome.source + (f" ({outcome.note})" if outcome.note else ""),
+            f"{result.cells_run()}/{len(result.cells)}",
+            f"{result.duration or 0:.1f}s",
+            str(outcome.source) + (f" ({outcome.note})" if outcome.note else ""),
             status,
         )
     return table

@@ -2,7 +2,7 @@
 
 :func:`run_program` is the unit every executor runs: it takes a picklable :class:`Job`,
 starts a fresh kernel in the chapter folder, executes the cells in order like a notebook
-and returns a JSON-ready result. It never raises for what the code does: an exception,
+and returns a :class:`~polybook.execute.results.ProgramResult`. It never raises for what the code does: an exception,
 a timeout or a dying kernel becomes data (``status`` and ``failure``), with whatever the
 cells printed until then.
 """
@@ -16,32 +16,13 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
 from polybook.execute.environment import provenance
-
-
-class RunStatus(StrEnum):
-    """A program's or a cell's status, as results and reports write it. ``needs_gpu`` is a
-    failure whose cause is a missing GPU; :mod:`polybook.execute.failures` adds the classes
-    it tells from a plain error (a download that failed, a framework not installed)."""
-
-    OK = "ok"
-    ERROR = "error"
-    NEEDS_GPU = "needs_gpu"
-    TIMEOUT = "timeout"
-    KERNEL_DIED = "kernel_died"
-    NOT_RUN = "not_run"
-
-    @property
-    def failed(self) -> bool:
-        return self in FAILURES
-
+from polybook.execute.results import CellResult, Failure, ProgramResult, RunStatus
 
 OK, ERROR, NEEDS_GPU = RunStatus.OK, RunStatus.ERROR, RunStatus.NEEDS_GPU
 TIMEOUT, KERNEL_DIED, NOT_RUN = RunStatus.TIMEOUT, RunStatus.KERNEL_DIED, RunStatus.NOT_RUN
-FAILURES = (ERROR, NEEDS_GPU, TIMEOUT, KERNEL_DIED)
 KEPT_MIME = ("text/plain", "text/html", "image/png", "image/svg+xml")
 # What CUDA-only code says on a machine without a usable GPU (torch and mxnet wordings).
 _GPU_RE = re.compile(
@@ -108,30 +89,22 @@ def clean_outputs(outputs: list[Any]) -> list[dict[str, Any]]:
     return kept
 
 
-def run_program(job: Job, on_event: EventHook | None = None) -> dict[str, Any]:
+def run_program(job: Job, on_event: EventHook | None = None) -> ProgramResult:
     """Execute ``job`` in a new kernel; synchronous, safe to call from any thread."""
     return asyncio.run(_run(job, on_event or (lambda *_: None)))
 
 
-async def _run(job: Job, on_event: EventHook) -> dict[str, Any]:
+async def _run(job: Job, on_event: EventHook) -> ProgramResult:
     """The program as a notebook, run by nbclient; what became of each cell, as data."""
     run = _Run(job, on_event)
     on_event("start", job.key, -1)
     begun = time.monotonic()
     status, failure = await run.execute()
     cells = run.finish(status, failure)
-    stopped = failure["cell"] if failure is not None else None
-    allowed = sum(1 for i, c in enumerate(cells) if c["status"] in (ERROR, NEEDS_GPU) and i != stopped)
-    return {
-        "key": job.key,
-        "label": job.label,
-        "status": status,
-        "failure": failure,
-        "allowed_errors": allowed,
-        "cells": cells,
-        "duration": round(time.monotonic() - begun, 4),
-        "provenance": provenance(job.environment),
-    }
+    stopped = failure.cell if failure is not None else None
+    allowed = sum(1 for i, c in enumerate(cells) if c.status.raised and i != stopped)
+    duration = round(time.monotonic() - begun, 4)
+    return ProgramResult(job.key, job.label, status, cells, failure, allowed, duration, provenance(job.environment))
 
 
 class _Run:
@@ -151,9 +124,7 @@ class _Run:
                 # cell saying allow_errors=false stops the program even where the chapter allows.
                 cell.metadata["tags"] = ["raises-exception"]
             self.nb.cells.append(cell)
-        self.cells: list[dict[str, Any]] = [
-            {"status": NOT_RUN, "outputs": [], "duration": None, "timeout": t} for t in job.timeouts
-        ]
+        self.cells = [CellResult(timeout=timeout) for timeout in job.timeouts]
         self.state: dict[str, Any] = {"current": None, "started": 0.0, "process": None}
         self.client = NotebookClient(
             self.nb,
@@ -178,20 +149,21 @@ class _Run:
         self.on_event("cell_start", self.job.key, cell_index)
 
     def cell_executed(self, cell: Any, cell_index: int, execute_reply: dict[str, Any], **_: Any) -> None:
-        self.cells[cell_index]["duration"] = round(time.monotonic() - self.state["started"], 4)
+        done = self.cells[cell_index]
+        done.duration = round(time.monotonic() - self.state["started"], 4)
         reply = (execute_reply or {}).get("content", {})
-        self.cells[cell_index]["status"] = OK
+        done.status = OK
         if reply.get("status") == "error":  # a CUDA error is "needs a GPU", also where errors are allowed
             gpu = needs_gpu(reply.get("ename", ""), reply.get("evalue", ""), reply.get("traceback"))
-            self.cells[cell_index]["status"] = NEEDS_GPU if gpu else ERROR
+            done.status = NEEDS_GPU if gpu else ERROR
         self.on_event("cell_done", self.job.key, cell_index)
 
-    async def execute(self) -> tuple[RunStatus, dict[str, Any] | None]:
+    async def execute(self) -> tuple[RunStatus, Failure | None]:
         """Run the notebook; the program's status, and its failure (None when it ran through)."""
         from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
         state, cells = self.state, self.cells
-        failure: dict[str, Any] | None = None
+        failure: Failure | None = None
         status = OK
         # The kernel's own stderr (its log, a segfault's report) goes to a file, not our terminal.
         stderr = tempfile.TemporaryFile()  # noqa: SIM115 -- closed in the finally below, after _tail reads it
@@ -201,44 +173,44 @@ class _Run:
         try:
             await self.client.async_execute(stderr=stderr, env=env)
         except CellTimeoutError:
-            status, failure = TIMEOUT, _failure(state, cells, TIMEOUT)
-            failure["evalue"] = f"cell did not finish within {cells[failure['cell']]['timeout']} s; kernel stopped"
+            status, failure = TIMEOUT, _failure(state, TIMEOUT)
+            failure.evalue = f"cell did not finish within {cells[failure.cell].timeout} s; kernel stopped"
         except DeadKernelError:
-            status, failure = KERNEL_DIED, _failure(state, cells, KERNEL_DIED)
+            status, failure = KERNEL_DIED, _failure(state, KERNEL_DIED)
             code = _exit_code(state["process"])
-            failure["evalue"] = "the kernel died while running this cell" + (f" (exit status {code})" if code else "")
-            failure["traceback"] = _tail(stderr)
+            failure.evalue = "the kernel died while running this cell" + (f" (exit status {code})" if code else "")
+            failure.traceback = _tail(stderr)
         except CellExecutionError as exc:
             status = NEEDS_GPU if needs_gpu(exc.ename, exc.evalue, exc.traceback.split("\n")) else ERROR
-            failure = _failure(state, cells, status)
-            failure.update(ename=exc.ename, evalue=exc.evalue)
+            failure = _failure(state, status, exc.ename, exc.evalue)
         except Exception as exc:  # the kernel did not start, or nbclient itself failed: still data
-            status, failure = KERNEL_DIED, _failure(state, cells, KERNEL_DIED)
-            failure.update(ename=type(exc).__name__, evalue=str(exc) or "kernel failure")
+            status, failure = (
+                KERNEL_DIED,
+                _failure(state, KERNEL_DIED, type(exc).__name__, str(exc) or "kernel failure"),
+            )
         finally:
             stderr.close()
         return status, failure
 
-    def finish(self, status: RunStatus, failure: dict[str, Any] | None) -> list[dict[str, Any]]:
+    def finish(self, status: RunStatus, failure: Failure | None) -> list[CellResult]:
         """Each cell's outputs, and the failing cell's status, traceback and duration."""
         cells = self.cells
         for index, cell in enumerate(self.nb.cells):
-            cells[index]["outputs"] = clean_outputs(cell.get("outputs", []))
+            cells[index].outputs = clean_outputs(cell.get("outputs", []))
         if failure is not None:
-            index = failure["cell"]
-            cells[index]["status"] = status
-            errors = [o for o in cells[index]["outputs"] if o["output_type"] == "error"]
-            if errors and status in (ERROR, NEEDS_GPU):
-                failure["traceback"] = errors[-1]["traceback"]
-            if cells[index]["duration"] is None:
+            stopped = cells[failure.cell]
+            stopped.status = status
+            errors = stopped.errors()
+            if errors and status.raised:
+                failure.traceback = errors[-1]["traceback"]
+            if stopped.duration is None:
                 started = self.state["started"]
-                cells[index]["duration"] = round(time.monotonic() - started, 4) if started else 0.0
+                stopped.duration = round(time.monotonic() - started, 4) if started else 0.0
         return cells
 
 
-def _failure(state: dict[str, Any], cells: list[dict[str, Any]], kind: str) -> dict[str, Any]:
-    index = state["current"] if state["current"] is not None else 0
-    return {"cell": index, "kind": kind, "ename": "", "evalue": "", "traceback": []}
+def _failure(state: dict[str, Any], kind: RunStatus, ename: str = "", evalue: str = "") -> Failure:
+    return Failure(state["current"] if state["current"] is not None else 0, kind, ename, evalue)
 
 
 def _tail(stream: Any, lines: int = 20) -> list[str]:

@@ -31,7 +31,7 @@ from polybook.execute.outputs import read_outputs
 from polybook.files import display_path, stage_lock
 from polybook.pdf.fonts import plan_fonts
 from polybook.pdf.languages import Typesetting, latex_elements, main_fonts, numfig_format, typesetting
-from polybook.pdf.latex import LatexJob, missing_tools, run_latex, tex_installation, worker_failure
+from polybook.pdf.latex import LatexJob, LatexRun, LatexStep, missing_tools, run_latex, tex_installation, worker_failure
 from polybook.pdf.log import diagnose, read_log, source_of
 from polybook.pdf.scripts import main_script
 from polybook.pdf.stage import stage_framework
@@ -309,24 +309,24 @@ def _run_pool(
         futures = {pool.submit(run_latex, pending[t][0]): t for t in order}
         for future in as_completed(futures):
             target = futures[future]
-            job, stage, digest = pending[target]
+            _, stage, digest = pending[target]
             try:
                 result = future.result()
             except Exception as exc:  # the worker died: this PDF's failure, the others go on
-                result = worker_failure(job, exc)
+                result = worker_failure(exc)
             done(_finish(config, target, stage, digest, result))
     finally:
         pool.shutdown()
 
 
-def _finish(config: BookConfig, target: PdfTarget, stage: Stage, digest: str, result: dict[str, Any]) -> PdfOutcome:
+def _finish(config: BookConfig, target: PdfTarget, stage: Stage, digest: str, result: LatexRun) -> PdfOutcome:
     """The worker's result -> diagnostics; when LaTeX made a PDF, it lands in place -- with a
     stamp that lists the errors of the formulas it set as text, if any (``publish`` refuses it)."""
     found = _latex_diagnostics(config, target, stage, result)
-    unset = _unset_diagnostics(target, stage, result.get("unset", []))
-    unset += _set_aside_diagnostics(target, stage, result.get("set_aside", []))
-    seconds = float(result.get("seconds", 0.0))
-    if result.get("status") != "ok" or has_errors(found):
+    unset = _unset_diagnostics(target, stage, result.unset)
+    unset += _set_aside_diagnostics(target, stage, result.set_aside)
+    seconds = result.seconds
+    if result.step is not LatexStep.OK or has_errors(found):
         target.stamp.unlink(missing_ok=True)
         return PdfOutcome(target, PdfStatus.FAILED, seconds, [*stage.diagnostics, *found, *unset])
     built = target.log.with_suffix(".pdf")
@@ -344,31 +344,31 @@ def _finish(config: BookConfig, target: PdfTarget, stage: Stage, digest: str, re
     return outcome
 
 
-def _latex_diagnostics(config: BookConfig, target: PdfTarget, stage: Stage, result: dict[str, Any]) -> list[Diagnostic]:
+def _latex_diagnostics(config: BookConfig, target: PdfTarget, stage: Stage, result: LatexRun) -> list[Diagnostic]:
     """Sphinx's and LaTeX's diagnostics of one PDF."""
     index = stage.paths.get("index", str(config.path))
     found: list[Diagnostic] = []
-    sphinx = map_warnings(result["warnings"], stage.srcdir, stage.docs, stage.paths, index)
+    sphinx = map_warnings(result.warnings, stage.srcdir, stage.docs, stage.paths, index)
     if not stage_typesetting(stage).babel:  # babel is told nothing of a language it lacks, on purpose
         sphinx = [d for d in sphinx if not d.message.startswith(_NO_BABEL)]
     found += [replace(d, code=Code.PDF_SPHINX) for d in sphinx]  # type: ignore[arg-type]
-    if result["failure"]:
-        message = f"{target.name}: Sphinx failed:\n{result['failure']}"
+    if result.failure:
+        message = f"{target.name}: Sphinx failed:\n{result.failure}"
         found.append(Diagnostic.make(index, 1, Code.PDF_LATEX, message))
     log_text = target.log.read_text(encoding="utf-8", errors="replace") if target.log.is_file() else ""
-    if result.get("status") in ("ok", "latex"):
+    if result.step is not LatexStep.SPHINX:
         tex = target.log.with_suffix(".tex")
         tex_lines = tex.read_text(encoding="utf-8", errors="replace").splitlines() if tex.is_file() else []
         found += diagnose(
             read_log(log_text),
-            language=target.language,
+            lang=target.language,
             tex=tex_lines,
             log_path=target.log,
             docs=stage.docs,
             paths=stage.paths,
         )
-    if result.get("status") == "latex" and not has_errors(found):
-        tail = result.get("latexmk_output", "").strip().splitlines()[-5:]
+    if result.step is LatexStep.LATEX and not has_errors(found):
+        tail = result.latexmk_output.strip().splitlines()[-5:]
         message = f"{target.name}: latexmk failed (log {display_path(target.log)}):\n  " + "\n  ".join(tail)
         found.append(Diagnostic.make(index, 1, Code.PDF_LATEX, message))
     return found

@@ -3,7 +3,7 @@
 Sphinx keeps process-wide state (docutils registries, the first language's translator),
 so every PDF is built in a process of its own, one of the Sphinx workers the site's builds
 use too (:class:`polybook.stage.workers.SphinxWorkers`, forked from a server that imported
-Sphinx once). :func:`run_latex` never raises: it returns what happened as plain data, and the
+Sphinx once). :func:`run_latex` never raises: it returns what happened (:class:`LatexRun`), and the
 parent turns the log into diagnostics with the staged line maps it holds.
 """
 
@@ -13,7 +13,8 @@ import os
 import shutil
 import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -34,31 +35,55 @@ class LatexJob:
     overrides: dict[str, Any]
 
 
-def run_latex(job: LatexJob) -> dict[str, Any]:
+class LatexStep(StrEnum):
+    """How far a PDF's build got: made, or stopped in Sphinx or in LaTeX."""
+
+    OK = "ok"
+    SPHINX = "sphinx"
+    LATEX = "latex"
+
+
+@dataclass(slots=True)
+class LatexRun:
+    """What one PDF's worker did, handed back to the parent (which holds the line maps)."""
+
+    step: LatexStep = LatexStep.SPHINX
+    failure: str = ""  # Sphinx's exception, if it failed
+    warnings: str = ""  # Sphinx's warning stream
+    unset: list[dict[str, Any]] = field(default_factory=list)  # formulas set as text: pdf.formulas' records
+    set_aside: list[dict[str, Any]] = field(default_factory=list)  # blocks set aside: {line, message}
+    latexmk_output: str = ""  # its last 4,000 characters
+    sphinx_seconds: float = 0.0
+    formula_seconds: float = 0.0
+    latex_seconds: float = 0.0
+
+    @property
+    def seconds(self) -> float:
+        return round(self.sphinx_seconds + self.formula_seconds + self.latex_seconds, 3)
+
+
+def run_latex(job: LatexJob) -> LatexRun:
     """Sphinx -> .tex -> latexmk -> .pdf for one (language, framework); never raises."""
-    result: dict[str, Any] = {"language": job.language, "framework": job.framework, "failure": "", "warnings": ""}
+    result = LatexRun()
     started = time.monotonic()
     from polybook.stage.sphinx_run import sphinx_build
 
-    sphinx_status, result["failure"], _, result["warnings"] = sphinx_build(
+    sphinx_status, result.failure, _, result.warnings = sphinx_build(
         job.srcdir, job.confdir, job.outdir, job.doctreedir, "latex", job.overrides
     )
-    result["sphinx_seconds"] = round(time.monotonic() - started, 3)
+    result.sphinx_seconds = round(time.monotonic() - started, 3)
     if sphinx_status != 0:
-        result.update(status="sphinx", seconds=result["sphinx_seconds"])
         return result
     started = time.monotonic()
-    result["unset"] = _set_aside_formulas(Path(job.outdir), job.texname)
-    result["formula_seconds"] = round(time.monotonic() - started, 3)
+    result.unset = _set_aside_formulas(Path(job.outdir), job.texname)
+    result.formula_seconds = round(time.monotonic() - started, 3)
     started = time.monotonic()
-    run, blocks = _latexmk(Path(job.outdir), job.texname)
-    result["set_aside"] = blocks
-    result["latex_seconds"] = round(time.monotonic() - started, 3)
-    result["seconds"] = round(result["sphinx_seconds"] + result["formula_seconds"] + result["latex_seconds"], 3)
-    result["latexmk_output"] = (run.stdout + run.stderr)[-4000:]
+    run, result.set_aside = _latexmk(Path(job.outdir), job.texname)
+    result.latex_seconds = round(time.monotonic() - started, 3)
+    result.latexmk_output = (run.stdout + run.stderr)[-4000:]
     pdf = Path(job.outdir) / Path(job.texname).with_suffix(".pdf")
-    result["status"] = "ok" if run.returncode == 0 and pdf.is_file() else "latex"
-    if result["status"] != "ok":
+    result.step = LatexStep.OK if run.returncode == 0 and pdf.is_file() else LatexStep.LATEX
+    if result.step is not LatexStep.OK:
         _clean(Path(job.outdir), job.texname)
     return result
 
@@ -121,15 +146,9 @@ def missing_tools() -> list[str]:
     return [tool for tool in ("xelatex", "latexmk", "xdvipdfmx", "rsvg-convert") if shutil.which(tool) is None]
 
 
-def worker_failure(job: LatexJob, error: BaseException) -> dict[str, Any]:
+def worker_failure(error: BaseException) -> LatexRun:
     """The result of a PDF whose worker process died (a segfault, memory): a Sphinx failure."""
-    return {
-        "language": job.language,
-        "framework": job.framework,
-        "status": "sphinx",
-        "failure": f"the worker building it died: {type(error).__name__}: {error}",
-        "warnings": "",
-    }
+    return LatexRun(LatexStep.SPHINX, f"the worker building it died: {type(error).__name__}: {error}")
 
 
 def tex_installation() -> str:

@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 import shutil
@@ -25,6 +24,7 @@ from urllib.parse import urlsplit
 
 from polybook.config import BookConfig
 from polybook.diagnostics import fails_build
+from polybook.execute.report import fatal_programs
 from polybook.files import display_path, file_sha256, replace_folder
 from polybook.render.build import STAMP
 from polybook.site.html import read_report
@@ -36,7 +36,6 @@ PRIVATE = {".buildinfo", ".polybook-build.json", ".polybook-complete", "_sources
 MARKERS = (".nojekyll", "index.html", "sitemap.xml")
 _LINK_RE = re.compile(r'(<link\b[^>]*?\brel="(?:alternate|canonical)"[^>]*?\bhref=")([^"]*)(")')
 _SITEMAP_RE = re.compile(r'(<loc>)([^<]*)(</loc>)|(<xhtml:link\b[^>]*?\bhref=")([^"]*)(")')
-_EVAL_REPORT = "eval-report.json"
 
 
 class PublishRefused(Exception):
@@ -75,16 +74,7 @@ def problems(config: BookConfig, strict: bool = False, require_pdfs: bool = True
         fatal += [d for d in entry.diagnostics if fails_build(d, strict or entry.strict)]
     for diag in fatal:
         found.append(f"{diag['path']}:{diag['line']}: {diag['level']}: {diag['message']} [{diag['code']}]")
-    evaluation = _read_json(config.build_dir / _EVAL_REPORT) or {}
-    if evaluation.get("summary", {}).get("fatal"):
-        for program in evaluation.get("programs", []):
-            failure = program.get("failure")
-            if failure and program.get("fatal"):  # as polybook build eval decided (Evaluation.fatal)
-                where = (failure.get("locations") or [program["chapter"]])[0]
-                found.append(
-                    f"{where}: {program['framework']} cell {failure['cell'] + 1} failed ({program['status']}: "
-                    f"{failure.get('ename', '')}) and is not allowed to: fix it, or mark it allowed to raise"
-                )
+    found += [str(program) for program in fatal_programs(config.build_dir)]  # as polybook build eval decided
     if require_pdfs:
         from polybook.pdf.build import pdf_targets, read_stamp
 
@@ -222,11 +212,3 @@ def publish_folder(config: BookConfig, dest: Path, base_url: str | None = None) 
         if fresh.exists():
             shutil.rmtree(fresh)
     return stats
-
-
-def _read_json(path: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None

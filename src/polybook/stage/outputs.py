@@ -19,9 +19,9 @@ from typing import Any
 
 from polybook.diagnostics import Code, Diagnostic
 from polybook.dialect.nodes import CodeCell
-from polybook.execute.failures import DOWNLOAD_FAILED, MISSING_FRAMEWORK
 from polybook.execute.outputs import code_hashes, raw_hashes
-from polybook.execute.runner import NEEDS_GPU, strip_ansi
+from polybook.execute.results import RunStatus, Source
+from polybook.execute.runner import strip_ansi
 from polybook.stage.i18n import text
 from polybook.stage.inline import fence
 
@@ -113,13 +113,13 @@ class OutputRenderer:
             return [*self.notice("not_executed", "polybook-not-run"), ""]
         program_info = self.results.programs.get(framework, {})
         provenance = program_info.get("provenance", {})
-        status = cell.get("status", "ok")
-        if status == "not_run":
+        status = RunStatus(cell.get("status", RunStatus.OK))
+        if status is RunStatus.NOT_RUN:
             return self.notice("not_run", "polybook-not-run", framework=self.label(framework))
         out: list[str] = []
         outputs = _merge_streams(cell.get("outputs", []))
         errors = [o for o in outputs if o.get("output_type") == "error"]
-        lacking = status in (NEEDS_GPU, DOWNLOAD_FAILED)  # what the machine lacked: a notice, not a bug
+        lacking = status in (RunStatus.NEEDS_GPU, RunStatus.DOWNLOAD_FAILED)  # the machine lacked it: a notice
         for output in outputs:
             if output.get("output_type") == "error" and lacking:
                 continue  # shown in the notice below
@@ -131,16 +131,16 @@ class OutputRenderer:
             body = [text(self.language, f"{status}_body", **values), ""]
             for error in errors:
                 body += literal(f"{error.get('ename', '')}: {strip_ansi(error.get('evalue', ''))}", "output error")
-            css = "warning polybook-needs-gpu" if status == NEEDS_GPU else "warning polybook-download-failed"
+            css = "warning polybook-needs-gpu" if status is RunStatus.NEEDS_GPU else "warning polybook-download-failed"
             out += admonition(text(self.language, status), css, body)
-        elif status == MISSING_FRAMEWORK:
+        elif status is RunStatus.MISSING_FRAMEWORK:
             message = text(self.language, "missing_framework", framework=self.label(framework), **values)
             out += self.notice_text(message, "polybook-missing-framework")
-        elif status not in ("ok", "error") and not errors:
+        elif status not in (RunStatus.OK, RunStatus.ERROR) and not errors:
             body = [text(self.language, "failed", status=status.replace("_", " "))]
             out += admonition(status.replace("_", " "), "error polybook-failed", body)
         device = str(provenance.get("device", ""))
-        frozen = program_info.get("source") == "frozen" and device.startswith("GPU")
+        frozen = program_info.get("source") == Source.FROZEN and device.startswith("GPU")
         if frozen and code_cell is _first_shown(program):
             # Once per program, on its first cell shown: every output of it comes from there.
             values = {"framework": self.label(framework), "device": escape(device), "date": _date(provenance)}
