@@ -68,9 +68,10 @@ def site_outputs(
 
 
 def _evaluate(config: BookConfig, book: Book, languages: list[str], jobs: int | None, out: SiteOutputs) -> None:
-    from polybook.execute.evaluate import CACHE, RUN, EvalOptions, evaluate, evaluation_inputs
+    from polybook.execute.evaluate import EvalOptions, evaluate, evaluation_inputs
     from polybook.execute.outputs import chapter_outputs, write_outputs
     from polybook.execute.report import diagnostics, write_report
+    from polybook.execute.results import Source
 
     evaluation = evaluate(Book(config, {lang: book.chapters[lang] for lang in languages}), EvalOptions(jobs=jobs))
     write_report(evaluation, merge=True)  # the other languages' programs stay in the report
@@ -82,8 +83,8 @@ def _evaluate(config: BookConfig, book: Book, languages: list[str], jobs: int | 
     for lang in languages:
         said = [d.to_dict() for d in fresh if config.language_of(Path(d.path)) == lang]
         _write(_stamp(config, lang), {"inputs": evaluation_inputs(book, lang, now), "diagnostics": said})
-    out.kernel_runs = sum(o.source == RUN for o in evaluation.outcomes)
-    out.cache_hits = sum(o.source == CACHE for o in evaluation.outcomes)
+    out.kernel_runs = sum(o.source is Source.RUN for o in evaluation.outcomes)
+    out.cache_hits = sum(o.source is Source.CACHE for o in evaluation.outcomes)
 
 
 def stored_results(config: BookConfig, languages: list[str]) -> Results:
