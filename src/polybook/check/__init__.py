@@ -488,14 +488,11 @@ def check_config(
     else:
         with ProcessPoolExecutor(jobs, mp_context=get_context("fork")) as pool:
             futures = [pool.submit(_check_in_worker, config, group, langs, present) for group in groups]
+            extra = _library(config, langs) if whole[0] else []  # meanwhile, in this process
             chunks = [future.result() for future in futures]
             # the renames' changes, kept for the merge, worked out in parallel (bookmix: 80 pairs, 1.4 s)
             pairs = rename_files([f for chunk in chunks for f in chunk.findings])
-            renamed = pool.map(functools.partial(_rename_changes, config, findings_dir(config)), *zip(*pairs, strict=True))
-            # meanwhile, in this process: after the chunks, whose workers have kept the parsed
-            # sources, so that the library reads them instead of parsing the source a second time
-            extra = _library(config, langs) if whole[0] else []
-            list(renamed)
+            list(pool.map(functools.partial(_rename_changes, config, findings_dir(config)), *zip(*pairs, strict=True)))
     memo = findings_dir(config)
     result = _merge(config, langs, len(names), chunks, baseline or {}, started, *whole, True, extra, memo)
     return result, [d for chunk in chunks for d in chunk.unreadable]
