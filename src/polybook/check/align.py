@@ -71,12 +71,44 @@ def _char_bound(a: str, b: str) -> float:
     return _bound(_chars(a), _chars(b))
 
 
+def _token_sizes(a: str, b: str) -> tuple[int, int]:
+    return _words(a)[1], _words(b)[1]
+
+
+def _char_sizes(a: str, b: str) -> tuple[int, int]:
+    return len(a), len(b)
+
+
 #: Upper bounds of the similarities: a pair whose bound is below the threshold is no pair, and
 #: its ratio -- a hundred times the cost on long paragraphs -- is never asked for.
 _BOUNDS: dict[Callable[[str, str], float], Callable[[str, str], float]] = {
     token_ratio: _token_bound,
     char_ratio: _char_bound,
 }
+#: The sizes the bounds divide by: ``2 * min(n, m) / (n + m)`` bounds the bound itself
+#: (``real_quick_ratio``) and costs nothing next to a sum over a text's distinct items.
+_SIZES: dict[Callable[[str, str], float], Callable[[str, str], tuple[int, int]]] = {
+    token_ratio: _token_sizes,
+    char_ratio: _char_sizes,
+}
+
+
+def _score(similarity: Callable[[str, str], float], threshold: float, a: str, b: str) -> float:
+    """``similarity(a, b)``, or 0.0 when an upper bound of it is below ``threshold`` (no pair)."""
+    if similarity not in _BOUNDS:
+        return similarity(a, b)
+    return _bounded_score(similarity, threshold, a, b)
+
+
+@lru_cache(maxsize=262144)
+def _bounded_score(similarity: Callable[[str, str], float], threshold: float, a: str, b: str) -> float:
+    """:func:`_score` of the similarities with known bounds (pure functions of the two texts),
+    memoised: a source paragraph meets the same base paragraph once per translation."""
+    bound = _BOUNDS[similarity]
+    n, m = _SIZES[similarity](a, b)
+    if n + m and 2 * min(n, m) / (n + m) < threshold:
+        return 0.0
+    return 0.0 if bound(a, b) < threshold else similarity(a, b)
 
 
 def align(
@@ -139,12 +171,7 @@ def _pair_gap(
     threshold: float,
 ) -> list[Pair]:
     n, m = s1 - s0, t1 - t0
-    bound = _BOUNDS.get(similarity)
-
-    def score(a: str, b: str) -> float:  # below the threshold any ratio is no pair
-        return 0.0 if bound is not None and bound(a, b) < threshold else similarity(a, b)
-
-    ratio = [[score(source[s0 + i], target[t0 + j]) for j in range(m)] for i in range(n)]
+    ratio = [[_score(similarity, threshold, source[s0 + i], target[t0 + j]) for j in range(m)] for i in range(n)]
     # best[i][j]: the best total similarity pairing source[s0+i:] with target[t0+j:] in order.
     best = [[0.0] * (m + 1) for _ in range(n + 1)]
     for i in range(n - 1, -1, -1):
