@@ -4,8 +4,8 @@ build/) and with kept findings, through the command itself (Python's start inclu
     .venv/bin/python bench/check_corpus.py BOOK [--runs 3]
 
 BOOK is a book folder (its conf.py), for example the five d2l projects imported with
-`polybook import d2lbook`. The book's build/.polybook/findings and models are removed before
-each cold run (nothing else of build/ is touched). Prints the median of each, and the findings.
+`polybook import d2lbook`. The book's build/.polybook/findings, models and bases (every
+folder the check keeps) are removed before each cold run (nothing else of build/ is touched). Prints the median of each, and the findings.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def _run(book: Path) -> tuple[float, str]:
 
 
 def _forget(book: Path) -> None:
-    for kept in ("findings", "models"):
+    for kept in ("findings", "models", "bases"):
         shutil.rmtree(book / "build" / ".polybook" / kept, ignore_errors=True)
 
 
