@@ -5,7 +5,8 @@ build/) and with kept findings, through the command itself (Python's start inclu
 
 BOOK is a book folder (its conf.py), for example the five d2l projects imported with
 `polybook import d2lbook`. The book's build/.polybook/findings, models and bases (every
-folder the check keeps) are removed before each cold run (nothing else of build/ is touched). Prints the median of each, and the findings.
+folder the check keeps) are removed before each cold run (nothing else of build/ is touched).
+Prints the median of each, and the findings.
 """
 
 from __future__ import annotations
