@@ -50,6 +50,22 @@ def test_pages_get_the_reload_script_other_files_are_served_as_they_are(site: Si
     assert json.loads(fetch(site.url + VERSION_PATH.lstrip("/"))[2]) == {"version": 0, "building": False, "problems": 0}
 
 
+def test_a_page_asking_after_a_version_is_answered_when_a_rebuild_ends(site: SiteServer) -> None:
+    """The long poll: the page's question waits for the rebuild and is answered by it (the page
+    then reloads at once, not at its next poll); a version already past is answered at once."""
+    answers: list[dict] = []
+    asking = threading.Thread(
+        target=lambda: answers.append(json.loads(fetch(site.url + VERSION_PATH[1:] + "?after=0")[2]))
+    )
+    asking.start()
+    asking.join(0.3)
+    assert asking.is_alive() and not answers  # held: nothing was rebuilt yet
+    site.bump()
+    asking.join(10)
+    assert answers == [{"version": 1, "building": False, "problems": 0}]
+    assert json.loads(fetch(site.url + VERSION_PATH[1:] + "?after=0")[2])["version"] == 1  # already past
+
+
 def test_a_missing_page_gets_its_languages_404_page_as_a_host_serves_it(site: SiteServer, tmp_path: Path) -> None:
     (tmp_path / "404.html").write_text("<html><body>root 404</body></html>", encoding="utf-8")
     (tmp_path / "en" / "404.html").write_text("<html><body>en 404</body></html>", encoding="utf-8")

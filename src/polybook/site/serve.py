@@ -1,9 +1,12 @@
 """``polybook serve``: the built site on localhost, rebuilt and reloaded as chapters change.
 
 The server is the standard library's (``http.server``), serving ``build/html`` as is, except
-that every HTML response gets a small script that polls ``/__polybook__/version`` and reloads
-the page when the number changes -- after each rebuild. Polling, not a socket: it needs no
-extra server machinery, survives the server restarting, and tests can read the same endpoint.
+that every HTML response gets a small script that asks ``/__polybook__/version`` and reloads
+the page when the number changes -- after each rebuild. The page long-polls
+(``?after=N`` answers as soon as the version passes N, or after :data:`LONG_POLL` seconds), so
+it reloads the moment a rebuild ends rather than at its next poll. Plain HTTP, not a socket: it
+needs no extra server machinery, survives the server restarting, and tests read the same
+endpoint.
 
 Changes are found by polling modification times (:func:`snapshot`) rather than with an
 inotify library: none is in polybook's pinned environment, a book is a few hundred files
@@ -23,16 +26,20 @@ from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 VERSION_PATH = "/__polybook__/version"
+#: Seconds a long-polling request waits for a rebuild before it is answered anyway.
+LONG_POLL = 20.0
 RELOAD_SCRIPT = b"""<script>
 (function () {
   var seen = null;
   function poll() {
-    fetch("%s", {cache: "no-store"}).then(function (r) { return r.json(); }).then(function (d) {
+    var url = "%s" + (seen === null ? "" : "?after=" + seen), wait = 1000;
+    fetch(url, {cache: "no-store"}).then(function (r) { return r.json(); }).then(function (d) {
       if (seen === null) { seen = d.version; } else if (d.version !== seen) { window.location.reload(); }
-    }).catch(function () {}).finally(function () { setTimeout(poll, 1000); });
+      wait = 50;  // answered: ask again at once (the server holds the request until a rebuild)
+    }).catch(function () {}).finally(function () { setTimeout(poll, wait); });
   }
   poll();
 })();
@@ -48,6 +55,7 @@ class SiteServer:
     def __init__(self, root: Path, host: str = "127.0.0.1", port: int = 8000) -> None:
         self.root = root
         self.version = 0
+        self.changed = threading.Condition()  # notified when the version is bumped
         self.building = False
         self.problems = 0  # errors of the last rebuild, shown by the version endpoint
         self.httpd = ThreadingHTTPServer((host, port), partial(_Handler, directory=str(root), site=self))
@@ -70,6 +78,17 @@ class SiteServer:
     def state(self) -> dict[str, Any]:
         return {"version": self.version, "building": self.building, "problems": self.problems}
 
+    def bump(self) -> None:
+        """A rebuild ended: the next version, and every page waiting for it is answered."""
+        with self.changed:
+            self.version += 1
+            self.changed.notify_all()
+
+    def wait_past(self, version: int, timeout: float = LONG_POLL) -> None:
+        """Until the version is past ``version`` (or ``timeout`` seconds passed)."""
+        with self.changed:
+            self.changed.wait_for(lambda: self.version > version, timeout)
+
 
 class _Handler(SimpleHTTPRequestHandler):
     def __init__(self, *args: Any, site: SiteServer, **kwargs: Any) -> None:
@@ -79,6 +98,9 @@ class _Handler(SimpleHTTPRequestHandler):
     def do_GET(self) -> None:
         path = urlsplit(self.path).path
         if path == VERSION_PATH:
+            after = parse_qs(urlsplit(self.path).query).get("after", [""])[0]
+            if after.isdigit():
+                self.site.wait_past(int(after))
             return self._send(json.dumps(self.site.state()).encode(), "application/json")
         file = Path(self.translate_path(self.path))
         if file.is_dir() and path.endswith("/"):
@@ -178,7 +200,7 @@ def watch(
             site.problems = rebuild(changed)
         finally:
             site.building = False
-            site.version += 1
+            site.bump()
 
 
 def wait_for_version(url: str, above: int, timeout: float) -> dict[str, Any]:
