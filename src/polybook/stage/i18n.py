@@ -9,6 +9,11 @@ from __future__ import annotations
 STRINGS: dict[str, dict[str, str]] = {
     "en": {
         "status_plan": "Migration plan: what the source changed since",
+        "published_page": "This part is shown on the book's page",
+        "download_notebook": "Download notebook",
+        "notebooks": "Notebooks",
+        "open_colab": "Open in Colab",
+        "open_studio_lab": "Open in SageMaker Studio Lab",
         "untranslated_page": "This page is not translated yet: it is shown as the source language has it.",
         "untranslated_block": "Not translated yet.",
         "stale_block": "The source text of this passage changed since it was translated.",

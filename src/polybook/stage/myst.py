@@ -36,6 +36,7 @@ from polybook.dialect.slides import shown_prose
 from polybook.stage import inline
 from polybook.stage.i18n import text
 from polybook.stage.outputs import OutputRenderer
+from polybook.stage.views import shows
 
 #: ``figure(src, line)`` -> the path to write in MyST, or None when the figure is refused
 #: (an inline image then shows its alt text; the resolver reports why).
@@ -290,7 +291,7 @@ class _Writer:
     def cell_tabs(self, cells: list[CodeCell]) -> None:
         if self.framework:
             for cell in cells:
-                if self.framework in cell.frameworks:
+                if shows(cell, self.framework):
                     self.code(cell, self.framework)
                     self.results(cell, self.framework)
             return
@@ -311,7 +312,7 @@ class _Writer:
     def text_tabs(self, tabs: list[TextTab]) -> None:
         if self.framework:
             for tab in tabs:
-                if self.framework in tab.frameworks:
+                if shows(tab, self.framework):
                     self.nodes(tab.children)
             return
 
