@@ -36,6 +36,11 @@ class RecordedOutputs:
         self.raw = raw_hashes(self.codes)
         self._normalised: list[str] | None = None
 
+    @property
+    def recorded(self) -> bool:
+        """Whether ``build eval`` recorded this framework's program of the document at all."""
+        return self.framework in self.results.programs
+
     def _code_hashes(self) -> list[str]:
         if self._normalised is None:
             self._normalised = code_hashes(self.codes)

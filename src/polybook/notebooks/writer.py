@@ -89,6 +89,7 @@ class NotebookWriter:
         self.prose: list[str] = []
         self.line = 1  # the first line of the prose being gathered
         self.count = 0
+        self.missing_said = False
         self.diagnostics: list[Diagnostic] = []
 
     # -- the notebook -------------------------------------------------------------------
@@ -228,8 +229,8 @@ class NotebookWriter:
             if page is not None:
                 return self.shared.pages.url(self.name, page, rest.lstrip("#"))
             return href
-        found = self.file(path, line)
-        return found + rest if found is not None else None
+        found = self.shared.files.link(self.name, path)
+        return found + rest if found is not None else href  # not in the book: as written (the page's build says so)
 
     def role(self, name: str, target: str, line: int) -> str | None:
         if name in CITE_ROLES:
@@ -262,8 +263,7 @@ class NotebookWriter:
         if self.outputs is not None:
             stored = self.outputs.of(cell)
             if stored is None:
-                message = f"no stored output for this cell ({self.framework}): run polybook build eval"
-                self.say(cell.line, Code.OUTPUT_MISSING, message)
+                self.missing(cell)
             else:
                 self.count += 1
                 count = self.count
@@ -278,6 +278,19 @@ class NotebookWriter:
                 "outputs": outputs,
             }
         )
+
+    def missing(self, cell: CodeCell) -> None:
+        """A warning at a cell without a stored output; once per document when nothing of its
+        framework's program was recorded (a book never evaluated)."""
+        assert self.outputs is not None
+        if self.outputs.recorded:
+            message = f"no stored output for this cell ({self.framework}): run polybook build eval"
+        elif not self.missing_said:
+            self.missing_said = True
+            message = f"no stored outputs for this document ({self.framework}): run polybook build eval"
+        else:
+            return
+        self.say(cell.line, Code.OUTPUT_MISSING, message)
 
 
 def _explicit(target: str) -> tuple[str, str]:

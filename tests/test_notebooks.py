@@ -1,0 +1,225 @@
+"""``polybook build notebooks``: per language and framework, a valid notebook per document with that
+framework's text and code, the outputs ``build eval`` recorded, references as links to the pages.
+
+The fixture book (tests/fixtures/notebooks/book) has text tabs, a ``tab.selected`` cell, slide
+marks, a labelled figure, equation and section; its recorded outputs
+(tests/fixtures/notebooks/eval) are what ``polybook build eval`` wrote for it with the
+``python3`` kernel -- the slow test at the end makes them again and runs the notebooks.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+
+from polybook.config import load_config
+from polybook.diagnostics import Code
+from polybook.notebooks.build import NotebookStatus, build_notebooks, kernel_name
+
+from conftest import FIXTURES
+
+BOOK = FIXTURES / "notebooks" / "book"
+RECORDED = FIXTURES / "notebooks" / "eval"
+
+
+def copy_book(dest: Path, outputs: bool = True, conf_extra: str = "") -> Path:
+    """The fixture book in ``dest``, with the recorded outputs in its build folder."""
+    dest = dest / "book"
+    shutil.copytree(BOOK, dest)
+    if outputs:
+        shutil.copytree(RECORDED, dest / "build" / "eval")
+    if conf_extra:
+        conf = dest / "conf.py"
+        conf.write_text(conf.read_text(encoding="utf-8") + conf_extra, encoding="utf-8")
+    return dest / "conf.py"
+
+
+def notebook(root: Path, lang: str, framework: str, name: str = "counting") -> dict[str, Any]:
+    """A notebook of the book copied into ``root``."""
+    folder = root / "book" / "build" / "notebooks" / lang / framework
+    return json.loads((folder / f"{name}.ipynb").read_text(encoding="utf-8"))
+
+
+def text_of(nb: dict[str, Any], kind: str) -> str:
+    return "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == kind)
+
+
+def test_every_notebook_validates_with_its_framework_text_code_and_outputs(tmp_path: Path) -> None:
+    report = build_notebooks(load_config(copy_book(tmp_path)))
+    assert [o.target.name for o in report.outcomes] == ["en/alpha", "en/beta", "ja/alpha", "ja/beta"]
+    assert not report.failed and not [d for d in report.diagnostics if d.level != "info"]
+    for path in sorted((tmp_path / "book" / "build" / "notebooks").rglob("*.ipynb")):
+        nbformat.validate(nbformat.read(path, as_version=4))
+    alpha, beta = notebook(tmp_path, "en", "alpha"), notebook(tmp_path, "en", "beta")
+    # that framework's text tab only; slide marks out (the dropped text gone), math kept
+    assert "Alpha counts with a loop." in text_of(alpha, "markdown")
+    assert "Beta counts" not in text_of(alpha, "markdown")
+    assert "We count with care and  as" in text_of(alpha, "markdown")
+    assert "never in slides" not in text_of(alpha, "markdown")
+    assert "\\sum_{i=1}^n i = \\frac{n(n+1)}{2}. \\tag{1.1}" in text_of(alpha, "markdown")
+    # that framework's code: its cells, tab.selected branches resolved as on the page
+    assert "for i in range(1, 11)" in text_of(alpha, "code") and "sum(range" not in text_of(alpha, "code")
+    assert "name = 'beta'\nf'{name}: {total}'" in text_of(beta, "code")
+    assert "tab.selected" not in text_of(alpha, "code") + text_of(beta, "code")
+    # the recorded outputs, with execution counts
+    codes = [c for c in beta["cells"] if c["cell_type"] == "code"]
+    assert codes[0]["outputs"] == [{"name": "stdout", "output_type": "stream", "text": ["55\n"]}]
+    assert codes[1]["outputs"][0]["data"]["text/plain"] == ["'beta: 55'"]
+    assert codes[1]["execution_count"] == codes[1]["outputs"][0]["execution_count"] == 2
+    assert codes[2]["outputs"][0]["data"]["image/svg+xml"][0].startswith("<svg")
+    assert beta["metadata"]["kernelspec"]["name"] == "python3"  # conf.py's kernel
+
+
+def test_references_become_links_to_the_published_page_with_the_pages_numbers(tmp_path: Path) -> None:
+    build_notebooks(load_config(copy_book(tmp_path)))
+    en, ja = (
+        text_of(notebook(tmp_path, "en", "alpha"), "markdown"),
+        text_of(notebook(tmp_path, "ja", "beta"), "markdown"),
+    )
+    assert "as [Fig. 1.1](../../counting.html#fig_box) shows" in en
+    assert "[図 1.1](../../counting.html#fig_box) のように" in ja  # Sphinx's own Japanese words
+    assert "By [(1.1)](../../counting.html#eq_sum)" in en
+    assert "(see [Counting](../../counting.html#sec_counting))" in en
+    assert "**Fig. 1.1** A box to count in." in en
+
+
+def test_the_base_url_makes_links_absolute(tmp_path: Path) -> None:
+    build_notebooks(load_config(copy_book(tmp_path, conf_extra='html_baseurl = "https://tiny.example.org/"\n')))
+    ja = text_of(notebook(tmp_path, "ja", "alpha"), "markdown")
+    assert "[図 1.1](https://tiny.example.org/ja/counting.html#fig_box)" in ja
+
+
+def test_figures_and_the_toc_work_inside_the_folder(tmp_path: Path) -> None:
+    build_notebooks(load_config(copy_book(tmp_path)))
+    folder = tmp_path / "book" / "build" / "notebooks" / "ja" / "alpha"
+    assert '<img src="img/box.svg" alt="数える箱。" width="200px">' in text_of(
+        notebook(tmp_path, "ja", "alpha"), "markdown"
+    )
+    assert (folder / "img" / "box.svg").read_bytes() == (BOOK / "chapters" / "img" / "box.svg").read_bytes()
+    assert "* [数える](counting.ipynb)" in text_of(notebook(tmp_path, "ja", "alpha", "index"), "markdown")
+
+
+def test_a_cell_without_a_stored_output_gets_none_and_a_warning_at_its_line(tmp_path: Path) -> None:
+    conf = copy_book(tmp_path)
+    chapter = tmp_path / "book" / "chapters" / "en" / "counting.md"
+    chapter.write_text(
+        chapter.read_text(encoding="utf-8").replace(
+            "print(total)\n```\n\n```{.python .input}\n#@tab beta",
+            "print(total + 1)\n```\n\n```{.python .input}\n#@tab beta",
+        ),
+        encoding="utf-8",
+    )
+    report = build_notebooks(load_config(conf), ["en"], ["alpha"])
+    missing = [(Path(d.path).name, d.line) for d in report.diagnostics if d.code is Code.OUTPUT_MISSING]
+    # the edited cell and those after it (their outputs depend on it): not shown, said at their lines
+    assert missing == [("counting.md", 23), ("counting.md", 37), ("counting.md", 46)]
+    assert all(not c.get("outputs") for c in notebook(tmp_path, "en", "alpha")["cells"] if c["cell_type"] == "code")
+
+
+def test_a_book_never_evaluated_says_so_once_per_document(tmp_path: Path) -> None:
+    report = build_notebooks(load_config(copy_book(tmp_path, outputs=False)), ["en"], ["alpha"])
+    missing = [d for d in report.diagnostics if d.code is Code.OUTPUT_MISSING]
+    assert [(d.line, "this document" in d.message) for d in missing] == [(23, True)]
+
+
+def test_only_the_language_that_changed_is_made_again(tmp_path: Path) -> None:
+    conf = copy_book(tmp_path)
+    build_notebooks(load_config(conf))
+    again = build_notebooks(load_config(conf))
+    assert {o.status for o in again.outcomes} == {NotebookStatus.UNCHANGED}
+    en = tmp_path / "book" / "build" / "notebooks" / "en" / "alpha" / "counting.ipynb"
+    before = en.stat().st_mtime_ns
+    chapter = tmp_path / "book" / "chapters" / "ja" / "counting.md"
+    chapter.write_text(chapter.read_text(encoding="utf-8").replace("確かめる", "確認する"), encoding="utf-8")
+    edited = build_notebooks(load_config(conf))
+    status = {o.target.name: (o.status, o.written) for o in edited.outcomes}
+    assert status == {
+        "en/alpha": (NotebookStatus.UNCHANGED, 0),
+        "en/beta": (NotebookStatus.UNCHANGED, 0),
+        "ja/alpha": (NotebookStatus.BUILT, 1),  # counting; index's bytes are the same
+        "ja/beta": (NotebookStatus.BUILT, 1),
+    }
+    assert en.stat().st_mtime_ns == before
+    assert "## 確認する" in text_of(notebook(tmp_path, "ja", "beta"), "markdown")
+
+
+def test_the_kernel_is_the_framework_environments(tmp_path: Path) -> None:
+    environments = '\npolybook["execution"]["environments"] = {"alpha": ["numpy==1.26.4"]}\n'
+    conf = copy_book(tmp_path)
+    text = conf.read_text(encoding="utf-8").replace(
+        '"execution": {"kernel": "python3", "timeout": 60}',
+        '"execution": {"kernel": "python3", "timeout": 60, "environments": {"alpha": ["numpy==1.26.4"]}}',
+    )
+    conf.write_text(text, encoding="utf-8")
+    assert environments  # conf.py is read statically: the setting is written in place
+    config = load_config(conf)
+    build_notebooks(config, ["en"])
+    alpha = notebook(tmp_path, "en", "alpha")["metadata"]["kernelspec"]["name"]
+    assert alpha == kernel_name(config, "alpha") and alpha.startswith("polybook-alpha-")
+    assert notebook(tmp_path, "en", "beta")["metadata"]["kernelspec"]["name"] == "python3"
+
+
+def test_figures_count_per_chapter_across_its_sections(tmp_path: Path) -> None:
+    """Sphinx's numbering (numfig_secnum_depth 1): the second labelled figure of chapter 2 is
+    Fig. 2.2 though another section of the chapter holds it; a section gets its number."""
+    from polybook.book import load_book
+    from polybook.notebooks.references import LabelIndex
+
+    def figure(label: str) -> str:
+        return f"![x](x.png)\n:label:`{label}`\n"
+
+    folder = tmp_path / "chapters" / "en"
+    files = {
+        "index.md": "# Book\n\n```toc\n:numbered:\n\none/index\ntwo/index\n```\n",
+        "one/index.md": "# One\n\n" + figure("fig_a") + "\n```toc\na\n```\n",
+        "one/a.md": "# A\n\n" + figure("fig_b"),
+        "two/index.md": "# Two\n\n```toc\nb\nc\n```\n",
+        "two/b.md": "# B\n\n" + figure("fig_c") + "\n## Sub\n:label:`sec_sub`\n",
+        "two/c.md": "# C\n\n" + figure("fig_d"),
+    }
+    for name, body in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(body, encoding="utf-8")
+    (tmp_path / "conf.py").write_text(
+        'polybook = {"source_language": "en", "frameworks": ["alpha"], "languages": {"en": {"name": "English"}}}\n',
+        encoding="utf-8",
+    )
+    book = load_book(load_config(tmp_path / "conf.py"))
+    index = LabelIndex.make("en", book.chapters["en"], book.tocs["en"], {"figure": "Fig. %s", "section": "Section %s"})
+    assert {label: index.targets[label].number for label in ("fig_a", "fig_b", "fig_c", "fig_d")} == {
+        "fig_a": "1.1",
+        "fig_b": "1.2",
+        "fig_c": "2.1",
+        "fig_d": "2.2",
+    }
+    assert index.text("numref", index.targets["sec_sub"], "sec_sub") == "Section 2.1.1"
+
+
+@pytest.mark.slow
+def test_a_notebook_run_with_nbclient_gives_the_outputs_build_eval_recorded(tmp_path: Path) -> None:
+    """Evaluate the book, make its notebooks, run each with nbclient in the kernel its metadata
+    names, from its folder: every code cell gives the outputs the notebook holds."""
+    from click.testing import CliRunner
+    from nbclient import NotebookClient
+
+    from polybook.cli import main
+
+    conf = copy_book(tmp_path, outputs=False)
+    result = CliRunner().invoke(main, ["--conf", str(conf), "build", "eval"])
+    assert result.exit_code == 0, result.output
+    report = build_notebooks(load_config(conf))
+    assert not [d for d in report.diagnostics if d.code is Code.OUTPUT_MISSING]
+    for lang, framework in (("en", "alpha"), ("ja", "beta")):
+        path = tmp_path / "book" / "build" / "notebooks" / lang / framework / "counting.ipynb"
+        recorded = nbformat.read(path, as_version=4)
+        ran = nbformat.read(path, as_version=4)
+        NotebookClient(ran, timeout=60, resources={"metadata": {"path": str(path.parent)}}).execute()
+        for mine, theirs in zip(recorded.cells, ran.cells, strict=True):
+            if mine.cell_type == "code":
+                assert mine.outputs, mine.source
+                assert theirs.outputs == mine.outputs, mine.source
