@@ -37,6 +37,7 @@ from polybook.notebooks.files import DownloadFiles
 from polybook.notebooks.references import LabelIndex, PublishedPages, numfig_words
 from polybook.notebooks.writer import LanguageNotebooks, NotebookWriter
 from polybook.stage.bibliography import BibliographyPlan
+from polybook.stage.names import book_name
 from polybook.stage.outputs import ChapterResults
 from polybook.stage.settings import bibfiles
 
@@ -49,6 +50,7 @@ class NotebookTarget:
     language: str
     framework: str
     folder: Path  # build/notebooks/<lang>/<framework>
+    zip: Path  # build/notebooks/<lang>/<book>-<lang>-<framework>.zip: the folder, for readers to download
 
     @property
     def name(self) -> str:
@@ -96,8 +98,10 @@ def notebook_targets(
     config: BookConfig, languages: list[str] | None = None, frameworks: list[str] | None = None
 ) -> list[NotebookTarget]:
     """Every (language, framework) of the book, in config order, filtered."""
+    stem = book_name(config)
+    root = config.build_dir / NOTEBOOKS_DIR
     return [
-        NotebookTarget(lang, fw, config.build_dir / NOTEBOOKS_DIR / lang / fw)
+        NotebookTarget(lang, fw, root / lang / fw, root / lang / f"{stem}-{lang}-{fw}.zip")
         for lang, settings in config.languages.items()
         if not languages or lang in languages
         for fw in settings.frameworks
@@ -163,7 +167,7 @@ def config_digest(config: BookConfig) -> str:
 def unchanged(target: NotebookTarget, settings: str, names: list[str]) -> NotebookOutcome | None:
     """The outcome of a target whose stamp says nothing it was made from changed, else None."""
     stamp = read_json(target.stamp)
-    if stamp.get("settings") != settings or stamp.get("names") != names:
+    if not target.zip.is_file() or stamp.get("settings") != settings or stamp.get("names") != names:
         return None
     if any(_stat(Path(path)) != seen for path, seen in stamp.get("files", {}).items()):
         return None
@@ -190,6 +194,9 @@ def build_target(
     read: set[Path] = {config.document_path(lang, name) for name in docs}
     read |= {config.build_dir / "eval" / lang / f"{name}.json" for name in docs}
     found: list[Diagnostic] = []
+    if not shared.pages.base_url:
+        message = "no html_baseurl in conf.py: the notebooks link to the pages relative to where the site has them"
+        found.append(Diagnostic.make(display_path(config.path), 1, Code.NOTEBOOK_LINKS, message))
     wanted: dict[str, bytes] = {}
     for name, doc in docs.items():
         written = NotebookWriter(shared, name, doc, ChapterResults.from_doc(results.get(name))).write()
@@ -203,6 +210,7 @@ def build_target(
     files = {**shared.files.wanted, **library_files(config, target)}
     read |= set(files.values())
     written_count = write_folder(target.folder, wanted, files)
+    write_zip(target, wanted, sorted(files))
     failed = any(d.code is Code.NOTEBOOK_INVALID for d in found)
     seconds = round(time.monotonic() - started, 3)
     status = NotebookStatus.FAILED if failed else NotebookStatus.BUILT
@@ -321,6 +329,36 @@ def write_folder(folder: Path, notebooks: dict[str, bytes], files: dict[str, Pat
         elif path.is_dir() and not any(path.iterdir()):
             path.rmdir()
     return written
+
+
+#: Every entry of a zip gets this time: an unchanged folder gives the same bytes.
+_ZIP_TIME = (2000, 1, 1, 0, 0, 0)
+
+
+def write_zip(target: NotebookTarget, notebooks: dict[str, bytes], files: list[str]) -> None:
+    """The folder as one zip, under a folder of its own name: the notebooks first, in reading
+    order (the toc's), then their figures and the library, as the folder holds them."""
+    import tempfile
+    import zipfile
+
+    top = target.zip.stem
+    target.zip.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=f".{target.zip.name}.", dir=target.zip.parent)
+    os.close(fd)
+    try:
+        with zipfile.ZipFile(name, "w", zipfile.ZIP_DEFLATED) as archive:
+            entries = [(relative, data) for relative, data in notebooks.items()]
+            entries += [(relative, (target.folder / relative).read_bytes()) for relative in files]
+            for relative, data in entries:
+                info = zipfile.ZipInfo(f"{top}/{relative}", _ZIP_TIME)
+                info.compress_type = zipfile.ZIP_DEFLATED
+                info.external_attr = 0o644 << 16
+                archive.writestr(info, data)
+        os.chmod(name, 0o644)
+        os.replace(name, target.zip)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
 
 
 def write_stamp(

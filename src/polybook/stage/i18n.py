@@ -11,6 +11,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "status_plan": "Migration plan: what the source changed since",
         "published_page": "This part is shown on the book's page",
         "download_notebook": "Download notebook",
+        "downloads": "Downloads",
         "notebooks": "Notebooks",
         "open_colab": "Open in Colab",
         "open_studio_lab": "Open in SageMaker Studio Lab",

@@ -84,8 +84,10 @@ class _Writer:
         bibliography: list[str] | None,
         eval_rst: Callable[[EvalRst], str],
         label: Labeller,
+        after_title: list[str] | None = None,
     ) -> None:
         self.doc = doc
+        self.after_title = after_title or []  # lines under the page's title (the site's notebook links)
         self.label = label
         self.eval_rst = eval_rst
         self.bibliography = bibliography
@@ -169,6 +171,9 @@ class _Writer:
             if self.untranslated_page:  # under the page's title, which Sphinx takes from the first heading
                 self.untranslated_page = False
                 self.emit(_notice("polybook-untranslated", text(self.language, "untranslated_page")), node.line)
+            if self.after_title:
+                self.emit([*self.after_title, ""], node.line)
+                self.after_title = []
         elif (mark := read_mark(node)) is not None:
             self.mark(mark)
         elif isinstance(node, Block) and node.kind == "table" and (node.label or id(node) in self.captions):
@@ -381,11 +386,13 @@ def transpile(
     bibliography: list[str] | None = None,
     eval_rst: Callable[[EvalRst], str] | None = None,
     label: Labeller | None = None,
+    after_title: list[str] | None = None,
 ) -> Transpiled:
     """MyST for ``doc`` in ``language``: all frameworks in tabs, or only ``framework``.
     ``bibliography``: the MyST a ``:bibliography:`` line becomes (None: nothing);
     ``eval_rst(node)``: the reStructuredText of an eval_rst block, line for line; ``label``: how
-    a framework is named for readers (default: as written)."""
+    a framework is named for readers (default: as written); ``after_title``: MyST lines under the
+    page's title."""
     writer = _Writer(
         doc,
         lang,
@@ -398,6 +405,7 @@ def transpile(
         bibliography,
         eval_rst or (lambda node: node.source),
         label or (lambda framework: framework),
+        after_title,
     )
     writer.nodes(doc.nodes)
     while writer.out and not writer.out[-1][0].strip():
