@@ -10,7 +10,9 @@ marks, a labelled figure, equation and section; its recorded outputs
 from __future__ import annotations
 
 import json
+import re
 import shutil
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,7 @@ import nbformat
 import pytest
 
 from polybook.config import load_config
+from polybook.config.notebooks import LaunchPlace
 from polybook.diagnostics import Code
 from polybook.notebooks.build import NotebookStatus, build_notebooks, kernel_name
 
@@ -223,3 +226,70 @@ def test_a_notebook_run_with_nbclient_gives_the_outputs_build_eval_recorded(tmp_
             if mine.cell_type == "code":
                 assert mine.outputs, mine.source
                 assert theirs.outputs == mine.outputs, mine.source
+
+
+def test_the_zip_holds_the_notebooks_in_toc_order_their_figures_and_the_library(tmp_path: Path) -> None:
+    conf = copy_book(tmp_path)
+    text = conf.read_text(encoding="utf-8").replace(
+        '"execution":', '"library": {"frameworks": {"alpha": {"lib_file": "tiny/alpha.py"}}},\n    "execution":'
+    )
+    conf.write_text(text, encoding="utf-8")
+    (tmp_path / "book" / "chapters" / "en" / "tiny").mkdir()
+    (tmp_path / "book" / "chapters" / "en" / "tiny" / "alpha.py").write_text("VALUE = 1\n", encoding="utf-8")
+    (tmp_path / "book" / "chapters" / "en" / "tiny" / "__init__.py").write_text("", encoding="utf-8")
+    report = build_notebooks(load_config(conf), ["ja"], ["alpha"])
+    archive = report.outcomes[0].target.zip
+    assert archive.name == "tiny-book-ja-alpha.zip"
+    with zipfile.ZipFile(archive) as opened:
+        names = opened.namelist()
+        notebook_in_zip = json.loads(opened.read("tiny-book-ja-alpha/counting.ipynb"))
+    assert names == [
+        "tiny-book-ja-alpha/index.ipynb",  # the toc's order: the root, then what it lists
+        "tiny-book-ja-alpha/counting.ipynb",
+        "tiny-book-ja-alpha/img/box.svg",
+        "tiny-book-ja-alpha/tiny/__init__.py",  # the translation has no copy: the source's library
+        "tiny-book-ja-alpha/tiny/alpha.py",
+    ]
+    assert notebook_in_zip == notebook(tmp_path, "ja", "alpha")
+    before = archive.read_bytes()
+    build_notebooks(load_config(conf), ["ja"], ["alpha"], force=True)
+    assert archive.read_bytes() == before  # the same folder, the same bytes
+
+
+def test_each_framework_tab_under_the_title_links_the_pages_notebook_and_where_it_launches() -> None:
+    from polybook.dialect import DialectSettings, parse_file
+    from polybook.render.notebook_links import notebook_links
+    from polybook.render.site_info import NotebookPlace
+
+    doc = parse_file(BOOK / "chapters" / "ja" / "counting.md", DialectSettings("ja", ("alpha", "beta"), "alpha"))
+    colab = "https://colab.research.google.com/github/o/r/blob/main/ja/beta"
+    places = (
+        NotebookPlace("alpha", "Alpha", "ja/notebooks/alpha"),
+        NotebookPlace("beta", "Beta", "ja/notebooks/beta", colab),
+    )
+    lines = notebook_links("ja", "counting", doc, places)
+    assert lines[:3] == ["::::{tab-set}", ":sync-group: framework", ":class: polybook-tabs polybook-notebook-links"]
+    shown = "\n".join(lines)
+    assert 'href="notebooks/alpha/counting.ipynb" download>' in shown
+    assert 'href="notebooks/beta/counting.ipynb" download>' in shown
+    assert f'href="{colab}/counting.ipynb">Open in Colab' in shown
+    assert shown.count("Open in Colab") == 1  # alpha has no launch place
+    index = parse_file(BOOK / "chapters" / "ja" / "index.md", DialectSettings("ja", ("alpha", "beta"), "alpha"))
+    assert notebook_links("ja", "index", index, places) == []  # no code: nothing to run
+
+
+def test_conf_py_names_where_launch_notebooks_are_published(tmp_path: Path) -> None:
+    from polybook.config import ConfigError
+
+    launch = '"notebooks": {"launch": {"*": "o/book-{lang}@{framework}", "ja/beta": "o/ja-beta", "en": None}},\n    '
+    conf = copy_book(tmp_path)
+    conf.write_text(conf.read_text(encoding="utf-8").replace('"execution":', launch + '"execution":'), encoding="utf-8")
+    config = load_config(conf)
+    assert config.notebooks.place("ja", "alpha") == LaunchPlace("o/book-ja", "alpha")
+    assert config.notebooks.place("ja", "beta") == LaunchPlace("o/ja-beta", "notebooks")
+    assert config.notebooks.place("en", "alpha") is None
+    conf.write_text(conf.read_text(encoding="utf-8").replace('"o/ja-beta"', '"not a repository"'), encoding="utf-8")
+    with pytest.raises(
+        ConfigError, match=re.escape("polybook.notebooks.launch.ja/beta: 'not a repository' is not a GitHub")
+    ):
+        load_config(conf)
