@@ -34,6 +34,7 @@ from polybook.dialect.nodes import Document
 from polybook.execute.outputs import read_outputs
 from polybook.files import atomic_write, display_path, read_json, stage_lock
 from polybook.notebooks.files import DownloadFiles
+from polybook.notebooks.launch import GPU_METADATA, InstallCell, install_cell, wants_gpu
 from polybook.notebooks.references import LabelIndex, PublishedPages, numfig_words
 from polybook.notebooks.writer import LanguageNotebooks, NotebookWriter
 from polybook.stage.bibliography import BibliographyPlan
@@ -42,6 +43,7 @@ from polybook.stage.outputs import ChapterResults
 from polybook.stage.settings import bibfiles
 
 NOTEBOOKS_DIR = "notebooks"
+LAUNCH_DIR = "launch"  # <build>/launch/<lang>/<framework>/: the launch notebooks, as a branch holds them
 STAMP_FORMAT = 1
 
 
@@ -51,6 +53,7 @@ class NotebookTarget:
     framework: str
     folder: Path  # build/notebooks/<lang>/<framework>
     zip: Path  # build/notebooks/<lang>/<book>-<lang>-<framework>.zip: the folder, for readers to download
+    launch: Path  # build/launch/<lang>/<framework>: the launch notebooks (polybook publish --notebooks-branch)
 
     @property
     def name(self) -> str:
@@ -78,6 +81,7 @@ class NotebookOutcome:
     written: int = 0  # by this build (their bytes changed)
     seconds: float = 0.0
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    installs: dict[str, list[str]] = field(default_factory=dict)  # install cell requirements -> documents
 
 
 @dataclass(slots=True)
@@ -101,7 +105,13 @@ def notebook_targets(
     stem = book_name(config)
     root = config.build_dir / NOTEBOOKS_DIR
     return [
-        NotebookTarget(lang, fw, root / lang / fw, root / lang / f"{stem}-{lang}-{fw}.zip")
+        NotebookTarget(
+            lang,
+            fw,
+            root / lang / fw,
+            root / lang / f"{stem}-{lang}-{fw}.zip",
+            config.build_dir / LAUNCH_DIR / lang / fw,
+        )
         for lang, settings in config.languages.items()
         if not languages or lang in languages
         for fw in settings.frameworks
@@ -157,6 +167,29 @@ def _build(
     return NotebookReport([outcomes[t] for t in targets], round(time.monotonic() - started, 3))
 
 
+def install_problems(report: NotebookReport, index: list[str] | None = None) -> list[Diagnostic]:
+    """Resolve every launch notebook's install cell against the package index (uv, nothing
+    installed; ``index``: uv's index options, default pip's): an error for each that cannot be
+    installed, at the first document whose notebook has it."""
+    from polybook.notebooks.launch import check_installs
+
+    wanted: dict[str, list[str]] = {}
+    for outcome in report.outcomes:
+        for key, docs in outcome.installs.items():
+            wanted.setdefault(key, []).extend(docs)
+    cells = [InstallCell(tuple(key.split("\n"))) for key in wanted]
+    found = []
+    for problem in check_installs(cells, index):
+        docs = wanted["\n".join(problem.requirements)]
+        more = f" (and {len(docs) - 1} more notebooks)" if len(docs) > 1 else ""
+        message = (
+            f"the launch notebook's install cell cannot be installed{more}: {' '.join(problem.requirements)}: "
+            f"{problem.reason}"
+        )
+        found.append(Diagnostic.make(docs[0], 1, Code.NOTEBOOK_INSTALL, message))
+    return found
+
+
 def config_digest(config: BookConfig) -> str:
     """What every notebook depends on besides its language's files: conf.py and polybook."""
     digest = hashlib.sha256(config.path.read_bytes())
@@ -171,8 +204,11 @@ def unchanged(target: NotebookTarget, settings: str, names: list[str]) -> Notebo
         return None
     if any(_stat(Path(path)) != seen for path, seen in stamp.get("files", {}).items()):
         return None
+    if stamp.get("installs") and not target.launch.is_dir():
+        return None
     said = [Diagnostic.from_dict(d) for d in stamp.get("diagnostics", [])]
-    return NotebookOutcome(target, NotebookStatus.UNCHANGED, int(stamp.get("notebooks", 0)), 0, 0.0, said)
+    installs = {str(k): list(v) for k, v in stamp.get("installs", {}).items()}
+    return NotebookOutcome(target, NotebookStatus.UNCHANGED, int(stamp.get("notebooks", 0)), 0, 0.0, said, installs)
 
 
 def _stat(path: Path) -> list[int] | None:
@@ -184,6 +220,16 @@ def _stat(path: Path) -> list[int] | None:
     return [info.st_size, info.st_mtime_ns]
 
 
+@dataclass(slots=True)
+class Made:
+    """One language and framework's notebooks, made in memory."""
+
+    notebooks: dict[str, bytes] = field(default_factory=dict)  # <document>.ipynb -> the file
+    launch: dict[str, bytes] = field(default_factory=dict)  # the launch notebooks (with their install cell)
+    installs: dict[str, list[str]] = field(default_factory=dict)  # an install cell's requirements -> documents
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
 def build_target(
     config: BookConfig, book: Book, target: NotebookTarget, results: dict[str, dict[str, Any]], settings: str
 ) -> NotebookOutcome:
@@ -193,33 +239,71 @@ def build_target(
     shared = language_notebooks(config, book, target)
     read: set[Path] = {config.document_path(lang, name) for name in docs}
     read |= {config.build_dir / "eval" / lang / f"{name}.json" for name in docs}
-    found: list[Diagnostic] = []
+    made = make_notebooks(config, target, shared, docs, results)
     if not shared.pages.base_url:
         message = "no html_baseurl in conf.py: the notebooks link to the pages relative to where the site has them"
-        found.append(Diagnostic.make(display_path(config.path), 1, Code.NOTEBOOK_LINKS, message))
-    wanted: dict[str, bytes] = {}
-    for name, doc in docs.items():
-        written = NotebookWriter(shared, name, doc, ChapterResults.from_doc(results.get(name))).write()
-        notebook = notebook_document(config, target, name, doc, written.notebook)
-        found += written.diagnostics
-        problem = validation_problem(notebook)
-        if problem is not None:
-            found.append(Diagnostic.make(doc.path, 1, Code.NOTEBOOK_INVALID, f"{target.name}: {problem}"))
-            continue
-        wanted[f"{name}.ipynb"] = notebook_bytes(notebook)
+        made.diagnostics.insert(0, Diagnostic.make(display_path(config.path), 1, Code.NOTEBOOK_LINKS, message))
     files = {**shared.files.wanted, **library_files(config, target)}
     read |= set(files.values())
-    written_count = write_folder(target.folder, wanted, files)
-    write_zip(target, wanted, sorted(files))
-    failed = any(d.code is Code.NOTEBOOK_INVALID for d in found)
+    written_count = write_folder(target.folder, made.notebooks, files)
+    write_zip(target, made.notebooks, sorted(files))
+    if made.launch or target.launch.is_dir():  # without a launch place the folder goes
+        write_folder(target.launch, made.launch, shared.files.wanted if made.launch else {})
+    failed = any(d.code is Code.NOTEBOOK_INVALID for d in made.diagnostics)
     seconds = round(time.monotonic() - started, 3)
     status = NotebookStatus.FAILED if failed else NotebookStatus.BUILT
-    outcome = NotebookOutcome(target, status, len(wanted), written_count, seconds, found)
+    outcome = NotebookOutcome(
+        target, status, len(made.notebooks), written_count, seconds, made.diagnostics, made.installs
+    )
     if failed:
         target.stamp.unlink(missing_ok=True)
     else:
         write_stamp(target, settings, list(book.names_of(lang)), read, outcome)
     return outcome
+
+
+def make_notebooks(
+    config: BookConfig,
+    target: NotebookTarget,
+    shared: LanguageNotebooks,
+    docs: dict[str, Document],
+    results: dict[str, dict[str, Any]],
+) -> Made:
+    """Every document's notebook (and launch notebook, when conf.py says where they are published)."""
+    made = Made()
+    launching = config.notebooks.place(target.language, target.framework) is not None
+    for name, doc in docs.items():
+        stored = ChapterResults.from_doc(results.get(name))
+        written = NotebookWriter(shared, name, doc, stored).write()
+        notebook = notebook_document(config, target, name, doc, written.notebook)
+        made.diagnostics += written.diagnostics
+        problem = validation_problem(notebook)
+        if problem is not None:
+            made.diagnostics.append(Diagnostic.make(doc.path, 1, Code.NOTEBOOK_INVALID, f"{target.name}: {problem}"))
+            continue
+        made.notebooks[f"{name}.ipynb"] = notebook_bytes(notebook)
+        if launching and doc.cells(target.framework):
+            program = stored.programs.get(target.framework)
+            cell = install_cell(config, target.language, target.framework, doc, program)
+            made.installs.setdefault("\n".join(cell.requirements), []).append(doc.path)
+            made.launch[f"{name}.ipynb"] = notebook_bytes(
+                launch_notebook(notebook, cell, wants_gpu(doc, target.framework))
+            )
+    return made
+
+
+def launch_notebook(notebook: dict[str, Any], cell: InstallCell, gpu: bool) -> dict[str, Any]:
+    """The notebook with its install cell first, and the accelerator metadata when it wants a GPU."""
+    first = {
+        "cell_type": "code",
+        "id": "polybook-install",
+        "metadata": {},
+        "execution_count": None,
+        "source": cell.source(),
+        "outputs": [],
+    }
+    metadata = {**notebook["metadata"], **(GPU_METADATA if gpu else {})}
+    return {**notebook, "metadata": metadata, "cells": [first, *notebook["cells"]]}
 
 
 def language_notebooks(config: BookConfig, book: Book, target: NotebookTarget) -> LanguageNotebooks:
@@ -366,6 +450,13 @@ def write_stamp(
 ) -> None:
     files = {str(path): _stat(path) for path in sorted(read)}
     said = [d.to_dict() for d in outcome.diagnostics]
-    data = {"settings": settings, "names": names, "files": files, "notebooks": outcome.notebooks, "diagnostics": said}
+    data = {
+        "settings": settings,
+        "names": names,
+        "files": files,
+        "notebooks": outcome.notebooks,
+        "diagnostics": said,
+        "installs": outcome.installs,
+    }
     target.stamp.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(target.stamp, json.dumps(data, ensure_ascii=False, indent=0))

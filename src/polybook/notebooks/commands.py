@@ -9,20 +9,29 @@ import click
 @click.option("--lang", "languages", multiple=True, help="Only this language (repeatable).")
 @click.option("--framework", "frameworks", multiple=True, help="Only this framework (repeatable).")
 @click.option("--force", is_flag=True, help="Make again even the notebooks whose inputs did not change.")
+@click.option(
+    "--check-install",
+    is_flag=True,
+    help="Resolve every launch notebook's install cell against the package index (uv; nothing installed).",
+)
 @click.pass_context
-def notebooks(ctx: click.Context, languages: tuple[str, ...], frameworks: tuple[str, ...], force: bool) -> None:
+def notebooks(
+    ctx: click.Context, languages: tuple[str, ...], frameworks: tuple[str, ...], force: bool, check_install: bool
+) -> None:
     """Make one notebook per document, language and framework in build/notebooks/<lang>/<framework>/.
 
     The outputs are those polybook build eval recorded (nothing is run); cross references link
-    to the published pages. Unchanged languages are not made again. Exits 1 when a notebook
-    does not validate, 2 on usage errors.
+    to the published pages. Unchanged languages are not made again. With conf.py's
+    polybook.notebooks.launch, launch notebooks (build/launch/<lang>/<framework>/) start with a
+    cell installing what the outputs were computed with. Exits 1 when a notebook does not
+    validate (or, with --check-install, an install cell cannot be installed), 2 on usage errors.
     """
     from rich.console import Console
     from rich.table import Table
 
     from polybook.diagnostics import Level, format_grouped, grouped
     from polybook.files import display_path
-    from polybook.notebooks.build import NotebookStatus, build_notebooks
+    from polybook.notebooks.build import NotebookStatus, build_notebooks, install_problems
     from polybook.usage import book_config, known
 
     config = book_config(ctx)
@@ -36,6 +45,12 @@ def notebooks(ctx: click.Context, languages: tuple[str, ...], frameworks: tuple[
         force=force,
         say=lambda message: click.echo(message, err=True),
     )
+    uninstallable = []
+    if check_install:
+        with console.status("resolving the launch notebooks' install cells"):
+            uninstallable = install_problems(report)
+        for diagnostic in uninstallable:
+            click.echo(diagnostic.format(), err=True)
     found = grouped((d, o.target.name) for o in report.outcomes for d in o.diagnostics if d.level is not Level.INFO)
     for diagnostic, targets in found:
         click.echo(format_grouped(diagnostic, targets, len(report.outcomes)), err=True)
@@ -56,5 +71,8 @@ def notebooks(ctx: click.Context, languages: tuple[str, ...], frameworks: tuple[
         f"{counts[NotebookStatus.FAILED]} failed — {report.seconds:.2f} s",
         highlight=False,
     )
-    if report.failed:
+    if check_install:
+        cells = len({key for o in report.outcomes for key in o.installs})
+        console.print(f"install cells: {cells} resolved, {len(uninstallable)} cannot be installed", highlight=False)
+    if report.failed or uninstallable:
         ctx.exit(1)
