@@ -293,3 +293,74 @@ def test_conf_py_names_where_launch_notebooks_are_published(tmp_path: Path) -> N
         ConfigError, match=re.escape("polybook.notebooks.launch.ja/beta: 'not a repository' is not a GitHub")
     ):
         load_config(conf)
+
+
+def fake_wheel(folder: Path, name: str, version: str) -> None:
+    """A wheel uv can resolve (its metadata; nothing to install): the package index of a test."""
+    folder.mkdir(parents=True, exist_ok=True)
+    info = f"{name}-{version}.dist-info"
+    with zipfile.ZipFile(folder / f"{name}-{version}-py3-none-any.whl", "w") as wheel:
+        wheel.writestr(f"{info}/METADATA", f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+        wheel.writestr(
+            f"{info}/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+        )
+        wheel.writestr(f"{info}/RECORD", "")
+
+
+def launch_book(tmp_path: Path) -> Path:
+    """The fixture book with a library (version 0.3.0) and a place for its launch notebooks."""
+    conf = copy_book(tmp_path)
+    settings = (
+        '"library": {"version_file": "tiny/__init__.py", "frameworks": {"alpha": {"lib_file": "tiny/alpha.py"}}},\n'
+        '    "notebooks": {"launch": "example/tiny@{lang}-{framework}"},\n    "execution":'
+    )
+    conf.write_text(conf.read_text(encoding="utf-8").replace('"execution":', settings), encoding="utf-8")
+    library = tmp_path / "book" / "chapters" / "en" / "tiny"
+    library.mkdir()
+    (library / "__init__.py").write_text('__version__ = "0.3.0"\n', encoding="utf-8")
+    (library / "alpha.py").write_text("VALUE = 1\n", encoding="utf-8")
+    return conf
+
+
+def test_a_launch_notebook_installs_what_its_outputs_were_computed_with(tmp_path: Path) -> None:
+    conf = launch_book(tmp_path)
+    report = build_notebooks(load_config(conf), ["ja"])
+    launch = tmp_path / "book" / "build" / "launch" / "ja"
+    alpha = json.loads((launch / "alpha" / "counting.ipynb").read_text(encoding="utf-8"))
+    first = "".join(alpha["cells"][0]["source"])
+    # numpy as the recorded provenance has it; the book's library at the build's version
+    assert first.endswith("%pip install numpy==2.4.6 tiny==0.3.0")
+    assert alpha["cells"][1:] == notebook(tmp_path, "ja", "alpha")["cells"]
+    assert "accelerator" not in alpha["metadata"]  # its code asks for no GPU
+    assert sorted(p.name for p in (launch / "alpha").iterdir()) == ["counting.ipynb", "img"]  # no code, no launch
+    installs = {key: [Path(doc).name for doc in docs] for key, docs in report.outcomes[0].installs.items()}
+    assert installs == {"numpy==2.4.6\ntiny==0.3.0": ["counting.md"]}
+
+
+def test_a_program_that_asks_for_a_gpu_gets_colabs_accelerator(tmp_path: Path) -> None:
+    conf = launch_book(tmp_path)
+    chapter = tmp_path / "book" / "chapters" / "en" / "counting.md"
+    chapter.write_text(
+        chapter.read_text(encoding="utf-8").replace("total = 0\n", "device = d2l.try_gpu()\ntotal = 0\n")
+    )
+    build_notebooks(load_config(conf), ["en"])
+    launch = tmp_path / "book" / "build" / "launch" / "en"
+    alpha = json.loads((launch / "alpha" / "counting.ipynb").read_text(encoding="utf-8"))
+    beta = json.loads((launch / "beta" / "counting.ipynb").read_text(encoding="utf-8"))
+    assert alpha["metadata"]["accelerator"] == "GPU" and "accelerator" not in beta["metadata"]
+
+
+def test_the_install_check_resolves_install_cells_against_the_index_without_installing(tmp_path: Path) -> None:
+    """A local folder of wheels is the package index: no network."""
+    from polybook.notebooks.build import install_problems
+
+    report = build_notebooks(load_config(launch_book(tmp_path)), ["ja"])
+    index = tmp_path / "index"
+    fake_wheel(index, "numpy", "2.4.6")
+    fake_wheel(index, "tiny", "0.2.0")  # the registry has an older library only
+    options = ["--no-index", "--find-links", str(index), "--offline"]
+    problems = install_problems(report, options)
+    assert [(Path(d.path).name, d.code) for d in problems] == [("counting.md", Code.NOTEBOOK_INSTALL)]
+    assert "numpy==2.4.6 tiny==0.3.0: " in problems[0].message  # beta's cell (numpy alone) resolves
+    fake_wheel(index, "tiny", "0.3.0")
+    assert install_problems(report, options) == []
