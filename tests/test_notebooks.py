@@ -364,3 +364,41 @@ def test_the_install_check_resolves_install_cells_against_the_index_without_inst
     assert "numpy==2.4.6 tiny==0.3.0: " in problems[0].message  # beta's cell (numpy alone) resolves
     fake_wheel(index, "tiny", "0.3.0")
     assert install_problems(report, options) == []
+
+
+def test_publish_commits_exactly_the_launch_notebooks_to_their_branch(tmp_path: Path) -> None:
+    import subprocess
+
+    from click.testing import CliRunner
+
+    from polybook.cli import main
+
+    conf = launch_book(tmp_path)
+    root = conf.parent
+    conf.write_text(conf.read_text(encoding="utf-8").replace("example/tiny@{lang}-{framework}", "example/tiny@nb"))
+    git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "book"], check=True)
+    refused = CliRunner().invoke(main, ["--conf", str(conf), "publish", "--notebooks-branch", "nb"])
+    assert refused.exit_code == 1 and "run `polybook build notebooks`" in refused.output
+    build_notebooks(load_config(conf))
+    result = CliRunner().invoke(main, ["--conf", str(conf), "publish", "--notebooks-branch", "nb"])
+    assert result.exit_code == 0, result.output
+    tree = subprocess.run([*git, "ls-tree", "-r", "--name-only", "nb"], capture_output=True, text=True, check=True)
+    assert tree.stdout.split() == [
+        "en/alpha/counting.ipynb",
+        "en/alpha/img/box.svg",
+        "en/beta/counting.ipynb",
+        "en/beta/img/box.svg",
+        "ja/alpha/counting.ipynb",
+        "ja/alpha/img/box.svg",
+        "ja/beta/counting.ipynb",
+        "ja/beta/img/box.svg",
+    ]
+    status = subprocess.run([*git, "status", "--porcelain"], capture_output=True, text=True, check=True)
+    assert all(line.startswith("?? build/") for line in status.stdout.splitlines())  # the book's files untouched
+    head = subprocess.run([*git, "branch", "--show-current"], capture_output=True, text=True, check=True)
+    assert head.stdout.strip() == "main"
+    again = CliRunner().invoke(main, ["--conf", str(conf), "publish", "--notebooks-branch", "nb"])
+    assert "the notebooks are unchanged" in again.output
