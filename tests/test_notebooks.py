@@ -57,7 +57,9 @@ def test_every_notebook_validates_with_its_framework_text_code_and_outputs(tmp_p
     assert [o.target.name for o in report.outcomes] == ["en/alpha", "en/beta", "ja/alpha", "ja/beta"]
     assert not report.failed and not [d for d in report.diagnostics if d.level != "info"]
     for path in sorted((tmp_path / "book" / "build" / "notebooks").rglob("*.ipynb")):
-        nbformat.validate(nbformat.read(path, as_version=4))
+        read = nbformat.read(path, as_version=4)
+        nbformat.validate(read)
+        assert path.read_text(encoding="utf-8") == nbformat.writes(read) + "\n"  # laid out as Jupyter writes it
     alpha, beta = notebook(tmp_path, "en", "alpha"), notebook(tmp_path, "en", "beta")
     # that framework's text tab only; slide marks out (the dropped text gone), math kept
     assert "Alpha counts with a loop." in text_of(alpha, "markdown")
@@ -402,3 +404,14 @@ def test_publish_commits_exactly_the_launch_notebooks_to_their_branch(tmp_path: 
     assert head.stdout.strip() == "main"
     again = CliRunner().invoke(main, ["--conf", str(conf), "publish", "--notebooks-branch", "nb"])
     assert "the notebooks are unchanged" in again.output
+
+
+def test_a_notebook_nbformat_refuses_is_said_and_not_written() -> None:
+    from polybook.notebooks.nbfile import validation_problem
+
+    cell = {"cell_type": "code", "id": "a", "metadata": {}, "execution_count": None, "source": "", "outputs": []}
+    good = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [cell]}
+    assert validation_problem(good) is None
+    bad_output = {**cell, "outputs": [{"output_type": "stream", "text": "x"}]}  # a stream names its stream
+    assert "not a valid notebook" in (validation_problem({**good, "cells": [bad_output]}) or "")
+    assert validation_problem({**good, "cells": [cell, cell]}) == "not a valid notebook: two cells have the same id"

@@ -35,6 +35,7 @@ from polybook.execute.outputs import read_outputs
 from polybook.files import atomic_write, display_path, read_json, stage_lock
 from polybook.notebooks.files import DownloadFiles
 from polybook.notebooks.launch import GPU_METADATA, InstallCell, install_cell, wants_gpu
+from polybook.notebooks.nbfile import notebook_bytes, validation_problem
 from polybook.notebooks.references import LabelIndex, PublishedPages, numfig_words
 from polybook.notebooks.writer import LanguageNotebooks, NotebookWriter
 from polybook.stage.bibliography import BibliographyPlan
@@ -337,15 +338,6 @@ def notebook_document(
     return {"nbformat": 4, "nbformat_minor": 5, "metadata": metadata, "cells": body["cells"]}
 
 
-def notebook_bytes(notebook: dict[str, Any]) -> bytes:
-    """The file as Jupyter writes it (multi-line strings as lists of lines, keys sorted)."""
-    import nbformat
-    from nbformat.v4.rwbase import split_lines
-
-    data = split_lines(nbformat.from_dict(notebook))
-    return (json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode()
-
-
 def kernel_name(config: BookConfig, framework: str, required_libs: tuple[str, ...] = ()) -> str:
     """The kernel conf.py gives the framework: its environment's (with the document's extra
     requirements, a derived one's), else the ``kernel`` setting's."""
@@ -354,17 +346,6 @@ def kernel_name(config: BookConfig, framework: str, required_libs: tuple[str, ..
 
         return env_spec(config.execution, framework, required_libs).kernel
     return config.execution.kernel_for(framework)
-
-
-def validation_problem(notebook: dict[str, Any]) -> str | None:
-    """Why nbformat does not take ``notebook`` as a valid version 4 notebook (None: it does)."""
-    import nbformat
-
-    try:
-        nbformat.validate(nbformat.from_dict(notebook), version=4)
-    except nbformat.ValidationError as exc:
-        return f"not a valid notebook: {exc.message}"
-    return None
 
 
 def library_files(config: BookConfig, target: NotebookTarget) -> dict[str, Path]:
@@ -404,7 +385,7 @@ def write_folder(folder: Path, notebooks: dict[str, bytes], files: dict[str, Pat
         if path.is_file() and (path.stat().st_size, path.stat().st_mtime_ns) == (info.st_size, info.st_mtime_ns):
             continue
         path.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(source, path)
+        _link_or_copy(source, path)
     keep = set(notebooks) | set(files)
     for path in sorted(folder.rglob("*"), reverse=True):
         relative = path.relative_to(folder).as_posix()
@@ -417,6 +398,8 @@ def write_folder(folder: Path, notebooks: dict[str, bytes], files: dict[str, Pat
 
 #: Every entry of a zip gets this time: an unchanged folder gives the same bytes.
 _ZIP_TIME = (2000, 1, 1, 0, 0, 0)
+#: Files compressed already (figures): stored in the zip as they are.
+_PACKED = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".zip", ".gz", ".pdf", ".mp4")
 
 
 def write_zip(target: NotebookTarget, notebooks: dict[str, bytes], files: list[str]) -> None:
@@ -435,7 +418,8 @@ def write_zip(target: NotebookTarget, notebooks: dict[str, bytes], files: list[s
             entries += [(relative, (target.folder / relative).read_bytes()) for relative in files]
             for relative, data in entries:
                 info = zipfile.ZipInfo(f"{top}/{relative}", _ZIP_TIME)
-                info.compress_type = zipfile.ZIP_DEFLATED
+                packed = relative.lower().endswith(_PACKED)  # deflating them again only costs time
+                info.compress_type = zipfile.ZIP_STORED if packed else zipfile.ZIP_DEFLATED
                 info.external_attr = 0o644 << 16
                 archive.writestr(info, data)
         os.chmod(name, 0o644)
@@ -443,6 +427,16 @@ def write_zip(target: NotebookTarget, notebooks: dict[str, bytes], files: list[s
     except BaseException:
         Path(name).unlink(missing_ok=True)
         raise
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    """A hard link when the build and the book share a file system (d2l's figures are 20 MB a
+    language, in every framework's folder), else a copy with its times."""
+    target.unlink(missing_ok=True)
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
 
 
 def write_stamp(
