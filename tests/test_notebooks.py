@@ -415,3 +415,45 @@ def test_a_notebook_nbformat_refuses_is_said_and_not_written() -> None:
     bad_output = {**cell, "outputs": [{"output_type": "stream", "text": "x"}]}  # a stream names its stream
     assert "not a valid notebook" in (validation_problem({**good, "cells": [bad_output]}) or "")
     assert validation_problem({**good, "cells": [cell, cell]}) == "not a valid notebook: two cells have the same id"
+
+
+@pytest.mark.slow
+def test_a_bundled_book_notebook_run_in_its_framework_environment_gives_the_recorded_outputs(tmp_path: Path) -> None:
+    """The bundled book's benchmark section, evaluated in each framework's environment (made where
+    ``make site`` makes them), then its notebooks run with nbclient in the kernels their metadata
+    name: the outputs are the recorded ones, timings aside."""
+    import contextlib
+    import re as regex
+
+    from click.testing import CliRunner
+    from nbclient import NotebookClient
+
+    from polybook.cli import main
+
+    from conftest import ROOT, copy_conf
+
+    shutil.copytree(ROOT / "chapters", tmp_path / "chapters")
+    conf = copy_conf(tmp_path)
+    with contextlib.chdir(tmp_path):
+        result = CliRunner().invoke(main, ["--conf", str(conf), "build", "eval", "-l", "en"])
+    assert result.exit_code == 0, result.output
+    build_notebooks(load_config(conf), ["en"])
+
+    def shown(outputs: list[Any]) -> list[str]:
+        merged: list[dict[str, Any]] = []
+        for output in outputs:  # how a stream is cut into messages depends on timing
+            if merged and output["output_type"] == merged[-1]["output_type"] == "stream":
+                merged[-1] = {**merged[-1], "text": merged[-1]["text"] + output["text"]}
+            else:
+                merged.append(dict(output))
+        return [regex.sub(r"\d+\.\d+", "N", json.dumps(o, sort_keys=True)) for o in merged]
+
+    for framework in ("mxnet", "pytorch"):
+        path = tmp_path / "build" / "notebooks" / "en" / framework / "benchmark.ipynb"
+        recorded, ran = nbformat.read(path, as_version=4), nbformat.read(path, as_version=4)
+        assert recorded.metadata.kernelspec.name.startswith(f"polybook-{framework}-")
+        NotebookClient(ran, timeout=300, resources={"metadata": {"path": str(path.parent)}}).execute()
+        codes = [(m, t) for m, t in zip(recorded.cells, ran.cells, strict=True) if m.cell_type == "code"]
+        assert any(m.outputs for m, _ in codes)
+        for mine, theirs in codes:
+            assert shown(theirs.outputs) == shown(mine.outputs), mine.source
