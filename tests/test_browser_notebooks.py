@@ -145,14 +145,14 @@ def test_the_chosen_framework_picks_the_pages_notebook_and_where_it_launches(sit
     links = page.locator(".polybook-notebook-links .sd-tab-content:visible a")
     hrefs = {links.nth(i).inner_text().strip(): links.nth(i).evaluate("a => a.href") for i in range(links.count())}
     context.close()
-    assert hrefs == {
-        "Download notebook": f"{site}/ja/notebooks/beta/counting.ipynb",
-        "Open in Colab": "https://colab.research.google.com/github/example/tiny-notebooks/blob/ja-beta/ja/beta/counting.ipynb",
-        "Open in SageMaker Studio Lab": (
+    assert hrefs == {  # in the page's language
+        "ノートブックをダウンロード": f"{site}/ja/notebooks/beta/counting.ipynb",
+        "Colab で開く": "https://colab.research.google.com/github/example/tiny-notebooks/blob/ja-beta/ja/beta/counting.ipynb",
+        "SageMaker Studio Lab で開く": (
             "https://studiolab.sagemaker.aws/import/github/example/tiny-notebooks/blob/ja-beta/ja/beta/counting.ipynb"
         ),
     }
-    with urllib.request.urlopen(hrefs["Download notebook"]) as answer:
+    with urllib.request.urlopen(hrefs["ノートブックをダウンロード"]) as answer:
         notebook = json.loads(answer.read())
     assert notebook["metadata"]["polybook"] == {"document": "counting", "framework": "beta", "language": "ja"}
 
@@ -167,8 +167,8 @@ def test_the_header_downloads_the_languages_zips(site: str, browser: Any) -> Non
     assert items.first.is_visible()
     context.close()
     assert found == {
-        "Notebooks (Alpha)": f"{site}/ja/notebooks/a-tiny-book-of-counting-for-everyone-ja-alpha.zip",
-        "Notebooks (Beta)": f"{site}/ja/notebooks/a-tiny-book-of-counting-for-everyone-ja-beta.zip",
+        "ノートブック (Alpha)": f"{site}/ja/notebooks/a-tiny-book-of-counting-for-everyone-ja-alpha.zip",
+        "ノートブック (Beta)": f"{site}/ja/notebooks/a-tiny-book-of-counting-for-everyone-ja-beta.zip",
     }
-    with urllib.request.urlopen(found["Notebooks (Beta)"]) as answer:
+    with urllib.request.urlopen(found["ノートブック (Beta)"]) as answer:
         assert answer.read(2) == b"PK"

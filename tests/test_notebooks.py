@@ -274,8 +274,8 @@ def test_each_framework_tab_under_the_title_links_the_pages_notebook_and_where_i
     shown = "\n".join(lines)
     assert 'href="notebooks/alpha/counting.ipynb" download>' in shown
     assert 'href="notebooks/beta/counting.ipynb" download>' in shown
-    assert f'href="{colab}/counting.ipynb">Open in Colab' in shown
-    assert shown.count("Open in Colab") == 1  # alpha has no launch place
+    assert f'href="{colab}/counting.ipynb">Colab で開く' in shown  # in the page's language
+    assert shown.count("Colab で開く") == 1  # alpha has no launch place
     index = parse_file(BOOK / "chapters" / "ja" / "index.md", DialectSettings("ja", ("alpha", "beta"), "alpha"))
     assert notebook_links("ja", "index", index, places) == []  # no code: nothing to run
 
