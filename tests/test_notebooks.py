@@ -457,3 +457,15 @@ def test_a_bundled_book_notebook_run_in_its_framework_environment_gives_the_reco
         assert any(m.outputs for m, _ in codes)
         for mine, theirs in codes:
             assert shown(theirs.outputs) == shown(mine.outputs), mine.source
+
+
+def test_a_figure_added_later_makes_the_notebooks_again(tmp_path: Path) -> None:
+    conf = copy_book(tmp_path)
+    chapter = tmp_path / "book" / "chapters" / "ja" / "counting.md"
+    chapter.write_text(chapter.read_text(encoding="utf-8").replace("../img/box.svg", "../img/later.svg"))
+    first = build_notebooks(load_config(conf), ["ja"], ["alpha"])
+    assert [d.code for d in first.diagnostics if d.level == "warning"] == [Code.NOTEBOOK_FIGURE]
+    shutil.copy(BOOK / "chapters" / "img" / "box.svg", tmp_path / "book" / "chapters" / "img" / "later.svg")
+    again = build_notebooks(load_config(conf), ["ja"], ["alpha"])
+    assert again.outcomes[0].status is NotebookStatus.BUILT and not again.outcomes[0].diagnostics[1:]
+    assert (tmp_path / "book" / "build" / "notebooks" / "ja" / "alpha" / "img" / "later.svg").is_file()

@@ -245,7 +245,7 @@ def build_target(
         message = "no html_baseurl in conf.py: the notebooks link to the pages relative to where the site has them"
         made.diagnostics.insert(0, Diagnostic.make(display_path(config.path), 1, Code.NOTEBOOK_LINKS, message))
     files = {**shared.files.wanted, **library_files(config, target)}
-    read |= set(files.values())
+    read |= set(files.values()) | shared.files.missing
     written_count = write_folder(target.folder, made.notebooks, files)
     write_zip(target, made.notebooks, sorted(files))
     if made.launch or target.launch.is_dir():  # without a launch place the folder goes

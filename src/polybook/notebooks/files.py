@@ -25,6 +25,7 @@ class DownloadFiles:
     config: BookConfig
     language: str
     wanted: dict[str, Path] = field(default_factory=dict)
+    missing: set[Path] = field(default_factory=set)  # where a file not found would be: made again when it comes
 
     def find(self, document: str, ref: str) -> Path | None:
         found = self.config.locate(self.language, document, ref)
@@ -45,6 +46,7 @@ class DownloadFiles:
         target = self.find(document, ref)
         place = self.place(target) if target is not None else None
         if target is None or place is None:
+            self.missing.add((self.config.document_path(self.language, document).parent / ref).resolve())
             return None
         self.wanted.setdefault(place, target)
         return quote(posixpath.relpath(place, posixpath.dirname(document) or "."))
