@@ -34,11 +34,13 @@ $(SYSTEM_STAMP): scripts/setup-html.sh scripts/setup-pdf.sh scripts/apt-ensure.s
 setup: $(SYSTEM_STAMP) $(STAMP) $(KERNEL_STAMP)
 
 # The complete site: parse and check-free model dump, run every framework's code (cached),
-# the PDFs per language and framework, then the five-language HTML site linking them.
+# the PDFs and the notebooks per language and framework, then the five-language HTML site
+# linking them.
 site: setup
 	$(BIN)/polybook build --strict
 	$(BIN)/polybook build eval
 	$(BIN)/polybook build pdf
+	$(BIN)/polybook build notebooks
 	$(BIN)/polybook build html --strict
 
 test: setup lint
