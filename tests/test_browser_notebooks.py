@@ -81,19 +81,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     server.shutdown()
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    playwright = pytest.importorskip("playwright.sync_api")
-    chromium = shutil.which("chromium")
-    if chromium is None:
-        pytest.skip("Debian's chromium is not installed (scripts/setup-html.sh)")
-    with playwright.sync_playwright() as p:
-        args = ["--no-sandbox", "--disable-background-networking", "--disable-gpu", "--no-first-run"]
-        browser = p.chromium.launch(executable_path=chromium, args=args)
-        yield browser
-        browser.close()
-
-
 def boxes(page: Any) -> list[tuple[str, dict[str, float]]]:
     """The header's shown items and their boxes."""
     found = []
