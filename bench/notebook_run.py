@@ -5,7 +5,8 @@ compare every code cell's outputs with those the notebook holds (what ``build ev
     python bench/notebook_run.py BOOK LANG FRAMEWORK DOCUMENT [--numbers]
 
 ``--numbers``: digits count as equal (timings, random draws). ``--launch``: run the launch
-notebook (build/launch/...) instead, its install cell first. Prints the cells that agree, those
+notebook (build/launch/...) instead, its install cell first; ``--kernel NAME``: in that kernel
+(a fresh environment's, as Colab starts one) instead of the one the notebook names. Prints the cells that agree, those
 that differ (with both outputs), and the seconds.
 """
 
@@ -50,6 +51,7 @@ def main() -> int:
     parser.add_argument("document")
     parser.add_argument("--numbers", action="store_true", help="digits count as equal")
     parser.add_argument("--launch", action="store_true", help="the launch notebook, from its install cell")
+    parser.add_argument("--kernel", help="this kernel instead of the one the notebook names (a fresh environment's)")
     args = parser.parse_args()
     import nbformat
     from nbclient import NotebookClient
@@ -59,7 +61,10 @@ def main() -> int:
     recorded = nbformat.read(path, as_version=4)
     ran = nbformat.read(path, as_version=4)
     started = time.monotonic()
-    client = NotebookClient(ran, timeout=600, allow_errors=True, resources={"metadata": {"path": str(path.parent)}})
+    options: dict[str, Any] = {"kernel_name": args.kernel} if args.kernel else {}
+    client = NotebookClient(
+        ran, timeout=1800, allow_errors=True, resources={"metadata": {"path": str(path.parent)}}, **options
+    )
     client.execute()
     seconds = time.monotonic() - started
     same = differ = 0
@@ -73,7 +78,7 @@ def main() -> int:
             print(f"--- differs: {mine.source.splitlines()[0] if mine.source else ''!r}")
             print(f"    recorded: {normalised(mine.outputs, args.numbers)}"[:600])
             print(f"    now:      {normalised(theirs.outputs, args.numbers)}"[:600])
-    kernel = recorded.metadata.get("kernelspec", {}).get("name")
+    kernel = args.kernel or recorded.metadata.get("kernelspec", {}).get("name")
     print(f"{path}: kernel {kernel}, {same} code cells give the recorded outputs, {differ} differ ({seconds:.1f} s)")
     return 1 if differ else 0
 
