@@ -13,7 +13,7 @@ STAMP := $(VENV)/.polybook-installed
 KERNEL_STAMP := $(VENV)/.polybook-kernels
 SYSTEM_STAMP := $(VENV)/.polybook-system
 
-.PHONY: site test setup lint format clean
+.PHONY: site test setup bench-setup lint format clean
 
 $(STAMP): pyproject.toml requirements/constraints.txt requirements/kernel.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -33,12 +33,18 @@ $(SYSTEM_STAMP): scripts/setup-html.sh scripts/setup-pdf.sh scripts/apt-ensure.s
 
 setup: $(SYSTEM_STAMP) $(STAMP) $(KERNEL_STAMP)
 
+# What the benchmarks compare polybook with (bench/autobuild_reload.py: sphinx-autobuild).
+bench-setup: setup
+	$(BIN)/pip install --disable-pip-version-check -q -c requirements/constraints.txt -e '.[test,bench]'
+
 # The complete site: parse and check-free model dump, run every framework's code (cached),
-# the PDFs per language and framework, then the five-language HTML site linking them.
+# the PDFs and the notebooks per language and framework, then the five-language HTML site
+# linking them.
 site: setup
 	$(BIN)/polybook build --strict
 	$(BIN)/polybook build eval
 	$(BIN)/polybook build pdf
+	$(BIN)/polybook build notebooks
 	$(BIN)/polybook build html --strict
 
 test: setup lint

@@ -14,7 +14,11 @@ e. peak memory of each command: the largest process's max RSS (``os.wait4``, or 
    tree sampled every 0.1 s: the Sphinx workers come from a fork server nobody waits for) and
    the peak of the RSS summed over the process tree;
 f. with ``--pdf ja/mxnet``: that PDF cold (its work folder and the figure cache deleted)
-   and unchanged: seconds, pages.
+   and unchanged: seconds, pages;
+g. with ``--serve DOCUMENT``: ``polybook serve`` as an author meets it -- a prose edit of DOCUMENT
+   in the edited translation saved, timed until the page open in Chromium shows it
+   (``bench/serve_reload.py``) -- and beside it sphinx-autobuild on the same staged language
+   (``bench/autobuild_reload.py``, when ``make bench-setup`` installed it).
 
 Ratios are printed against the goals; nothing is asserted. The book's files are left as
 they were (build/ is rebuilt). --runs R repeats the timed steps and prints medians. CPU seconds
@@ -34,6 +38,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
 import shutil
 import statistics
@@ -55,13 +60,15 @@ from polybook.config import BookConfig, load_config
 from polybook.dialect.nodes import Paragraph
 
 POLYBOOK = str(Path(sys.executable).with_name("polybook"))
+BENCH = Path(__file__).resolve().parent
 GIB = 1024**3
 #: step -> its goal in seconds (wall clock).
 GOALS = {
     "check": 3.0,
-    "html cold": 90.0,
+    "html cold": 60.0,
     "html no-op": 2.0,
-    "html prose edit": 5.0,
+    "html prose edit": 2.0,
+    "serve reload": 1.0,
     "pdf cold": 240.0,
 }
 MEMORY_GOAL = 4 * GIB
@@ -170,6 +177,8 @@ def run(book: Path, args: list[str], logs: Path) -> Run:
 
 
 def shown(command: list[str]) -> str:
+    if command[0] == sys.executable:  # a benchmark of bench/ run as its own process
+        return "python " + shlex.join([Path(command[1]).relative_to(BENCH.parent).as_posix(), *command[2:]])
     return "polybook " + shlex.join(command[1:])
 
 
@@ -392,6 +401,22 @@ def pdf_steps(book: Path, config: BookConfig, spec: str, runs: int, logs: Path) 
     return [cold, unchanged]
 
 
+def reload_step(name: str, script: str, book: Path, language: str, document: str, runs: int, logs: Path) -> Step:
+    """A save -> page reloaded benchmark of bench/ run as its own process: one Run per figure it prints."""
+    step = Step(name)
+    log = logs / f"{script}.log"
+    command = [sys.executable, str(BENCH / f"{script}.py"), str(book), language, document, "--runs", str(max(runs, 3))]
+    with log.open("w", encoding="utf-8") as out:
+        done = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, cwd=BENCH, check=False)
+    text = log.read_text(encoding="utf-8", errors="replace")
+    figures = [float(f) for f in re.findall(r"^  edit \d+: ([\d.]+) s$", text, re.M)]
+    load = os.getloadavg()[0]
+    for seconds in figures or [float("nan")]:
+        step.runs.append(Run(command, seconds, 0, 0, done.returncode, log, load=load))
+    step.notes += [line for line in text.splitlines() if line.startswith(("serving", "staged"))]
+    return step
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("book", type=Path, help="folder holding the book's conf.py")
@@ -399,6 +424,7 @@ def main() -> None:
     parser.add_argument("--pdf", metavar="LANG/FRAMEWORK", help="also build this PDF cold and unchanged")
     parser.add_argument("--edit-lang", help="translation whose prose is edited (default: the first translation)")
     parser.add_argument("--no-eval", action="store_true", help="run no code: build html --no-eval on build/eval")
+    parser.add_argument("--serve", metavar="DOCUMENT", help="also time polybook serve (and sphinx-autobuild) on it")
     args = parser.parse_args()
     book = args.book.resolve()
     config = load_config(book / "conf.py")
@@ -423,6 +449,13 @@ def main() -> None:
         report_run(steps[-1])
         if args.pdf:
             for step in pdf_steps(book, config, args.pdf, args.runs, logs):
+                steps.append(step)
+                report_run(step)
+        if args.serve:
+            steps.append(reload_step("serve reload", "serve_reload", book, language, args.serve, args.runs, logs))
+            report_run(steps[-1])
+            if shutil.which("sphinx-autobuild", path=str(Path(sys.executable).parent)):
+                step = reload_step("autobuild reload", "autobuild_reload", book, language, args.serve, args.runs, logs)
                 steps.append(step)
                 report_run(step)
         print_table(steps)

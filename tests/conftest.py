@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,3 +28,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.fixture
 def regen(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--regen"))
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium through Playwright, one for the whole session: Playwright's sync API
+    runs an event loop while it is open, so a second one in another module could not start."""
+    playwright = pytest.importorskip("playwright.sync_api")
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        pytest.skip("Debian's chromium is not installed (scripts/setup-html.sh)")
+    with playwright.sync_playwright() as p:
+        args = ["--no-sandbox", "--disable-background-networking", "--disable-gpu", "--disable-component-update"]
+        browser = p.chromium.launch(executable_path=chromium, args=[*args, "--no-first-run"])
+        yield browser
+        browser.close()

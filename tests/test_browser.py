@@ -79,19 +79,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     served.stop()
 
 
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
-    playwright = pytest.importorskip("playwright.sync_api")
-    chromium = shutil.which("chromium")
-    if chromium is None:
-        pytest.skip("Debian's chromium is not installed (scripts/setup-html.sh)")
-    with playwright.sync_playwright() as p:
-        args = ["--no-sandbox", "--disable-background-networking", "--disable-gpu", "--disable-component-update"]
-        browser = p.chromium.launch(executable_path=chromium, args=[*args, "--no-first-run"])
-        yield browser
-        browser.close()
-
-
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")

@@ -125,3 +125,11 @@ def test_a_download_a_library_reports_only_in_what_it_printed_is_a_download() ->
     assert classified.status == DOWNLOAD_FAILED
     assert classified.failure.url == "https://example.org/mnist/train-images-idx3-ubyte.gz"
     assert classify(failed(0, "RuntimeError", "Error downloading x"), program("x"), TORCH).status == ERROR
+
+
+def test_a_failed_download_that_names_no_url_says_so_with_an_empty_one() -> None:
+    """As before the results were typed: the report's failure then carries ``"url": ""``."""
+    result = classify(failed(0, "URLError", "<urlopen error [Errno -3] Temporary failure in name resolution>"),
+                      program("d = load()"), TORCH)  # fmt: skip
+    assert result.status == DOWNLOAD_FAILED and result.failure is not None and result.failure.url == ""
+    assert result.failure.to_json()["url"] == ""

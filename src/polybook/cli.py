@@ -306,6 +306,7 @@ def _mount() -> None:
     from polybook.execute.commands import cache, env_command, eval_command
     from polybook.importer.commands import import_group
     from polybook.library.commands import lib
+    from polybook.notebooks.commands import notebooks
     from polybook.pdf.commands import pdf
     from polybook.site.commands import publish, serve
     from polybook.site.html import html
@@ -314,6 +315,7 @@ def _mount() -> None:
     build.add_command(pdf)
     build.add_command(html)
     build.add_command(lib)
+    build.add_command(notebooks)
     build.add_command(env_command, name="env")
     main.add_command(cache)
     main.add_command(publish)

@@ -104,6 +104,12 @@ class Code(StrEnum):
     PDF_FIGURE = "pdf.figure"  # an SVG that could not be converted, or a missing figure
     PDF_TOOLS = "pdf.tools"  # xelatex/latexmk/rsvg-convert not installed
     PDF_CITE_NO_BIB = "pdf.cite.no_bib"  # :cite: without any bibtex_bibfiles configured
+    # Notebooks for readers (polybook build notebooks)
+    NOTEBOOK_REF = "notebook.ref"  # a cross reference naming no label of the language: shown as text
+    NOTEBOOK_FIGURE = "notebook.figure"  # a figure or linked file not found inside the book: not in the download
+    NOTEBOOK_INVALID = "notebook.invalid"  # a notebook nbformat does not validate: not written
+    NOTEBOOK_LINKS = "notebook.links"  # no html_baseurl: links to the published pages stay relative
+    NOTEBOOK_INSTALL = "notebook.install"  # an install cell the package index cannot satisfy
     # The book's library (polybook build lib)
     LIB_SYNTAX = "lib.syntax"  # #@save code that does not parse
     LIB_CLASS = "lib.class"  # @d2l.add_to_class naming no class saved before it
@@ -198,6 +204,11 @@ DEFAULT_LEVEL: dict[Code, Level] = {
     Code.PDF_FIGURE: Level.ERROR,
     Code.PDF_TOOLS: Level.ERROR,
     Code.PDF_CITE_NO_BIB: Level.WARNING,
+    Code.NOTEBOOK_REF: Level.WARNING,
+    Code.NOTEBOOK_FIGURE: Level.WARNING,
+    Code.NOTEBOOK_INVALID: Level.ERROR,
+    Code.NOTEBOOK_LINKS: Level.INFO,
+    Code.NOTEBOOK_INSTALL: Level.ERROR,
     Code.LIB_SYNTAX: Level.ERROR,
     Code.LIB_CLASS: Level.ERROR,
     Code.LIB_UNREACHED: Level.WARNING,

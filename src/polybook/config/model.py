@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from polybook.config.library import LibrarySettings
+from polybook.config.notebooks import NotebooksConfig
 from polybook.diagnostics import Diagnostic, DiagnosticError
 from polybook.dialect import DialectSettings
 
@@ -127,6 +128,7 @@ class BookConfig:
     # The problems of ``library``: only the commands that build or import the library stop on
     # them (polybook build lib, build eval); the others run on what is usable.
     library_problems: tuple[Diagnostic, ...] = ()
+    notebooks: NotebooksConfig = field(default_factory=NotebooksConfig)  # where launch notebooks are published
 
     def edition_path(self, edition: str, name: str) -> Path:
         """The file of document ``name`` in a held edition of the source language."""

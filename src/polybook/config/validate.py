@@ -26,6 +26,7 @@ from polybook.config.model import (
     ExecutionConfig,
     LanguageConfig,
 )
+from polybook.config.notebooks import read_notebooks
 from polybook.diagnostics import Code, Diagnostic
 from polybook.dialect import DialectSettings
 
@@ -52,6 +53,8 @@ _BOOK_KEYS = {
     "written, as d2lbook shows it), e.g. {'pytorch': 'PyTorch'}",
     "editions": "mapping edition name -> {folder, frameworks?, default_tab?}: an older edition of the source "
     "language's documents (polybook import d2lbook --as-base), which translations made from it are checked against",
+    "notebooks": "the notebooks for readers (polybook build notebooks): {'launch': 'owner/name@branch'}, where "
+    "the launch notebooks are published",
 }
 _LANGUAGE_KEYS = {"name", "title", "frameworks", "default_tab", "origin", "base"}
 _EXECUTION_KEYS = {
@@ -171,6 +174,7 @@ class _Validator(Checks):
         editions = self.editions(
             raw.get("editions", {}), key_node(node, "editions") or node, languages, node, frameworks, default_tab
         )
+        notebooks = read_notebooks(self, raw.get("notebooks", {}), key_node(node, "notebooks") or node)
         if self.errors or not isinstance(source, str):
             return None
         ordered = {source: languages[source], **{k: v for k, v in languages.items() if k != source}}
@@ -193,6 +197,7 @@ class _Validator(Checks):
             labels,
             editions,
             tuple(library_problems),
+            notebooks,
         )
 
     def source_language(self, source: Any, node: ast.expr | None, languages: dict[str, LanguageConfig]) -> Any:

@@ -158,6 +158,8 @@ def strip_slide_marks(text: str) -> str:
     """The text as the book shows it: ``**`` marks removed, ``~~`` marks removed with their
     text (its line breaks too: a blank line left there would end the paragraph or list
     item). Malformed marks are left as written (the parser reported them)."""
+    if "**" not in text and "~~" not in text:  # no mark can be there (most prose): nothing to find
+        return text
     marks, _ = find_slide_marks(text)
     if not marks:
         return text

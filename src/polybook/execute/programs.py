@@ -63,6 +63,11 @@ class Use:
         return f"{self.path}:{self.cells[index].line}"
 
 
+def asks_for_gpu(code: str) -> bool:
+    """Whether code asks for a GPU (``d2l.try_gpu``, ``npx.gpu``, ``.cuda()``...)."""
+    return bool(_GPU_CODE_RE.search(normalize_code(code)))
+
+
 @dataclass(slots=True)
 class Program:
     key: str
@@ -85,7 +90,7 @@ class Program:
     @property
     def gpu_cell(self) -> int | None:
         """The first cell whose code asks for a GPU, if any."""
-        return next((i for i, src in enumerate(self.sources) if _GPU_CODE_RE.search(normalize_code(src))), None)
+        return next((i for i, src in enumerate(self.sources) if asks_for_gpu(src)), None)
 
     @property
     def wants_gpu(self) -> bool:

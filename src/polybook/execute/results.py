@@ -177,5 +177,7 @@ class ProgramResult:
         index = self.failure.cell
         if index < len(cells):
             cells[index] = replace(cells[index], status=status)
-        failure = replace(self.failure, kind=status, url=url or self.failure.url, module=module or self.failure.module)
+        url = url if url is not None else self.failure.url  # "" too: a download whose URL was not said
+        module = module if module is not None else self.failure.module
+        failure = replace(self.failure, kind=status, url=url, module=module)
         return replace(self, status=status, failure=failure, cells=cells)

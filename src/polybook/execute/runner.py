@@ -21,8 +21,6 @@ from typing import Any
 from polybook.execute.environment import provenance
 from polybook.execute.results import CellResult, Failure, ProgramResult, RunStatus
 
-OK, ERROR, NEEDS_GPU = RunStatus.OK, RunStatus.ERROR, RunStatus.NEEDS_GPU
-TIMEOUT, KERNEL_DIED, NOT_RUN = RunStatus.TIMEOUT, RunStatus.KERNEL_DIED, RunStatus.NOT_RUN
 KEPT_MIME = ("text/plain", "text/html", "image/png", "image/svg+xml")
 # What CUDA-only code says on a machine without a usable GPU (torch and mxnet wordings).
 _GPU_RE = re.compile(
@@ -152,10 +150,10 @@ class _Run:
         done = self.cells[cell_index]
         done.duration = round(time.monotonic() - self.state["started"], 4)
         reply = (execute_reply or {}).get("content", {})
-        done.status = OK
+        done.status = RunStatus.OK
         if reply.get("status") == "error":  # a CUDA error is "needs a GPU", also where errors are allowed
             gpu = needs_gpu(reply.get("ename", ""), reply.get("evalue", ""), reply.get("traceback"))
-            done.status = NEEDS_GPU if gpu else ERROR
+            done.status = RunStatus.NEEDS_GPU if gpu else RunStatus.ERROR
         self.on_event("cell_done", self.job.key, cell_index)
 
     async def execute(self) -> tuple[RunStatus, Failure | None]:
@@ -164,7 +162,7 @@ class _Run:
 
         state, cells = self.state, self.cells
         failure: Failure | None = None
-        status = OK
+        status = RunStatus.OK
         # The kernel's own stderr (its log, a segfault's report) goes to a file, not our terminal.
         stderr = tempfile.TemporaryFile()  # noqa: SIM115 -- closed in the finally below, after _tail reads it
         env = dict(os.environ)
@@ -173,20 +171,21 @@ class _Run:
         try:
             await self.client.async_execute(stderr=stderr, env=env)
         except CellTimeoutError:
-            status, failure = TIMEOUT, _failure(state, TIMEOUT)
+            status, failure = RunStatus.TIMEOUT, _failure(state, RunStatus.TIMEOUT)
             failure.evalue = f"cell did not finish within {cells[failure.cell].timeout} s; kernel stopped"
         except DeadKernelError:
-            status, failure = KERNEL_DIED, _failure(state, KERNEL_DIED)
+            status, failure = RunStatus.KERNEL_DIED, _failure(state, RunStatus.KERNEL_DIED)
             code = _exit_code(state["process"])
             failure.evalue = "the kernel died while running this cell" + (f" (exit status {code})" if code else "")
             failure.traceback = _tail(stderr)
         except CellExecutionError as exc:
-            status = NEEDS_GPU if needs_gpu(exc.ename, exc.evalue, exc.traceback.split("\n")) else ERROR
+            gpu = needs_gpu(exc.ename, exc.evalue, exc.traceback.split("\n"))
+            status = RunStatus.NEEDS_GPU if gpu else RunStatus.ERROR
             failure = _failure(state, status, exc.ename, exc.evalue)
         except Exception as exc:  # the kernel did not start, or nbclient itself failed: still data
             status, failure = (
-                KERNEL_DIED,
-                _failure(state, KERNEL_DIED, type(exc).__name__, str(exc) or "kernel failure"),
+                RunStatus.KERNEL_DIED,
+                _failure(state, RunStatus.KERNEL_DIED, type(exc).__name__, str(exc) or "kernel failure"),
             )
         finally:
             stderr.close()

@@ -15,7 +15,6 @@ import json
 import re
 import shutil
 import time
-import unicodedata
 from collections.abc import Callable
 from concurrent.futures import as_completed
 from dataclasses import dataclass, field, replace
@@ -38,6 +37,7 @@ from polybook.pdf.stage import stage_framework
 from polybook.stage import workers
 from polybook.stage.documents import Stage
 from polybook.stage.i18n import SPHINX_LANGUAGE
+from polybook.stage.names import book_name
 from polybook.stage.settings import bibfiles, bibtex_settings, myst_extensions
 from polybook.stage.sphinx_run import map_warnings
 
@@ -98,15 +98,6 @@ class PdfReport:
     @property
     def diagnostics(self) -> list[Diagnostic]:
         return [d for o in self.outcomes for d in o.diagnostics]
-
-
-def book_name(config: BookConfig) -> str:
-    """File-name stem of the PDFs: the project's name as a slug."""
-    project = str(config.sphinx.get("project") or config.title or "book")
-    # letters with marks keep their base letter ("Đắm mình" -> "dam-minh"), not a dash each
-    plain = unicodedata.normalize("NFKD", project.replace("Đ", "D").replace("đ", "d"))
-    plain = "".join(c for c in plain if not unicodedata.combining(c))
-    return re.sub(r"[^a-z0-9]+", "-", plain.lower()).strip("-") or "book"
 
 
 def pdf_targets(

@@ -37,7 +37,7 @@ from polybook.execute.site_outputs import environment as site_environment
 from polybook.files import atomic_write, display_path, hash_files, read_json
 from polybook.render import settings, status_page
 from polybook.render.inputs import SiteInputs
-from polybook.render.site_info import PdfLink, SiteInfo
+from polybook.render.site_info import NotebookPlace, PdfLink, SiteInfo
 from polybook.render.stage import stage_language
 from polybook.stage import settings as stage_settings
 from polybook.stage import workers
@@ -71,6 +71,9 @@ class HtmlOptions:
     # given by the site (polybook.site.build): the status pages' tables, the PDFs each header links
     status_pages: StatusPages | None = None
     pdfs: dict[str, tuple[PdfLink, ...]] = field(default_factory=dict)
+    # the notebooks' zips each header links, and where each framework's notebooks are (its tabs link them)
+    notebooks: dict[str, tuple[PdfLink, ...]] = field(default_factory=dict)
+    notebook_places: dict[str, tuple[NotebookPlace, ...]] = field(default_factory=dict)
 
 
 class SphinxStatus(StrEnum):
@@ -182,7 +185,8 @@ class _Build:
         self.linked = [lang for lang in config.languages if lang in self.selected or lang in built]
         self.version = renderer_version()
         self.status = options.status_pages if options.status else None
-        self.site = settings.site_info(config, options.pdfs).with_languages(self.linked)
+        self.site = settings.site_info(config, options.pdfs, options.notebooks, options.notebook_places)
+        self.site = self.site.with_languages(self.linked)
         self.builds: dict[str, LanguageBuild] = {}
         self.diagnostics: list[Diagnostic] = []
         self.stages: dict[str, Stage] = {}
@@ -287,7 +291,7 @@ class _Build:
         srcdir = work / lang / "src"
         stage = stage_language(
             config, lang, book.chapters[lang], source_headings, results, srcdir, bibfiles, generated,
-            stored=not self.options.evaluate,
+            stored=not self.options.evaluate, notebooks=self.site.notebook_places.get(lang, ()),
         )  # fmt: skip
         self.stages[lang] = stage
         self.own[lang] += stage.diagnostics

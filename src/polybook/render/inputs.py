@@ -99,6 +99,8 @@ class SiteInputs:
             "language": self.tree(config.chapters_dir / lang),
             "source": self.tree(config.chapters_dir / config.source_language),
             "pdfs": sorted(path.name for path in (config.build_dir / "pdf" / lang).glob("*.pdf")),
+            # the notebooks' zips (polybook build notebooks): the header links them, the pages their folders
+            "notebooks": sorted(path.name for path in (config.build_dir / "notebooks" / lang).glob("*.zip")),
         }
         # The stored results: written by this build's evaluation only when they change, and by
         # `polybook build eval` (--rerun-failed may turn a failure into outputs).

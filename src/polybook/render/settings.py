@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from polybook.config import BookConfig
-from polybook.render.site_info import LanguageSite, PdfLink, SiteInfo, SiteLanguage
+from polybook.render.site_info import LanguageSite, NotebookPlace, PdfLink, SiteInfo, SiteLanguage
 from polybook.render.stage import LOCALE_DIR, STAGED_DIRS
 from polybook.stage.documents import Stage
 from polybook.stage.i18n import SPHINX_LANGUAGE, text
@@ -31,10 +31,16 @@ def hreflang(lang: str) -> str:
     return lang.replace("_", "-")
 
 
-def site_info(config: BookConfig, pdfs: dict[str, tuple[PdfLink, ...]]) -> SiteInfo:
+def site_info(
+    config: BookConfig,
+    pdfs: dict[str, tuple[PdfLink, ...]],
+    notebooks: dict[str, tuple[PdfLink, ...]] | None = None,
+    places: dict[str, tuple[NotebookPlace, ...]] | None = None,
+) -> SiteInfo:
     """What every page needs to know about the other languages: their names and titles, the
     documents each has (from the file names: nothing is parsed), and ``pdfs``: the PDFs each
-    language's header links (the site gives them)."""
+    language's header links (the site gives them), ``notebooks`` the notebooks' zips, ``places``
+    where each framework's notebooks are (linked inside the framework tabs)."""
     documents = {lang: config.document_names(lang) for lang in config.languages}
     names = {lang: settings.name for lang, settings in config.languages.items()}
     source = config.source_language
@@ -49,6 +55,8 @@ def site_info(config: BookConfig, pdfs: dict[str, tuple[PdfLink, ...]]) -> SiteI
         {lang: text(lang, "fallback", language=names[lang], source=names[source]) for lang in config.languages},
         str(config.sphinx.get("html_baseurl") or ""),
         {lang: pdfs.get(lang, ()) for lang in config.languages},
+        notebooks={lang: (notebooks or {}).get(lang, ()) for lang in config.languages},
+        notebook_places={lang: (places or {}).get(lang, ()) for lang in config.languages},
     )
 
 

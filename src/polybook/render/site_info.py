@@ -20,6 +20,18 @@ class PdfLink:
 
 
 @dataclass(frozen=True, slots=True)
+class NotebookPlace:
+    """Where one framework's notebooks of a language are, for the links inside that framework's
+    tab of every page with code: the notebook to download, and where to launch it."""
+
+    framework: str
+    label: str  # as readers see the framework: "PyTorch"
+    folder: str  # relative to the site root: "ja/notebooks/pytorch" (holds <document>.ipynb)
+    colab: str = ""  # "https://colab.research.google.com/github/<repo>/blob/<branch>/ja/pytorch" ("" none)
+    studio_lab: str = ""  # the same for SageMaker Studio Lab
+
+
+@dataclass(frozen=True, slots=True)
 class SiteLanguage:
     lang: str
     name: str  # the language's name in itself
@@ -38,6 +50,8 @@ class SiteInfo:
     baseurl: str = ""
     pdfs: dict[str, tuple[PdfLink, ...]] = field(default_factory=dict)
     status: str = ""  # the translation-status page's docname, "" when there is none
+    notebooks: dict[str, tuple[PdfLink, ...]] = field(default_factory=dict)  # the notebooks' zips each header links
+    notebook_places: dict[str, tuple[NotebookPlace, ...]] = field(default_factory=dict)  # per language
 
     def language(self, lang: str) -> SiteLanguage:
         return next(language for language in self.languages if language.lang == lang)
@@ -77,6 +91,10 @@ class LanguageSite:
     def pdfs(self) -> tuple[PdfLink, ...]:
         return self.site.pdfs.get(self.language, ())
 
+    @property
+    def notebooks(self) -> tuple[PdfLink, ...]:
+        return self.site.notebooks.get(self.language, ())
+
     def to_json(self) -> dict[str, Any]:
         site = self.site
         data: dict[str, Any] = {
@@ -97,6 +115,8 @@ class LanguageSite:
             "baseurl": site.baseurl,
             "pdfs": [{"name": pdf.name, "path": pdf.path} for pdf in self.pdfs],
         }
+        if self.notebooks:
+            data["notebooks"] = [{"name": link.name, "path": link.path} for link in self.notebooks]
         if site.status:
             data["status"] = site.status
         return {**data, "language": self.language, "copybutton": self.copybutton, "catalog": self.catalog}
@@ -116,5 +136,6 @@ class LanguageSite:
             str(data.get("baseurl") or ""),
             {language: tuple(PdfLink(p["name"], p["path"]) for p in data.get("pdfs", []))},
             str(data.get("status") or ""),
+            {language: tuple(PdfLink(p["name"], p["path"]) for p in data.get("notebooks", []))},
         )
         return cls(site, language, dict(data.get("copybutton") or {}), str(data.get("catalog", "")))

@@ -152,6 +152,10 @@ def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[st
             "current": pagename == site.status,
         }
     context["polybook_pdfs"] = [{"name": pdf.name, "href": _relative(page, pdf.path)} for pdf in mine.pdfs]
+    context["polybook_notebooks"] = [{"name": z.name, "href": _relative(page, z.path)} for z in mine.notebooks]
+    from polybook.stage.i18n import text as ui_text
+
+    context["polybook_downloads_label"] = ui_text(here, "downloads")
 
 
 def _phase(name: str) -> Any:

@@ -16,6 +16,8 @@ from polybook.config import BookConfig
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Document, Heading
 from polybook.files import display_path
+from polybook.render.notebook_links import notebook_links
+from polybook.render.site_info import NotebookPlace
 from polybook.stage.documents import (
     Stage,
     StagePolicy,
@@ -48,19 +50,30 @@ def stage_language(
     extra: dict[str, str] | None = None,
     *,
     stored: bool = False,
+    notebooks: tuple[NotebookPlace, ...] = (),
 ) -> Stage:
     """Write ``srcdir`` for ``language``'s site; ``source_headings``: the source language's, for
-    the anchors shared across languages; ``extra`` maps docname -> MyST of generated pages."""
-    policy = SitePages(source_headings, extra or {})
+    the anchors shared across languages; ``extra`` maps docname -> MyST of generated pages;
+    ``notebooks``: where each framework's notebooks are (linked under every page's title)."""
+    policy = SitePages(source_headings, extra or {}, notebooks)
     return stage_documents(config, lang, docs, results, srcdir, bibfiles, policy, stored=stored)
 
 
 class SitePages(StagePolicy):
     cite_code = Code.HTML_CITE_NO_BIB
 
-    def __init__(self, source_headings: dict[str, list[Heading]], extra: dict[str, str]) -> None:
+    def __init__(
+        self,
+        source_headings: dict[str, list[Heading]],
+        extra: dict[str, str],
+        notebooks: tuple[NotebookPlace, ...] = (),
+    ) -> None:
         self.source_headings = source_headings
         self.extra = extra
+        self.notebooks = notebooks
+
+    def after_title(self, staging: Staging, name: str, doc: Document) -> list[str]:
+        return notebook_links(staging.language, name, doc, self.notebooks)
 
     def figure(self, staging: Staging, name: str, doc: Document, src: str, line: int) -> str | None:
         if "://" in src or src.startswith("data:"):

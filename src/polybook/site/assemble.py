@@ -49,6 +49,7 @@ def assemble(config: BookConfig, site: SiteInfo, outdir: Path) -> list[Diagnosti
     # Hosts such as GitHub Pages serve only the root's 404.html, for every missing page.
     write_if_changed(outdir / "404.html", not_found(None, site))
     copy_pdfs(config, site, outdir)
+    copy_notebooks(config, site, outdir)
     if not copy_mathjax(outdir / MATHJAX_DIR):
         message = f"MathJax not found in {MATHJAX_SOURCE}: math is shown as TeX (run scripts/setup-html.sh)"
         problems.append(Diagnostic.make(str(config.path), 1, Code.HTML_MATHJAX, message))
@@ -207,6 +208,32 @@ def copy_pdfs(config: BookConfig, site: SiteInfo, outdir: Path) -> None:
             if source.is_file() and (not target.is_file() or target.stat().st_mtime < source.stat().st_mtime):
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(source, target)
+
+
+def copy_notebooks(config: BookConfig, site: SiteInfo, outdir: Path) -> None:
+    """Each language's notebooks where its pages link them (:mod:`polybook.notebooks.site`): the
+    zips, and each framework's ``.ipynb`` files (the zip holds their figures and the library)."""
+    from polybook.notebooks.site import site_downloads, site_notebooks
+
+    for language in site.languages:
+        lang = language.lang
+        if not (outdir / lang).is_dir():
+            continue
+        wanted = {outdir / z.path: z.source for z in site_downloads(config, lang)}
+        for place in site_notebooks(config, lang):
+            wanted.update(
+                {outdir / place.folder / p.relative_to(place.source): p for p in place.source.rglob("*.ipynb")}
+            )
+        for target, source in wanted.items():
+            if not target.is_file() or target.stat().st_mtime_ns != source.stat().st_mtime_ns:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, target)
+        folder = outdir / lang / "notebooks"
+        for path in sorted(folder.rglob("*"), reverse=True) if folder.is_dir() else []:
+            if path.is_file() and path not in wanted:
+                path.unlink()
+            elif path.is_dir() and not any(path.iterdir()):
+                path.rmdir()
 
 
 def copy_mathjax(target: Path) -> bool:

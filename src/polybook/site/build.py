@@ -2,8 +2,9 @@
 
 It gives :func:`polybook.render.build.render_html` what only the site knows -- the
 translation-status pages' tables (:mod:`polybook.site.status`) and the PDFs each header links
-(:func:`polybook.pdf.build.site_pdfs`, those built) -- then assembles the site around the
-languages' pages: root index, sitemap, 404 pages, MathJax, PDFs (:mod:`polybook.site.assemble`).
+(:func:`polybook.pdf.build.site_pdfs`, those built), the notebooks' zips and where each framework's
+notebooks are (:mod:`polybook.notebooks.site`) -- then assembles the site around the languages'
+pages: root index, sitemap, 404 pages, MathJax, PDFs, notebooks (:mod:`polybook.site.assemble`).
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from typing import Any
 
 from polybook.config import BookConfig
 from polybook.files import display_path, stage_lock
+from polybook.notebooks.site import site_downloads, site_notebooks
 from polybook.pdf.build import site_pdfs
 from polybook.render.build import HtmlOptions, HtmlResult, render_html
-from polybook.render.site_info import PdfLink
+from polybook.render.site_info import NotebookPlace, PdfLink
 from polybook.site import status
 from polybook.site.assemble import assemble
 
@@ -33,7 +35,10 @@ def build_html(
     with stage_lock(lock, f"the html build in {display_path(config.build_dir)}/", on_wait):
         started = time.monotonic()
         pdfs = {lang: pdf_links(config, lang) for lang in config.languages}
-        result = render_html(config, replace(options, status_pages=status, pdfs=pdfs), on_status)
+        zips = {lang: notebook_links(config, lang) for lang in config.languages}
+        places = {lang: notebook_places(config, lang) for lang in config.languages}
+        wanted = replace(options, status_pages=status, pdfs=pdfs, notebooks=zips, notebook_places=places)
+        result = render_html(config, wanted, on_status)
         assembling = time.monotonic()
         outdir = result.outdir
         built = [lang for lang in config.languages if (outdir / lang / "index.html").is_file()]
@@ -43,6 +48,18 @@ def build_html(
         result.timings["total"] = time.monotonic() - started
         result.timings = {step: round(seconds, 3) for step, seconds in result.timings.items()}
         return result
+
+
+def notebook_links(config: BookConfig, lang: str) -> tuple[PdfLink, ...]:
+    """The notebooks' zips of ``lang`` its header links, next to the PDFs: those built."""
+    return tuple(PdfLink(z.name, z.path) for z in site_downloads(config, lang))
+
+
+def notebook_places(config: BookConfig, lang: str) -> tuple[NotebookPlace, ...]:
+    """Where each framework's notebooks of ``lang`` are (built ones), linked inside its tabs."""
+    return tuple(
+        NotebookPlace(n.framework, n.label, n.folder, n.colab, n.studio_lab) for n in site_notebooks(config, lang)
+    )
 
 
 def pdf_links(config: BookConfig, lang: str) -> tuple[PdfLink, ...]:

@@ -20,6 +20,11 @@ if TYPE_CHECKING:
 @click.option("--message", "-m", help="With --branch: the commit message.")
 @click.option("--strict", is_flag=True, help="Refuse a build with warnings too (execution's own policy aside).")
 @click.option("--without-pdf", is_flag=True, help="Publish even when PDFs are missing (pages link those built).")
+@click.option(
+    "--notebooks-branch",
+    help="Commit the launch notebooks (build/launch: <lang>/<framework>/<document>.ipynb) as the only content "
+    "of this git branch, where conf.py's polybook.notebooks.launch says they are.",
+)
 @click.pass_context
 def publish(
     ctx: click.Context,
@@ -30,6 +35,7 @@ def publish(
     message: str | None,
     strict: bool,
     without_pdf: bool,
+    notebooks_branch: str | None,
 ) -> None:
     """Publish the complete build (build/html with its PDFs) to a folder or a git branch.
 
@@ -46,14 +52,18 @@ def publish(
     from polybook.site.publish import PublishRefused, assemble_site, check_base_url, problems, publish_folder
     from polybook.usage import UsageProblem, book_config
 
-    if not dest and not branch:
-        raise UsageProblem("where to? pass --to DIR and/or --branch NAME")
-    if remote and not branch:
-        raise UsageProblem("--remote goes with --branch")
+    if not dest and not branch and not notebooks_branch:
+        raise UsageProblem("where to? pass --to DIR and/or --branch NAME (or --notebooks-branch NAME)")
+    if remote and not branch and not notebooks_branch:
+        raise UsageProblem("--remote goes with --branch or --notebooks-branch")
     if base_url and (why := check_base_url(base_url)):
         raise UsageProblem(why)
     config = book_config(ctx)
     started = time.monotonic()
+    if notebooks_branch:
+        _publish_notebooks(ctx, config, notebooks_branch, remote, message)
+        if not dest and not branch:
+            return
     found = problems(config, strict=strict, require_pdfs=not without_pdf)
     if found:
         click.echo(f"publish: refused, the build is not complete ({len(found)} problem(s)):", err=True)
@@ -94,6 +104,35 @@ def publish(
         click.echo(f"publish: {exc}", err=True)
         ctx.exit(1)
     click.echo(f"publish: done in {time.monotonic() - started:.2f}s", err=True)
+
+
+def _publish_notebooks(
+    ctx: click.Context, config: BookConfig, branch: str, remote: str | None, message: str | None
+) -> None:
+    """``--notebooks-branch``: the launch notebooks as the only content of ``branch``, committed as
+    the site is (one commit on the branch's last, nothing else touched)."""
+    from polybook.files import display_path
+    from polybook.site.branch import GitProblem, publish_branch
+    from polybook.site.launch import launch_problems
+
+    folder = config.build_dir / "launch"
+    found = launch_problems(config, branch)
+    for problem in found.warnings:
+        click.echo(f"publish: warning: {problem}", err=True)
+    if found.refusal:
+        click.echo(f"publish: refused: {found.refusal}", err=True)
+        ctx.exit(1)
+    text = message or "Publish the launch notebooks"
+    try:
+        result = publish_branch(config.root, folder, branch, remote, text)
+    except GitProblem as exc:
+        click.echo(f"publish: {exc}", err=True)
+        ctx.exit(1)
+    if not result.changed:
+        click.echo(f"{branch}: the notebooks are unchanged ({result.commit[:10]}); nothing committed", err=True)
+    else:
+        pushed = f", pushed to {result.pushed}" if result.pushed else ""
+        click.echo(f"{branch}: committed {result.commit[:10]} ({display_path(folder)}){pushed}", err=True)
 
 
 @click.command()

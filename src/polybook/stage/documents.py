@@ -230,6 +230,10 @@ class StagePolicy:
         """Lines before a page's MyST."""
         return []
 
+    def after_title(self, staging: Staging, name: str, doc: Document) -> list[str]:
+        """MyST lines under a page's title."""
+        return []
+
     def staged(self, staging: Staging, name: str, doc: Document) -> None:
         """After a page is staged."""
 
@@ -280,6 +284,7 @@ def stage_documents(
             bibliography=references.references(),
             eval_rst=rst.resolver(doc, rst_files(staging.files, name), stage.diagnostics),
             label=config.label_of,
+            after_title=policy.after_title(staging, name, doc),
         )
         if stored or policy.missing_always:
             stage.diagnostics += renderer.missing_diagnostics(doc.path)

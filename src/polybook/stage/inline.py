@@ -38,9 +38,11 @@ def convert(
     image: Resolver | None = None,
     cite: Callable[[str, str], str] | None = None,
     link: Resolver | None = None,
+    role: Callable[[str, str], str | None] | None = None,
 ) -> str:
     """``source`` with d2lbook roles as MyST roles; ``image(src)`` and ``link(href)`` rewrite
-    targets, ``cite(role, keys)`` replaces citations (e.g. when no bibliography is configured).
+    targets, ``cite(role, keys)`` replaces citations (e.g. when no bibliography is configured),
+    ``role(name, target)`` any role (None: as above; a notebook writes links instead).
     Slide marks are taken out as the book shows them (:mod:`polybook.dialect.slides`)."""
 
     def replace(m: re.Match[str]) -> str:
@@ -52,12 +54,14 @@ def convert(
                 return f"[{m['alt']}]({m['src']})" if "://" in m["src"] and m["alt"] else m["alt"]
             return f"![{m['alt']}]({src}{m['image_title'] or ''})"
         if m["href"] is not None:
-            inner = convert(m["text"], image, cite, link)
+            inner = convert(m["text"], image, cite, link, role)
             href = link(m["href"]) if link else m["href"]
             if href is None:
                 return inner
             return f"[{inner}]({href}{m['link_title'] or ''})"
         name, target = m["role"], m["target"]
+        if role is not None and (replaced := role(name, target)) is not None:
+            return replaced
         if name in ("cite", "citet") and cite is not None:
             return cite(name, target)
         if name in ROLES:

@@ -36,6 +36,7 @@ from polybook.dialect.slides import shown_prose
 from polybook.stage import inline
 from polybook.stage.i18n import text
 from polybook.stage.outputs import OutputRenderer
+from polybook.stage.views import shows
 
 #: ``figure(src, line)`` -> the path to write in MyST, or None when the figure is refused
 #: (an inline image then shows its alt text; the resolver reports why).
@@ -83,8 +84,10 @@ class _Writer:
         bibliography: list[str] | None,
         eval_rst: Callable[[EvalRst], str],
         label: Labeller,
+        after_title: list[str] | None = None,
     ) -> None:
         self.doc = doc
+        self.after_title = after_title or []  # lines under the page's title (the site's notebook links)
         self.label = label
         self.eval_rst = eval_rst
         self.bibliography = bibliography
@@ -168,6 +171,9 @@ class _Writer:
             if self.untranslated_page:  # under the page's title, which Sphinx takes from the first heading
                 self.untranslated_page = False
                 self.emit(_notice("polybook-untranslated", text(self.language, "untranslated_page")), node.line)
+            if self.after_title:
+                self.emit([*self.after_title, ""], node.line)
+                self.after_title = []
         elif (mark := read_mark(node)) is not None:
             self.mark(mark)
         elif isinstance(node, Block) and node.kind == "table" and (node.label or id(node) in self.captions):
@@ -290,7 +296,7 @@ class _Writer:
     def cell_tabs(self, cells: list[CodeCell]) -> None:
         if self.framework:
             for cell in cells:
-                if self.framework in cell.frameworks:
+                if shows(cell, self.framework):
                     self.code(cell, self.framework)
                     self.results(cell, self.framework)
             return
@@ -311,7 +317,7 @@ class _Writer:
     def text_tabs(self, tabs: list[TextTab]) -> None:
         if self.framework:
             for tab in tabs:
-                if self.framework in tab.frameworks:
+                if shows(tab, self.framework):
                     self.nodes(tab.children)
             return
 
@@ -380,11 +386,13 @@ def transpile(
     bibliography: list[str] | None = None,
     eval_rst: Callable[[EvalRst], str] | None = None,
     label: Labeller | None = None,
+    after_title: list[str] | None = None,
 ) -> Transpiled:
     """MyST for ``doc`` in ``language``: all frameworks in tabs, or only ``framework``.
     ``bibliography``: the MyST a ``:bibliography:`` line becomes (None: nothing);
     ``eval_rst(node)``: the reStructuredText of an eval_rst block, line for line; ``label``: how
-    a framework is named for readers (default: as written)."""
+    a framework is named for readers (default: as written); ``after_title``: MyST lines under the
+    page's title."""
     writer = _Writer(
         doc,
         lang,
@@ -397,6 +405,7 @@ def transpile(
         bibliography,
         eval_rst or (lambda node: node.source),
         label or (lambda framework: framework),
+        after_title,
     )
     writer.nodes(doc.nodes)
     while writer.out and not writer.out[-1][0].strip():

@@ -66,9 +66,67 @@
     if (typeof iconCheck === "string") iconCheck = title(iconCheck, strings.copy_success);
   }
 
+  // The header's navigation links that do not fit beside the title, search, downloads and
+  // languages move into its "More" menu, last first (the theme puts a fixed number of links
+  // before the menu, whatever their length and the window's width). Again on every resize.
+  function fitHeaderLinks() {
+    const center = document.querySelector(".bd-header .navbar-header-items__center");
+    const end = document.querySelector(".bd-header .navbar-header-items__end");
+    const list = center && center.querySelector("ul.navbar-nav");
+    if (!list || !end) return;
+    const links = Array.prototype.slice.call(list.querySelectorAll(":scope > li.nav-item:not(.dropdown)"));
+    if (!links.length) return;
+    let more = list.querySelector(":scope > li.dropdown");
+    if (!more) {
+      more = document.createElement("li");
+      more.className = "nav-item dropdown polybook-more";
+      more.innerHTML = '<button class="btn dropdown-toggle nav-item" type="button" data-bs-toggle="dropdown" ' +
+        'aria-expanded="false">More</button><ul class="dropdown-menu"></ul>';
+      list.appendChild(more);
+    }
+    const menu = more.querySelector(".dropdown-menu");
+    const copies = links.map(function (li) {
+      if (!li.polybookCopy) {
+        const copy = li.cloneNode(true);
+        copy.className = "polybook-moved-copy";
+        copy.querySelectorAll("a").forEach(function (a) { a.classList.add("dropdown-item"); });
+        li.polybookCopy = copy;
+      }
+      return li.polybookCopy;
+    });
+    copies.slice().reverse().forEach(function (copy) { menu.insertBefore(copy, menu.firstChild); });
+    const show = function (count) {
+      links.forEach(function (li, i) { li.classList.toggle("polybook-moved", i >= count); });
+      copies.forEach(function (copy, i) { copy.hidden = i < count; });
+      more.hidden = count === links.length && !menu.querySelector(":scope > li:not(.polybook-moved-copy)");
+    };
+    const fits = function () {
+      const items = Array.prototype.slice.call(end.children).filter(function (el) { return el.offsetParent; });
+      const limit = Math.min.apply(null, items.map(function (el) { return el.getBoundingClientRect().left; }));
+      const start = document.querySelector(".bd-header .navbar-header-items__start");
+      const first = list.getBoundingClientRect().left;
+      return list.getBoundingClientRect().right <= limit - 8 && (!start || start.getBoundingClientRect().right <= first);
+    };
+    let count = links.length;
+    show(count);
+    if (!center.offsetParent) return; // the narrow layout: the header's items are in the sidebar
+    while (count > 0 && !fits()) show(--count);
+  }
+
   function ready() {
     keepAnchorOnSwitch();
     fallbackNotice(data());
+    fitHeaderLinks();
+    let pending = false;
+    window.addEventListener("resize", function () {
+      if (pending) return;
+      pending = true;
+      window.requestAnimationFrame(function () {
+        pending = false;
+        fitHeaderLinks();
+      });
+    });
+    if (document.fonts && document.fonts.ready) document.fonts.ready.then(fitHeaderLinks);
   }
 
   copyButtonStrings(data());
