@@ -34,7 +34,16 @@ _HASHES = re.compile(r"\?(v|digest)=[0-9a-f]+")
 pytestmark = pytest.mark.slow
 
 
+#: pydata-sphinx-theme keeps the sidebar of the pages of one folder and takes the current page's
+#: markers off it for the next one; an entry whose title is under ``.. only::`` (ja's references
+#: page, as d2l writes it) is left ``<li class="">`` on the page written right after that one, and
+#: ``<li class="toctree-l1">`` on every other. The navigation rendered once per language gives the
+#: latter on all of them: the one difference the speed-up must make.
+_LEFT_BARE = '<li class=""><a class="reference internal" href="references.html">'
+
+
 def normalised(text: str, root: Path) -> str:
+    text = text.replace(_LEFT_BARE, _LEFT_BARE.replace('class=""', 'class="toctree-l1"'))
     return _HASHES.sub(r"?\1=HASH", text).replace(str(root), "BOOK")
 
 
