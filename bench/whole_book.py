@@ -5,8 +5,8 @@ or an imported d2l book). Every step is a ``polybook`` subprocess, printed with 
 
 a. ``polybook check`` of the whole book: seconds, findings by code;
 b. ``build eval`` to fill the execution cache (its own time and kernel runs), then a cold
-   ``build html`` of every language (build/html and build/.sphinx deleted; build/cache and
-   build/eval kept): seconds, pages, where the time went (html-report.json's timings);
+   ``build html`` of every language (build/html, build/.sphinx and build/.polybook deleted;
+   build/cache and build/eval kept): seconds, pages, where the time went (html-report.json's timings);
 c. ``build html`` with nothing changed;
 d. one section's prose edited in one translation, ``build html``: seconds and the languages
    rebuilt (only that one should be); then the edit is undone and the site rebuilt;
@@ -244,8 +244,9 @@ def edited(text: str, line: int, run: int) -> str:
 
 
 def cold_html(config: BookConfig) -> None:
-    """Forget the site and Sphinx's state; keep the execution cache and results."""
-    for folder in ("html", ".sphinx"):
+    """Forget the site, Sphinx's state and the parsed documents kept in build/.polybook, as a fresh
+    clone has none of them; keep the execution cache and results (the issue's "outputs from the cache")."""
+    for folder in ("html", ".sphinx", ".polybook"):
         shutil.rmtree(config.build_dir / folder, ignore_errors=True)
 
 

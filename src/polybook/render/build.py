@@ -442,5 +442,7 @@ def _read_warnings(path: Path) -> list[dict[str, Any]] | None:
 
 
 def _write_json(path: Path, data: Any) -> None:
+    """One line of JSON: with ``indent`` the json module encodes in Python, not C -- for a stamp
+    holding a language's thousands of diagnostics, a tenth of a second each build."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, json.dumps(data, ensure_ascii=False, indent=1))
+    atomic_write(path, json.dumps(data, ensure_ascii=False, separators=(",", ":")))

@@ -125,7 +125,8 @@ def write_report(config: BookConfig, result: HtmlResult, strict: bool) -> tuple[
     """``build/html-report.json``: this build merged into the last one (:func:`merge_report`)."""
     report = config.build_dir / REPORT_NAME
     merged = merge_report(_previous(report), result.to_dict(), config, strict)
-    atomic_write(report, json.dumps(merged, ensure_ascii=False, indent=1))
+    # one line: with ``indent`` the json module encodes in Python, not C (d2l: 15,000 diagnostics, 0.3 s)
+    atomic_write(report, json.dumps(merged, ensure_ascii=False, separators=(",", ":")))
     return report, merged
 
 

@@ -1,0 +1,225 @@
+"""The sidebar's navigation, rendered once per language and reused by every page.
+
+The sidebar (``polybook-toc.html``) shows the whole book's table of contents on every page.
+pydata-sphinx-theme renders it per output folder -- Sphinx resolves the whole toctree each
+time (d2l: 25 folders a language) -- and then, for each of the 170 pages, moves the "current"
+markers in a BeautifulSoup tree and serialises it again: a fifth of a language's Sphinx time.
+Yet with ``collapse=False`` the navigation is the same on every page but for two things: its
+relative links (they depend on the page's folder) and the "current" markers on the page's own
+entry and the entries above it (classes, ``aria-current``, the open ``<details>``).
+
+So the theme renders it once, for the first page written; that rendering is made neutral (no
+entry current) and cut, where those two things go, into a :class:`Template` of fixed text and
+slots; each page fills the slots: a link relative to its folder, an element's markers as the
+theme sets them on the chain of the page's entry. The result is the theme's text, byte for
+byte (``tests/test_pages.py``). Whatever the template cannot vouch for -- a page the toctree
+names that the sidebar leaves out (below ``maxdepth``), a toctree markup the theme did not
+write -- is rendered by the theme as before.
+"""
+
+from __future__ import annotations
+
+import copy
+import posixpath
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Marks a slot in the serialised template (a private-use character: never in a toctree).
+_SLOT = "\ue000"
+#: The attribute that marks where an attribute may be added. The soup is written with its attributes
+#: in alphabetical order (BeautifulSoup's default formatter), so a mark sorts where the attribute
+#: it stands for would: ``aria-current`` before ``class``, the others alone on their element.
+_MARK = "data-polybook-slot"
+_ARIA_MARK = "aria-polybook-slot"
+_MARK_RE = re.compile(' (?:data|aria)-polybook-slot="(\\d+)"')
+_APP_ATTRIBUTE = "_polybook_navigation"
+
+
+class _Unsupported(Exception):
+    """The rendering is not one the template can reproduce exactly: the theme renders."""
+
+
+@dataclass(slots=True)
+class Template:
+    """A neutral navigation cut into fixed text and slots (``parts[1::2]`` are slot numbers)."""
+
+    parts: list[str]
+    neutral: dict[int, str]  # slot -> its text when no entry is current
+    current: dict[int, str]  # slot -> its text on the chain of the page's entry
+    links: dict[int, str]  # slot of an href -> the docname it links to
+    chains: dict[str, set[int]]  # docname -> the slots of its entries' chains
+    source_dir: str  # the folder the theme rendered it for
+    by_dir: dict[str, dict[int, str]] = field(default_factory=dict)  # folder -> its hrefs
+
+    def render(self, page_uri: str, docname: str, relative: Callable[[str, str], str]) -> str:
+        folder = posixpath.dirname(page_uri)
+        hrefs = self.by_dir.get(folder)
+        if hrefs is None:
+            hrefs = self.by_dir[folder] = {slot: relative(page_uri, target) for slot, target in self.links.items()}
+        chain = self.chains.get(docname, set())
+        out = []
+        for index, part in enumerate(self.parts):
+            if index % 2 == 0:
+                out.append(part)
+                continue
+            slot = int(part)
+            if slot in self.links:
+                out.append("#" if self.links[slot] == docname else hrefs[slot])
+            else:
+                out.append(self.current[slot] if slot in chain else self.neutral[slot])
+        return "".join(out)
+
+
+def sidebar(app: Any, pagename: str, context: dict[str, Any]) -> Callable[..., Any]:
+    """The template function ``polybook_navigation(kind, startdepth, show_nav_level, **kwargs)``
+    for page ``pagename``: the theme's ``generate_toctree_html`` with those arguments, its
+    text reused from the language's template."""
+
+    def navigation(kind: str, startdepth: int = 1, show_nav_level: int = 1, **kwargs: Any) -> Any:
+        theme = context.get("generate_toctree_html")  # the theme's handler may run after polybook's
+        if theme is None:
+            raise RuntimeError("polybook-toc.html needs pydata-sphinx-theme's generate_toctree_html")
+        key = (kind, startdepth, show_nav_level, tuple(sorted(kwargs.items())))
+        templates: dict[Any, Template | None] = app.__dict__.setdefault(_APP_ATTRIBUTE, {})
+        if _conditional_title(app, pagename):
+            return theme(kind, startdepth, show_nav_level, **kwargs)
+        if key not in templates:
+            first = theme(kind, startdepth, show_nav_level, **kwargs)
+            templates[key] = _template_or_none(app, pagename, first, key)
+            return first
+        template = templates[key]
+        if template is None or (pagename not in template.chains and pagename in _entries(app)):
+            return theme(kind, startdepth, show_nav_level, **kwargs)
+        return template.render(app.builder.get_target_uri(pagename), pagename, app.builder.get_relative_uri)
+
+    return navigation
+
+
+def _conditional_title(app: Any, pagename: str) -> bool:
+    """Whether the page's own table of contents is under an ``only`` directive (d2l's references
+    page: its title is ``.. only:: html``): Sphinx then writes the page's own entry without the
+    level class and the current markers the template sets, so the theme renders that page."""
+    from sphinx import addnodes
+
+    toc = app.env.tocs.get(pagename)
+    return toc is not None and any(True for _ in toc.findall(addnodes.only))
+
+
+def _entries(app: Any) -> set[str]:
+    """Every document some toctree names (hidden ones too)."""
+    return {name for names in app.env.toctree_includes.values() for name in names}
+
+
+def _template_or_none(app: Any, pagename: str, rendered: Any, key: tuple[Any, ...]) -> Template | None:
+    kind, startdepth, show_nav_level, _ = key
+    if kind != "sidebar" or startdepth != 0 or int(show_nav_level) < 1 or not hasattr(rendered, "find_all"):
+        return None  # the theme's sidebar starting at the root, as polybook-toc.html asks for it
+    try:
+        return make_template(app, pagename, copy.copy(rendered))
+    except _Unsupported:
+        return None
+
+
+def make_template(app: Any, pagename: str, soup: Any) -> Template:
+    """The template of ``soup``, the theme's navigation as rendered for ``pagename`` (changed)."""
+    page_uri = app.builder.get_target_uri(pagename)
+    documents = {app.builder.get_target_uri(name): name for name in app.env.found_docs}
+    slots = _Slots()
+    links: dict[int, str] = {}
+    chains: dict[str, set[int]] = {}
+    for anchor in soup.find_all("a"):
+        if "internal" not in anchor.get("class", []):
+            continue
+        href = anchor.get("href", "")
+        linked = posixpath.normpath(posixpath.join(posixpath.dirname(page_uri), href))
+        target = pagename if href == "#" else documents.get(linked)
+        if target is None or "#" in href[1:]:
+            raise _Unsupported(f"a link the template cannot follow: {href!r}")
+        chain = chains.setdefault(target, set())
+        chain |= slots.anchor(anchor)
+        links[slot := slots.add("", "")] = target
+        anchor["href"] = _marker(slot)
+        for parent in anchor.parents:
+            chain |= slots.element(parent)
+    text = _MARK_RE.sub(lambda match: _marker(int(match[1])), str(soup))
+    parts = text.split(_SLOT)
+    return Template(parts, slots.neutral, slots.current, links, chains, posixpath.dirname(page_uri))
+
+
+def _marker(slot: int) -> str:
+    return f"{_SLOT}{slot}{_SLOT}"
+
+
+def _only(element: Any, names: set[str]) -> None:
+    if not set(element.attrs) <= names:
+        raise _Unsupported(f"<{element.name}> with attributes {sorted(element.attrs)}")
+
+
+class _Slots:
+    """The slots of a template: each element's text when no entry is current and on the chain
+    of the current one, as pydata-sphinx-theme marks it (``_set_current_chain``): the page's
+    own link gets ``current`` first among its classes and ``aria-current="page"``; each item
+    above it ``current active`` after its level's class; each list above it ``current`` first;
+    each item's ``<details>`` is opened."""
+
+    def __init__(self, show_nav_level: int = 1) -> None:
+        self.neutral: dict[int, str] = {}
+        self.current: dict[int, str] = {}
+        self.show_nav_level = show_nav_level
+        self.done: dict[int, set[int]] = {}  # id(element) -> its slots
+
+    def add(self, neutral: str, current: str) -> int:
+        slot = len(self.neutral)
+        self.neutral[slot], self.current[slot] = neutral, current
+        return slot
+
+    def anchor(self, anchor: Any) -> set[int]:
+        _only(anchor, {"class", "href", "aria-current"})
+        if list(anchor.attrs)[:2] != ["class", "href"]:
+            raise _Unsupported("a link whose class is not its first attribute")
+        classes = [c for c in anchor["class"] if c != "current"]
+        value = self.add(" ".join(classes), " ".join(["current", *classes]))
+        anchor["class"] = _marker(value)
+        anchor.attrs.pop("aria-current", None)
+        anchor[_ARIA_MARK] = str(presence := self.add("", ' aria-current="page"'))
+        return {value, presence}
+
+    def element(self, element: Any) -> set[int]:
+        """The slots of an item or a list above a link (and of an item's ``<details>``)."""
+        if id(element) in self.done:
+            return self.done[id(element)]
+        found: set[int] = set()
+        if element.name == "li":
+            _only(element, {"class"})
+            classes = [c for c in element.get("class", []) if c not in ("current", "active")]
+            if not classes or not classes[0].startswith("toctree-l") or classes[0] == "toctree-l0":
+                raise _Unsupported(f"an item of classes {classes}")
+            found.add(slot := self.add(" ".join(classes), " ".join([classes[0], "current", "active", *classes[1:]])))
+            element["class"] = _marker(slot)
+            details = element.find("details", recursive=False)
+            if details is not None:
+                found.add(self._details(details, int(classes[0].removeprefix("toctree-l"))))
+        elif element.name == "ul":
+            _only(element, {"class"})
+            classes = [c for c in element.get("class", []) if c != "current"]
+            if "list-caption" in classes:
+                raise _Unsupported("a list of parts")
+            if classes:
+                found.add(slot := self.add(" ".join(classes), " ".join(["current", *classes])))
+                element["class"] = _marker(slot)
+            else:
+                element.attrs.pop("class", None)
+                found.add(slot := self.add("", ' class="current"'))
+                element[_MARK] = str(slot)
+        self.done[id(element)] = found
+        return found
+
+    def _details(self, details: Any, level: int) -> int:
+        _only(details, {"open"})
+        details.attrs.pop("open", None)
+        opened = ' open="open"'
+        slot = self.add(opened if level < self.show_nav_level else "", opened)
+        details[_MARK] = str(slot)
+        return slot
