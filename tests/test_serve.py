@@ -77,7 +77,8 @@ def test_a_missing_page_gets_its_languages_404_page_as_a_host_serves_it(site: Si
     assert fetch(site.url + "../404.html")[2].startswith(b"<html><body>root 404")
 
 
-def test_a_change_rebuilds_once_and_bumps_the_version(site: SiteServer, tmp_path: Path) -> None:
+@pytest.mark.parametrize("poll", [False, True], ids=["file-events", "scans"])
+def test_a_change_rebuilds_once_and_bumps_the_version(site: SiteServer, tmp_path: Path, poll: bool) -> None:
     sources = tmp_path / "sources"
     sources.mkdir()
     (sources / "a.md").write_text("a", encoding="utf-8")
@@ -89,7 +90,7 @@ def test_a_change_rebuilds_once_and_bumps_the_version(site: SiteServer, tmp_path
         return 0
 
     stop = threading.Event()
-    watcher = threading.Thread(target=watch, args=(lambda: [sources], rebuild, site, stop, 0.05))
+    watcher = threading.Thread(target=watch, args=(lambda: [sources], rebuild, site, stop, 0.05, None, poll))
     watcher.start()
     try:
         time.sleep(0.2)
@@ -134,7 +135,8 @@ def test_serve_rebuilds_the_page_after_an_edit(tmp_path: Path) -> None:
         log.close()
 
 
-def test_an_edit_made_while_the_first_build_ran_is_not_lost(site: SiteServer, tmp_path: Path) -> None:
+@pytest.mark.parametrize("poll", [False, True], ids=["file-events", "scans"])
+def test_an_edit_made_while_the_first_build_ran_is_not_lost(site: SiteServer, tmp_path: Path, poll: bool) -> None:
     from polybook.site.serve import snapshot
 
     sources = tmp_path / "sources"
@@ -143,10 +145,37 @@ def test_an_edit_made_while_the_first_build_ran_is_not_lost(site: SiteServer, tm
     before = snapshot([sources])  # taken before the first build
     (sources / "a.md").write_text("edited during the build", encoding="utf-8")
     stop = threading.Event()
-    watcher = threading.Thread(target=watch, args=(lambda: [sources], lambda changed: 0, site, stop, 0.05, before))
+    args = (lambda: [sources], lambda changed: 0, site, stop, 0.05, before, poll)
+    watcher = threading.Thread(target=watch, args=args)
     watcher.start()
     try:
         assert wait_for_version(site.url, 0, timeout=10)["version"] == 1
     finally:
         stop.set()
         watcher.join()
+
+
+def test_an_edit_saved_during_a_rebuild_is_rebuilt_after_it(site: SiteServer, tmp_path: Path) -> None:
+    sources = tmp_path / "sources"
+    sources.mkdir()
+    (sources / "a.md").write_text("a", encoding="utf-8")
+    rebuilt: list[list[str]] = []
+
+    def rebuild(changed: list[str]) -> int:
+        rebuilt.append(changed)
+        if len(rebuilt) == 1:  # saved while the first rebuild runs
+            (sources / "b.md").write_text("during", encoding="utf-8")
+            time.sleep(0.3)
+        return 0
+
+    stop = threading.Event()
+    watcher = threading.Thread(target=watch, args=(lambda: [sources], rebuild, site, stop, 0.05))
+    watcher.start()
+    try:
+        time.sleep(0.3)
+        (sources / "a.md").write_text("edited", encoding="utf-8")
+        state = wait_for_version(site.url, 1, timeout=10)
+    finally:
+        stop.set()
+        watcher.join()
+    assert state["version"] == 2 and rebuilt == [[str(sources / "a.md")], [str(sources / "b.md")]]

@@ -140,9 +140,14 @@ def _publish_notebooks(
 @click.option("--port", "-p", type=click.IntRange(0, 65535), default=8000, show_default=True, help="0: any free port.")
 @click.option("-l", "--lang", "languages", multiple=True, help="Only build these languages (repeatable).")
 @click.option("--no-eval", is_flag=True, help="Run no code: render the outputs already in build/eval.")
-@click.option("--interval", type=click.FloatRange(min=0.05), default=0.5, show_default=True, help="Seconds per scan.")
+@click.option(
+    "--interval", type=click.FloatRange(min=0.05), default=0.5, show_default=True, help="Seconds per scan (--poll)."
+)
+@click.option("--poll", is_flag=True, help="Scan for changes instead of listening for file events (network mounts).")
 @click.pass_context
-def serve(ctx: click.Context, host: str, port: int, languages: tuple[str, ...], no_eval: bool, interval: float) -> None:
+def serve(
+    ctx: click.Context, host: str, port: int, languages: tuple[str, ...], no_eval: bool, interval: float, poll: bool
+) -> None:
     """Build the site, serve it on localhost, and rebuild and reload pages as chapters change.
 
     Watches the chapters (figures included), conf.py and the bibliography; a change runs
@@ -186,7 +191,7 @@ def serve(ctx: click.Context, host: str, port: int, languages: tuple[str, ...], 
     click.echo(site.url)  # stdout: for scripts and tests
     stop = threading.Event()
     try:
-        watch(paths, rebuild, site, stop, interval, before)
+        watch(paths, rebuild, site, stop, interval, before, poll)
     except KeyboardInterrupt:
         pass
     finally:
