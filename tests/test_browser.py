@@ -30,6 +30,7 @@ SHOTS = ROOT / "build" / "screenshots"
 LANGUAGES = ("en", "ja", "pt", "zh", "tr")
 EXTRA = "extra-en-only"
 SERVED: list[str] = []  # the same site from polybook serve's server (set by the site fixture)
+SERVERS: list[SiteServer] = []  # that server
 pytestmark = pytest.mark.slow
 
 
@@ -73,6 +74,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     thread.start()
     served = SiteServer(root / "build" / "html", port=0).start()
     SERVED.append(served.url.rstrip("/"))
+    SERVERS.append(served)
     SHOTS.mkdir(parents=True, exist_ok=True)
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
@@ -161,6 +163,24 @@ def test_missing_page_falls_back_to_the_source_with_a_notice(site: str, page: An
     assert "Português" in page.locator(".polybook-fallback").inner_text()
     page.goto(f"{site}/pt/no-such-page.html")  # missing everywhere: a 404 page, in a language
     assert page.locator("h1").first.is_visible() and page.url.endswith("/pt/no-such-page.html")
+
+
+def test_a_served_page_says_it_is_being_rebuilt_then_reloads_and_says_what_went_wrong(site: str, page: Any) -> None:
+    served = SERVERS[0]
+    page.goto(f"{SERVED[0]}/en/async-computation.html")
+    page.wait_for_timeout(500)  # the page's first question: it knows the version now
+    served.rebuilding()
+    badge = page.locator("#polybook-serve-state")
+    badge.wait_for(state="visible", timeout=5000)
+    assert "Rebuilding" in badge.inner_text()
+    try:
+        served.problems = 1
+        with page.expect_navigation(timeout=5000):  # the rebuild ended: the page reloads
+            served.bump()
+        badge.wait_for(state="visible", timeout=5000)
+        assert "1 error(s): this page may be out of date" in badge.inner_text()
+    finally:
+        served.problems = 0
 
 
 def test_search_in_japanese_finds_the_chapter(site: str, page: Any) -> None:

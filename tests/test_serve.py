@@ -66,6 +66,34 @@ def test_a_page_asking_after_a_version_is_answered_when_a_rebuild_ends(site: Sit
     assert json.loads(fetch(site.url + VERSION_PATH[1:] + "?after=0")[2])["version"] == 1  # already past
 
 
+def test_a_page_is_told_when_a_rebuild_starts_so_it_never_shows_stale_without_saying_so(site: SiteServer) -> None:
+    """A page that knows no rebuild is running asks with ``building=0``: it is answered as soon as
+    one starts (it shows "Rebuilding…"), then, asking with ``building=1``, when it ends."""
+    answers: list[dict] = []
+
+    def ask(query: str) -> threading.Thread:
+        asking = threading.Thread(
+            target=lambda: answers.append(json.loads(fetch(site.url + VERSION_PATH[1:] + query)[2]))
+        )
+        asking.start()
+        return asking
+
+    asking = ask("?after=0&building=0")
+    asking.join(0.3)
+    assert asking.is_alive() and not answers
+    site.rebuilding()
+    asking.join(10)
+    assert answers == [{"version": 0, "building": True, "problems": 0}]
+    asking = ask("?after=0&building=1")
+    asking.join(0.3)
+    assert asking.is_alive() and len(answers) == 1  # held while the rebuild runs
+    site.problems = 2
+    site.bump()
+    asking.join(10)
+    assert answers[1] == {"version": 1, "building": False, "problems": 2}
+    assert b"polybook-serve-state" in RELOAD_SCRIPT and b"may be out of date" in RELOAD_SCRIPT
+
+
 def test_a_missing_page_gets_its_languages_404_page_as_a_host_serves_it(site: SiteServer, tmp_path: Path) -> None:
     (tmp_path / "404.html").write_text("<html><body>root 404</body></html>", encoding="utf-8")
     (tmp_path / "en" / "404.html").write_text("<html><body>en 404</body></html>", encoding="utf-8")

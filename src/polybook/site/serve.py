@@ -36,13 +36,29 @@ VERSION_PATH = "/__polybook__/version"
 LONG_POLL = 20.0
 RELOAD_SCRIPT = b"""<script>
 (function () {
-  var seen = null;
+  var seen = null, busy = false, badge = null;
+  function say(text) {  // never a stale page without saying so
+    if (!badge && text) {
+      badge = document.createElement("div");
+      badge.id = "polybook-serve-state";
+      badge.setAttribute("role", "status");
+      badge.style.cssText = "position:fixed;right:1rem;bottom:1rem;z-index:10000;max-width:24rem;" +
+        "padding:.4rem .8rem;border-radius:.4rem;background:#222;color:#fff;font:14px/1.4 sans-serif";
+      document.body.appendChild(badge);
+    }
+    if (badge) { badge.textContent = text; badge.hidden = !text; }
+  }
   function poll() {
-    var url = "%s" + (seen === null ? "" : "?after=" + seen), wait = 1000;
+    var url = "%s" + (seen === null ? "" : "?after=" + seen + "&building=" + (busy ? 1 : 0)), wait = 1000;
     fetch(url, {cache: "no-store"}).then(function (r) { return r.json(); }).then(function (d) {
-      if (seen === null) { seen = d.version; } else if (d.version !== seen) { window.location.reload(); }
-      wait = 50;  // answered: ask again at once (the server holds the request until a rebuild)
-    }).catch(function () {}).finally(function () { setTimeout(poll, wait); });
+      if (seen === null) { seen = d.version; } else if (d.version !== seen) { window.location.reload(); return; }
+      busy = d.building;
+      say(busy ? "Rebuilding\\u2026" : d.problems ? "The last rebuild had " + d.problems +
+        " error(s): this page may be out of date (the terminal says why)" : "");
+      wait = 50;  // answered: ask again at once (the server holds the request until something changes)
+    }).catch(function () {
+      say("polybook serve is not answering: this page may be out of date");
+    }).finally(function () { setTimeout(poll, wait); });
   }
   poll();
 })();
@@ -81,16 +97,26 @@ class SiteServer:
     def state(self) -> dict[str, Any]:
         return {"version": self.version, "building": self.building, "problems": self.problems}
 
+    def rebuilding(self) -> None:
+        """A rebuild started: every page waiting is answered, so it can say so."""
+        with self.changed:
+            self.building = True
+            self.changed.notify_all()
+
     def bump(self) -> None:
         """A rebuild ended: the next version, and every page waiting for it is answered."""
         with self.changed:
+            self.building = False
             self.version += 1
             self.changed.notify_all()
 
-    def wait_past(self, version: int, timeout: float = LONG_POLL) -> None:
-        """Until the version is past ``version`` (or ``timeout`` seconds passed)."""
+    def wait_past(self, version: int, building: bool | None = None, timeout: float = LONG_POLL) -> None:
+        """Until the version is past ``version`` or, ``building`` given, a rebuild starts or ends
+        (or ``timeout`` seconds passed)."""
         with self.changed:
-            self.changed.wait_for(lambda: self.version > version, timeout)
+            self.changed.wait_for(
+                lambda: self.version > version or (building is not None and self.building != building), timeout
+            )
 
 
 class _Handler(SimpleHTTPRequestHandler):
@@ -101,9 +127,10 @@ class _Handler(SimpleHTTPRequestHandler):
     def do_GET(self) -> None:
         path = urlsplit(self.path).path
         if path == VERSION_PATH:
-            after = parse_qs(urlsplit(self.path).query).get("after", [""])[0]
+            query = parse_qs(urlsplit(self.path).query)
+            after, building = query.get("after", [""])[0], query.get("building", [""])[0]
             if after.isdigit():
-                self.site.wait_past(int(after))
+                self.site.wait_past(int(after), building == "1" if building in ("0", "1") else None)
             return self._send(json.dumps(self.site.state()).encode(), "application/json")
         file = Path(self.translate_path(self.path))
         if file.is_dir() and path.endswith("/"):
@@ -196,11 +223,10 @@ def watch(
         if now == last:
             continue
         changed, last = changed_files(last, now), now
-        site.building = True
+        site.rebuilding()
         try:
             site.problems = rebuild(changed)
         finally:
-            site.building = False
             site.bump()
 
 
