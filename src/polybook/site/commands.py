@@ -10,6 +10,7 @@ import click
 
 if TYPE_CHECKING:
     from polybook.config import BookConfig
+    from polybook.site.warm import WarmSite
 
 
 @click.command()
@@ -157,6 +158,7 @@ def serve(
 
     from polybook.config import ConfigError, load_config
     from polybook.site.serve import SiteServer, snapshot, watch
+    from polybook.site.warm import WarmSite, start_warming
     from polybook.usage import UsageProblem, book_config, known
 
     config = book_config(ctx)
@@ -164,7 +166,12 @@ def serve(
     conf_path = config.path
     current = {"config": config}
 
+    warm = WarmSite(config, list(languages), not no_eval)
+
     def rebuild(changed: list[str]) -> int:
+        if str(conf_path) not in changed and (done := warm_rebuild(warm, changed)) is not None:
+            return done
+        warm.drop()  # the full build below changes what the warm path holds
         if str(conf_path) in changed:
             try:
                 current["config"] = load_config(conf_path)
@@ -173,7 +180,10 @@ def serve(
                 return 1
         shown = ", ".join(Path(p).name for p in changed[:3]) + (" …" if len(changed) > 3 else "")
         click.echo(f"serve: {shown} changed; rebuilding", err=True)
-        return build(current["config"], languages, no_eval)
+        problems = build(current["config"], languages, no_eval)
+        warm.config = current["config"]
+        start_warming(warm, lambda m: click.echo(m, err=True))
+        return problems
 
     def paths() -> list[Path]:
         from polybook.stage.settings import bibfiles
@@ -189,6 +199,7 @@ def serve(
         raise UsageProblem(f"cannot listen on {host}:{port}: {exc.strerror}") from None
     click.echo(f"serving {site.url} (Ctrl-C to stop)", err=True)
     click.echo(site.url)  # stdout: for scripts and tests
+    start_warming(warm, lambda m: click.echo(m, err=True))
     stop = threading.Event()
     try:
         watch(paths, rebuild, site, stop, interval, before, poll)
@@ -197,6 +208,7 @@ def serve(
     finally:
         stop.set()
         site.stop()
+        warm.drop()
 
 
 def build(config: BookConfig, languages: tuple[str, ...], no_eval: bool) -> int:
@@ -229,3 +241,24 @@ def build(config: BookConfig, languages: tuple[str, ...], no_eval: bool) -> int:
     what += f"; failed {', '.join(failed)}" if failed else ""
     click.echo(f"serve: {what} ({time.monotonic() - started:.1f}s)", err=True)
     return sum(d.level is Level.ERROR for d in found) + len(failed)
+
+
+def warm_rebuild(warm: WarmSite, changed: list[str]) -> int | None:
+    """The warm rebuild of ``changed`` (:mod:`polybook.site.warm`): the number of errors, said as
+    :func:`build` says them; None when the change needs the full incremental build."""
+    from polybook.diagnostics import Level, sort_key
+
+    started = time.monotonic()
+    try:
+        done = warm.rebuild(changed)
+    except Exception as exc:  # the warm path is a speed-up: the full build is always right
+        click.echo(f"serve: the warm rebuild failed ({exc}); running the incremental build", err=True)
+        return None
+    if done is None:
+        return None
+    for diag in sorted(done.diagnostics, key=sort_key):
+        if diag.level is not Level.INFO:
+            click.echo(diag.format(), err=True)
+    pages = ", ".join(done.written) or "no page"
+    click.echo(f"serve: rewrote {pages} ({time.monotonic() - started:.2f}s, warm)", err=True)
+    return done.errors
