@@ -15,7 +15,7 @@ import io
 import multiprocessing
 import time
 import traceback
-from contextlib import ExitStack
+from contextlib import ExitStack, suppress
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -66,10 +66,8 @@ class WarmSphinx:
             return "the worker stopped"
 
     def close(self) -> None:
-        try:
+        with suppress(OSError):
             self.conn.send(None)
-        except OSError:
-            pass
         self.process.join(timeout=5)
         if self.process.is_alive():
             self.process.kill()
@@ -104,10 +102,31 @@ def _application(scope: ExitStack, job: SphinxJob, log: PhasedWarnings) -> Any:
     scope.enter_context(docutils_namespace())
     scope.enter_context(sphinx_speed.build_scope())
     sphinx_run.ACTIVE = log
-    return Sphinx(
+    app = Sphinx(
         job.srcdir, job.confdir, job.outdir, job.doctreedir, "html",
         confoverrides=job.overrides, status=io.StringIO(), warning=log, freshenv=False, verbosity=0,
     )  # fmt: skip
+    _write_only_named(app)
+    return app
+
+
+def _write_only_named(app: Any) -> None:
+    """Sphinx writes, beside the documents named, every page whose toctree holds one of them (a
+    title there may have changed). The warm path takes only documents whose headings and toc did
+    not change (:func:`polybook.site.warm.shape`), so their parents' pages would come out the same:
+    they are not written again. The environment is pickled before writing, so it keeps its map."""
+    builder = app.builder
+    write = builder.write
+
+    def named_only(build_docnames: Any, updated_docnames: Any, method: str = "update") -> None:
+        env = builder.env
+        parents, env.files_to_rebuild = env.files_to_rebuild, {}
+        try:
+            write(build_docnames, updated_docnames, method)
+        finally:
+            env.files_to_rebuild = parents
+
+    builder.write = named_only
 
 
 def _build(app: Any, job: SphinxJob, log: PhasedWarnings, filenames: list[str]) -> SphinxRun:
