@@ -17,6 +17,7 @@ translation-status pages' (their tables are not refilled here).
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable
@@ -71,6 +72,7 @@ class WarmSite:
         self.book: Book | None = None
         self.site: SiteInfo | None = None
         self.workers: dict[str, WarmSphinx] = {}
+        self.stages: dict[str, Stage] = {}  # each language's staged documents, kept up to date
 
     def warm_up(self) -> None:
         """Parse the book and start every language's Sphinx (call it in a thread of its own)."""
@@ -84,7 +86,7 @@ class WarmSite:
     def drop(self) -> None:
         """Forget everything: a full build ran, or the server stops."""
         with self.lock:
-            self.book, self.site = None, None
+            self.book, self.site, self.stages = None, None, {}
             workers, self.workers = self.workers, {}
         for worker in workers.values():
             worker.close()
@@ -142,8 +144,8 @@ class WarmSite:
         result = WarmResult(list(docs))
         for lang, changed in docs.items():
             book.chapters[lang].update(changed)
-            stage = self._stage(lang)
-            worker = self.workers.get(lang) or self._worker(lang, stage)
+            worker = self.workers.get(lang) or self._worker(lang)
+            stage = self._restage(lang, set(changed))
             srcdir = stage.srcdir
             run = worker.build([str(srcdir / f"{name}.md") for name in changed])
             if run is None or not run.succeeded:
@@ -159,27 +161,40 @@ class WarmSite:
         result.seconds = round(time.monotonic() - started, 3)
         return result
 
-    def _stage(self, lang: str) -> Stage:
-        """Stage ``lang`` again from the kept book: only files whose bytes changed are written."""
+    def _restage(self, lang: str, names: set[str]) -> Stage:
+        """The documents ``names`` staged again; ``lang``'s kept stage with them."""
+        kept, fresh = self.stages[lang], self._stage(lang, names)
+        paths = {kept.paths[name] for name in names}
+        kept.diagnostics = [d for d in kept.diagnostics if d.path not in paths] + fresh.diagnostics
+        kept.docs.update(fresh.docs)
+        kept.paths.update(fresh.paths)
+        return kept
+
+    def _stage(self, lang: str, only: set[str] | None = None) -> Stage:
+        """Stage ``lang`` (``only`` these documents) again from the kept book: only files whose
+        bytes changed are written."""
         config, book = self.config, self.book
         assert book is not None and self.site is not None
         source = config.source_language
         source_headings = {name: headings(doc) for name, doc in book.chapters[source].items()}
-        results = stored_results(config, [lang])
-        chapter_results = {name: doc for (of, name), doc in results.items() if of == lang}
+        if only is None:
+            results = stored_results(config, [lang])
+            chapter_results = {name: doc for (of, name), doc in results.items() if of == lang}
+        else:  # the documents' own results files: a prose edit leaves them as the last build wrote them
+            chapter_results = {name: doc for name in only if (doc := stored_result(config, lang, name))}
         source_name = config.languages[source].name
         generated = {status.DOCNAME: status_page.frame(lang, source_name)}
         return stage_language(
             config, lang, book.chapters[lang], source_headings, chapter_results,
             config.build_dir / ".sphinx" / lang / "src", stage_settings.bibfiles(config, lang), generated,
-            stored=not self.evaluate, notebooks=self.site.notebook_places.get(lang, ()),
+            stored=not self.evaluate, notebooks=self.site.notebook_places.get(lang, ()), only=only,
         )  # fmt: skip
 
-    def _worker(self, lang: str, stage: Stage | None = None) -> WarmSphinx:
-        """``lang``'s live Sphinx, with the settings the full build gives it."""
+    def _worker(self, lang: str) -> WarmSphinx:
+        """``lang``'s live Sphinx, with the settings the full build gives it (and its stage kept)."""
         assert self.site is not None
         config = self.config
-        stage = stage or self._stage(lang)
+        stage = self.stages[lang] = self._stage(lang)
         bibfiles = stage_settings.bibfiles(config, lang)
         overrides = settings.overrides(config, lang, self.site, bibfiles, stage)
         job = SphinxJob(
@@ -221,3 +236,12 @@ def start_warming(site: WarmSite, say: Callable[[str], None]) -> threading.Threa
     thread = threading.Thread(target=run, name="polybook-warm-up", daemon=True)
     thread.start()
     return thread
+
+
+def stored_result(config: BookConfig, lang: str, name: str) -> dict[str, Any] | None:
+    """Document ``name``'s results file, as :func:`polybook.execute.outputs.read_outputs` reads it."""
+    path = config.build_dir / "eval" / lang / f"{name}.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
