@@ -3,10 +3,11 @@
 The serving process keeps what the incremental build (:func:`polybook.site.build.build_html`)
 finds again on every run: the parsed book and each language's site settings, and a live Sphinx
 application per language (:class:`polybook.site.warm_sphinx.WarmSphinx`). A saved chapter whose
-*shape* -- headings, toc, code cells, labels, front matter -- did not change is parsed alone,
-its language staged again (a file is rewritten only when its bytes change), and Sphinx asked to
-re-read that document and write only its page. Anything else -- conf.py, a bibliography, a
-figure, a new or removed chapter, a title or toc change, a code edit -- is :data:`FALLBACK`:
+*shape* -- headings, toc, code cells (unless serving ``--no-eval``), labels, front matter -- did
+not change is parsed alone, staged alone (its MyST file is rewritten only when its bytes change;
+the language's other documents are as staged before), and Sphinx asked to re-read that document
+and write only its page. Anything else -- conf.py, a bibliography, a figure, a new or removed
+chapter, a title or toc change, a code edit that needs running -- is :data:`FALLBACK`:
 the caller runs the full incremental build, which rebuilds what it must, and the warm state is
 dropped (its Sphinx environment is the one on disk now).
 
@@ -132,7 +133,7 @@ class WarmSite:
                 return None
             store = config.build_dir / MODELS_DIR
             doc = parse_cached(path, config.languages[lang].settings, display_path(path), store)
-            if shape(doc) != shape(before):
+            if shape(doc, code=self.evaluate) != shape(before, code=self.evaluate):
                 return None
             found.setdefault(lang, {})[name] = doc
         return found or None
@@ -210,13 +211,15 @@ class WarmSite:
         (self.config.build_dir / ".sphinx" / STATUS_STAMP).unlink(missing_ok=True)
 
 
-def shape(doc: Document) -> tuple[Any, ...]:
+def shape(doc: Document, code: bool = True) -> tuple[Any, ...]:
     """What of a document reaches beyond its own page's text, or needs its code run: its
-    headings (the navigation, other languages' anchors), toc, code cells, labels, front matter."""
+    headings (the navigation, other languages' anchors), toc, labels, front matter, and with
+    ``code`` its code cells (without evaluation, ``--no-eval``, a code edit is staged with the
+    stored results as the full build stages it: a cell whose code changed has none)."""
     return (
         [(h.level, h.text, h.label) for h in doc.walk() if isinstance(h, Heading)],
         [(tuple(n.entries), tuple(sorted(n.options.items()))) for n in doc.walk() if isinstance(n, TocBlock)],
-        [(c.info, c.code, c.frameworks, c.attrs) for c in doc.cells()],
+        [(c.info, c.code, c.frameworks, c.attrs) for c in doc.cells()] if code else [],
         sorted(doc.labels),
         doc.front_matter,
         doc.frameworks,
