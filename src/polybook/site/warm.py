@@ -19,9 +19,11 @@ translation-status pages' (their tables are not refilled here).
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -77,7 +79,7 @@ class WarmSite:
 
     def warm_up(self) -> None:
         """Parse the book and start every language's Sphinx (call it in a thread of its own)."""
-        with self.lock:
+        with self.lock, self._build_lock():
             if self.book is None:
                 self._load()
             for lang in self.languages:
@@ -100,9 +102,15 @@ class WarmSite:
             docs = self._changed_docs(changed)
             if docs is None:
                 return FALLBACK
-            lock = self.config.build_dir / ".sphinx" / "build.lock"
-            with stage_lock(lock, f"the html build in {display_path(self.config.build_dir)}/"):
+            with self._build_lock():
                 return self._rebuild(docs)
+
+    def _build_lock(self) -> AbstractContextManager[None]:
+        """The build folder's lock, as :func:`polybook.site.build.build_html` takes it (its wait
+        said on stderr: stdout is the served URL's)."""
+        lock = self.config.build_dir / ".sphinx" / "build.lock"
+        what = f"the html build in {display_path(self.config.build_dir)}/"
+        return stage_lock(lock, what, lambda message: print(message, file=sys.stderr))
 
     def _load(self) -> None:
         config = self.config
