@@ -10,6 +10,7 @@ import click
 
 if TYPE_CHECKING:
     from polybook.config import BookConfig
+    from polybook.site.serve import SiteServer
     from polybook.site.warm import WarmSite
 
 
@@ -151,8 +152,9 @@ def serve(
 ) -> None:
     """Build the site, serve it on localhost, and rebuild and reload pages as chapters change.
 
-    Watches the chapters (figures included), conf.py and the bibliography; a change runs
-    the incremental HTML build (only what changed) and reloads open pages.
+    Watches the chapters (figures included), conf.py and the bibliography; a prose edit is
+    re-read alone by the language's live Sphinx and only its page written, any other change
+    runs the incremental HTML build (only what changed); open pages reload.
     """
     import threading
 
@@ -170,6 +172,7 @@ def serve(
 
     def rebuild(changed: list[str]) -> int:
         if str(conf_path) not in changed and (done := warm_rebuild(warm, changed)) is not None:
+            threading.Thread(target=refresh_status, args=(warm, site), name="polybook-status", daemon=True).start()
             return done
         warm.drop()  # the full build below changes what the warm path holds
         if str(conf_path) in changed:
@@ -262,3 +265,15 @@ def warm_rebuild(warm: WarmSite, changed: list[str]) -> int | None:
     pages = ", ".join(done.written) or "no page"
     click.echo(f"serve: rewrote {pages} ({time.monotonic() - started:.2f}s, warm)", err=True)
     return done.errors
+
+
+def refresh_status(warm: WarmSite, site: SiteServer) -> None:
+    """After a warm rebuild: the status pages' tables again; a change reloads open pages (so a
+    status page open in the browser is never stale without saying so)."""
+    try:
+        changed = warm.refresh_status()
+    except Exception as exc:  # the full build refills them: say it, keep serving
+        click.echo(f"serve: the translation-status pages were not refreshed ({exc})", err=True)
+        return
+    if changed:
+        site.reload()

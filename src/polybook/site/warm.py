@@ -11,9 +11,11 @@ chapter, a title or toc change, a code edit that needs running -- is :data:`FALL
 the caller runs the full incremental build, which rebuilds what it must, and the warm state is
 dropped (its Sphinx environment is the one on disk now).
 
-What the warm path leaves for the next full build, and says so by removing the stamps that
-would let it skip: the language's stamp (``build/html/<lang>/.polybook-build.json``) and the
-translation-status pages' (their tables are not refilled here).
+The translation-status pages' tables are filled in again after the page reloaded
+(:meth:`WarmSite.refresh_status`, in the background: the check of the edited document, then the
+tables), and a served status page that changed reloads again. What the warm path leaves for the
+next full build, and says so by removing the stamps that would let it skip: the language's stamp
+(``build/html/<lang>/.polybook-build.json``) and the status pages' (``build/.sphinx/status.json``).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from polybook.book import Book, load_book
+from polybook.book import Book, complete_book, load_book
 from polybook.config import BookConfig
 from polybook.diagnostics import Diagnostic, Level
 from polybook.dialect.nodes import Document, Heading, TocBlock
@@ -73,6 +75,8 @@ class WarmSite:
         self.evaluate = evaluate
         self.lock = threading.Lock()
         self.book: Book | None = None
+        self.full: Book | None = None  # the book with every language (the status pages), loaded when needed
+        self.linked: set[str] = set()
         self.site: SiteInfo | None = None
         self.workers: dict[str, WarmSphinx] = {}
         self.stages: dict[str, Stage] = {}  # each language's staged documents, kept up to date
@@ -86,10 +90,28 @@ class WarmSite:
                 if lang not in self.workers:
                     self._worker(lang)
 
+    def refresh_status(self) -> bool:
+        """The translation-status pages' tables filled in again from the kept book (the check's
+        findings are cached per document: only the edited ones are checked again); whether a
+        served status page changed. Run after a warm rebuild, in the background."""
+        with self.lock:
+            if self.book is None:
+                return False
+            if self.full is None:  # every language: the status pages show them all
+                self.full = complete_book(self.book)
+            tables = status.pages(self.full, self.languages, linked=self.linked)
+            changed = False
+            for lang, content in tables.items():
+                page = self.config.build_dir / "html" / lang / f"{status.DOCNAME}.html"
+                before = page.read_bytes() if page.is_file() else b""
+                status_page.fill(page, content)
+                changed |= page.is_file() and page.read_bytes() != before
+            return changed
+
     def drop(self) -> None:
         """Forget everything: a full build ran, or the server stops."""
         with self.lock:
-            self.book, self.site, self.stages = None, None, {}
+            self.book, self.full, self.site, self.stages = None, None, None, {}
             workers, self.workers = self.workers, {}
         for worker in workers.values():
             worker.close()
@@ -123,6 +145,7 @@ class WarmSite:
         zips = {lang: notebook_links(config, lang) for lang in config.languages}
         places = {lang: notebook_places(config, lang) for lang in config.languages}
         site = settings.site_info(config, pdfs, zips, places).with_languages(linked)
+        self.linked = set(linked)
         self.site = site.with_status(status.DOCNAME)
 
     def _changed_docs(self, changed: list[str]) -> dict[str, dict[str, Document]] | None:
