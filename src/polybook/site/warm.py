@@ -89,6 +89,9 @@ class WarmSite:
             for lang in self.languages:
                 if lang not in self.workers:
                     self._worker(lang)
+            if self.full is None:  # the status pages' book and the check's findings, read once now
+                self.full = complete_book(self.book)
+                status.pages(self.full, self.languages[:1], linked=self.linked)
 
     def refresh_status(self) -> bool:
         """The translation-status pages' tables filled in again from the kept book (the check's
