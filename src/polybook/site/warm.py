@@ -160,7 +160,7 @@ class WarmSite:
         for file in changed:
             path = Path(file)
             lang, name = config.language_of(path), config.document_name(path)
-            if lang not in self.languages or name is None or not path.is_file():
+            if lang not in self.languages or name is None or path.suffix != ".md" or not path.is_file():
                 return None
             before = book.chapters[lang].get(name)
             if before is None:
