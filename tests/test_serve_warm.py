@@ -8,7 +8,7 @@ from polybook.site.warm import shape
 CHAPTER = """# Title
 :label:`sec_title`
 
-Some prose.
+Some prose, as :cite:`Someone.2020` says.
 
 ## A section
 
@@ -25,7 +25,7 @@ part
 
 
 def test_a_prose_edit_keeps_the_shape() -> None:
-    edited = CHAPTER.replace("Some prose.", "Some prose, edited, with $x$ and a [link](https://example.org).")
+    edited = CHAPTER.replace("Some prose,", "Some prose, edited, with $x$ and a [link](https://example.org),")
     assert shape(parse_text(edited)) == shape(parse_text(CHAPTER))
 
 
@@ -36,6 +36,7 @@ def test_a_title_heading_toc_or_label_change_is_for_the_full_build() -> None:
         ("## A section", "## A section, renamed"),
         ("\npart\n", "\npart\nother\n"),
         ("sec_title", "sec_renamed"),
+        ("Someone.2020", "Someone.2020,Other.2021"),  # the references page lists what the book cites
     ]:
         assert shape(parse_text(CHAPTER.replace(old, new))) != before, (old, new)
 

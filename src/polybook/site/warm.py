@@ -2,9 +2,9 @@
 
 The serving process keeps what the incremental build (:func:`polybook.site.build.build_html`)
 finds again on every run: the parsed book and each language's site settings, and a live Sphinx
-application per language (:class:`polybook.site.warm_sphinx.WarmSphinx`). A saved chapter whose
-*shape* -- headings, toc, code cells (unless serving ``--no-eval``), labels, front matter -- did
-not change is parsed alone, staged alone (its MyST file is rewritten only when its bytes change;
+application per language (:class:`polybook.site.warm_sphinx.WarmSphinx`). A saved chapter
+whose *shape* -- headings, toc, code cells (unless serving ``--no-eval``), labels, citations,
+front matter -- did not change is parsed alone, staged alone (its MyST file is rewritten only when its bytes change;
 the language's other documents are as staged before), and Sphinx asked to re-read that document
 and write only its page. Anything else -- conf.py, a bibliography, a figure, a new or removed
 chapter, a title or toc change, a code edit that needs running -- is :data:`FALLBACK`:
@@ -45,6 +45,7 @@ from polybook.site import status
 from polybook.site.build import notebook_links, notebook_places, pdf_links
 from polybook.site.warm_sphinx import WarmSphinx
 from polybook.stage import settings as stage_settings
+from polybook.stage.bibliography import cited_keys
 from polybook.stage.documents import Stage, headings
 from polybook.stage.sphinx_run import SphinxJob
 
@@ -247,14 +248,15 @@ class WarmSite:
 
 def shape(doc: Document, code: bool = True) -> tuple[Any, ...]:
     """What of a document reaches beyond its own page's text, or needs its code run: its
-    headings (the navigation, other languages' anchors), toc, labels, front matter, and with
-    ``code`` its code cells (without evaluation, ``--no-eval``, a code edit is staged with the
+    headings (the navigation, other languages' anchors), toc, labels, citations, front matter,
+    and with ``code`` its code cells (without evaluation, ``--no-eval``, a code edit is staged with the
     stored results as the full build stages it: a cell whose code changed has none)."""
     return (
         [(h.level, h.text, h.label) for h in doc.walk() if isinstance(h, Heading)],
         [(tuple(n.entries), tuple(sorted(n.options.items()))) for n in doc.walk() if isinstance(n, TocBlock)],
         [(c.info, c.code, c.frameworks, c.attrs) for c in doc.cells()] if code else [],
         sorted(doc.labels),
+        cited_keys(doc),  # which page lists a work, and the references page, are the book's
         doc.front_matter,
         doc.frameworks,
         doc.default_tab,
