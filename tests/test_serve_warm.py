@@ -37,6 +37,7 @@ def test_a_title_heading_toc_or_label_change_is_for_the_full_build() -> None:
         ("\npart\n", "\npart\nother\n"),
         ("sec_title", "sec_renamed"),
         ("Someone.2020", "Someone.2020,Other.2021"),  # the references page lists what the book cites
+        ("## A section", "![A box](box.svg)\n\n## A section"),  # renumbers the figures after it
     ]:
         assert shape(parse_text(CHAPTER.replace(old, new))) != before, (old, new)
 

@@ -33,7 +33,7 @@ from typing import Any
 from polybook.book import Book, complete_book, load_book
 from polybook.config import BookConfig
 from polybook.diagnostics import Diagnostic, Level
-from polybook.dialect.nodes import Document, Heading, TocBlock
+from polybook.dialect.nodes import DisplayMath, Document, Figure, Heading, TocBlock
 from polybook.execute.site_outputs import stored_results
 from polybook.files import display_path, stage_lock
 from polybook.models import MODELS_DIR, parse_cached
@@ -257,6 +257,9 @@ def shape(doc: Document, code: bool = True) -> tuple[Any, ...]:
         [(c.info, c.code, c.frameworks, c.attrs) for c in doc.cells()] if code else [],
         sorted(doc.labels),
         cited_keys(doc),  # which page lists a work, and the references page, are the book's
+        # numbered things: one more or less renumbers those after it, which other pages cite by number
+        [(type(n).__name__, n.label) for n in doc.walk() if isinstance(n, Figure | DisplayMath) and n.label],
+        sum(isinstance(n, Figure) for n in doc.walk()),
         doc.front_matter,
         doc.frameworks,
         doc.default_tab,
