@@ -8,6 +8,9 @@ from typing import TYPE_CHECKING
 
 import click
 
+#: Seconds between a warm rebuild and refilling the status pages' tables.
+STATUS_DELAY = 0.5
+
 if TYPE_CHECKING:
     from polybook.config import BookConfig
     from polybook.site.serve import SiteServer
@@ -269,7 +272,9 @@ def warm_rebuild(warm: WarmSite, changed: list[str]) -> int | None:
 
 def refresh_status(warm: WarmSite, site: SiteServer) -> None:
     """After a warm rebuild: the status pages' tables again; a change reloads open pages (so a
-    status page open in the browser is never stale without saying so)."""
+    status page open in the browser is never stale without saying so). It waits a moment first:
+    the edited page's reload is served first (this thread shares the server's interpreter)."""
+    time.sleep(STATUS_DELAY)
     try:
         changed = warm.refresh_status()
     except Exception as exc:  # the full build refills them: say it, keep serving
