@@ -86,8 +86,9 @@ def _serve(conn: Connection, job: SphinxJob) -> None:
             conn.send(traceback.format_exc())
             return
         conn.send("")
-        while (filenames := conn.recv()) is not None:
-            conn.send(_build(app, job, log, filenames))
+        with suppress(EOFError, OSError, KeyboardInterrupt):  # the serving process stopped: so does its worker
+            while (filenames := conn.recv()) is not None:
+                conn.send(_build(app, job, log, filenames))
 
 
 def _application(scope: ExitStack, job: SphinxJob, log: PhasedWarnings) -> Any:
