@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import multiprocessing
+import signal
 import time
 import traceback
 from contextlib import ExitStack, suppress
@@ -76,6 +77,7 @@ class WarmSphinx:
 
 def _serve(conn: Connection, job: SphinxJob) -> None:
     """The worker: set the application up, say so, then build what each message names until None."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the serving process's: it closes its workers
     if job.language.startswith("zh"):
         sphinx_speed.quiet_jieba()
     log = PhasedWarnings()
