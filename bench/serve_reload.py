@@ -51,13 +51,15 @@ def main() -> None:
     parser.add_argument("lang")
     parser.add_argument("document")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--every-language", action="store_true", help="serve every language, not LANG alone")
     args = parser.parse_args()
     chromium = shutil.which("chromium")
     if chromium is None:
         sys.exit("Debian's chromium is not installed (scripts/setup-html.sh)")
     with tempfile.TemporaryDirectory() as tmp:
         book = copy_book(args.book.resolve(), Path(tmp) / "book")
-        command = [POLYBOOK, "--conf", str(book / "conf.py"), "serve", "--no-eval", "--port", "0", "--lang", args.lang]
+        command = [POLYBOOK, "--conf", str(book / "conf.py"), "serve", "--no-eval", "--port", "0"]
+        command += [] if args.every_language else ["--lang", args.lang]
         print("$", " ".join(command), flush=True)
         started = time.monotonic()
         server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)

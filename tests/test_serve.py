@@ -207,3 +207,55 @@ def test_an_edit_saved_during_a_rebuild_is_rebuilt_after_it(site: SiteServer, tm
         stop.set()
         watcher.join()
     assert state["version"] == 2 and rebuilt == [[str(sources / "a.md")], [str(sources / "b.md")]]
+
+
+def _serve_copy(tmp_path: Path) -> tuple[subprocess.Popen[str], str, Path]:
+    for name in ("conf.py", "refs.bib", "chapters"):
+        source = BOOK / name
+        (shutil.copytree if source.is_dir() else shutil.copy)(source, tmp_path / name)
+    shutil.copytree(BOOK / "eval", tmp_path / "build" / "eval")
+    polybook = Path(sys.executable).with_name("polybook")
+    command = [str(polybook), "--conf", str(tmp_path / "conf.py"), "serve", "--port", "0", "--no-eval"]
+    log = tmp_path / "serve.log"  # a file, not a pipe: nobody reads it while serving
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log.open("w"), text=True)
+    url = server.stdout.readline().strip()  # printed once the first build is served
+    assert url.startswith("http://127.0.0.1:"), log.read_text()
+    return server, url, log
+
+
+def _pages(folder: Path) -> dict[str, int]:
+    return {str(p.relative_to(folder)): p.stat().st_mtime_ns for p in folder.rglob("*.html")}
+
+
+@pytest.mark.slow
+def test_a_prose_edit_is_rebuilt_warm_and_only_its_page_is_rewritten(tmp_path: Path) -> None:
+    server, url, log = _serve_copy(tmp_path)
+    try:  # an edit saved while the warm-up runs waits for it
+        html = tmp_path / "build" / "html"
+        before = _pages(html)
+        chapter = tmp_path / "chapters" / "en" / "tiny.md"
+        text = chapter.read_text(encoding="utf-8")
+        chapter.write_text(text.replace("is math.", "is math. A warm sentence."), encoding="utf-8")
+        state = wait_for_version(url, 0, timeout=120)
+        assert state == {"version": 1, "building": False, "problems": 0}, log.read_text()
+        assert b"A warm sentence." in fetch(url + "en/tiny.html")[2]
+        assert "warm)" in log.read_text(), log.read_text()  # the warm path, not the full build
+        after = _pages(html)
+        rewritten = sorted(page for page in after if after[page] != before.get(page))
+        # Of the pages of chapters, only the edited one (Sphinx writes its index pages on every build).
+        assert [page for page in rewritten if page not in ("en/genindex.html", "en/search.html")] == ["en/tiny.html"], (
+            rewritten
+        )
+        assert not (html / "en" / ".polybook-build.json").exists()  # the next full build checks en again
+
+        # A title change is not the warm path's: the full build rebuilds the neighbours' navigation too.
+        chapter.write_text(text.replace("# Tiny Chapter", "# Tiny Chapter, Retitled"), encoding="utf-8")
+        state = wait_for_version(url, 1, timeout=120)
+        assert state == {"version": 2, "building": False, "problems": 0}, log.read_text()
+        assert b"Tiny Chapter, Retitled" in fetch(url + "en/tiny.html")[2]
+        assert b"Tiny Chapter, Retitled" in fetch(url + "en/index.html")[2]  # its toc entry
+        assert b"A warm sentence." not in fetch(url + "en/tiny.html")[2]
+        assert (html / "en" / ".polybook-build.json").exists()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

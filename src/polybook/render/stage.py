@@ -51,12 +51,14 @@ def stage_language(
     *,
     stored: bool = False,
     notebooks: tuple[NotebookPlace, ...] = (),
+    only: set[str] | None = None,
 ) -> Stage:
     """Write ``srcdir`` for ``language``'s site; ``source_headings``: the source language's, for
     the anchors shared across languages; ``extra`` maps docname -> MyST of generated pages;
-    ``notebooks``: where each framework's notebooks are (linked under every page's title)."""
+    ``notebooks``: where each framework's notebooks are (linked under every page's title);
+    ``only``: stage just these documents (:func:`polybook.stage.documents.stage_documents`)."""
     policy = SitePages(source_headings, extra or {}, notebooks)
-    return stage_documents(config, lang, docs, results, srcdir, bibfiles, policy, stored=stored)
+    return stage_documents(config, lang, docs, results, srcdir, bibfiles, policy, stored=stored, only=only)
 
 
 class SitePages(StagePolicy):

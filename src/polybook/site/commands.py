@@ -8,8 +8,13 @@ from typing import TYPE_CHECKING
 
 import click
 
+#: Seconds between a warm rebuild and refilling the status pages' tables.
+STATUS_DELAY = 0.5
+
 if TYPE_CHECKING:
     from polybook.config import BookConfig
+    from polybook.site.serve import SiteServer
+    from polybook.site.warm import WarmSite
 
 
 @click.command()
@@ -150,13 +155,15 @@ def serve(
 ) -> None:
     """Build the site, serve it on localhost, and rebuild and reload pages as chapters change.
 
-    Watches the chapters (figures included), conf.py and the bibliography; a change runs
-    the incremental HTML build (only what changed) and reloads open pages.
+    Watches the chapters (figures included), conf.py and the bibliography; a prose edit is
+    re-read alone by the language's live Sphinx and only its page written, any other change
+    runs the incremental HTML build (only what changed); open pages reload.
     """
     import threading
 
     from polybook.config import ConfigError, load_config
     from polybook.site.serve import SiteServer, snapshot, watch
+    from polybook.site.warm import WarmSite, start_warming
     from polybook.usage import UsageProblem, book_config, known
 
     config = book_config(ctx)
@@ -164,7 +171,13 @@ def serve(
     conf_path = config.path
     current = {"config": config}
 
+    warm = WarmSite(config, list(languages), not no_eval)
+
     def rebuild(changed: list[str]) -> int:
+        if str(conf_path) not in changed and (done := warm_rebuild(warm, changed)) is not None:
+            threading.Thread(target=refresh_status, args=(warm, site), name="polybook-status", daemon=True).start()
+            return done
+        warm.drop()  # the full build below changes what the warm path holds
         if str(conf_path) in changed:
             try:
                 current["config"] = load_config(conf_path)
@@ -173,7 +186,10 @@ def serve(
                 return 1
         shown = ", ".join(Path(p).name for p in changed[:3]) + (" …" if len(changed) > 3 else "")
         click.echo(f"serve: {shown} changed; rebuilding", err=True)
-        return build(current["config"], languages, no_eval)
+        problems = build(current["config"], languages, no_eval)
+        warm.config = current["config"]
+        start_warming(warm, lambda m: click.echo(m, err=True))
+        return problems
 
     def paths() -> list[Path]:
         from polybook.stage.settings import bibfiles
@@ -189,6 +205,7 @@ def serve(
         raise UsageProblem(f"cannot listen on {host}:{port}: {exc.strerror}") from None
     click.echo(f"serving {site.url} (Ctrl-C to stop)", err=True)
     click.echo(site.url)  # stdout: for scripts and tests
+    start_warming(warm, lambda m: click.echo(m, err=True))
     stop = threading.Event()
     try:
         watch(paths, rebuild, site, stop, interval, before, poll)
@@ -197,6 +214,7 @@ def serve(
     finally:
         stop.set()
         site.stop()
+        warm.drop()
 
 
 def build(config: BookConfig, languages: tuple[str, ...], no_eval: bool) -> int:
@@ -229,3 +247,38 @@ def build(config: BookConfig, languages: tuple[str, ...], no_eval: bool) -> int:
     what += f"; failed {', '.join(failed)}" if failed else ""
     click.echo(f"serve: {what} ({time.monotonic() - started:.1f}s)", err=True)
     return sum(d.level is Level.ERROR for d in found) + len(failed)
+
+
+def warm_rebuild(warm: WarmSite, changed: list[str]) -> int | None:
+    """The warm rebuild of ``changed`` (:mod:`polybook.site.warm`): the number of errors, said as
+    :func:`build` says them; None when the change needs the full incremental build."""
+    from polybook.diagnostics import Level, sort_key
+
+    started = time.monotonic()
+    try:
+        done = warm.rebuild(changed)
+    except Exception as exc:  # the warm path is a speed-up: the full build is always right
+        click.echo(f"serve: the warm rebuild failed ({exc}); running the incremental build", err=True)
+        return None
+    if done is None:
+        return None
+    for diag in sorted(done.diagnostics, key=sort_key):
+        if diag.level is not Level.INFO:
+            click.echo(diag.format(), err=True)
+    pages = ", ".join(done.written) or "no page"
+    click.echo(f"serve: rewrote {pages} ({time.monotonic() - started:.2f}s, warm)", err=True)
+    return done.errors
+
+
+def refresh_status(warm: WarmSite, site: SiteServer) -> None:
+    """After a warm rebuild: the status pages' tables again; a change reloads open pages (so a
+    status page open in the browser is never stale without saying so). It waits a moment first:
+    the edited page's reload is served first (this thread shares the server's interpreter)."""
+    time.sleep(STATUS_DELAY)
+    try:
+        changed = warm.refresh_status()
+    except Exception as exc:  # the full build refills them: say it, keep serving
+        click.echo(f"serve: the translation-status pages were not refreshed ({exc})", err=True)
+        return
+    if changed:
+        site.reload()

@@ -14,8 +14,9 @@ notice and settle. What changed is still worked out by comparing modification ti
 (:func:`snapshot`, a few tens of milliseconds for a whole book), so an event that changed
 nothing rebuilds nothing, and an edit made while the served site was first built is not lost.
 Where events do not arrive (some network and container mounts: ``--poll``) or watchfiles is not
-installed, the folders are scanned every ``interval`` seconds instead. The rebuild is the
-incremental HTML build: a prose edit reruns no kernel and only that language's Sphinx.
+installed, the folders are scanned every ``interval`` seconds instead. A prose edit is rebuilt
+warm (:mod:`polybook.site.warm`: the edited document staged alone and re-read by the language's
+live Sphinx, only its page written); any other change runs the incremental HTML build.
 """
 
 from __future__ import annotations
@@ -107,6 +108,12 @@ class SiteServer:
         """A rebuild ended: the next version, and every page waiting for it is answered."""
         with self.changed:
             self.building = False
+            self.version += 1
+            self.changed.notify_all()
+
+    def reload(self) -> None:
+        """Open pages reload (the next version) -- a rebuild going on, if any, goes on."""
+        with self.changed:
             self.version += 1
             self.changed.notify_all()
 

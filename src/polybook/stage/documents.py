@@ -251,11 +251,14 @@ def stage_documents(
     policy: StagePolicy,
     *,
     stored: bool = False,
+    only: set[str] | None = None,
 ) -> Stage:
     """Write ``srcdir``: one MyST file per document of ``language``, with its figures, outputs
     and files, as ``policy``'s output wants them; ``results`` maps a document to its eval
     document. ``stored``: the results are a previous run's (``--no-eval``), so a cell without
-    any -- never run, or its code changed since -- is worth a warning."""
+    any -- never run, or its code changed since -- is worth a warning. ``only``: stage just
+    these documents (the others are as staged before: ``polybook serve``'s warm path); nothing
+    is pruned, and the stage's digest is not the language's."""
     stage = Stage(lang, srcdir)
     wanted: set[str] = set()
     staging = Staging(config, lang, stage, BookFiles(config, lang, stage, wanted), wanted, docs)
@@ -265,6 +268,8 @@ def stage_documents(
     rst = EvalRstResolver(config, lang, output=policy.rst_output)
     stage.api = rst.api
     for name, doc in docs.items():
+        if only is not None and name not in only:
+            continue
         renderer = OutputRenderer(
             lang,
             ChapterResults.from_doc(results.get(name)),
@@ -295,6 +300,8 @@ def stage_documents(
         stage.paths[name] = doc.path
         staging.put(f"{name}.md", myst.text.encode("utf-8"))
         policy.staged(staging, name, doc)
+    if only is not None:
+        return stage
     policy.finish(staging, docs)
     stage.hasher.update(stage.api.digest())  # a rebuilt library changes its API pages
     prune(srcdir, wanted)

@@ -155,6 +155,14 @@ def install(app: Any) -> None:
         )
 
 
+def reinstall(app: Any) -> None:
+    """The speed-ups again for the next build of a live application (``polybook serve`` keeps one
+    per language): the last build took them out when it finished."""
+    global _installed
+    if _installed is None:
+        _installed = _apply(highlight_store(app))
+
+
 def uninstall() -> None:
     """Take out the running build's speed-ups (none installed: nothing to do)."""
     global _installed

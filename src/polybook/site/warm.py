@@ -1,0 +1,289 @@
+"""``polybook serve``'s warm path: a prose edit re-staged and re-read alone, by a live Sphinx.
+
+The serving process keeps what the incremental build (:func:`polybook.site.build.build_html`)
+finds again on every run: the parsed book and each language's site settings, and a live Sphinx
+application per language (:class:`polybook.site.warm_sphinx.WarmSphinx`). A saved chapter
+whose *shape* -- headings, toc, code cells (unless serving ``--no-eval``), labels, citations,
+front matter -- did not change is parsed alone, staged alone (its MyST file is rewritten only when its bytes change;
+the language's other documents are as staged before), and Sphinx asked to re-read that document
+and write only its page. Anything else -- conf.py, a bibliography, a figure, a new or removed
+chapter, a title or toc change, a code edit that needs running -- is :data:`FALLBACK`:
+the caller runs the full incremental build, which rebuilds what it must, and the warm state is
+dropped (its Sphinx environment is the one on disk now).
+
+The translation-status pages' tables are filled in again after the page reloaded
+(:meth:`WarmSite.refresh_status`, in the background: the check of the edited document, then the
+tables), and a served status page that changed reloads again. What the warm path leaves for the
+next full build, and says so by removing the stamps that would let it skip: the language's stamp
+(``build/html/<lang>/.polybook-build.json``) and the status pages' (``build/.sphinx/status.json``).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from polybook.book import Book, complete_book, load_book
+from polybook.config import BookConfig
+from polybook.diagnostics import Diagnostic, Level
+from polybook.dialect.nodes import DisplayMath, Document, Figure, Heading, TocBlock
+from polybook.execute.site_outputs import stored_results
+from polybook.files import display_path, stage_lock
+from polybook.models import MODELS_DIR, parse_cached
+from polybook.render import settings, status_page
+from polybook.render.build import STAMP, STATUS_STAMP, WARNINGS, _sphinx_diagnostics
+from polybook.render.site_info import SiteInfo
+from polybook.render.stage import stage_language
+from polybook.site import status
+from polybook.site.build import notebook_links, notebook_places, pdf_links
+from polybook.site.warm_sphinx import WarmSphinx
+from polybook.stage import settings as stage_settings
+from polybook.stage.bibliography import cited_keys
+from polybook.stage.documents import Stage, headings
+from polybook.stage.sphinx_run import SphinxJob
+
+#: What :meth:`WarmSite.rebuild` answers when the change needs the full incremental build.
+FALLBACK = None
+
+
+@dataclass(slots=True)
+class WarmResult:
+    """A warm rebuild: the pages Sphinx wrote again and what it said."""
+
+    languages: list[str]
+    written: list[str] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def errors(self) -> int:
+        return sum(d.level is Level.ERROR for d in self.diagnostics)
+
+
+class WarmSite:
+    """The book kept warm for ``languages`` (all of the book's when empty)."""
+
+    def __init__(self, config: BookConfig, languages: list[str], evaluate: bool) -> None:
+        self.config = config
+        self.languages = languages or list(config.languages)
+        self.evaluate = evaluate
+        self.lock = threading.Lock()
+        self.book: Book | None = None
+        self.full: Book | None = None  # the book with every language (the status pages), loaded when needed
+        self.linked: set[str] = set()
+        self.site: SiteInfo | None = None
+        self.workers: dict[str, WarmSphinx] = {}
+        self.stages: dict[str, Stage] = {}  # each language's staged documents, kept up to date
+
+    def warm_up(self) -> None:
+        """Parse the book and start every language's Sphinx (call it in a thread of its own)."""
+        with self.lock, self._build_lock():
+            if self.book is None:
+                self._load()
+            for lang in self.languages:
+                if lang not in self.workers:
+                    self._worker(lang)
+            if self.full is None:  # the status pages' book and the check's findings, read once now
+                self.full = complete_book(self.book)
+                status.pages(self.full, self.languages[:1], linked=self.linked)
+
+    def refresh_status(self) -> bool:
+        """The translation-status pages' tables filled in again from the kept book (the check's
+        findings are cached per document: only the edited ones are checked again); whether a
+        served status page changed. Run after a warm rebuild, in the background."""
+        with self.lock:
+            if self.book is None:
+                return False
+            if self.full is None:  # every language: the status pages show them all
+                self.full = complete_book(self.book)
+            tables = status.pages(self.full, self.languages, linked=self.linked)
+            changed = False
+            for lang, content in tables.items():
+                page = self.config.build_dir / "html" / lang / f"{status.DOCNAME}.html"
+                before = page.read_bytes() if page.is_file() else b""
+                status_page.fill(page, content)
+                changed |= page.is_file() and page.read_bytes() != before
+            return changed
+
+    def drop(self) -> None:
+        """Forget everything: a full build ran, or the server stops."""
+        with self.lock:
+            self.book, self.full, self.site, self.stages = None, None, None, {}
+            workers, self.workers = self.workers, {}
+        for worker in workers.values():
+            worker.close()
+
+    def rebuild(self, changed: list[str]) -> WarmResult | None:
+        """The warm rebuild of ``changed`` files, or :data:`FALLBACK`."""
+        with self.lock:
+            if self.book is None:
+                self._load()
+            docs = self._changed_docs(changed)
+            if docs is None:
+                return FALLBACK
+            with self._build_lock():
+                return self._rebuild(docs)
+
+    def _build_lock(self) -> AbstractContextManager[None]:
+        """The build folder's lock, as :func:`polybook.site.build.build_html` takes it (its wait
+        said on stderr: stdout is the served URL's)."""
+        lock = self.config.build_dir / ".sphinx" / "build.lock"
+        what = f"the html build in {display_path(self.config.build_dir)}/"
+        return stage_lock(lock, what, lambda message: print(message, file=sys.stderr))
+
+    def _load(self) -> None:
+        config = self.config
+        wanted = list(dict.fromkeys([config.source_language, *self.languages]))
+        self.book = load_book(config, wanted, cached=True)
+        outdir = config.build_dir / "html"
+        built = {lang for lang in config.languages if (outdir / lang / "index.html").is_file()}
+        linked = [lang for lang in config.languages if lang in self.languages or lang in built]
+        pdfs = {lang: pdf_links(config, lang) for lang in config.languages}
+        zips = {lang: notebook_links(config, lang) for lang in config.languages}
+        places = {lang: notebook_places(config, lang) for lang in config.languages}
+        site = settings.site_info(config, pdfs, zips, places).with_languages(linked)
+        self.linked = set(linked)
+        self.site = site.with_status(status.DOCNAME)
+
+    def _changed_docs(self, changed: list[str]) -> dict[str, dict[str, Document]] | None:
+        """language -> name -> the document parsed again, when every changed file is a chapter
+        of a kept language whose shape did not change; else None."""
+        config, book = self.config, self.book
+        assert book is not None
+        found: dict[str, dict[str, Document]] = {}
+        for file in changed:
+            path = Path(file)
+            lang, name = config.language_of(path), config.document_name(path)
+            if lang not in self.languages or name is None or path.suffix != ".md" or not path.is_file():
+                return None
+            before = book.chapters[lang].get(name)
+            if before is None:
+                return None
+            store = config.build_dir / MODELS_DIR
+            doc = parse_cached(path, config.languages[lang].settings, display_path(path), store)
+            if shape(doc, code=self.evaluate) != shape(before, code=self.evaluate):
+                return None
+            found.setdefault(lang, {})[name] = doc
+        return found or None
+
+    def _rebuild(self, docs: dict[str, dict[str, Document]]) -> WarmResult | None:
+        started = time.monotonic()
+        book = self.book
+        assert book is not None
+        result = WarmResult(list(docs))
+        for lang, changed in docs.items():
+            book.chapters[lang].update(changed)
+            worker = self.workers.get(lang) or self._worker(lang)
+            stage = self._restage(lang, set(changed))
+            srcdir = stage.srcdir
+            run = worker.build([str(srcdir / f"{name}.md") for name in changed])
+            if run is None or not run.succeeded:
+                self.workers.pop(lang).close()
+                return FALLBACK
+            self._forget_stamps(lang)
+            assert self.site is not None
+            warnings = self.config.build_dir / ".sphinx" / lang / WARNINGS
+            found = _sphinx_diagnostics(self.config, run, stage, warnings, self.site)
+            paths = {stage.paths[name] for name in changed}
+            result.diagnostics += [d for d in [*found, *stage.diagnostics] if d.path in paths]
+            result.written += [f"{lang}/{doc}" for doc in run.docs_written]
+        result.seconds = round(time.monotonic() - started, 3)
+        return result
+
+    def _restage(self, lang: str, names: set[str]) -> Stage:
+        """The documents ``names`` staged again; ``lang``'s kept stage with them."""
+        kept, fresh = self.stages[lang], self._stage(lang, names)
+        paths = {kept.paths[name] for name in names}
+        kept.diagnostics = [d for d in kept.diagnostics if d.path not in paths] + fresh.diagnostics
+        kept.docs.update(fresh.docs)
+        kept.paths.update(fresh.paths)
+        return kept
+
+    def _stage(self, lang: str, only: set[str] | None = None) -> Stage:
+        """Stage ``lang`` (``only`` these documents) again from the kept book: only files whose
+        bytes changed are written."""
+        config, book = self.config, self.book
+        assert book is not None and self.site is not None
+        source = config.source_language
+        source_headings = {name: headings(doc) for name, doc in book.chapters[source].items()}
+        if only is None:
+            results = stored_results(config, [lang])
+            chapter_results = {name: doc for (of, name), doc in results.items() if of == lang}
+        else:  # the documents' own results files: a prose edit leaves them as the last build wrote them
+            chapter_results = {name: doc for name in only if (doc := stored_result(config, lang, name))}
+        source_name = config.languages[source].name
+        generated = {status.DOCNAME: status_page.frame(lang, source_name)}
+        return stage_language(
+            config, lang, book.chapters[lang], source_headings, chapter_results,
+            config.build_dir / ".sphinx" / lang / "src", stage_settings.bibfiles(config, lang), generated,
+            stored=not self.evaluate, notebooks=self.site.notebook_places.get(lang, ()), only=only,
+        )  # fmt: skip
+
+    def _worker(self, lang: str) -> WarmSphinx:
+        """``lang``'s live Sphinx, with the settings the full build gives it (and its stage kept)."""
+        assert self.site is not None
+        config = self.config
+        stage = self.stages[lang] = self._stage(lang)
+        bibfiles = stage_settings.bibfiles(config, lang)
+        overrides = settings.overrides(config, lang, self.site, bibfiles, stage)
+        job = SphinxJob(
+            lang, str(stage.srcdir), str(config.root.resolve()), str(config.build_dir / "html" / lang),
+            str(config.build_dir / ".sphinx" / lang / "doctrees"), overrides,
+        )  # fmt: skip
+        worker = self.workers[lang] = WarmSphinx(job)
+        return worker
+
+    def _forget_stamps(self, lang: str) -> None:
+        """The next full build checks ``lang`` and the status pages again (what the warm path left)."""
+        (self.config.build_dir / "html" / lang / STAMP).unlink(missing_ok=True)
+        (self.config.build_dir / ".sphinx" / STATUS_STAMP).unlink(missing_ok=True)
+
+
+def shape(doc: Document, code: bool = True) -> tuple[Any, ...]:
+    """What of a document reaches beyond its own page's text, or needs its code run: its
+    headings (the navigation, other languages' anchors), toc, labels, citations, front matter,
+    and with ``code`` its code cells (without evaluation, ``--no-eval``, a code edit is staged with the
+    stored results as the full build stages it: a cell whose code changed has none)."""
+    return (
+        [(h.level, h.text, h.label) for h in doc.walk() if isinstance(h, Heading)],
+        [(tuple(n.entries), tuple(sorted(n.options.items()))) for n in doc.walk() if isinstance(n, TocBlock)],
+        [(c.info, c.code, c.frameworks, c.attrs) for c in doc.cells()] if code else [],
+        sorted(doc.labels),
+        cited_keys(doc),  # which page lists a work, and the references page, are the book's
+        # numbered things: one more or less renumbers those after it, which other pages cite by number
+        [(type(n).__name__, n.label) for n in doc.walk() if isinstance(n, Figure | DisplayMath) and n.label],
+        sum(isinstance(n, Figure) for n in doc.walk()),
+        doc.front_matter,
+        doc.frameworks,
+        doc.default_tab,
+    )
+
+
+def start_warming(site: WarmSite, say: Callable[[str], None]) -> threading.Thread:
+    """Warm ``site`` up in the background; problems are said, the full build stays the fallback."""
+
+    def run() -> None:
+        try:
+            site.warm_up()
+        except Exception as exc:  # the warm path is a speed-up: the full build still works
+            say(f"serve: the warm rebuild is off ({exc}); every change runs the incremental build")
+
+    thread = threading.Thread(target=run, name="polybook-warm-up", daemon=True)
+    thread.start()
+    return thread
+
+
+def stored_result(config: BookConfig, lang: str, name: str) -> dict[str, Any] | None:
+    """Document ``name``'s results file, as :func:`polybook.execute.outputs.read_outputs` reads it."""
+    path = config.build_dir / "eval" / lang / f"{name}.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None

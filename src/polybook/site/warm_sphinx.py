@@ -1,0 +1,153 @@
+"""One language's live Sphinx, in a process of its own, for ``polybook serve``'s warm path.
+
+Sphinx keeps process-wide state (docutils registries, the translator of the first language it
+loaded), so each language's application lives in a worker process of its own -- as every build's
+does (:mod:`polybook.stage.sphinx_run`) -- but this one stays: the application is created once
+(its environment unpickled once, its extensions and theme set up once) and each change asks it
+for ``build(filenames=...)``, so Sphinx re-reads the documents whose staged file is newer and
+writes only the pages named. The worker answers with the same :class:`SphinxRun` a build's
+worker does, so its warnings are merged into the language's record the same way.
+"""
+
+from __future__ import annotations
+
+import io
+import multiprocessing
+import signal
+import time
+import traceback
+from contextlib import ExitStack, suppress
+from multiprocessing.connection import Connection
+from typing import Any
+
+from polybook.stage import sphinx_run, sphinx_speed
+from polybook.stage.sphinx_run import PhasedWarnings, SphinxJob, SphinxRun
+
+#: Seconds to wait for a worker to start and set its application up, or to answer one build.
+ANSWER_TIMEOUT = 600.0
+
+
+class WarmSphinx:
+    """A worker process holding ``job``'s Sphinx application, built on demand."""
+
+    def __init__(self, job: SphinxJob) -> None:
+        self.job = job
+        context = multiprocessing.get_context("spawn")  # nothing of the serving process's threads
+        self.conn, theirs = context.Pipe()
+        self.process = context.Process(target=_serve, args=(theirs, job), name=f"polybook-warm-{job.language}")
+        self.process.daemon = True
+        self.process.start()
+        theirs.close()
+        self.ready: str | None = None  # "" once the application is set up, else why it is not
+
+    def wait_ready(self) -> bool:
+        """Whether the application was set up (waits for it the first time)."""
+        if self.ready is None:
+            self.ready = self._answer() if self.process.is_alive() else "the worker stopped"
+        return self.ready == ""
+
+    def build(self, filenames: list[str]) -> SphinxRun | None:
+        """Sphinx's incremental build of ``filenames`` (staged files); None when the worker is
+        not usable (then the caller builds the usual way)."""
+        if not self.wait_ready():
+            return None
+        try:
+            self.conn.send(filenames)
+            run = self._answer()
+        except (OSError, EOFError):
+            return None
+        return run if isinstance(run, SphinxRun) else None
+
+    def _answer(self) -> Any:
+        if not self.conn.poll(ANSWER_TIMEOUT):
+            return "no answer"
+        try:
+            return self.conn.recv()
+        except (OSError, EOFError):
+            return "the worker stopped"
+
+    def close(self) -> None:
+        with suppress(OSError):
+            self.conn.send(None)
+        self.process.join(timeout=5)
+        if self.process.is_alive():
+            self.process.kill()
+        self.conn.close()
+
+
+def _serve(conn: Connection, job: SphinxJob) -> None:
+    """The worker: set the application up, say so, then build what each message names until None."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the serving process's: it closes its workers
+    if job.language.startswith("zh"):
+        sphinx_speed.quiet_jieba()
+    log = PhasedWarnings()
+    with ExitStack() as scope:
+        try:
+            app = _application(scope, job, log)
+        except Exception:  # a broken extension, theme or config: the caller builds the usual way
+            conn.send(traceback.format_exc())
+            return
+        conn.send("")
+        with suppress(EOFError, OSError, KeyboardInterrupt):  # the serving process stopped: so does its worker
+            while (filenames := conn.recv()) is not None:
+                conn.send(_build(app, job, log, filenames))
+
+
+def _application(scope: ExitStack, job: SphinxJob, log: PhasedWarnings) -> Any:
+    from pathlib import Path
+
+    from sphinx.application import Sphinx
+    from sphinx.util.console import nocolor
+    from sphinx.util.docutils import docutils_namespace, patch_docutils
+
+    nocolor()
+    scope.enter_context(patch_docutils(Path(job.confdir)))
+    scope.enter_context(docutils_namespace())
+    scope.enter_context(sphinx_speed.build_scope())
+    sphinx_run.ACTIVE = log
+    app = Sphinx(
+        job.srcdir, job.confdir, job.outdir, job.doctreedir, "html",
+        confoverrides=job.overrides, status=io.StringIO(), warning=log, freshenv=False, verbosity=0,
+    )  # fmt: skip
+    _write_only_named(app)
+    return app
+
+
+def _write_only_named(app: Any) -> None:
+    """Sphinx writes, beside the documents named, every page whose toctree holds one of them (a
+    title there may have changed). The warm path takes only documents whose headings and toc did
+    not change (:func:`polybook.site.warm.shape`), so their parents' pages would come out the same:
+    they are not written again. The environment is pickled before writing, so it keeps its map."""
+    builder = app.builder
+    write = builder.write
+
+    def named_only(build_docnames: Any, updated_docnames: Any, method: str = "update") -> None:
+        env = builder.env
+        parents, env.files_to_rebuild = env.files_to_rebuild, {}
+        try:
+            write(build_docnames, updated_docnames, method)
+        finally:
+            env.files_to_rebuild = parents
+
+    builder.write = named_only
+
+
+def _build(app: Any, job: SphinxJob, log: PhasedWarnings, filenames: list[str]) -> SphinxRun:
+    """One build of the live application; the warning log starts afresh (the same stream: Sphinx
+    holds it), and the speed-ups the last build took out on finishing are put back."""
+    started = time.monotonic()
+    log.seek(0)
+    log.truncate(0)
+    log.phase, log.chunks, log.read, log.written, log.consistency, log.current = "setup", [], [], [], False, None
+    sphinx_run.ACTIVE = log
+    sphinx_speed.reinstall(app)
+    failure = ""
+    try:
+        app.build(False, filenames)
+        code = app.statuscode
+    except Exception:
+        code, failure = 2, traceback.format_exc()
+    return SphinxRun(
+        job.language, code, log.chunks, log.read, log.written, log.consistency, failure, [],
+        round(time.monotonic() - started, 3), "",
+    )  # fmt: skip

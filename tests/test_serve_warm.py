@@ -1,0 +1,48 @@
+"""`polybook serve`'s warm path: which edits it takes (the served rebuild itself: tests/test_serve.py)."""
+
+from __future__ import annotations
+
+from polybook.dialect import parse_text
+from polybook.site.warm import shape
+
+CHAPTER = """# Title
+:label:`sec_title`
+
+Some prose, as :cite:`Someone.2020` says.
+
+## A section
+
+```{.python .input}
+x = 1
+```
+
+```toc
+:maxdepth: 2
+
+part
+```
+"""
+
+
+def test_a_prose_edit_keeps_the_shape() -> None:
+    edited = CHAPTER.replace("Some prose,", "Some prose, edited, with $x$ and a [link](https://example.org),")
+    assert shape(parse_text(edited)) == shape(parse_text(CHAPTER))
+
+
+def test_a_title_heading_toc_or_label_change_is_for_the_full_build() -> None:
+    before = shape(parse_text(CHAPTER))
+    for old, new in [
+        ("# Title", "# Title, Renamed"),
+        ("## A section", "## A section, renamed"),
+        ("\npart\n", "\npart\nother\n"),
+        ("sec_title", "sec_renamed"),
+        ("Someone.2020", "Someone.2020,Other.2021"),  # the references page lists what the book cites
+        ("## A section", "![A box](box.svg)\n\n## A section"),  # renumbers the figures after it
+    ]:
+        assert shape(parse_text(CHAPTER.replace(old, new))) != before, (old, new)
+
+
+def test_a_code_edit_is_warm_only_without_evaluation() -> None:
+    edited = parse_text(CHAPTER.replace("x = 1", "x = 2"))
+    assert shape(edited) != shape(parse_text(CHAPTER))  # its outputs must be computed: the full build
+    assert shape(edited, code=False) == shape(parse_text(CHAPTER), code=False)  # --no-eval: stored outputs
