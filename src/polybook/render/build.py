@@ -326,7 +326,7 @@ class _Build:
             done = future.result()
             build = self.builds[lang]
             warnings = self.work / lang / WARNINGS
-            found = _sphinx_diagnostics(self.config, done, self.stages[lang], warnings, self.site)
+            found = sphinx_diagnostics(self.config, done, self.stages[lang], warnings, self.site)
             build.diagnostics, build.seconds, build.written = found, done.seconds, done.written
             if done.succeeded:
                 stamp = self.outdir / lang / STAMP
@@ -364,7 +364,7 @@ def _in_language(config: BookConfig, diagnostic: Diagnostic, lang: str) -> bool:
     return config.language_of(Path(diagnostic.path)) == lang
 
 
-def _sphinx_diagnostics(
+def sphinx_diagnostics(
     config: BookConfig, done: SphinxRun, stage: Stage, warnings: Path, site: SiteInfo
 ) -> list[Diagnostic]:
     """A language's Sphinx run -> its diagnostics: this run's warnings merged into the stored

@@ -38,7 +38,7 @@ from polybook.execute.site_outputs import stored_results
 from polybook.files import display_path, stage_lock
 from polybook.models import MODELS_DIR, parse_cached
 from polybook.render import settings, status_page
-from polybook.render.build import STAMP, STATUS_STAMP, WARNINGS, _sphinx_diagnostics
+from polybook.render.build import STAMP, STATUS_STAMP, WARNINGS, sphinx_diagnostics
 from polybook.render.site_info import SiteInfo
 from polybook.render.stage import stage_language
 from polybook.site import status
@@ -190,7 +190,7 @@ class WarmSite:
             self._forget_stamps(lang)
             assert self.site is not None
             warnings = self.config.build_dir / ".sphinx" / lang / WARNINGS
-            found = _sphinx_diagnostics(self.config, run, stage, warnings, self.site)
+            found = sphinx_diagnostics(self.config, run, stage, warnings, self.site)
             paths = {stage.paths[name] for name in changed}
             result.diagnostics += [d for d in [*found, *stage.diagnostics] if d.path in paths]
             result.written += [f"{lang}/{doc}" for doc in run.docs_written]
