@@ -407,6 +407,8 @@ def reload_step(name: str, script: str, book: Path, language: str, document: str
     step = Step(name)
     log = logs / f"{script}.log"
     command = [sys.executable, str(BENCH / f"{script}.py"), str(book), language, document, "--runs", str(max(runs, 3))]
+    if script == "serve_reload":
+        command.append("--every-language")  # the whole book served, as an author serves it
     with log.open("w", encoding="utf-8") as out:
         done = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, cwd=BENCH, check=False)
     text = log.read_text(encoding="utf-8", errors="replace")
