@@ -46,3 +46,27 @@ def test_a_code_edit_is_warm_only_without_evaluation() -> None:
     edited = parse_text(CHAPTER.replace("x = 1", "x = 2"))
     assert shape(edited) != shape(parse_text(CHAPTER))  # its outputs must be computed: the full build
     assert shape(edited, code=False) == shape(parse_text(CHAPTER), code=False)  # --no-eval: stored outputs
+
+
+def test_a_warm_build_reports_the_set_up_warnings_as_a_build_in_a_new_process_does(tmp_path) -> None:
+    from polybook.site.warm_sphinx import _build
+    from polybook.stage import sphinx_speed
+    from polybook.stage.sphinx_run import PhasedWarnings, SphinxJob
+
+    log = PhasedWarnings()
+
+    class App:  # what _build asks of a live Sphinx application
+        doctreedir = str(tmp_path / "build" / ".sphinx" / "en" / "doctrees")
+        statuscode = 0
+
+        def build(self, force_all: bool, filenames: list[str]) -> None:
+            log.phase = "read"
+            log.write("page.md:3: WARNING: a warning of the page\n")
+
+    job = SphinxJob("en", "src", "conf", "out", App.doctreedir, {})
+    setup = [("setup", "WARNING: an option of the theme\n")]
+    try:
+        run = _build(App(), job, log, ["src/page.md"], setup)
+    finally:
+        sphinx_speed.uninstall()
+    assert run.phases == [*setup, ("read", "page.md:3: WARNING: a warning of the page\n")]

@@ -88,9 +88,10 @@ def _serve(conn: Connection, job: SphinxJob) -> None:
             conn.send(traceback.format_exc())
             return
         conn.send("")
+        setup = [chunk for chunk in log.chunks if chunk[0] == "setup"]  # said once, when it was set up
         with suppress(EOFError, OSError, KeyboardInterrupt):  # the serving process stopped: so does its worker
             while (filenames := conn.recv()) is not None:
-                conn.send(_build(app, job, log, filenames))
+                conn.send(_build(app, job, log, filenames, setup))
 
 
 def _application(scope: ExitStack, job: SphinxJob, log: PhasedWarnings) -> Any:
@@ -132,9 +133,12 @@ def _write_only_named(app: Any) -> None:
     builder.write = named_only
 
 
-def _build(app: Any, job: SphinxJob, log: PhasedWarnings, filenames: list[str]) -> SphinxRun:
+def _build(
+    app: Any, job: SphinxJob, log: PhasedWarnings, filenames: list[str], setup: list[tuple[str, str]]
+) -> SphinxRun:
     """One build of the live application; the warning log starts afresh (the same stream: Sphinx
-    holds it), and the speed-ups the last build took out on finishing are put back."""
+    holds it), and the speed-ups the last build took out on finishing are put back. The set-up's
+    warnings (``setup``) are reported with every build, as a build in a new process says them."""
     started = time.monotonic()
     log.seek(0)
     log.truncate(0)
@@ -148,6 +152,6 @@ def _build(app: Any, job: SphinxJob, log: PhasedWarnings, filenames: list[str]) 
     except Exception:
         code, failure = 2, traceback.format_exc()
     return SphinxRun(
-        job.language, code, log.chunks, log.read, log.written, log.consistency, failure, [],
+        job.language, code, [*setup, *log.chunks], log.read, log.written, log.consistency, failure, [],
         round(time.monotonic() - started, 3), "",
     )  # fmt: skip
