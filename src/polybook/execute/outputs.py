@@ -113,3 +113,12 @@ def read_outputs(build_dir: Path, lang: str) -> dict[str, dict[str, Any]]:
         path.relative_to(folder).with_suffix("").as_posix(): json.loads(path.read_text(encoding="utf-8"))
         for path in sorted(folder.rglob("*.json"))
     }
+
+
+def read_output(build_dir: Path, lang: str, name: str) -> dict[str, Any] | None:
+    """Document ``name``'s results file alone, as :func:`read_outputs` reads it; None when there is
+    none (or it cannot be read)."""
+    try:
+        return dict(json.loads((build_dir / "eval" / lang / f"{name}.json").read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        return None

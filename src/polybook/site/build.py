@@ -10,6 +10,7 @@ pages: root index, sitemap, 404 pages, MathJax, PDFs, notebooks (:mod:`polybook.
 from __future__ import annotations
 
 import time
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from typing import Any
 
@@ -31,12 +32,9 @@ def build_html(
     """The site; one build at a time per build folder (a second one -- ``serve`` beside
     ``build html`` -- waits, saying so through ``on_wait``)."""
     options = options or HtmlOptions()
-    lock = config.build_dir / ".sphinx" / "build.lock"
-    with stage_lock(lock, f"the html build in {display_path(config.build_dir)}/", on_wait):
+    with html_lock(config, on_wait):
         started = time.monotonic()
-        pdfs = {lang: pdf_links(config, lang) for lang in config.languages}
-        zips = {lang: notebook_links(config, lang) for lang in config.languages}
-        places = {lang: notebook_places(config, lang) for lang in config.languages}
+        pdfs, zips, places = site_links(config)
         wanted = replace(options, status_pages=status, pdfs=pdfs, notebooks=zips, notebook_places=places)
         result = render_html(config, wanted, on_status)
         assembling = time.monotonic()
@@ -48,6 +46,25 @@ def build_html(
         result.timings["total"] = time.monotonic() - started
         result.timings = {step: round(seconds, 3) for step, seconds in result.timings.items()}
         return result
+
+
+def html_lock(config: BookConfig, on_wait: Any = None) -> AbstractContextManager[None]:
+    """The build folder's lock: one HTML build at a time (``build html``, serve's rebuilds)."""
+    lock = config.build_dir / ".sphinx" / "build.lock"
+    return stage_lock(lock, f"the html build in {display_path(config.build_dir)}/", on_wait)
+
+
+def site_links(
+    config: BookConfig,
+) -> tuple[dict[str, tuple[PdfLink, ...]], dict[str, tuple[PdfLink, ...]], dict[str, tuple[NotebookPlace, ...]]]:
+    """Per language, what its pages link that other commands built: PDFs, notebooks' zips, and
+    where each framework's notebooks are."""
+    languages = config.languages
+    return (
+        {lang: pdf_links(config, lang) for lang in languages},
+        {lang: notebook_links(config, lang) for lang in languages},
+        {lang: notebook_places(config, lang) for lang in languages},
+    )
 
 
 def notebook_links(config: BookConfig, lang: str) -> tuple[PdfLink, ...]:

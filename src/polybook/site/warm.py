@@ -20,7 +20,6 @@ next full build, and says so by removing the stamps that would let it skip: the 
 
 from __future__ import annotations
 
-import json
 import sys
 import threading
 import time
@@ -34,15 +33,16 @@ from polybook.book import Book, complete_book, load_book
 from polybook.config import BookConfig
 from polybook.diagnostics import Diagnostic, Level
 from polybook.dialect.nodes import DisplayMath, Document, Figure, Heading, TocBlock
+from polybook.execute.outputs import read_output
 from polybook.execute.site_outputs import stored_results
-from polybook.files import display_path, stage_lock
+from polybook.files import display_path
 from polybook.models import MODELS_DIR, parse_cached
 from polybook.render import settings, status_page
 from polybook.render.build import STAMP, STATUS_STAMP, WARNINGS, sphinx_diagnostics
 from polybook.render.site_info import SiteInfo
 from polybook.render.stage import stage_language
 from polybook.site import status
-from polybook.site.build import notebook_links, notebook_places, pdf_links
+from polybook.site.build import html_lock, site_links
 from polybook.site.warm_sphinx import WarmSphinx
 from polybook.stage import settings as stage_settings
 from polybook.stage.bibliography import cited_keys
@@ -134,9 +134,7 @@ class WarmSite:
     def _build_lock(self) -> AbstractContextManager[None]:
         """The build folder's lock, as :func:`polybook.site.build.build_html` takes it (its wait
         said on stderr: stdout is the served URL's)."""
-        lock = self.config.build_dir / ".sphinx" / "build.lock"
-        what = f"the html build in {display_path(self.config.build_dir)}/"
-        return stage_lock(lock, what, lambda message: print(message, file=sys.stderr))
+        return html_lock(self.config, lambda message: print(message, file=sys.stderr))
 
     def _load(self) -> None:
         config = self.config
@@ -145,10 +143,7 @@ class WarmSite:
         outdir = config.build_dir / "html"
         built = {lang for lang in config.languages if (outdir / lang / "index.html").is_file()}
         linked = [lang for lang in config.languages if lang in self.languages or lang in built]
-        pdfs = {lang: pdf_links(config, lang) for lang in config.languages}
-        zips = {lang: notebook_links(config, lang) for lang in config.languages}
-        places = {lang: notebook_places(config, lang) for lang in config.languages}
-        site = settings.site_info(config, pdfs, zips, places).with_languages(linked)
+        site = settings.site_info(config, *site_links(config)).with_languages(linked)
         self.linked = set(linked)
         self.site = site.with_status(status.DOCNAME)
 
@@ -217,7 +212,7 @@ class WarmSite:
             results = stored_results(config, [lang])
             chapter_results = {name: doc for (of, name), doc in results.items() if of == lang}
         else:  # the documents' own results files: a prose edit leaves them as the last build wrote them
-            chapter_results = {name: doc for name in only if (doc := stored_result(config, lang, name))}
+            chapter_results = {name: doc for name in only if (doc := read_output(config.build_dir, lang, name))}
         source_name = config.languages[source].name
         generated = {status.DOCNAME: status_page.frame(lang, source_name)}
         return stage_language(
@@ -278,12 +273,3 @@ def start_warming(site: WarmSite, say: Callable[[str], None]) -> threading.Threa
     thread = threading.Thread(target=run, name="polybook-warm-up", daemon=True)
     thread.start()
     return thread
-
-
-def stored_result(config: BookConfig, lang: str, name: str) -> dict[str, Any] | None:
-    """Document ``name``'s results file, as :func:`polybook.execute.outputs.read_outputs` reads it."""
-    path = config.build_dir / "eval" / lang / f"{name}.json"
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
