@@ -322,6 +322,7 @@ def test_plugin_look_ups_scan_the_installed_distributions_once(
         return entry_points(**selection)
 
     monkeypatch.setattr(importlib.metadata, "entry_points", counted)
+    sphinx_speed.installed_entry_points.cache_clear()  # a process scans once: this test's is the one
     style = plugin.find_plugin("pybtex.style.formatting", "plain")
     referencing = bibtex_plugin.find_plugin("sphinxcontrib.bibtex.style.referencing", "author_year")
     sphinx_speed._memoise_pybtex_plugins(patches)
@@ -331,11 +332,7 @@ def test_plugin_look_ups_scan_the_installed_distributions_once(
         assert plugin.find_plugin("pybtex.style.formatting", "plain") is style
         assert bibtex_plugin.find_plugin("sphinxcontrib.bibtex.style.referencing", "author_year") is referencing
         assert "plain" in list(plugin.enumerate_plugin_names("pybtex.style.formatting"))  # a group, no name
-    assert scans == {
-        ("pybtex.style.formatting", "plain"): 1,
-        ("sphinxcontrib.bibtex.style.referencing", "author_year"): 1,
-        ("pybtex.style.formatting",): 1,
-    }
+    assert scans == {(): 1}  # one scan of everything; every look-up selects from it
 
 
 def test_the_chinese_dictionary_is_loaded_once_ahead_or_said_not_to_be(

@@ -15,16 +15,27 @@ theme sets them on the chain of the page's entry. The result is the theme's text
 byte (``tests/test_pages.py``). Whatever the template cannot vouch for -- a page the toctree
 names that the sidebar leaves out (below ``maxdepth``), a toctree markup the theme did not
 write -- is rendered by the theme as before.
+
+The template is kept in the language's doctree folder under a fingerprint of everything the
+sidebar is made of (every document's title and toc, the toctrees, their numbering, the settings
+that shape links and labels, the theme's and this module's versions): a build that changed none
+of them -- a prose edit -- fills the kept template instead of having the theme render the whole
+book's toctree for its first page (a quarter of a one-section edit's Sphinx time on d2l).
 """
 
 from __future__ import annotations
 
 import copy
+import hashlib
+import pickle
 import posixpath
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+from polybook.files import store_bytes
 
 #: Marks a slot in the serialised template (a private-use character: never in a toctree).
 _SLOT = "\ue000"
@@ -35,6 +46,8 @@ _MARK = "data-polybook-slot"
 _ARIA_MARK = "aria-polybook-slot"
 _MARK_RE = re.compile(' (?:data|aria)-polybook-slot="(\\d+)"')
 _APP_ATTRIBUTE = "_polybook_navigation"
+#: The kept templates, in the language's doctree folder: {key: (fingerprint, template or None)}.
+KEPT = "polybook-navigation.pickle"
 
 
 class _Unsupported(Exception):
@@ -86,15 +99,68 @@ def sidebar(app: Any, pagename: str, context: dict[str, Any]) -> Callable[..., A
         if _conditional_title(app, pagename):
             return theme(kind, startdepth, show_nav_level, **kwargs)
         if key not in templates:
-            first = theme(kind, startdepth, show_nav_level, **kwargs)
-            templates[key] = _template_or_none(app, pagename, first, key)
-            return first
+            fingerprint = _fingerprint(app, key)
+            kept = _kept(app).get(key)
+            if kept is None or kept[0] != fingerprint:
+                first = theme(kind, startdepth, show_nav_level, **kwargs)
+                templates[key] = _template_or_none(app, pagename, first, key)
+                _keep(app, key, fingerprint, templates[key])
+                return first
+            templates[key] = kept[1]
         template = templates[key]
         if template is None or (pagename not in template.chains and pagename in _entries(app)):
             return theme(kind, startdepth, show_nav_level, **kwargs)
         return template.render(app.builder.get_target_uri(pagename), pagename, app.builder.get_relative_uri)
 
     return navigation
+
+
+def _fingerprint(app: Any, key: tuple[Any, ...]) -> str:
+    """What the neutral sidebar is made of, hashed: the same fingerprint, the same template."""
+    import pydata_sphinx_theme
+    import sphinx
+
+    env, config = app.env, app.config
+    docs = sorted(env.found_docs)
+    state = (
+        hashlib.sha256(Path(__file__).read_bytes()).hexdigest(),
+        sphinx.__version__,
+        pydata_sphinx_theme.__version__,
+        key,
+        [config.language, config.root_doc, config.html_file_suffix, config.html_link_suffix],
+        repr(sorted(config.html_theme_options.items())),
+        docs,
+        [
+            (doc, _text(env.titles.get(doc)), _text(env.tocs.get(doc)), env.metadata.get(doc, {}).get("tocdepth"))
+            for doc in docs
+        ],
+        sorted(env.toctree_includes.items()),
+        sorted(env.toc_secnumbers.items()),
+        sorted(env.glob_toctrees),
+        sorted(env.numbered_toctrees),
+    )
+    return hashlib.sha256(repr(state).encode("utf-8")).hexdigest()  # repr: the same for equal values
+
+
+def _text(node: Any) -> str:
+    """A node tree's digest: its pickle (a tree read again pickles as it did when it was the
+    same: the same reader makes the same objects; a false difference only renders again)."""
+    return hashlib.sha256(pickle.dumps(node, protocol=pickle.HIGHEST_PROTOCOL)).hexdigest() if node is not None else ""
+
+
+def _kept(app: Any) -> dict[Any, tuple[str, Template | None]]:
+    """The templates kept by the language's last builds (none when unreadable: only slower)."""
+    try:
+        kept = pickle.loads((Path(app.doctreedir) / KEPT).read_bytes())
+    except Exception:  # missing, from another release, damaged: rendered again
+        return {}
+    return kept if isinstance(kept, dict) else {}
+
+
+def _keep(app: Any, key: tuple[Any, ...], fingerprint: str, template: Template | None) -> None:
+    kept = _kept(app)
+    kept[key] = (fingerprint, template)
+    store_bytes(Path(app.doctreedir) / KEPT, pickle.dumps(kept, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 def _conditional_title(app: Any, pagename: str) -> bool:

@@ -20,6 +20,7 @@ SPHINX_MODULES = (
     "sphinx.ext.autodoc",
     "myst_parser.parsers.sphinx_",
     "sphinxcontrib.bibtex",
+    "polybook.stage.sphinx_speed:installed_entry_points",
 )
 
 

@@ -35,6 +35,14 @@
   (:mod:`polybook.stage.workers`), and a worker skips loading a file already loaded: jieba
   is left as Sphinx would have left it, once per polybook process.
 
+* Sphinx compiles every Jinja template it renders (the theme's 30) in every build, a tenth of a
+  one-section edit's Sphinx time: the builder's template environment gets Jinja's own bytecode
+  cache, in ``build/.polybook/jinja/`` (an entry is keyed by the template's name and source).
+
+* The plugin look-ups of pybtex and sphinxcontrib-bibtex each scan every installed
+  distribution's entry points: the scan is made once per process -- in the fork server the
+  workers come from, before they are forked -- and every look-up selects from it.
+
 Each is a patch of a method or a plain module function, installed by polybook's Sphinx
 extensions (:func:`install`) for the build that loads them and taken out when it finishes
 (``build-finished``; the runner also builds inside :func:`build_scope`, for a build that stops
@@ -140,6 +148,7 @@ def install(app: Any) -> None:
     app.connect("env-purge-doc", _forget_skeleton)
     app.connect("env-merge-info", _merge_skeletons)
     app.connect("build-finished", _build_finished, priority=900)  # after every other extension's
+    app.connect("builder-inited", _keep_compiled_templates)
     not_applied = dict(_installed.not_applied)
     if str(app.config.language or "").startswith("zh"):
         not_applied.update(_AHEAD_NOT_APPLIED)
@@ -343,14 +352,36 @@ def load_chinese_dictionary() -> None:
     load_once(default)
 
 
+def _keep_compiled_templates(app: Any) -> None:
+    """Jinja's bytecode cache for the builder's templates, in the build folder's stores."""
+    from jinja2 import FileSystemBytecodeCache
+
+    store = highlight_store(app)
+    environment = getattr(getattr(app.builder, "templates", None), "environment", None)
+    if store is None or environment is None or environment.bytecode_cache is not None:
+        return
+    folder = swept(store.parent / "jinja")
+    folder.mkdir(parents=True, exist_ok=True)
+    environment.bytecode_cache = FileSystemBytecodeCache(str(folder))
+
+
+@functools.cache
+def installed_entry_points() -> Any:
+    """Every installed distribution's entry points, scanned once per process: the fork server
+    calls it (:mod:`polybook.stage.preload`), so its workers inherit the scan. Packages installed
+    while a process runs are not seen by it (``polybook serve``: start it again)."""
+    from importlib.metadata import entry_points
+
+    return entry_points()
+
+
 def _memoised(entry_points: Callable[..., Any]) -> Callable[..., tuple[Any, ...]]:
     """``importlib.metadata.entry_points`` for the selections pybtex and sphinxcontrib-bibtex
-    make (a group, and a name or not), memoised: the installed distributions stay as they are
-    for the build."""
+    make (a group, and a name or not), selected from the process's one scan."""
 
     @functools.cache
     def select(**selection: str) -> tuple[Any, ...]:
-        return tuple(entry_points(**selection))
+        return tuple(installed_entry_points().select(**selection))
 
     return select
 
