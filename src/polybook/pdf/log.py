@@ -16,7 +16,6 @@ from pathlib import Path
 
 from polybook.diagnostics import Code, Diagnostic
 from polybook.files import display_path
-from polybook.pdf.sphinx_ext import MARKER
 from polybook.stage.myst import Transpiled
 
 _MISSING_RE = re.compile(
@@ -24,6 +23,9 @@ _MISSING_RE = re.compile(
 )
 _FILE_LINE_RE = re.compile(r"^(?P<file>\.?/?[^\s:]+\.(?:tex|aux|toc|sty|cls|def|cfg)):(?P<line>\d+): (?P<message>.+)$")
 _BANG_RE = re.compile(r"^! (?P<message>.+)$")
+#: The comment the LaTeX sources carry before each chapter's and paragraph's text (written by
+#: :mod:`polybook.pdf.sphinx_ext`; here, so reading a log does not import Sphinx).
+MARKER = "% polybook-src"
 _MARKER_RE = re.compile(rf"^{re.escape(MARKER)} (?P<doc>\S+):(?P<line>\d+)$")
 
 

@@ -20,9 +20,8 @@ from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
 from polybook import __version__
+from polybook.pdf.log import MARKER
 from polybook.pdf.unicode_math import latex_math
-
-MARKER = "% polybook-src"
 
 
 class SourceMarkers(SphinxPostTransform):
