@@ -105,3 +105,36 @@ def test_an_edited_book_built_again_has_the_pages_of_its_cold_build(tmp_path: Pa
     again = build(edited)
     assert "二乗誤差の損失" in again["ja/basics/tabs.html"]
     assert again == build(cold)
+
+
+def test_a_title_edited_and_built_again_gives_every_page_the_new_navigation(tmp_path: Path) -> None:
+    """The sidebar's template is kept between builds under a fingerprint of what it is made of
+    (polybook.render.navigation): a new title or section is a new sidebar on every page, as a
+    cold build of the edited book has it; a prose edit keeps the template."""
+    edited, cold = copy_book(tmp_path / "edited"), copy_book(tmp_path / "cold")
+    build(edited)
+    kept = edited / "build" / ".sphinx" / "ja" / "doctrees" / "polybook-navigation.pickle"
+    assert kept.is_file()
+    for root in (edited, cold):
+        page = root / "chapters" / "ja" / "basics" / "tabs.md"
+        text = page.read_text(encoding="utf-8").replace("# どこでもタブ", "# どこでも同じタブ", 1)
+        page.write_text(text.replace("### 三番目の深さ", "### 三番目の深さの節"), encoding="utf-8")
+    again = build(edited)
+    assert all("どこでも同じタブ" in again[f"ja/{page}.html"] for page in ("basics/index", "tiny", "references"))
+    assert without_empty_postings(again) == without_empty_postings(build(cold))
+    written = kept.stat().st_mtime_ns
+    page = edited / "chapters" / "ja" / "tiny.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\nもう一文。\n", encoding="utf-8")
+    build(edited)
+    assert kept.stat().st_mtime_ns == written  # a prose edit: the kept template served
+
+
+def without_empty_postings(pages: dict[str, str]) -> dict[str, str]:
+    """``pages`` with the search indexes' words no page has any more taken out: Sphinx's
+    incremental index keeps a word of the old title (``でも``) with an empty list of pages,
+    which finds nothing; a cold build does not have it."""
+    out = dict(pages)
+    for name, text in pages.items():
+        if name.endswith("searchindex.js"):
+            out[name] = re.sub(r',?"[^"]*":\[\]', "", text)
+    return out

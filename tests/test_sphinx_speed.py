@@ -11,6 +11,7 @@ too. The numbers are compared with Sphinx's own walk over the real doctrees.
 
 from __future__ import annotations
 
+import os
 import pickle
 import pkgutil
 from collections import Counter
@@ -32,6 +33,7 @@ PATCHED = {
     "sphinx.environment.collectors.toctree.TocTreeCollector.assign_figure_numbers",
     "sphinx.highlighting.PygmentsBridge.highlight_block",
     "pybtex.style.formatting.BaseStyle.format_entry",
+    "sphinx.application.Sphinx._load_existing_env",
 }
 #: The doctrees of a book's build, where polybook keeps them: the stores are in <root>/build/.polybook.
 DOCTREES = Path("build", "html", "en", "doctrees")
@@ -467,3 +469,38 @@ def test_a_build_without_a_speed_up_says_so_once(tmp_path: Path, monkeypatch: py
     code, failure, warnings = run(tmp_path, "dummy", language="zh_CN")  # no search index: no jieba
     assert code == 0 and not failure and warnings.count("speed-ups") == 1
     assert f"{sphinx_speed.CHINESE_DICTIONARY} (no dictionary)" in warnings
+
+
+def test_an_environment_unpickled_ahead_is_taken_only_while_its_file_is_as_it_was_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fork server unpickles a language's Sphinx environment ahead; the worker takes that copy
+    once, and only when the file was not written since (else Sphinx reads the file)."""
+    from polybook.stage.workers import ENVIRONMENTS_VARIABLE
+
+    first, second, missing = tmp_path / "a.pickle", tmp_path / "b.pickle", tmp_path / "none.pickle"
+    first.write_bytes(pickle.dumps({"docs": ["intro"]}))
+    second.write_bytes(pickle.dumps({"docs": ["old"]}))
+    monkeypatch.setattr(sphinx_speed, "_AHEAD", {})
+    monkeypatch.setenv(ENVIRONMENTS_VARIABLE, os.pathsep.join(map(str, (first, second, missing))))
+    sphinx_speed.load_environments_ahead()
+    assert sorted(sphinx_speed._AHEAD) == [str(first), str(second)]  # a missing one is left to Sphinx
+    second.write_bytes(pickle.dumps({"docs": ["written since"]}))
+    os.utime(second, ns=(1, 1))
+    assert sphinx_speed._take_ahead(first) == {"docs": ["intro"]}
+    assert sphinx_speed._take_ahead(first) is None  # once: the worker builds with it
+    assert sphinx_speed._take_ahead(second) is None
+
+
+def test_a_build_records_what_its_set_up_imported_for_the_next_fork_server(tmp_path: Path) -> None:
+    """What a worker's Sphinx set-up imported beyond the fork server's own imports is recorded in
+    the doctree folder (only when it changed) and read back for the next server."""
+    import sys
+
+    from polybook.stage import workers
+
+    before = set(sys.modules) - {"polybook.stage.preload"}
+    workers.record_setup_modules(tmp_path, before)
+    assert workers.setup_modules(tmp_path) == sorted(set(sys.modules) - before)
+    (tmp_path / workers.SETUP_MODULES).write_text("{not json", encoding="utf-8")
+    assert workers.setup_modules(tmp_path) == []  # unreadable: nothing ahead, the worker imports them

@@ -221,9 +221,10 @@ class _Build:
         self.diagnostics = [Diagnostic.from_dict(d) for lang in self.builds for d in self.stamps[lang].get("own", [])]
         self.status_key = _status_key(config, self.fingerprints) if self.status is not None else ""
         status_fresh = not self.stale and read_json(self.work / STATUS_STAMP).get("key") == self.status_key
-        fresh = workers.fresh(self.stale, {lang: self.work / lang / "doctrees" for lang in self.stale})
+        doctrees = {lang: self.work / lang / "doctrees" for lang in self.stale}
+        fresh = workers.fresh(self.stale, doctrees)
         if self.stale and not fresh:  # the Sphinx workers' fork server imports Sphinx while the book is parsed
-            workers.start([*settings.SITE_MODULES, *settings.search_preload(self.stale)])
+            workers.start([*settings.SITE_MODULES, *settings.search_preload(self.stale)], doctrees.values())
         self.timings["inputs"] = self.lap()
         book = None
         if self.stale:  # what staging needs first; the other languages once Sphinx runs (the status pages)

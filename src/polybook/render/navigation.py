@@ -20,7 +20,9 @@ The template is kept in the language's doctree folder under a fingerprint of eve
 sidebar is made of (every document's title and toc, the toctrees, their numbering, the settings
 that shape links and labels, the theme's and this module's versions): a build that changed none
 of them -- a prose edit -- fills the kept template instead of having the theme render the whole
-book's toctree for its first page (a quarter of a one-section edit's Sphinx time on d2l).
+book's toctree for its first page (a quarter of a one-section edit's Sphinx time on d2l). The same
+state decides which pages an incremental build writes: when it changed, every page's sidebar did
+(:func:`rewrite_on_change`).
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ _MARK = "data-polybook-slot"
 _ARIA_MARK = "aria-polybook-slot"
 _MARK_RE = re.compile(' (?:data|aria)-polybook-slot="(\\d+)"')
 _APP_ATTRIBUTE = "_polybook_navigation"
+#: The state of the sidebars the pages were last written with: on the environment, and the app's build.
+_STATE = "polybook_navigation_state"
 #: The kept templates, in the language's doctree folder: {key: (fingerprint, template or None)}.
 KEPT = "polybook-navigation.pickle"
 
@@ -115,8 +119,25 @@ def sidebar(app: Any, pagename: str, context: dict[str, Any]) -> Callable[..., A
     return navigation
 
 
+def rewrite_on_change(app: Any, env: Any) -> list[str]:
+    """``env-get-updated``: every page, when what the sidebar shows changed since the pages
+    were written (a title, a section, a toctree, a document added or gone). Sphinx would write
+    again only the edited page and the pages whose toctree names it, and leave the old title in
+    the sidebar of every other page."""
+    state = app.__dict__[_STATE] = _state(app)
+    before = getattr(env, _STATE, None)
+    env.__dict__[_STATE] = state  # pickled with the environment, before the pages are written
+    return sorted(env.found_docs) if state != before else []
+
+
 def _fingerprint(app: Any, key: tuple[Any, ...]) -> str:
-    """What the neutral sidebar is made of, hashed: the same fingerprint, the same template."""
+    """What the neutral sidebar of ``key`` is made of, hashed: the same fingerprint, the same template."""
+    state = app.__dict__.get(_STATE) or _state(app)
+    return hashlib.sha256(f"{state}\n{key!r}".encode()).hexdigest()
+
+
+def _state(app: Any) -> str:
+    """What every sidebar of the language is made of, hashed."""
     import pydata_sphinx_theme
     import sphinx
 
@@ -126,7 +147,6 @@ def _fingerprint(app: Any, key: tuple[Any, ...]) -> str:
         hashlib.sha256(Path(__file__).read_bytes()).hexdigest(),
         sphinx.__version__,
         pydata_sphinx_theme.__version__,
-        key,
         [config.language, config.root_doc, config.html_file_suffix, config.html_link_suffix],
         repr(sorted(config.html_theme_options.items())),
         docs,
@@ -143,9 +163,9 @@ def _fingerprint(app: Any, key: tuple[Any, ...]) -> str:
 
 
 def _text(node: Any) -> str:
-    """A node tree's digest: its pickle (a tree read again pickles as it did when it was the
-    same: the same reader makes the same objects; a false difference only renders again)."""
-    return hashlib.sha256(pickle.dumps(node, protocol=pickle.HIGHEST_PROTOCOL)).hexdigest() if node is not None else ""
+    """A node tree as text with every attribute (docutils' ``pformat``): equal trees, equal texts
+    (not their pickles: a tree read in this build pickles unlike the same tree unpickled)."""
+    return node.pformat() if node is not None else ""
 
 
 def _kept(app: Any) -> dict[Any, tuple[str, Template | None]]:

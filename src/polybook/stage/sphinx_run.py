@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import re
+import sys
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from typing import Any
 
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.execute.runner import strip_ansi
-from polybook.stage import sphinx_speed
+from polybook.stage import sphinx_speed, workers
 from polybook.stage.myst import Transpiled
 
 _WARNING_RE = re.compile(
@@ -95,6 +96,7 @@ def sphinx_build(
         from sphinx.util.docutils import docutils_namespace, patch_docutils
 
         nocolor()
+        before = set(sys.modules)
         # build_scope: the speed-ups polybook's extensions install are this build's only
         with patch_docutils(Path(confdir)), docutils_namespace(), sphinx_speed.build_scope():
             app = Sphinx(
@@ -109,6 +111,7 @@ def sphinx_build(
                 freshenv=fresh,
                 verbosity=0,
             )
+            workers.record_setup_modules(Path(doctreedir), before)
             app.build()
         code, failure = app.statuscode, ""
     except Exception:  # a broken extension, theme or config: report it, do not stop the other builds

@@ -21,8 +21,10 @@ it.
 from __future__ import annotations
 
 import contextlib
+import json
 import multiprocessing
 import os
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from multiprocessing import forkserver
@@ -38,6 +40,15 @@ R = TypeVar("R")
 _METHOD = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
 #: The fork server's environment variable: what to import besides Sphinx (commas).
 PRELOAD_VARIABLE = "POLYBOOK_SPHINX_PRELOAD"
+#: ... what the last builds' Sphinx set-up imported besides (commas), imported after the above.
+SETUP_VARIABLE = "POLYBOOK_SPHINX_SETUP_MODULES"
+#: ... the Sphinx environments to unpickle ahead (``os.pathsep``).
+ENVIRONMENTS_VARIABLE = "POLYBOOK_SPHINX_ENVIRONMENTS"
+#: In a doctree folder: the modules its last build's Sphinx set-up imported (extensions, builder,
+#: theme, the book's conf.py) beyond what the fork server imports anyway.
+SETUP_MODULES = "polybook-setup-modules.json"
+#: In the fork server and its workers: the modules it had before those of :data:`SETUP_MODULES`.
+SERVER_BASE: frozenset[str] = frozenset()
 
 
 def fresh(languages: list[str], doctrees: dict[str, Path]) -> list[str]:
@@ -52,16 +63,45 @@ def api_imports(config: BookConfig, book: Book, languages: list[str]) -> set[str
     return library_imports(config, with_api) if with_api else set()
 
 
-def start(modules: Iterable[str] = ()) -> None:
+def start(modules: Iterable[str] = (), doctrees: Iterable[Path] = ()) -> None:
     """Start the fork server the Sphinx workers will come from, importing Sphinx and
     ``modules`` (``module`` or ``module:function`` to call) -- unless one runs in this process
-    already (it keeps what it imported)."""
+    already (it keeps what it imported). For the builds that will use ``doctrees`` (their Sphinx
+    environment is there), it also imports what their last set-up imported and unpickles their
+    environments (:func:`polybook.stage.sphinx_speed.load_environments_ahead`)."""
     if _METHOD != "forkserver":
         return
+    folders = list(doctrees)
+    setup = sorted({name for folder in folders for name in setup_modules(folder)})
+    environments = [str(folder / "environment.pickle") for folder in folders]
     context = multiprocessing.get_context(_METHOD)
     context.set_forkserver_preload(["polybook.stage.preload"])
-    with _variable(PRELOAD_VARIABLE, ",".join(sorted(modules))):
+    with (
+        _variable(PRELOAD_VARIABLE, ",".join(sorted(modules))),
+        _variable(SETUP_VARIABLE, ",".join(setup)),
+        _variable(ENVIRONMENTS_VARIABLE, os.pathsep.join(environments)),
+    ):
         forkserver.ensure_running()
+
+
+def setup_modules(doctrees: Path) -> list[str]:
+    """The modules recorded in ``doctrees`` by :func:`record_setup_modules` (none: unreadable)."""
+    try:
+        names = json.loads((doctrees / SETUP_MODULES).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return [name for name in names if isinstance(name, str)] if isinstance(names, list) else []
+
+
+def record_setup_modules(doctrees: Path, before: set[str]) -> None:
+    """Record in ``doctrees`` the modules this process imported since ``before`` (a Sphinx
+    application's set-up) beyond those its fork server had anyway: the next build of that
+    folder has its fork server import them ahead. Written only when they changed."""
+    base = SERVER_BASE or before
+    names = sorted(name for name in sys.modules if name not in base and not name.startswith("__"))
+    if names != setup_modules(doctrees):
+        with contextlib.suppress(OSError):
+            (doctrees / SETUP_MODULES).write_text(json.dumps(names), encoding="utf-8")
 
 
 class SphinxWorkers:
