@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import importlib
 import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -21,7 +22,25 @@ if TYPE_CHECKING:
     from polybook.config import BookConfig
 
 
-@click.group()
+class _LazyGroup(click.Group):
+    """A group whose commands may live in other modules (``lazy``: name -> ``module:attribute``),
+    imported when the command is looked up -- click's documented pattern for lazy subcommands."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy: dict[str, str] = {}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in self.lazy:
+            module, _, attribute = self.lazy[cmd_name].partition(":")
+            self.add_command(getattr(importlib.import_module(module), attribute), cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=_LazyGroup)
 @click.version_option(__version__, prog_name="polybook")
 @click.option(
     "--conf",
@@ -84,7 +103,7 @@ def _files_to_parse(ctx: click.Context, paths: tuple[Path, ...]) -> list[Path]:
     return files
 
 
-@main.group(invoke_without_command=True)
+@main.group(cls=_LazyGroup, invoke_without_command=True)
 @click.option("--strict", is_flag=True, help="Exit 1 when any chapter has an error diagnostic.")
 @click.pass_context
 def build(ctx: click.Context, strict: bool) -> None:
@@ -306,25 +325,22 @@ def port(ctx: click.Context, lang: str, write: bool, force: bool) -> None:
 
 
 def _mount() -> None:
-    """The pipeline's stages bring their own commands; they import their machinery lazily."""
-    from polybook.execute.commands import cache, env_command, eval_command
-    from polybook.importer.commands import import_group
-    from polybook.library.commands import lib
-    from polybook.notebooks.commands import notebooks
-    from polybook.pdf.commands import pdf
-    from polybook.site.commands import publish, serve
-    from polybook.site.html import html
-
-    build.add_command(eval_command, name="eval")
-    build.add_command(pdf)
-    build.add_command(html)
-    build.add_command(lib)
-    build.add_command(notebooks)
-    build.add_command(env_command, name="env")
-    main.add_command(cache)
-    main.add_command(publish)
-    main.add_command(serve)
-    main.add_command(import_group)
+    """The pipeline's stages bring their own commands, imported when one is run (or listed):
+    ``polybook build html`` does not import the PDF, notebook, import or publish machinery."""
+    build.lazy.update(
+        eval="polybook.execute.commands:eval_command",
+        pdf="polybook.pdf.commands:pdf",
+        html="polybook.site.html:html",
+        lib="polybook.library.commands:lib",
+        notebooks="polybook.notebooks.commands:notebooks",
+        env="polybook.execute.commands:env_command",
+    )
+    main.lazy.update(
+        cache="polybook.execute.commands:cache",
+        publish="polybook.site.commands:publish",
+        serve="polybook.site.commands:serve",
+        **{"import": "polybook.importer.commands:import_group"},
+    )
 
 
 _mount()
