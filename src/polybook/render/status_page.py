@@ -16,6 +16,9 @@ from pathlib import Path
 
 from polybook.stage.i18n import text
 
+#: The status page's docname in every language (a chapter of that name would hide it).
+DOCNAME = "polybook-status"
+
 SLOT_ID = "polybook-status-content"
 _START, _END = "<!-- polybook-status -->", "<!-- /polybook-status -->"
 _SLOT_RE = re.compile(re.escape(_START) + ".*?" + re.escape(_END), re.DOTALL)

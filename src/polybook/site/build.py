@@ -18,9 +18,9 @@ from polybook.config import BookConfig
 from polybook.files import display_path, stage_lock
 from polybook.notebooks.site import site_downloads, site_notebooks
 from polybook.pdf.build import site_pdfs
+from polybook.render import status_page
 from polybook.render.build import HtmlOptions, HtmlResult, render_html
 from polybook.render.site_info import NotebookPlace, PdfLink
-from polybook.site import status
 from polybook.site.assemble import assemble
 
 __all__ = ["HtmlOptions", "HtmlResult", "build_html"]
@@ -35,7 +35,7 @@ def build_html(
     with html_lock(config, on_wait):
         started = time.monotonic()
         pdfs, zips, places = site_links(config)
-        wanted = replace(options, status_pages=status, pdfs=pdfs, notebooks=zips, notebook_places=places)
+        wanted = replace(options, status_pages=StatusTables(), pdfs=pdfs, notebooks=zips, notebook_places=places)
         result = render_html(config, wanted, on_status)
         assembling = time.monotonic()
         outdir = result.outdir
@@ -46,6 +46,20 @@ def build_html(
         result.timings["total"] = time.monotonic() - started
         result.timings = {step: round(seconds, 3) for step, seconds in result.timings.items()}
         return result
+
+
+class StatusTables:
+    """:mod:`polybook.site.status` for the render, imported when the tables are made: the check it
+    runs is imported while Sphinx writes, not before the first language is staged."""
+
+    DOCNAME = status_page.DOCNAME
+
+    def pages(
+        self, book: Any, languages: list[str], result: Any = None, linked: set[str] | None = None
+    ) -> dict[str, str]:
+        from polybook.site import status
+
+        return status.pages(book, languages, result, linked)
 
 
 def html_lock(config: BookConfig, on_wait: Any = None) -> AbstractContextManager[None]:

@@ -27,11 +27,10 @@ from polybook.check.report.common import by_importance
 from polybook.check.report.plan_table import HEADER, document_name
 from polybook.check.staleness import read_lock, run_git
 from polybook.diagnostics import Code, Level
+from polybook.render.status_page import DOCNAME
 from polybook.stage.documents import cross_language_anchors, heading_slug, headings
 from polybook.stage.i18n import text
 
-#: The page's docname in every language (a chapter of that name would hide it).
-DOCNAME = "polybook-status"
 LEVELS = (Level.ERROR, Level.WARNING, Level.INFO)
 #: Font Awesome icons (shipped with pydata-sphinx-theme; emoji depend on the reader's fonts).
 ICONS = {
