@@ -50,6 +50,8 @@ _MARK_RE = re.compile(' (?:data|aria)-polybook-slot="(\\d+)"')
 _APP_ATTRIBUTE = "_polybook_navigation"
 #: The state of the sidebars the pages were last written with: on the environment, and the app's build.
 _STATE = "polybook_navigation_state"
+#: On the app, for this build: whether that state is as the pages were last written with.
+_UNCHANGED = "_polybook_navigation_unchanged"
 #: The kept templates, in the language's doctree folder: {key: (fingerprint, template or None)}.
 KEPT = "polybook-navigation.pickle"
 
@@ -127,7 +129,29 @@ def rewrite_on_change(app: Any, env: Any) -> list[str]:
     state = app.__dict__[_STATE] = _state(app)
     before = getattr(env, _STATE, None)
     env.__dict__[_STATE] = state  # pickled with the environment, before the pages are written
+    app.__dict__[_UNCHANGED] = state == before
     return sorted(env.found_docs) if state != before else []
+
+
+def write_parents_only_on_change(app: Any) -> None:
+    """``builder-inited``: Sphinx writes again, beside a re-read document, every page whose
+    toctree names it (its title there may have changed). When what the toctrees and sidebars show
+    is as it was (:func:`rewrite_on_change`), those pages would come out the same: not written."""
+    builder = app.builder
+    write = builder.write
+
+    def write_pages(build_docnames: Any, updated_docnames: Any, method: str = "update") -> None:
+        env = builder.env
+        if app.__dict__.get(_UNCHANGED) is not True:
+            write(build_docnames, updated_docnames, method)
+            return
+        parents, env.files_to_rebuild = env.files_to_rebuild, {}
+        try:
+            write(build_docnames, updated_docnames, method)
+        finally:
+            env.files_to_rebuild = parents
+
+    builder.write = write_pages
 
 
 def _fingerprint(app: Any, key: tuple[Any, ...]) -> str:

@@ -110,27 +110,7 @@ def _application(scope: ExitStack, job: SphinxJob, log: PhasedWarnings) -> Any:
         job.srcdir, job.confdir, job.outdir, job.doctreedir, "html",
         confoverrides=job.overrides, status=io.StringIO(), warning=log, freshenv=False, verbosity=0,
     )  # fmt: skip
-    _write_only_named(app)
     return app
-
-
-def _write_only_named(app: Any) -> None:
-    """Sphinx writes, beside the documents named, every page whose toctree holds one of them (a
-    title there may have changed). The warm path takes only documents whose headings and toc did
-    not change (:func:`polybook.site.warm.shape`), so their parents' pages would come out the same:
-    they are not written again. The environment is pickled before writing, so it keeps its map."""
-    builder = app.builder
-    write = builder.write
-
-    def named_only(build_docnames: Any, updated_docnames: Any, method: str = "update") -> None:
-        env = builder.env
-        parents, env.files_to_rebuild = env.files_to_rebuild, {}
-        try:
-            write(build_docnames, updated_docnames, method)
-        finally:
-            env.files_to_rebuild = parents
-
-    builder.write = named_only
 
 
 def _build(
