@@ -29,7 +29,7 @@ from polybook.dialect.nodes import (
     TextTab,
     TocBlock,
 )
-from polybook.dialect.slides import prose_of, prose_runs, run_marks
+from polybook.dialect.slides import has_marks, prose_of, prose_runs, run_marks
 from polybook.dialect.tabs import SETUP_RE
 
 _CONTAINERS = {
@@ -39,7 +39,8 @@ _CONTAINERS = {
     "table_open": "table",
 }
 _DAMAGED_ROLE_RE = re.compile(r":\s*(?P<name>numref|ref|eqref|cite|citet)\s*:\s*$")
-_HASH_HEADING_RE = re.compile(r"^ {0,3}#{1,6}[^\s#]")
+#: Multiline: searched over a paragraph's text, each match a line of it.
+_HASH_HEADING_RE = re.compile(r"^ {0,3}#{1,6}[^\s#]", re.MULTILINE)
 #: An attribute directive at the end of a paragraph's last line instead of on a line of its own.
 _GLUED_RE = re.compile(r"(?<=\S):(?P<name>label|eqlabel|width|height):`(?P<value>[^`\n]+)`\s*\Z")
 _PAIRS = (("[", "]"), ("(", ")"), ("{", "}"))
@@ -102,7 +103,7 @@ class _Builder(CellBuilder):
         run of prose between two code cells (a mark may span blocks of it)."""
         for run in prose_runs(self.doc.nodes):
             texts = [prose_of(node) for node in run]
-            if not any("**" in text or "~~" in text for text in texts):
+            if not any(has_marks(text) for text in texts):
                 continue
             for index, offset, message in run_marks(texts).problems:
                 node, text = run[index], texts[index]
@@ -156,9 +157,11 @@ class _Builder(CellBuilder):
             elif kind == "text":
                 if link is not None:
                     link.append(child.content)
-                damaged = _DAMAGED_ROLE_RE.search(child.content)
                 nxt = children[i + 1] if i + 1 < len(children) else None
-                if damaged and nxt is not None and nxt.type == "code_inline":
+                if nxt is None or nxt.type != "code_inline":  # a damaged role is text then code
+                    continue
+                damaged = _DAMAGED_ROLE_RE.search(child.content)
+                if damaged:
                     name = damaged["name"]
                     raw = f"{damaged.group(0)}`{nxt.content}`"
                     self.report(
@@ -182,15 +185,15 @@ class _Builder(CellBuilder):
 
     # -- blocks ------------------------------------------------------------------
     def build(self, tokens: Sequence[Token]) -> Document:
-        i = 0
-        while i < len(tokens):
+        i, count = 0, len(tokens)
+        while i < count:
             token = tokens[i]
-            handler = getattr(self, f"on_{token.type}", None)
             if token.type in _CONTAINERS:
                 i = self.on_container(tokens, i)
                 continue
+            handler = _HANDLERS.get(token.type)
             if handler is not None:
-                handler(token, tokens[i + 1] if i + 1 < len(tokens) else None)
+                handler(self, token, tokens[i + 1] if i + 1 < count else None)
             i += 1
         if self.open_tab is not None:
             tab = self.open_tab
@@ -227,22 +230,17 @@ class _Builder(CellBuilder):
     def on_paragraph_open(self, token: Token, inline: Token | None) -> None:
         assert token.map is not None and inline is not None
         start, end = token.map
-        for number in range(start, end):
-            if _HASH_HEADING_RE.match(self.lines[number]):
+        source = self.source(start, end)
+        if "#" in source:
+            for found in _HASH_HEADING_RE.finditer(source):
+                number = start + source.count("\n", 0, found.start())
                 self.report(number + 1, Code.HEADING_DAMAGED, "a heading needs a space after its '#' marks")
-        visible = [
-            c
-            for c in inline.children or []
-            if c.type not in ("softbreak",) and not (c.type == "text" and not c.content.strip())
-        ]
-        if len(visible) == 1 and visible[0].type == "image":
-            image = visible[0]
-            roles = [Inline(x.kind, start + 1, x.value, x.name) for x in self._image_roles(image)]
-            src = str(image.attrGet("src") or "")
-            self.emit(Figure(self.path, start + 1, end, src, image.content, inlines=roles))
+        if "![" in inline.content and (figure := self.figure(start, end, inline)) is not None:
+            self.emit(figure)
             return
-        source, inlines = self.source(start, end), self.inlines(inline)
-        glued = _GLUED_RE.search(source)
+        inlines = self.inlines(inline)
+        # only a paragraph whose text ends with a backtick can end with a glued directive
+        glued = _GLUED_RE.search(source) if source.rstrip().endswith("`") else None
         if glued is None:
             self.emit(Paragraph(self.path, start + 1, end, source, inlines))
             return
@@ -251,6 +249,20 @@ class _Builder(CellBuilder):
         kept = [i for i in inlines if not (i.kind == "role" and i.name == glued["name"] and i.value == glued["value"])]
         self.emit(Paragraph(self.path, start + 1, end, source[: glued.start()].rstrip(), kept))
         self.attribute(end, glued["name"], glued["value"])
+
+    def figure(self, start: int, end: int, inline: Token) -> Figure | None:
+        """The figure a paragraph of one image is (an image needs ``![`` in the text)."""
+        visible = [
+            c
+            for c in inline.children or []
+            if c.type not in ("softbreak",) and not (c.type == "text" and not c.content.strip())
+        ]
+        if len(visible) != 1 or visible[0].type != "image":
+            return None
+        image = visible[0]
+        roles = [Inline(x.kind, start + 1, x.value, x.name) for x in self._image_roles(image)]
+        src = str(image.attrGet("src") or "")
+        return Figure(self.path, start + 1, end, src, image.content, inlines=roles)
 
     def on_container(self, tokens: Sequence[Token], i: int) -> int:
         """A list, quote or table: kept as written, its inline content indexed.
@@ -439,6 +451,11 @@ class _Builder(CellBuilder):
             self.report(line, Code.LABEL_DUPLICATE, f"label {name!r} is already defined at line {first.line}")
             return
         self.doc.labels[name] = Label(name, kind, line)
+
+
+#: ``on_<token type>`` of the builder, looked up once rather than by name for every token.
+_HANDLERS = {name[3:]: method for name, method in vars(_Builder).items() if name.startswith("on_")}
+_HANDLERS.pop("container")  # the containers' opening tokens go to on_container (with the token list)
 
 
 def _is_closing_fence(line: str, markup: str) -> bool:

@@ -21,6 +21,7 @@ import re
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_block import StateBlock
+from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
@@ -102,9 +103,41 @@ def _role_rule(state: StateInline, silent: bool) -> bool:
     return True
 
 
+#: A character that every inline token the builder reads needs in its text: a role or a code span
+#: (a backtick), math (``$``), a link or an image (``[``), an autolink (``<``). Text with none of
+#: them gives only text and line breaks, which nothing reads (see :func:`_inline_rule`).
+_INLINE_TRIGGER_RE = re.compile(r"[`$\[<]")
+
+
+def _normalize_rule(state: StateCore) -> None:
+    """markdown-it's ``normalize`` (CRLF and CR to LF, NUL to U+FFFD), with its two regex
+    passes over the whole text run only when the text has something to replace."""
+    src = state.src
+    if "\r" in src:
+        src = src.replace("\r\n", "\n").replace("\r", "\n")
+    if "\0" in src:
+        src = src.replace("\0", "\ufffd")
+    state.src = src
+
+
+def _inline_rule(state: StateCore) -> None:
+    """markdown-it's ``inline`` core rule, skipping the text that holds no inline element the
+    builder reads (:data:`_INLINE_TRIGGER_RE`): half of a book's paragraphs and headings, whose
+    children are then left empty instead of holding only text and soft breaks."""
+    md = state.md
+    for token in state.tokens:
+        if token.type == "inline":
+            if token.children is None:
+                token.children = []
+            if _INLINE_TRIGGER_RE.search(token.content):
+                md.inline.parse(token.content, md, state.env, token.children)
+
+
 @functools.cache
 def _parser() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": True}).enable("table")
+    md.core.ruler.at("normalize", _normalize_rule)
+    md.core.ruler.at("inline", _inline_rule)
     front_matter_plugin(md)
     dollarmath_plugin(md, allow_labels=True, allow_space=True, allow_digits=True, double_inline=True)
     md.block.ruler.before(

@@ -45,6 +45,12 @@ class MarkProblem:
     message: str
 
 
+def has_marks(text: str) -> bool:
+    """Whether ``text`` holds an opening or closing mark: without one there is nothing to find
+    (most prose holds no ``**``, and bold text ``**a**`` is no mark)."""
+    return ("**" in text or "~~" in text) and any(opening in text or closing in text for opening, closing in PAIRS)
+
+
 def _masked(text: str) -> str:
     """``text`` with code spans blanked out (same length), so marks inside them are not seen."""
     return _CODE_RE.sub(lambda m: " " * len(m[0]), text)
