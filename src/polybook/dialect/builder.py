@@ -122,25 +122,34 @@ class _Builder(CellBuilder):
     def inlines(self, token: Token) -> list[Inline]:
         """Roles, math, code and links of one inline token, each with its own line."""
         assert token.map is not None
+        children = token.children
+        if not children:  # text with no inline element (see markdown._inline_rule)
+            return []
         line = token.map[0] + 1
         out: list[Inline] = []
-        children = token.children or []
         link: list[str] | None = None
         skip = -1
         cursor = 0  # where the last code span ended in the raw text (see code_span_breaks)
+        last = len(children) - 1
         for i, child in enumerate(children):
+            kind = child.type
+            if kind == "text":  # text and line breaks first: most children are
+                if link is not None:
+                    link.append(child.content)
+                if i < last and children[i + 1].type == "code_inline":  # a damaged role is text then code
+                    skip = self.damaged_role(child, children[i + 1], line, out, i + 1)
+                continue
+            if kind == "softbreak" or kind == "hardbreak":
+                line += 1
+                continue
             if i == skip:
                 line += child.content.count("\n")
-                continue
-            kind = child.type
-            if kind in ("softbreak", "hardbreak"):
-                line += 1
                 continue
             if kind == "d2l_role":
                 out.append(Inline("role", line, child.content, child.meta["name"]))
                 if child.meta["name"] in CITE_ROLES:
                     self.check_citation(child.meta["name"], child.content, line)
-            elif kind in ("math_inline", "math_inline_double"):
+            elif kind == "math_inline" or kind == "math_inline_double":
                 out.append(Inline("math", line, child.content))
             elif kind == "code_inline":
                 out.append(Inline("code", line, child.content))
@@ -154,25 +163,21 @@ class _Builder(CellBuilder):
             elif kind == "link_close" and link is not None:
                 out.append(Inline("link", line, link[0], "".join(link[1:])))
                 link = None
-            elif kind == "text":
-                if link is not None:
-                    link.append(child.content)
-                nxt = children[i + 1] if i + 1 < len(children) else None
-                if nxt is None or nxt.type != "code_inline":  # a damaged role is text then code
-                    continue
-                damaged = _DAMAGED_ROLE_RE.search(child.content)
-                if damaged:
-                    name = damaged["name"]
-                    raw = f"{damaged.group(0)}`{nxt.content}`"
-                    self.report(
-                        line,
-                        Code.ROLE_DAMAGED,
-                        f"damaged role {raw.strip()!r}; did you mean ':{name}:`{nxt.content.strip()}`'?",
-                    )
-                    out.append(Inline("role", line, nxt.content, name, damaged=True))
-                    skip = i + 1
-            line += child.content.count("\n") if kind not in ("text",) else 0
+            line += child.content.count("\n")
         return out
+
+    def damaged_role(self, text: Token, code: Token, line: int, out: list[Inline], at: int) -> int:
+        """``: numref: `x``` -- text ending in a role's name, then a code span: the role,
+        reported; returns ``at`` (the code span, then skipped) when it is one, else -1."""
+        damaged = _DAMAGED_ROLE_RE.search(text.content)
+        if not damaged:
+            return -1
+        name = damaged["name"]
+        raw = f"{damaged.group(0)}`{code.content}`"
+        message = f"damaged role {raw.strip()!r}; did you mean ':{name}:`{code.content.strip()}`'?"
+        self.report(line, Code.ROLE_DAMAGED, message)
+        out.append(Inline("role", line, code.content, name, damaged=True))
+        return at
 
     def check_citation(self, role: str, target: str, line: int) -> None:
         for bad in bad_citations(target):
@@ -352,7 +357,7 @@ class _Builder(CellBuilder):
         if info.is_input and SETUP_RE.search(content):
             self.emit(self.tab_setup(token, content))
         elif info.is_input:
-            self.emit(self.code_cell(token, content, closed))
+            self.emit(self.code_cell(token, info, content, closed))
         elif info.language == "toc":
             options, entries, entry_lines = {}, [], []
             for offset, raw in enumerate(content.split("\n")):

@@ -18,15 +18,15 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_block import StateBlock
-from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
+
+from polybook.dialect.shortcuts import block_rule, inline_rule, normalize_rule, unused_block_rules
 
 #: Directive names that live on a line of their own.
 TAB_DIRECTIVES = ("begin_tab", "end_tab")
@@ -104,60 +104,13 @@ def _role_rule(state: StateInline, silent: bool) -> bool:
     return True
 
 
-#: What every inline token the builder reads needs in its text: a role or a code span (a
-#: backtick), math (``$``), an autolink (``<``), a link or an image (``](``; a bare ``[`` only
-#: where the document defines link references). Text with none of them gives only text and
-#: line breaks, which nothing reads (see :func:`_inline_rule`).
-_INLINE_TRIGGER_RE = re.compile(r"[`$<]|\]\(")
-_INLINE_TRIGGER_REFERENCES_RE = re.compile(r"[`$<\[]")
-
-#: The block rules a text can only use when it holds what they start with: ``rule -> test``,
-#: a necessary condition checked over the whole text (see :func:`tokenize`).
-_BLOCK_RULE_NEEDS: dict[str, Callable[[str], bool]] = {
-    "front_matter": lambda text: text.startswith("-"),
-    "table": lambda text: "|" in text,  # a table's header row holds one
-    "math_block": lambda text: "$$" in text,
-    "blockquote": lambda text: ">" in text,
-    "reference": lambda text: "]:" in text,
-    "html_block": lambda text: "<" in text,
-    "heading": lambda text: "#" in text,
-    # a line of only -, * or _ (and spaces) for a rule; one ending in = or - under a setext heading
-    "hr": re.compile(r"[-*_][ \t]*$", re.MULTILINE).search,
-    "lheading": re.compile(r"[-=][ \t]*$", re.MULTILINE).search,
-}
-
-
-def _normalize_rule(state: StateCore) -> None:
-    """markdown-it's ``normalize`` (CRLF and CR to LF, NUL to U+FFFD), with its two regex
-    passes over the whole text run only when the text has something to replace."""
-    src = state.src
-    if "\r" in src:
-        src = src.replace("\r\n", "\n").replace("\r", "\n")
-    if "\0" in src:
-        src = src.replace("\0", "\ufffd")
-    state.src = src
-
-
-def _inline_rule(state: StateCore) -> None:
-    """markdown-it's ``inline`` core rule, skipping the text that holds no inline element the
-    builder reads (:data:`_INLINE_TRIGGER_RE`): most of a book's paragraphs and headings, whose
-    children are then left empty instead of holding only text and soft breaks."""
-    md = state.md
-    trigger = _INLINE_TRIGGER_REFERENCES_RE if state.env.get("references") else _INLINE_TRIGGER_RE
-    for token in state.tokens:
-        if token.type == "inline":
-            if token.children is None:
-                token.children = []
-            if trigger.search(token.content):
-                md.inline.parse(token.content, md, state.env, token.children)
-
-
 @functools.cache
 def _parser(unused: frozenset[str] = frozenset()) -> MarkdownIt:
     """The dialect's parser, without the block rules in ``unused``."""
     md = MarkdownIt("commonmark", {"html": True}).enable("table")
-    md.core.ruler.at("normalize", _normalize_rule)
-    md.core.ruler.at("inline", _inline_rule)
+    md.core.ruler.at("normalize", normalize_rule)
+    md.core.ruler.at("block", block_rule)
+    md.core.ruler.at("inline", inline_rule)
     front_matter_plugin(md)
     dollarmath_plugin(md, allow_labels=True, allow_space=True, allow_digits=True, double_inline=True)
     md.block.ruler.before(
@@ -173,17 +126,11 @@ def _parser(unused: frozenset[str] = frozenset()) -> MarkdownIt:
 
 
 def tokenize(text: str) -> list:
-    """Block and inline tokens of ``text`` (markdown-it ``Token`` objects).
-
-    A block rule is tried at the start of every block and on every line of a paragraph, list
-    or quote (whether that line ends it); the rules that cannot match anywhere in ``text`` are
-    left out (:data:`_BLOCK_RULE_NEEDS`), which changes no token: a rule that does not match
-    does nothing. Most chapters have no setext heading, table or quote.
-    """
-    if "\r" in text:  # the tests read lines as the parser sees them
+    """Block and inline tokens of ``text`` (markdown-it ``Token`` objects), with the shortcuts
+    of :mod:`polybook.dialect.shortcuts`: the block rules ``text`` cannot use are left out."""
+    if "\r" in text:  # the rules' needs are read on the lines as the parser sees them
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    unused = frozenset(name for name, needed in _BLOCK_RULE_NEEDS.items() if not needed(text))
-    return _parser(unused).parse(text)
+    return _parser(unused_block_rules(text)).parse(text)
 
 
 def code_span_breaks(raw: str, span: Token, cursor: int) -> tuple[int, int]:

@@ -1,0 +1,123 @@
+"""markdown-it's work that the dialect's parser skips, or does with ``str`` methods at C speed.
+
+Each piece gives the builder exactly the tokens markdown-it-py would (tests/test_shortcuts.py
+compares both parsers): parsing the whole book is most of the CPU time of ``polybook check``,
+and markdown-it-py spends much of it on work whose result nothing reads. Written by hand
+because markdown-it-py has no switch for any of it; each piece says what it leaves out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from itertools import accumulate
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_block import StateBlock
+from markdown_it.rules_core import StateCore
+from markdown_it.rules_core.block import block as markdown_it_block
+from markdown_it.token import Token
+from markdown_it.utils import EnvType
+
+#: What every inline token the builder reads needs in its text: a role or a code span (a
+#: backtick), math (``$``), an autolink (``<``), a link or an image (``](``; a bare ``[`` only
+#: where the document defines link references). Text with none of them gives only text and
+#: line breaks, which nothing reads (see :func:`inline_rule`).
+_INLINE_TRIGGER_RE = re.compile(r"[`$<]|\]\(")
+_INLINE_TRIGGER_REFERENCES_RE = re.compile(r"[`$<\[]")
+
+#: The block rules a text can only use when it holds what they start with: ``rule -> test``,
+#: a necessary condition checked over the whole text (see :func:`unused_block_rules`).
+_BLOCK_RULE_NEEDS: dict[str, Callable[[str], object]] = {
+    "front_matter": lambda text: text.startswith("-"),
+    "table": lambda text: "|" in text,  # a table's header row holds one
+    "math_block": lambda text: "$$" in text,
+    "blockquote": lambda text: ">" in text,
+    "reference": lambda text: "]:" in text,
+    "html_block": lambda text: "<" in text,
+    "heading": lambda text: "#" in text,
+    # a line of only -, * or _ (and spaces) for a rule; one ending in = or - under a setext heading
+    "hr": re.compile(r"[-*_][ \t]*$", re.MULTILINE).search,
+    "lheading": re.compile(r"[-=][ \t]*$", re.MULTILINE).search,
+}
+
+
+def unused_block_rules(text: str) -> frozenset[str]:
+    """The block rules that cannot match anywhere in ``text`` (with LF line ends).
+
+    A block rule is tried at the start of every block and on every line of a paragraph, list
+    or quote (whether that line ends it); a rule that does not match changes nothing, so
+    leaving these out changes no token. Most chapters have no setext heading, table or quote.
+    """
+    return frozenset(name for name, needed in _BLOCK_RULE_NEEDS.items() if not needed(text))
+
+
+def normalize_rule(state: StateCore) -> None:
+    """markdown-it's ``normalize`` (CRLF and CR to LF, NUL to U+FFFD), with its two regex
+    passes over the whole text run only when the text has something to replace."""
+    src = state.src
+    if "\r" in src:
+        src = src.replace("\r\n", "\n").replace("\r", "\n")
+    if "\0" in src:
+        src = src.replace("\0", "\ufffd")
+    state.src = src
+
+
+def inline_rule(state: StateCore) -> None:
+    """markdown-it's ``inline`` core rule, skipping the text that holds no inline element the
+    builder reads (:data:`_INLINE_TRIGGER_RE`): most of a book's paragraphs and headings, whose
+    children are then left empty instead of holding only text and soft breaks."""
+    md = state.md
+    trigger = _INLINE_TRIGGER_REFERENCES_RE if state.env.get("references") else _INLINE_TRIGGER_RE
+    for token in state.tokens:
+        if token.type == "inline":
+            if token.children is None:
+                token.children = []
+            if trigger.search(token.content):
+                md.inline.parse(token.content, md, state.env, token.children)
+
+
+def block_rule(state: StateCore) -> None:
+    """markdown-it's ``block`` core rule, with the line tables made by :class:`_LineState`."""
+    if state.inlineMode or not state.src:
+        markdown_it_block(state)
+        return
+    block = _LineState(state.src, state.md, state.env, state.tokens)
+    state.md.block.tokenize(block, block.line, block.lineMax)
+
+
+class _LineState(StateBlock):
+    """markdown-it's block state, whose per-line tables (where each line begins and ends, its
+    indent) come from ``str.split`` and ``str.lstrip`` instead of a Python loop over the
+    indent of every line -- half of a chapter's lines are indented code."""
+
+    def __init__(self, src: str, md: MarkdownIt, env: EnvType, tokens: list[Token]) -> None:
+        super().__init__("", md, env, tokens)  # every other field, for an empty text
+        self.src = src
+        self.bMarks, self.eMarks, self.tShift, self.sCount, self.bsCount = _line_tables(src)
+        self.lineMax = len(self.bMarks) - 1  # the last entry is the end of the text
+
+
+def _line_tables(src: str) -> tuple[list[int], list[int], list[int], list[int], list[int]]:
+    """StateBlock's bMarks, eMarks, tShift, sCount and bsCount of ``src``, each with the
+    entry for the end of the text after the last line."""
+    lines = src.split("\n")
+    if not lines[-1].strip(" \t"):  # "" after a last newline, or a last line of spaces only: no line
+        lines.pop()
+    begins = list(accumulate([len(line) + 1 for line in lines], initial=0))
+    begins[-1] = len(src)
+    ends = [begin + len(line) for begin, line in zip(begins, lines, strict=False)] + [len(src)]
+    shifts = [len(line) - len(line.lstrip(" \t")) for line in lines] + [0]
+    if "\t" in src:
+        columns = [_columns(line, shift) for line, shift in zip(lines, shifts, strict=False)] + [0]
+    else:
+        columns = list(shifts)  # its own list: the block rules change the two apart
+    return begins, ends, shifts, columns, [0] * len(begins)
+
+
+def _columns(line: str, shift: int) -> int:
+    """The width of the indent (its first ``shift`` characters), tabs to the next multiple of 4."""
+    width = 0
+    for char in line[:shift]:
+        width += 4 - width % 4 if char == "\t" else 1
+    return width
