@@ -1,0 +1,124 @@
+"""The parser's shortcuts (polybook.dialect.shortcuts) change nothing: every document is the
+one markdown-it-py's own parser gives, node for node, line for line, diagnostic for diagnostic."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from markdown_it.rules_block import StateBlock
+
+from polybook.dialect import DialectSettings, parse_text
+from polybook.dialect.builder import build_document
+from polybook.dialect.markdown import _parser, tokenize
+from polybook.dialect.shortcuts import _line_tables, unused_block_rules
+
+from conftest import FIXTURES
+
+SETTINGS = DialectSettings("en", ("mxnet", "pytorch"), "mxnet")
+
+#: Lines that start every kind of block the dialect has, and inline elements of every kind.
+LINES = [
+    "# Title",
+    "##x",
+    "Setext title",
+    "===",
+    "---",
+    "- - -",
+    "***",
+    "___",
+    "| a | b |",
+    "|---|:-:|",
+    "a | b",
+    "> quote",
+    ">     quoted code",
+    "* item",
+    "- item",
+    "1. item",
+    "2) item",
+    "   - nested item",
+    "    indented code",
+    "\tindented by a tab",
+    " \t mixed indent",
+    "```{.python .input}",
+    "```bash",
+    "```",
+    "~~~",
+    "#@tab pytorch",
+    "#@save",
+    "%%tab mxnet",
+    "if tab.selected('mxnet'):",
+    "x = 1  # comment",
+    "$$",
+    "$$x = 1$$",
+    "$$x = 1$$ (eq_x)",
+    ":label:`sec_a`",
+    ":eqlabel:`eq_a`",
+    ":begin_tab:`pytorch`",
+    ":end_tab:",
+    ":bibliography:`../d2l.bib`",
+    "[ref]: https://example.com",
+    "[ref]",
+    "See [the link](https://example.com) and [ref].",
+    "![cap](../img/a.svg)",
+    "[**slide mark**]",
+    "(~~slides only~~)",
+    "See :numref:`fig_a`, :cite:`Smith.2020`, $t_1$, $$y$$ and `code`.",
+    "em: numref: `fig_x`",
+    "a <https://example.com> autolink, <span>html</span> and &amp; entity",
+    "<div>",
+    "<!-- a comment -->",
+    "\\$ escaped \\` and \\[",
+    "plain prose with nothing in it",
+    "a trailing backtick :label:`glued`",
+    "",
+    "   ",
+]
+
+
+def _same(text: str) -> None:
+    """The document of ``text`` is the same through the shortcuts and without them."""
+    normalised = text.replace("\r\n", "\n").replace("\r", "\n")
+    plain = build_document("p.md", normalised, _parser(plain=True).parse(normalised), SETTINGS)
+    assert parse_text(text, "p.md", SETTINGS) == plain
+    assert parse_text(text, "p.md", SETTINGS).to_dict() == plain.to_dict()
+
+
+def _blocks(tokens: list) -> list[tuple]:
+    return [(t.type, t.map, t.content, t.info, t.markup, t.meta, t.attrs, t.level) for t in tokens]
+
+
+@pytest.mark.parametrize("source", sorted(FIXTURES.rglob("*.md")), ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_fixtures_parse_as_without_shortcuts(source) -> None:
+    text = source.read_text(encoding="utf-8", errors="replace")
+    _same(text)
+    normalised = text.replace("\r\n", "\n").replace("\r", "\n")
+    assert _blocks(tokenize(normalised)) == _blocks(_parser(plain=True).parse(normalised))
+
+
+@given(st.lists(st.sampled_from(LINES) | st.text(alphabet=" \t#-=*_|>:[]()!<`$&\\ax1\n", max_size=10), max_size=30))
+@settings(max_examples=500, suppress_health_check=[HealthCheck.too_slow])
+def test_dialect_soup_parses_as_without_shortcuts(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    _same(text)
+    assert _blocks(tokenize(text)) == _blocks(_parser(plain=True).parse(text))
+
+
+@given(st.text(alphabet=" \t\nab#-`$[]()<>|:=\r\x00", max_size=60))
+@settings(max_examples=500)
+def test_any_text_parses_as_without_shortcuts(text: str) -> None:
+    _same(text)
+
+
+@given(st.text(alphabet=" \t\na\r", max_size=40))
+@settings(max_examples=300)
+def test_line_tables_are_markdown_its(text: str) -> None:
+    state = StateBlock(text, _parser(plain=True), {}, [])
+    assert _line_tables(text) == (state.bMarks, state.eMarks, state.tShift, state.sCount, state.bsCount)
+
+
+def test_unused_block_rules() -> None:
+    assert unused_block_rules("Prose only.\n\n```{.python .input}\nx = 1\n```\n") >= {"table", "lheading", "heading"}
+    assert "lheading" not in unused_block_rules("Title\n===\n")
+    assert "hr" not in unused_block_rules("a\n\n* * *  \n")
+    assert not unused_block_rules("---\nx: 1\n---\n# a\n|a|\n> b\n[r]: /u\n<div>\n$$\n")
