@@ -15,7 +15,8 @@ __all__ = ["DialectSettings", "Document", "parse_file", "parse_text"]
 def parse_text(text: str, path: str = "<string>", settings: DialectSettings | None = None) -> Document:
     """Parse Markdown text. Never raises on any input: problems become diagnostics."""
     settings = settings or DialectSettings()
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     return build_document(path, text, tokenize(text), settings)
 
 

@@ -26,7 +26,13 @@ from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-from polybook.dialect.shortcuts import block_rule, inline_rule, normalize_rule, unused_block_rules
+from polybook.dialect.shortcuts import (
+    block_rule,
+    dispatch_block_rules,
+    inline_rule,
+    normalize_rule,
+    unused_block_rules,
+)
 
 #: Directive names that live on a line of their own.
 TAB_DIRECTIVES = ("begin_tab", "end_tab")
@@ -124,6 +130,8 @@ def _parser(unused: frozenset[str] = frozenset(), plain: bool = False) -> Markdo
     md.inline.ruler.before("backticks", "d2l_role", _role_rule)
     if unused:
         md.block.ruler.disable(sorted(unused))
+    if not plain:
+        dispatch_block_rules(md)
     return md
 
 

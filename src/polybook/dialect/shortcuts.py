@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from itertools import accumulate
+from typing import TypeAlias
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_block import StateBlock
@@ -18,6 +19,8 @@ from markdown_it.rules_core import StateCore
 from markdown_it.rules_core.block import block as markdown_it_block
 from markdown_it.token import Token
 from markdown_it.utils import EnvType
+
+BlockRule: TypeAlias = Callable[[StateBlock, int, int, bool], bool]
 
 #: What every inline token the builder reads needs in its text: a role or a code span (a
 #: backtick), math (``$``), an autolink (``<``), a link or an image (``](``; a bare ``[`` only
@@ -36,10 +39,11 @@ _BLOCK_RULE_NEEDS: dict[str, Callable[[str], object]] = {
     "reference": lambda text: "]:" in text,
     "html_block": lambda text: "<" in text,
     "heading": lambda text: "#" in text,
-    # a line of only -, * or _ (and spaces) for a rule; one ending in = or - under a setext heading
-    "hr": re.compile(r"[-*_][ \t]*$", re.MULTILINE).search,
-    "lheading": re.compile(r"[-=][ \t]*$", re.MULTILINE).search,
 }
+#: A line that ends in ``-``, ``=``, ``*`` or ``_`` (and spaces): a thematic break is a line of
+#: only ``-``, ``*`` or ``_``; a setext heading's underline one of ``=`` or ``-``.
+_LINE_END_RE = re.compile(r"[-=*_](?=[ \t]*$)", re.MULTILINE)
+_LINE_END_NEEDS = {"hr": "-*_", "lheading": "-="}
 
 
 def unused_block_rules(text: str) -> frozenset[str]:
@@ -49,7 +53,57 @@ def unused_block_rules(text: str) -> frozenset[str]:
     or quote (whether that line ends it); a rule that does not match changes nothing, so
     leaving these out changes no token. Most chapters have no setext heading, table or quote.
     """
-    return frozenset(name for name, needed in _BLOCK_RULE_NEEDS.items() if not needed(text))
+    unused = {name for name, needed in _BLOCK_RULE_NEEDS.items() if not needed(text)}
+    ends = {found[0] for found in _LINE_END_RE.finditer(text)}
+    unused.update(name for name, chars in _LINE_END_NEEDS.items() if not ends.intersection(chars))
+    return frozenset(unused)
+
+
+#: The character each block rule needs first on its line (at ``bMarks + tShift``, where every one
+#: of them looks): a rule returns False, changing nothing, on a line that starts with another.
+#: Not here, so tried on every line: table, code, lheading, paragraph (any text) and
+#: front_matter (which reads the text's first character, not the line's).
+_BLOCK_RULE_FIRST = {
+    "math_block": "$",
+    "fence": "`~",
+    "blockquote": ">",
+    "hr": "*-_",
+    "list": "*-+0123456789",
+    "reference": "[",
+    "html_block": "<",
+    "heading": "#",
+    "d2l_directive": ":",
+}
+#: The rule chains markdown-it's block rules ask for: the main one and the rules that may end
+#: a paragraph, reference, quote, list or table.
+_BLOCK_CHAINS = ("", "paragraph", "reference", "blockquote", "list", "table")
+
+
+def dispatch_block_rules(md: MarkdownIt) -> None:
+    """Give each block rule chain of ``md`` as one rule that tries only the rules a line's first
+    character allows, in their order. markdown-it tries every rule on every line: eight rules that
+    look at the first character and give up on each line of prose. Call once ``md`` is set up."""
+    ruler = md.block.ruler
+    names = dict(zip(ruler.getRules(""), ruler.get_active_rules(), strict=True))
+    chains = {chain: [_first_char_rule(ruler.getRules(chain), names)] for chain in _BLOCK_CHAINS}
+    plain_rules = ruler.getRules
+    ruler.getRules = lambda chain="": chains[chain] if chain in chains else plain_rules(chain)  # type: ignore[method-assign]
+
+
+def _first_char_rule(rules: list[BlockRule], names: dict[BlockRule, str]) -> BlockRule:
+    """One rule that tries, in order, those of ``rules`` the line's first character allows."""
+    chars = {char for name in names.values() for char in _BLOCK_RULE_FIRST.get(name, "")}
+    by_char = {c: [r for r in rules if c in _BLOCK_RULE_FIRST.get(names.get(r, ""), c)] for c in chars}
+    others = [rule for rule in rules if names.get(rule, "") not in _BLOCK_RULE_FIRST]
+
+    def first_char_rule(state: StateBlock, line: int, end: int, silent: bool) -> bool:
+        pos = state.bMarks[line] + state.tShift[line]
+        for rule in by_char.get(state.src[pos], others) if pos < len(state.src) else others:
+            if rule(state, line, end, silent):
+                return True
+        return False
+
+    return first_char_rule
 
 
 def normalize_rule(state: StateCore) -> None:

@@ -53,6 +53,8 @@ def has_marks(text: str) -> bool:
 
 def _masked(text: str) -> str:
     """``text`` with code spans blanked out (same length), so marks inside them are not seen."""
+    if "`" not in text:
+        return text
     return _CODE_RE.sub(lambda m: " " * len(m[0]), text)
 
 
