@@ -3,6 +3,8 @@ one markdown-it-py's own parser gives, node for node, line for line, diagnostic 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -10,7 +12,7 @@ from markdown_it.rules_block import StateBlock
 
 from polybook.dialect import DialectSettings, parse_text
 from polybook.dialect.builder import build_document
-from polybook.dialect.markdown import _parser, tokenize
+from polybook.dialect.markdown import _find_span, _parser, tokenize
 from polybook.dialect.shortcuts import _line_tables, unused_block_rules
 
 from conftest import FIXTURES
@@ -122,3 +124,20 @@ def test_unused_block_rules() -> None:
     assert "lheading" not in unused_block_rules("Title\n===\n")
     assert "hr" not in unused_block_rules("a\n\n* * *  \n")
     assert not unused_block_rules("---\nx: 1\n---\n# a\n|a|\n> b\n[r]: /u\n<div>\n$$\n")
+
+
+def _span_by_regex(raw: str, content: str, fence: str, cursor: int) -> tuple[int, int] | None:
+    body = "".join(r"[ \n]" if ch == " " else re.escape(ch) for ch in content)
+    found = re.compile(rf"(?<!`){re.escape(fence)}[ \n]?{body}[ \n]?{re.escape(fence)}(?!`)").search(raw, cursor)
+    return None if found is None else (found.start(), found.end())
+
+
+@given(
+    st.text(alphabet="` \nab", max_size=30),
+    st.text(alphabet="` ab", min_size=1, max_size=4),
+    st.sampled_from(["`", "``"]),
+    st.integers(0, 5),
+)
+@settings(max_examples=1000)
+def test_code_spans_are_found_as_by_a_regex(raw: str, content: str, fence: str, cursor: int) -> None:
+    assert _find_span(raw.replace("\n", " "), content, fence, cursor) == _span_by_regex(raw, content, fence, cursor)

@@ -59,7 +59,12 @@ def _masked(text: str) -> str:
 
 
 def _positions(text: str, needle: str) -> list[int]:
-    return [m.start() for m in re.finditer(re.escape(needle), text)]
+    """Where ``needle`` is in ``text``, occurrences not overlapping."""
+    found, at = [], text.find(needle)
+    while at >= 0:
+        found.append(at)
+        at = text.find(needle, at + len(needle))
+    return found
 
 
 def find_slide_marks(text: str, masked: str | None = None) -> tuple[list[SlideMark], list[MarkProblem]]:
