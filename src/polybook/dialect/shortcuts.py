@@ -29,21 +29,15 @@ BlockRule: TypeAlias = Callable[[StateBlock, int, int, bool], bool]
 _INLINE_TRIGGER_RE = re.compile(r"[`$<]|\]\(")
 _INLINE_TRIGGER_REFERENCES_RE = re.compile(r"[`$<\[]")
 
-#: The block rules a text can only use when it holds what they start with: ``rule -> test``,
-#: a necessary condition checked over the whole text (see :func:`unused_block_rules`).
+#: The block rules tried on every line whatever its first character (see
+#: :func:`dispatch_block_rules`) that a text can only use when it holds what they need:
+#: ``rule -> test``, a necessary condition checked over the whole text.
 _BLOCK_RULE_NEEDS: dict[str, Callable[[str], object]] = {
     "front_matter": lambda text: text.startswith("-"),
     "table": lambda text: "|" in text,  # a table's header row holds one
-    "math_block": lambda text: "$$" in text,
-    "blockquote": lambda text: ">" in text,
-    "reference": lambda text: "]:" in text,
-    "html_block": lambda text: "<" in text,
-    "heading": lambda text: "#" in text,
+    # a line that ends in - or = (and spaces), as a setext heading's underline does
+    "lheading": re.compile(r"[-=](?=[ \t]*$)", re.MULTILINE).search,
 }
-#: A line that ends in ``-``, ``=``, ``*`` or ``_`` (and spaces): a thematic break is a line of
-#: only ``-``, ``*`` or ``_``; a setext heading's underline one of ``=`` or ``-``.
-_LINE_END_RE = re.compile(r"[-=*_](?=[ \t]*$)", re.MULTILINE)
-_LINE_END_NEEDS = {"hr": "-*_", "lheading": "-="}
 
 
 def unused_block_rules(text: str) -> frozenset[str]:
@@ -51,12 +45,9 @@ def unused_block_rules(text: str) -> frozenset[str]:
 
     A block rule is tried at the start of every block and on every line of a paragraph, list
     or quote (whether that line ends it); a rule that does not match changes nothing, so
-    leaving these out changes no token. Most chapters have no setext heading, table or quote.
+    leaving these out changes no token. Most chapters have no setext heading and no table.
     """
-    unused = {name for name, needed in _BLOCK_RULE_NEEDS.items() if not needed(text)}
-    ends = {found[0] for found in _LINE_END_RE.finditer(text)}
-    unused.update(name for name, chars in _LINE_END_NEEDS.items() if not ends.intersection(chars))
-    return frozenset(unused)
+    return frozenset(name for name, needed in _BLOCK_RULE_NEEDS.items() if not needed(text))
 
 
 #: The character each block rule needs first on its line (at ``bMarks + tShift``, where every one
