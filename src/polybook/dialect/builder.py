@@ -102,11 +102,12 @@ class _Builder(CellBuilder):
         """Slide marks d2lbook would refuse (it asserts): unclosed or overlapping within a
         run of prose between two code cells (a mark may span blocks of it)."""
         for run in prose_runs(self.doc.nodes):
-            texts = [prose_of(node) for node in run]
-            if not any(has_marks(text) for text in texts):
+            # only the blocks that hold a mark: the others change no pairing, only offsets
+            marked = [(node, text) for node in run if has_marks(text := prose_of(node))]
+            if not marked:
                 continue
-            for index, offset, message in run_marks(texts).problems:
-                node, text = run[index], texts[index]
+            for index, offset, message in run_marks([text for _, text in marked]).problems:
+                node, text = marked[index]
                 self.report(node.line + text.count("\n", 0, offset), Code.SLIDE_MARK, message)
 
     def source(self, start: int, end: int) -> str:
@@ -354,7 +355,7 @@ class _Builder(CellBuilder):
         info = parse_fence_info(token.info)
         if info.error:
             self.report(line, Code.FENCE_ATTRS, info.error)
-        if info.is_input and SETUP_RE.search(content):
+        if info.is_input and "%load_ext" in content and SETUP_RE.search(content):
             self.emit(self.tab_setup(token, content))
         elif info.is_input:
             self.emit(self.code_cell(token, info, content, closed))

@@ -95,7 +95,7 @@ def read_cell_source(source: str) -> CellSource:
     markers = (
         [(m["name"], source.count("\n", 0, m.start())) for m in _MARKER_RE.finditer(source)] if "#@" in source else []
     )
-    code = "\n".join(lines[offset:])
+    code = "\n".join(lines[offset:]) if offset else source
     magics, misplaced = [], []
     if "%" in code:
         magics = [(m["name"], offset + code.count("\n", 0, m.start())) for m in _MAGIC_LINES_RE.finditer(code)]
