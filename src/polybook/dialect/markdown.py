@@ -31,6 +31,7 @@ from polybook.dialect.shortcuts import (
     dispatch_block_rules,
     inline_rule,
     normalize_rule,
+    text_join_rule,
     unused_block_rules,
 )
 
@@ -119,6 +120,7 @@ def _parser(unused: frozenset[str] = frozenset(), plain: bool = False) -> Markdo
         md.core.ruler.at("normalize", normalize_rule)
         md.core.ruler.at("block", block_rule)
         md.core.ruler.at("inline", inline_rule)
+        md.core.ruler.at("text_join", text_join_rule)
     front_matter_plugin(md)
     dollarmath_plugin(md, allow_labels=True, allow_space=True, allow_digits=True, double_inline=True)
     md.block.ruler.before(

@@ -17,17 +17,24 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_block import StateBlock
 from markdown_it.rules_core import StateCore
 from markdown_it.rules_core.block import block as markdown_it_block
+from markdown_it.rules_core.text_join import text_join as markdown_it_text_join
 from markdown_it.token import Token
 from markdown_it.utils import EnvType
 
 BlockRule: TypeAlias = Callable[[StateBlock, int, int, bool], bool]
 
-#: What every inline token the builder reads needs in its text: a role or a code span (a
-#: backtick), math (``$``), an autolink (``<``), a link or an image (``](``; a bare ``[`` only
-#: where the document defines link references). Text with none of them gives only text and
-#: line breaks, which nothing reads (see :func:`inline_rule`).
-_INLINE_TRIGGER_RE = re.compile(r"[`$<]|\]\(")
-_INLINE_TRIGGER_REFERENCES_RE = re.compile(r"[`$<\[]")
+
+def _may_hold_inlines(text: str) -> bool:
+    """Whether ``text`` holds what every inline token the builder reads needs: a role or a code
+    span (a backtick), math (``$``), an autolink (``<``), a link or an image (``](``). Text with
+    none of them gives only text and line breaks, which nothing reads (see :func:`inline_rule`)."""
+    return "`" in text or "$" in text or "<" in text or "](" in text
+
+
+def _may_hold_inlines_or_references(text: str) -> bool:
+    """:func:`_may_hold_inlines` where the document defines link references: ``[ref]`` is a link."""
+    return "`" in text or "$" in text or "<" in text or "[" in text
+
 
 #: The block rules tried on every line whatever its first character (see
 #: :func:`dispatch_block_rules`) that a text can only use when it holds what they need:
@@ -110,16 +117,25 @@ def normalize_rule(state: StateCore) -> None:
 
 def inline_rule(state: StateCore) -> None:
     """markdown-it's ``inline`` core rule, skipping the text that holds no inline element the
-    builder reads (:data:`_INLINE_TRIGGER_RE`): most of a book's paragraphs and headings, whose
+    builder reads (:func:`_may_hold_inlines`): most of a book's paragraphs and headings, whose
     children are then left empty instead of holding only text and soft breaks."""
     md = state.md
-    trigger = _INLINE_TRIGGER_REFERENCES_RE if state.env.get("references") else _INLINE_TRIGGER_RE
+    may_hold = _may_hold_inlines_or_references if state.env.get("references") else _may_hold_inlines
     for token in state.tokens:
         if token.type == "inline":
             if token.children is None:
                 token.children = []
-            if trigger.search(token.content):
+            if may_hold(token.content):
                 md.inline.parse(token.content, md, state.env, token.children)
+
+
+def text_join_rule(state: StateCore) -> None:
+    """markdown-it's ``text_join`` (escaped characters and entities joined into the text around
+    them) on the inline tokens that can hold one: those with a backslash or an ampersand. In
+    the others the inline parser's ``fragments_join`` has already joined all adjacent text."""
+    escaped = [t for t in state.tokens if t.type == "inline" and t.children and ("\\" in t.content or "&" in t.content)]
+    if escaped:
+        markdown_it_text_join(StateCore("", state.md, state.env, escaped))
 
 
 def block_rule(state: StateCore) -> None:
