@@ -157,6 +157,15 @@ class _LineState(StateBlock):
         self.src = src
         self.bMarks, self.eMarks, self.tShift, self.sCount, self.bsCount = _line_tables(src)
         self.lineMax = len(self.bMarks) - 1  # the last entry is the end of the text
+        self._begins = list(self.bMarks)  # as the text has them: quotes and lists move some
+
+    def getLines(self, begin: int, end: int, indent: int, keepLastLF: bool) -> str:
+        """markdown-it's, as one slice of the text when no indent is taken off and no line
+        begins elsewhere than in the text (a paragraph or code cell at the margin): the lines
+        then follow each other there. markdown-it's cuts each line and joins them."""
+        if indent == 0 and begin < end and self.bMarks[begin:end] == self._begins[begin:end]:
+            return self.src[self.bMarks[begin] : self.eMarks[end - 1] + (1 if keepLastLF else 0)]
+        return super().getLines(begin, end, indent, keepLastLF)
 
 
 def _line_tables(src: str) -> tuple[list[int], list[int], list[int], list[int], list[int]]:
