@@ -95,7 +95,18 @@ def _blocks(tokens: list) -> list[tuple]:
 
 
 def _children(tokens: list | None) -> list[tuple]:
-    return [(t.type, t.content, t.markup, t.meta, t.attrs, t.level, _children(t.children)) for t in tokens or ()]
+    """Inline tokens, emphasis written out as the text it was (the shortcuts leave it as text
+    where no link can be), adjacent text joined."""
+    out: list[tuple] = []
+    for t in tokens or ():
+        kind, content = t.type, t.content
+        if kind in ("em_open", "em_close", "strong_open", "strong_close"):
+            kind, content = "text", t.markup
+        if kind == "text" and out and out[-1][0] == "text":
+            out[-1] = ("text", out[-1][1] + content, "", {}, {}, [])
+            continue
+        out.append((kind, content, t.markup if kind != "text" else "", t.meta, t.attrs, _children(t.children)))
+    return out
 
 
 def _same_tokens(text: str) -> None:

@@ -29,6 +29,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from polybook.dialect.shortcuts import (
     block_rule,
     dispatch_block_rules,
+    emphasis_rule,
     inline_rule,
     normalize_rule,
     text_join_rule,
@@ -121,6 +122,7 @@ def _parser(unused: frozenset[str] = frozenset(), plain: bool = False) -> Markdo
         md.core.ruler.at("block", block_rule)
         md.core.ruler.at("inline", inline_rule)
         md.core.ruler.at("text_join", text_join_rule)
+        md.inline.ruler.at("emphasis", emphasis_rule)
     front_matter_plugin(md)
     dollarmath_plugin(md, allow_labels=True, allow_space=True, allow_digits=True, double_inline=True)
     md.block.ruler.before(

@@ -18,6 +18,8 @@ from markdown_it.rules_block import StateBlock
 from markdown_it.rules_core import StateCore
 from markdown_it.rules_core.block import block as markdown_it_block
 from markdown_it.rules_core.text_join import text_join as markdown_it_text_join
+from markdown_it.rules_inline import StateInline
+from markdown_it.rules_inline.emphasis import tokenize as markdown_it_emphasis
 from markdown_it.token import Token
 from markdown_it.utils import EnvType
 
@@ -127,6 +129,15 @@ def inline_rule(state: StateCore) -> None:
                 token.children = []
             if may_hold(token.content):
                 md.inline.parse(token.content, md, state.env, token.children)
+
+
+def emphasis_rule(state: StateInline, silent: bool) -> bool:
+    """markdown-it's emphasis rule in text that may hold a link or an image (a ``[``): the one
+    place the builder reads what emphasis changes, the text of a link. Elsewhere ``*`` and ``_``
+    stay in the text around them, as unpaired ones do; no code span, math or role moves."""
+    if "[" not in state.src:
+        return False
+    return markdown_it_emphasis(state, silent)
 
 
 def text_join_rule(state: StateCore) -> None:
