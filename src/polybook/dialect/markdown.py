@@ -30,7 +30,9 @@ from polybook.dialect.shortcuts import (
     block_rule,
     dispatch_block_rules,
     emphasis_rule,
+    image_rule,
     inline_rule,
+    link_rule,
     normalize_rule,
     text_join_rule,
     unused_block_rules,
@@ -123,6 +125,8 @@ def _parser(unused: frozenset[str] = frozenset(), plain: bool = False) -> Markdo
         md.core.ruler.at("inline", inline_rule)
         md.core.ruler.at("text_join", text_join_rule)
         md.inline.ruler.at("emphasis", emphasis_rule)
+        md.inline.ruler.at("link", link_rule)
+        md.inline.ruler.at("image", image_rule)
     front_matter_plugin(md)
     dollarmath_plugin(md, allow_labels=True, allow_space=True, allow_digits=True, double_inline=True)
     md.block.ruler.before(

@@ -19,6 +19,8 @@ from markdown_it.rules_core import StateCore
 from markdown_it.rules_core.block import block as markdown_it_block
 from markdown_it.rules_core.text_join import text_join as markdown_it_text_join
 from markdown_it.rules_inline import StateInline
+from markdown_it.rules_inline import image as markdown_it_image
+from markdown_it.rules_inline import link as markdown_it_link
 from markdown_it.rules_inline.emphasis import tokenize as markdown_it_emphasis
 from markdown_it.token import Token
 from markdown_it.utils import EnvType
@@ -138,6 +140,22 @@ def emphasis_rule(state: StateInline, silent: bool) -> bool:
     if "[" not in state.src:
         return False
     return markdown_it_emphasis(state, silent)
+
+
+def link_rule(state: StateInline, silent: bool) -> bool:
+    """markdown-it's link rule where a link can be: a ``](`` in the text, or link references
+    in the document. Elsewhere every ``[`` (a slide mark ``[**``, a bracket) has the rule read
+    up to its ``]`` before giving up."""
+    if "](" not in state.src and not state.env.get("references"):
+        return False
+    return markdown_it_link(state, silent)
+
+
+def image_rule(state: StateInline, silent: bool) -> bool:
+    """markdown-it's image rule where an image can be (as :func:`link_rule`)."""
+    if "](" not in state.src and not state.env.get("references"):
+        return False
+    return markdown_it_image(state, silent)
 
 
 def text_join_rule(state: StateCore) -> None:
