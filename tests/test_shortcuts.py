@@ -3,6 +3,7 @@ one markdown-it-py's own parser gives, node for node, line for line, diagnostic 
 
 from __future__ import annotations
 
+import gc
 import re
 
 import pytest
@@ -169,3 +170,15 @@ def _span_by_regex(raw: str, content: str, fence: str, cursor: int) -> tuple[int
 @settings(max_examples=1000)
 def test_code_spans_are_found_as_by_a_regex(raw: str, content: str, fence: str, cursor: int) -> None:
     assert _find_span(raw.replace("\n", " "), content, fence, cursor) == _span_by_regex(raw, content, fence, cursor)
+
+
+def test_the_cycle_collector_is_as_it_was_after_a_parse() -> None:
+    assert gc.isenabled()
+    parse_text("# a\n\ntext `x`\n")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        parse_text("# a\n")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
