@@ -124,7 +124,7 @@ class _Builder(CellBuilder):
         """Roles, math, code and links of one inline token, each with its own line."""
         assert token.map is not None
         children = token.children
-        if not children:  # text with no inline element (see markdown._inline_rule)
+        if not children:  # text with no inline element (see shortcuts.inline_rule)
             return []
         line = token.map[0] + 1
         out: list[Inline] = []
