@@ -142,7 +142,7 @@ def emphasis_rule(state: StateInline, silent: bool) -> bool:
     """markdown-it's emphasis rule in text that may hold a link or an image (a ``[``): the one
     place the builder reads what emphasis changes, the text of a link. Elsewhere ``*`` and ``_``
     stay in the text around them, as unpaired ones do; no code span, math or role moves."""
-    if "[" not in state.src:
+    if silent or state.src[state.pos] not in "*_" or "[" not in state.src:  # silent: markdown-it's says no too
         return False
     return markdown_it_emphasis(state, silent)
 
@@ -150,15 +150,16 @@ def emphasis_rule(state: StateInline, silent: bool) -> bool:
 def link_rule(state: StateInline, silent: bool) -> bool:
     """markdown-it's link rule where a link can be: a ``](`` in the text, or link references
     in the document. Elsewhere every ``[`` (a slide mark ``[**``, a bracket) has the rule read
-    up to its ``]`` before giving up."""
-    if "](" not in state.src and not state.env.get("references"):
+    up to its ``]`` before giving up. The character at the rule's place is looked at first:
+    inside a link's text every place is tried with every rule."""
+    if state.src[state.pos] != "[" or ("](" not in state.src and not state.env.get("references")):
         return False
     return markdown_it_link(state, silent)
 
 
 def image_rule(state: StateInline, silent: bool) -> bool:
     """markdown-it's image rule where an image can be (as :func:`link_rule`)."""
-    if "](" not in state.src and not state.env.get("references"):
+    if state.src[state.pos] != "!" or ("](" not in state.src and not state.env.get("references")):
         return False
     return markdown_it_image(state, silent)
 
