@@ -8,6 +8,7 @@ from polybook.dialect.builder import DialectSettings, build_document
 from polybook.dialect.markdown import tokenize
 from polybook.dialect.nodes import Document
 from polybook.dialect.reader import read_text
+from polybook.dialect.shortcuts import cycle_collection_paused
 
 __all__ = ["DialectSettings", "Document", "parse_file", "parse_text"]
 
@@ -15,8 +16,10 @@ __all__ = ["DialectSettings", "Document", "parse_file", "parse_text"]
 def parse_text(text: str, path: str = "<string>", settings: DialectSettings | None = None) -> Document:
     """Parse Markdown text. Never raises on any input: problems become diagnostics."""
     settings = settings or DialectSettings()
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return build_document(path, text, tokenize(text), settings)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    with cycle_collection_paused():
+        return build_document(path, text, tokenize(text), settings)
 
 
 def parse_file(path: Path, settings: DialectSettings | None = None, display: str | None = None) -> Document:

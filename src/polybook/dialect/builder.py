@@ -29,7 +29,7 @@ from polybook.dialect.nodes import (
     TextTab,
     TocBlock,
 )
-from polybook.dialect.slides import prose_of, prose_runs, run_marks
+from polybook.dialect.slides import has_marks, prose_of, prose_runs, run_marks
 from polybook.dialect.tabs import SETUP_RE
 
 _CONTAINERS = {
@@ -39,7 +39,8 @@ _CONTAINERS = {
     "table_open": "table",
 }
 _DAMAGED_ROLE_RE = re.compile(r":\s*(?P<name>numref|ref|eqref|cite|citet)\s*:\s*$")
-_HASH_HEADING_RE = re.compile(r"^ {0,3}#{1,6}[^\s#]")
+#: Multiline: searched over a paragraph's text, each match a line of it.
+_HASH_HEADING_RE = re.compile(r"^ {0,3}#{1,6}[^\s#]", re.MULTILINE)
 #: An attribute directive at the end of a paragraph's last line instead of on a line of its own.
 _GLUED_RE = re.compile(r"(?<=\S):(?P<name>label|eqlabel|width|height):`(?P<value>[^`\n]+)`\s*\Z")
 _PAIRS = (("[", "]"), ("(", ")"), ("{", "}"))
@@ -101,11 +102,12 @@ class _Builder(CellBuilder):
         """Slide marks d2lbook would refuse (it asserts): unclosed or overlapping within a
         run of prose between two code cells (a mark may span blocks of it)."""
         for run in prose_runs(self.doc.nodes):
-            texts = [prose_of(node) for node in run]
-            if not any("**" in text or "~~" in text for text in texts):
+            # only the blocks that hold a mark: the others change no pairing, only offsets
+            marked = [(node, text) for node in run if has_marks(text := prose_of(node))]
+            if not marked:
                 continue
-            for index, offset, message in run_marks(texts).problems:
-                node, text = run[index], texts[index]
+            for index, offset, message in run_marks([text for _, text in marked]).problems:
+                node, text = marked[index]
                 self.report(node.line + text.count("\n", 0, offset), Code.SLIDE_MARK, message)
 
     def source(self, start: int, end: int) -> str:
@@ -121,25 +123,34 @@ class _Builder(CellBuilder):
     def inlines(self, token: Token) -> list[Inline]:
         """Roles, math, code and links of one inline token, each with its own line."""
         assert token.map is not None
+        children = token.children
+        if not children:  # text with no inline element (see shortcuts.inline_rule)
+            return []
         line = token.map[0] + 1
         out: list[Inline] = []
-        children = token.children or []
         link: list[str] | None = None
         skip = -1
         cursor = 0  # where the last code span ended in the raw text (see code_span_breaks)
+        last = len(children) - 1
         for i, child in enumerate(children):
+            kind = child.type
+            if kind == "text":  # text and line breaks first: most children are
+                if link is not None:
+                    link.append(child.content)
+                if i < last and children[i + 1].type == "code_inline":  # a damaged role is text then code
+                    skip = self.damaged_role(child, children[i + 1], line, out, i + 1)
+                continue
+            if kind == "softbreak" or kind == "hardbreak":
+                line += 1
+                continue
             if i == skip:
                 line += child.content.count("\n")
-                continue
-            kind = child.type
-            if kind in ("softbreak", "hardbreak"):
-                line += 1
                 continue
             if kind == "d2l_role":
                 out.append(Inline("role", line, child.content, child.meta["name"]))
                 if child.meta["name"] in CITE_ROLES:
                     self.check_citation(child.meta["name"], child.content, line)
-            elif kind in ("math_inline", "math_inline_double"):
+            elif kind == "math_inline" or kind == "math_inline_double":
                 out.append(Inline("math", line, child.content))
             elif kind == "code_inline":
                 out.append(Inline("code", line, child.content))
@@ -153,23 +164,21 @@ class _Builder(CellBuilder):
             elif kind == "link_close" and link is not None:
                 out.append(Inline("link", line, link[0], "".join(link[1:])))
                 link = None
-            elif kind == "text":
-                if link is not None:
-                    link.append(child.content)
-                damaged = _DAMAGED_ROLE_RE.search(child.content)
-                nxt = children[i + 1] if i + 1 < len(children) else None
-                if damaged and nxt is not None and nxt.type == "code_inline":
-                    name = damaged["name"]
-                    raw = f"{damaged.group(0)}`{nxt.content}`"
-                    self.report(
-                        line,
-                        Code.ROLE_DAMAGED,
-                        f"damaged role {raw.strip()!r}; did you mean ':{name}:`{nxt.content.strip()}`'?",
-                    )
-                    out.append(Inline("role", line, nxt.content, name, damaged=True))
-                    skip = i + 1
-            line += child.content.count("\n") if kind not in ("text",) else 0
+            line += child.content.count("\n")
         return out
+
+    def damaged_role(self, text: Token, code: Token, line: int, out: list[Inline], at: int) -> int:
+        """``: numref: `x``` -- text ending in a role's name, then a code span: the role,
+        reported; returns ``at`` (the code span, then skipped) when it is one, else -1."""
+        damaged = _DAMAGED_ROLE_RE.search(text.content)
+        if not damaged:
+            return -1
+        name = damaged["name"]
+        raw = f"{damaged.group(0)}`{code.content}`"
+        message = f"damaged role {raw.strip()!r}; did you mean ':{name}:`{code.content.strip()}`'?"
+        self.report(line, Code.ROLE_DAMAGED, message)
+        out.append(Inline("role", line, code.content, name, damaged=True))
+        return at
 
     def check_citation(self, role: str, target: str, line: int) -> None:
         for bad in bad_citations(target):
@@ -182,15 +191,15 @@ class _Builder(CellBuilder):
 
     # -- blocks ------------------------------------------------------------------
     def build(self, tokens: Sequence[Token]) -> Document:
-        i = 0
-        while i < len(tokens):
+        i, count = 0, len(tokens)
+        while i < count:
             token = tokens[i]
-            handler = getattr(self, f"on_{token.type}", None)
             if token.type in _CONTAINERS:
                 i = self.on_container(tokens, i)
                 continue
+            handler = _HANDLERS.get(token.type)
             if handler is not None:
-                handler(token, tokens[i + 1] if i + 1 < len(tokens) else None)
+                handler(self, token, tokens[i + 1] if i + 1 < count else None)
             i += 1
         if self.open_tab is not None:
             tab = self.open_tab
@@ -227,22 +236,17 @@ class _Builder(CellBuilder):
     def on_paragraph_open(self, token: Token, inline: Token | None) -> None:
         assert token.map is not None and inline is not None
         start, end = token.map
-        for number in range(start, end):
-            if _HASH_HEADING_RE.match(self.lines[number]):
+        source = self.source(start, end)
+        if "#" in source:
+            for found in _HASH_HEADING_RE.finditer(source):
+                number = start + source.count("\n", 0, found.start())
                 self.report(number + 1, Code.HEADING_DAMAGED, "a heading needs a space after its '#' marks")
-        visible = [
-            c
-            for c in inline.children or []
-            if c.type not in ("softbreak",) and not (c.type == "text" and not c.content.strip())
-        ]
-        if len(visible) == 1 and visible[0].type == "image":
-            image = visible[0]
-            roles = [Inline(x.kind, start + 1, x.value, x.name) for x in self._image_roles(image)]
-            src = str(image.attrGet("src") or "")
-            self.emit(Figure(self.path, start + 1, end, src, image.content, inlines=roles))
+        if "![" in inline.content and (figure := self.figure(start, end, inline)) is not None:
+            self.emit(figure)
             return
-        source, inlines = self.source(start, end), self.inlines(inline)
-        glued = _GLUED_RE.search(source)
+        inlines = self.inlines(inline)
+        # only a paragraph whose text ends with a backtick can end with a glued directive
+        glued = _GLUED_RE.search(source) if source.rstrip().endswith("`") else None
         if glued is None:
             self.emit(Paragraph(self.path, start + 1, end, source, inlines))
             return
@@ -251,6 +255,20 @@ class _Builder(CellBuilder):
         kept = [i for i in inlines if not (i.kind == "role" and i.name == glued["name"] and i.value == glued["value"])]
         self.emit(Paragraph(self.path, start + 1, end, source[: glued.start()].rstrip(), kept))
         self.attribute(end, glued["name"], glued["value"])
+
+    def figure(self, start: int, end: int, inline: Token) -> Figure | None:
+        """The figure a paragraph of one image is (an image needs ``![`` in the text)."""
+        visible = [
+            c
+            for c in inline.children or []
+            if c.type not in ("softbreak",) and not (c.type == "text" and not c.content.strip())
+        ]
+        if len(visible) != 1 or visible[0].type != "image":
+            return None
+        image = visible[0]
+        roles = [Inline(x.kind, start + 1, x.value, x.name) for x in self._image_roles(image)]
+        src = str(image.attrGet("src") or "")
+        return Figure(self.path, start + 1, end, src, image.content, inlines=roles)
 
     def on_container(self, tokens: Sequence[Token], i: int) -> int:
         """A list, quote or table: kept as written, its inline content indexed.
@@ -337,10 +355,10 @@ class _Builder(CellBuilder):
         info = parse_fence_info(token.info)
         if info.error:
             self.report(line, Code.FENCE_ATTRS, info.error)
-        if info.is_input and SETUP_RE.search(content):
+        if info.is_input and "%load_ext" in content and SETUP_RE.search(content):
             self.emit(self.tab_setup(token, content))
         elif info.is_input:
-            self.emit(self.code_cell(token, content, closed))
+            self.emit(self.code_cell(token, info, content, closed))
         elif info.language == "toc":
             options, entries, entry_lines = {}, [], []
             for offset, raw in enumerate(content.split("\n")):
@@ -439,6 +457,11 @@ class _Builder(CellBuilder):
             self.report(line, Code.LABEL_DUPLICATE, f"label {name!r} is already defined at line {first.line}")
             return
         self.doc.labels[name] = Label(name, kind, line)
+
+
+#: ``on_<token type>`` of the builder, looked up once rather than by name for every token.
+_HANDLERS = {name[3:]: method for name, method in vars(_Builder).items() if name.startswith("on_")}
+_HANDLERS.pop("container")  # the containers' opening tokens go to on_container (with the token list)
 
 
 def _is_closing_fence(line: str, markup: str) -> bool:

@@ -9,8 +9,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from polybook.dialect.tabs import ANY_MAGIC_TAB_RE
-
 _ATTR_TOKEN_RE = re.compile(
     r"""\s*(?:\.(?P<cls>[\w-]+)|\#(?P<id>[\w-]+)|(?P<key>[\w-]+)=(?P<val>"[^"]*"|'[^']*'|[^\s}]*))"""
 )
@@ -20,7 +18,8 @@ _DAMAGED_TAB_RE = re.compile(r"^#\s*@\s*tab\b|^#@tab\s*:|^%%tab\s*$")
 #: ``# %%tab jax``: the magic commented out, which d2lbook still reads as the cell's tab.
 _COMMENTED_TAB_RE = re.compile(r"^#\s*%%tab\s+(?P<spec>\S.*?)\s*$")
 _MARKER_RE = re.compile(r"#@(?P<name>save|hide_code|hide_output|hide)\b")
-_MAGIC_RE = re.compile(r"^\s*(?P<name>%%?[A-Za-z_]\w*)")
+#: A ``%magic`` / ``%%magic`` line, searched over a whole cell (``[^\S\n]``: a space within the line).
+_MAGIC_LINES_RE = re.compile(r"^[^\S\n]*(?P<name>%%?[A-Za-z_]\w*)", re.MULTILINE)
 _IPYTHON_RE = re.compile(r"^\s*(?:%%?[A-Za-z_]|!\S)", re.MULTILINE)
 #: Fence languages that are Python, so IPython's syntax may be in them.
 PYTHON_LANGUAGES = ("", "python", "python3", "py", "ipython", "ipython3")
@@ -91,10 +90,16 @@ def read_cell_source(source: str) -> CellSource:
         tab, commented, offset = m["spec"], True, start + 1
     elif _DAMAGED_TAB_RE.match(first):
         tab_damaged = True
-    markers = [(m["name"], i) for i, line in enumerate(lines) for m in _MARKER_RE.finditer(line)]
-    magics = [(m["name"], i) for i, line in enumerate(lines[offset:], offset) if (m := _MAGIC_RE.match(line))]
-    misplaced = [i for i, line in enumerate(lines) if i > start and i >= offset and ANY_MAGIC_TAB_RE.match(line)]
-    code = "\n".join(lines[offset:])
+    # Each search runs over the whole cell, only when the text it needs is there (most cells
+    # have no marker and no magic): the cells are most of a chapter's lines.
+    markers = (
+        [(m["name"], source.count("\n", 0, m.start())) for m in _MARKER_RE.finditer(source)] if "#@" in source else []
+    )
+    code = "\n".join(lines[offset:]) if offset else source
+    magics, misplaced = [], []
+    if "%" in code:
+        magics = [(m["name"], offset + code.count("\n", 0, m.start())) for m in _MAGIC_LINES_RE.finditer(code)]
+        misplaced = [i for name, i in magics if i > start and name == "%%tab"]
     return CellSource(tab, tab_damaged, commented, misplaced, code, offset, markers, magics)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from markdown_it.token import Token
 
 from polybook.diagnostics import Code, Level
-from polybook.dialect.cells import parse_fence_info, read_cell_source, split_spec
+from polybook.dialect.cells import FenceInfo, read_cell_source, split_spec
 from polybook.dialect.nodes import CodeCell, Document, Marker, TabSetup
 from polybook.dialect.tabs import find_branches, read_setup
 
@@ -58,11 +58,11 @@ class CellBuilder:
             )
         return TabSetup(self.path, start + 1, end, content, frameworks, setup.required_libs)
 
-    def code_cell(self, token: Token, content: str, closed: bool) -> CodeCell:
+    def code_cell(self, token: Token, info: FenceInfo, content: str, closed: bool) -> CodeCell:
+        """The cell of the fence ``token``, whose info string reads as ``info``."""
         assert token.map is not None
         start, end = token.map
         first = start + 2  # 1-based line of the first line inside the fence
-        info = parse_fence_info(token.info)
         cell = read_cell_source(content)
         if cell.tab_damaged:
             message = "damaged tab marker; write '#@tab <framework>' or '%%tab <framework>' on the first line"

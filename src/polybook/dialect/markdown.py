@@ -26,6 +26,18 @@ from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
+from polybook.dialect.shortcuts import (
+    block_rule,
+    dispatch_block_rules,
+    emphasis_rule,
+    image_rule,
+    inline_rule,
+    link_rule,
+    normalize_rule,
+    text_join_rule,
+    unused_block_rules,
+)
+
 #: Directive names that live on a line of their own.
 TAB_DIRECTIVES = ("begin_tab", "end_tab")
 ATTRIBUTE_DIRECTIVES = ("label", "eqlabel", "width", "height")
@@ -103,8 +115,18 @@ def _role_rule(state: StateInline, silent: bool) -> bool:
 
 
 @functools.cache
-def _parser() -> MarkdownIt:
+def _parser(unused: frozenset[str] = frozenset(), plain: bool = False) -> MarkdownIt:
+    """The dialect's parser, without the block rules in ``unused``; ``plain``: without the
+    shortcuts (markdown-it's own core rules), which the tests compare it with."""
     md = MarkdownIt("commonmark", {"html": True}).enable("table")
+    if not plain:
+        md.core.ruler.at("normalize", normalize_rule)
+        md.core.ruler.at("block", block_rule)
+        md.core.ruler.at("inline", inline_rule)
+        md.core.ruler.at("text_join", text_join_rule)
+        md.inline.ruler.at("emphasis", emphasis_rule)
+        md.inline.ruler.at("link", link_rule)
+        md.inline.ruler.at("image", image_rule)
     front_matter_plugin(md)
     dollarmath_plugin(md, allow_labels=True, allow_space=True, allow_digits=True, double_inline=True)
     md.block.ruler.before(
@@ -114,20 +136,29 @@ def _parser() -> MarkdownIt:
         {"alt": ["paragraph", "reference", "blockquote", "list", "table"]},
     )
     md.inline.ruler.before("backticks", "d2l_role", _role_rule)
+    if unused:
+        md.block.ruler.disable(sorted(unused))
+    if not plain:
+        dispatch_block_rules(md)
     return md
 
 
 def tokenize(text: str) -> list:
-    """Block and inline tokens of ``text`` (markdown-it ``Token`` objects)."""
-    return _parser().parse(text)
+    """Block and inline tokens of ``text`` (markdown-it ``Token`` objects), with the shortcuts
+    of :mod:`polybook.dialect.shortcuts`: the block rules ``text`` cannot use are left out."""
+    if "\r" in text:  # the rules' needs are read on the lines as the parser sees them
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return _parser(unused_block_rules(text)).parse(text)
 
 
 def code_span_breaks(raw: str, span: Token, cursor: int) -> tuple[int, int]:
     """Line breaks inside a code span, and where it ends in ``raw`` (the paragraph's text).
 
     markdown-it turns a code span's line breaks into spaces (CommonMark), so they are
-    counted on the raw text: the span's content with each space free to be a break.
-    Written by hand because markdown-it keeps no source positions for inline tokens.
+    counted on the raw text: the first place from ``cursor`` on where the span's fence, its
+    content (each space free to be a break) and its fence again are written, each fence
+    neither preceded nor followed by another backtick. Written by hand because markdown-it
+    keeps no source positions for inline tokens.
     """
     if "\n" not in raw[cursor:]:  # a one-line rest holds no break: skip the search
         found_at = raw.find(span.content, cursor)
@@ -136,14 +167,29 @@ def code_span_breaks(raw: str, span: Token, cursor: int) -> tuple[int, int]:
         end = found_at + len(span.content)
         closing = raw.find(span.markup, end)
         return 0, (closing + len(span.markup) if closing >= 0 else end)
-    found = _span_pattern(span.content, span.markup).search(raw, cursor)
+    found = _find_span(raw.replace("\n", " "), span.content, span.markup, cursor)
     if found is None:
         return 0, cursor
-    return found.group(0).count("\n"), found.end()
+    return raw.count("\n", found[0], found[1]), found[1]
 
 
-@functools.lru_cache(maxsize=4096)
-def _span_pattern(content: str, markup: str) -> re.Pattern[str]:
-    body = "".join(r"[ \n]" if ch == " " else re.escape(ch) for ch in content)
-    fence = re.escape(markup)
-    return re.compile(rf"(?<!`){fence}[ \n]?{body}[ \n]?{fence}(?!`)")
+def _find_span(flat: str, content: str, fence: str, cursor: int) -> tuple[int, int] | None:
+    """(start, end) of the first ``fence``, optional space, ``content``, optional space,
+    ``fence`` in ``flat`` (the text with its line breaks as spaces), the spaces taken when they
+    can be, as a regular expression would; no backtick just before or after the fences."""
+    start = flat.find(fence, cursor)
+    while start >= 0:
+        if start == 0 or flat[start - 1] != "`":
+            for inner in _spaced(flat, start + len(fence)):
+                if flat.startswith(content, inner):
+                    for closing in _spaced(flat, inner + len(content)):
+                        end = closing + len(fence)
+                        if flat.startswith(fence, closing) and flat[end : end + 1] != "`":
+                            return start, end
+        start = flat.find(fence, start + 1)
+    return None
+
+
+def _spaced(flat: str, at: int) -> tuple[int, ...]:
+    """Where the text goes on after an optional space at ``at``: past it first, when it is one."""
+    return (at + 1, at) if flat[at : at + 1] == " " else (at,)

@@ -14,6 +14,10 @@ def decode(data: bytes, path: str) -> tuple[str, list[Diagnostic]]:
     """Decode UTF-8; undecodable bytes become U+FFFD and are reported, never raised."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
+    try:
+        return data.decode("utf-8"), []  # the common case: decoded once
+    except UnicodeDecodeError:
+        pass
     bad = _undecodable(data)
     diagnostics = [
         Diagnostic.make(

@@ -45,13 +45,26 @@ class MarkProblem:
     message: str
 
 
+def has_marks(text: str) -> bool:
+    """Whether ``text`` holds an opening or closing mark: without one there is nothing to find
+    (most prose holds no ``**``, and bold text ``**a**`` is no mark)."""
+    return ("**" in text or "~~" in text) and any(opening in text or closing in text for opening, closing in PAIRS)
+
+
 def _masked(text: str) -> str:
     """``text`` with code spans blanked out (same length), so marks inside them are not seen."""
+    if "`" not in text:
+        return text
     return _CODE_RE.sub(lambda m: " " * len(m[0]), text)
 
 
 def _positions(text: str, needle: str) -> list[int]:
-    return [m.start() for m in re.finditer(re.escape(needle), text)]
+    """Where ``needle`` is in ``text``, occurrences not overlapping."""
+    found, at = [], text.find(needle)
+    while at >= 0:
+        found.append(at)
+        at = text.find(needle, at + len(needle))
+    return found
 
 
 def find_slide_marks(text: str, masked: str | None = None) -> tuple[list[SlideMark], list[MarkProblem]]:

@@ -28,8 +28,6 @@ from typing import Any
 
 #: ``%%tab mxnet, pytorch`` -- the cell magic of d2lbook 1.0 (first line of a cell).
 MAGIC_TAB_RE = re.compile(r"^%%tab(?:\s+(?P<spec>\S.*?))?\s*$")
-#: A ``%%tab`` line anywhere in a cell (only the first line may hold one).
-ANY_MAGIC_TAB_RE = re.compile(r"^\s*%%tab\b")
 #: The cell that loads d2lbook's tab extension: the document's tab declaration.
 SETUP_RE = re.compile(r"^\s*%load_ext\s+d2lbook\.tab\s*$", re.MULTILINE)
 _REQUIRED_RE = re.compile(r"^\s*#\s*required_libs\s*\((?P<args>.*)\)\s*$")
@@ -118,7 +116,7 @@ def find_branches(code: str, known: Sequence[str]) -> tuple[tuple[Branch, ...], 
     kept by those no earlier arm named). A cell whose branches cannot be read has none: every
     framework sees it as written.
     """
-    if not _MARK_RE.search(code):
+    if ("selected" not in code and "USE_" not in code) or not _MARK_RE.search(code):  # no mark: most cells
         return (), []
     lines = code.split("\n")
     try:

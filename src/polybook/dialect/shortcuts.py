@@ -1,0 +1,245 @@
+"""markdown-it's work that the dialect's parser skips, or does with ``str`` methods at C speed.
+
+Parsing the book was half the CPU time of a cold ``polybook check``, and markdown-it-py spent
+much of it on work whose result the builder never reads: inline tokens of plain prose, rules
+tried on lines they cannot match, emphasis outside links, a Python loop per line. Each piece
+here is markdown-it-py's own rule or state with a test in front that says what it leaves out;
+the document the builder makes is the same, node for node and diagnostic for diagnostic
+(tests/test_shortcuts.py compares it, and the tokens, with markdown-it-py's own parser).
+Written by hand because markdown-it-py has no switch for any of it.
+"""
+
+from __future__ import annotations
+
+import gc
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from itertools import accumulate
+from typing import TypeAlias
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_block import StateBlock
+from markdown_it.rules_core import StateCore
+from markdown_it.rules_core.block import block as markdown_it_block
+from markdown_it.rules_core.text_join import text_join as markdown_it_text_join
+from markdown_it.rules_inline import StateInline
+from markdown_it.rules_inline import image as markdown_it_image
+from markdown_it.rules_inline import link as markdown_it_link
+from markdown_it.rules_inline.emphasis import tokenize as markdown_it_emphasis
+from markdown_it.token import Token
+from markdown_it.utils import EnvType
+
+BlockRule: TypeAlias = Callable[[StateBlock, int, int, bool], bool]
+
+
+def _may_hold_inlines(text: str) -> bool:
+    """Whether ``text`` holds what every inline token the builder reads needs: a role or a code
+    span (a backtick), math (``$``), an autolink (``<``), a link or an image (``](``). Text with
+    none of them gives only text and line breaks, which nothing reads (see :func:`inline_rule`)."""
+    return "`" in text or "$" in text or "<" in text or "](" in text
+
+
+def _may_hold_inlines_or_references(text: str) -> bool:
+    """:func:`_may_hold_inlines` where the document defines link references: ``[ref]`` is a link."""
+    return "`" in text or "$" in text or "<" in text or "[" in text
+
+
+#: The block rules tried on every line whatever its first character (see
+#: :func:`dispatch_block_rules`) that a text can only use when it holds what they need:
+#: ``rule -> test``, a necessary condition checked over the whole text.
+_BLOCK_RULE_NEEDS: dict[str, Callable[[str], object]] = {
+    "front_matter": lambda text: text.startswith("-"),
+    "table": lambda text: "|" in text,  # a table's header row holds one
+    # a line that ends in - or = (and spaces), as a setext heading's underline does
+    "lheading": re.compile(r"[-=](?=[ \t]*$)", re.MULTILINE).search,
+}
+
+
+def unused_block_rules(text: str) -> frozenset[str]:
+    """The block rules that cannot match anywhere in ``text`` (with LF line ends).
+
+    A block rule is tried at the start of every block and on every line of a paragraph, list
+    or quote (whether that line ends it); a rule that does not match changes nothing, so
+    leaving these out changes no token. Most chapters have no setext heading and no table.
+    """
+    return frozenset(name for name, needed in _BLOCK_RULE_NEEDS.items() if not needed(text))
+
+
+#: The character each block rule needs first on its line (at ``bMarks + tShift``, where every one
+#: of them looks): a rule returns False, changing nothing, on a line that starts with another.
+#: Not here, so tried on every line: table, code, lheading, paragraph (any text) and
+#: front_matter (which reads the text's first character, not the line's).
+_BLOCK_RULE_FIRST = {
+    "math_block": "$",
+    "fence": "`~",
+    "blockquote": ">",
+    "hr": "*-_",
+    "list": "*-+0123456789",
+    "reference": "[",
+    "html_block": "<",
+    "heading": "#",
+    "d2l_directive": ":",
+}
+#: The rule chains markdown-it's block rules ask for: the main one and the rules that may end
+#: a paragraph, reference, quote, list or table.
+_BLOCK_CHAINS = ("", "paragraph", "reference", "blockquote", "list", "table")
+
+
+def dispatch_block_rules(md: MarkdownIt) -> None:
+    """Give each block rule chain of ``md`` as one rule that tries only the rules a line's first
+    character allows, in their order. markdown-it tries every rule on every line: eight rules that
+    look at the first character and give up on each line of prose. Call once ``md`` is set up."""
+    ruler = md.block.ruler
+    names = dict(zip(ruler.getRules(""), ruler.get_active_rules(), strict=True))
+    chains = {chain: [_first_char_rule(ruler.getRules(chain), names)] for chain in _BLOCK_CHAINS}
+    plain_rules = ruler.getRules
+    ruler.getRules = lambda chain="": chains[chain] if chain in chains else plain_rules(chain)  # type: ignore[method-assign]
+
+
+def _first_char_rule(rules: list[BlockRule], names: dict[BlockRule, str]) -> BlockRule:
+    """One rule that tries, in order, those of ``rules`` the line's first character allows."""
+    chars = {char for name in names.values() for char in _BLOCK_RULE_FIRST.get(name, "")}
+    by_char = {c: [r for r in rules if c in _BLOCK_RULE_FIRST.get(names.get(r, ""), c)] for c in chars}
+    others = [rule for rule in rules if names.get(rule, "") not in _BLOCK_RULE_FIRST]
+
+    def first_char_rule(state: StateBlock, line: int, end: int, silent: bool) -> bool:
+        pos = state.bMarks[line] + state.tShift[line]
+        for rule in by_char.get(state.src[pos], others) if pos < len(state.src) else others:
+            if rule(state, line, end, silent):
+                return True
+        return False
+
+    return first_char_rule
+
+
+def normalize_rule(state: StateCore) -> None:
+    """markdown-it's ``normalize`` (CRLF and CR to LF, NUL to U+FFFD), with its two regex
+    passes over the whole text run only when the text has something to replace."""
+    src = state.src
+    if "\r" in src:
+        src = src.replace("\r\n", "\n").replace("\r", "\n")
+    if "\0" in src:
+        src = src.replace("\0", "\ufffd")
+    state.src = src
+
+
+def inline_rule(state: StateCore) -> None:
+    """markdown-it's ``inline`` core rule, skipping the text that holds no inline element the
+    builder reads (:func:`_may_hold_inlines`): most of a book's paragraphs and headings, whose
+    children are then left empty instead of holding only text and soft breaks."""
+    md = state.md
+    may_hold = _may_hold_inlines_or_references if state.env.get("references") else _may_hold_inlines
+    for token in state.tokens:
+        if token.type == "inline":
+            if token.children is None:
+                token.children = []
+            if may_hold(token.content):
+                md.inline.parse(token.content, md, state.env, token.children)
+
+
+def emphasis_rule(state: StateInline, silent: bool) -> bool:
+    """markdown-it's emphasis rule in text that may hold a link or an image (a ``[``): the one
+    place the builder reads what emphasis changes, the text of a link. Elsewhere ``*`` and ``_``
+    stay in the text around them, as unpaired ones do; no code span, math or role moves."""
+    if silent or state.src[state.pos] not in "*_" or "[" not in state.src:  # silent: markdown-it's says no too
+        return False
+    return markdown_it_emphasis(state, silent)
+
+
+def link_rule(state: StateInline, silent: bool) -> bool:
+    """markdown-it's link rule where a link can be: a ``](`` in the text, or link references
+    in the document. Elsewhere every ``[`` (a slide mark ``[**``, a bracket) has the rule read
+    up to its ``]`` before giving up. The character at the rule's place is looked at first:
+    inside a link's text every place is tried with every rule."""
+    if state.src[state.pos] != "[" or ("](" not in state.src and not state.env.get("references")):
+        return False
+    return markdown_it_link(state, silent)
+
+
+def image_rule(state: StateInline, silent: bool) -> bool:
+    """markdown-it's image rule where an image can be (as :func:`link_rule`)."""
+    if state.src[state.pos] != "!" or ("](" not in state.src and not state.env.get("references")):
+        return False
+    return markdown_it_image(state, silent)
+
+
+def text_join_rule(state: StateCore) -> None:
+    """markdown-it's ``text_join`` (escaped characters and entities joined into the text around
+    them) on the inline tokens that can hold one: those with a backslash or an ampersand. In
+    the others the inline parser's ``fragments_join`` has already joined all adjacent text."""
+    escaped = [t for t in state.tokens if t.type == "inline" and t.children and ("\\" in t.content or "&" in t.content)]
+    if escaped:
+        markdown_it_text_join(StateCore("", state.md, state.env, escaped))
+
+
+def block_rule(state: StateCore) -> None:
+    """markdown-it's ``block`` core rule, with the line tables made by :class:`_LineState`."""
+    if state.inlineMode or not state.src:
+        markdown_it_block(state)
+        return
+    block = _LineState(state.src, state.md, state.env, state.tokens)
+    state.md.block.tokenize(block, block.line, block.lineMax)
+
+
+class _LineState(StateBlock):
+    """markdown-it's block state, whose per-line tables (where each line begins and ends, its
+    indent) come from ``str.split`` and ``str.lstrip`` instead of a Python loop over the
+    indent of every line -- half of a chapter's lines are indented code."""
+
+    def __init__(self, src: str, md: MarkdownIt, env: EnvType, tokens: list[Token]) -> None:
+        super().__init__("", md, env, tokens)  # every other field, for an empty text
+        self.src = src
+        self.bMarks, self.eMarks, self.tShift, self.sCount, self.bsCount = _line_tables(src)
+        self.lineMax = len(self.bMarks) - 1  # the last entry is the end of the text
+        self._begins = list(self.bMarks)  # as the text has them: quotes and lists move some
+
+    def getLines(self, begin: int, end: int, indent: int, keepLastLF: bool) -> str:
+        """markdown-it's, as one slice of the text when no indent is taken off and no line
+        begins elsewhere than in the text (a paragraph or code cell at the margin): the lines
+        then follow each other there. markdown-it's cuts each line and joins them."""
+        if indent == 0 and begin < end and self.bMarks[begin:end] == self._begins[begin:end]:
+            return self.src[self.bMarks[begin] : self.eMarks[end - 1] + (1 if keepLastLF else 0)]
+        return super().getLines(begin, end, indent, keepLastLF)
+
+
+def _line_tables(src: str) -> tuple[list[int], list[int], list[int], list[int], list[int]]:
+    """StateBlock's bMarks, eMarks, tShift, sCount and bsCount of ``src``, each with the
+    entry for the end of the text after the last line."""
+    lines = src.split("\n")
+    if not lines[-1].strip(" \t"):  # "" after a last newline, or a last line of spaces only: no line
+        lines.pop()
+    begins = list(accumulate([len(line) + 1 for line in lines], initial=0))
+    begins[-1] = len(src)
+    ends = [begin + len(line) for begin, line in zip(begins, lines, strict=False)] + [len(src)]
+    shifts = [len(line) - len(line.lstrip(" \t")) for line in lines] + [0]
+    if "\t" in src:
+        columns = [_columns(line, shift) for line, shift in zip(lines, shifts, strict=False)] + [0]
+    else:
+        columns = list(shifts)  # its own list: the block rules change the two apart
+    return begins, ends, shifts, columns, [0] * len(begins)
+
+
+def _columns(line: str, shift: int) -> int:
+    """The width of the indent (its first ``shift`` characters), tabs to the next multiple of 4."""
+    width = 0
+    for char in line[:shift]:
+        width += 4 - width % 4 if char == "\t" else 1
+    return width
+
+
+@contextmanager
+def cycle_collection_paused() -> Iterator[None]:
+    """Python's cycle collector off while a document is parsed. The parse makes a hundred
+    thousand short-lived tokens, and the collector, started by their count, scans them and every
+    object the program holds (all the documents parsed before, in ``polybook check``): a tenth
+    to a fifth of the parse's time, for no cycle -- the tokens are freed by their reference
+    counts. Turned back on after (when it was on), so any cycle is collected then."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()

@@ -1,0 +1,184 @@
+"""The parser's shortcuts (polybook.dialect.shortcuts) change nothing: every document is the
+one markdown-it-py's own parser gives, node for node, line for line, diagnostic for diagnostic."""
+
+from __future__ import annotations
+
+import gc
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from markdown_it.rules_block import StateBlock
+
+from polybook.dialect import DialectSettings, parse_text
+from polybook.dialect.builder import build_document
+from polybook.dialect.markdown import _find_span, _parser, tokenize
+from polybook.dialect.shortcuts import _line_tables, unused_block_rules
+
+from conftest import FIXTURES
+
+SETTINGS = DialectSettings("en", ("mxnet", "pytorch"), "mxnet")
+
+#: Lines that start every kind of block the dialect has, and inline elements of every kind.
+LINES = [
+    "# Title",
+    "##x",
+    "Setext title",
+    "===",
+    "---",
+    "- - -",
+    "***",
+    "___",
+    "| a | b |",
+    "|---|:-:|",
+    "a | b",
+    "> quote",
+    ">     quoted code",
+    "* item",
+    "- item",
+    "1. item",
+    "2) item",
+    "   - nested item",
+    "    indented code",
+    "\tindented by a tab",
+    " \t mixed indent",
+    "```{.python .input}",
+    "```bash",
+    "```",
+    "~~~",
+    "#@tab pytorch",
+    "#@save",
+    "%%tab mxnet",
+    "if tab.selected('mxnet'):",
+    "x = 1  # comment",
+    "$$",
+    "$$x = 1$$",
+    "$$x = 1$$ (eq_x)",
+    ":label:`sec_a`",
+    ":eqlabel:`eq_a`",
+    ":begin_tab:`pytorch`",
+    ":end_tab:",
+    ":bibliography:`../d2l.bib`",
+    "[ref]: https://example.com",
+    "[ref]",
+    "See [the link](https://example.com) and [ref].",
+    "![cap](../img/a.svg)",
+    "[**slide mark**]",
+    "(~~slides only~~)",
+    "See :numref:`fig_a`, :cite:`Smith.2020`, $t_1$, $$y$$ and `code`.",
+    "em: numref: `fig_x`",
+    "a <https://example.com> autolink, <span>html</span> and &amp; entity",
+    "<div>",
+    "<!-- a comment -->",
+    "\\$ escaped \\` and \\[",
+    "plain prose with nothing in it",
+    "a trailing backtick :label:`glued`",
+    "",
+    "   ",
+]
+
+
+def _same(text: str) -> None:
+    """The document of ``text`` is the same through the shortcuts and without them."""
+    normalised = text.replace("\r\n", "\n").replace("\r", "\n")
+    plain = build_document("p.md", normalised, _parser(plain=True).parse(normalised), SETTINGS)
+    assert parse_text(text, "p.md", SETTINGS) == plain
+    assert parse_text(text, "p.md", SETTINGS).to_dict() == plain.to_dict()
+
+
+def _blocks(tokens: list) -> list[tuple]:
+    """The tokens as markdown-it gives them; an inline token's children where the shortcuts
+    parsed it (elsewhere they leave them out: nothing the builder reads is there)."""
+    return [
+        (t.type, t.map, t.content, t.info, t.markup, t.meta, t.attrs, t.level, _children(t.children)) for t in tokens
+    ]
+
+
+def _children(tokens: list | None) -> list[tuple]:
+    """Inline tokens, emphasis written out as the text it was (the shortcuts leave it as text
+    where no link can be), adjacent text joined."""
+    out: list[tuple] = []
+    for t in tokens or ():
+        kind, content = t.type, t.content
+        if kind in ("em_open", "em_close", "strong_open", "strong_close"):
+            kind, content = "text", t.markup
+        if kind == "text" and out and out[-1][0] == "text":
+            out[-1] = ("text", out[-1][1] + content, "", {}, {}, [])
+            continue
+        out.append((kind, content, t.markup if kind != "text" else "", t.meta, t.attrs, _children(t.children)))
+    return out
+
+
+def _same_tokens(text: str) -> None:
+    fast, plain = tokenize(text), _parser(plain=True).parse(text)
+    for token, plain_token in zip(fast, plain, strict=True):
+        if token.type == "inline" and not token.children:
+            plain_token.children = []  # not parsed: it holds nothing the builder reads
+    assert _blocks(fast) == _blocks(plain)
+
+
+@pytest.mark.parametrize("source", sorted(FIXTURES.rglob("*.md")), ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_fixtures_parse_as_without_shortcuts(source) -> None:
+    text = source.read_text(encoding="utf-8", errors="replace")
+    _same(text)
+    normalised = text.replace("\r\n", "\n").replace("\r", "\n")
+    _same_tokens(normalised)
+
+
+@given(st.lists(st.sampled_from(LINES) | st.text(alphabet=" \t#-=*_|>:[]()!<`$&\\ax1\n", max_size=10), max_size=30))
+@settings(max_examples=500, suppress_health_check=[HealthCheck.too_slow])
+def test_dialect_soup_parses_as_without_shortcuts(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    _same(text)
+    _same_tokens(text)
+
+
+@given(st.text(alphabet=" \t\nab#-`$[]()<>|:=\\&;*_\r\x00", max_size=60))
+@settings(max_examples=500)
+def test_any_text_parses_as_without_shortcuts(text: str) -> None:
+    _same(text)
+    _same_tokens(text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+@given(st.text(alphabet=" \t\na\r", max_size=40))
+@settings(max_examples=300)
+def test_line_tables_are_markdown_its(text: str) -> None:
+    state = StateBlock(text, _parser(plain=True), {}, [])
+    assert _line_tables(text) == (state.bMarks, state.eMarks, state.tShift, state.sCount, state.bsCount)
+
+
+def test_unused_block_rules() -> None:
+    prose_and_code = "Prose only.\n\n```{.python .input}\nx = 1\n```\n"
+    assert unused_block_rules(prose_and_code) == {"table", "lheading", "front_matter"}
+    assert "lheading" not in unused_block_rules("Title\n===  \n")
+    assert not unused_block_rules("---\nx: 1\n---\n|a|\n")
+
+
+def _span_by_regex(raw: str, content: str, fence: str, cursor: int) -> tuple[int, int] | None:
+    body = "".join(r"[ \n]" if ch == " " else re.escape(ch) for ch in content)
+    found = re.compile(rf"(?<!`){re.escape(fence)}[ \n]?{body}[ \n]?{re.escape(fence)}(?!`)").search(raw, cursor)
+    return None if found is None else (found.start(), found.end())
+
+
+@given(
+    st.text(alphabet="` \nab", max_size=30),
+    st.text(alphabet="` ab", min_size=1, max_size=4),
+    st.sampled_from(["`", "``"]),
+    st.integers(0, 5),
+)
+@settings(max_examples=1000)
+def test_code_spans_are_found_as_by_a_regex(raw: str, content: str, fence: str, cursor: int) -> None:
+    assert _find_span(raw.replace("\n", " "), content, fence, cursor) == _span_by_regex(raw, content, fence, cursor)
+
+
+def test_the_cycle_collector_is_as_it_was_after_a_parse() -> None:
+    assert gc.isenabled()
+    parse_text("# a\n\ntext `x`\n")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        parse_text("# a\n")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
