@@ -6,6 +6,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import hashlib
+import itertools
 import json
 import os
 import pickle
@@ -43,8 +44,7 @@ def store_bytes(path: Path, data: bytes) -> bool:
     """Write a cache entry atomically (a temporary file of its own, then a rename), creating its
     folder; False, and nothing left behind, when it cannot be written: a cache is only faster."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        fd, tmp = _temporary(path)
     except OSError:
         return False
     try:
@@ -52,9 +52,31 @@ def store_bytes(path: Path, data: bytes) -> bool:
             handle.write(data)
         os.replace(tmp, path)
     except OSError:
-        Path(tmp).unlink(missing_ok=True)
+        with suppress(OSError):
+            os.unlink(tmp)
         return False
     return True
+
+
+_written = itertools.count()  # this process's temporary files (:func:`_temporary`)
+
+
+def _temporary(path: Path) -> tuple[int, str]:
+    """A new file beside ``path`` to write it through, opened, and its name; its folder is made
+    when it is missing. Named by the process and a counter rather than by :func:`tempfile.mkstemp`'s
+    random names, and the folder made only when the open says it is missing: a cold check writes
+    some 2,000 entries, and mkstemp's and mkdir's work was a tenth of its CPU time. Dot-named, so
+    that :func:`sweep_store` knows one a killed writer left."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        tmp = os.path.join(path.parent, f".{path.name}.{os.getpid()}.{next(_written)}")
+        try:
+            return os.open(tmp, flags, 0o600), tmp
+        except FileNotFoundError:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:
+            continue  # a killed process with the same id left it: another name
+    raise FileExistsError(f"no free temporary name beside {path}")
 
 
 def hash_files(digest: Any, paths: Iterable[Path]) -> None:
