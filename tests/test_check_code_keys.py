@@ -1,0 +1,107 @@
+"""The checker's quick key of plain code is the tokenizer's (:func:`normalize_code`) exactly."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from polybook.check.code_keys import _plain_key, cell_key, without_comments
+from polybook.dialect.normalize import normalize_code
+
+CELLS = [
+    "x = 1",
+    "def f(a,   b):\n    '''Docstring.'''\n    return a+b",
+    '"""A cell\'s docstring."""\nimport torch',
+    '"Hello, world"',
+    'class A:\n    """Doc."""\n    x = 1\n\n    def g(self):\n        return [1,\n                2]',
+    "if x:\n    y = 1\nelse:\n    y = 2\nz = 3",
+    "print(f'{x:.2f}', b'bytes', rb'raw', 'it''s')",
+    "x = (1 +  # a comment\n     2)\n# only a comment\n\n    \ny = x",
+    "%matplotlib inline\nfrom d2l import torch as d2l",
+    "async def f():\n    '''Doc.'''\n    await g()",
+    "a = '''one line'''\nb = 1",
+    "def f():\n    x = 1\n  y = 2",  # a dedent to no outer level
+    "a = '''over\nlines'''",
+    "x = 1 + \\\n    2",
+    "f(1,\n  2",  # ends inside brackets
+    "x = 1)",
+    "!pip install d2l",
+    "s = 'unterminated",
+    "\tx = 1",
+    "x = 1\r\ny = 2",
+    "",
+]
+
+
+@pytest.mark.parametrize("code", CELLS)
+def test_plain_key_is_the_tokenizers_key(code: str) -> None:
+    found = _plain_key(code)
+    assert found is None or found == normalize_code(code)
+    assert cell_key(code) == normalize_code(without_comments(code))
+
+
+def test_plain_key_leaves_what_only_the_tokenizer_reads_to_it() -> None:
+    for code in ["a = '''over\nlines'''", "x = 1 + \\\n    2", "f(1,\n  2", "!pip install d2l", "\tx = 1", "x = 1)"]:
+        assert _plain_key(code) is None
+    assert _plain_key("def f():\n    '''Doc.'''\n    return 1") == "def f ( ) :\n    return 1"
+
+
+PIECES = [
+    "x",
+    "= 1",
+    "def f(a):",
+    "class A:",
+    "async def g():",
+    "return a",
+    "'''doc'''",
+    '"""doc"""',
+    "'s'",
+    '"s"',
+    "f'x{y}'",
+    "b'z'",
+    "rb'q'",
+    "u'u'",
+    "'it''s'",
+    "'a' 'b'",
+    "(",
+    ")",
+    "[1,",
+    "2]",
+    "{",
+    "}",
+    "# comment",
+    "x  # comment",
+    "'#' + x",
+    "pass",
+    "1.5e-3j",
+    "0x_ff",
+    "...",
+    "a.b",
+    "**=",
+    "->",
+    ":",
+    ";",
+    "@dec",
+    "%matplotlib",
+    "!",
+    "$",
+    "?",
+    "\\",
+    "'''",
+    "'",
+    "名前 = 1",
+    "\u3000",
+    "",
+]
+
+
+LINES = st.tuples(st.sampled_from([0, 0, 4, 8, 2]), st.lists(st.sampled_from(PIECES), max_size=4))
+
+
+@given(st.lists(LINES, max_size=12))
+@settings(max_examples=1500, suppress_health_check=[HealthCheck.too_slow])
+def test_plain_key_agrees_with_the_tokenizer_on_code_soup(lines: list[tuple[int, list[str]]]) -> None:
+    code = "\n".join(" " * indent + " ".join(words) for indent, words in lines)
+    found = _plain_key(code)
+    assert found is None or found == normalize_code(code)
