@@ -1,11 +1,15 @@
-"""The checker's quick key of plain code is the tokenizer's (:func:`normalize_code`) exactly."""
+"""The checker's quick paths give what their plain forms give: the key of plain code is the
+tokenizer's (:func:`normalize_code`), the numbers of prose are those of the plain patterns."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from polybook.check import tex
 from polybook.check.code_keys import _plain_key, cell_key, without_comments
 from polybook.dialect.normalize import normalize_code
 
@@ -105,3 +109,18 @@ def test_plain_key_agrees_with_the_tokenizer_on_code_soup(lines: list[tuple[int,
     code = "\n".join(" " * indent + " ".join(words) for indent, words in lines)
     found = _plain_key(code)
     assert found is None or found == normalize_code(code)
+
+
+# the numbers of prose: the patterns written digit first (for speed) find what these find
+_NUMBER_SPEC = r"(?<![A-Za-z0-9_.,])(\d{1,3}(?:[.,\u00a0\u202f]\d{3})+|\d+(?:[.,]\d+)?)(?![0-9_])"
+_ANY_NUMBER_SPEC = r"(?<![0-9_.,])(\d{1,3}(?:[.,\u00a0\u202f]\d{3})+|\d+(?:[.,]\d+)?)(?![0-9_])"
+
+
+@given(st.text(alphabet=st.sampled_from(list("0123456789١٢., \u00a0\u202f_aZ-$\n"))), st.integers(0, 5))
+@settings(max_examples=1000)
+def test_number_patterns_find_what_their_plain_forms_find(text: str, start: int) -> None:
+    for fast, spec in ((tex._NUMBER, _NUMBER_SPEC), (tex._ANY_NUMBER, _ANY_NUMBER_SPEC)):
+        plain = re.compile(spec)
+        assert [m.span(1) for m in fast.finditer(text)] == [m.span(1) for m in plain.finditer(text)]
+        found, wanted = fast.search(text, start), plain.search(text, start)
+        assert (found and found.span(1)) == (wanted and wanted.span(1))
