@@ -30,7 +30,7 @@ from polybook.check.keys import checker_version, file_bytes, key_of
 from polybook.check.labels import LABELS_NOTHING
 from polybook.check.library import library_findings, saved_drift
 from polybook.check.math_numbers import check_math_numbers
-from polybook.check.memo import chapter_findings, chunk_key, findings_dir
+from polybook.check.memo import chapter_findings, chunk_key, document_shelf, findings_dir
 from polybook.check.migration import (
     changed_row,
     document_changes,
@@ -51,7 +51,7 @@ from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect import parse_text
 from polybook.dialect.marks import MarkKind, as_checked, document_mark
 from polybook.dialect.nodes import Document, TocBlock
-from polybook.files import display_path, kept
+from polybook.files import display_path, kept, shelf
 from polybook.models import MODELS_DIR, parse_cached
 from polybook.toc import build_toc, toc_blocks, unreached
 
@@ -184,34 +184,35 @@ def check_chunk(book: Book, names: list[str], langs: list[str], store: Path | No
     known = set(source_names)
     orphans = {lang: [n for n in book.names_of(lang) if n not in known] for lang in langs}  # no source document
     for name in names:  # chapter by chapter: what is read from a source chapter serves every language
-        for lang in langs:
-            source, target = sources.get(name), book.chapters[lang].get(name)
-            if target is None and source is not None:
-                if not _misspelt(name, orphans[lang]):  # else said at the orphan
-                    out.findings.append(_untranslated(book.config, lang, name, source))
-                continue
-            if target is None:
-                continue
-            renamed = _misspelt(name, source_names) if source is None else []
-            if renamed:  # checked against the source's chapter it misspells, as it is today
-                out.findings.append(_orphan(lang, name, target, source_names))
-                source = _source_document(book.config, renamed[0], store)
-            base = base_of(book.config, lang, name, source, locks[lang].get(name), store, target)
-            out.bases[lang, str(base.kind)] += 1
-            if source is None and base.document is None:
-                out.findings.append(_orphan(lang, name, target, source_names))
-                continue
-            found, problems = inline_suppressions(target, lang, name)
-            out.suppressions += found
-            out.findings += problems
-            memo = findings_dir(book.config) if store and not renamed else None  # its key names its own file
-            out.findings += chapter_findings(
-                memo, book.config, lang, name, source, target, locks[lang], base,
-                functools.partial(check_chapter, book, lang, name, source, target, locks[lang], store, base),
-            )  # fmt: skip
-            out.refs += [
-                (lang, name, target.path, *ref, ref[:2] in source_refs.get(name, ())) for ref in resolvable_refs(target)
-            ]
+        # the document's kept bases and findings, every language's in one file
+        with shelf(document_shelf(book.config, name) if store else None) as kept_in:
+            for lang in langs:
+                source, target = sources.get(name), book.chapters[lang].get(name)
+                if target is None and source is not None:
+                    if not _misspelt(name, orphans[lang]):  # else said at the orphan
+                        out.findings.append(_untranslated(book.config, lang, name, source))
+                    continue
+                if target is None:
+                    continue
+                renamed = _misspelt(name, source_names) if source is None else []
+                if renamed:  # checked against the source's chapter it misspells, as it is today
+                    out.findings.append(_orphan(lang, name, target, source_names))
+                    source = _source_document(book.config, renamed[0], store)
+                base = base_of(book.config, lang, name, source, locks[lang].get(name), store, target, kept_in)
+                out.bases[lang, str(base.kind)] += 1
+                if source is None and base.document is None:
+                    out.findings.append(_orphan(lang, name, target, source_names))
+                    continue
+                found, problems = inline_suppressions(target, lang, name)
+                out.suppressions += found
+                out.findings += problems
+                memo = kept_in if not renamed else None  # its key names its own file
+                out.findings += chapter_findings(
+                    memo, book.config, lang, name, source, target, locks[lang], base,
+                    functools.partial(check_chapter, book, lang, name, source, target, locks[lang], store, base),
+                )  # fmt: skip
+                shared = source_refs.get(name, set())
+                out.refs += [(lang, name, target.path, *ref, ref[:2] in shared) for ref in resolvable_refs(target)]
     return out
 
 
