@@ -124,3 +124,22 @@ def test_number_patterns_find_what_their_plain_forms_find(text: str, start: int)
         assert [m.span(1) for m in fast.finditer(text)] == [m.span(1) for m in plain.finditer(text)]
         found, wanted = fast.search(text, start), plain.search(text, start)
         assert (found and found.span(1)) == (wanted and wanted.span(1))
+
+
+MODULES = [
+    '"""The module."""\nimport os\n\n\n@dec\n@dec2(1)\ndef f(x):\n    """Doc."""\n    return x\n',
+    "x = 1\nif x:\n    y = 2\nelse:\n    y = 3\ntry:\n    pass\nexcept OSError:\n    pass\nfinally:\n    z = 1\n",
+    's = """a string\nat the margin\ndef not_code():\n"""\nclass A:\n    pass\n',
+    "t = (1,\n2)\nu = [\n]\nv = 1 + \\\n2\nw = 3\n",
+    "# a header\n# more\n\nimport sys  # why\nx = sys.argv\n",
+    "def broken(:\n    pass\n",
+    "x = 1\n  y = 2\n",
+    "'lone string later'\nx = 1\n'another'\n",
+]
+
+
+@pytest.mark.parametrize("text", MODULES)
+def test_a_module_read_piece_by_piece_is_the_module_read_whole(text: str) -> None:
+    from polybook.check.library import _statements, _whole_statements
+
+    assert _statements(text) == _whole_statements(text)
