@@ -51,56 +51,70 @@ def _plain_key(code: str) -> str | None:
     statement: list[tuple[str, bool]] = []  # the logical line's tokens: text, is a string
     body_starts = True  # the next statement is the first of a body (the cell's, a def's or class's)
     cell_docstring = False  # the cell's first statement is a lone string
-    for line in (code + "\n").split("\n")[:-1]:
-        line += "\n"
-        pos = 0
+    for line in code.split("\n"):
+        rest = line.lstrip(" ")
         if parens == 0:  # a new statement: its indentation, or a blank or comment line
-            pos = len(line) - len(line.lstrip(" "))
-            if line[pos] in "#\n":
+            if not rest or rest[0] == "#":
                 continue
-            if pos > indents[-1]:
-                indents.append(pos)
-            while pos < indents[-1]:
-                if pos not in indents:
+            column = len(line) - len(rest)
+            if column > indents[-1]:
+                indents.append(column)
+            while column < indents[-1]:
+                if column not in indents:
                     return None  # the tokenizer's IndentationError
                 indents.pop()
-        while pos < len(line):
-            found = _TOKEN.match(line, pos)
-            if found is None:
-                return None  # an error token
-            start, pos = found.span(1)
-            if start == pos:
-                continue
-            token, first = line[start:pos], line[start]
-            if first == "\n":
-                if parens > 0:
-                    continue
-                if statement:
-                    body_starts, cell_docstring = _ended(out, statement, len(indents) - 1, body_starts, cell_docstring)
-                statement = []
-            elif first == "#":
-                continue
-            elif token in _TRIPLE_END:
-                end = _TRIPLE_END[token].match(line, pos)
-                if end is None:
-                    return None  # a string over lines
-                pos = end.end()
-                statement.append((line[start:pos], True))
-            elif first in _QUOTED or token[:2] in _QUOTED or token[:3] in _QUOTED:
-                statement.append((token, True))
-            else:
-                if first in "([{":
-                    parens += 1
-                elif first in ")]}":
-                    parens -= 1
-                    if parens < 0:
-                        return None  # more closed than opened: the tokenizer's business
-                statement.append((token, False))
+        found = _line_tokens(rest)
+        if found is None or parens + found[2] < 0:
+            return None  # an error token, a string over lines, more closed than opened
+        statement += found[0]
+        parens += found[1]
+        if parens == 0 and statement:
+            body_starts, cell_docstring = _ended(out, statement, len(indents) - 1, body_starts, cell_docstring)
+            statement = []
     if parens != 0:
         return None  # the tokenizer's error: the code ends inside brackets
     if cell_docstring and len(out) > 1:
         del out[0]
     return "\n".join(out)
+
+
+@lru_cache(maxsize=65536)
+def _line_tokens(rest: str) -> tuple[tuple[tuple[str, bool], ...], int, int] | None:
+    """The tokens of one line (its indentation cut): text and whether a string, comments left
+    out; the brackets it opens less those it closes, and the lowest that count falls to on the
+    way. None when the tokenizer would read it otherwise (a string it does not close, an error
+    token). Memoised: cells that differ mostly share their lines."""
+    line = rest + "\n"
+    tokens: list[tuple[str, bool]] = []
+    balance = lowest = pos = 0
+    while pos < len(line):
+        found = _TOKEN.match(line, pos)
+        if found is None:
+            return None  # an error token
+        start, pos = found.span(1)
+        if start == pos:
+            continue
+        token, first = line[start:pos], line[start]
+        if first == "\n":
+            break
+        if first == "#":
+            continue
+        if token in _TRIPLE_END:
+            end = _TRIPLE_END[token].match(line, pos)
+            if end is None:
+                return None  # a string over lines
+            pos = end.end()
+            tokens.append((line[start:pos], True))
+        elif first in _QUOTED or token[:2] in _QUOTED or token[:3] in _QUOTED:
+            tokens.append((token, True))
+        else:
+            if first in "([{":
+                balance += 1
+            elif first in ")]}":
+                balance -= 1
+                lowest = min(lowest, balance)
+            tokens.append((token, False))
+    return tuple(tokens), balance, lowest
 
 
 def _ended(
