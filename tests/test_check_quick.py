@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from polybook.check import tex
-from polybook.check.code_keys import _plain_key, cell_key, without_comments
-from polybook.dialect.normalize import normalize_code
+from polybook.check.code_keys import _plain_key, cell_key, code_lines, without_comments
+from polybook.dialect.normalize import logical_lines, normalize_code
 
 CELLS = [
     "x = 1",
@@ -43,6 +43,7 @@ def test_plain_key_is_the_tokenizers_key(code: str) -> None:
     found = _plain_key(code)
     assert found is None or found == normalize_code(code)
     assert cell_key(code) == normalize_code(without_comments(code))
+    assert code_lines(code) == logical_lines(code)  # positions too
 
 
 def test_plain_key_leaves_what_only_the_tokenizer_reads_to_it() -> None:
@@ -109,6 +110,7 @@ def test_plain_key_agrees_with_the_tokenizer_on_code_soup(lines: list[tuple[int,
     code = "\n".join(" " * indent + " ".join(words) for indent, words in lines)
     found = _plain_key(code)
     assert found is None or found == normalize_code(code)
+    assert code_lines(code) == logical_lines(code)
 
 
 # the numbers of prose: the patterns written digit first (for speed) find what these find
