@@ -26,6 +26,7 @@ from pathlib import Path
 from polybook.check.code import CellMatch, cell_key
 from polybook.check.findings import Finding, Location
 from polybook.check.keys import checker_version, file_bytes, key_of
+from polybook.check.segments import by_identity
 from polybook.check.staleness import SyncRecord, origin_file, source_at, source_changes
 from polybook.config import BookConfig
 from polybook.diagnostics import Code
@@ -171,12 +172,14 @@ def _same_as(document: Document | None, file: Path, origin: Path, same_dialect: 
         return None
 
 
-def _marks(doc: Document) -> set[tuple[str, str]]:
+@by_identity
+def _marks(doc: Document) -> frozenset[tuple[str, str]]:
     """What a translation keeps of the text it translates, for telling which text that is: every
-    code cell (per framework, normalised), display formula and label."""
+    code cell (per framework, normalised), display formula and label. Memoised for the last
+    documents: the source's serves every language."""
     marks = {("code:" + fw, cell_key(cell.code_for(fw))) for cell in doc.cells() for fw in cell.frameworks}
     marks |= {("math", " ".join(n.tex.split())) for n in doc.walk() if isinstance(n, DisplayMath)}
-    return marks | {("label", name) for name in doc.labels}
+    return frozenset(marks | {("label", name) for name in doc.labels})
 
 
 def _shown(path: Path) -> str:

@@ -27,6 +27,7 @@ from polybook.book import Book
 from polybook.check.code import TAKE_SOURCE
 from polybook.check.findings import Finding, Location
 from polybook.check.keys import checker_version, file_bytes, key_of
+from polybook.check.segments import by_identity
 from polybook.config import BookConfig, LibrarySettings
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Document
@@ -61,9 +62,11 @@ def saved_drift(
     return out
 
 
-def _saved_lines(doc: Document) -> set[int]:
-    """The file lines whose code ``#@save`` marks give the library, for any framework."""
-    return {n for cell in doc.cells() for f in cell.frameworks for _, n in save_lines(cell.lines_for(f))}
+@by_identity
+def _saved_lines(doc: Document) -> frozenset[int]:
+    """The file lines whose code ``#@save`` marks give the library, for any framework (memoised
+    for the last documents: the source's serves every language)."""
+    return frozenset(n for cell in doc.cells() for f in cell.frameworks for _, n in save_lines(cell.lines_for(f)))
 
 
 def library_findings(book: Book, languages: list[str], store: Path | None = None) -> list[Finding]:
