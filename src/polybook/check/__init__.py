@@ -28,7 +28,7 @@ from polybook.check.current import followed_since
 from polybook.check.findings import CheckResult, Finding, Location
 from polybook.check.keys import checker_version, file_bytes, key_of
 from polybook.check.labels import LABELS_NOTHING
-from polybook.check.library import library_findings, saved_drift
+from polybook.check.library import kept_library_findings, library_findings, saved_drift
 from polybook.check.math_numbers import check_math_numbers
 from polybook.check.memo import chapter_findings, chunk_key, document_shelf, findings_dir
 from polybook.check.migration import (
@@ -467,28 +467,34 @@ def check_book(
 
 
 def _check_in_worker(
-    config: BookConfig, names: list[str], langs: list[str], present: dict[str, list[str]]
+    config: BookConfig, names: list[str], langs: list[str], present: dict[str, list[str]], entry: Path
 ) -> ChunkResult:
-    """One chunk's result, kept whole beside the findings: a book unchanged since the last run
-    is not even loaded (each chapter's findings are kept too, for a chunk with one change)."""
+    """One chunk's result, kept whole at ``entry`` (:func:`_chunk_entry`): a book unchanged since
+    the last run is not even loaded (each chapter's findings are kept too, for a chunk with one change)."""
 
     def compute() -> ChunkResult:
         book = load_book(config, [config.source_language, *langs], set(names), cached=True, present=present)
         return check_chunk(book, names, langs, config.build_dir / MODELS_DIR)
 
+    return kept(entry, ChunkResult, compute)
+
+
+def _chunk_entry(config: BookConfig, names: list[str], langs: list[str], present: dict[str, list[str]]) -> Path:
+    """Where a chunk's whole result is kept, by :func:`chunk_key`."""
     source = present.get(config.source_language, [])
     misspelt = {near for n in names if n not in source for near in _misspelt(n, source)}
     key = chunk_key(config, names, langs, present, [config.document_path(config.source_language, n) for n in misspelt])
-    return kept(findings_dir(config) / "chunks" / key[:2] / f"{key}.pickle", ChunkResult, compute)
+    return findings_dir(config) / "chunks" / key[:2] / f"{key}.pickle"
 
 
 def _library(config: BookConfig, langs: list[str]) -> list[Finding]:
     """The book's library against its committed modules and the translations' copies (only for
-    a book that has one: the source language is then loaded whole, for its toc)."""
+    a book that has one: the source language is then loaded whole, for its toc, unless the
+    findings are kept)."""
     if not config.library.enabled:
         return []
-    book = load_book(config, [config.source_language], cached=True)
-    return library_findings(book, langs, findings_dir(config))
+    load = functools.partial(load_book, config, [config.source_language], cached=True)
+    return kept_library_findings(config, langs, findings_dir(config), load)
 
 
 @_fewer_collections()
@@ -506,12 +512,19 @@ def check_config(
     jobs = max(1, jobs or os.cpu_count() or 1)
     size = max(1, -(-len(names) // (jobs * 4)))
     groups = [names[i : i + size] for i in range(0, len(names), size)]
-    if jobs == 1 or len(groups) <= 1:
-        chunks = [_check_in_worker(config, group, langs, present) for group in groups]
+    entries = [_chunk_entry(config, group, langs, present) for group in groups]
+    # every chunk kept (an unchanged book): read here, no worker processes to start and feed
+    if jobs == 1 or len(groups) <= 1 or all(entry.is_file() for entry in entries):
+        chunks = [
+            _check_in_worker(config, group, langs, present, entry) for group, entry in zip(groups, entries, strict=True)
+        ]
         extra = _library(config, langs) if whole[0] else []
     else:
         with ProcessPoolExecutor(jobs, mp_context=get_context("fork")) as pool:
-            futures = [pool.submit(_check_in_worker, config, group, langs, present) for group in groups]
+            futures = [
+                pool.submit(_check_in_worker, config, group, langs, present, entry)
+                for group, entry in zip(groups, entries, strict=True)
+            ]
             # the library last, in a worker: it then reads most of the source's models the chunks kept
             # instead of parsing the source again beside them (a third process on two cores)
             library = pool.submit(_library, config, langs) if whole[0] else None

@@ -19,6 +19,7 @@ import ast
 import functools
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from pathlib import Path
@@ -82,6 +83,18 @@ def library_findings(book: Book, languages: list[str], store: Path | None = None
         return _library_findings(book, languages, settings)
     key = _library_key(config, settings, languages)
     return kept(store / "library" / f"{key}.pickle", list, lambda: _library_findings(book, languages, settings))
+
+
+def kept_library_findings(
+    config: BookConfig, languages: list[str], store: Path, load: Callable[[], Book]
+) -> list[Finding]:
+    """:func:`library_findings` kept in ``store``, the book loaded (``load``: its source language
+    whole) only when they are computed: an unchanged book's check does not load it."""
+    settings = config.library
+    if config.library_problems or not settings.enabled:
+        return []
+    key = _library_key(config, settings, languages)
+    return kept(store / "library" / f"{key}.pickle", list, lambda: library_findings(load(), languages))
 
 
 def _library_key(config: BookConfig, settings: LibrarySettings, languages: list[str]) -> str:
