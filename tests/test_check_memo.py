@@ -3,6 +3,7 @@ folder, and an edited chapter is checked again."""
 
 from __future__ import annotations
 
+import pickle
 import shutil
 from pathlib import Path
 
@@ -18,7 +19,12 @@ def test_kept_findings_are_the_same_and_an_edit_is_checked_again(tmp_path: Path)
     first, _ = check_config(config, jobs=1)
     kept = list((config.build_dir / ".polybook" / "findings").rglob("*.pickle"))
     chunks = [path for path in kept if "chunks" in path.parts]
-    assert len(kept) - len(chunks) == 8  # 4 translations x 2 documents
+    shelves = [path for path in kept if "documents" in path.parts]
+    assert len(shelves) == 2 == len(kept) - len(chunks)  # one file per document, for every language
+    for path in shelves:  # 4 translations' findings
+        assert sorted(slot for slot in pickle.loads(path.read_bytes()) if slot[0] == "findings") == [
+            ("findings", lang) for lang in ("ja", "pt", "tr", "zh")
+        ]
     assert len(chunks) == 2  # each chunk's whole result: an unchanged book is not loaded again
     again, _ = check_config(config, jobs=1)
     assert [f.to_dict() for f in again.findings] == [f.to_dict() for f in first.findings]

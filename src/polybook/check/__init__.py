@@ -9,10 +9,13 @@ needs every label of the book and is decided when the chunks are merged.
 from __future__ import annotations
 
 import functools
+import gc
 import os
 import time
 from collections import Counter
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from difflib import get_close_matches
 from multiprocessing import get_context
@@ -25,9 +28,9 @@ from polybook.check.current import followed_since
 from polybook.check.findings import CheckResult, Finding, Location
 from polybook.check.keys import checker_version, file_bytes, key_of
 from polybook.check.labels import LABELS_NOTHING
-from polybook.check.library import library_findings, saved_drift
+from polybook.check.library import kept_library_findings, library_findings, saved_drift
 from polybook.check.math_numbers import check_math_numbers
-from polybook.check.memo import chapter_findings, chunk_key, findings_dir
+from polybook.check.memo import chapter_findings, chunk_key, document_shelf, findings_dir
 from polybook.check.migration import (
     changed_row,
     document_changes,
@@ -48,7 +51,7 @@ from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect import parse_text
 from polybook.dialect.marks import MarkKind, as_checked, document_mark
 from polybook.dialect.nodes import Document, TocBlock
-from polybook.files import display_path, kept
+from polybook.files import display_path, kept, shelf
 from polybook.models import MODELS_DIR, parse_cached
 from polybook.toc import build_toc, toc_blocks, unreached
 
@@ -181,34 +184,35 @@ def check_chunk(book: Book, names: list[str], langs: list[str], store: Path | No
     known = set(source_names)
     orphans = {lang: [n for n in book.names_of(lang) if n not in known] for lang in langs}  # no source document
     for name in names:  # chapter by chapter: what is read from a source chapter serves every language
-        for lang in langs:
-            source, target = sources.get(name), book.chapters[lang].get(name)
-            if target is None and source is not None:
-                if not _misspelt(name, orphans[lang]):  # else said at the orphan
-                    out.findings.append(_untranslated(book.config, lang, name, source))
-                continue
-            if target is None:
-                continue
-            renamed = _misspelt(name, source_names) if source is None else []
-            if renamed:  # checked against the source's chapter it misspells, as it is today
-                out.findings.append(_orphan(lang, name, target, source_names))
-                source = _source_document(book.config, renamed[0], store)
-            base = base_of(book.config, lang, name, source, locks[lang].get(name), store, target)
-            out.bases[lang, str(base.kind)] += 1
-            if source is None and base.document is None:
-                out.findings.append(_orphan(lang, name, target, source_names))
-                continue
-            found, problems = inline_suppressions(target, lang, name)
-            out.suppressions += found
-            out.findings += problems
-            memo = findings_dir(book.config) if store and not renamed else None  # its key names its own file
-            out.findings += chapter_findings(
-                memo, book.config, lang, name, source, target, locks[lang], base,
-                functools.partial(check_chapter, book, lang, name, source, target, locks[lang], store, base),
-            )  # fmt: skip
-            out.refs += [
-                (lang, name, target.path, *ref, ref[:2] in source_refs.get(name, ())) for ref in resolvable_refs(target)
-            ]
+        # the document's kept bases and findings, every language's in one file
+        with shelf(document_shelf(book.config, name) if store else None) as kept_in:
+            for lang in langs:
+                source, target = sources.get(name), book.chapters[lang].get(name)
+                if target is None and source is not None:
+                    if not _misspelt(name, orphans[lang]):  # else said at the orphan
+                        out.findings.append(_untranslated(book.config, lang, name, source))
+                    continue
+                if target is None:
+                    continue
+                renamed = _misspelt(name, source_names) if source is None else []
+                if renamed:  # checked against the source's chapter it misspells, as it is today
+                    out.findings.append(_orphan(lang, name, target, source_names))
+                    source = _source_document(book.config, renamed[0], store)
+                base = base_of(book.config, lang, name, source, locks[lang].get(name), store, target, kept_in)
+                out.bases[lang, str(base.kind)] += 1
+                if source is None and base.document is None:
+                    out.findings.append(_orphan(lang, name, target, source_names))
+                    continue
+                found, problems = inline_suppressions(target, lang, name)
+                out.suppressions += found
+                out.findings += problems
+                memo = kept_in if not renamed else None  # its key names its own file
+                out.findings += chapter_findings(
+                    memo, book.config, lang, name, source, target, locks[lang], base,
+                    functools.partial(check_chapter, book, lang, name, source, target, locks[lang], store, base),
+                )  # fmt: skip
+                shared = source_refs.get(name, set())
+                out.refs += [(lang, name, target.path, *ref, ref[:2] in shared) for ref in resolvable_refs(target)]
     return out
 
 
@@ -424,6 +428,25 @@ def _scope(config: BookConfig, languages: list[str] | None, chapters: list[str] 
     return langs, chosen, every <= set(chosen), langs == list(config.translations)
 
 
+#: The collector's first threshold while a book is checked (Python's default is 700): a check
+#: makes millions of small objects (nodes, tokens, findings) that live until its end and hold
+#: almost no cycles, and each collection walks them again (book17 cold, ``-j 1``: 1.5 of 11
+#: CPU-seconds). Raised, not switched off: memory stays bounded when something does make cycles.
+_FEWER_COLLECTIONS = 50_000
+
+
+@contextmanager
+def _fewer_collections() -> Iterator[None]:
+    """Collect garbage less often inside the block (and in the workers it forks)."""
+    before = gc.get_threshold()
+    gc.set_threshold(max(before[0], _FEWER_COLLECTIONS), *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
+@_fewer_collections()
 def check_book(
     book: Book,
     languages: list[str] | None = None,
@@ -444,30 +467,37 @@ def check_book(
 
 
 def _check_in_worker(
-    config: BookConfig, names: list[str], langs: list[str], present: dict[str, list[str]]
+    config: BookConfig, names: list[str], langs: list[str], present: dict[str, list[str]], entry: Path
 ) -> ChunkResult:
-    """One chunk's result, kept whole beside the findings: a book unchanged since the last run
-    is not even loaded (each chapter's findings are kept too, for a chunk with one change)."""
+    """One chunk's result, kept whole at ``entry`` (:func:`_chunk_entry`): a book unchanged since
+    the last run is not even loaded (each chapter's findings are kept too, for a chunk with one change)."""
 
     def compute() -> ChunkResult:
         book = load_book(config, [config.source_language, *langs], set(names), cached=True, present=present)
         return check_chunk(book, names, langs, config.build_dir / MODELS_DIR)
 
+    return kept(entry, ChunkResult, compute)
+
+
+def _chunk_entry(config: BookConfig, names: list[str], langs: list[str], present: dict[str, list[str]]) -> Path:
+    """Where a chunk's whole result is kept, by :func:`chunk_key`."""
     source = present.get(config.source_language, [])
     misspelt = {near for n in names if n not in source for near in _misspelt(n, source)}
     key = chunk_key(config, names, langs, present, [config.document_path(config.source_language, n) for n in misspelt])
-    return kept(findings_dir(config) / "chunks" / key[:2] / f"{key}.pickle", ChunkResult, compute)
+    return findings_dir(config) / "chunks" / key[:2] / f"{key}.pickle"
 
 
 def _library(config: BookConfig, langs: list[str]) -> list[Finding]:
     """The book's library against its committed modules and the translations' copies (only for
-    a book that has one: the source language is then loaded whole, for its toc)."""
+    a book that has one: the source language is then loaded whole, for its toc, unless the
+    findings are kept)."""
     if not config.library.enabled:
         return []
-    book = load_book(config, [config.source_language], cached=True)
-    return library_findings(book, langs, findings_dir(config))
+    load = functools.partial(load_book, config, [config.source_language], cached=True)
+    return kept_library_findings(config, langs, findings_dir(config), load)
 
 
+@_fewer_collections()
 def check_config(
     config: BookConfig,
     languages: list[str] | None = None,
@@ -482,14 +512,24 @@ def check_config(
     jobs = max(1, jobs or os.cpu_count() or 1)
     size = max(1, -(-len(names) // (jobs * 4)))
     groups = [names[i : i + size] for i in range(0, len(names), size)]
-    if jobs == 1 or len(groups) <= 1:
-        chunks = [_check_in_worker(config, group, langs, present) for group in groups]
+    entries = [_chunk_entry(config, group, langs, present) for group in groups]
+    # every chunk kept (an unchanged book): read here, no worker processes to start and feed
+    if jobs == 1 or len(groups) <= 1 or all(entry.is_file() for entry in entries):
+        chunks = [
+            _check_in_worker(config, group, langs, present, entry) for group, entry in zip(groups, entries, strict=True)
+        ]
         extra = _library(config, langs) if whole[0] else []
     else:
         with ProcessPoolExecutor(jobs, mp_context=get_context("fork")) as pool:
-            futures = [pool.submit(_check_in_worker, config, group, langs, present) for group in groups]
-            extra = _library(config, langs) if whole[0] else []  # meanwhile, in this process
+            futures = [
+                pool.submit(_check_in_worker, config, group, langs, present, entry)
+                for group, entry in zip(groups, entries, strict=True)
+            ]
+            # the library last, in a worker: it then reads most of the source's models the chunks kept
+            # instead of parsing the source again beside them (a third process on two cores)
+            library = pool.submit(_library, config, langs) if whole[0] else None
             chunks = [future.result() for future in futures]
+            extra = library.result() if library is not None else []
             # the renames' changes, kept for the merge, worked out in parallel (bookmix: 80 pairs, 1.4 s)
             pairs = rename_files([f for chunk in chunks for f in chunk.findings])
             list(pool.map(functools.partial(_rename_changes, config, findings_dir(config)), *zip(*pairs, strict=True)))

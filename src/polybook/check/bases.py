@@ -26,12 +26,13 @@ from pathlib import Path
 from polybook.check.code import CellMatch, cell_key
 from polybook.check.findings import Finding, Location
 from polybook.check.keys import checker_version, file_bytes, key_of
+from polybook.check.segments import by_identity
 from polybook.check.staleness import SyncRecord, origin_file, source_at, source_changes
 from polybook.config import BookConfig
 from polybook.diagnostics import Code
 from polybook.dialect import DialectSettings, parse_text
 from polybook.dialect.nodes import DisplayMath, Document
-from polybook.files import file_sha256, kept, swept
+from polybook.files import Shelf, file_sha256, kept, swept
 from polybook.models import parse_cached
 
 
@@ -74,10 +75,12 @@ def base_of(
     record: SyncRecord | None,
     store: Path | None = None,
     translation: Document | None = None,
+    kept_in: Shelf | None = None,
 ) -> Base:
     """The base of ``lang``'s document ``chapter`` (``current``: the source's, None when the source
     has no such document; ``translation``: the translation, whose code chooses among the candidates);
-    ``store``: kept parsed documents (:mod:`polybook.models`)."""
+    ``store``: kept parsed documents (:mod:`polybook.models`); ``kept_in``: the document's shelf,
+    where the choice is kept (else in a file of its own beside ``store``)."""
     settings = config.languages[config.source_language].settings
     shown = current.path if current is not None else str(config.document_path(config.source_language, name))
     # X_origin.md is written in the dialect the translation was (its untagged cells are its default tab's)
@@ -114,7 +117,8 @@ def base_of(
     if current is not None:
         scored = [*candidates, Base(BaseKind.SOURCE, current, "the source", source_file)]
     dialects = (own, settings, config.editions[edition].settings if edition is not None else None)
-    best = scored[_closest(scored, translation, store, config.document_path(lang, name), dialects)]
+    target_file = config.document_path(lang, name)
+    best = scored[_closest(scored, translation, store, target_file, dialects, kept_in)]
     if best.kind is BaseKind.SOURCE and best.document is current:
         # the translation's code is today's source's: translated from it (or synced without a record)
         return Base(BaseKind.SOURCE_MATCHED, current, "the source")
@@ -122,10 +126,16 @@ def base_of(
 
 
 def _closest(
-    scored: list[Base], translation: Document, store: Path | None, target_file: Path, dialects: tuple[object, ...]
+    scored: list[Base],
+    translation: Document,
+    store: Path | None,
+    target_file: Path,
+    dialects: tuple[object, ...],
+    kept_in: Shelf | None = None,
 ) -> int:
     """The index of the candidate whose code, formulas and labels ``translation`` shares most (the
-    first when they tie); kept beside the findings when ``store`` is given, keyed by the files."""
+    first when they tie); kept in ``kept_in`` (the document's shelf), else beside the findings
+    when ``store`` is given, keyed by the files."""
 
     def compute() -> int:
         mine = _marks(translation)
@@ -133,13 +143,16 @@ def _closest(
         counts = [shared[id(b.document)] if b.document is not None else -1 for b in scored]
         return counts.index(max(counts))
 
-    if store is None:
+    if store is None and kept_in is None:
         return compute()
     parts: list[str | bytes] = [checker_version(), repr(dialects), file_bytes(target_file)]
     for base in scored:
         held = file_bytes(base.file) if base.file is not None else b""
         parts += [base.kind, str(base.file or ""), held, str(base.document is None)]
     key = key_of(parts)
+    if kept_in is not None:
+        return kept_in.get(("base", str(target_file)), key, int, compute)
+    assert store is not None
     return kept(swept(store.parent / "bases") / key[:2] / f"{key}.pickle", int, compute)
 
 
@@ -159,12 +172,14 @@ def _same_as(document: Document | None, file: Path, origin: Path, same_dialect: 
         return None
 
 
-def _marks(doc: Document) -> set[tuple[str, str]]:
+@by_identity
+def _marks(doc: Document) -> frozenset[tuple[str, str]]:
     """What a translation keeps of the text it translates, for telling which text that is: every
-    code cell (per framework, normalised), display formula and label."""
+    code cell (per framework, normalised), display formula and label. Memoised for the last
+    documents: the source's serves every language."""
     marks = {("code:" + fw, cell_key(cell.code_for(fw))) for cell in doc.cells() for fw in cell.frameworks}
     marks |= {("math", " ".join(n.tex.split())) for n in doc.walk() if isinstance(n, DisplayMath)}
-    return marks | {("label", name) for name in doc.labels}
+    return frozenset(marks | {("label", name) for name in doc.labels})
 
 
 def _shown(path: Path) -> str:

@@ -7,13 +7,13 @@ from typing import Any
 
 from polybook.check.align import Pair, align
 from polybook.check.code_diff import Hunk, token_diff
-from polybook.check.code_keys import cell_key, without_comments
+from polybook.check.code_keys import cell_key, code_lines, without_comments
 from polybook.check.findings import Finding, Location
 from polybook.check.regroup import CellMatch, holders, streams_of
 from polybook.check.strings import differing_strings
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import CodeCell, Document
-from polybook.dialect.normalize import logical_lines, normalize_code
+from polybook.dialect.normalize import normalize_code
 from polybook.library.collect import save_lines
 
 _MAX_DIFF = 8
@@ -458,4 +458,4 @@ def _first_line(code: str) -> str:
 
 def without_strings(code: str) -> list[str]:
     """Tokens with every string literal blanked: equal lists mean only strings differ."""
-    return ["''" if t.is_string else t.text for _, toks in logical_lines(code) for t in toks]
+    return ["''" if t.is_string else t.text for _, toks in code_lines(code) for t in toks]

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from polybook.check.align import align
-from polybook.dialect.normalize import CodeToken, logical_lines
+from polybook.check.code_keys import code_lines
+from polybook.dialect.normalize import CodeToken
 
 _IDENT = re.compile(r"^[A-Za-z_]\w*$")
 _OPEN, _CLOSE = ("(", "[", "{"), (")", "]", "}")
@@ -31,7 +32,7 @@ def token_diff(translation: str, source: str) -> list[Hunk]:
     a pair of similar lines only the changed tokens are shown, widened to the call or
     subscript around them.
     """
-    t_lines, s_lines = [toks for _, toks in logical_lines(translation)], [toks for _, toks in logical_lines(source)]
+    t_lines, s_lines = [toks for _, toks in code_lines(translation)], [toks for _, toks in code_lines(source)]
     t_src, s_src = translation.split("\n"), source.split("\n")
     t_keys = [" ".join(x.text for x in toks) for toks in t_lines]
     s_keys = [" ".join(x.text for x in toks) for toks in s_lines]

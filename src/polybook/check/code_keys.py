@@ -4,9 +4,10 @@ folded (:func:`cell_key`), with a quick cut of comments first (:func:`without_co
 from __future__ import annotations
 
 import re
+import tokenize
 from functools import lru_cache
 
-from polybook.dialect.normalize import normalize_code
+from polybook.dialect.normalize import CodeToken, logical_lines, normalize_code
 
 _CODE_THEN_COMMENT = re.compile(r"""^([^'"#]*?)\s*#.*$""")  # a comment after code without quotes
 
@@ -22,4 +23,135 @@ def without_comments(code: str) -> str:
 @lru_cache(maxsize=65536)
 def cell_key(code: str) -> str:
     """The code as compared: comments and docstrings dropped, whitespace folded."""
-    return normalize_code(without_comments(code))
+    code = without_comments(code)
+    key = _plain_key(code)
+    return key if key is not None else normalize_code(code)
+
+
+@lru_cache(maxsize=16384)
+def code_lines(code: str) -> list[tuple[int, list[CodeToken]]]:
+    """:func:`logical_lines` (``(indent depth, tokens)`` per logical line, without comments or
+    docstrings), by the quick reading when the code is plain. Memoised: shared, never mutate it."""
+    found = _quick_lines(code)
+    if found is None:
+        return logical_lines(code)
+    return [(depth, [CodeToken(text, line, start, end, string) for text, string, line, start, end in toks])
+            for depth, toks in found]  # fmt: skip
+
+
+# Why by hand: :func:`normalize_code` and :func:`logical_lines` run Python's tokenizer
+# (:mod:`tokenize`), which makes a named tuple per token; the checker asks for the key of every
+# distinct cell of every language and base (book17: some 5,000 cells, 450,000 tokens, a tenth of
+# a cold check's CPU time). :func:`_quick_lines` reads the same logical lines with the tokenizer's
+# own token pattern, each distinct line once, for the cells that are plain (no string over lines,
+# no backslash continuation, no tab or form feed, nothing the tokenizer calls an error); for any
+# other cell it gives None and the tokenizer is asked.
+_TOKEN = re.compile(tokenize.PseudoToken)
+_TRIPLE_END = {quote: re.compile(tokenize.endpats[quote]) for quote in tokenize.triple_quoted}
+_QUOTED = tokenize.single_quoted  # a string's start, its prefix included
+_NOT_PLAIN = re.compile(r"[\t\f\r]|\\$", re.M)  # what only the tokenizer itself handles
+
+_Token = tuple[str, bool, int, int, int]  # text, is a string, line (from 0), start and end column
+
+
+def _plain_key(code: str) -> str | None:
+    """:func:`normalize_code`'s result for plain code (see above), else None."""
+    found = _quick_lines(code)
+    if found is None:
+        return None
+    return "\n".join("    " * depth + " ".join(token[0] for token in toks) for depth, toks in found)
+
+
+def _quick_lines(code: str) -> list[tuple[int, list[_Token]]] | None:
+    """:func:`logical_lines`'s lines for plain code (see above), tokens as tuples; else None."""
+    if _NOT_PLAIN.search(code):
+        return None
+    out: list[tuple[int, list[_Token]]] = []
+    indents = [0]
+    parens = 0
+    statement: list[_Token] = []  # the logical line's tokens
+    body_starts = True  # the next statement is the first of a body (the cell's, a def's or class's)
+    cell_docstring = False  # the cell's first statement is a lone string
+    for number, line in enumerate(code.split("\n")):
+        rest = line.lstrip(" ")
+        column = len(line) - len(rest)
+        if parens == 0:  # a new statement: its indentation, or a blank or comment line
+            if not rest or rest[0] == "#":
+                continue
+            if column > indents[-1]:
+                indents.append(column)
+            while column < indents[-1]:
+                if column not in indents:
+                    return None  # the tokenizer's IndentationError
+                indents.pop()
+        found = _line_tokens(rest)
+        if found is None or parens + found[2] < 0:
+            return None  # an error token, a string over lines, more closed than opened
+        statement += [(text, string, number, start + column, end + column) for text, string, start, end in found[0]]
+        parens += found[1]
+        if parens == 0 and statement:
+            body_starts, cell_docstring = _ended(out, statement, len(indents) - 1, body_starts, cell_docstring)
+            statement = []
+    if parens != 0:
+        return None  # the tokenizer's error: the code ends inside brackets
+    if cell_docstring and len(out) > 1:
+        del out[0]
+    return out
+
+
+@lru_cache(maxsize=65536)
+def _line_tokens(rest: str) -> tuple[tuple[tuple[str, bool, int, int], ...], int, int] | None:
+    """The tokens of one line (its indentation cut): text, whether a string, start and end
+    column, comments left out; the brackets it opens less those it closes, and the lowest that
+    count falls to on the way. None when the tokenizer would read it otherwise (a string it does
+    not close, an error token). Memoised: cells that differ mostly share their lines."""
+    line = rest + "\n"
+    tokens: list[tuple[str, bool, int, int]] = []
+    balance = lowest = pos = 0
+    while pos < len(line):
+        found = _TOKEN.match(line, pos)
+        if found is None:
+            return None  # an error token
+        start, pos = found.span(1)
+        if start == pos:
+            continue
+        token, first = line[start:pos], line[start]
+        if first == "\n":
+            break
+        if first == "#":
+            continue
+        if token in _TRIPLE_END:
+            end = _TRIPLE_END[token].match(line, pos)
+            if end is None:
+                return None  # a string over lines
+            pos = end.end()
+            tokens.append((line[start:pos], True, start, pos))
+        elif first in _QUOTED or token[:2] in _QUOTED or token[:3] in _QUOTED:
+            tokens.append((token, True, start, pos))
+        else:
+            if first in "([{":
+                balance += 1
+            elif first in ")]}":
+                balance -= 1
+                lowest = min(lowest, balance)
+            tokens.append((token, False, start, pos))
+    return tuple(tokens), balance, lowest
+
+
+def _ended(
+    out: list[tuple[int, list[_Token]]], statement: list[_Token], depth: int, body_starts: bool, cell_docstring: bool
+) -> tuple[bool, bool]:
+    """Add a logical line to ``out`` unless it is a docstring; the new ``body_starts`` and
+    ``cell_docstring`` (as :func:`polybook.dialect.normalize.logical_lines` decides them)."""
+    if not (body_starts and _lone_string(statement)):
+        out.append((depth, statement))
+    elif not out and depth == 0:
+        cell_docstring = True
+        out.append((depth, statement))
+    words = [token[0] for token in statement[:2]]
+    return statement[-1][0] == ":" and (words[0] in ("def", "class") or words == ["async", "def"]), cell_docstring
+
+
+def _lone_string(statement: list[_Token]) -> bool:
+    """A statement made of string literals only, no f-string or bytes."""
+    return all(t[1] and not {"f", "b"} & set(t[0][: t[0].index(t[0][-1])].lower()) for t in statement)

@@ -18,6 +18,8 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from pathlib import Path
@@ -26,6 +28,7 @@ from polybook.book import Book
 from polybook.check.code import TAKE_SOURCE
 from polybook.check.findings import Finding, Location
 from polybook.check.keys import checker_version, file_bytes, key_of
+from polybook.check.segments import by_identity
 from polybook.config import BookConfig, LibrarySettings
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Document
@@ -60,9 +63,11 @@ def saved_drift(
     return out
 
 
-def _saved_lines(doc: Document) -> set[int]:
-    """The file lines whose code ``#@save`` marks give the library, for any framework."""
-    return {n for cell in doc.cells() for f in cell.frameworks for _, n in save_lines(cell.lines_for(f))}
+@by_identity
+def _saved_lines(doc: Document) -> frozenset[int]:
+    """The file lines whose code ``#@save`` marks give the library, for any framework (memoised
+    for the last documents: the source's serves every language)."""
+    return frozenset(n for cell in doc.cells() for f in cell.frameworks for _, n in save_lines(cell.lines_for(f)))
 
 
 def library_findings(book: Book, languages: list[str], store: Path | None = None) -> list[Finding]:
@@ -78,6 +83,18 @@ def library_findings(book: Book, languages: list[str], store: Path | None = None
         return _library_findings(book, languages, settings)
     key = _library_key(config, settings, languages)
     return kept(store / "library" / f"{key}.pickle", list, lambda: _library_findings(book, languages, settings))
+
+
+def kept_library_findings(
+    config: BookConfig, languages: list[str], store: Path, load: Callable[[], Book]
+) -> list[Finding]:
+    """:func:`library_findings` kept in ``store``, the book loaded (``load``: its source language
+    whole) only when they are computed: an unchanged book's check does not load it."""
+    settings = config.library
+    if config.library_problems or not settings.enabled:
+        return []
+    key = _library_key(config, settings, languages)
+    return kept(store / "library" / f"{key}.pickle", list, lambda: library_findings(load(), languages))
 
 
 def _library_key(config: BookConfig, settings: LibrarySettings, languages: list[str]) -> str:
@@ -209,17 +226,72 @@ def _name(statement: tuple[int, str, str]) -> str:
 @functools.lru_cache(maxsize=32)
 def _statements(text: str) -> tuple[tuple[int, str, str], ...] | None:
     """``(first line, code, name)`` of each top-level statement, docstrings dropped; None when
-    ``text`` does not parse. Memoised: the book's module is compared with every language's copy."""
+    ``text`` does not parse. Memoised: the book's module is compared with every language's copy.
+
+    Parsed piece by piece (:func:`_pieces`), each piece once per process: a language's copy is
+    mostly the book's module, statement for statement (book17: 15 modules of some 3,000 lines,
+    parsed whole, were half the library check's time). Should a piece not parse alone, the text
+    is parsed whole, as a piece that does not parse may be one cut where no statement ends."""
+    lines = text.split("\n")
+    out: list[tuple[int, str, str]] = []
+    first_statement = True
+    for start, piece in _pieces(lines):
+        found = _piece_statements(piece)
+        if found is None:
+            return _whole_statements(text)
+        for first, code, name, lone_string in found:
+            if not (first_statement and lone_string):  # the module's docstring is no code
+                out.append((start + first, code, name))
+            first_statement = False
+    return tuple(out)
+
+
+def _pieces(lines: list[str]) -> list[tuple[int, str]]:
+    """``(lines before it, text)`` of the text's pieces, cut before each line that starts a
+    statement at the left margin (not after a decorator, nor at ``else``, ``elif``, ``except``,
+    ``finally``); a cut inside a string or brackets leaves a piece that does not parse."""
+    starts = [0]
+    for i, line in enumerate(lines[1:], 1):
+        head = line[:1]
+        if head and not head.isspace() and head not in "#)]}'\"" and not _CONTINUES.match(line):
+            previous = next((lines[j] for j in range(i - 1, starts[-1] - 1, -1) if lines[j].strip()), "")
+            if not previous.startswith("@") and not previous.rstrip().endswith("\\"):
+                starts.append(i)
+    return [(a, "\n".join(lines[a:b])) for a, b in zip(starts, [*starts[1:], len(lines)], strict=True)]
+
+
+_CONTINUES = re.compile(r"(?:else|elif|except|finally|case)\b")
+_Statement = tuple[int, str, str, bool]  # first line, code, name, whether it is a lone string
+_PIECES: dict[str, tuple[_Statement, ...] | None] = {}  # a piece's text -> its statements
+
+
+def _piece_statements(piece: str) -> tuple[_Statement, ...] | None:
+    """The statements of one piece (lines counted from 0), or None when it does not parse alone."""
+    if piece not in _PIECES:
+        if len(_PIECES) > 20_000:  # a long-lived process (serve) keeps only recent ones
+            _PIECES.clear()
+        try:
+            tree = ast.parse(piece)
+        except SyntaxError:
+            _PIECES[piece] = None
+        else:
+            lines = piece.split("\n")
+            _PIECES[piece] = tuple((*_statement(node, lines), _is_docstring(node)) for node in tree.body)
+    return _PIECES[piece]
+
+
+def _statement(node: ast.stmt, lines: list[str]) -> tuple[int, str, str]:
+    first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+    return first, _code_of(node, "\n".join(lines[first - 1 : node.end_lineno])), _statement_name(node)
+
+
+def _whole_statements(text: str) -> tuple[tuple[int, str, str], ...] | None:
     try:
         tree = ast.parse(text)
     except SyntaxError:
         return None
     lines = text.split("\n")
-    out = []
-    for node in _without_docstring(tree.body):
-        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
-        out.append((first, _code_of(node, "\n".join(lines[first - 1 : node.end_lineno])), _statement_name(node)))
-    return tuple(out)
+    return tuple(_statement(node, lines) for node in _without_docstring(tree.body))
 
 
 _CODES: dict[str, str] = {}  # a statement's text -> its code as compared (the copies repeat the book's)
@@ -239,11 +311,12 @@ def _code_of(node: ast.stmt, written: str) -> str:
 
 
 def _without_docstring(body: list[ast.stmt]) -> list[ast.stmt]:
-    first = body[0] if body else None
-    is_doc = (
-        isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
-    )
-    return body[1:] if is_doc else body
+    return body[1:] if body and _is_docstring(body[0]) else body
+
+
+def _is_docstring(node: ast.stmt) -> bool:
+    """A lone string: a docstring when it is a body's first statement."""
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
 
 
 def _statement_name(node: ast.stmt) -> str:

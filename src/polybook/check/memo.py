@@ -20,7 +20,7 @@ from polybook.check.keys import checker_version, file_bytes, key_of, package_ver
 from polybook.check.staleness import LOCK_NAME, SyncRecord, origin_file
 from polybook.config import BookConfig
 from polybook.dialect.nodes import Document
-from polybook.files import kept, swept
+from polybook.files import Shelf, kept, swept
 from polybook.models import MODELS_DIR
 
 FINDINGS_DIR = "findings"
@@ -33,7 +33,7 @@ def findings_dir(config: BookConfig) -> Path:
 
 
 def chapter_findings(
-    store: Path | None,
+    store: Path | Shelf | None,
     config: BookConfig,
     lang: str,
     name: str,
@@ -43,8 +43,8 @@ def chapter_findings(
     base: Base,
     compute: Callable[[], list[Finding]],
 ) -> list[Finding]:
-    """``compute()``, or what it gave last time for the same inputs (``store``: the folder of
-    kept findings, None to compute every time)."""
+    """``compute()``, or what it gave last time for the same inputs (``store``: the document's
+    shelf (:func:`document_shelf`), or a folder of kept findings; None to compute every time)."""
     if store is None:
         return compute()
     record = lock.get(name)
@@ -61,7 +61,15 @@ def chapter_findings(
         str(base.file or ""),
         file_bytes(base.file) if base.file is not None else b"",
     ])  # fmt: skip
+    if isinstance(store, Shelf):
+        return store.get(("findings", lang), key, list, compute)
     return kept(store / key[:2] / f"{key}.pickle", list, compute)
+
+
+def document_shelf(config: BookConfig, name: str) -> Path:
+    """The file of the findings and bases kept for document ``name`` in every language (a
+    :class:`~polybook.files.Shelf`: one file for them all)."""
+    return findings_dir(config) / "documents" / f"{key_of([name])}.pickle"
 
 
 def chunk_key(

