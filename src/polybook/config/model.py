@@ -3,6 +3,7 @@ each validated by :mod:`polybook.config.validate`."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -167,15 +168,18 @@ class BookConfig:
 
     def document_names(self, lang: str) -> list[str]:
         """The names of :meth:`chapter_files`: ``chapter_x/section``."""
-        folder = self.chapters_dir / lang
+        folder = str(self.chapters_dir / lang)
         excluded = self.excluded(lang)
         names = []
-        for path in folder.rglob("*.md"):
-            relative = path.relative_to(folder)
-            if relative.as_posix() in excluded or any(part.startswith(".") for part in relative.parts):
-                continue
-            if path.is_file():
-                names.append(relative.with_suffix("").as_posix())
+        # os.walk and strings, not Path.rglob: every command lists every language (twice as fast)
+        for root, dirs, files in os.walk(folder, followlinks=True):
+            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            prefix = os.path.relpath(root, folder).replace(os.sep, "/") + "/" if root != folder else ""
+            for name in files:
+                relative = prefix + name
+                wanted = name.endswith(".md") and not name.startswith(".") and relative not in excluded
+                if wanted and os.path.isfile(os.path.join(root, name)):
+                    names.append(relative[: -len(".md")])
         return sorted(names)
 
     def excluded(self, lang: str) -> set[str]:
