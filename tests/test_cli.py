@@ -88,3 +88,26 @@ def test_parse_of_a_folder_leaves_out_what_the_book_excludes(tmp_path: Path) -> 
     result = CliRunner().invoke(main, ["--conf", str(conf), "parse", str(tmp_path / "chapters" / "ja")])
     assert result.exit_code == 0, result.output
     assert "one.md" in result.output and "one_origin.md" not in result.output
+
+
+def test_the_console_script_exits_as_click_decides_after_the_threads_and_exit_handlers(tmp_path: Path) -> None:
+    """``polybook.cli.run`` (the console script) leaves with os._exit, skipping the interpreter's
+    teardown: its exit code is click's, a non-daemon thread still finishes, exit handlers run."""
+    import subprocess
+    import sys
+
+    script = (
+        "import atexit, pathlib, sys, threading, time\n"
+        "from polybook.cli import run\n"
+        "out = pathlib.Path(sys.argv[1])\n"
+        "atexit.register(lambda: out.with_suffix('.atexit').write_text('ran'))\n"
+        "threading.Thread(target=lambda: (time.sleep(0.2), out.write_text('finished'))).start()\n"
+        "sys.argv = ['polybook', *sys.argv[2:]]\n"
+        "run()\n"
+    )
+    out = tmp_path / "thread.txt"
+    done = subprocess.run([sys.executable, "-c", script, str(out), "--version"], capture_output=True, text=True)
+    assert done.returncode == 0 and "polybook, version" in done.stdout
+    assert out.read_text() == "finished" and out.with_suffix(".atexit").read_text() == "ran"
+    done = subprocess.run([sys.executable, "-c", script, str(out), "no-such-command"], capture_output=True, text=True)
+    assert done.returncode == 2 and "No such command" in done.stderr

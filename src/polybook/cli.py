@@ -8,6 +8,7 @@ import importlib
 import json
 import os
 import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -355,7 +356,11 @@ def run() -> None:
         code: int | str | None = 0
     except SystemExit as done:
         code = done.code
-    atexit._run_exitfuncs()  # what ``sys.exit`` would have run: worker pools, temporary folders
+    # What the interpreter's exit would do before tearing down, in its order: wait for the other
+    # threads (thread pools are told to finish first), then the exit handlers (process pools,
+    # temporary folders). Private names, but the interpreter's own steps since Python 3.9.
+    threading._shutdown()  # type: ignore[attr-defined]
+    atexit._run_exitfuncs()
     if isinstance(code, str):  # ``sys.exit("message")`` prints it and exits 1
         print(code, file=sys.stderr)
         code = 1
