@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any, TypeVar
 
-from polybook.check.align import align
+from polybook.check.align import align, never
 from polybook.check.code import CellMatch
 from polybook.dialect.nodes import CodeCell, DisplayMath, Document, Figure, Heading, Node, TextTab
 from polybook.dialect.slides import prose_of
@@ -121,7 +121,7 @@ class Alignment:
         src, tgt = self.pairs[k]
         before = [i for i, item in enumerate(src.items) if item.node.line <= source_line]
         if tgt.items and before:
-            pairs = align([_kind(i) for i in src.items], [_kind(i) for i in tgt.items], lambda a, b: 0.0, 1.0)
+            pairs = align([_kind(i) for i in src.items], [_kind(i) for i in tgt.items], never, 1.0)
             at = next(n for n, p in enumerate(pairs) if p.source == before[-1])
             order = [*reversed(pairs[: at + 1]), *pairs[at + 1 :]]  # the node, the ones before, then after
             paired = next((p.target for p in order if p.target is not None and p.source is not None), None)
