@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from difflib import SequenceMatcher
 from itertools import pairwise
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from polybook.check.align import Pair, align, char_ratio, never, token_ratio
+from polybook.check.bases import Base, BaseKind, _closest
 from polybook.check.staleness import word_diff
+from polybook.dialect import DialectSettings, parse_text
 
 
 def _plain_common(source: list[str], target: list[str]) -> list[tuple[int, int]]:
@@ -111,3 +114,17 @@ def test_a_memoised_alignment_is_not_shared_with_the_caller() -> None:
 
 def test_word_diff_says_the_changed_runs() -> None:
     assert word_diff("the cat sat", "the dog sat") == (("cat", "dog"),)
+
+
+def test_candidates_that_are_one_document_are_not_counted(tmp_path: Path) -> None:
+    """The first candidate at hand wins, as the count would say (every count is the same)."""
+    settings = DialectSettings(frameworks=("mxnet",), default_tab="mxnet")
+    source = parse_text("# T\n\n```{.python .input}\nx = 1\n```\n", "en/t.md", settings)
+    other = parse_text("# T\n\n```{.python .input}\ny = 2\n```\n", "en/t_origin.md", settings)
+    translation = parse_text("# T\n\n```{.python .input}\ny = 2  # ja\n```\n", "ja/t.md", settings)
+    none = Base(BaseKind.EDITION, None, "v0", tmp_path / "e")
+    same = [none, Base(BaseKind.ORIGIN, source, "o"), Base(BaseKind.SOURCE, source, "s")]
+    assert _closest(same, translation, None, tmp_path / "t.md", ()) == 1
+    assert _closest([none, none], translation, None, tmp_path / "t.md", ()) == 0
+    both = [Base(BaseKind.ORIGIN, source, "o"), Base(BaseKind.SOURCE, other, "s")]
+    assert _closest(both, translation, None, tmp_path / "t.md", ()) == 1

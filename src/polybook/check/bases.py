@@ -143,6 +143,10 @@ def _closest(
         counts = [shared[id(b.document)] if b.document is not None else -1 for b in scored]
         return counts.index(max(counts))
 
+    if len({id(b.document) for b in scored if b.document is not None}) <= 1:
+        # one document read for every candidate (an X_origin.md that is the source's file byte
+        # for byte): they all share as much, and the first one at hand wins without counting
+        return next((k for k, b in enumerate(scored) if b.document is not None), 0)
     if store is None and kept_in is None:
         return compute()
     parts: list[str | bytes] = [checker_version(), repr(dialects), file_bytes(target_file)]
