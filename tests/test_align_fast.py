@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from polybook.check.align import Pair, align, char_ratio, never, token_ratio
-from polybook.check.bases import Base, BaseKind, _closest
+from polybook.check.bases import Base, BaseKind, _closest, _held
 from polybook.check.staleness import word_diff
 from polybook.dialect import DialectSettings, parse_text
 
@@ -128,3 +128,13 @@ def test_candidates_that_are_one_document_are_not_counted(tmp_path: Path) -> Non
     assert _closest([none, none], translation, None, tmp_path / "t.md", ()) == 0
     both = [Base(BaseKind.ORIGIN, source, "o"), Base(BaseKind.SOURCE, other, "s")]
     assert _closest(both, translation, None, tmp_path / "t.md", ()) == 1
+
+
+def test_an_editions_document_is_read_once_while_its_bytes_stay(tmp_path: Path) -> None:
+    settings = DialectSettings(frameworks=("mxnet",), default_tab="mxnet")
+    path = tmp_path / "t.md"
+    path.write_text("# T\n\nOne.\n", encoding="utf-8")
+    first = _held(path, settings, None)
+    assert _held(path, settings, None) is first
+    path.write_text("# T\n\nTwo.\n", encoding="utf-8")
+    assert "Two." in _held(path, settings, None).nodes[-1].source  # type: ignore[attr-defined]
