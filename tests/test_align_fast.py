@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from polybook.check.align import Pair, align, char_ratio, never, token_ratio
+from polybook.check.align import Pair, _common_length, align, char_ratio, never, token_ratio
 from polybook.check.bases import Base, BaseKind, _closest, _held
 from polybook.check.staleness import word_diff
 from polybook.dialect import DialectSettings, parse_text
@@ -138,3 +138,10 @@ def test_an_editions_document_is_read_once_while_its_bytes_stay(tmp_path: Path) 
     assert _held(path, settings, None) is first
     path.write_text("# T\n\nTwo.\n", encoding="utf-8")
     assert "Two." in _held(path, settings, None).nodes[-1].source  # type: ignore[attr-defined]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text("ab c", max_size=30), st.text("ab c", max_size=30))
+def test_the_longest_common_subsequence_by_bits_is_the_tables(a: str, b: str) -> None:
+    assert _common_length(char_ratio, a, b) == len(_plain_table(list(a), list(b)))
+    assert _common_length(token_ratio, a, b) == len(_plain_table(a.split(), b.split()))
