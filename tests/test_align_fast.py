@@ -128,6 +128,9 @@ def test_candidates_that_are_one_document_are_not_counted(tmp_path: Path) -> Non
     assert _closest([none, none], translation, None, tmp_path / "t.md", ()) == 0
     both = [Base(BaseKind.ORIGIN, source, "o"), Base(BaseKind.SOURCE, other, "s")]
     assert _closest(both, translation, None, tmp_path / "t.md", ()) == 1
+    reworded = parse_text("# T\n\nNew words.\n\n```{.python .input}\nx = 1  # one\n```\n", "en/t.md", settings)
+    alike = [Base(BaseKind.ORIGIN, source, "o"), Base(BaseKind.SOURCE, reworded, "s")]
+    assert _closest(alike, translation, None, tmp_path / "t.md", ()) == 0
 
 
 def test_an_editions_document_is_read_once_while_its_bytes_stay(tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from polybook.check.code import CellMatch, cell_key
+from polybook.check.code_keys import without_comments
 from polybook.check.findings import Finding, Location
 from polybook.check.keys import checker_version, file_bytes, key_of
 from polybook.check.segments import by_identity
@@ -144,9 +145,11 @@ def _closest(
         counts = [shared[id(b.document)] if b.document is not None else -1 for b in scored]
         return counts.index(max(counts))
 
-    if len({id(b.document) for b in scored if b.document is not None}) <= 1:
-        # one document read for every candidate (an X_origin.md that is the source's file byte
-        # for byte): they all share as much, and the first one at hand wins without counting
+    documents = list({id(b.document): b.document for b in scored if b.document is not None}.values())
+    if len(documents) <= 1 or len({_uncommented_marks(document) for document in documents}) == 1:
+        # one document read for every candidate (an X_origin.md that is the source's file byte for
+        # byte), or documents whose marks are alike before their code is normalised (their marks
+        # are then alike too): they all share as much, and the first one at hand wins uncounted
         return next((k for k, b in enumerate(scored) if b.document is not None), 0)
     if store is None and kept_in is None:
         return compute()
@@ -204,6 +207,15 @@ def _marks(doc: Document) -> frozenset[tuple[str, str]]:
     code cell (per framework, normalised), display formula and label. Memoised for the last
     documents: the source's serves every language."""
     marks = {("code:" + fw, cell_key(cell.code_for(fw))) for cell in doc.cells() for fw in cell.frameworks}
+    marks |= {("math", " ".join(n.tex.split())) for n in doc.walk() if isinstance(n, DisplayMath)}
+    return frozenset(marks | {("label", name) for name in doc.labels})
+
+
+@by_identity
+def _uncommented_marks(doc: Document) -> frozenset[tuple[str, str]]:
+    """:func:`_marks` with each cell's code only :func:`without_comments` (its key is a function
+    of that): equal for two documents, their marks are equal, at a fraction of the cost."""
+    marks = {("code:" + fw, without_comments(cell.code_for(fw))) for cell in doc.cells() for fw in cell.frameworks}
     marks |= {("math", " ".join(n.tex.split())) for n in doc.walk() if isinstance(n, DisplayMath)}
     return frozenset(marks | {("label", name) for name in doc.labels})
 
