@@ -48,7 +48,7 @@ from polybook.check.staleness import ORIGIN_SUFFIX, SyncRecord, lock_problem, re
 from polybook.check.suppress import Suppression, apply, inline_suppressions, unused
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic, Level
-from polybook.dialect import parse_text
+from polybook.dialect import DialectSettings, parse_text
 from polybook.dialect.marks import MarkKind, as_checked, document_mark
 from polybook.dialect.nodes import Document, TocBlock
 from polybook.files import display_path, kept, shelf
@@ -340,20 +340,38 @@ def _rename_changes(config: BookConfig, store: Path | None, base_file: Path, sou
 
     if store is None:
         return compute()
-    parts = [checker_version(), file_bytes(config.path), str(base_file), str(source_file)]
-    key = key_of([*parts, file_bytes(base_file), file_bytes(source_file)])
+    key = _rename_key(config, base_file, source_file)
     return kept(store / "renames" / key[:2] / f"{key}.pickle", Changes, compute)
+
+
+def _rename_key(config: BookConfig, base_file: Path, source_file: Path) -> str:
+    """The key of a rename's changes: both files' bytes and how they read, not where they are
+    (languages renaming a document from one base text share it: bookmix, 80 renames, 38 texts)."""
+    parts = [checker_version(), file_bytes(config.path)]
+    parts += [repr(_settings_of(config, base_file)), repr(_settings_of(config, source_file))]
+    return key_of([*parts, file_bytes(base_file), file_bytes(source_file)])
+
+
+def _distinct_renames(config: BookConfig, pairs: list[tuple[Path, Path]]) -> list[tuple[Path, Path]]:
+    """``pairs`` of files that both exist, one per :func:`_rename_key`: what is worth working out."""
+    found = [(base, source) for base, source in pairs if base.is_file() and source.is_file()]
+    return list({_rename_key(config, base, source): (base, source) for base, source in found}.values())
+
+
+def _settings_of(config: BookConfig, path: Path) -> DialectSettings:
+    """How a file the merge reads is parsed: its language's dialect, an edition's for an edition's file."""
+    settings = config.settings_for(path)
+    for edition in config.editions.values():
+        if path.resolve().is_relative_to(edition.folder.resolve()):
+            settings = edition.settings
+    return settings
 
 
 def _read(config: BookConfig, path: Path) -> Document | None:
     """A document the merge needs (a renamed document's base and source), through the kept ones."""
     if not path.is_file():
         return None
-    settings = config.settings_for(path)
-    for edition in config.editions.values():
-        if path.resolve().is_relative_to(edition.folder.resolve()):
-            settings = edition.settings
-    return parse_cached(path, settings, path.as_posix(), config.build_dir / MODELS_DIR)
+    return parse_cached(path, _settings_of(config, path), path.as_posix(), config.build_dir / MODELS_DIR)
 
 
 _KINDS = {
@@ -531,7 +549,7 @@ def check_config(
             chunks = [future.result() for future in futures]
             extra = library.result() if library is not None else []
             # the renames' changes, kept for the merge, worked out in parallel (bookmix: 80 pairs, 1.4 s)
-            pairs = rename_files([f for chunk in chunks for f in chunk.findings])
+            pairs = _distinct_renames(config, rename_files([f for chunk in chunks for f in chunk.findings]))
             list(pool.map(functools.partial(_rename_changes, config, findings_dir(config)), *zip(*pairs, strict=True)))
     memo = findings_dir(config)
     result = _merge(config, langs, len(names), chunks, baseline or {}, started, *whole, True, extra, memo)

@@ -18,12 +18,14 @@ is the first of:
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 
 from polybook.check.code import CellMatch, cell_key
+from polybook.check.code_keys import without_comments
 from polybook.check.findings import Finding, Location
 from polybook.check.keys import checker_version, file_bytes, key_of
 from polybook.check.segments import by_identity
@@ -98,7 +100,7 @@ def base_of(
     if edition is not None:
         path = config.edition_path(edition, name)
         dialect = config.editions[edition].settings
-        held = parse_cached(path, dialect, _shown(path), store) if path.is_file() else None
+        held = _held(path, dialect, store) if path.is_file() else None
     origin = origin_file(config.document_path(lang, name))
     if origin.is_file():
         # most of ja's and tr's are the source's file (or the held edition's) byte for byte
@@ -143,6 +145,12 @@ def _closest(
         counts = [shared[id(b.document)] if b.document is not None else -1 for b in scored]
         return counts.index(max(counts))
 
+    documents = list({id(b.document): b.document for b in scored if b.document is not None}.values())
+    if len(documents) <= 1 or len({_uncommented_marks(document) for document in documents}) == 1:
+        # one document read for every candidate (an X_origin.md that is the source's file byte for
+        # byte), or documents whose marks are alike before their code is normalised (their marks
+        # are then alike too): they all share as much, and the first one at hand wins uncounted
+        return next((k for k, b in enumerate(scored) if b.document is not None), 0)
     if store is None and kept_in is None:
         return compute()
     parts: list[str | bytes] = [checker_version(), repr(dialects), file_bytes(target_file)]
@@ -154,6 +162,27 @@ def _closest(
         return kept_in.get(("base", str(target_file)), key, int, compute)
     assert store is not None
     return kept(swept(store.parent / "bases") / key[:2] / f"{key}.pickle", int, compute)
+
+
+_HELD: OrderedDict[tuple[str, DialectSettings, Path | None], tuple[bytes, Document]] = OrderedDict()
+
+
+def _held(path: Path, dialect: DialectSettings, store: Path | None) -> Document:
+    """An edition's document, read once for every language that follows the edition (documents
+    are checked chapter by chapter, every language in turn): one object, so that what is worked
+    out from it by identity (its marks, its alignment with the source) serves them all too. Kept
+    for the last few files, and only while their bytes are the same."""
+    key = (str(path), dialect, store)
+    data = file_bytes(path)
+    hit = _HELD.get(key)
+    if hit is not None and hit[0] == data:
+        _HELD.move_to_end(key)
+        return hit[1]
+    document = parse_cached(path, dialect, _shown(path), store)
+    _HELD[key] = (data, document)
+    if len(_HELD) > 8:
+        _HELD.popitem(last=False)
+    return document
 
 
 def _same_dialect(a: DialectSettings, b: DialectSettings) -> bool:
@@ -178,6 +207,15 @@ def _marks(doc: Document) -> frozenset[tuple[str, str]]:
     code cell (per framework, normalised), display formula and label. Memoised for the last
     documents: the source's serves every language."""
     marks = {("code:" + fw, cell_key(cell.code_for(fw))) for cell in doc.cells() for fw in cell.frameworks}
+    marks |= {("math", " ".join(n.tex.split())) for n in doc.walk() if isinstance(n, DisplayMath)}
+    return frozenset(marks | {("label", name) for name in doc.labels})
+
+
+@by_identity
+def _uncommented_marks(doc: Document) -> frozenset[tuple[str, str]]:
+    """:func:`_marks` with each cell's code only :func:`without_comments` (its key is a function
+    of that): equal for two documents, their marks are equal, at a fraction of the cost."""
+    marks = {("code:" + fw, without_comments(cell.code_for(fw))) for cell in doc.cells() for fw in cell.frameworks}
     marks |= {("math", " ".join(n.tex.split())) for n in doc.walk() if isinstance(n, DisplayMath)}
     return frozenset(marks | {("label", name) for name in doc.labels})
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from polybook.check.align import Pair, align
+from polybook.check.align import Pair, align, never
 from polybook.check.code_diff import Hunk, token_diff
 from polybook.check.code_keys import cell_key, code_lines, without_comments
 from polybook.check.findings import Finding, Location
@@ -24,7 +24,7 @@ def align_code(source: list[str], target: list[str]) -> list[Pair]:
     """:func:`align` on :func:`cell_key`, which is computed only where it can matter: cells whose
     code is equal but for comments pair first, and only the runs between them are normalised
     (most translated cells are the source's code with translated comments)."""
-    quick = align([without_comments(c) for c in source], [without_comments(c) for c in target], _never, 2.0)
+    quick = align([without_comments(c) for c in source], [without_comments(c) for c in target], never, 2.0)
     out: list[Pair] = []
     s_run: list[int] = []
     t_run: list[int] = []
@@ -43,10 +43,6 @@ def align_code(source: list[str], target: list[str]) -> list[Pair]:
         elif pair.target is not None:
             t_run.append(pair.target)
     return out
-
-
-def _never(a: str, b: str) -> float:
-    return 0.0
 
 
 def _renumber(pair: Pair, s_run: list[int], t_run: list[int]) -> Pair:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any, TypeVar
 
-from polybook.check.align import align
+from polybook.check.align import Pair, align, never
 from polybook.check.code import CellMatch
 from polybook.dialect.nodes import CodeCell, DisplayMath, Document, Figure, Heading, Node, TextTab
 from polybook.dialect.slides import prose_of
@@ -96,11 +96,28 @@ class Alignment:
 
     pairs: list[tuple[Segment, Segment]]
     anchors: list[tuple[Node, Node]]  # (source node, translation node), in document order
+    # worked out once, when first asked for: the anchors' source lines, each segment's node kinds aligned
+    _starts: list[int] | None = field(default=None, init=False, repr=False, compare=False)
+    _kinds: dict[int, list[Pair]] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def _anchor_lines(self) -> list[int]:
+        if self._starts is None:
+            self._starts = [s.line for s, _ in self.anchors]
+        return self._starts
+
+    def _kinds_paired(self, k: int) -> list[Pair]:
+        """Segment ``k``'s nodes paired by their kind only (where a node without counterpart belongs)."""
+        found = self._kinds.get(k)
+        if found is None:
+            src, tgt = self.pairs[k]
+            found = align([_kind(i) for i in src.items], [_kind(i) for i in tgt.items], never, 1.0)
+            self._kinds[k] = found
+        return found
 
     def at(self, source_line: int) -> float:
         """Roughly where ``source_line`` falls in the translation: between the shared anchors
         around it, in proportion (for pairing things that may have moved a little)."""
-        k = bisect.bisect_right([s.line for s, _ in self.anchors], source_line)
+        k = bisect.bisect_right(self._anchor_lines(), source_line)
         s0, t0 = (self.anchors[k - 1][0].line, self.anchors[k - 1][1].line) if k else (1, 1)
         if k == len(self.anchors):
             return t0 + source_line - s0
@@ -117,11 +134,11 @@ class Alignment:
         for s, t in self.anchors:
             if s.line <= source_line <= s.end_line:
                 return t.line
-        k = bisect.bisect_left([s.line for s, _ in self.anchors], source_line)
+        k = bisect.bisect_left(self._anchor_lines(), source_line)
         src, tgt = self.pairs[k]
         before = [i for i, item in enumerate(src.items) if item.node.line <= source_line]
         if tgt.items and before:
-            pairs = align([_kind(i) for i in src.items], [_kind(i) for i in tgt.items], lambda a, b: 0.0, 1.0)
+            pairs = self._kinds_paired(k)
             at = next(n for n, p in enumerate(pairs) if p.source == before[-1])
             order = [*reversed(pairs[: at + 1]), *pairs[at + 1 :]]  # the node, the ones before, then after
             paired = next((p.target for p in order if p.target is not None and p.source is not None), None)

@@ -16,6 +16,7 @@ import re
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from polybook.check.align import Pair, align, token_ratio
@@ -171,13 +172,7 @@ def source_changes(
             cell = now[pair.target] if pair.target is not None else None
             what = {"similar": "changed", "missing": "was removed", "extra": "was added"}[pair.kind]
             index = (pair.target if pair.target is not None else pair.source or 0) + 1
-            diff = (
-                tuple(
-                    (h.translation, h.source) for h in token_diff(before.code_for(framework), cell.code_for(framework))
-                )
-                if before and cell
-                else ()
-            )
+            diff = cell_diff(before.code_for(framework), cell.code_for(framework)) if before and cell else ()
             out.append(Finding.make(
                 Code.STALE_SOURCE, f"source {framework} cell {index} {what} {since}", lang, name,
                 Location(translation.path, last_line),
@@ -202,8 +197,17 @@ def source_changes(
     return out
 
 
+@lru_cache(maxsize=16384)
+def cell_diff(then: str, now: str) -> tuple[tuple[str, str], ...]:
+    """:func:`token_diff` of two versions of a cell, ``(then, now)`` pairs. Memoised: the same
+    change of the source is shown to every language whose base has the cell."""
+    return tuple((h.translation, h.source) for h in token_diff(then, now))
+
+
+@lru_cache(maxsize=16384)
 def word_diff(then: str, now: str, limit: int = _MAX_DIFF) -> tuple[tuple[str, str], ...]:
-    """The changed runs of words between two versions of a paragraph, ``(then, now)`` pairs."""
+    """The changed runs of words between two versions of a paragraph, ``(then, now)`` pairs
+    (memoised: the same change is shown to every language)."""
     old, new = then.split(), now.split()
     pairs = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
