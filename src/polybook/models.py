@@ -18,10 +18,12 @@ from importlib import metadata
 from pathlib import Path
 
 from polybook.dialect import DialectSettings, Document, parse_file, parse_text
+from polybook.dialect.nodes import Inline, Label
 from polybook.dialect.reader import decode
-from polybook.files import hash_files, kept, swept
+from polybook.files import hash_files, kept, pickled_by_fields, swept
 
 MODELS_DIR = ".polybook/models"
+pickled_by_fields(Inline, Label)  # a document's frozen nodes (a page's inlines are most of its objects)
 
 
 @functools.cache
