@@ -52,7 +52,7 @@ from polybook.dialect import parse_text
 from polybook.dialect.marks import MarkKind, as_checked, document_mark
 from polybook.dialect.nodes import Document, TocBlock
 from polybook.files import display_path, kept, shelf
-from polybook.models import MODELS_DIR, parse_cached
+from polybook.models import MODELS_DIR, parse_cached, shared_documents
 from polybook.toc import build_toc, toc_blocks, unreached
 
 __all__ = ["CheckResult", "Finding", "check_book", "check_chapter", "check_config"]
@@ -473,8 +473,9 @@ def _check_in_worker(
     the last run is not even loaded (each chapter's findings are kept too, for a chunk with one change)."""
 
     def compute() -> ChunkResult:
-        book = load_book(config, [config.source_language, *langs], set(names), cached=True, present=present)
-        return check_chunk(book, names, langs, config.build_dir / MODELS_DIR)
+        with shared_documents():  # a base two languages share is one document (what is memoised of it serves both)
+            book = load_book(config, [config.source_language, *langs], set(names), cached=True, present=present)
+            return check_chunk(book, names, langs, config.build_dir / MODELS_DIR)
 
     return kept(entry, ChunkResult, compute)
 
