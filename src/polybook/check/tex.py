@@ -200,7 +200,8 @@ def numbers_of(prose: str, translation: bool = False) -> tuple[tuple[tuple[str, 
     Memoised: a source paragraph is read once for every translation."""
     if not _DIGIT.search(prose) and not (translation and _NUMBER_WORD.search(prose)):
         return ()  # (what is left out below is replaced by spaces: it joins no number word)
-    prose = _NUMBER_MATH.sub(r" \1 ", prose.replace("\\$", "＄"))  # ``\$10`` is money, not math
+    if "$" in prose:  # ``\$10`` is money, not math
+        prose = _NUMBER_MATH.sub(r" \1 ", prose.replace("\\$", "＄"))
     # what is left out keeps its line breaks, so a number's line can be counted; a translation's
     # numbers in inline code count (pt writes the source's 768 as ``768``)
     left_out = _NOT_PROSE_BUT_CODE if translation else _NOT_PROSE
