@@ -165,3 +165,11 @@ def test_formulas_joined_into_one_or_said_once_are_there(tmp_path: Path) -> None
     pt = "Os pontos $(x_a, y_a), (x_b, y_b)$ diferem; $x$ é um e o outro.\n"
     assert found(run(tmp_path, en, pt)) == []
     assert [c for c, _, _ in found(run(tmp_path, en, pt.replace("$x$", "ele")))] == ["math.missing"]
+
+
+def test_a_translations_number_words_count_without_a_digit_and_left_out_text_joins_none() -> None:
+    assert numbers_of("há cem anos", True) == ((("100",), 0),)
+    assert numbers_of("há cem anos", False) == ()  # the source's numbers are digits
+    assert numbers_of("sem números aqui", True) == ()
+    assert numbers_of("um `cem` e\n$x$ um mil", True) == ((("100",), 0), (("1000",), 1))  # code counts, lines too
+    assert numbers_of("mi<br>l", True) == ()  # html left out is a space: no ``mil`` made of it

@@ -49,3 +49,18 @@ def test_a_kept_book_sees_a_new_origin_file(tmp_path: Path) -> None:
     again, _ = check_config(config, jobs=1)
     # the origin is weighed against the source, which pt's code matches: "their code is today's"
     assert "1 against the source as it is (their code is today's)" in again.follows["pt"]
+
+
+def test_worker_processes_find_what_one_process_finds_and_keep_it(tmp_path: Path) -> None:
+    """``jobs=2``: the chunks (heaviest first), the library and the renames in worker processes."""
+    shutil.copytree(FIXTURES / "book", tmp_path / "book", ignore=shutil.ignore_patterns("build"))
+    config = load_config(tmp_path / "book" / "conf.py")
+    found = {}
+    for jobs in (1, 2):
+        shutil.rmtree(config.build_dir / ".polybook", ignore_errors=True)
+        result, _ = check_config(config, jobs=jobs)
+        found[jobs] = [f.to_dict() for f in result.findings], result.follows
+        assert list((config.build_dir / ".polybook" / "models").rglob("*.pickle"))  # kept by the workers too
+        again, _ = check_config(config, jobs=jobs)  # read back in this process
+        assert [f.to_dict() for f in again.findings] == found[jobs][0]
+    assert found[1] == found[2]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from polybook.dialect import DialectSettings, parse_file
-from polybook.models import parse_cached
+from polybook.models import parse_cached, shared_documents
 
 TEXT = "# Title\n:label:`sec_t`\n\n```{.python .input}\n#@tab pytorch\nx = 1\n```\n"
 
@@ -37,3 +37,17 @@ def test_a_corrupt_entry_is_a_miss_and_bad_bytes_are_still_reported(tmp_path: Pa
         entry.write_bytes(b"not a pickle")
     doc = parse_cached(chapter, settings, "ch.md", store)
     assert [d.code for d in doc.diagnostics] == ["encoding"]
+
+
+def test_inside_shared_documents_one_file_is_one_document_and_an_edit_another(tmp_path: Path) -> None:
+    chapter, store = tmp_path / "ch.md", tmp_path / "store"
+    chapter.write_text(TEXT, encoding="utf-8")
+    settings = DialectSettings("en", ("mxnet", "pytorch"), "mxnet")
+    with shared_documents():
+        first = parse_cached(chapter, settings, "chapters/en/ch.md", store)
+        assert parse_cached(chapter, settings, "chapters/en/ch.md", store) is first
+        assert parse_cached(chapter, settings, "editions/ch.md", store) is not first  # shown elsewhere
+        chapter.write_text(TEXT.replace("x = 1", "x = 2"), encoding="utf-8")
+        assert parse_cached(chapter, settings, "chapters/en/ch.md", store).cells()[0].code == "x = 2"
+    chapter.write_text(TEXT, encoding="utf-8")
+    assert parse_cached(chapter, settings, "chapters/en/ch.md", store) is not first  # the block ended

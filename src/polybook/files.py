@@ -3,11 +3,14 @@ entries (:func:`kept`, :func:`store_bytes`) and how they are swept (:func:`swept
 
 from __future__ import annotations
 
+import copyreg
 import ctypes
 import ctypes.util
+import dataclasses
 import hashlib
 import itertools
 import json
+import operator
 import os
 import pickle
 import shutil
@@ -98,6 +101,24 @@ def kept(entry: Path, kind: type[T], compute: Callable[[], T]) -> T:
     made = compute()
     store_bytes(entry, pickle.dumps(made, protocol=pickle.HIGHEST_PROTOCOL))
     return made
+
+
+def pickled_by_fields(*classes: type) -> None:
+    """Pickle these frozen dataclasses (of :mod:`dataclasses`, with slots) as a call of the class
+    with their fields' values. What dataclasses gives such a class instead runs
+    ``dataclasses.fields`` for every object loaded and dumped: two thirds of the time a check
+    with kept findings took to read its findings, and a third of a parsed document's. Only for
+    a class whose every field is an argument of its ``__init__`` and that has no
+    ``__post_init__`` (the call then makes the object that was pickled)."""
+    for cls in classes:
+        fields = dataclasses.fields(cls)
+        if not all(f.init for f in fields) or hasattr(cls, "__post_init__"):
+            raise TypeError(f"{cls.__qualname__} cannot be pickled as a call with its fields")
+        values = operator.attrgetter(*(f.name for f in fields))
+        if len(fields) == 1:
+            copyreg.pickle(cls, lambda obj, cls=cls, values=values: (cls, (values(obj),)))
+        else:
+            copyreg.pickle(cls, lambda obj, cls=cls, values=values: (cls, values(obj)))
 
 
 class Shelf:

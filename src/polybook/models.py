@@ -14,14 +14,18 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
 
 from polybook.dialect import DialectSettings, Document, parse_file, parse_text
+from polybook.dialect.nodes import Inline, Label
 from polybook.dialect.reader import decode
-from polybook.files import hash_files, kept, swept
+from polybook.files import hash_files, kept, pickled_by_fields, swept
 
 MODELS_DIR = ".polybook/models"
+pickled_by_fields(Inline, Label)  # a document's frozen nodes (a page's inlines are most of its objects)
 
 
 @functools.cache
@@ -46,7 +50,32 @@ def parse_cached(path: Path, settings: DialectSettings, display: str, store: Pat
     key = hashlib.sha256(
         b"\0".join([parser_version().encode(), display.encode(), repr(settings).encode(), data])
     ).hexdigest()
-    return kept(swept(store) / key[:2] / f"{key}.pickle", Document, lambda: _parse(data, settings, display))
+    if _shared and key in _shared[0]:
+        return _shared[0][key]
+    doc = kept(swept(store) / key[:2] / f"{key}.pickle", Document, lambda: _parse(data, settings, display))
+    if _shared:
+        _shared[0][key] = doc
+    return doc
+
+
+_shared: list[dict[str, Document]] = []  # the documents of the running :func:`shared_documents` block
+
+
+@contextmanager
+def shared_documents() -> Iterator[None]:
+    """Inside the block, :func:`parse_cached` gives one document object for one file (the same
+    bytes, shown path and settings) however often it is asked: a check compares every language
+    with the base it was made from, and the languages that share one (an edition's document)
+    then share what is worked out from it, memoised by the document's identity (its segments,
+    formulas, numbers, cell keys). For callers that never change a document they are given."""
+    if _shared:
+        yield
+        return
+    _shared.append({})
+    try:
+        yield
+    finally:
+        _shared.clear()
 
 
 def _parse(data: bytes, settings: DialectSettings, display: str) -> Document:

@@ -52,7 +52,7 @@ from polybook.dialect import DialectSettings, parse_text
 from polybook.dialect.marks import MarkKind, as_checked, document_mark
 from polybook.dialect.nodes import Document, TocBlock
 from polybook.files import display_path, kept, shelf
-from polybook.models import MODELS_DIR, parse_cached
+from polybook.models import MODELS_DIR, parse_cached, shared_documents
 from polybook.toc import build_toc, toc_blocks, unreached
 
 __all__ = ["CheckResult", "Finding", "check_book", "check_chapter", "check_config"]
@@ -491,8 +491,9 @@ def _check_in_worker(
     the last run is not even loaded (each chapter's findings are kept too, for a chunk with one change)."""
 
     def compute() -> ChunkResult:
-        book = load_book(config, [config.source_language, *langs], set(names), cached=True, present=present)
-        return check_chunk(book, names, langs, config.build_dir / MODELS_DIR)
+        with shared_documents():  # a base two languages share is one document (what is memoised of it serves both)
+            book = load_book(config, [config.source_language, *langs], set(names), cached=True, present=present)
+            return check_chunk(book, names, langs, config.build_dir / MODELS_DIR)
 
     return kept(entry, ChunkResult, compute)
 
@@ -503,6 +504,18 @@ def _chunk_entry(config: BookConfig, names: list[str], langs: list[str], present
     misspelt = {near for n in names if n not in source for near in _misspelt(n, source)}
     key = chunk_key(config, names, langs, present, [config.document_path(config.source_language, n) for n in misspelt])
     return findings_dir(config) / "chunks" / key[:2] / f"{key}.pickle"
+
+
+def _weight(config: BookConfig, names: list[str], langs: list[str]) -> int:
+    """How much checking a chunk's chapters costs, roughly: the bytes of their documents."""
+    total = 0
+    for lang in langs:
+        for name in names:
+            try:
+                total += config.document_path(lang, name).stat().st_size
+            except OSError:
+                continue  # not in this language
+    return total
 
 
 def _library(config: BookConfig, langs: list[str]) -> list[Finding]:
@@ -530,6 +543,7 @@ def check_config(
     jobs = max(1, jobs or os.cpu_count() or 1)
     size = max(1, -(-len(names) // (jobs * 4)))
     groups = [names[i : i + size] for i in range(0, len(names), size)]
+    source = config.source_language
     entries = [_chunk_entry(config, group, langs, present) for group in groups]
     # every chunk kept (an unchanged book): read here, no worker processes to start and feed
     if jobs == 1 or len(groups) <= 1 or all(entry.is_file() for entry in entries):
@@ -539,18 +553,20 @@ def check_config(
         extra = _library(config, langs) if whole[0] else []
     else:
         with ProcessPoolExecutor(jobs, mp_context=get_context("fork")) as pool:
-            futures = [
-                pool.submit(_check_in_worker, config, group, langs, present, entry)
-                for group, entry in zip(groups, entries, strict=True)
-            ]
+            # the heaviest chunks first, so that the last ones to end are small (the cores end together)
+            futures = {
+                i: pool.submit(_check_in_worker, config, groups[i], langs, present, entries[i])
+                for i in sorted(range(len(groups)), key=lambda i: -_weight(config, groups[i], [source, *langs]))
+            }
             # the library last, in a worker: it then reads most of the source's models the chunks kept
             # instead of parsing the source again beside them (a third process on two cores)
             library = pool.submit(_library, config, langs) if whole[0] else None
-            chunks = [future.result() for future in futures]
-            extra = library.result() if library is not None else []
+            chunks = [futures[i].result() for i in range(len(groups))]
             # the renames' changes, kept for the merge, worked out in parallel (bookmix: 80 pairs, 1.4 s)
+            # on the cores the library leaves free, not after it
             pairs = _distinct_renames(config, rename_files([f for chunk in chunks for f in chunk.findings]))
             list(pool.map(functools.partial(_rename_changes, config, findings_dir(config)), *zip(*pairs, strict=True)))
+            extra = library.result() if library is not None else []
     memo = findings_dir(config)
     result = _merge(config, langs, len(names), chunks, baseline or {}, started, *whole, True, extra, memo)
     return result, [d for chunk in chunks for d in chunk.unreadable]

@@ -15,15 +15,18 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from polybook.check.bases import Base
-from polybook.check.findings import Finding
+from polybook.check.findings import Finding, Location
 from polybook.check.keys import checker_version, file_bytes, key_of, package_version
+from polybook.check.plan import Changes, Counts, DocumentPlan
 from polybook.check.staleness import LOCK_NAME, SyncRecord, origin_file
 from polybook.config import BookConfig
 from polybook.dialect.nodes import Document
-from polybook.files import Shelf, kept, swept
+from polybook.files import Shelf, kept, pickled_by_fields, swept
 from polybook.models import MODELS_DIR
 
 FINDINGS_DIR = "findings"
+# what kept findings (and the chunks' results the workers send back) are made of
+pickled_by_fields(Finding, Location, DocumentPlan, Changes, Counts)
 
 
 def findings_dir(config: BookConfig) -> Path:

@@ -183,6 +183,11 @@ def as_plain(tex: str) -> re.Pattern[str] | None:
     return re.compile(rf"(?<![A-Za-z0-9_$\\]){body}(?![A-Za-z0-9_])")
 
 
+def _blank(match: re.Match[str]) -> str:
+    """What :func:`numbers_of` leaves out, as a space and the line breaks it held."""
+    return " " + "\n" * match[0].count("\n")
+
+
 @functools.lru_cache(maxsize=65536)
 def numbers_of(prose: str, translation: bool = False) -> tuple[tuple[tuple[str, ...], int], ...]:
     """``(values, line offset)`` of the numbers above :data:`SMALL` in a piece of prose (code,
@@ -193,12 +198,14 @@ def numbers_of(prose: str, translation: bool = False) -> tuple[tuple[tuple[str, 
     ``250,250`` is also the source's ``(250, 250)``, inline code counts, and so do number words
     (``mil``, ``一千万``).
     Memoised: a source paragraph is read once for every translation."""
-    if not _DIGIT.search(prose) and not translation:
-        return ()
-    prose = _NUMBER_MATH.sub(r" \1 ", prose.replace("\\$", "＄"))  # ``\$10`` is money, not math
+    if not _DIGIT.search(prose) and not (translation and _NUMBER_WORD.search(prose)):
+        return ()  # (what is left out below is replaced by spaces: it joins no number word)
+    if "$" in prose:  # ``\$10`` is money, not math
+        prose = _NUMBER_MATH.sub(r" \1 ", prose.replace("\\$", "＄"))
     # what is left out keeps its line breaks, so a number's line can be counted; a translation's
     # numbers in inline code count (pt writes the source's 768 as ``768``)
-    text = (_NOT_PROSE_BUT_CODE if translation else _NOT_PROSE).sub(lambda m: " " + "\n" * m[0].count("\n"), prose)
+    left_out = _NOT_PROSE_BUT_CODE if translation else _NOT_PROSE
+    text = left_out.sub(_blank if "\n" in prose else " ", prose)
     out = []
     if translation:
         out += [((str(_NUMBER_WORDS[w[0]]),), text.count("\n", 0, w.start())) for w in _NUMBER_WORD.finditer(text)]
