@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from polybook.check.align import Pair, _common_length, align, char_ratio, never, token_ratio
-from polybook.check.bases import Base, BaseKind, _closest, _held
+from polybook.check.bases import Base, BaseKind, _closest
 from polybook.check.staleness import word_diff
 from polybook.dialect import DialectSettings, parse_text
 
@@ -131,16 +131,6 @@ def test_candidates_that_are_one_document_are_not_counted(tmp_path: Path) -> Non
     reworded = parse_text("# T\n\nNew words.\n\n```{.python .input}\nx = 1  # one\n```\n", "en/t.md", settings)
     alike = [Base(BaseKind.ORIGIN, source, "o"), Base(BaseKind.SOURCE, reworded, "s")]
     assert _closest(alike, translation, None, tmp_path / "t.md", ()) == 0
-
-
-def test_an_editions_document_is_read_once_while_its_bytes_stay(tmp_path: Path) -> None:
-    settings = DialectSettings(frameworks=("mxnet",), default_tab="mxnet")
-    path = tmp_path / "t.md"
-    path.write_text("# T\n\nOne.\n", encoding="utf-8")
-    first = _held(path, settings, None)
-    assert _held(path, settings, None) is first
-    path.write_text("# T\n\nTwo.\n", encoding="utf-8")
-    assert "Two." in _held(path, settings, None).nodes[-1].source  # type: ignore[attr-defined]
 
 
 @settings(max_examples=300, deadline=None)

@@ -478,7 +478,8 @@ def check_book(
     started = time.perf_counter()
     langs, names, *whole = _scope(book.config, languages, chapters, book.chapters)
     store = book.config.build_dir / MODELS_DIR if cached else None
-    chunks = [check_chunk(book, names, langs, store)]
+    with shared_documents():  # the bases two languages share are one document, as in a chunk's worker
+        chunks = [check_chunk(book, names, langs, store)]
     extra = library_findings(book, langs, findings_dir(book.config) if cached else None) if whole[0] else []
     memo = findings_dir(book.config) if cached else None
     return _merge(book.config, langs, len(names), chunks, baseline or {}, started, *whole, extra=extra, kept_in=memo)

@@ -18,7 +18,6 @@ is the first of:
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -100,7 +99,7 @@ def base_of(
     if edition is not None:
         path = config.edition_path(edition, name)
         dialect = config.editions[edition].settings
-        held = _held(path, dialect, store) if path.is_file() else None
+        held = parse_cached(path, dialect, _shown(path), store) if path.is_file() else None
     origin = origin_file(config.document_path(lang, name))
     if origin.is_file():
         # most of ja's and tr's are the source's file (or the held edition's) byte for byte
@@ -162,27 +161,6 @@ def _closest(
         return kept_in.get(("base", str(target_file)), key, int, compute)
     assert store is not None
     return kept(swept(store.parent / "bases") / key[:2] / f"{key}.pickle", int, compute)
-
-
-_HELD: OrderedDict[tuple[str, DialectSettings, Path | None], tuple[bytes, Document]] = OrderedDict()
-
-
-def _held(path: Path, dialect: DialectSettings, store: Path | None) -> Document:
-    """An edition's document, read once for every language that follows the edition (documents
-    are checked chapter by chapter, every language in turn): one object, so that what is worked
-    out from it by identity (its marks, its alignment with the source) serves them all too. Kept
-    for the last few files, and only while their bytes are the same."""
-    key = (str(path), dialect, store)
-    data = file_bytes(path)
-    hit = _HELD.get(key)
-    if hit is not None and hit[0] == data:
-        _HELD.move_to_end(key)
-        return hit[1]
-    document = parse_cached(path, dialect, _shown(path), store)
-    _HELD[key] = (data, document)
-    if len(_HELD) > 8:
-        _HELD.popitem(last=False)
-    return document
 
 
 def _same_dialect(a: DialectSettings, b: DialectSettings) -> bool:
