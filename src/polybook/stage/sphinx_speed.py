@@ -437,7 +437,7 @@ def installed_entry_points() -> Any:
     return entry_points()
 
 
-def _memoised(entry_points: Callable[..., Any]) -> Callable[..., tuple[Any, ...]]:
+def _memoised() -> Callable[..., tuple[Any, ...]]:
     """``importlib.metadata.entry_points`` for the selections pybtex and sphinxcontrib-bibtex
     make (a group, and a name or not), selected from the process's one scan."""
 
@@ -451,22 +451,18 @@ def _memoised(entry_points: Callable[..., Any]) -> Callable[..., tuple[Any, ...]
 def _memoise_pybtex_plugins(patches: Patches) -> None:
     """pybtex looks its plugins up in the installed entry points, a scan of every distribution
     each time: the name its module calls, memoised."""
-    from importlib.metadata import entry_points
-
     from pybtex import plugin
 
     _require(plugin, "entry_points")
-    patches.put(plugin, "entry_points", _memoised(entry_points))
+    patches.put(plugin, "entry_points", _memoised())
 
 
 def _memoise_bibtex_plugins(patches: Patches) -> None:
     """sphinxcontrib-bibtex's plugin look-up, as :func:`_memoise_pybtex_plugins`."""
-    from importlib.metadata import entry_points
-
     from sphinxcontrib.bibtex import plugin
 
     _require(plugin, "_entry_points")
-    select = _memoised(entry_points)
+    select = _memoised()
 
     def plugin_entry_points(group: str, name: str) -> list[Any]:
         return list(select(group=group, name=name))
