@@ -92,15 +92,22 @@ def hash_files(digest: Any, paths: Iterable[Path]) -> None:
 def kept(entry: Path, kind: type[T], compute: Callable[[], T]) -> T:
     """The ``kind`` object pickled at ``entry`` (a cache's entry), else ``compute()``'s result,
     kept there for the next time. A missing, corrupt or foreign entry is a miss."""
-    try:
-        found = pickle.loads(read_kept(entry))
-        if isinstance(found, kind):
-            return found
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError, ImportError):
-        pass
+    found = read_pickled(entry, kind)
+    if found is not None:
+        return found
     made = compute()
     store_bytes(entry, pickle.dumps(made, protocol=pickle.HIGHEST_PROTOCOL))
     return made
+
+
+def read_pickled(entry: Path, kind: type[T]) -> T | None:
+    """The ``kind`` object pickled at ``entry``; None when it is missing, corrupt or of another
+    kind (a cache's entry from another release): for a store, only a miss."""
+    try:
+        found = pickle.loads(read_kept(entry))
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError, ImportError):
+        return None
+    return found if isinstance(found, kind) else None
 
 
 def pickled_by_fields(*classes: type) -> None:
@@ -148,13 +155,7 @@ class Shelf:
 
     def _read(self) -> dict[Hashable, tuple[str, object]]:
         if self._slots is None:
-            self._slots = {}
-            try:
-                found = pickle.loads(read_kept(self.path))
-                if isinstance(found, dict):
-                    self._slots = found
-            except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError, ImportError):
-                pass
+            self._slots = read_pickled(self.path, dict) or {}
         return self._slots
 
     def close(self) -> None:

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from polybook.files import store_bytes
+from polybook.files import read_pickled, store_bytes
 
 #: Marks a slot in the serialised template (a private-use character: never in a toctree).
 _SLOT = "\ue000"
@@ -194,11 +194,7 @@ def _text(node: Any) -> str:
 
 def _kept(app: Any) -> dict[Any, tuple[str, Template | None]]:
     """The templates kept by the language's last builds (none when unreadable: only slower)."""
-    try:
-        kept = pickle.loads((Path(app.doctreedir) / KEPT).read_bytes())
-    except Exception:  # missing, from another release, damaged: rendered again
-        return {}
-    return kept if isinstance(kept, dict) else {}
+    return read_pickled(Path(app.doctreedir) / KEPT, dict) or {}  # missing, damaged, another release's
 
 
 def _keep(app: Any, key: tuple[Any, ...], fingerprint: str, template: Template | None) -> None:
