@@ -480,8 +480,9 @@ def check_book(
     store = book.config.build_dir / MODELS_DIR if cached else None
     with shared_documents():  # the bases two languages share are one document, as in a chunk's worker
         chunks = [check_chunk(book, names, langs, store)]
-    extra = library_findings(book, langs, findings_dir(book.config) if cached else None) if whole[0] else []
     memo = findings_dir(book.config) if cached else None
+    modules = _modules(book.config, whole[0])
+    extra = [found for framework in modules for found in library_findings(book, langs, memo, framework)]
     return _merge(book.config, langs, len(names), chunks, baseline or {}, started, *whole, extra=extra, kept_in=memo)
 
 
@@ -519,14 +520,20 @@ def _weight(config: BookConfig, names: list[str], langs: list[str]) -> int:
     return total
 
 
-def _library(config: BookConfig, langs: list[str]) -> list[Finding]:
+def _modules(config: BookConfig, whole_book: bool) -> list[tuple[str, ...]]:
+    """The library's modules, one by one, when the whole book is checked and it has a library
+    (each is checked and kept apart: the workers share them out)."""
+    return [(framework,) for framework in config.library.frameworks] if whole_book and config.library.enabled else []
+
+
+def _library(config: BookConfig, langs: list[str], frameworks: tuple[str, ...] | None = None) -> list[Finding]:
     """The book's library against its committed modules and the translations' copies (only for
     a book that has one: the source language is then loaded whole, for its toc, unless the
-    findings are kept)."""
+    findings are kept); ``frameworks``: only these modules."""
     if not config.library.enabled:
         return []
     load = functools.partial(load_book, config, [config.source_language], cached=True)
-    return kept_library_findings(config, langs, findings_dir(config), load)
+    return kept_library_findings(config, langs, findings_dir(config), load, frameworks)
 
 
 @_fewer_collections()
@@ -551,7 +558,7 @@ def check_config(
         chunks = [
             _check_in_worker(config, group, langs, present, entry) for group, entry in zip(groups, entries, strict=True)
         ]
-        extra = _library(config, langs) if whole[0] else []
+        extra = [finding for modules in _modules(config, whole[0]) for finding in _library(config, langs, modules)]
     else:
         with ProcessPoolExecutor(jobs, mp_context=get_context("fork")) as pool:
             # the heaviest chunks first, so that the last ones to end are small (the cores end together)
@@ -559,15 +566,16 @@ def check_config(
                 i: pool.submit(_check_in_worker, config, groups[i], langs, present, entries[i])
                 for i in sorted(range(len(groups)), key=lambda i: -_weight(config, groups[i], [source, *langs]))
             }
-            # the library last, in a worker: it then reads most of the source's models the chunks kept
-            # instead of parsing the source again beside them (a third process on two cores)
-            library = pool.submit(_library, config, langs) if whole[0] else None
+            # the library last, in workers, a module each: they then read most of the source's models
+            # the chunks kept instead of parsing the source again beside them (a third process on two
+            # cores), and the cores end together instead of one checking the whole library alone
+            library = [pool.submit(_library, config, langs, modules) for modules in _modules(config, whole[0])]
             chunks = [futures[i].result() for i in range(len(groups))]
             # the renames' changes, kept for the merge, worked out in parallel (bookmix: 80 pairs, 1.4 s)
             # on the cores the library leaves free, not after it
             pairs = _distinct_renames(config, rename_files([f for chunk in chunks for f in chunk.findings]))
             list(pool.map(functools.partial(_rename_changes, config, findings_dir(config)), *zip(*pairs, strict=True)))
-            extra = library.result() if library is not None else []
+            extra = [finding for task in library for finding in task.result()]
     memo = findings_dir(config)
     result = _merge(config, langs, len(names), chunks, baseline or {}, started, *whole, True, extra, memo)
     return result, [d for chunk in chunks for d in chunk.unreadable]

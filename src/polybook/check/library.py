@@ -70,9 +70,12 @@ def _saved_lines(doc: Document) -> frozenset[int]:
     return frozenset(n for cell in doc.cells() for f in cell.frameworks for _, n in save_lines(cell.lines_for(f)))
 
 
-def library_findings(book: Book, languages: list[str], store: Path | None = None) -> list[Finding]:
-    """Stale committed modules, and the translations' own copies that differ from the book's.
-    ``store``: the folder of kept findings (:mod:`polybook.check.memo`; None: computed)."""
+def library_findings(
+    book: Book, languages: list[str], store: Path | None = None, frameworks: tuple[str, ...] | None = None
+) -> list[Finding]:
+    """Stale committed modules, and the translations' own copies that differ from the book's
+    (``frameworks``: of these only). ``store``: the folder of kept findings
+    (:mod:`polybook.check.memo`; None: computed)."""
     config = book.config
     settings = config.library
     if config.library_problems or not settings.enabled:
@@ -80,39 +83,54 @@ def library_findings(book: Book, languages: list[str], store: Path | None = None
     if config.source_language not in book.tocs:
         return []  # the library follows the toc: only a book whose source was loaded whole
     if store is None:
-        return _library_findings(book, languages, settings)
-    key = _library_key(config, settings, languages)
-    return kept(store / "library" / f"{key}.pickle", list, lambda: _library_findings(book, languages, settings))
+        return _library_findings(book, languages, settings, frameworks)
+    key = _library_key(config, settings, languages, frameworks)
+    compute = functools.partial(_library_findings, book, languages, settings, frameworks)
+    return kept(store / "library" / f"{key}.pickle", list, compute)
 
 
 def kept_library_findings(
-    config: BookConfig, languages: list[str], store: Path, load: Callable[[], Book]
+    config: BookConfig,
+    languages: list[str],
+    store: Path,
+    load: Callable[[], Book],
+    frameworks: tuple[str, ...] | None = None,
 ) -> list[Finding]:
     """:func:`library_findings` kept in ``store``, the book loaded (``load``: its source language
     whole) only when they are computed: an unchanged book's check does not load it."""
     settings = config.library
     if config.library_problems or not settings.enabled:
         return []
-    key = _library_key(config, settings, languages)
-    return kept(store / "library" / f"{key}.pickle", list, lambda: library_findings(load(), languages))
+    key = _library_key(config, settings, languages, frameworks)
+
+    def compute() -> list[Finding]:
+        return library_findings(load(), languages, None, frameworks)
+
+    return kept(store / "library" / f"{key}.pickle", list, compute)
 
 
-def _library_key(config: BookConfig, settings: LibrarySettings, languages: list[str]) -> str:
+def _library_key(
+    config: BookConfig, settings: LibrarySettings, languages: list[str], frameworks: tuple[str, ...] | None
+) -> str:
     """Everything the library's findings read: the checker's and the library's code, conf.py,
     every document of the languages the modules are collected from (the toc, the #@save
-    cells), the committed modules and the translations' copies."""
+    cells), the committed modules and the translations' copies (of ``frameworks``, None: all)."""
+    chosen = [f for f in settings.frameworks if frameworks is None or f in frameworks]
     parts: list[str | bytes] = [
         checker_version(),
         _library_code(),
         config.path.as_posix(),
         file_bytes(config.path),
         repr(languages),
+        repr(chosen),
     ]
-    for lang in sorted({config.source_language, *library_languages(config, settings).values()}):
+    from_languages = library_languages(config, settings)
+    for lang in sorted({config.source_language, *(from_languages[f] for f in chosen if f in from_languages)}):
         for name in config.document_names(lang):
             path = config.document_path(lang, name)
             parts += [f"{lang}/{name}\0{display_path(path)}", file_bytes(path)]
-    for framework, spec in settings.frameworks.items():
+    for framework in chosen:
+        spec = settings.frameworks[framework]
         parts.append(file_bytes(settings.target(config, framework)))
         parts += [file_bytes(config.chapters_dir / lang / spec.lib_file) for lang in languages]
     return key_of(parts)
@@ -127,10 +145,12 @@ def _library_code() -> str:
     return digest.hexdigest()
 
 
-def _library_findings(book: Book, languages: list[str], settings: LibrarySettings) -> list[Finding]:
+def _library_findings(
+    book: Book, languages: list[str], settings: LibrarySettings, frameworks: tuple[str, ...] | None = None
+) -> list[Finding]:
     config = book.config
     source = config.source_language
-    libraries = collect_library(book, settings)
+    libraries = collect_library(book, settings, frameworks)
     out: list[Finding] = []
     for framework, status in library_status(book, libraries).items():
         diagnostic = status.diagnostic()

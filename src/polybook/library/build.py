@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -138,14 +139,19 @@ def load_library_book(config: BookConfig) -> Book:
     return load_book(config, languages or [config.source_language], cached=True)
 
 
-def collect_library(book: Book, settings: LibrarySettings | None = None) -> dict[str, SavedLibrary]:
-    """Every framework's module, in the book's framework order. A language the book did not load
-    whole is loaded here. Raises :class:`ConfigError` for bad ``polybook.library`` settings."""
+def collect_library(
+    book: Book, settings: LibrarySettings | None = None, frameworks: Collection[str] | None = None
+) -> dict[str, SavedLibrary]:
+    """Every framework's module (``frameworks``: only these), in the book's framework order. A
+    language the book did not load whole is loaded here. Raises :class:`ConfigError` for bad
+    ``polybook.library`` settings."""
     config = book.config
     settings = settings or library_settings(config)
     out = {}
     loaded: dict[str, Book] = {}
     for framework, lang in library_languages(config, settings).items():
+        if frameworks is not None and framework not in frameworks:
+            continue
         if lang not in book.tocs and lang not in loaded:
             loaded[lang] = load_book(config, [lang], cached=True)
         target = settings.target(config, framework)
