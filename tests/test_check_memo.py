@@ -9,6 +9,8 @@ from pathlib import Path
 
 from polybook.check import check_config
 from polybook.config import load_config
+from polybook.database import entries
+from polybook.models import DATABASE, MODELS_DIR
 
 from conftest import FIXTURES
 
@@ -60,7 +62,7 @@ def test_worker_processes_find_what_one_process_finds_and_keep_it(tmp_path: Path
         shutil.rmtree(config.build_dir / ".polybook", ignore_errors=True)
         result, _ = check_config(config, jobs=jobs)
         found[jobs] = [f.to_dict() for f in result.findings], result.follows
-        assert list((config.build_dir / ".polybook" / "models").rglob("*.pickle"))  # kept by the workers too
+        assert entries(config.build_dir / MODELS_DIR / DATABASE)  # kept by the workers too
         again, _ = check_config(config, jobs=jobs)  # read back in this process
         assert [f.to_dict() for f in again.findings] == found[jobs][0]
     assert found[1] == found[2]

@@ -16,6 +16,7 @@ PACKAGE = Path(polybook.__file__).parent
 #: The layers, lowest first; each name is a module or subpackage of polybook.
 LAYERS = [
     {"polybook", "diagnostics", "files", "uvtool"},
+    {"database"},
     {"dialect"},
     {"config", "toc", "models"},
     {"book", "usage"},

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
+from polybook.database import entries, flush_stores
 from polybook.dialect import DialectSettings, parse_file
-from polybook.models import parse_cached, shared_documents
+from polybook.models import DATABASE, parse_cached, shared_documents
 
 TEXT = "# Title\n:label:`sec_t`\n\n```{.python .input}\n#@tab pytorch\nx = 1\n```\n"
 
@@ -15,7 +18,8 @@ def test_a_hit_is_the_model_parsing_gives_and_an_edit_is_a_miss(tmp_path: Path) 
     chapter.write_text(TEXT, encoding="utf-8")
     settings = DialectSettings("en", ("mxnet", "pytorch"), "mxnet")
     first = parse_cached(chapter, settings, "chapters/en/ch.md", store)
-    assert len(list(store.rglob("*.pickle"))) == 1
+    flush_stores()
+    assert entries(store / DATABASE) == 1
     again = parse_cached(chapter, settings, "chapters/en/ch.md", store)
     assert (
         again is not first
@@ -25,7 +29,8 @@ def test_a_hit_is_the_model_parsing_gives_and_an_edit_is_a_miss(tmp_path: Path) 
     assert parse_cached(chapter, settings, "chapters/en/ch.md", store).cells()[0].code == "x = 2"
     other = DialectSettings("ja", ("mxnet", "pytorch"), "pytorch")
     assert parse_cached(chapter, other, "chapters/ja/ch.md", store).cells()[0].frameworks == ("pytorch",)
-    assert len(list(store.rglob("*.pickle"))) == 3
+    flush_stores()
+    assert entries(store / DATABASE) == 3
 
 
 def test_a_corrupt_entry_is_a_miss_and_bad_bytes_are_still_reported(tmp_path: Path) -> None:
@@ -33,10 +38,22 @@ def test_a_corrupt_entry_is_a_miss_and_bad_bytes_are_still_reported(tmp_path: Pa
     chapter.write_bytes(b"# T\n\nbad \xff byte\n")
     settings = DialectSettings("en")
     parse_cached(chapter, settings, "ch.md", store)
-    for entry in store.rglob("*.pickle"):
-        entry.write_bytes(b"not a pickle")
+    flush_stores()
+    with closing(sqlite3.connect(store / DATABASE)) as connection, connection:
+        assert connection.execute("UPDATE entries SET data = ?", (b"not a pickle",)).rowcount == 1
     doc = parse_cached(chapter, settings, "ch.md", store)
     assert [d.code for d in doc.diagnostics] == ["encoding"]
+
+
+def test_a_damaged_database_is_made_again(tmp_path: Path) -> None:
+    chapter, store = tmp_path / "ch.md", tmp_path / "store"
+    chapter.write_text(TEXT, encoding="utf-8")
+    settings = DialectSettings("en", ("mxnet", "pytorch"), "mxnet")
+    store.mkdir()
+    (store / DATABASE).write_bytes(b"not a database, " * 512)
+    assert parse_cached(chapter, settings, "ch.md", store).cells()[0].code == "x = 1"
+    flush_stores()
+    assert entries(store / DATABASE) == 1
 
 
 def test_inside_shared_documents_one_file_is_one_document_and_an_edit_another(tmp_path: Path) -> None:

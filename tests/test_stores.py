@@ -80,17 +80,31 @@ def test_a_store_is_swept_once_a_day(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 
 def test_the_parsed_documents_are_swept(tmp_path: Path) -> None:
+    """They are kept in one database (:mod:`polybook.database`), swept by the same rules."""
+    import sqlite3
+    from contextlib import closing
+
+    from polybook.database import entries, flush_stores
     from polybook.dialect import DialectSettings
-    from polybook.models import parse_cached
+    from polybook.models import DATABASE, parse_cached
 
     store = tmp_path / "build" / ".polybook" / "models"
-    planted = plant(store)
+    planted = {"unused": LONG_AGO, "used": time.time() - 24 * 3600}
+    store.mkdir(parents=True)
+    with closing(sqlite3.connect(store / DATABASE)) as connection, connection:
+        connection.execute("CREATE TABLE entries (key TEXT PRIMARY KEY, data BLOB NOT NULL, used REAL NOT NULL)")
+        connection.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value REAL NOT NULL)")
+        connection.execute("INSERT INTO meta VALUES ('swept', ?)", (LONG_AGO,))
+        connection.executemany("INSERT INTO entries VALUES (?, ?, ?)", [(k, b"kept", t) for k, t in planted.items()])
     chapter = tmp_path / "ch.md"
     chapter.write_text("# Title\n\n```{.python .input}\nx = 1\n```\n", encoding="utf-8")
     doc = parse_cached(chapter, DialectSettings("en", ("pytorch",), "pytorch"), "ch.md", store)
     assert doc.cells()[0].code == "x = 1"
-    assert_swept(planted)
-    assert len(list(store.glob("*/*.pickle"))) == 1  # what this run parsed
+    flush_stores()
+    with closing(sqlite3.connect(store / DATABASE)) as connection:
+        keys = {key for (key,) in connection.execute("SELECT key FROM entries")}
+    assert "used" in keys and "unused" not in keys
+    assert entries(store / DATABASE) == 2  # and what this run parsed
 
 
 def test_the_kept_findings_are_swept(tmp_path: Path) -> None:

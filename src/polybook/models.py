@@ -5,8 +5,9 @@ document model from a pickle takes a fourteenth of that. Every command that read
 (check, build, serve's rebuilds) goes through :func:`parse_cached`, so an edit of one section
 parses one file. An entry is keyed by the file's bytes, the path shown in diagnostics, the
 language's settings and the parser's own code (:data:`PARSER`): a change of any of them is a
-miss. A corrupt or unreadable entry is a miss too; entries are written atomically, and those no
-run has used for a month are swept (:func:`polybook.files.swept`).
+miss. A corrupt or unreadable entry is a miss too. The entries are kept in one database file
+(:mod:`polybook.database`: a file per document cost a cold check more than the pickles), written
+a batch at a time; those no run has used for a month are swept.
 """
 
 from __future__ import annotations
@@ -19,12 +20,14 @@ from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
 
+from polybook.database import kept_in, store_at
 from polybook.dialect import DialectSettings, Document, parse_file, parse_text
 from polybook.dialect.nodes import Inline, Label
 from polybook.dialect.reader import decode
-from polybook.files import hash_files, kept, pickled_by_fields, swept
+from polybook.files import hash_files, pickled_by_fields
 
 MODELS_DIR = ".polybook/models"
+DATABASE = "documents.sqlite"  # in MODELS_DIR: every kept document (:mod:`polybook.database`)
 pickled_by_fields(Inline, Label)  # a document's frozen nodes (a page's inlines are most of its objects)
 
 
@@ -52,7 +55,7 @@ def parse_cached(path: Path, settings: DialectSettings, display: str, store: Pat
     ).hexdigest()
     if _shared and key in _shared[0]:
         return _shared[0][key]
-    doc = kept(swept(store) / key[:2] / f"{key}.pickle", Document, lambda: _parse(data, settings, display))
+    doc = kept_in(store_at(store / DATABASE), key, Document, lambda: _parse(data, settings, display))
     if _shared:
         _shared[0][key] = doc
     return doc

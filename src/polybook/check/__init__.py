@@ -47,6 +47,7 @@ from polybook.check.segments import flatten, pair_segments
 from polybook.check.staleness import ORIGIN_SUFFIX, SyncRecord, lock_problem, read_lock
 from polybook.check.suppress import Suppression, apply, inline_suppressions, unused
 from polybook.config import BookConfig
+from polybook.database import flush_stores
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect import DialectSettings, parse_text
 from polybook.dialect.marks import MarkKind, as_checked, document_mark
@@ -497,7 +498,9 @@ def _check_in_worker(
             book = load_book(config, [config.source_language, *langs], set(names), cached=True, present=present)
             return check_chunk(book, names, langs, config.build_dir / MODELS_DIR)
 
-    return kept(entry, ChunkResult, compute)
+    found = kept(entry, ChunkResult, compute)
+    flush_stores()  # the documents it parsed, for the tasks after it (the library's read the source's)
+    return found
 
 
 def _chunk_entry(config: BookConfig, names: list[str], langs: list[str], present: dict[str, list[str]]) -> Path:
