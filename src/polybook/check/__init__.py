@@ -13,7 +13,7 @@ import gc
 import os
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -529,13 +529,16 @@ def _modules(config: BookConfig, whole_book: bool) -> list[tuple[str, ...]]:
     return [(framework,) for framework in config.library.frameworks] if whole_book and config.library.enabled else []
 
 
-def _library(config: BookConfig, langs: list[str], frameworks: tuple[str, ...] | None = None) -> list[Finding]:
+def _library(
+    config: BookConfig, langs: list[str], frameworks: tuple[str, ...] | None = None, load: Callable[[], Book] | None = None
+) -> list[Finding]:
     """The book's library against its committed modules and the translations' copies (only for
     a book that has one: the source language is then loaded whole, for its toc, unless the
-    findings are kept); ``frameworks``: only these modules."""
+    findings are kept); ``frameworks``: only these modules; ``load``: how the book is loaded
+    (the caller's, to load it once for several calls)."""
     if not config.library.enabled:
         return []
-    load = functools.partial(load_book, config, [config.source_language], cached=True)
+    load = load or functools.partial(load_book, config, [config.source_language], cached=True)
     return kept_library_findings(config, langs, findings_dir(config), load, frameworks)
 
 
@@ -561,7 +564,8 @@ def check_config(
         chunks = [
             _check_in_worker(config, group, langs, present, entry) for group, entry in zip(groups, entries, strict=True)
         ]
-        extra = [finding for modules in _modules(config, whole[0]) for finding in _library(config, langs, modules)]
+        once = functools.cache(functools.partial(load_book, config, [config.source_language], cached=True))
+        extra = [found for modules in _modules(config, whole[0]) for found in _library(config, langs, modules, once)]
     else:
         with ProcessPoolExecutor(jobs, mp_context=get_context("fork")) as pool:
             # the heaviest chunks first, so that the last ones to end are small (the cores end together)
