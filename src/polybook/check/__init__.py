@@ -530,7 +530,10 @@ def _modules(config: BookConfig, whole_book: bool) -> list[tuple[str, ...]]:
 
 
 def _library(
-    config: BookConfig, langs: list[str], frameworks: tuple[str, ...] | None = None, load: Callable[[], Book] | None = None
+    config: BookConfig,
+    langs: list[str],
+    frameworks: tuple[str, ...] | None = None,
+    load: Callable[[], Book] | None = None,
 ) -> list[Finding]:
     """The book's library against its committed modules and the translations' copies (only for
     a book that has one: the source language is then loaded whole, for its toc, unless the
