@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import pickle
 import shutil
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 from polybook.check import check_config
+from polybook.check.memo import DOCUMENTS
 from polybook.config import load_config
 from polybook.database import entries
 from polybook.models import DATABASE, MODELS_DIR
@@ -21,10 +24,12 @@ def test_kept_findings_are_the_same_and_an_edit_is_checked_again(tmp_path: Path)
     first, _ = check_config(config, jobs=1)
     kept = list((config.build_dir / ".polybook" / "findings").rglob("*.pickle"))
     chunks = [path for path in kept if "chunks" in path.parts]
-    shelves = [path for path in kept if "documents" in path.parts]
-    assert len(shelves) == 2 == len(kept) - len(chunks)  # one file per document, for every language
-    for path in shelves:  # 4 translations' findings
-        assert sorted(slot for slot in pickle.loads(path.read_bytes()) if slot[0] == "findings") == [
+    assert kept == chunks  # the documents' findings are in the findings' database:
+    with closing(sqlite3.connect(config.build_dir / ".polybook" / "findings" / DOCUMENTS)) as connection:
+        shelves = [data for (data,) in connection.execute("SELECT data FROM entries")]
+    assert len(shelves) == 2  # one entry per document, for every language
+    for data in shelves:  # 4 translations' findings
+        assert sorted(slot for slot in pickle.loads(data) if slot[0] == "findings") == [
             ("findings", lang) for lang in ("ja", "pt", "tr", "zh")
         ]
     assert len(chunks) == 2  # each chunk's whole result: an unchanged book is not loaded again

@@ -1,32 +1,37 @@
-"""A shelf keeps a group's entries in one file: one entry per slot, the last computed; a
-corrupt or missing file is a miss; temporary files are named per process and made in folders
-that do not exist yet."""
+"""A shelf keeps a group's entries in one entry of a store: one result per slot, the last
+computed; a corrupt or missing entry is a miss. Files written one by one: temporary files are
+named per process and made in folders that do not exist yet."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from polybook.files import shelf, store_bytes
+from polybook.database import Shelf, Store, shelf
+from polybook.files import store_bytes
 
 
 def test_a_shelf_keeps_one_entry_per_slot_and_reads_it_back(tmp_path: Path) -> None:
-    path = tmp_path / "documents" / "doc.pickle"
+    path = tmp_path / "documents.sqlite"
     calls: list[str] = []
 
     def compute(value: str) -> list[str]:
         calls.append(value)
         return [value]
 
-    with shelf(path) as kept:
+    first = Store(path)
+    with shelf(Shelf(first, "doc")) as kept:
         assert kept is not None
         assert kept.get(("findings", "ja"), "k1", list, lambda: compute("a")) == ["a"]
         assert kept.get(("findings", "zh"), "k2", list, lambda: compute("b")) == ["b"]
-    assert path.is_file()
-    with shelf(path) as kept:
+        assert first.get("doc") is None  # put back when the block ends
+    first.flush()
+    second = Store(path)  # another process's
+    with shelf(Shelf(second, "doc")) as kept:
         assert kept is not None
         assert kept.get(("findings", "ja"), "k1", list, lambda: compute("x")) == ["a"]  # kept
         assert kept.get(("findings", "zh"), "k3", list, lambda: compute("c")) == ["c"]  # an edit: computed again
-    with shelf(path) as kept:
+    second.flush()
+    with shelf(Shelf(Store(path), "doc")) as kept:
         assert kept is not None
         assert kept.get(("findings", "zh"), "k3", list, lambda: compute("y")) == ["c"]
         assert kept.get(("findings", "zh"), "k2", list, lambda: compute("b2")) == ["b2"]  # replaced, not kept too
@@ -34,12 +39,12 @@ def test_a_shelf_keeps_one_entry_per_slot_and_reads_it_back(tmp_path: Path) -> N
 
 
 def test_a_corrupt_shelf_is_a_miss_and_is_written_again(tmp_path: Path) -> None:
-    path = tmp_path / "doc.pickle"
-    path.write_bytes(b"not a pickle")
-    with shelf(path) as kept:
+    store = Store(tmp_path / "documents.sqlite")
+    store.put("doc", b"not a pickle")
+    with shelf(Shelf(store, "doc")) as kept:
         assert kept is not None
         assert kept.get("slot", "k", int, lambda: 3) == 3
-    with shelf(path) as kept:
+    with shelf(Shelf(store, "doc")) as kept:
         assert kept is not None
         assert kept.get("slot", "k", int, lambda: 4) == 3
     with shelf(None) as nothing:

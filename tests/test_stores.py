@@ -159,3 +159,11 @@ def test_the_highlighted_code_and_formatted_entries_are_swept(tmp_path: Path, st
     with sphinx_speed.build_scope():
         sphinx_speed.install(app)
     assert_swept(planted)
+
+
+def test_a_database_in_a_folder_store_is_left_to_sweep_its_own_entries(tmp_path: Path) -> None:
+    planted = plant(tmp_path)
+    databases = [aged(tmp_path / f"documents{suffix}", LONG_AGO) for suffix in files.DATABASE_SUFFIXES]
+    sweep_store(tmp_path)
+    assert_swept(planted)
+    assert all(path.exists() for path in databases)

@@ -24,8 +24,8 @@ import os
 import pickle
 import sqlite3
 import time
-from collections.abc import Callable
-from contextlib import closing, suppress
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import closing, contextmanager, suppress
 from multiprocessing.util import Finalize
 from pathlib import Path
 from typing import TypeVar
@@ -197,17 +197,25 @@ atexit.register(flush_stores)
 def kept_in(store: Store, key: str, kind: type[T], compute: Callable[[], T]) -> T:
     """The ``kind`` object kept in ``store`` under ``key``, else ``compute()``'s result, kept
     there. A missing, damaged or foreign entry is a miss."""
-    data = store.get(key)
-    if data is not None:
-        try:
-            found = pickle.loads(data)
-        except (pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError, ImportError):
-            found = None
-        if isinstance(found, kind):
-            return found
+    found = read_in(store, key, kind)
+    if found is not None:
+        return found
     made = compute()
     store.put(key, pickle.dumps(made, protocol=pickle.HIGHEST_PROTOCOL))
     return made
+
+
+def read_in(store: Store, key: str, kind: type[T]) -> T | None:
+    """The ``kind`` object kept in ``store`` under ``key``; None when there is none, or it is
+    damaged or of another kind (another release's)."""
+    data = store.get(key)
+    if data is None:
+        return None
+    try:
+        found = pickle.loads(data)
+    except (pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError, ImportError):
+        return None
+    return found if isinstance(found, kind) else None
 
 
 def entries(path: Path) -> int:
@@ -217,3 +225,48 @@ def entries(path: Path) -> int:
     with suppress(sqlite3.Error), closing(sqlite3.connect(path)) as connection:
         return int(connection.execute("SELECT COUNT(*) FROM entries").fetchone()[0])
     return 0
+
+
+class Shelf:
+    """Kept entries of one group in one entry of a :class:`Store` (a document's, for every
+    language): a cold check writes an entry per group instead of one per result. Each ``slot``
+    holds one result, the last computed (an edit replaces it: the entry never grows); the entry
+    is read at the first :meth:`get`, put back by :meth:`close` when a result was computed. Two
+    processes writing one shelf: the last one's is kept, and the other's results are computed
+    again next time (a shelf, like every store here, is only faster)."""
+
+    def __init__(self, store: Store, name: str) -> None:
+        self.store, self.name = store, name
+        self._slots: dict[Hashable, tuple[str, object]] | None = None
+        self._changed = False
+
+    def get(self, slot: Hashable, key: str, kind: type[T], compute: Callable[[], T]) -> T:
+        """The ``kind`` object kept in ``slot`` under ``key``, else ``compute()``'s, kept there."""
+        slots = self._read()
+        found = slots.get(slot)
+        if found is not None and found[0] == key and isinstance(found[1], kind):
+            return found[1]
+        made = compute()
+        slots[slot] = (key, made)
+        self._changed = True
+        return made
+
+    def _read(self) -> dict[Hashable, tuple[str, object]]:
+        if self._slots is None:
+            self._slots = read_in(self.store, self.name, dict) or {}
+        return self._slots
+
+    def close(self) -> None:
+        if self._changed and self._slots is not None:
+            self.store.put(self.name, pickle.dumps(self._slots, protocol=pickle.HIGHEST_PROTOCOL))
+            self._changed = False
+
+
+@contextmanager
+def shelf(kept: Shelf | None) -> Iterator[Shelf | None]:
+    """``kept`` (None for none), put back into its store when the block ends."""
+    try:
+        yield kept
+    finally:
+        if kept is not None:
+            kept.close()

@@ -16,7 +16,7 @@ import pickle
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, TypeVar
@@ -128,55 +128,6 @@ def pickled_by_fields(*classes: type) -> None:
             copyreg.pickle(cls, lambda obj, cls=cls, values=values: (cls, values(obj)))
 
 
-class Shelf:
-    """Kept entries of one group in one file (a document's, for every language): a cold check
-    writes a file per group instead of one per entry, and the kernel's work per file was most of
-    what keeping them cost. Each ``slot`` holds one entry, the last computed (an edit replaces
-    it: the file never grows); the file is read at the first :meth:`get`, written by :meth:`close`
-    when an entry was computed. Two processes writing one shelf: the last one's is kept, and the
-    other's entries are computed again next time (a shelf, like every store here, is only faster).
-    """
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._slots: dict[Hashable, tuple[str, object]] | None = None
-        self._changed = False
-
-    def get(self, slot: Hashable, key: str, kind: type[T], compute: Callable[[], T]) -> T:
-        """The ``kind`` object kept in ``slot`` under ``key``, else ``compute()``'s, kept there."""
-        slots = self._read()
-        found = slots.get(slot)
-        if found is not None and found[0] == key and isinstance(found[1], kind):
-            return found[1]
-        made = compute()
-        slots[slot] = (key, made)
-        self._changed = True
-        return made
-
-    def _read(self) -> dict[Hashable, tuple[str, object]]:
-        if self._slots is None:
-            self._slots = read_pickled(self.path, dict) or {}
-        return self._slots
-
-    def close(self) -> None:
-        if self._changed and self._slots is not None:
-            store_bytes(self.path, pickle.dumps(self._slots, protocol=pickle.HIGHEST_PROTOCOL))
-            self._changed = False
-
-
-@contextmanager
-def shelf(path: Path | None) -> Iterator[Shelf | None]:
-    """The :class:`Shelf` at ``path`` (None for none), written back when the block ends."""
-    if path is None:
-        yield None
-        return
-    kept_here = Shelf(path)
-    try:
-        yield kept_here
-    finally:
-        kept_here.close()
-
-
 #: An entry no run has read or written for this long is swept: every store of kept entries is
 #: a cache of what polybook computes again in seconds, and each edit adds entries under new keys.
 UNUSED_FOR = 30 * 24 * 3600
@@ -188,6 +139,7 @@ USED_MARK = 24 * 3600
 #: A store is swept at most this often; its :data:`SWEPT` file's time says when it last was.
 SWEEP_EVERY = 24 * 3600
 SWEPT = ".swept"
+DATABASE_SUFFIXES = (".sqlite", ".sqlite-wal", ".sqlite-shm")  # a store in one file: not swept as files
 _swept_here: set[Path] = set()  # the stores this process has looked at (:func:`swept`)
 
 
@@ -212,8 +164,8 @@ def sweep_store(root: Path, unused_for: float = UNUSED_FOR, stale: float = STALE
     now, removed = time.time(), 0
     for folder, _, names in os.walk(root):
         for name in names:
-            if name == SWEPT:
-                continue
+            if name == SWEPT or name.endswith(DATABASE_SUFFIXES):
+                continue  # a database sweeps its own entries (polybook.database)
             path = os.path.join(folder, name)
             with suppress(OSError):  # gone already: another process swept it
                 if now - os.stat(path).st_mtime > (stale if name.startswith(".") else unused_for):

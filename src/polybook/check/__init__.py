@@ -47,12 +47,12 @@ from polybook.check.segments import flatten, pair_segments
 from polybook.check.staleness import ORIGIN_SUFFIX, SyncRecord, lock_problem, read_lock
 from polybook.check.suppress import Suppression, apply, inline_suppressions, unused
 from polybook.config import BookConfig
-from polybook.database import flush_stores
+from polybook.database import flush_stores, shelf
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect import DialectSettings, parse_text
 from polybook.dialect.marks import MarkKind, as_checked, document_mark
 from polybook.dialect.nodes import Document, TocBlock
-from polybook.files import display_path, kept, shelf
+from polybook.files import display_path, kept
 from polybook.models import MODELS_DIR, parse_cached, shared_documents
 from polybook.toc import build_toc, toc_blocks, unreached
 

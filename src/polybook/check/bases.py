@@ -30,10 +30,11 @@ from polybook.check.keys import checker_version, file_bytes, key_of
 from polybook.check.segments import by_identity
 from polybook.check.staleness import SyncRecord, origin_file, source_at, source_changes
 from polybook.config import BookConfig
+from polybook.database import Shelf
 from polybook.diagnostics import Code
 from polybook.dialect import DialectSettings, parse_text
 from polybook.dialect.nodes import DisplayMath, Document
-from polybook.files import Shelf, file_sha256, kept, swept
+from polybook.files import file_sha256, kept, swept
 from polybook.models import parse_cached
 
 

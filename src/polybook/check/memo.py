@@ -20,11 +20,13 @@ from polybook.check.keys import checker_version, file_bytes, key_of, package_ver
 from polybook.check.plan import Changes, Counts, DocumentPlan
 from polybook.check.staleness import LOCK_NAME, SyncRecord, origin_file
 from polybook.config import BookConfig
+from polybook.database import Shelf, store_at
 from polybook.dialect.nodes import Document
-from polybook.files import Shelf, kept, pickled_by_fields, swept
+from polybook.files import kept, pickled_by_fields, swept
 from polybook.models import MODELS_DIR
 
 FINDINGS_DIR = "findings"
+DOCUMENTS = "documents.sqlite"  # in FINDINGS_DIR: each document's shelf of findings and bases
 # what kept findings (and the chunks' results the workers send back) are made of
 pickled_by_fields(Finding, Location, DocumentPlan, Changes, Counts)
 
@@ -69,10 +71,10 @@ def chapter_findings(
     return kept(store / key[:2] / f"{key}.pickle", list, compute)
 
 
-def document_shelf(config: BookConfig, name: str) -> Path:
-    """The file of the findings and bases kept for document ``name`` in every language (a
-    :class:`~polybook.files.Shelf`: one file for them all)."""
-    return findings_dir(config) / "documents" / f"{key_of([name])}.pickle"
+def document_shelf(config: BookConfig, name: str) -> Shelf:
+    """The findings and bases kept for document ``name`` in every language: one
+    :class:`~polybook.database.Shelf` for them all, in the findings' database."""
+    return Shelf(store_at(findings_dir(config) / DOCUMENTS), key_of([name]))
 
 
 def chunk_key(
