@@ -488,17 +488,18 @@ def check_book(
 
 
 def _check_in_worker(
-    config: BookConfig, names: list[str], langs: list[str], present: dict[str, list[str]], entry: Path
+    config: BookConfig, names: list[str], langs: list[str], present: dict[str, list[str]], entry: Path | None
 ) -> ChunkResult:
-    """One chunk's result, kept whole at ``entry`` (:func:`_chunk_entry`): a book unchanged since
-    the last run is not even loaded (each chapter's findings are kept too, for a chunk with one change)."""
+    """One chunk's result, kept whole at ``entry`` (:func:`_chunk_entry`; None: worked out here):
+    a book unchanged since the last run is not even loaded (each chapter's findings are kept
+    too, for a chunk with one change)."""
 
     def compute() -> ChunkResult:
         with shared_documents():  # a base two languages share is one document (what is memoised of it serves both)
             book = load_book(config, [config.source_language, *langs], set(names), cached=True, present=present)
             return check_chunk(book, names, langs, config.build_dir / MODELS_DIR)
 
-    found = kept(entry, ChunkResult, compute)
+    found = kept(entry or _chunk_entry(config, names, langs, present), ChunkResult, compute)
     flush_stores()  # the documents it parsed, for the tasks after it (the library's read the source's)
     return found
 
@@ -561,9 +562,12 @@ def check_config(
     size = max(1, -(-len(names) // (jobs * 4)))
     groups = [names[i : i + size] for i in range(0, len(names), size)]
     source = config.source_language
-    entries = [_chunk_entry(config, group, langs, present) for group in groups]
+    # a book checked before: the chunks' keys (every file's bytes) here, to know whether all are kept;
+    # else (a fresh clone) each worker works out its own, in parallel
+    checked = (findings_dir(config) / "chunks").is_dir()
+    entries = [_chunk_entry(config, group, langs, present) if checked else None for group in groups]
     # every chunk kept (an unchanged book): read here, no worker processes to start and feed
-    if jobs == 1 or len(groups) <= 1 or all(entry.is_file() for entry in entries):
+    if jobs == 1 or len(groups) <= 1 or all(entry is not None and entry.is_file() for entry in entries):
         chunks = [
             _check_in_worker(config, group, langs, present, entry) for group, entry in zip(groups, entries, strict=True)
         ]
