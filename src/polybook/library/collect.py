@@ -95,12 +95,14 @@ def collect_document(doc: Document, name: str, framework: str, root: Path) -> tu
             continue
         label = latest_label(doc, cells, index)
         code = add_note(code, label)
-        error = _syntax_error(code, [], mark)
-        if error:
-            message = f"saved code does not parse once the docstring note is added: {error[1]}"
+        try:
+            tree = ast.parse(code)
+        except SyntaxError as exc:
+            message = "saved code does not parse once the docstring note is added: "
+            message += f"{exc.msg} (line {exc.lineno} of the saved block)"
             problems.append(Diagnostic.make(doc.path, mark, Code.LIB_SYNTAX, message))
             continue
-        blocks.append(SavedBlock(framework, doc.language or "", name, doc.path, mark, code, label, definitions(code)))
+        blocks.append(SavedBlock(framework, doc.language or "", name, doc.path, mark, code, label, _defined(tree)))
     return blocks, problems
 
 
@@ -217,10 +219,10 @@ def add_note(code: str, label: str) -> str:
     return "\n".join(out)
 
 
-def definitions(code: str) -> tuple[str, ...]:
-    """Top-level functions and classes of ``code``; a function added to a class is ``Class.name``."""
+def _defined(tree: ast.Module) -> tuple[str, ...]:
+    """Top-level functions and classes of a block's tree; a function added to a class is ``Class.name``."""
     names = []
-    for node in ast.parse(code).body:
+    for node in tree.body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             owner = next((m[1].split(".")[-1] for d in node.decorator_list if (m := _added_to(d))), None)
             names.append(f"{owner}.{node.name}" if owner else node.name)
