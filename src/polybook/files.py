@@ -21,8 +21,6 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, TypeVar
 
-from filelock import FileLock, Timeout
-
 T = TypeVar("T")
 
 
@@ -251,6 +249,8 @@ def stage_lock(lock: Path, what: str, say: Callable[[str], None] | None = None) 
     ``build html``, ``serve`` beside a ``build html``): a second one waits, saying for whom --
     ``what`` is e.g. "the html build in build/" -- and then runs."""
     lock.parent.mkdir(parents=True, exist_ok=True)
+    from filelock import FileLock, Timeout  # here: most commands take no stage lock
+
     holder = lock.with_name(lock.name + ".pid")
     guard = FileLock(str(lock))
     try:

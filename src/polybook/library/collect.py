@@ -18,12 +18,13 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
-
-import isort
+from typing import TYPE_CHECKING, TypeVar
 
 from polybook.diagnostics import Code, Diagnostic
 from polybook.dialect.nodes import CodeCell, Document, EvalRst, Fence, TabSetup, TextTab, TocBlock
+
+if TYPE_CHECKING:  # isort is imported when a block has imports to sort: a check that reads no
+    import isort  # library does not pay for it (a tenth of the check's imports)
 
 #: d2lbook's save mark: ``#@save``, ``# @save``.
 SAVE_RE = re.compile(r"# *@save")
@@ -173,12 +174,16 @@ def format_code(source: str, root: Path) -> str:
     """Imports sorted by isort with d2lbook's settings (one group, no blank lines between
     sections); trailing spaces and surrounding blank lines removed."""
     if "import " in source:
+        import isort
+
         source = isort.code(source, config=_isort_config(str(root)))
     return "\n".join(line.rstrip() for line in source.split("\n")).strip()
 
 
 @functools.lru_cache(maxsize=8)
 def _isort_config(root: str) -> isort.Config:
+    import isort
+
     sections = [isort.settings.FUTURE, isort.settings.STDLIB, isort.settings.THIRDPARTY]
     sections += [isort.settings.FIRSTPARTY, isort.settings.LOCALFOLDER]
     # src_paths as isort derives them from the folder d2lbook ran in; fixed here so the result
