@@ -71,3 +71,24 @@ def test_worker_processes_find_what_one_process_finds_and_keep_it(tmp_path: Path
         again, _ = check_config(config, jobs=jobs)  # read back in this process
         assert [f.to_dict() for f in again.findings] == found[jobs][0]
     assert found[1] == found[2]
+
+
+def test_a_translated_document_without_a_source_has_its_own_problems_said_in_both_ways_of_checking(
+    tmp_path: Path,
+) -> None:
+    """The status page checks the book it loaded whole (toc problems on the documents), the
+    command checks chunks and puts the toc together at the end: a document the source lacks and
+    no toc reaches is said to be both, either way (the page had lost its toc problem)."""
+    from polybook.book import load_book
+    from polybook.check import check_book
+
+    shutil.copytree(FIXTURES / "book", tmp_path / "book", ignore=shutil.ignore_patterns("build"))
+    orphan = tmp_path / "book" / "chapters" / "pt" / "only-here.md"
+    orphan.write_text("# Só aqui\n\nUm texto.\n", encoding="utf-8")
+    config = load_config(tmp_path / "book" / "conf.py")
+    command, _ = check_config(config, jobs=1)
+    page = check_book(load_book(config, cached=True), cached=True)
+    for result in (command, page):
+        codes = {str(f.code) for f in result.findings if f.name == "only-here"}
+        assert {"structure.chapter", "toc.unreached"} <= codes
+    assert sorted(f.order for f in page.findings) == sorted(f.order for f in command.findings)

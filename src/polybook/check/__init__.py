@@ -201,8 +201,8 @@ def check_chunk(book: Book, names: list[str], langs: list[str], store: Path | No
                     source = _source_document(book.config, renamed[0], store)
                 base = base_of(book.config, lang, name, source, locks[lang].get(name), store, target, kept_in)
                 out.bases[lang, str(base.kind)] += 1
-                if source is None and base.document is None:
-                    out.findings.append(_orphan(lang, name, target, source_names))
+                if source is None and base.document is None:  # nothing to check it against but itself
+                    out.findings += [_orphan(lang, name, target, source_names), *parse_findings(lang, name, target)]
                     continue
                 found, problems = inline_suppressions(target, lang, name)
                 out.suppressions += found
