@@ -7,6 +7,7 @@ import copyreg
 import ctypes
 import ctypes.util
 import dataclasses
+import functools
 import hashlib
 import itertools
 import json
@@ -282,10 +283,17 @@ def _holder_pid(holder: Path) -> str:
 
 def display_path(path: Path) -> str:
     """``path`` relative to the working directory when it lies below it."""
+    return _shown(os.fspath(path), os.getcwd())
+
+
+@functools.lru_cache(maxsize=65536)
+def _shown(path: str, cwd: str) -> str:
+    """:func:`display_path` of a path from a working directory, memoised: a check shows every
+    document's path from several places (each resolve asks the file system for every folder)."""
     try:
-        return os.path.relpath(path) if path.resolve().is_relative_to(Path.cwd()) else str(path)
+        return os.path.relpath(path, cwd) if Path(path).resolve().is_relative_to(cwd) else path
     except ValueError:
-        return str(path)
+        return path
 
 
 def read_json(path: Path) -> dict[str, Any]:
