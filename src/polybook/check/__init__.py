@@ -26,7 +26,7 @@ from polybook.check.bases import Base, base_of, changes_since
 from polybook.check.code import check_code, check_coverage, match_cells
 from polybook.check.current import followed_since
 from polybook.check.findings import CheckResult, Finding, Location
-from polybook.check.keys import checker_version, file_bytes, key_of
+from polybook.check.keys import checker_version, file_bytes, key_of, read_once
 from polybook.check.labels import LABELS_NOTHING
 from polybook.check.library import kept_library_findings, library_findings, saved_drift
 from polybook.check.math_numbers import check_math_numbers
@@ -466,6 +466,7 @@ def _fewer_collections() -> Iterator[None]:
 
 
 @_fewer_collections()
+@read_once()  # the book as it was when the check started
 def check_book(
     book: Book,
     languages: list[str] | None = None,
@@ -555,6 +556,7 @@ def _library(
 
 
 @_fewer_collections()
+@read_once()
 def check_config(
     config: BookConfig,
     languages: list[str] | None = None,

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from polybook.files import hash_files
@@ -20,11 +22,41 @@ def checker_version() -> str:
 
 
 def file_bytes(path: Path) -> bytes:
-    """The file's bytes, none when it cannot be read (a file that is not there is a key too)."""
+    """The file's bytes, none when it cannot be read (a file that is not there is a key too);
+    inside :func:`read_once`, each file read once."""
+    if _read is not None:
+        name = os.fspath(path)
+        found = _read.get(name)
+        if found is None:
+            found = _read[name] = _bytes(path)
+        return found
+    return _bytes(path)
+
+
+def _bytes(path: Path) -> bytes:
     try:
         return path.read_bytes()
     except OSError:
         return b""
+
+
+_read: dict[str, bytes] | None = None  # inside read_once: path -> its bytes
+
+
+@contextmanager
+def read_once() -> Iterator[None]:
+    """Inside the block (a check of the book, the workers it forks), :func:`file_bytes` reads
+    each file once: the keys of kept results read each document several times over (its
+    chunk's, its findings', its base's), and a check takes the book as it was when it started."""
+    global _read
+    if _read is not None:
+        yield
+        return
+    _read = {}
+    try:
+        yield
+    finally:
+        _read = None
 
 
 @functools.cache
