@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from polybook.check.findings import CheckResult, Finding
-from polybook.diagnostics import RANK, sort_key
+from polybook.diagnostics import RANK
 
 #: Diff pairs shown per finding before "… N more".
 MAX_DIFF = 6
@@ -13,12 +13,12 @@ MAX_DIFF = 6
 
 def ordered(findings: Iterable[Finding]) -> list[Finding]:
     """By path, line and code of the place each finding is shown at."""
-    return sorted(findings, key=lambda f: sort_key(f.as_diagnostic()))
+    return sorted(findings, key=lambda f: f.order)
 
 
 def by_importance(findings: Iterable[Finding]) -> list[Finding]:
     """Errors first, then warnings, then info; each by path and line."""
-    return sorted(findings, key=lambda f: (-RANK[f.level], *sort_key(f.as_diagnostic())))
+    return sorted(findings, key=lambda f: (-RANK[f.level], *f.order))
 
 
 def plural(n: int, word: str, words: str | None = None) -> str:
