@@ -320,3 +320,17 @@ def test_every_format_renders_the_empty_result(fmt: str) -> None:
 def test_unknown_format_is_refused(result: CheckResult) -> None:
     with pytest.raises(ValueError, match="unknown report format 'xml'"):
         render(result, "xml")
+
+
+def test_json_reports_put_one_finding_a_line_and_read_as_json_writes_them() -> None:
+    from polybook.check.report.common import json_listing
+
+    items = [{"a": 1, "b": ["x", "é"]}, {"a": 2}]
+    document = {"head": {"k": "v"}, "runs": [{"results": []}]}
+    text = json_listing(document, document["runs"][0]["results"], items)
+    assert json.loads(text) == {"head": {"k": "v"}, "runs": [{"results": items}]}
+    lines = text.splitlines()
+    assert lines[7:9] == [8 * " " + '{"a": 1, "b": ["x", "é"]},', 8 * " " + '{"a": 2}']  # a line each
+    assert document["runs"][0]["results"] == []  # the document is left as it was
+    empty = json_listing(document, document["runs"][0]["results"], [])
+    assert empty == json.dumps(document, ensure_ascii=False, indent=2)

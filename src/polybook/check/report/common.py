@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
+from typing import Any
 
 from polybook.check.findings import CheckResult, Finding
 from polybook.diagnostics import RANK
@@ -42,3 +44,25 @@ def inline_diff(finding: Finding) -> str:
 def one_line(text: str) -> str:
     """Diff tokens are short, but a newline in one would break every line-based format."""
     return text.replace("\r\n", "\n").replace("\n", "⏎")
+
+
+_ITEMS = "\x00items\x00"  # where json_listing puts the list (a NUL: no text of a report is one)
+
+
+def json_listing(document: dict[str, Any], place: list[Any], items: list[Any]) -> str:
+    """``document`` as indented JSON with ``items`` -- the findings, to be put in the list
+    ``place`` of ``document`` -- one compact object a line. What the json module indents it
+    encodes in Python, not in C: bookmix's 15,922 findings took 0.85 s to write indented and
+    0.16 s compact; a line each keeps the report readable and diffable."""
+    place.append(_ITEMS)
+    try:
+        head = json.dumps(document, ensure_ascii=False, indent=2)
+    finally:
+        place.pop()
+    token = json.dumps(_ITEMS)
+    at = head.index(token)
+    if not items:  # an empty list, as json writes it
+        start, end = head.rindex("[", 0, at), head.index("]", at)
+        return head[:start] + "[]" + head[end + 1 :]
+    pad = ",\n" + head[head.rindex("\n", 0, at) + 1 : at]  # the list's own indentation
+    return head[:at] + pad.join(json.dumps(item, ensure_ascii=False) for item in items) + head[at + len(token) :]

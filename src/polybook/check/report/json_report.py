@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from polybook.check.findings import CheckResult
-from polybook.check.report.common import ordered
+from polybook.check.report.common import json_listing, ordered
 from polybook.diagnostics import Level
 
 #: Bumped when a key changes meaning or disappears; new keys may appear at any time.
@@ -14,10 +13,11 @@ VERSION = 1
 
 
 def render(result: CheckResult) -> str:
-    return json.dumps(document(result), ensure_ascii=False, indent=2)
+    found = document(result, with_findings=False)
+    return json_listing(found, found["findings"], [f.to_dict() for f in ordered(result.findings)])
 
 
-def document(result: CheckResult) -> dict[str, Any]:
+def document(result: CheckResult, with_findings: bool = True) -> dict[str, Any]:
     return {
         "version": VERSION,
         "tool": "polybook",
@@ -31,5 +31,5 @@ def document(result: CheckResult) -> dict[str, Any]:
         },
         "follows": dict(result.follows),
         "migration": {lang: plan.to_json() for lang, plan in result.plans().items() if plan.behind},
-        "findings": [f.to_dict() for f in ordered(result.findings)],
+        "findings": [f.to_dict() for f in ordered(result.findings)] if with_findings else [],
     }

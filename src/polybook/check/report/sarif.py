@@ -9,14 +9,13 @@ content rather than line numbers, so an alert survives edits above it.
 
 from __future__ import annotations
 
-import json
 from importlib import metadata
 from typing import Any
 from urllib.parse import quote
 
 from polybook import __version__
 from polybook.check.findings import CheckResult, Finding, Location
-from polybook.check.report.common import inline_diff, ordered
+from polybook.check.report.common import inline_diff, json_listing, ordered
 from polybook.diagnostics import DEFAULT_LEVEL, Code, Level
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -122,7 +121,10 @@ RULE_TEXT: dict[Code, str] = {
 
 
 def render(result: CheckResult) -> str:
-    return json.dumps(document(result), ensure_ascii=False, indent=2)
+    found = document(result)
+    results = found["runs"][0]["results"]
+    found["runs"][0]["results"] = []
+    return json_listing(found, found["runs"][0]["results"], results)
 
 
 def document(result: CheckResult) -> dict[str, Any]:
