@@ -6,6 +6,7 @@ from __future__ import annotations
 import copyreg
 import pickle
 import pickletools
+from pathlib import Path
 from dataclasses import dataclass, field
 
 import pytest
@@ -69,3 +70,15 @@ def test_a_class_of_one_field() -> None:
     globals()["One"] = One  # pickle finds a class by its module's name
     One.__qualname__ = "One"
     assert pickle.loads(pickle.dumps(One((1, 2)))) == One((1, 2))
+
+
+def test_a_kept_pickle_is_the_pickle_kept_and_a_damaged_one_is_made_again(tmp_path: Path) -> None:
+    from polybook.files import kept_pickle
+
+    entry = tmp_path / "kept" / "entry.pickle"
+    made = kept_pickle(entry, list, lambda: [1, 2])
+    assert pickle.loads(made) == [1, 2] and entry.read_bytes() == made
+    assert kept_pickle(entry, list, lambda: [3]) == made  # kept: not worked out again
+    entry.write_bytes(b"not a pickle")
+    assert pickle.loads(kept_pickle(entry, list, lambda: [4])) == [4]
+    assert pickle.loads(kept_pickle(entry, dict, lambda: {"k": 5})) == {"k": 5}  # another kind: a miss

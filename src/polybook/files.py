@@ -99,6 +99,20 @@ def kept(entry: Path, kind: type[T], compute: Callable[[], T]) -> T:
     return made
 
 
+def kept_pickle(entry: Path, kind: type[T], compute: Callable[[], T]) -> bytes:
+    """:func:`kept`'s object as its pickle: for a worker process, whose result is sent back
+    pickled, to send the pickle it keeps rather than make a second one."""
+    try:
+        data = read_kept(entry)
+        if isinstance(pickle.loads(data), kind):
+            return data
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError, ImportError):
+        pass
+    data = pickle.dumps(compute(), protocol=pickle.HIGHEST_PROTOCOL)
+    store_bytes(entry, data)
+    return data
+
+
 def read_pickled(entry: Path, kind: type[T]) -> T | None:
     """The ``kind`` object pickled at ``entry``; None when it is missing, corrupt or of another
     kind (a cache's entry from another release): for a store, only a miss."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import gc
 import os
+import pickle
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -52,7 +53,7 @@ from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect import DialectSettings, parse_text
 from polybook.dialect.marks import MarkKind, as_checked, document_mark
 from polybook.dialect.nodes import Document, TocBlock
-from polybook.files import display_path, kept
+from polybook.files import display_path, kept, kept_pickle
 from polybook.models import MODELS_DIR, parse_cached, shared_documents
 from polybook.toc import build_toc, toc_blocks, unreached
 
@@ -495,14 +496,36 @@ def _check_in_worker(
     a book unchanged since the last run is not even loaded (each chapter's findings are kept
     too, for a chunk with one change)."""
 
+    found = kept(
+        entry or _chunk_entry(config, names, langs, present), ChunkResult, _chunk(config, names, langs, present)
+    )
+    flush_stores()  # the documents it parsed, for the tasks after it (the library's read the source's)
+    return found
+
+
+def _chunk_pickled(
+    config: BookConfig, names: list[str], langs: list[str], present: dict[str, list[str]], entry: Path | None
+) -> bytes:
+    """:func:`_check_in_worker` in a worker process: the result as the pickle it keeps, which is
+    sent back as it is (one pickle of some thousand findings less)."""
+    found = kept_pickle(
+        entry or _chunk_entry(config, names, langs, present), ChunkResult, _chunk(config, names, langs, present)
+    )
+    flush_stores()
+    return found
+
+
+def _chunk(
+    config: BookConfig, names: list[str], langs: list[str], present: dict[str, list[str]]
+) -> Callable[[], ChunkResult]:
+    """How a chunk's result is worked out: its chapters loaded (through the kept documents), checked."""
+
     def compute() -> ChunkResult:
         with shared_documents():  # a base two languages share is one document (what is memoised of it serves both)
             book = load_book(config, [config.source_language, *langs], set(names), cached=True, present=present)
             return check_chunk(book, names, langs, config.build_dir / MODELS_DIR)
 
-    found = kept(entry or _chunk_entry(config, names, langs, present), ChunkResult, compute)
-    flush_stores()  # the documents it parsed, for the tasks after it (the library's read the source's)
-    return found
+    return compute
 
 
 def _chunk_entry(config: BookConfig, names: list[str], langs: list[str], present: dict[str, list[str]]) -> Path:
@@ -587,14 +610,14 @@ def check_config(
         with ProcessPoolExecutor(jobs, mp_context=get_context("fork")) as pool:
             # the heaviest chunks first, so that the last ones to end are small (the cores end together)
             futures = {
-                i: pool.submit(_check_in_worker, config, groups[i], langs, present, entries[i])
+                i: pool.submit(_chunk_pickled, config, groups[i], langs, present, entries[i])
                 for i in sorted(range(len(groups)), key=lambda i: -_weight(config, groups[i], [source, *langs]))
             }
-            # the library last, in workers, a module each: they then read most of the source's models
-            # the chunks kept instead of parsing the source again beside them (a third process on two
-            # cores), and the cores end together instead of one checking the whole library alone
+            # the library last, in workers, a few modules each: they then read most of the source's
+            # models the chunks kept instead of parsing the source again beside them (a third process
+            # on two cores), and the cores end together instead of one checking the whole library alone
             library = [pool.submit(_library, config, langs, modules) for modules in _modules(config, whole[0])]
-            chunks = [futures[i].result() for i in range(len(groups))]
+            chunks = [pickle.loads(futures[i].result()) for i in range(len(groups))]
             # the renames' changes, kept for the merge, worked out in parallel (bookmix: 80 pairs, 1.4 s)
             # on the cores the library leaves free, not after it
             pairs = _distinct_renames(config, rename_files([f for chunk in chunks for f in chunk.findings]))
