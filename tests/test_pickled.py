@@ -6,8 +6,8 @@ from __future__ import annotations
 import copyreg
 import pickle
 import pickletools
-from pathlib import Path
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 
