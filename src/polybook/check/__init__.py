@@ -368,10 +368,12 @@ def _settings_of(config: BookConfig, path: Path) -> DialectSettings:
 
 
 def _read(config: BookConfig, path: Path) -> Document | None:
-    """A document the merge needs (a renamed document's base and source), through the kept ones."""
+    """A document the merge needs (a renamed document's base and source), through the kept ones:
+    shown as the chunks show it (:func:`display_path`), so that the model they kept is found
+    rather than parsed again (what the merge works out of it names no place)."""
     if not path.is_file():
         return None
-    return parse_cached(path, _settings_of(config, path), path.as_posix(), config.build_dir / MODELS_DIR)
+    return parse_cached(path, _settings_of(config, path), display_path(path), config.build_dir / MODELS_DIR)
 
 
 _KINDS = {

@@ -145,11 +145,17 @@ def _closest(
         return counts.index(max(counts))
 
     documents = list({id(b.document): b.document for b in scored if b.document is not None}.values())
+    first = next((k for k, b in enumerate(scored) if b.document is not None), 0)
     if len(documents) <= 1 or len({_uncommented_marks(document) for document in documents}) == 1:
         # one document read for every candidate (an X_origin.md that is the source's file byte for
         # byte), or documents whose marks are alike before their code is normalised (their marks
         # are then alike too): they all share as much, and the first one at hand wins uncounted
-        return next((k for k, b in enumerate(scored) if b.document is not None), 0)
+        return first
+    if _uncommented_marks(translation) <= _uncommented_marks(scored[first].document):
+        # the translation's marks before normalising are all the first candidate's, so all its
+        # marks are (a cell's key is a function of its code without comments): the first shares
+        # every one of them, as much as any candidate can, and wins the tie -- nothing normalised
+        return first
     if store is None and kept_in is None:
         return compute()
     parts: list[str | bytes] = [checker_version(), repr(dialects), file_bytes(target_file)]

@@ -23,11 +23,11 @@ def without_comments(code: str) -> str:
 @lru_cache(maxsize=65536)
 def cell_key(code: str) -> str:
     """The code as compared: comments and docstrings dropped, whitespace folded."""
-    return _uncommented_key(without_comments(code))
+    return uncommented_key(without_comments(code))
 
 
 @lru_cache(maxsize=65536)
-def _uncommented_key(code: str) -> str:
+def uncommented_key(code: str) -> str:
     """:func:`cell_key` of code :func:`without_comments`: once per text, which every language's
     cell with its own translated comments shares."""
     key = _plain_key(code)
