@@ -345,10 +345,12 @@ def _rename_changes(config: BookConfig, store: Path | None, base_file: Path, sou
 
 
 def _rename_key(config: BookConfig, base_file: Path, source_file: Path) -> str:
-    """The key of a rename's changes: both files' bytes and how they read, not where they are
-    (languages renaming a document from one base text share it: bookmix, 80 renames, 38 texts)."""
+    """The key of a rename's changes: both files' bytes and how they read, not where they are nor
+    which language reads them -- the language is only a name on the document, which the changes
+    never read -- (languages renaming a document from one base text share it: bookmix, 80 renames, 38 texts)."""
     parts = [checker_version(), file_bytes(config.path)]
-    parts += [repr(_settings_of(config, base_file)), repr(_settings_of(config, source_file))]
+    for path in (base_file, source_file):
+        parts.append(repr(replace(_settings_of(config, path), language=None)))
     return key_of([*parts, file_bytes(base_file), file_bytes(source_file)])
 
 
