@@ -62,14 +62,16 @@ _Token = tuple[str, bool, int, int, int]  # text, is a string, line (from 0), st
 
 def _plain_key(code: str) -> str | None:
     """:func:`normalize_code`'s result for plain code (see above), else None."""
-    found = _quick_lines(code)
+    found = _quick_lines(code, places=False)
     if found is None:
         return None
     return "\n".join("    " * depth + " ".join(token[0] for token in toks) for depth, toks in found)
 
 
-def _quick_lines(code: str) -> list[tuple[int, list[_Token]]] | None:
-    """:func:`logical_lines`'s lines for plain code (see above), tokens as tuples; else None."""
+def _quick_lines(code: str, places: bool = True) -> list[tuple[int, list[_Token]]] | None:
+    """:func:`logical_lines`'s lines for plain code (see above), tokens as tuples; else None.
+    Without ``places`` (for a key: only each token's text and whether it is a string count),
+    the tokens are the line's own, memoised, with their columns in the line: none made anew."""
     if _NOT_PLAIN.search(code):
         return None
     out: list[tuple[int, list[_Token]]] = []
@@ -93,7 +95,10 @@ def _quick_lines(code: str) -> list[tuple[int, list[_Token]]] | None:
         found = _line_tokens(rest)
         if found is None or parens + found[2] < 0:
             return None  # an error token, a string over lines, more closed than opened
-        statement += [(text, string, number, start + column, end + column) for text, string, start, end in found[0]]
+        if places:
+            statement += [(text, string, number, start + column, end + column) for text, string, start, end in found[0]]
+        else:
+            statement += found[0]  # type: ignore[arg-type]
         parens += found[1]
         if parens == 0 and statement:
             body_starts, cell_docstring = _ended(out, statement, len(indents) - 1, body_starts, cell_docstring)

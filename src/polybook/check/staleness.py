@@ -10,7 +10,6 @@ cell by cell and paragraph by paragraph.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import json
 import re
@@ -21,6 +20,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import TypeVar
+
+from cydifflib import SequenceMatcher  # difflib's, compiled: the same opcodes (see pyproject.toml)
 
 from polybook.check.align import Pair, align, token_ratio
 from polybook.check.code import CellMatch, align_code, cell_key, token_diff
@@ -278,7 +279,7 @@ def word_diff(then: str, now: str, limit: int = _MAX_DIFF) -> tuple[tuple[str, s
     (memoised: the same change is shown to every language)."""
     old, new = then.split(), now.split()
     pairs = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
         if tag != "equal":
             pairs.append((" ".join(old[i1:i2]), " ".join(new[j1:j2])))
     return tuple(pairs[:limit])
