@@ -111,12 +111,20 @@ def _quick_lines(code: str, places: bool = True) -> list[tuple[int, list[_Token]
 
 
 @lru_cache(maxsize=65536)
-def _line_tokens(rest: str) -> tuple[tuple[tuple[str, bool, int, int], ...], int, int] | None:
+def _line_tokens(rest: str) -> _Tokens | None:
     """The tokens of one line (its indentation cut): text, whether a string, start and end
     column, comments left out; the brackets it opens less those it closes, and the lowest that
     count falls to on the way. None when the tokenizer would read it otherwise (a string it does
     not close, an error token). Memoised: cells that differ mostly share their lines."""
     line = rest + "\n"
+    return _scanned_tokens(line) if _QUOTE_OR_COMMENT.search(rest) else _unquoted_tokens(line)
+
+
+_Tokens = tuple[tuple[tuple[str, bool, int, int], ...], int, int]
+
+
+def _scanned_tokens(line: str) -> _Tokens | None:
+    """:func:`_line_tokens` of ``line`` (newline included), token by token."""
     tokens: list[tuple[str, bool, int, int]] = []
     balance = lowest = pos = 0
     while pos < len(line):
@@ -146,6 +154,37 @@ def _line_tokens(rest: str) -> tuple[tuple[tuple[str, bool, int, int], ...], int
                 balance -= 1
                 lowest = min(lowest, balance)
             tokens.append((token, False, start, pos))
+    return tuple(tokens), balance, lowest
+
+
+_QUOTE_OR_COMMENT = re.compile(r"""['"#]""")
+#: :data:`_TOKEN` less what needs a quote or a ``#`` (strings, comments): for a line with neither,
+#: the same match at every place (the alternatives left keep their order), at a fraction of the work
+_UNQUOTED_TOKEN = re.compile(
+    tokenize.Whitespace + tokenize.group(r"\\\r?\n|\Z", tokenize.Number, tokenize.Funny, tokenize.Name)
+)
+
+
+def _unquoted_tokens(line: str) -> _Tokens | None:
+    """:func:`_line_tokens` of a line with no quote and no ``#`` (no string, no comment: most
+    lines), read in one pass of the pattern: the same tokens, at the same places."""
+    tokens: list[tuple[str, bool, int, int]] = []
+    balance = lowest = pos = 0
+    for found in _UNQUOTED_TOKEN.finditer(line):
+        if found.start() != pos:
+            return None  # the pattern does not match where the last token ended: an error token
+        start, pos = found.span(1)
+        if start == pos:
+            continue
+        first = line[start]
+        if first == "\n":
+            break
+        if first in "([{":
+            balance += 1
+        elif first in ")]}":
+            balance -= 1
+            lowest = min(lowest, balance)
+        tokens.append((line[start:pos], False, start, pos))
     return tuple(tokens), balance, lowest
 
 
