@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from polybook.check import _rename_key
 from polybook.check.bases import Base, BaseKind, _closest
 from polybook.check.code import align_code
@@ -138,3 +141,46 @@ def test_languages_renaming_one_base_text_share_its_changes(tmp_path: Path) -> N
     assert _rename_key(config, files["ja"], moved) == _rename_key(config, files["zh"], moved)
     files["zh"].write_text(OLD + "\nMore.\n", encoding="utf-8")
     assert _rename_key(config, files["ja"], moved) != _rename_key(config, files["zh"], moved)
+
+
+SNIPPETS = [
+    "x = 1",
+    "x  =  1",
+    "x = 1  # one",
+    'def f():\n    """Doc."""\n    return 1',
+    'def f():\n    """文書."""\n    return 1',
+    "def f():\n    return 1",
+    "print('a b', x)",
+    "print('a  b', x)",
+    "y = f(x,\n      2)",
+    "y = f(x, 2)",
+    "y = f(x, 3)",
+    "z = [i for i in range(10)]",
+    "1if x else 2",
+    "s = '''a\nb'''",
+    "import torch",
+]
+
+
+def cells_doc(picked: list[int], path: str) -> object:
+    body = "".join(f"```{{.python .input}}\n{SNIPPETS[k]}\n```\n\n" for k in picked)
+    return doc(f"# T\n\n{body}", path)
+
+
+@given(
+    st.lists(st.integers(0, len(SNIPPETS) - 1), max_size=6),
+    st.lists(st.integers(0, len(SNIPPETS) - 1), max_size=6),
+    st.lists(st.integers(0, len(SNIPPETS) - 1), max_size=6),
+)
+@settings(max_examples=300, deadline=None)
+def test_the_sources_bound_is_never_below_what_it_shares_and_the_choice_is_the_counted_one(
+    mine: list[int], first: list[int], last: list[int]
+) -> None:
+    from polybook.check.bases import _marks, _most_shared
+
+    translation, edition, source = cells_doc(mine, "ja/t.md"), cells_doc(first, "old/t.md"), cells_doc(last, "en/t.md")
+    marks = _marks(translation)
+    assert _most_shared(translation, marks, source) >= len(marks & _marks(source))
+    scored = [Base(BaseKind.EDITION, edition, "0.1"), Base(BaseKind.SOURCE, source, "the source")]
+    counts = [len(marks & _marks(b.document)) for b in scored]
+    assert _closest(scored, translation, None, Path("ja/t.md"), ()) == counts.index(max(counts))
