@@ -11,8 +11,6 @@ from hypothesis import strategies as st
 
 from polybook.check import tex
 from polybook.check.code_keys import (
-    _line_texts,
-    _line_tokens,
     _plain_key,
     _scanned_tokens,
     _unquoted_tokens,
@@ -162,12 +160,3 @@ def test_a_line_without_quotes_or_comments_reads_as_token_by_token(rest: str) ->
     """:func:`_line_tokens`'s one-pass reading of a line with no string and no comment: the same
     tokens at the same places, the same bracket counts, and None for the same error tokens."""
     assert _unquoted_tokens(rest + "\n") == _scanned_tokens(rest + "\n")
-
-
-@given(st.text(alphabet=st.sampled_from(list("ab_λ19eEjJxX.(){}[],:;=+-*/%!?$@~^&|<>\\ \u00a0…`'\"#"))))
-@settings(max_examples=1500)
-def test_a_lines_texts_are_its_tokens_texts(rest: str) -> None:
-    """:func:`_line_texts` (what a key reads of a line) is :func:`_line_tokens` without the places."""
-    found = _line_tokens(rest)
-    expected = None if found is None else (tuple((t[0], t[1]) for t in found[0]), found[1], found[2])
-    assert _line_texts(rest) == expected

@@ -6,8 +6,6 @@ from __future__ import annotations
 import re
 import tokenize
 from functools import lru_cache
-from itertools import repeat
-from operator import itemgetter
 
 from polybook.dialect.normalize import CodeToken, logical_lines, normalize_code
 
@@ -94,7 +92,7 @@ def _quick_lines(code: str, places: bool = True) -> list[tuple[int, list[_Token]
                 if column not in indents:
                     return None  # the tokenizer's IndentationError
                 indents.pop()
-        found = _line_tokens(rest) if places else _line_texts(rest)
+        found = _line_tokens(rest)
         if found is None or parens + found[2] < 0:
             return None  # an error token, a string over lines, more closed than opened
         if places:
@@ -188,30 +186,6 @@ def _unquoted_tokens(line: str) -> _Tokens | None:
             lowest = min(lowest, balance)
         tokens.append((line[start:pos], False, start, pos))
     return tuple(tokens), balance, lowest
-
-
-_BRACKET = re.compile(r"[()\[\]{}]")
-_QUOTE_COMMENT_OR_BACKSLASH = re.compile(r"""['"#\\]""")  # a backslash ends a line as a token of its own
-
-
-@lru_cache(maxsize=65536)
-def _line_texts(rest: str) -> tuple[tuple[tuple[str, bool], ...], int, int] | None:
-    """:func:`_line_tokens` without the places (a key needs only each token's text and whether
-    it is a string). A line with no quote, ``#`` or backslash is read in one pass of the pattern: its tokens are
-    then all its characters but spaces, so the pattern matched wherever the last token ended
-    exactly when they join to them (where it did not, a character of the line is in no token);
-    and its brackets are tokens of their own, counted from the line."""
-    if _QUOTE_COMMENT_OR_BACKSLASH.search(rest):
-        found = _line_tokens(rest)
-        return None if found is None else (tuple((t[0], t[1]) for t in found[0]), found[1], found[2])
-    texts = [text for text in map(itemgetter(1), _UNQUOTED_TOKEN.finditer(rest + "\n")) if text and text != "\n"]
-    if "".join(texts) != rest.replace(" ", ""):
-        return None  # an error token
-    balance = lowest = 0
-    for bracket in _BRACKET.findall(rest):
-        balance += 1 if bracket in "([{" else -1
-        lowest = min(lowest, balance)
-    return tuple(zip(texts, repeat(False, len(texts)), strict=True)), balance, lowest
 
 
 def _ended(
