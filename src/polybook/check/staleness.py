@@ -26,6 +26,7 @@ from cydifflib import SequenceMatcher  # difflib's, compiled: the same opcodes (
 from polybook.check.align import Pair, align, token_ratio
 from polybook.check.code import CellMatch, align_code, cell_key, token_diff
 from polybook.check.findings import Finding, Location
+from polybook.check.segments import by_identity
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Block, CodeCell, Document, Heading, Paragraph
 from polybook.files import atomic_write
@@ -103,8 +104,10 @@ def source_at(root: Path, commit: str, path: Path) -> str | None:
     return run_git(root, "show", "--end-of-options", f"{commit}:{rel}")
 
 
+@by_identity
 def prose_blocks(doc: Document) -> list[Paragraph | Block | Heading]:
-    """The document's prose blocks, in order: paragraphs, headings, lists, tables..."""
+    """The document's prose blocks, in order: paragraphs, headings, lists, tables... (memoised:
+    shared, never mutate it)."""
     return [n for n in doc.walk() if isinstance(n, Paragraph | Heading) or (isinstance(n, Block) and n.kind != "html")]
 
 
