@@ -244,6 +244,25 @@ def _common(source: Sequence[str], target: Sequence[str]) -> list[tuple[int, int
     return [*prefix, *middle, *suffix]
 
 
+def _ratios(
+    source: Sequence[str], target: Sequence[str], similarity: Callable[[str, str], float], threshold: float
+) -> list[list[float]]:
+    """:func:`_score` of every pair of the gap; the pairs whose sizes alone rule them out (its
+    first bound) told apart here, each text's size taken once, not asked for pair by pair."""
+    if similarity not in _SIZES:
+        return [[_score(similarity, threshold, a, b) for b in target] for a in source]
+    size = _word_count if similarity is token_ratio else len
+    t_sizes = [size(b) for b in target]
+    out = []
+    for a in source:
+        n = size(a)
+        out.append([
+            0.0 if n + m and 2 * min(n, m) / (n + m) < threshold else _score(similarity, threshold, a, b)
+            for b, m in zip(target, t_sizes, strict=True)
+        ])  # fmt: skip
+    return out
+
+
 def _pair_gap(
     source: Sequence[str],
     target: Sequence[str],
@@ -259,7 +278,7 @@ def _pair_gap(
         return [Pair(s0 + i, None, "missing", 0.0) for i in range(n)] + [
             Pair(None, t0 + j, "extra", 0.0) for j in range(m)
         ]
-    ratio = [[_score(similarity, threshold, source[s0 + i], target[t0 + j]) for j in range(m)] for i in range(n)]
+    ratio = _ratios(source[s0:s1], target[t0:t1], similarity, threshold)
     # best[i][j]: the best total similarity pairing source[s0+i:] with target[t0+j:] in order.
     best = [[0.0] * (m + 1) for _ in range(n + 1)]
     for i in range(n - 1, -1, -1):
