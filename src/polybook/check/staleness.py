@@ -123,7 +123,8 @@ def by_documents(func: Callable[..., T]) -> Callable[..., T]:
     inside a chunk (:func:`polybook.models.shared_documents`) the languages whose base is one
     document (an edition's, or an ``X_origin.md`` that is its file byte for byte) ask for the same
     comparison with the source. An entry keeps both documents alive, so an id is never reused
-    while it is cached, and a hit is checked to be the very same objects."""
+    while it is cached, and a hit is checked to be the very same objects. By hand: ``lru_cache``
+    keys on equality, and documents compare by value (every node), not by identity."""
     cache: OrderedDict[tuple[int, int], tuple[object, object, T]] = OrderedDict()
 
     @functools.wraps(func)
