@@ -10,7 +10,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from polybook.check import tex
-from polybook.check.code_keys import _plain_key, cell_key, code_lines, without_comments
+from polybook.check.code_keys import (
+    _plain_key,
+    _scanned_tokens,
+    _unquoted_tokens,
+    cell_key,
+    code_lines,
+    without_comments,
+)
 from polybook.dialect.normalize import logical_lines, normalize_code
 
 CELLS = [
@@ -145,3 +152,11 @@ def test_a_module_read_piece_by_piece_is_the_module_read_whole(text: str) -> Non
     from polybook.check.library import _statements, _whole_statements
 
     assert _statements(text) == _whole_statements(text)
+
+
+@given(st.text(alphabet=st.sampled_from(list("ab_λ19eEjJxX.(){}[],:;=+-*/%!?$@~^&|<>\\ \u00a0\u3000…`"))))
+@settings(max_examples=1500)
+def test_a_line_without_quotes_or_comments_reads_as_token_by_token(rest: str) -> None:
+    """:func:`_line_tokens`'s one-pass reading of a line with no string and no comment: the same
+    tokens at the same places, the same bracket counts, and None for the same error tokens."""
+    assert _unquoted_tokens(rest + "\n") == _scanned_tokens(rest + "\n")

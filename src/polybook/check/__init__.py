@@ -347,10 +347,12 @@ def _rename_changes(config: BookConfig, store: Path | None, base_file: Path, sou
 
 
 def _rename_key(config: BookConfig, base_file: Path, source_file: Path) -> str:
-    """The key of a rename's changes: both files' bytes and how they read, not where they are
-    (languages renaming a document from one base text share it: bookmix, 80 renames, 38 texts)."""
+    """The key of a rename's changes: both files' bytes and how they read, not where they are nor
+    which language reads them -- the language is only a name on the document, which the changes
+    never read -- (languages renaming a document from one base text share it: bookmix, 80 renames, 38 texts)."""
     parts = [checker_version(), file_bytes(config.path)]
-    parts += [repr(_settings_of(config, base_file)), repr(_settings_of(config, source_file))]
+    for path in (base_file, source_file):
+        parts.append(repr(replace(_settings_of(config, path), language=None)))
     return key_of([*parts, file_bytes(base_file), file_bytes(source_file)])
 
 
@@ -370,10 +372,12 @@ def _settings_of(config: BookConfig, path: Path) -> DialectSettings:
 
 
 def _read(config: BookConfig, path: Path) -> Document | None:
-    """A document the merge needs (a renamed document's base and source), through the kept ones."""
+    """A document the merge needs (a renamed document's base and source), through the kept ones:
+    shown as the chunks show it (:func:`display_path`), so that the model they kept is found
+    rather than parsed again (what the merge works out of it names no place)."""
     if not path.is_file():
         return None
-    return parse_cached(path, _settings_of(config, path), path.as_posix(), config.build_dir / MODELS_DIR)
+    return parse_cached(path, _settings_of(config, path), display_path(path), config.build_dir / MODELS_DIR)
 
 
 _KINDS = {

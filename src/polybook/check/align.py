@@ -16,9 +16,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 from functools import lru_cache
 from itertools import pairwise
+
+from cydifflib import SequenceMatcher  # difflib's, compiled: the same ratios (see pyproject.toml)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,14 +63,20 @@ def _chars(text: str) -> tuple[Counter[str], int]:
     return Counter(text), len(text)
 
 
+@lru_cache(maxsize=16384)
+def _word_count(text: str) -> int:
+    return len(text.split())
+
+
 def _bound(a: tuple[Counter[str], int], b: tuple[Counter[str], int]) -> float:
     """SequenceMatcher's ``quick_ratio`` -- an upper bound of its ratio -- from the items'
-    counts kept per text: a sum over one text's distinct items, not a diff."""
+    counts kept per text: over the items both have (a set operation), each the fewer times,
+    summed without a Python loop; not a diff."""
     (mine, n), (theirs, m) = a, b
     if n + m == 0:
         return 1.0
-    small, large = (mine, theirs) if len(mine) <= len(theirs) else (theirs, mine)
-    return 2 * sum(min(k, large[item]) for item, k in small.items()) / (n + m)
+    both = mine.keys() & theirs.keys()
+    return 2 * sum(map(min, map(mine.__getitem__, both), map(theirs.__getitem__, both))) / (n + m)
 
 
 def _token_bound(a: str, b: str) -> float:
@@ -81,7 +88,7 @@ def _char_bound(a: str, b: str) -> float:
 
 
 def _token_sizes(a: str, b: str) -> tuple[int, int]:
-    return _words(a)[1], _words(b)[1]
+    return _word_count(a), _word_count(b)
 
 
 def _char_sizes(a: str, b: str) -> tuple[int, int]:
@@ -237,6 +244,25 @@ def _common(source: Sequence[str], target: Sequence[str]) -> list[tuple[int, int
     return [*prefix, *middle, *suffix]
 
 
+def _ratios(
+    source: Sequence[str], target: Sequence[str], similarity: Callable[[str, str], float], threshold: float
+) -> list[list[float]]:
+    """:func:`_score` of every pair of the gap; the pairs whose sizes alone rule them out (its
+    first bound) told apart here, each text's size taken once, not asked for pair by pair."""
+    if similarity not in _SIZES:
+        return [[_score(similarity, threshold, a, b) for b in target] for a in source]
+    size = _word_count if similarity is token_ratio else len
+    t_sizes = [size(b) for b in target]
+    out = []
+    for a in source:
+        n = size(a)
+        out.append([
+            0.0 if n + m and 2 * min(n, m) / (n + m) < threshold else _score(similarity, threshold, a, b)
+            for b, m in zip(target, t_sizes, strict=True)
+        ])  # fmt: skip
+    return out
+
+
 def _pair_gap(
     source: Sequence[str],
     target: Sequence[str],
@@ -252,7 +278,7 @@ def _pair_gap(
         return [Pair(s0 + i, None, "missing", 0.0) for i in range(n)] + [
             Pair(None, t0 + j, "extra", 0.0) for j in range(m)
         ]
-    ratio = [[_score(similarity, threshold, source[s0 + i], target[t0 + j]) for j in range(m)] for i in range(n)]
+    ratio = _ratios(source[s0:s1], target[t0:t1], similarity, threshold)
     # best[i][j]: the best total similarity pairing source[s0+i:] with target[t0+j:] in order.
     best = [[0.0] * (m + 1) for _ in range(n + 1)]
     for i in range(n - 1, -1, -1):

@@ -24,7 +24,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from polybook.check.code import CellMatch, cell_key
-from polybook.check.code_keys import without_comments
+from polybook.check.code_keys import uncommented_key, without_comments
 from polybook.check.findings import Finding, Location
 from polybook.check.keys import checker_version, file_bytes, key_of
 from polybook.check.segments import by_identity
@@ -141,16 +141,29 @@ def _closest(
 
     def compute() -> int:
         mine = _marks(translation)
+        last = scored[-1].document
+        if last is not None and scored[-1].kind is BaseKind.SOURCE and all(b.document is not last for b in scored[:-1]):
+            # the source today comes last: when even its most it could share is not more than
+            # what an earlier candidate shares, that one wins, and the source's code is not normalised
+            earlier = [len(mine & _marks(b.document)) if b.document is not None else -1 for b in scored[:-1]]
+            if max(earlier) >= _most_shared(translation, mine, last):
+                return earlier.index(max(earlier))
         shared = {id(b.document): len(mine & _marks(b.document)) for b in scored if b.document is not None}
         counts = [shared[id(b.document)] if b.document is not None else -1 for b in scored]
         return counts.index(max(counts))
 
     documents = list({id(b.document): b.document for b in scored if b.document is not None}.values())
+    first = next((k for k, b in enumerate(scored) if b.document is not None), 0)
     if len(documents) <= 1 or len({_uncommented_marks(document) for document in documents}) == 1:
         # one document read for every candidate (an X_origin.md that is the source's file byte for
         # byte), or documents whose marks are alike before their code is normalised (their marks
         # are then alike too): they all share as much, and the first one at hand wins uncounted
-        return next((k for k, b in enumerate(scored) if b.document is not None), 0)
+        return first
+    if _uncommented_marks(translation) <= _uncommented_marks(scored[first].document):
+        # the translation's marks before normalising are all the first candidate's, so all its
+        # marks are (a cell's key is a function of its code without comments): the first shares
+        # every one of them, as much as any candidate can, and wins the tie -- nothing normalised
+        return first
     if store is None and kept_in is None:
         return compute()
     parts: list[str | bytes] = [checker_version(), repr(dialects), file_bytes(target_file)]
@@ -188,6 +201,33 @@ def _marks(doc: Document) -> frozenset[tuple[str, str]]:
     marks = {("code:" + fw, cell_key(cell.code_for(fw))) for cell in doc.cells() for fw in cell.frameworks}
     marks |= {("math", " ".join(n.tex.split())) for n in doc.walk() if isinstance(n, DisplayMath)}
     return frozenset(marks | {("label", name) for name in doc.labels})
+
+
+def _most_shared(translation: Document, mine: frozenset[tuple[str, str]], doc: Document) -> int:
+    """At least ``len(mine & _marks(doc))`` -- ``mine``: the translation's :func:`_marks` -- with
+    none of ``doc``'s code normalised but what the translation has too. A mark of ``doc`` whose code
+    without comments the translation has is the translation's mark (its key is a function of that
+    code); any other can only be one of ``mine`` whose every piece is in its code, for a key is
+    the code's tokens, each as written, between spaces and newlines (formulas and labels are
+    compared as they are, so only those the translation has count)."""
+    theirs, ours = _uncommented_marks(doc), _uncommented_marks(translation)
+    known = {_keyed(mark) for mark in theirs & ours}
+    left: dict[str, list[str]] = {}  # the code of doc's cells the translation lacks, per framework
+    for kind, code in theirs - ours:
+        if kind.startswith("code:"):
+            left.setdefault(kind, []).append(code)
+    more = 0
+    for kind, key in mine - known:
+        if kind in left:
+            pieces = key.split()
+            more += any(all(piece in code for piece in pieces) for code in left[kind])
+    return len(known) + more
+
+
+def _keyed(mark: tuple[str, str]) -> tuple[str, str]:
+    """The :func:`_marks` mark of an :func:`_uncommented_marks` mark."""
+    kind, text = mark
+    return (kind, uncommented_key(text)) if kind.startswith("code:") else mark
 
 
 @by_identity

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from polybook.check.align import Pair, align, never
 from polybook.check.code_diff import Hunk, token_diff
-from polybook.check.code_keys import cell_key, code_lines, without_comments
+from polybook.check.code_keys import cell_key, code_lines, uncommented_key, without_comments
 from polybook.check.findings import Finding, Location
 from polybook.check.regroup import CellMatch, holders, streams_of
 from polybook.check.strings import differing_strings
@@ -23,15 +24,23 @@ _MAX_HUNKS = 3  # more changed places than this in one cell: one finding for the
 def align_code(source: list[str], target: list[str]) -> list[Pair]:
     """:func:`align` on :func:`cell_key`, which is computed only where it can matter: cells whose
     code is equal but for comments pair first, and only the runs between them are normalised
-    (most translated cells are the source's code with translated comments)."""
-    quick = align([without_comments(c) for c in source], [without_comments(c) for c in target], never, 2.0)
+    (most translated cells are the source's code with translated comments). Memoised on the
+    code without comments (all the result depends on): every language whose cells are its base's
+    but for their comments, and the stale findings of every language made from one base, share it."""
+    return list(_align_uncommented(tuple(map(without_comments, source)), tuple(map(without_comments, target))))
+
+
+@lru_cache(maxsize=4096)
+def _align_uncommented(source: tuple[str, ...], target: tuple[str, ...]) -> tuple[Pair, ...]:
+    """:func:`align_code` of code :func:`without_comments` (:func:`cell_key` is a function of it)."""
+    quick = align(list(source), list(target), never, 2.0)
     out: list[Pair] = []
     s_run: list[int] = []
     t_run: list[int] = []
     for pair in [*quick, None]:
         if pair is None or pair.kind == "equal":
             if s_run and t_run:
-                found = align([cell_key(source[i]) for i in s_run], [cell_key(target[j]) for j in t_run])
+                found = align([uncommented_key(source[i]) for i in s_run], [uncommented_key(target[j]) for j in t_run])
                 out += [_renumber(p, s_run, t_run) for p in found]
             else:
                 out += [Pair(i, None, "missing", 0.0) for i in s_run] + [Pair(None, j, "extra", 0.0) for j in t_run]
@@ -42,7 +51,7 @@ def align_code(source: list[str], target: list[str]) -> list[Pair]:
             s_run.append(pair.source)
         elif pair.target is not None:
             t_run.append(pair.target)
-    return out
+    return tuple(out)
 
 
 def _renumber(pair: Pair, s_run: list[int], t_run: list[int]) -> Pair:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from difflib import SequenceMatcher
+
+from cydifflib import SequenceMatcher  # difflib's, compiled: the same opcodes (see pyproject.toml)
 
 from polybook.check.align import align
 from polybook.check.code_keys import code_lines

@@ -19,7 +19,7 @@ from polybook.check.bases import Base
 from polybook.check.code import align_code
 from polybook.check.findings import Finding, Location
 from polybook.check.plan import Changes, Counts, DocumentPlan, DocumentState
-from polybook.check.staleness import prose_blocks, prose_pairs, prose_text
+from polybook.check.staleness import by_documents, prose_blocks, prose_pairs, prose_text
 from polybook.diagnostics import Code, Level
 from polybook.dialect.nodes import DisplayMath, Document
 
@@ -29,8 +29,10 @@ def _counts(pairs: list[Pair]) -> Counts:
     return Counts(kinds.count("equal"), kinds.count("similar"), kinds.count("extra"), kinds.count("missing"))
 
 
+@by_documents
 def document_changes(old: Document, new: Document) -> Changes:
-    """What changed from ``old`` (a base) to ``new`` (the source today)."""
+    """What changed from ``old`` (a base) to ``new`` (the source today). Memoised on both
+    documents: the languages that share a base ask for the same."""
     now = prose_blocks(new)
     pairs = prose_pairs(old, new)
     words = sum(len(prose_text(now[p.target]).split()) for p in pairs if p.target is not None and p.kind != "equal")

@@ -10,20 +10,25 @@ cell by cell and paragraph by paragraph.
 
 from __future__ import annotations
 
-import difflib
+import functools
 import json
 import re
 import subprocess
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TypeVar
+
+from cydifflib import SequenceMatcher  # difflib's, compiled: the same opcodes (see pyproject.toml)
 
 from polybook.check.align import Pair, align, token_ratio
 from polybook.check.code import CellMatch, align_code, cell_key, token_diff
 from polybook.check.findings import Finding, Location
+from polybook.check.segments import by_identity
 from polybook.diagnostics import Code
-from polybook.dialect.nodes import Block, Document, Heading, Paragraph
+from polybook.dialect.nodes import Block, CodeCell, Document, Heading, Paragraph
 from polybook.files import atomic_write
 
 LOCK_NAME = "polybook-sync.json"
@@ -99,8 +104,10 @@ def source_at(root: Path, commit: str, path: Path) -> str | None:
     return run_git(root, "show", "--end-of-options", f"{commit}:{rel}")
 
 
+@by_identity
 def prose_blocks(doc: Document) -> list[Paragraph | Block | Heading]:
-    """The document's prose blocks, in order: paragraphs, headings, lists, tables..."""
+    """The document's prose blocks, in order: paragraphs, headings, lists, tables... (memoised:
+    shared, never mutate it)."""
     return [n for n in doc.walk() if isinstance(n, Paragraph | Heading) or (isinstance(n, Block) and n.kind != "html")]
 
 
@@ -108,23 +115,44 @@ def prose_text(node: Paragraph | Block | Heading) -> str:
     return node.text if isinstance(node, Heading) else node.source
 
 
-_PAIRS: dict[tuple[int, int], tuple[Document, Document, list[Pair]]] = {}
+T = TypeVar("T")
 
 
+def by_documents(func: Callable[..., T]) -> Callable[..., T]:
+    """Memoise a function of two documents on both their identities, for the last few pairs:
+    inside a chunk (:func:`polybook.models.shared_documents`) the languages whose base is one
+    document (an edition's, or an ``X_origin.md`` that is its file byte for byte) ask for the same
+    comparison with the source. An entry keeps both documents alive, so an id is never reused
+    while it is cached, and a hit is checked to be the very same objects. By hand: ``lru_cache``
+    keys on equality, and documents compare by value (every node), not by identity."""
+    cache: OrderedDict[tuple[int, int], tuple[object, object, T]] = OrderedDict()
+
+    @functools.wraps(func)
+    def wrapper(old: Document, new: Document) -> T:
+        key = (id(old), id(new))
+        hit = cache.get(key)
+        if hit is not None and hit[0] is old and hit[1] is new:
+            cache.move_to_end(key)
+            return hit[2]
+        value = func(old, new)
+        cache[key] = (old, new, value)
+        if len(cache) > _MEMO_SIZE:
+            cache.popitem(last=False)
+        return value
+
+    return wrapper
+
+
+_MEMO_SIZE = 32  # pairs kept: a chunk compares one document in every language before the next
+
+
+@by_documents
 def prose_pairs(old: Document, new: Document) -> list[Pair]:
     """:func:`prose_blocks` of a base and of the source today, aligned by words (only the diff
-    shown depends on the pairing, and characters cost a hundred times more). Kept for the last
-    few pairs: the stale findings and the migration plan ask for the same."""
-    key = (id(old), id(new))
-    hit = _PAIRS.get(key)
-    if hit is not None and hit[0] is old and hit[1] is new:
-        return hit[2]
+    shown depends on the pairing, and characters cost a hundred times more). Memoised (shared,
+    never mutate it): the stale findings and the migration plan ask for the same."""
     then, now = [prose_text(n) for n in prose_blocks(old)], [prose_text(n) for n in prose_blocks(new)]
-    pairs = align(then, now, token_ratio, 0.6)
-    if len(_PAIRS) > 16:
-        _PAIRS.clear()
-    _PAIRS[key] = (old, new, pairs)
-    return pairs
+    return align(then, now, token_ratio, 0.6)
 
 
 def lock_problem(lang: str, name: str, translation: Document, record: SyncRecord | None) -> list[Finding]:
@@ -143,6 +171,67 @@ def origin_file(translation: Path) -> Path:
     return translation.with_name(f"{translation.stem}{ORIGIN_SUFFIX}{translation.suffix}")
 
 
+@dataclass(frozen=True, slots=True)
+class CellStep:
+    """A cell the source changed, added or removed since a base, in a framework's stream:
+    ``anchor``, the last of the base's cells up to it (None: none yet), places it in a
+    translation; ``cell``, the source's (None: removed); ``diff`` and ``key``, what a finding shows."""
+
+    framework: str
+    anchor: CodeCell | None
+    cell: CodeCell | None
+    what: str  # "changed", "was removed", "was added"
+    index: int
+    diff: tuple[tuple[str, str], ...]
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
+class ProseStep:
+    """A prose block the source changed or added since a base: ``anchor_line``, the line of the
+    last of the base's blocks up to it (None: none yet), places it in a translation."""
+
+    anchor_line: int | None
+    node: Paragraph | Block | Heading
+    diff: tuple[tuple[str, str], ...]
+
+
+_WHAT = {"similar": "changed", "missing": "was removed", "extra": "was added"}
+
+
+@by_documents
+def source_steps(old: Document, source: Document) -> tuple[list[CellStep], list[ProseStep]]:
+    """What :func:`source_changes` finds between a base and the source today, before it is
+    placed in a translation: the same for every language made from that base, so worked out
+    once (memoised on both documents: shared, never mutate it)."""
+    cells: list[CellStep] = []
+    for framework in source.frameworks:
+        now, then = source.cells(framework), old.cells(framework)
+        anchor = None
+        for pair in align_code([c.code_for(framework) for c in then], [c.code_for(framework) for c in now]):
+            before = then[pair.source] if pair.source is not None else None
+            anchor = before if before is not None else anchor
+            if pair.kind == "equal":
+                continue
+            cell = now[pair.target] if pair.target is not None else None
+            index = (pair.target if pair.target is not None else pair.source or 0) + 1
+            diff = cell_diff(before.code_for(framework), cell.code_for(framework)) if before and cell else ()
+            key = cell_key(cell.code_for(framework)) if cell else ""
+            cells.append(CellStep(framework, anchor, cell, _WHAT[pair.kind], index, diff[:_MAX_DIFF], key))
+    then_prose, now_prose = prose_blocks(old), prose_blocks(source)
+    prose: list[ProseStep] = []
+    anchor_line = None
+    for pair in prose_pairs(old, source):
+        if pair.source is not None:
+            anchor_line = then_prose[pair.source].line
+        if pair.kind == "equal" or pair.target is None:
+            continue
+        node = now_prose[pair.target]
+        before_text = prose_text(then_prose[pair.source]) if pair.source is not None else ""
+        prose.append(ProseStep(anchor_line, node, word_diff(before_text, prose_text(node))))
+    return cells, prose
+
+
 def source_changes(
     lang: str,
     name: str,
@@ -155,44 +244,28 @@ def source_changes(
     place: Callable[[int], int],
 ) -> list[Finding]:
     """The source's cells and paragraphs that changed between ``old`` (the base) and today's
-    ``source``, each at the translation's place -- found through the base, which ``match`` and
-    ``place`` pair with the translation -- with the change as a diff (then -> now)."""
+    ``source`` (:func:`source_steps`), each at the translation's place -- found through the base,
+    which ``match`` and ``place`` pair with the translation -- with the change as a diff (then -> now)."""
     out: list[Finding] = []
-    for framework in source.frameworks:
-        now, then = source.cells(framework), old.cells(framework)
-        pairs = align_code([c.code_for(framework) for c in then], [c.code_for(framework) for c in now])
-        last_line = 1  # the translation's line of the last base cell seen
-        for pair in pairs:
-            before = then[pair.source] if pair.source is not None else None
-            if before is not None:
-                counterpart = match.source_to_target.get(id(before))
-                last_line = counterpart.line if counterpart else place(before.line)
-            if pair.kind == "equal":
-                continue
-            cell = now[pair.target] if pair.target is not None else None
-            what = {"similar": "changed", "missing": "was removed", "extra": "was added"}[pair.kind]
-            index = (pair.target if pair.target is not None else pair.source or 0) + 1
-            diff = cell_diff(before.code_for(framework), cell.code_for(framework)) if before and cell else ()
-            out.append(Finding.make(
-                Code.STALE_SOURCE, f"source {framework} cell {index} {what} {since}", lang, name,
-                Location(translation.path, last_line),
-                source=Location(source.path, cell.line if cell else 1), framework=framework, cell=index,
-                subject=(base, cell_key(cell.code_for(framework)) if cell else ""), diff=diff[:_MAX_DIFF],
-            ))  # fmt: skip
-    then_prose, now_prose = prose_blocks(old), prose_blocks(source)
-    last_line = 1
-    for pair in prose_pairs(old, source):
-        if pair.source is not None:
-            last_line = place(then_prose[pair.source].line)
-        if pair.kind == "equal" or pair.target is None:
-            continue
-        node = now_prose[pair.target]
-        before_text = prose_text(then_prose[pair.source]) if pair.source is not None else ""
+    cells, prose = source_steps(old, source)
+    for step in cells:
+        line = 1  # the translation's line of the base cell before the change
+        if step.anchor is not None:
+            counterpart = match.source_to_target.get(id(step.anchor))
+            line = counterpart.line if counterpart else place(step.anchor.line)
+        cell = step.cell
+        out.append(Finding.make(
+            Code.STALE_SOURCE, f"source {step.framework} cell {step.index} {step.what} {since}", lang, name,
+            Location(translation.path, line),
+            source=Location(source.path, cell.line if cell else 1), framework=step.framework, cell=step.index,
+            subject=(base, step.key), diff=step.diff,
+        ))  # fmt: skip
+    for change in prose:
+        node = change.node
         out.append(Finding.make(
             Code.STALE_SOURCE, f"source text at line {node.line} changed {since}", lang, name,
-            Location(translation.path, last_line),
-            source=Location(source.path, node.line), subject=(base, prose_text(node)),
-            diff=word_diff(before_text, prose_text(node)),
+            Location(translation.path, place(change.anchor_line) if change.anchor_line is not None else 1),
+            source=Location(source.path, node.line), subject=(base, prose_text(node)), diff=change.diff,
         ))  # fmt: skip
     return out
 
@@ -210,7 +283,7 @@ def word_diff(then: str, now: str, limit: int = _MAX_DIFF) -> tuple[tuple[str, s
     (memoised: the same change is shown to every language)."""
     old, new = then.split(), now.split()
     pairs = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
         if tag != "equal":
             pairs.append((" ".join(old[i1:i2]), " ".join(new[j1:j2])))
     return tuple(pairs[:limit])
