@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from polybook.check.code import cell_key
 from polybook.check.findings import Finding
+from polybook.check.segments import by_identity
 from polybook.check.tex import normalize_tex
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import CodeCell, DisplayMath, Document, Figure
@@ -36,6 +37,7 @@ class _Today:
     frameworks: frozenset[str]
 
 
+@by_identity  # the source today is asked once for every language
 def _today(doc: Document) -> _Today:
     cells = [(f, cell_key(c.code_for(f)), c) for c in doc.cells() for f in c.frameworks]
     inlines = [i for node in doc.walk() for i in getattr(node, "inlines", ())]

@@ -225,11 +225,13 @@ def as_text_elsewhere(
     return out
 
 
+@functools.lru_cache(maxsize=65536)
 def matching(key: str) -> str:
     """What pairs formulas as equal: the key, but for a formula with words (``\\text{}``) its
     characters in any order, for a language puts the words and symbols in its own order (tr:
     ``P(x\\text{'ye}\\;\\epsilon\\text{-ebatlı…})`` for ``P(\\text{…}\\;\\epsilon\\text{…}\\;x)``); a product
-    of single letters is the same with or without its ``\\cdot``."""
+    of single letters is the same with or without its ``\\cdot`` (memoised: a source formula is
+    paired with every translation's)."""
     key = _DOT.sub(r"\1", key)  # ``c\cdot h\cdot w`` is ``chw``
     if "\\text{}" not in key:
         return key

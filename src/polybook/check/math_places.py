@@ -81,11 +81,11 @@ def broken_dollars(
 ) -> tuple[Pairs, list[Finding]]:
     """``pairs`` without the missing and extra math that a paragraph's unpaired ``$`` explains,
     and one finding per such paragraph (see the module's text)."""
-    paragraphs = _paragraphs(translation)
+    prose_math = {t.node for _, t in pairs if t and looks_like_prose(t.tex)}
     broken = {
         line: text
-        for line, (_, text) in paragraphs.items()
-        if len(_DOLLAR.findall(text)) % 2 or any(looks_like_prose(t.tex) for _, t in pairs if t and t.node == line)
+        for line, (_, text) in _paragraphs(translation).items()
+        if line in prose_math or ("$" in text and len(_DOLLAR.findall(text)) % 2)
     }
     if not broken:
         return pairs, []
