@@ -50,6 +50,8 @@ def check_texttabs(
     lacking, added = _unmatched([(s_tabs, t_tabs) for _, _, s_tabs, t_tabs in segments])
     out = []
     for k, (src, tgt, s_tabs, t_tabs) in enumerate(segments):
+        if k not in lacking and k not in added:
+            continue  # (most segments: nothing of theirs to tell)
         missing, extra = _instances(s_tabs, t_tabs, lacking.get(k, []), added.get(k, []), alignment.place)
         if missing:
             out.append(_missing_tabs(lang, name, alignment, source, translation, tgt, missing))
@@ -114,6 +116,8 @@ def _unmatched(segments: list[tuple[list, list]]) -> tuple[dict[int, list[tuple]
     lacks: dict[tuple, list[int]] = {}
     extras: dict[tuple, list[int]] = {}
     for k, (s_tabs, t_tabs) in enumerate(segments):
+        if not s_tabs and not t_tabs:
+            continue
         s_count, t_count = Counter(f for _, f in s_tabs if f), Counter(f for _, f in t_tabs if f)
         for f, n in (s_count - t_count).items():
             lacks.setdefault(f, []).extend([k] * n)
@@ -137,7 +141,12 @@ def _unmatched(segments: list[tuple[list, list]]) -> tuple[dict[int, list[tuple]
 def _tabs(segment: Segment, common: frozenset[str], localised: tuple[str, ...]) -> list[tuple[TextTab, tuple]]:
     """``(tab, (framework,))`` for every framework each tab of the segment is for: what a reader
     of each framework sees is compared (``[mxnet, pytorch]`` is ``[mxnet]`` and ``[pytorch]``)."""
-    return [(i.node, (f,)) for i in segment.items if _compared(i.node, localised) for f in _within(i.node, common)]
+    return [
+        (i.node, (f,))
+        for i in segment.items
+        if isinstance(i.node, TextTab) and _compared(i.node, localised)
+        for f in _within(i.node, common)
+    ]
 
 
 def _missing_tabs(
@@ -191,23 +200,24 @@ def _within(tab: TextTab, common: frozenset[str]) -> tuple[str, ...]:
 
 def section_spans(items: list[Item], cells_kept: set[int]) -> list[tuple[Heading, list[Item]]]:
     """Sections (heading + everything below it) whose code cells all lack a counterpart."""
+    ends: dict[int, int] = {}  # a heading's index -> where its section ends (the next heading as high)
+    open_: list[tuple[int, int]] = []  # (level, index) of the headings whose sections go on
+    cells, kept = [0], [0]  # code cells, and cells with a counterpart, before each index
+    for k, item in enumerate(items):
+        node = item.node
+        if isinstance(node, Heading):
+            while open_ and open_[-1][0] >= node.level:
+                ends[open_.pop()[1]] = k
+            open_.append((node.level, k))
+        is_cell = isinstance(node, CodeCell)
+        cells.append(cells[-1] + is_cell)
+        kept.append(kept[-1] + (is_cell and id(node) in cells_kept))
     out = []
     for k, item in enumerate(items):
-        if not isinstance(item.node, Heading):
-            continue
-        level = item.node.level
-        end = next(
-            (
-                j
-                for j in range(k + 1, len(items))
-                if isinstance(items[j].node, Heading) and items[j].node.level <= level
-            ),
-            len(items),
-        )
-        body = items[k + 1 : end]
-        cells = [i.node for i in body if isinstance(i.node, CodeCell)]
-        if cells and not any(id(c) in cells_kept for c in cells):
-            out.append((item.node, body))
+        if isinstance(item.node, Heading):
+            end = ends.get(k, len(items))
+            if cells[end] > cells[k + 1] and kept[end] == kept[k + 1]:
+                out.append((item.node, items[k + 1 : end]))
     return out
 
 

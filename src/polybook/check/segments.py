@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from polybook.check.align import Pair, align, never
 from polybook.check.code import CellMatch
-from polybook.dialect.nodes import CodeCell, DisplayMath, Document, Figure, Heading, Node, TextTab
+from polybook.dialect.nodes import CodeCell, DisplayMath, Document, Figure, Heading, Inline, Node, TextTab
 from polybook.dialect.slides import prose_of
 
 
@@ -76,6 +76,19 @@ def flatten(doc: Document) -> list[Item]:
         if isinstance(node, TextTab):
             out.extend(Item(child, node.frameworks) for child in node.children)
     return out
+
+
+@by_identity
+def walked(doc: Document) -> list[Node]:
+    """``doc.walk()`` once for every check that reads the document (shared: never mutate)."""
+    return list(doc.walk())
+
+
+@by_identity
+def inlines_of(doc: Document) -> list[tuple[Inline, int]]:
+    """Every inline element of the document in order, with its line (its node's when it has
+    none of its own) (shared: never mutate)."""
+    return [(i, i.line or node.line) for node in walked(doc) for i in getattr(node, "inlines", ())]
 
 
 def _anchor_key(node: Node, cell_keys: dict[int, str]) -> str | None:
