@@ -112,11 +112,39 @@ class Alignment:
     # worked out once, when first asked for: the anchors' source lines, each segment's node kinds aligned
     _starts: list[int] | None = field(default=None, init=False, repr=False, compare=False)
     _kinds: dict[int, list[Pair]] = field(default_factory=dict, init=False, repr=False, compare=False)
+    # whether the source's anchors follow each other without overlapping (then one is found by bisection)
+    _apart: bool | None = field(default=None, init=False, repr=False, compare=False)
+    # each segment's source nodes' first lines, when in order (else None: each is looked at)
+    _lines: dict[int, list[int] | None] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def _anchor_lines(self) -> list[int]:
         if self._starts is None:
             self._starts = [s.line for s, _ in self.anchors]
         return self._starts
+
+    def _holding(self, source_line: int) -> Node | None:
+        """The counterpart of the first source anchor that holds ``source_line``, if one does."""
+        if self._apart is None:
+            self._apart = all(
+                s.line < n.line and s.end_line < n.line for (s, _), (n, _) in itertools.pairwise(self.anchors)
+            )
+        if not self._apart:
+            return next((t for s, t in self.anchors if s.line <= source_line <= s.end_line), None)
+        k = bisect.bisect_right(self._anchor_lines(), source_line) - 1  # the only one that may hold it
+        if k >= 0 and source_line <= self.anchors[k][0].end_line:
+            return self.anchors[k][1]
+        return None
+
+    def _last_before(self, k: int, source_line: int) -> int:
+        """The index of segment ``k``'s last source node that starts at or before ``source_line`` (-1: none)."""
+        if k not in self._lines:
+            lines = [item.node.line for item in self.pairs[k][0].items]
+            self._lines[k] = lines if all(a <= b for a, b in itertools.pairwise(lines)) else None
+        lines = self._lines[k]
+        if lines is not None:
+            return bisect.bisect_right(lines, source_line) - 1
+        before = [i for i, item in enumerate(self.pairs[k][0].items) if item.node.line <= source_line]
+        return before[-1] if before else -1
 
     def _kinds_paired(self, k: int) -> list[Pair]:
         """Segment ``k``'s nodes paired by their kind only (where a node without counterpart belongs)."""
@@ -144,15 +172,15 @@ class Alignment:
         segment, the counterpart of the source node holding it, of its nearest neighbour
         that has one, or the anchor before the segment. Line 1 only for an empty translation.
         """
-        for s, t in self.anchors:
-            if s.line <= source_line <= s.end_line:
-                return t.line
+        anchor = self._holding(source_line)
+        if anchor is not None:
+            return anchor.line
         k = bisect.bisect_left(self._anchor_lines(), source_line)
-        src, tgt = self.pairs[k]
-        before = [i for i, item in enumerate(src.items) if item.node.line <= source_line]
-        if tgt.items and before:
+        tgt = self.pairs[k][1]
+        last = self._last_before(k, source_line)
+        if tgt.items and last >= 0:
             pairs = self._kinds_paired(k)
-            at = next(n for n, p in enumerate(pairs) if p.source == before[-1])
+            at = next(n for n, p in enumerate(pairs) if p.source == last)
             order = [*reversed(pairs[: at + 1]), *pairs[at + 1 :]]  # the node, the ones before, then after
             paired = next((p.target for p in order if p.target is not None and p.source is not None), None)
             if paired is not None:
@@ -168,12 +196,18 @@ def _kind(item: Item) -> str:
     return type(item.node).__name__
 
 
+@by_identity  # a source chapter is paired with every translation
+def _source_keys(source: Document) -> tuple[dict[int, str], list[str | None]]:
+    """The source's code cells' keys (by identity), and every node's anchor key (None: no anchor)."""
+    cells = {id(c): f"c:{i}" for i, c in enumerate(source.cells())}
+    return cells, [_anchor_key(i.node, cells) for i in flatten(source)]
+
+
 def pair_segments(source: Document, translation: Document, match: CellMatch) -> Alignment:
     """Segments of both documents, paired; anchors themselves belong to no segment."""
-    src_cells = {id(c): f"c:{i}" for i, c in enumerate(source.cells())}
+    src_cells, src_keys = _source_keys(source)
     tgt_cells = {t_id: src_cells[id(s)] for t_id, s in match.target_to_source.items()}
     src_items, tgt_items = flatten(source), flatten(translation)
-    src_keys = [_anchor_key(i.node, src_cells) for i in src_items]
     tgt_keys = [_anchor_key(i.node, tgt_cells) for i in tgt_items]
     src_pos = [k for k, key in enumerate(src_keys) if key]
     tgt_pos = [k for k, key in enumerate(tgt_keys) if key]
