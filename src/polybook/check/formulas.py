@@ -67,6 +67,8 @@ def pair_by_content(
 ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """Index pairs of equal keys: those in order (a longest matching), then the rest of each key
     paired in document order (moved). So a key is unpaired only on the side that has it more often."""
+    if source == target:  # (most chapters: what the matching would find, at once)
+        return [(k, k) for k in range(len(source))], []
     matcher = SequenceMatcher(None, source, target, autojunk=False)
     ordered = [(a + k, b + k) for a, b, size in matcher.get_matching_blocks() for k in range(size)]
     s_used, t_used = {a for a, _ in ordered}, {b for _, b in ordered}
@@ -115,16 +117,19 @@ class _Around:
     """The formulas' keys and parts by paragraph, asked for a paragraph and its neighbours (a
     translator moves a clause to the next sentence, or the next paragraph)."""
 
-    def __init__(self, formulas: list[tuple[int, str]], window: int = _WINDOW) -> None:
+    def __init__(self, formulas: Callable[[], list[tuple[int, str]]], window: int = _WINDOW) -> None:
         self.window = window
+        self.formulas = formulas  # asked for when first needed: most chapters have nothing left to look for
         self.parts: dict[int, set[str]] = {}
         self.keys: dict[int, list[str]] = {}
-        for node, key in formulas:
-            self.parts.setdefault(node, set()).update([key, *sides(key)])
-            self.keys.setdefault(node, []).append(key)
-        self.nodes = sorted(self.parts)
+        self.nodes: list[int] | None = None
 
     def _near(self, node: int) -> list[int]:
+        if self.nodes is None:
+            for at, key in self.formulas():
+                self.parts.setdefault(at, set()).update([key, *sides(key)])
+                self.keys.setdefault(at, []).append(key)
+            self.nodes = sorted(self.parts)
         first = bisect.bisect_left(self.nodes, node - self.window)
         last = bisect.bisect_right(self.nodes, node + self.window)
         return self.nodes[first:last]
@@ -151,8 +156,10 @@ def within_others(
     (``$k$``), in a paragraph whose source has broken math (``broken``: its paragraphs' lines,
     the source's problem), or for an equation the source labels (``labelled``: a missing label
     is ``ref.label``'s business)."""
-    theirs = _Around([(t.node, t.key) for t in target])
-    mine = _Around([(places(s.node, s.line), s.key) for s in source])
+    if not pairs:
+        return pairs
+    theirs = _Around(lambda: [(t.node, t.key) for t in target])
+    mine = _Around(lambda: [(places(s.node, s.line), s.key) for s in source])
     everywhere = {s.key for s in source} | labelled
     symbols = "\n".join(everywhere)  # a symbol the source's math uses (``x`` of ``f(x)``)
     unsure = {places(node, node) for node in broken}
@@ -180,7 +187,7 @@ def shapes_said(
     """``pairs`` without the missing shapes of symbols (``$h \\times w$``) the translation says
     by their symbols where they belong ("$h$ and $w$"); after the paragraphs whose ``$`` do not
     pair were read, for there such a shape may be the formula that lost its ``$``."""
-    theirs = _Around([(t.node, t.key) for t in target])
+    theirs = _Around(lambda: [(t.node, t.key) for t in target])
     return [
         (s, t)
         for s, t in pairs

@@ -24,7 +24,7 @@ from polybook.check.formulas import (
     within_others,
 )
 from polybook.check.math_places import broken_dollars, pair_nearby
-from polybook.check.segments import Alignment, Item, by_identity
+from polybook.check.segments import Alignment, Item, by_identity, walked
 from polybook.check.tex import looks_like_prose, normalize_tex, numbers_in_math, numbers_of, pure_number
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import DisplayMath, Document
@@ -177,6 +177,7 @@ def check_numbers(
     other first, then the text's with the text's, written the same way before another way
     (``6万``), and last with a number left in a formula (``$1/32$`` for the source's "1/32")."""
     everything = frozenset(source.frameworks)
+    at = functools.cache(at)  # asked once for every number the source's may pair with
     holding: dict[str, list[int]] = {}
     for j, number in enumerate(t_numbers):
         for value in number.values:
@@ -267,7 +268,7 @@ def _reassign(
 @by_identity  # a source document is compared with every translation
 def labelled_math(doc: Document) -> list[DisplayMath]:
     """The document's labelled equations, in order."""
-    return [n for n in doc.walk() if isinstance(n, DisplayMath) and n.label]
+    return [n for n in walked(doc) if isinstance(n, DisplayMath) and n.label]
 
 
 @by_identity

@@ -90,13 +90,17 @@ _SIMPLE = re.compile(r"[A-Za-z0-9(),.+=°\-]{1,20}")
 _DIGIT = re.compile(r"\d")
 _WORDS = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,} +[A-Za-z]{2,} +[A-Za-z]{2,}(?![A-Za-z])")
 _MATH_NUMBER = re.compile(r"(?<![\d.])\d{1,3}(?:[.,]\d{3})+(?![\d])|(?<![\d.])\d+(?:[.,]\d+)?(?![\d])")
+_GROUPED = re.compile(r"\d{1,3}(?:[.,\u00a0\u202f]\d{3})+")  # ``60,000``: digits in groups of three
+_NOT_DIGIT = re.compile(r"\D")
 SMALL = 12  # numbers up to this are too common to compare ("two", "3 steps")
 
 
 def number_value(raw: str) -> str:
     """``60.000``, ``60,000`` and ``60000`` are one number; ``0,5`` is ``0.5``."""
-    if re.fullmatch(r"\d{1,3}(?:[.,\u00a0\u202f]\d{3})+", raw):
-        return re.sub(r"\D", "", raw)
+    if raw.isdigit():  # (most: nothing to do)
+        return raw
+    if _GROUPED.fullmatch(raw):
+        return _NOT_DIGIT.sub("", raw)
     return raw.replace(",", ".")
 
 
@@ -224,9 +228,9 @@ def numbers_of(prose: str, translation: bool = False) -> tuple[tuple[tuple[str, 
             values.append(str(full.normalize().quantize(1)) if full == full.to_integral() else str(full.normalize()))
         if len(value) == 4 and _DECADE.match(text, m.end()):
             values.append(value[2:])
-        line = text.count("\n", 0, m.start())
+        line = text.count("\n", 0, m.start()) if "\n" in text else 0
         if values:
             out.append((tuple(values), line))
-        if translation and "," in m.group(1) and value == re.sub(r"\D", "", m.group(1)):
+        if translation and "," in m.group(1) and value == _NOT_DIGIT.sub("", m.group(1)):
             out += [((part,), line) for part in m.group(1).split(",") if float(part) > SMALL]
     return tuple(out)
