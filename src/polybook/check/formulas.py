@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from polybook.check.align import align
-from polybook.check.segments import Item, prose_text
+from polybook.check.segments import Item, by_identity, prose_text
 from polybook.check.tex import as_plain, plain_text, without_parens
 
 _RATIO = 0.6  # a formula at least this similar (by characters) to the source's is the same one, changed
@@ -208,23 +208,27 @@ def _said_otherwise(key: str, there: set[str], other: Formula | None) -> bool:
     return (other is None and key in here) or (len(parts := sides(key)) > 1 and set(parts) <= here)
 
 
+@by_identity  # the source's, for every language
+def _plain(items: list[Item]) -> str:
+    """The plain text (:func:`~polybook.check.tex.plain_text`) of a chapter's nodes."""
+    return "\n".join(plain_text(prose_text(item)) for item in items)
+
+
 def as_text_elsewhere(
     pairs: list[tuple[Formula | None, Formula | None]], src_items: list[Item], tgt_items: list[Item]
 ) -> list[tuple[Formula | None, Formula | None]]:
     """``pairs`` without the simple formulas the other side writes as plain text (the source's
     "the x and y axes" for a translation's ``$x$`` and ``$y$``), as many times as it does so."""
     items = {"source": src_items, "translation": tgt_items}
-    plain: dict[str, str] = {}
     left: dict[tuple[str, str], int] = {}  # (side, pattern) -> plain occurrences not used yet
     out = []
     for s, t in pairs:
         lone, side = (s, "translation") if t is None else (t, "source") if s is None else (None, "")
         pattern = as_plain(lone.tex) if lone is not None else None
         if pattern is not None:
-            if side not in plain:
-                plain[side] = "\n".join(plain_text(prose_text(item)) for item in items[side])
             key = (side, pattern.pattern)
-            left.setdefault(key, len(pattern.findall(plain[side])))
+            if key not in left:
+                left[key] = len(pattern.findall(_plain(items[side])))
             if left[key] > 0:
                 left[key] -= 1
                 continue

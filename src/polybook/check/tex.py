@@ -125,18 +125,46 @@ def normalize_tex(tex: str) -> str:
     the percent and currency signs after their number, sentence punctuation at the end and
     parentheses around the whole dropped (memoised: a source formula is compared once for every
     translation)."""
-    tex = _ALIAS.sub(lambda m: _ALIASES[m[1]], tex.translate(_WIDE))  # ``\le`` is ``\leq``
+    tex = tex.translate(_WIDE)
+    if "\\" not in tex:  # (most inline math: ``x_i``) no command, so nothing below adds one
+        return _without_commands(tex)
+    tex = _ALIAS.sub(lambda m: _ALIASES[m[1]], tex)  # ``\le`` is ``\leq``
     tex = _DEFINED.sub(":=", tex)  # ``\stackrel{\mathrm{def}}{=}`` is ``:=``
-    tex = _ORDINAL.sub("", _ORDINAL_BASE.sub(r"\1\2", tex))  # ``(2j)^\mathrm{th}`` is ``2j``
+    if "^" in tex:  # (each step below only where what it looks for may be)
+        tex = _ORDINAL.sub("", _ORDINAL_BASE.sub(r"\1\2", tex))  # ``(2j)^\mathrm{th}`` is ``2j``
     tex = TEXT_CMD.sub(_drop_words, tex)
     tex = _DIGIT_SEPARATOR.sub("", tex)
     tex = _SPACING.sub(lambda m: m[1] or " ", tex)
     tex = _ONE_CHAR_ARG.sub(r"\1 \2", tex)
     tex = "".join(_NEEDED_SPACE.sub("\\1\0", tex).split()).replace("\0", " ")
     tex = _LONE_BRACES.sub(r"\1", tex)  # ``{E}_{x}`` is ``E_x``
-    tex = _CURRENCY_FIRST.sub(r"\1\\$", _PERCENT_FIRST.sub(r"\1\\%", tex))
-    tex = _PRODUCT.sub(r"\\times", tex).replace("\\div", "/")  # ``2 \cdot 160`` is ``2 \times 160``
-    tex = _SUFFIX.sub("", tex)  # tr: ``X'i`` is X with a case ending
+    if "\\$" in tex or "\\%" in tex:
+        tex = _CURRENCY_FIRST.sub(r"\1\\$", _PERCENT_FIRST.sub(r"\1\\%", tex))
+    if "\\cdot" in tex or "\\times" in tex:
+        tex = _PRODUCT.sub(r"\\times", tex)
+    tex = tex.replace("\\div", "/")  # ``2 \cdot 160`` is ``2 \times 160``
+    if "'" in tex:
+        tex = _SUFFIX.sub("", tex)  # tr: ``X'i`` is X with a case ending
+    return _without_trailing_punctuation(tex)
+
+
+def _without_commands(tex: str) -> str:
+    """:func:`normalize_tex` of math without a TeX command: the steps that need none."""
+    if "^" in tex:
+        tex = _ORDINAL.sub("", tex)
+    tex = _DIGIT_SEPARATOR.sub("", tex)
+    if "~" in tex:
+        tex = _SPACING.sub(lambda m: m[1] or " ", tex)
+    tex = "".join(tex.split()).replace("\0", " ")
+    if "{" in tex:
+        tex = _LONE_BRACES.sub(r"\1", tex)
+    if "'" in tex:
+        tex = _SUFFIX.sub("", tex)
+    return _without_trailing_punctuation(tex)
+
+
+def _without_trailing_punctuation(tex: str) -> str:
+    """Sentence punctuation at the end, and parentheses around the whole, dropped."""
     for _ in range(3):  # ``c.\end{aligned},``: the punctuation around the environment's end too
         tex, found = _TRAILING_PUNCT.subn(r"\1", tex)
         if not found:
@@ -176,6 +204,7 @@ def plain_text(prose: str) -> str:
     return _NOT_PLAIN.sub(" ", prose)
 
 
+@functools.lru_cache(maxsize=16384)
 def as_plain(tex: str) -> re.Pattern[str] | None:
     """How simple math (``x``, ``(4, 4)``, ``n-1``) reads when a language writes it as plain
     text; None for other math, and for a lone vowel (``a``, ``e``, ``o`` are words too)."""
