@@ -12,7 +12,7 @@ from fnmatch import fnmatchcase
 
 from polybook.check.code import CellMatch
 from polybook.check.findings import Finding, Location
-from polybook.check.segments import Alignment, Item, Segment, prose_text
+from polybook.check.segments import Alignment, Item, Segment, by_identity, prose_text
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import CodeCell, Document, Heading, Paragraph, TextTab
 
@@ -198,26 +198,32 @@ def _within(tab: TextTab, common: frozenset[str]) -> tuple[str, ...]:
     return tuple(f for f in tab.frameworks if not common or f in common)
 
 
+@by_identity  # the source's, for every language
+def _outline(items: list[Item]) -> list[tuple[int, Heading | CodeCell]]:
+    """The headings and code cells among ``items``, with their index."""
+    return [(k, item.node) for k, item in enumerate(items) if isinstance(item.node, (Heading, CodeCell))]
+
+
 def section_spans(items: list[Item], cells_kept: set[int]) -> list[tuple[Heading, list[Item]]]:
     """Sections (heading + everything below it) whose code cells all lack a counterpart."""
-    ends: dict[int, int] = {}  # a heading's index -> where its section ends (the next heading as high)
-    open_: list[tuple[int, int]] = []  # (level, index) of the headings whose sections go on
-    cells, kept = [0], [0]  # code cells, and cells with a counterpart, before each index
-    for k, item in enumerate(items):
-        node = item.node
+    marks = _outline(items)
+    ends: dict[int, int] = {}  # a heading's place in ``marks`` -> where its section ends (the next heading as high)
+    open_: list[tuple[int, int]] = []  # (level, place) of the headings whose sections go on
+    cells, kept = [0], [0]  # code cells, and cells with a counterpart, before each place
+    for p, (_, node) in enumerate(marks):
         if isinstance(node, Heading):
             while open_ and open_[-1][0] >= node.level:
-                ends[open_.pop()[1]] = k
-            open_.append((node.level, k))
+                ends[open_.pop()[1]] = p
+            open_.append((node.level, p))
         is_cell = isinstance(node, CodeCell)
         cells.append(cells[-1] + is_cell)
         kept.append(kept[-1] + (is_cell and id(node) in cells_kept))
     out = []
-    for k, item in enumerate(items):
-        if isinstance(item.node, Heading):
-            end = ends.get(k, len(items))
-            if cells[end] > cells[k + 1] and kept[end] == kept[k + 1]:
-                out.append((item.node, items[k + 1 : end]))
+    for p, (k, node) in enumerate(marks):
+        if isinstance(node, Heading):
+            end = ends.get(p, len(marks))
+            if cells[end] > cells[p + 1] and kept[end] == kept[p + 1]:
+                out.append((node, items[k + 1 : marks[end][0] if end < len(marks) else len(items)]))
     return out
 
 
