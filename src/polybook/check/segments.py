@@ -116,6 +116,7 @@ class Alignment:
     _apart: bool | None = field(default=None, init=False, repr=False, compare=False)
     # each segment's source nodes' first lines, when in order (else None: each is looked at)
     _lines: dict[int, list[int] | None] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _placed: dict[int, int] = field(default_factory=dict, init=False, repr=False, compare=False)  # line -> place
 
     def _anchor_lines(self) -> list[int]:
         if self._starts is None:
@@ -171,7 +172,14 @@ class Alignment:
         That is the counterpart of the anchor holding the line; else, inside the aligned
         segment, the counterpart of the source node holding it, of its nearest neighbour
         that has one, or the anchor before the segment. Line 1 only for an empty translation.
+        (Memoised: many checks ask for the same lines.)
         """
+        found = self._placed.get(source_line)
+        if found is None:
+            found = self._placed[source_line] = self._place(source_line)
+        return found
+
+    def _place(self, source_line: int) -> int:
         anchor = self._holding(source_line)
         if anchor is not None:
             return anchor.line
@@ -181,8 +189,9 @@ class Alignment:
         if tgt.items and last >= 0:
             pairs = self._kinds_paired(k)
             at = next(n for n, p in enumerate(pairs) if p.source == last)
-            order = [*reversed(pairs[: at + 1]), *pairs[at + 1 :]]  # the node, the ones before, then after
-            paired = next((p.target for p in order if p.target is not None and p.source is not None), None)
+            order = itertools.chain(range(at, -1, -1), range(at + 1, len(pairs)))  # it, those before, then after
+            both = (pairs[n] for n in order if pairs[n].target is not None and pairs[n].source is not None)
+            paired = next((p.target for p in both), None)
             if paired is not None:
                 return tgt.items[paired].node.line
         if k > 0:
