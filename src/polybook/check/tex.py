@@ -126,11 +126,16 @@ def normalize_tex(tex: str) -> str:
     parentheses around the whole dropped (memoised: a source formula is compared once for every
     translation)."""
     tex = tex.translate(_WIDE)
-    if "\\" not in tex:  # (most inline math: ``x_i``) no command, so nothing below adds one
+    if "\\" not in tex:  # (most inline math: ``x_i``) no command, so no step that adds one
         return _without_commands(tex)
+    return _with_commands(tex)
+
+
+def _with_commands(tex: str) -> str:
+    """:func:`normalize_tex`'s steps, each only where what it looks for may be."""
     tex = _ALIAS.sub(lambda m: _ALIASES[m[1]], tex)  # ``\le`` is ``\leq``
     tex = _DEFINED.sub(":=", tex)  # ``\stackrel{\mathrm{def}}{=}`` is ``:=``
-    if "^" in tex:  # (each step below only where what it looks for may be)
+    if "^" in tex:
         tex = _ORDINAL.sub("", _ORDINAL_BASE.sub(r"\1\2", tex))  # ``(2j)^\mathrm{th}`` is ``2j``
     tex = TEXT_CMD.sub(_drop_words, tex)
     tex = _DIGIT_SEPARATOR.sub("", tex)
@@ -149,7 +154,7 @@ def normalize_tex(tex: str) -> str:
 
 
 def _without_commands(tex: str) -> str:
-    """:func:`normalize_tex` of math without a TeX command: the steps that need none."""
+    """:func:`_with_commands` of math without a TeX command: the steps that need none."""
     if "^" in tex:
         tex = _ORDINAL.sub("", tex)
     tex = _DIGIT_SEPARATOR.sub("", tex)
