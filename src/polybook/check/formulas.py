@@ -264,8 +264,12 @@ def pair_formulas(
     s_left = set(s_kept) - _tab_copies(source, s_kept, [a for a, _ in ordered + moved])
     t_left = set(t_kept) - _tab_copies(target, t_kept, [b for _, b in ordered + moved])
     out: list[tuple[Formula | None, Formula | None]] = []
+    if not s_left and not t_left:
+        return out  # (most chapters: every formula paired)
     bounds = [(-1, -1), *ordered, (len(source), len(target))]
     for (s0, t0), (s1, t1) in itertools.pairwise(bounds):
+        if s1 - s0 == 1 and t1 - t0 == 1:
+            continue  # nothing between two formulas paired in order
         s_gap = [i for i in range(s0 + 1, s1) if i in s_left]
         t_gap = [j for j in range(t0 + 1, t1) if j in t_left]
         if not s_gap or not t_gap:

@@ -27,7 +27,7 @@ from polybook.check.math_places import broken_dollars, pair_nearby
 from polybook.check.segments import Alignment, Item, by_identity, walked
 from polybook.check.tex import looks_like_prose, normalize_tex, numbers_in_math, numbers_of, pure_number
 from polybook.diagnostics import Code
-from polybook.dialect.nodes import DisplayMath, Document
+from polybook.dialect.nodes import CodeCell, DisplayMath, Document, TextTab
 from polybook.dialect.slides import prose_of
 
 _REPEAT = 5  # lines: the same number said again this close may be said once in a translation
@@ -88,12 +88,17 @@ def _tabs(common: frozenset[str]) -> Callable[[tuple[str, ...]], frozenset[str] 
     return tab
 
 
+_NO_PROSE = (CodeCell, DisplayMath, TextTab)  # nodes without prose of their own (:func:`prose_of`)
+
+
 @by_identity
-def contents(items: list[Item], common: frozenset[str], translation: bool = False) -> Contents:
+def contents(items: list[Item], common: frozenset[str], translation: bool = False, numbers: bool = True) -> Contents:
     """The formulas (inline and unlabelled display math; not numbers, words or tuples of numbers
-    written as math) and the numbers of the prose (``translation``: see :func:`numbers_of`)."""
+    written as math) and the numbers of the prose (``translation``: see :func:`numbers_of`;
+    without ``numbers``, no number: a source chapter with none asks for none of its translation's)."""
     out = Contents([], [], [])
-    formulas, numbers, broken = out.formulas, out.numbers, out.broken
+    formulas, broken = out.formulas, out.broken
+    said = out.numbers if numbers else []  # (thrown away)
     tab_of = _tabs(common)
     for item in items:
         node = item.node
@@ -110,12 +115,12 @@ def contents(items: list[Item], common: frozenset[str], translation: bool = Fals
             if prose_like:
                 broken.append(node.line)
                 continue
-            numbers += [Number((v,), line, node.line, True, tab) for v in values]
+            said += [Number((v,), line, node.line, True, tab) for v in values]
             if key is not None:
                 formulas.append(Formula(key, tex, line, node.line, tab))
-        prose = prose_of(node)
+        prose = prose_of(node) if numbers and not isinstance(node, _NO_PROSE) else ""
         if prose:
-            numbers += [
+            said += [
                 Number(values, node.line + offset, node.line, False, tab)
                 for values, offset in numbers_of(prose, translation)
             ]
@@ -310,7 +315,8 @@ def check_math_numbers(
     alignment: Alignment,
 ) -> list[Finding]:
     """Every math and number finding of one chapter."""
-    mine, theirs = contents(src_items, common), contents(tgt_items, common, True)
+    mine = contents(src_items, common)
+    theirs = contents(tgt_items, common, True, bool(mine.numbers))
     places = Places(alignment.place)
     pairs = pair_formulas(mine.formulas, theirs.formulas, places)
     pairs = as_text_elsewhere(pairs, src_items, tgt_items)

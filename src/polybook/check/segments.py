@@ -91,6 +91,9 @@ def inlines_of(doc: Document) -> list[tuple[Inline, int]]:
     return [(i, i.line or node.line) for node in walked(doc) for i in getattr(node, "inlines", ())]
 
 
+_ANCHORS = (Heading, Figure, DisplayMath, CodeCell)  # the kinds of node that may be anchors
+
+
 def _anchor_key(node: Node, cell_keys: dict[int, str]) -> str | None:
     if isinstance(node, Heading) and node.label:
         return f"h:{node.label}"
@@ -209,7 +212,7 @@ def _kind(item: Item) -> str:
 def _source_keys(source: Document) -> tuple[dict[int, str], list[str | None]]:
     """The source's code cells' keys (by identity), and every node's anchor key (None: no anchor)."""
     cells = {id(c): f"c:{i}" for i, c in enumerate(source.cells())}
-    return cells, [_anchor_key(i.node, cells) for i in flatten(source)]
+    return cells, [_anchor_key(i.node, cells) if isinstance(i.node, _ANCHORS) else None for i in flatten(source)]
 
 
 def pair_segments(source: Document, translation: Document, match: CellMatch) -> Alignment:
@@ -217,7 +220,7 @@ def pair_segments(source: Document, translation: Document, match: CellMatch) -> 
     src_cells, src_keys = _source_keys(source)
     tgt_cells = {t_id: src_cells[id(s)] for t_id, s in match.target_to_source.items()}
     src_items, tgt_items = flatten(source), flatten(translation)
-    tgt_keys = [_anchor_key(i.node, tgt_cells) for i in tgt_items]
+    tgt_keys = [_anchor_key(i.node, tgt_cells) if isinstance(i.node, _ANCHORS) else None for i in tgt_items]
     src_pos = [k for k, key in enumerate(src_keys) if key]
     tgt_pos = [k for k, key in enumerate(tgt_keys) if key]
     matcher = SequenceMatcher(None, [src_keys[k] for k in src_pos], [tgt_keys[k] for k in tgt_pos], autojunk=False)
