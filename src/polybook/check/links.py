@@ -244,11 +244,14 @@ def _tabbed_links(
     a link in a tab for frameworks outside ``common`` is left out (coverage)."""
     out = []
     for item in flatten(doc):
+        links = [i for i in getattr(item.node, "inlines", ()) if i.kind == "link"]
+        if not links:
+            continue
         tab = None if item.tab is None else frozenset(item.tab) & common if common else frozenset(item.tab)
         if tab is not None and not tab:
             continue
-        for inline in getattr(item.node, "inlines", ()):
-            if inline.kind == "link" and (pattern := _localised(inline.value, patterns)):
+        for inline in links:
+            if pattern := _localised(inline.value, patterns):
                 out.append((pattern, inline.value, inline.line or item.node.line, tab))
     return out
 
