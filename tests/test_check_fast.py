@@ -4,18 +4,24 @@ the long way does: each is compared here with the plain computation it stands fo
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
 
+from polybook.book import load_book
 from polybook.check.findings import Finding, Location
 from polybook.check.math_places import _DOLLAR, _unpaired_dollars
 from polybook.check.prose import section_spans
+from polybook.check.references import resource_fallbacks
 from polybook.check.segments import Alignment, Item
 from polybook.check.suppress import apply
 from polybook.check.tex import _with_commands, _without_commands, normalize_tex
+from polybook.config import load_config
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import CodeCell, Heading, Paragraph
+
+from minibook import make_multilingual_book
 
 # TeX without a command, made of what the normalising steps look for
 _PIECES = [*"xy1209.,;:?^_{}()~' -+=。、\n", "th", "st", "end{a}"]
@@ -102,3 +108,18 @@ def test_findings_are_left_as_they_are_when_nothing_suppresses_them() -> None:
     ]
     assert apply(findings, [], {}) == findings
     assert re.fullmatch(r"[0-9a-f]{16}", findings[0].fingerprint)  # (still worked out when asked for)
+
+
+def test_a_file_the_translation_has_is_its_own_and_one_it_lacks_is_the_sources(tmp_path: Path) -> None:
+    """The translation's own file is found without resolving its path; one only the source
+    language has is still the fallback (and a file neither has, nothing of this check's)."""
+    text = "# Intro\n\n![own](img/own.svg)\n\n![shared](img/shared.svg)\n\n![none](img/none.svg)\n"
+    conf = make_multilingual_book(tmp_path, {"en": text, "ja": text}, name="intro")
+    for lang, files in (("en", ("own.svg", "shared.svg")), ("ja", ("own.svg",))):
+        (tmp_path / "chapters" / lang / "img").mkdir()
+        for file in files:
+            (tmp_path / "chapters" / lang / "img" / file).write_text("<svg/>", encoding="utf-8")
+    config = load_config(conf)
+    book = load_book(config)
+    found = resource_fallbacks(config, "ja", "intro", book.chapters["ja"]["intro"])
+    assert [(f.code, f.subject[0], f.primary.line) for f in found] == [(Code.REF_FALLBACK, "en/img/shared.svg", 5)]

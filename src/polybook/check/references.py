@@ -161,7 +161,10 @@ def resource_fallbacks(config: BookConfig, lang: str, name: str, translation: Do
     """Files the translation takes from the source language (it has no copy of its own), as
     info; the subject is the file, so the merge keeps one finding per language and file."""
     out = []
+    folder = config.document_path(lang, name).parent
     for ref, line in _local_files(translation):
+        if (folder / ref).is_file():
+            continue  # the translation's own file (what config.locate finds first, resolving the path)
         found = config.locate(lang, name, ref)
         if found is None or not found[1]:
             continue
