@@ -16,7 +16,7 @@ from polybook.check.prose import section_spans
 from polybook.check.references import resource_fallbacks
 from polybook.check.segments import Alignment, Item
 from polybook.check.suppress import apply
-from polybook.check.tex import _with_commands, _without_commands, normalize_tex
+from polybook.check.tex import _with_commands, _without_commands, normalize_tex, numbers_of
 from polybook.config import load_config
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import CodeCell, Heading, Paragraph
@@ -123,3 +123,13 @@ def test_a_file_the_translation_has_is_its_own_and_one_it_lacks_is_the_sources(t
     book = load_book(config)
     found = resource_fallbacks(config, "ja", "intro", book.chapters["ja"]["intro"])
     assert [(f.code, f.subject[0], f.primary.line) for f in found] == [(Code.REF_FALLBACK, "en/img/shared.svg", 5)]
+
+
+def test_prose_with_one_digit_numbers_only_has_none_to_compare() -> None:
+    """Numbers up to SMALL are not compared: prose whose numbers are single digits is read no
+    further -- unless a word scales one (``3 million``, ``5万``) or a translation's number word."""
+    assert numbers_of("3 steps, 0.5 of 1 cell, figure 4") == ()
+    assert numbers_of("3 million parameters") == ((("3000000",), 0),)
+    assert numbers_of("5万枚", True) == ((("50000",), 0),)
+    assert numbers_of("um conjunto de mil imagens e 2 rótulos", True) == ((("1000",), 0),)
+    assert numbers_of("the 1990s and 2 more") == ((("1990", "90"), 0),)
