@@ -97,7 +97,6 @@ def contents(items: list[Item], common: frozenset[str], translation: bool = Fals
     written as math) and the numbers of the prose (``translation``: see :func:`numbers_of`;
     without ``numbers``, no number: a source chapter with none asks for none of its translation's)."""
     out = Contents([], [], [])
-    formulas, broken = out.formulas, out.broken
     said = out.numbers if numbers else []  # (thrown away)
     tab_of = _tabs(common)
     for item in items:
@@ -106,25 +105,33 @@ def contents(items: list[Item], common: frozenset[str], translation: bool = Fals
         if tab is not None and not tab and common:
             continue  # a tab for frameworks the other chapter does not offer (:func:`shown`)
         if isinstance(node, DisplayMath):
-            found = [] if node.label else [(node.tex, node.line)]
-        else:
-            inlines = getattr(node, "inlines", None)
-            found = [(i.value, i.line or node.line) for i in inlines if i.kind == "math"] if inlines else []
-        for tex, line in found:
-            prose_like, values, key = _math_of(tex, translation)
-            if prose_like:
-                broken.append(node.line)
-                continue
-            said += [Number((v,), line, node.line, True, tab) for v in values]
-            if key is not None:
-                formulas.append(Formula(key, tex, line, node.line, tab))
+            if not node.label:
+                _read_math(node.tex, node.line, node.line, tab, translation, out, said)
+            continue  # (no prose)
+        inlines = getattr(node, "inlines", None)
+        if inlines:
+            for i in inlines:
+                if i.kind == "math":
+                    _read_math(i.value, i.line or node.line, node.line, tab, translation, out, said)
         prose = prose_of(node) if numbers and not isinstance(node, _NO_PROSE) else ""
-        if prose:
-            said += [
-                Number(values, node.line + offset, node.line, False, tab)
-                for values, offset in numbers_of(prose, translation)
-            ]
+        found = numbers_of(prose, translation) if prose else ()
+        if found:
+            said += [Number(values, node.line + offset, node.line, False, tab) for values, offset in found]
     return out
+
+
+def _read_math(
+    tex: str, line: int, node: int, tab: frozenset[str] | None, translation: bool, out: Contents, said: list[Number]
+) -> None:
+    """One piece of math of :func:`contents`: a formula, its numbers, or the source's broken math."""
+    prose_like, values, key = _math_of(tex, translation)
+    if prose_like:
+        out.broken.append(node)
+        return
+    if values:
+        said += [Number((v,), line, node, True, tab) for v in values]
+    if key is not None:
+        out.formulas.append(Formula(key, tex, line, node, tab))
 
 
 def check_math(

@@ -72,9 +72,6 @@ _SCALE = re.compile(
 _SCALES = {"thousand": 10**3, "mil": 10**3, "bin": 10**3, "千": 10**3, "万": 10**4, "萬": 10**4}
 _SCALES |= {"million": 10**6, "milhão": 10**6, "milhões": 10**6, "milyon": 10**6, "百万": 10**6, "千万": 10**7}
 _SCALES |= {"billion": 10**9, "bilhão": 10**9, "bilhões": 10**9, "milyar": 10**9, "亿": 10**8, "億": 10**8}
-_TWO_DIGITS = re.compile(r"\d\d")  # a number above SMALL, a decade or a grouped number has two together
-# what a word of _SCALE starts with
-_SCALE_WORD = re.compile(r"thousand|million|billion|mil|bilh|bin|[万萬亿億千]", re.IGNORECASE)
 _DECADE = re.compile(r"s\b|年代")  # the 1990s: zh and ja write 90年代
 _NOT_PROSE = re.compile(
     r"`[^`]*`|\$\$.*?\$\$|\$[^$\n]*\$|\]\([^)]*\)|:[\w-]+:`[^`]*`|<[^>]*>|https?://\S+|\[[^\]]*\]\[[^\]]*\]", re.S
@@ -241,12 +238,6 @@ def numbers_of(prose: str, translation: bool = False) -> tuple[tuple[tuple[str, 
     Memoised: a source paragraph is read once for every translation."""
     if not _DIGIT.search(prose) and not (translation and _NUMBER_WORD.search(prose)):
         return ()  # (what is left out below is replaced by spaces: it joins no number word)
-    if (
-        not _TWO_DIGITS.search(prose)
-        and not _SCALE_WORD.search(prose)
-        and not (translation and _NUMBER_WORD.search(prose))
-    ):
-        return ()  # only one-digit numbers (``1``, ``0.5``, ``3``), all below SMALL, and none scaled
     if "$" in prose:  # ``\$10`` is money, not math
         prose = _NUMBER_MATH.sub(r" \1 ", prose.replace("\\$", "＄"))
     # what is left out keeps its line breaks, so a number's line can be counted; a translation's
