@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from polybook.check.code import CellMatch
@@ -204,8 +205,20 @@ def _outline(items: list[Item]) -> list[tuple[int, Heading | CodeCell]]:
     return [(k, item.node) for k, item in enumerate(items) if isinstance(item.node, (Heading, CodeCell))]
 
 
-def section_spans(items: list[Item], cells_kept: set[int]) -> list[tuple[Heading, list[Item]]]:
-    """Sections (heading + everything below it) whose code cells all lack a counterpart."""
+@dataclass(slots=True)
+class _Section:
+    """A section whose code cells all lack a counterpart: its heading, where what stands below
+    it starts and stops among the items, its code cells and the headings of its subsections."""
+
+    heading: Heading
+    start: int
+    stop: int
+    cells: int
+    headings: list[Heading]
+
+
+def _sections_left(items: list[Item], cells_kept: set[int]) -> list[_Section]:
+    """:func:`section_spans`, with what check_sections counts in them."""
     marks = _outline(items)
     ends: dict[int, int] = {}  # a heading's place in ``marks`` -> where its section ends (the next heading as high)
     open_: list[tuple[int, int]] = []  # (level, place) of the headings whose sections go on
@@ -223,8 +236,15 @@ def section_spans(items: list[Item], cells_kept: set[int]) -> list[tuple[Heading
         if isinstance(node, Heading):
             end = ends.get(p, len(marks))
             if cells[end] > cells[p + 1] and kept[end] == kept[p + 1]:
-                out.append((node, items[k + 1 : marks[end][0] if end < len(marks) else len(items)]))
+                stop = marks[end][0] if end < len(marks) else len(items)
+                below = [n for _, n in marks[p + 1 : end] if isinstance(n, Heading)]
+                out.append(_Section(node, k + 1, stop, cells[end] - cells[p + 1], below))
     return out
+
+
+def section_spans(items: list[Item], cells_kept: set[int]) -> list[tuple[Heading, list[Item]]]:
+    """Sections (heading + everything below it) whose code cells all lack a counterpart."""
+    return [(section.heading, items[section.start : section.stop]) for section in _sections_left(items, cells_kept)]
 
 
 def check_sections(
@@ -239,16 +259,16 @@ def check_sections(
 ) -> list[Finding]:
     out = []
     skip: set[int] = set()
-    for heading, body in section_spans(tgt_items, set(match.target_to_source)):
-        n = sum(isinstance(i.node, CodeCell) for i in body)
+    for section in _sections_left(tgt_items, set(match.target_to_source)):
+        heading, n = section.heading, section.cells
         out.append(Finding.make(
             Code.STRUCTURE_SECTION, f"section {heading.text!r} ({n} cell(s)) is not in the source: remove it, unless "
             "the translation adds it on purpose", lang, name,
             Location(translation.path, heading.line), diff=((heading.text, ""),), subject=(heading.text, ""),
         ))  # fmt: skip
-        skip |= {id(heading)} | {id(i.node) for i in body}
-    for heading, body in section_spans(src_items, set(match.source_to_target)):
-        n = sum(isinstance(i.node, CodeCell) for i in body)
+        skip |= {id(heading)} | {id(h) for h in section.headings}  # (only headings are looked up)
+    for section in _sections_left(src_items, set(match.source_to_target)):
+        heading, n = section.heading, section.cells
         out.append(Finding.make(
             Code.STRUCTURE_SECTION, f"section {heading.text!r} of the source ({n} cell(s)) is missing here: "
             "translate it",
@@ -256,7 +276,7 @@ def check_sections(
             source=Location(source.path, heading.line),
             diff=(("", heading.text),), subject=("", heading.text),
         ))  # fmt: skip
-        skip |= {id(heading)} | {id(i.node) for i in body}
+        skip |= {id(heading)} | {id(h) for h in section.headings}
     for src, tgt in alignment.pairs:
         s_heads = [i.node for i in src.items if isinstance(i.node, Heading) and id(i.node) not in skip]
         t_heads = [i.node for i in tgt.items if isinstance(i.node, Heading) and id(i.node) not in skip]
