@@ -249,6 +249,7 @@ def numbers_of(prose: str, translation: bool = False) -> tuple[tuple[tuple[str, 
         out += [((str(_NUMBER_WORDS[w[0]]),), text.count("\n", 0, w.start())) for w in _NUMBER_WORD.finditer(text)]
     at = 0
     pattern = _ANY_NUMBER if translation else _NUMBER  # ``FTSE100`` for the source's ``FTSE 100``
+    lines = "\n" in text
     while m := pattern.search(text, at):
         at = m.end()
         if not translation and (_GRAMMAR.match(text, at) or (m[1].endswith("00") and text[at : at + 1] == "s")):
@@ -262,9 +263,9 @@ def numbers_of(prose: str, translation: bool = False) -> tuple[tuple[tuple[str, 
             values.append(str(full.normalize().quantize(1)) if full == full.to_integral() else str(full.normalize()))
         if len(value) == 4 and _DECADE.match(text, m.end()):
             values.append(value[2:])
-        line = text.count("\n", 0, m.start()) if "\n" in text else 0
         if values:
-            out.append((tuple(values), line))
+            out.append((tuple(values), text.count("\n", 0, m.start()) if lines else 0))
         if translation and "," in m.group(1) and value == _NOT_DIGIT.sub("", m.group(1)):
+            line = text.count("\n", 0, m.start()) if lines else 0
             out += [((part,), line) for part in m.group(1).split(",") if float(part) > SMALL]
     return tuple(out)
