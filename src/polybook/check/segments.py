@@ -223,8 +223,12 @@ def pair_segments(source: Document, translation: Document, match: CellMatch) -> 
     tgt_keys = [_anchor_key(i.node, tgt_cells) if isinstance(i.node, _ANCHORS) else None for i in tgt_items]
     src_pos = [k for k, key in enumerate(src_keys) if key]
     tgt_pos = [k for k, key in enumerate(tgt_keys) if key]
-    matcher = SequenceMatcher(None, [src_keys[k] for k in src_pos], [tgt_keys[k] for k in tgt_pos], autojunk=False)
-    shared = [(src_pos[a + n], tgt_pos[b + n]) for a, b, size in matcher.get_matching_blocks() for n in range(size)]
+    mine, theirs = [src_keys[k] for k in src_pos], [tgt_keys[k] for k in tgt_pos]
+    if mine == theirs:  # (most chapters: every anchor in its place, as the matching would find)
+        shared = list(zip(src_pos, tgt_pos, strict=True))
+    else:
+        matcher = SequenceMatcher(None, mine, theirs, autojunk=False)
+        shared = [(src_pos[a + n], tgt_pos[b + n]) for a, b, size in matcher.get_matching_blocks() for n in range(size)]
     bounds = [(-1, -1), *shared, (len(src_items), len(tgt_items))]
     out = []
     for (s0, t0), (s1, t1) in itertools.pairwise(bounds):
