@@ -120,11 +120,22 @@ class Alignment:
     # each segment's source nodes' first lines, when in order (else None: each is looked at)
     _lines: dict[int, list[int] | None] = field(default_factory=dict, init=False, repr=False, compare=False)
     _placed: dict[int, int] = field(default_factory=dict, init=False, repr=False, compare=False)  # line -> place
+    _where: dict[int, dict[int, int]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def _anchor_lines(self) -> list[int]:
         if self._starts is None:
             self._starts = [s.line for s, _ in self.anchors]
         return self._starts
+
+    def _pair_of(self, k: int) -> dict[int, int]:
+        """Segment ``k``'s source nodes -> the first of :meth:`_kinds_paired` that pairs each."""
+        found = self._where.get(k)
+        if found is None:
+            found = self._where[k] = {}
+            for n, pair in enumerate(self._kinds_paired(k)):
+                if pair.source is not None:
+                    found.setdefault(pair.source, n)
+        return found
 
     def _holding(self, source_line: int) -> Node | None:
         """The counterpart of the first source anchor that holds ``source_line``, if one does."""
@@ -191,7 +202,7 @@ class Alignment:
         last = self._last_before(k, source_line)
         if tgt.items and last >= 0:
             pairs = self._kinds_paired(k)
-            at = next(n for n, p in enumerate(pairs) if p.source == last)
+            at = self._pair_of(k)[last]
             order = itertools.chain(range(at, -1, -1), range(at + 1, len(pairs)))  # it, those before, then after
             both = (pairs[n] for n in order if pairs[n].target is not None and pairs[n].source is not None)
             paired = next((p.target for p in both), None)
