@@ -20,7 +20,7 @@ from fnmatch import fnmatchcase
 from urllib.parse import unquote
 
 from polybook.check.findings import Finding, Location
-from polybook.check.segments import by_identity, flatten, inlines_of, walked
+from polybook.check.segments import by_identity, flatten, inlines_of, walked, written_text
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Document, Heading, TextTab
 
@@ -39,12 +39,6 @@ def _links(doc: Document) -> list[tuple[str, int]]:
 def _common_links(doc: Document, localised: tuple[str, ...]) -> list[tuple[str, int]]:
     """``doc``'s links but the ``localised`` ones (each language's own)."""
     return [(u, n) for u, n in _links(doc) if not _localised(u, localised)]
-
-
-@by_identity
-def _said(doc: Document) -> str:
-    """The text of ``doc``'s paragraphs and blocks, as written."""
-    return "\n".join(text for node in walked(doc) if isinstance(text := getattr(node, "source", None), str))
 
 
 @by_identity
@@ -103,7 +97,7 @@ def check_links(
     s_all, t_all = list(_common_links(source, localised)), list(_common_links(translation, localised))
     missing, extra = _unpaired(s_all, t_all, here)
     out: list[Finding] = []
-    said = _said(source)
+    said = written_text(source)
     for url, line in extra:
         if url in said and is_address(url):
             continue  # the source says the address as text (``<http://localhost:8888>`` for it): the same

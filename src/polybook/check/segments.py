@@ -85,6 +85,12 @@ def walked(doc: Document) -> list[Node]:
 
 
 @by_identity
+def written_text(doc: Document) -> str:
+    """The text of ``doc``'s nodes that hold it as written (paragraphs, blocks), joined by lines."""
+    return "\n".join(text for node in walked(doc) if isinstance(text := getattr(node, "source", None), str))
+
+
+@by_identity
 def inlines_of(doc: Document) -> list[tuple[Inline, int]]:
     """Every inline element of the document in order, with its line (its node's when it has
     none of its own) (shared: never mutate)."""
