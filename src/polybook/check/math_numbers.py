@@ -50,11 +50,6 @@ class Number:
     tab: frozenset[str] | None = None
 
 
-def shown(item: Item, common: frozenset[str]) -> bool:
-    """Whether a node is shown for a framework both chapters offer (not in a paddle-only tab)."""
-    return item.tab is None or not common or bool(common.intersection(item.tab))
-
-
 @dataclass(slots=True)
 class Contents:
     """What a chapter's text holds for these checks, in document order."""
@@ -77,7 +72,7 @@ def _math_of(tex: str, translation: bool) -> tuple[bool, tuple[str, ...], str | 
     return False, values, key if key and pure_number(key) is None and not _NOT_FORMULA.fullmatch(key) else None
 
 
-def _tabs(common: frozenset[str]) -> Callable[[tuple[str, ...]], frozenset[str] | None]:
+def _tabs(common: frozenset[str]) -> Callable[[tuple[str, ...]], frozenset[str]]:
     """The frameworks a text tab's node stands for (the ones both chapters offer; an empty
     set: none of them, the node is not compared), worked out once per tab."""
 
@@ -103,7 +98,7 @@ def contents(items: list[Item], common: frozenset[str], translation: bool = Fals
         node = item.node
         tab = None if item.tab is None else tab_of(item.tab)
         if tab is not None and not tab and common:
-            continue  # a tab for frameworks the other chapter does not offer (:func:`shown`)
+            continue  # a text tab for frameworks only one of the chapters offers (zh's paddle)
         if isinstance(node, DisplayMath):
             if not node.label:
                 _read_math(node.tex, node.line, node.line, tab, translation, out, said)
