@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from polybook.check.code import cell_key
 from polybook.check.findings import Finding
+from polybook.check.segments import by_identity, inlines_of, walked
 from polybook.check.tex import normalize_tex
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import CodeCell, DisplayMath, Document, Figure
@@ -36,12 +37,13 @@ class _Today:
     frameworks: frozenset[str]
 
 
+@by_identity  # the source today is asked once for every language
 def _today(doc: Document) -> _Today:
     cells = [(f, cell_key(c.code_for(f)), c) for c in doc.cells() for f in c.frameworks]
-    inlines = [i for node in doc.walk() for i in getattr(node, "inlines", ())]
-    formulas = [n.tex for n in doc.walk() if isinstance(n, DisplayMath)]
+    inlines = [i for i, _ in inlines_of(doc)]
+    formulas = [n.tex for n in walked(doc) if isinstance(n, DisplayMath)]
     formulas += [i.value for i in inlines if i.kind == "math"]
-    figures = [f for f in doc.walk() if isinstance(f, Figure)]
+    figures = [f for f in walked(doc) if isinstance(f, Figure)]
     return _Today(
         frozenset((f, key) for f, key, _ in cells),
         frozenset((f, key, c.frameworks, tuple(sorted(m.name for m in c.markers))) for f, key, c in cells),
@@ -54,8 +56,13 @@ def _today(doc: Document) -> _Today:
     )
 
 
+@by_identity  # asked for every code finding of the chapter
+def _cells(doc: Document) -> list[CodeCell]:
+    return doc.cells()
+
+
 def _cell_at(doc: Document, line: int) -> CodeCell | None:
-    return next((c for c in doc.cells() if c.line <= line <= c.end_line), None)
+    return next((c for c in _cells(doc) if c.line <= line <= c.end_line), None)
 
 
 def followed_since(

@@ -56,7 +56,8 @@ class Finding:
     @property
     def order(self) -> tuple[str, int, str]:
         """How findings are listed: by where they are, then by code."""
-        return (self.primary.path, self.primary.line, str(self.code))
+        where = self.primary
+        return (where.path, where.line, str(self.code))
 
     @property
     def sides(self) -> tuple[str, str]:

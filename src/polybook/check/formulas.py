@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from polybook.check.align import align
-from polybook.check.segments import Item, prose_text
+from polybook.check.segments import Item, by_identity, prose_text
 from polybook.check.tex import as_plain, plain_text, without_parens
 
 _RATIO = 0.6  # a formula at least this similar (by characters) to the source's is the same one, changed
@@ -67,6 +67,8 @@ def pair_by_content(
 ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """Index pairs of equal keys: those in order (a longest matching), then the rest of each key
     paired in document order (moved). So a key is unpaired only on the side that has it more often."""
+    if source == target:  # (most chapters: what the matching would find, at once)
+        return [(k, k) for k in range(len(source))], []
     matcher = SequenceMatcher(None, source, target, autojunk=False)
     ordered = [(a + k, b + k) for a, b, size in matcher.get_matching_blocks() for k in range(size)]
     s_used, t_used = {a for a, _ in ordered}, {b for _, b in ordered}
@@ -115,16 +117,19 @@ class _Around:
     """The formulas' keys and parts by paragraph, asked for a paragraph and its neighbours (a
     translator moves a clause to the next sentence, or the next paragraph)."""
 
-    def __init__(self, formulas: list[tuple[int, str]], window: int = _WINDOW) -> None:
+    def __init__(self, formulas: Callable[[], list[tuple[int, str]]], window: int = _WINDOW) -> None:
         self.window = window
+        self.formulas = formulas  # asked for when first needed: most chapters have nothing left to look for
         self.parts: dict[int, set[str]] = {}
         self.keys: dict[int, list[str]] = {}
-        for node, key in formulas:
-            self.parts.setdefault(node, set()).update([key, *sides(key)])
-            self.keys.setdefault(node, []).append(key)
-        self.nodes = sorted(self.parts)
+        self.nodes: list[int] | None = None
 
     def _near(self, node: int) -> list[int]:
+        if self.nodes is None:
+            for at, key in self.formulas():
+                self.parts.setdefault(at, set()).update([key, *sides(key)])
+                self.keys.setdefault(at, []).append(key)
+            self.nodes = sorted(self.parts)
         first = bisect.bisect_left(self.nodes, node - self.window)
         last = bisect.bisect_right(self.nodes, node + self.window)
         return self.nodes[first:last]
@@ -151,8 +156,10 @@ def within_others(
     (``$k$``), in a paragraph whose source has broken math (``broken``: its paragraphs' lines,
     the source's problem), or for an equation the source labels (``labelled``: a missing label
     is ``ref.label``'s business)."""
-    theirs = _Around([(t.node, t.key) for t in target])
-    mine = _Around([(places(s.node, s.line), s.key) for s in source])
+    if not pairs:
+        return pairs
+    theirs = _Around(lambda: [(t.node, t.key) for t in target])
+    mine = _Around(lambda: [(places(s.node, s.line), s.key) for s in source])
     everywhere = {s.key for s in source} | labelled
     symbols = "\n".join(everywhere)  # a symbol the source's math uses (``x`` of ``f(x)``)
     unsure = {places(node, node) for node in broken}
@@ -180,7 +187,7 @@ def shapes_said(
     """``pairs`` without the missing shapes of symbols (``$h \\times w$``) the translation says
     by their symbols where they belong ("$h$ and $w$"); after the paragraphs whose ``$`` do not
     pair were read, for there such a shape may be the formula that lost its ``$``."""
-    theirs = _Around([(t.node, t.key) for t in target])
+    theirs = _Around(lambda: [(t.node, t.key) for t in target])
     return [
         (s, t)
         for s, t in pairs
@@ -201,23 +208,27 @@ def _said_otherwise(key: str, there: set[str], other: Formula | None) -> bool:
     return (other is None and key in here) or (len(parts := sides(key)) > 1 and set(parts) <= here)
 
 
+@by_identity  # the source's, for every language
+def _plain(items: list[Item]) -> str:
+    """The plain text (:func:`~polybook.check.tex.plain_text`) of a chapter's nodes."""
+    return "\n".join(plain_text(prose_text(item)) for item in items)
+
+
 def as_text_elsewhere(
     pairs: list[tuple[Formula | None, Formula | None]], src_items: list[Item], tgt_items: list[Item]
 ) -> list[tuple[Formula | None, Formula | None]]:
     """``pairs`` without the simple formulas the other side writes as plain text (the source's
     "the x and y axes" for a translation's ``$x$`` and ``$y$``), as many times as it does so."""
     items = {"source": src_items, "translation": tgt_items}
-    plain: dict[str, str] = {}
     left: dict[tuple[str, str], int] = {}  # (side, pattern) -> plain occurrences not used yet
     out = []
     for s, t in pairs:
         lone, side = (s, "translation") if t is None else (t, "source") if s is None else (None, "")
         pattern = as_plain(lone.tex) if lone is not None else None
         if pattern is not None:
-            if side not in plain:
-                plain[side] = "\n".join(plain_text(prose_text(item)) for item in items[side])
             key = (side, pattern.pattern)
-            left.setdefault(key, len(pattern.findall(plain[side])))
+            if key not in left:
+                left[key] = len(pattern.findall(_plain(items[side])))
             if left[key] > 0:
                 left[key] -= 1
                 continue
@@ -225,11 +236,13 @@ def as_text_elsewhere(
     return out
 
 
+@functools.lru_cache(maxsize=65536)
 def matching(key: str) -> str:
     """What pairs formulas as equal: the key, but for a formula with words (``\\text{}``) its
     characters in any order, for a language puts the words and symbols in its own order (tr:
     ``P(x\\text{'ye}\\;\\epsilon\\text{-ebatlı…})`` for ``P(\\text{…}\\;\\epsilon\\text{…}\\;x)``); a product
-    of single letters is the same with or without its ``\\cdot``."""
+    of single letters is the same with or without its ``\\cdot`` (memoised: a source formula is
+    paired with every translation's)."""
     key = _DOT.sub(r"\1", key)  # ``c\cdot h\cdot w`` is ``chw``
     if "\\text{}" not in key:
         return key
@@ -251,8 +264,12 @@ def pair_formulas(
     s_left = set(s_kept) - _tab_copies(source, s_kept, [a for a, _ in ordered + moved])
     t_left = set(t_kept) - _tab_copies(target, t_kept, [b for _, b in ordered + moved])
     out: list[tuple[Formula | None, Formula | None]] = []
+    if not s_left and not t_left:
+        return out  # (most chapters: every formula paired)
     bounds = [(-1, -1), *ordered, (len(source), len(target))]
     for (s0, t0), (s1, t1) in itertools.pairwise(bounds):
+        if s1 - s0 == 1 and t1 - t0 == 1:
+            continue  # nothing between two formulas paired in order
         s_gap = [i for i in range(s0 + 1, s1) if i in s_left]
         t_gap = [j for j in range(t0 + 1, t1) if j in t_left]
         if not s_gap or not t_gap:

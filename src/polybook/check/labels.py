@@ -15,6 +15,7 @@ from collections.abc import Callable
 from difflib import SequenceMatcher
 
 from polybook.check.findings import Finding, Location
+from polybook.check.segments import walked, written_text
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Document
 
@@ -36,11 +37,15 @@ def _similar(a: str, b: str) -> float:
     return SequenceMatcher(None, a, b, autojunk=False).ratio()
 
 
-def _written(doc: Document, pattern: re.Pattern[str]) -> Location | None:
-    """Where ``doc``'s prose (paragraphs, blocks) has text matching ``pattern``."""
-    for node in doc.walk():
+def _written(doc: Document, pattern: str, holding: str) -> Location | None:
+    """Where ``doc``'s prose (paragraphs, blocks) has text matching ``pattern``, which holds
+    ``holding`` as it is (looked for first: most often it is not there at all)."""
+    if holding not in written_text(doc):
+        return None
+    found_in = re.compile(pattern)
+    for node in walked(doc):
         text = getattr(node, "source", None)
-        if isinstance(text, str) and (found := pattern.search(text)):
+        if isinstance(text, str) and (found := found_in.search(text)):
             return Location(doc.path, node.line + text[: found.start()].count("\n"))
     return None
 
@@ -65,7 +70,7 @@ def check_labels(
                 subject=(renamed, key),
             ))  # fmt: skip
             continue
-        written = _written(translation, re.compile(rf":(?:eq)?label:\s*`\s*{re.escape(key)}\s*`"))
+        written = _written(translation, rf":(?:eq)?label:\s*`\s*{re.escape(key)}\s*`", key)
         if written is not None:
             todo = _ATTACH.get(label.kind, "put it on the line right after what it labels")
             message = f"label {key!r} ({label.kind}) of the source is written here but {LABELS_NOTHING}: {todo}"
@@ -117,7 +122,7 @@ def check_roles(
                 subject=(mine, f"{role}:{value}"),
             ))  # fmt: skip
             continue
-        written = _written(translation, re.compile(rf"{role}\W{{0,4}}{re.escape(value)}(?!\w)"))
+        written = _written(translation, rf"{role}\W{{0,4}}{re.escape(value)}(?!\w)", value)
         message = (
             f"{shown} of the source is written here but is not a reference: write `{shown}`, with its backticks"
             if written is not None

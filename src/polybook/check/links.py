@@ -20,7 +20,7 @@ from fnmatch import fnmatchcase
 from urllib.parse import unquote
 
 from polybook.check.findings import Finding, Location
-from polybook.check.segments import flatten
+from polybook.check.segments import by_identity, flatten, inlines_of, walked, written_text
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Document, Heading, TextTab
 
@@ -30,20 +30,23 @@ _LANGUAGE = re.compile(r"(?<=[-_/.])[a-z]{2,3}(?:[-_][A-Za-z]{2})?(?=[-_/.]|$)|(
 _ADDRESS = re.compile(r"^(?:[A-Za-z][\w+.-]*:|[#/.]|[\w.~-]+/)|^[\w-]+\.[A-Za-z0-9]{1,5}(?:#.*)?$")
 
 
+@by_identity  # the source's, for every language
 def _links(doc: Document) -> list[tuple[str, int]]:
-    return [
-        (inline.value, inline.line or node.line)
-        for node in doc.walk()
-        for inline in getattr(node, "inlines", [])
-        if inline.kind == "link"
-    ]
+    return [(inline.value, line) for inline, line in inlines_of(doc) if inline.kind == "link"]
 
 
+@by_identity  # the source's, for every language
+def _common_links(doc: Document, localised: tuple[str, ...]) -> list[tuple[str, int]]:
+    """``doc``'s links but the ``localised`` ones (each language's own)."""
+    return [(u, n) for u, n in _links(doc) if not _localised(u, localised)]
+
+
+@by_identity
 def _tabbed_lines(doc: Document) -> set[int]:
     """The lines of ``doc``'s links that are inside a text tab (shown to some frameworks only)."""
     return {
         inline.line or node.line
-        for tab in doc.walk()
+        for tab in walked(doc)
         if isinstance(tab, TextTab)
         for node in tab.children
         for inline in getattr(node, "inlines", [])
@@ -91,11 +94,10 @@ def check_links(
 ) -> list[Finding]:
     """Links of the source missing here, links here the source lacks, and links changed (see
     the module's text); links matching ``localised`` are asked for per section."""
-    s_all = [(u, n) for u, n in _links(source) if not _localised(u, localised)]
-    t_all = [(u, n) for u, n in _links(translation) if not _localised(u, localised)]
+    s_all, t_all = list(_common_links(source, localised)), list(_common_links(translation, localised))
     missing, extra = _unpaired(s_all, t_all, here)
     out: list[Finding] = []
-    said = "\n".join(text for node in source.walk() if isinstance(text := getattr(node, "source", None), str))
+    said = written_text(source)
     for url, line in extra:
         if url in said and is_address(url):
             continue  # the source says the address as text (``<http://localhost:8888>`` for it): the same
@@ -222,11 +224,13 @@ def _counterpart(
     return close[1] if close is not None and close[0] <= _NEAR else None
 
 
+@by_identity
 def _sections(doc: Document) -> list[int]:
     """The first line of each section: 1, then every heading's line."""
-    return [1, *(node.line for node in doc.walk() if isinstance(node, Heading))]
+    return [1, *(node.line for node in walked(doc) if isinstance(node, Heading))]
 
 
+@by_identity  # the source's, for every language
 def _tabbed_links(
     doc: Document, patterns: tuple[str, ...], common: frozenset[str]
 ) -> list[tuple[str, str, int, frozenset[str] | None]]:
@@ -234,11 +238,14 @@ def _tabbed_links(
     a link in a tab for frameworks outside ``common`` is left out (coverage)."""
     out = []
     for item in flatten(doc):
+        links = [i for i in getattr(item.node, "inlines", ()) if i.kind == "link"]
+        if not links:
+            continue
         tab = None if item.tab is None else frozenset(item.tab) & common if common else frozenset(item.tab)
         if tab is not None and not tab:
             continue
-        for inline in getattr(item.node, "inlines", ()):
-            if inline.kind == "link" and (pattern := _localised(inline.value, patterns)):
+        for inline in links:
+            if pattern := _localised(inline.value, patterns):
                 out.append((pattern, inline.value, inline.line or item.node.line, tab))
     return out
 

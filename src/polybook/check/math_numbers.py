@@ -7,6 +7,7 @@ not compared, and math that is only a number (``$10.000$``) is compared as a num
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,10 +24,11 @@ from polybook.check.formulas import (
     within_others,
 )
 from polybook.check.math_places import broken_dollars, pair_nearby
-from polybook.check.segments import Alignment, Item, by_identity, prose_text
+from polybook.check.segments import Alignment, Item, by_identity, walked
 from polybook.check.tex import looks_like_prose, normalize_tex, numbers_in_math, numbers_of, pure_number
 from polybook.diagnostics import Code
-from polybook.dialect.nodes import DisplayMath, Document
+from polybook.dialect.nodes import CodeCell, DisplayMath, Document, TextTab
+from polybook.dialect.slides import prose_of
 
 _REPEAT = 5  # lines: the same number said again this close may be said once in a translation
 _A_NUMBER = re.compile(r"\s*(?:\\%\s*)?\d[\d.,]*\s*(?:\\%)?\s*")
@@ -48,11 +50,6 @@ class Number:
     tab: frozenset[str] | None = None
 
 
-def shown(item: Item, common: frozenset[str]) -> bool:
-    """Whether a node is shown for a framework both chapters offer (not in a paddle-only tab)."""
-    return item.tab is None or not common or bool(common.intersection(item.tab))
-
-
 @dataclass(slots=True)
 class Contents:
     """What a chapter's text holds for these checks, in document order."""
@@ -62,32 +59,74 @@ class Contents:
     broken: list[int]  # the lines of paragraphs whose math is broken (a ``$`` missing or stray)
 
 
+@functools.lru_cache(maxsize=65536)
+def _math_of(tex: str, translation: bool) -> tuple[bool, tuple[str, ...], str | None]:
+    """What one piece of math (memoised: the same formula stands in many chapters and
+    languages) says: whether it is the source's broken math (prose between two ``$``), the
+    numbers it holds (found, never missing), and its key when it is a formula."""
+    if not translation and looks_like_prose(tex):
+        return True, (), None  # the source's own broken math: nothing for a translator to do
+    # a formula's numbers, and a tuple's (``$(13, 17)$``); ``$52$`` is prose's number (:func:`numbers_of`)
+    values = () if _A_NUMBER.fullmatch(tex) else numbers_in_math(tex)
+    key = normalize_tex(tex)
+    return False, values, key if key and pure_number(key) is None and not _NOT_FORMULA.fullmatch(key) else None
+
+
+def _tabs(common: frozenset[str]) -> Callable[[tuple[str, ...]], frozenset[str]]:
+    """The frameworks a text tab's node stands for (the ones both chapters offer; an empty
+    set: none of them, the node is not compared), worked out once per tab."""
+
+    @functools.cache
+    def tab(frameworks: tuple[str, ...]) -> frozenset[str]:
+        return frozenset(frameworks) & common if common else frozenset(frameworks)
+
+    return tab
+
+
+_NO_PROSE = (CodeCell, DisplayMath, TextTab)  # nodes without prose of their own (:func:`prose_of`)
+
+
 @by_identity
-def contents(items: list[Item], common: frozenset[str], translation: bool = False) -> Contents:
+def contents(items: list[Item], common: frozenset[str], translation: bool = False, numbers: bool = True) -> Contents:
     """The formulas (inline and unlabelled display math; not numbers, words or tuples of numbers
-    written as math) and the numbers of the prose (``translation``: see :func:`numbers_of`)."""
+    written as math) and the numbers of the prose (``translation``: see :func:`numbers_of`;
+    without ``numbers``, no number: a source chapter with none asks for none of its translation's)."""
     out = Contents([], [], [])
+    said = out.numbers if numbers else []  # (thrown away)
+    tab_of = _tabs(common)
     for item in items:
-        if not shown(item, common):
-            continue
         node = item.node
-        tab = None if item.tab is None else frozenset(item.tab) & common if common else frozenset(item.tab)
-        found = []
-        if isinstance(node, DisplayMath) and not node.label:
-            found.append((node.tex, node.line))
-        found += [(i.value, i.line or node.line) for i in getattr(node, "inlines", ()) if i.kind == "math"]
-        for tex, line in found:
-            key = normalize_tex(tex)
-            if not translation and looks_like_prose(tex):
-                out.broken.append(node.line)  # the source's own broken math: nothing for a translator to do
-            else:  # a formula's numbers, and a tuple's (``$(13, 17)$``): found, never missing
-                if not _A_NUMBER.fullmatch(tex):  # ``$52$`` is prose's number (:func:`numbers_of`)
-                    out.numbers += [Number((v,), line, node.line, True, tab) for v in numbers_in_math(tex)]
-                if key and pure_number(key) is None and not _NOT_FORMULA.fullmatch(key):
-                    out.formulas.append(Formula(key, tex, line, node.line, tab))
-        prose = numbers_of(prose_text(item), translation)
-        out.numbers += [Number(values, node.line + offset, node.line, False, tab) for values, offset in prose]
+        tab = None if item.tab is None else tab_of(item.tab)
+        if tab is not None and not tab and common:
+            continue  # a text tab for frameworks only one of the chapters offers (zh's paddle)
+        if isinstance(node, DisplayMath):
+            if not node.label:
+                _read_math(node.tex, node.line, node.line, tab, translation, out, said)
+            continue  # (no prose)
+        inlines = getattr(node, "inlines", None)
+        if inlines:
+            for i in inlines:
+                if i.kind == "math":
+                    _read_math(i.value, i.line or node.line, node.line, tab, translation, out, said)
+        prose = prose_of(node) if numbers and not isinstance(node, _NO_PROSE) else ""
+        found = numbers_of(prose, translation) if prose else ()
+        if found:
+            said += [Number(values, node.line + offset, node.line, False, tab) for values, offset in found]
     return out
+
+
+def _read_math(
+    tex: str, line: int, node: int, tab: frozenset[str] | None, translation: bool, out: Contents, said: list[Number]
+) -> None:
+    """One piece of math of :func:`contents`: a formula, its numbers, or the source's broken math."""
+    prose_like, values, key = _math_of(tex, translation)
+    if prose_like:
+        out.broken.append(node)
+        return
+    if values:
+        said += [Number((v,), line, node, True, tab) for v in values]
+    if key is not None:
+        out.formulas.append(Formula(key, tex, line, node, tab))
 
 
 def check_math(
@@ -145,6 +184,7 @@ def check_numbers(
     other first, then the text's with the text's, written the same way before another way
     (``6万``), and last with a number left in a formula (``$1/32$`` for the source's "1/32")."""
     everything = frozenset(source.frameworks)
+    at = functools.cache(at)  # asked once for every number the source's may pair with
     holding: dict[str, list[int]] = {}
     for j, number in enumerate(t_numbers):
         for value in number.values:
@@ -232,15 +272,28 @@ def _reassign(
                 break
 
 
+@by_identity  # a source document is compared with every translation
+def labelled_math(doc: Document) -> list[DisplayMath]:
+    """The document's labelled equations, in order."""
+    return [n for n in walked(doc) if isinstance(n, DisplayMath) and n.label]
+
+
+@by_identity
+def _labelled_keys(doc: Document) -> frozenset[str]:
+    """The labelled equations' keys, and their parts (:func:`~polybook.check.formulas.sides`)."""
+    keys = [normalize_tex(n.tex) for n in labelled_math(doc)]
+    return frozenset(side for key in keys for side in [key, *sides(key)])
+
+
 def check_labelled_math(lang: str, name: str, source: Document, translation: Document) -> list[Finding]:
     """Labelled equations, paired by label (they are segment anchors, so no segment holds them).
 
     A label on one side only is ``ref.label``'s business.
     """
-    t_math = {n.label: n for n in translation.walk() if isinstance(n, DisplayMath) and n.label}
+    t_math = {n.label: n for n in labelled_math(translation)}
     out = []
-    for s in source.walk():
-        t = t_math.get(s.label) if isinstance(s, DisplayMath) and s.label else None
+    for s in labelled_math(source):
+        t = t_math.get(s.label)
         if t is None or matching(normalize_tex(t.tex)) == matching(normalize_tex(s.tex)):
             continue  # the same, or with its words (``\text{…}``) in the language's own order
         out.append(Finding.make(
@@ -264,17 +317,12 @@ def check_math_numbers(
     alignment: Alignment,
 ) -> list[Finding]:
     """Every math and number finding of one chapter."""
-    mine, theirs = contents(src_items, common), contents(tgt_items, common, True)
+    mine = contents(src_items, common)
+    theirs = contents(tgt_items, common, True, bool(mine.numbers))
     places = Places(alignment.place)
     pairs = pair_formulas(mine.formulas, theirs.formulas, places)
     pairs = as_text_elsewhere(pairs, src_items, tgt_items)
-    labelled = frozenset(
-        side
-        for n in source.walk()
-        if isinstance(n, DisplayMath) and n.label
-        for side in [normalize_tex(n.tex), *sides(normalize_tex(n.tex))]
-    )
-    pairs = within_others(pairs, mine.formulas, theirs.formulas, places, mine.broken, labelled)
+    pairs = within_others(pairs, mine.formulas, theirs.formulas, places, mine.broken, _labelled_keys(source))
     pairs = pair_nearby(pairs, places)
     pairs, damaged = broken_dollars(lang, name, source, translation, pairs, places)
     pairs = shapes_said(pairs, theirs.formulas, places)

@@ -21,6 +21,7 @@ from difflib import SequenceMatcher
 
 from polybook.check.findings import Finding, Location
 from polybook.check.formulas import Formula, Places
+from polybook.check.segments import walked
 from polybook.check.tex import TEXT_CMD, looks_like_prose
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Document
@@ -71,9 +72,17 @@ def _paragraphs(doc: Document) -> dict[int, tuple[int, str]]:
     translation may have run a list of exercises into it)."""
     return {
         node.line: (node.end_line, text)
-        for node in doc.walk()
+        for node in walked(doc)
         if isinstance(text := getattr(node, "source", None) or getattr(node, "text", None), str)
     }
+
+
+def _unpaired_dollars(text: str) -> bool:
+    """Whether ``text`` has an odd number of lone ``$`` (an even number of ``$``, none escaped or
+    doubled, are all lone: no need to look for them one by one)."""
+    if not text.count("$") % 2 and "\\$" not in text and "$$" not in text:
+        return False
+    return bool(len(_DOLLAR.findall(text)) % 2)
 
 
 def broken_dollars(
@@ -81,11 +90,11 @@ def broken_dollars(
 ) -> tuple[Pairs, list[Finding]]:
     """``pairs`` without the missing and extra math that a paragraph's unpaired ``$`` explains,
     and one finding per such paragraph (see the module's text)."""
-    paragraphs = _paragraphs(translation)
+    prose_math = {t.node for _, t in pairs if t and looks_like_prose(t.tex)}
     broken = {
         line: text
-        for line, (_, text) in paragraphs.items()
-        if len(_DOLLAR.findall(text)) % 2 or any(looks_like_prose(t.tex) for _, t in pairs if t and t.node == line)
+        for line, (_, text) in _paragraphs(translation).items()
+        if line in prose_math or ("$" in text and _unpaired_dollars(text))
     }
     if not broken:
         return pairs, []

@@ -8,11 +8,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from polybook.check.code import CellMatch
 from polybook.check.findings import Finding, Location
-from polybook.check.segments import Alignment, Item, Segment, prose_text
+from polybook.check.segments import Alignment, Item, Segment, by_identity, prose_text
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import CodeCell, Document, Heading, Paragraph, TextTab
 
@@ -50,6 +51,8 @@ def check_texttabs(
     lacking, added = _unmatched([(s_tabs, t_tabs) for _, _, s_tabs, t_tabs in segments])
     out = []
     for k, (src, tgt, s_tabs, t_tabs) in enumerate(segments):
+        if k not in lacking and k not in added:
+            continue  # (most segments: nothing of theirs to tell)
         missing, extra = _instances(s_tabs, t_tabs, lacking.get(k, []), added.get(k, []), alignment.place)
         if missing:
             out.append(_missing_tabs(lang, name, alignment, source, translation, tgt, missing))
@@ -114,6 +117,8 @@ def _unmatched(segments: list[tuple[list, list]]) -> tuple[dict[int, list[tuple]
     lacks: dict[tuple, list[int]] = {}
     extras: dict[tuple, list[int]] = {}
     for k, (s_tabs, t_tabs) in enumerate(segments):
+        if not s_tabs and not t_tabs:
+            continue
         s_count, t_count = Counter(f for _, f in s_tabs if f), Counter(f for _, f in t_tabs if f)
         for f, n in (s_count - t_count).items():
             lacks.setdefault(f, []).extend([k] * n)
@@ -137,7 +142,12 @@ def _unmatched(segments: list[tuple[list, list]]) -> tuple[dict[int, list[tuple]
 def _tabs(segment: Segment, common: frozenset[str], localised: tuple[str, ...]) -> list[tuple[TextTab, tuple]]:
     """``(tab, (framework,))`` for every framework each tab of the segment is for: what a reader
     of each framework sees is compared (``[mxnet, pytorch]`` is ``[mxnet]`` and ``[pytorch]``)."""
-    return [(i.node, (f,)) for i in segment.items if _compared(i.node, localised) for f in _within(i.node, common)]
+    return [
+        (i.node, (f,))
+        for i in segment.items
+        if isinstance(i.node, TextTab) and _compared(i.node, localised)
+        for f in _within(i.node, common)
+    ]
 
 
 def _missing_tabs(
@@ -189,26 +199,52 @@ def _within(tab: TextTab, common: frozenset[str]) -> tuple[str, ...]:
     return tuple(f for f in tab.frameworks if not common or f in common)
 
 
+@by_identity  # the source's, for every language
+def _outline(items: list[Item]) -> list[tuple[int, Heading | CodeCell]]:
+    """The headings and code cells among ``items``, with their index."""
+    return [(k, item.node) for k, item in enumerate(items) if isinstance(item.node, (Heading, CodeCell))]
+
+
+@dataclass(slots=True)
+class _Section:
+    """A section whose code cells all lack a counterpart: its heading, where what stands below
+    it starts and stops among the items, its code cells and the headings of its subsections."""
+
+    heading: Heading
+    start: int
+    stop: int
+    cells: int
+    headings: list[Heading]
+
+
+def _sections_left(items: list[Item], cells_kept: set[int]) -> list[_Section]:
+    """:func:`section_spans`, with what check_sections counts in them."""
+    marks = _outline(items)
+    ends: dict[int, int] = {}  # a heading's place in ``marks`` -> where its section ends (the next heading as high)
+    open_: list[tuple[int, int]] = []  # (level, place) of the headings whose sections go on
+    cells, kept = [0], [0]  # code cells, and cells with a counterpart, before each place
+    for p, (_, node) in enumerate(marks):
+        if isinstance(node, Heading):
+            while open_ and open_[-1][0] >= node.level:
+                ends[open_.pop()[1]] = p
+            open_.append((node.level, p))
+        is_cell = isinstance(node, CodeCell)
+        cells.append(cells[-1] + is_cell)
+        kept.append(kept[-1] + (is_cell and id(node) in cells_kept))
+    out = []
+    for p, (k, node) in enumerate(marks):
+        if isinstance(node, Heading):
+            end = ends.get(p, len(marks))
+            if cells[end] > cells[p + 1] and kept[end] == kept[p + 1]:
+                stop = marks[end][0] if end < len(marks) else len(items)
+                below = [n for _, n in marks[p + 1 : end] if isinstance(n, Heading)]
+                out.append(_Section(node, k + 1, stop, cells[end] - cells[p + 1], below))
+    return out
+
+
 def section_spans(items: list[Item], cells_kept: set[int]) -> list[tuple[Heading, list[Item]]]:
     """Sections (heading + everything below it) whose code cells all lack a counterpart."""
-    out = []
-    for k, item in enumerate(items):
-        if not isinstance(item.node, Heading):
-            continue
-        level = item.node.level
-        end = next(
-            (
-                j
-                for j in range(k + 1, len(items))
-                if isinstance(items[j].node, Heading) and items[j].node.level <= level
-            ),
-            len(items),
-        )
-        body = items[k + 1 : end]
-        cells = [i.node for i in body if isinstance(i.node, CodeCell)]
-        if cells and not any(id(c) in cells_kept for c in cells):
-            out.append((item.node, body))
-    return out
+    return [(section.heading, items[section.start : section.stop]) for section in _sections_left(items, cells_kept)]
 
 
 def check_sections(
@@ -223,16 +259,16 @@ def check_sections(
 ) -> list[Finding]:
     out = []
     skip: set[int] = set()
-    for heading, body in section_spans(tgt_items, set(match.target_to_source)):
-        n = sum(isinstance(i.node, CodeCell) for i in body)
+    for section in _sections_left(tgt_items, set(match.target_to_source)):
+        heading, n = section.heading, section.cells
         out.append(Finding.make(
             Code.STRUCTURE_SECTION, f"section {heading.text!r} ({n} cell(s)) is not in the source: remove it, unless "
             "the translation adds it on purpose", lang, name,
             Location(translation.path, heading.line), diff=((heading.text, ""),), subject=(heading.text, ""),
         ))  # fmt: skip
-        skip |= {id(heading)} | {id(i.node) for i in body}
-    for heading, body in section_spans(src_items, set(match.source_to_target)):
-        n = sum(isinstance(i.node, CodeCell) for i in body)
+        skip |= {id(heading)} | {id(h) for h in section.headings}  # (only headings are looked up)
+    for section in _sections_left(src_items, set(match.source_to_target)):
+        heading, n = section.heading, section.cells
         out.append(Finding.make(
             Code.STRUCTURE_SECTION, f"section {heading.text!r} of the source ({n} cell(s)) is missing here: "
             "translate it",
@@ -240,7 +276,7 @@ def check_sections(
             source=Location(source.path, heading.line),
             diff=(("", heading.text),), subject=("", heading.text),
         ))  # fmt: skip
-        skip |= {id(heading)} | {id(i.node) for i in body}
+        skip |= {id(heading)} | {id(h) for h in section.headings}
     for src, tgt in alignment.pairs:
         s_heads = [i.node for i in src.items if isinstance(i.node, Heading) and id(i.node) not in skip]
         t_heads = [i.node for i in tgt.items if isinstance(i.node, Heading) and id(i.node) not in skip]

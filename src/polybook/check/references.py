@@ -8,6 +8,7 @@ from difflib import get_close_matches
 from polybook.check.findings import Finding, Location
 from polybook.check.labels import check_labels, check_roles
 from polybook.check.links import check_links
+from polybook.check.segments import by_identity, inlines_of, walked
 from polybook.config import BookConfig
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Document, Figure
@@ -16,14 +17,14 @@ _RESOLVABLE = ("numref", "ref", "eqref")
 _CITES = ("cite", "citet", "citep")
 
 
+@by_identity  # the source's, for every language; the translation's, for check_chunk too
 def _roles(doc: Document) -> list[tuple[str, str, int]]:
     """``(role, target, line)`` of the references and citations, each target as it resolves: a
     role the parser recovered from damage (``: numref: ` x```, reported as such) without the
     spaces around its target, a citation's keys without the spaces after their commas."""
     return [
-        (inline.name, _target(inline.name, inline.value, inline.damaged), inline.line or node.line)
-        for node in doc.walk()
-        for inline in getattr(node, "inlines", [])
+        (inline.name, _target(inline.name, inline.value, inline.damaged), line)
+        for inline, line in inlines_of(doc)
         if inline.kind == "role" and inline.name in _RESOLVABLE + _CITES
     ]
 
@@ -94,12 +95,16 @@ def check_references(
     return out
 
 
+@by_identity
+def _figures(doc: Document) -> list[Figure]:
+    return [f for f in walked(doc) if isinstance(f, Figure)]
+
+
 def _check_figures(
     lang: str, name: str, source: Document, translation: Document, here: Callable[[int], Location]
 ) -> list[Finding]:
     """Figures paired by label, else by image path; their path and size must agree."""
-    s_figs = [f for f in source.walk() if isinstance(f, Figure)]
-    t_figs = [f for f in translation.walk() if isinstance(f, Figure)]
+    s_figs, t_figs = list(_figures(source)), list(_figures(translation))
     pairs: list[tuple[Figure, Figure]] = []
     for key in (lambda f: f.label, lambda f: f.src):
         for s in list(s_figs):
@@ -108,12 +113,7 @@ def _check_figures(
                 pairs.append((s, t))
                 s_figs.remove(s)
                 t_figs.remove(t)
-    inline = {
-        i.value: i.line or node.line
-        for node in translation.walk()
-        for i in getattr(node, "inlines", ())
-        if i.kind == "image"
-    }
+    inline = {i.value: line for i, line in inlines_of(translation) if i.kind == "image"}
     out = []
     for f in s_figs:
         message = f"figure {f.src} of the source is missing here: add it"
@@ -147,13 +147,8 @@ def _check_figures(
 
 def _local_files(doc: Document) -> list[tuple[str, int]]:
     """``(path, line)`` of the figures, images and links of ``doc`` that name a local file."""
-    found = [(node.src, node.line) for node in doc.walk() if isinstance(node, Figure)]
-    found += [
-        (inline.value, inline.line or node.line)
-        for node in doc.walk()
-        for inline in getattr(node, "inlines", [])
-        if inline.kind in ("image", "link")
-    ]
+    found = [(node.src, node.line) for node in _figures(doc)]
+    found += [(inline.value, line) for inline, line in inlines_of(doc) if inline.kind in ("image", "link")]
     out = []
     for ref, line in found:
         path = ref.split("#")[0].split("?")[0]
@@ -166,7 +161,10 @@ def resource_fallbacks(config: BookConfig, lang: str, name: str, translation: Do
     """Files the translation takes from the source language (it has no copy of its own), as
     info; the subject is the file, so the merge keeps one finding per language and file."""
     out = []
+    folder = config.document_path(lang, name).parent
     for ref, line in _local_files(translation):
+        if (folder / ref).is_file():
+            continue  # the translation's own file (what config.locate finds first, resolving the path)
         found = config.locate(lang, name, ref)
         if found is None or not found[1]:
             continue

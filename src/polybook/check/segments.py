@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from polybook.check.align import Pair, align, never
 from polybook.check.code import CellMatch
-from polybook.dialect.nodes import CodeCell, DisplayMath, Document, Figure, Heading, Node, TextTab
+from polybook.dialect.nodes import CodeCell, DisplayMath, Document, Figure, Heading, Inline, Node, TextTab
 from polybook.dialect.slides import prose_of
 
 
@@ -78,6 +78,28 @@ def flatten(doc: Document) -> list[Item]:
     return out
 
 
+@by_identity
+def walked(doc: Document) -> list[Node]:
+    """``doc.walk()`` once for every check that reads the document (shared: never mutate)."""
+    return list(doc.walk())
+
+
+@by_identity
+def written_text(doc: Document) -> str:
+    """The text of ``doc``'s nodes that hold it as written (paragraphs, blocks), joined by lines."""
+    return "\n".join(text for node in walked(doc) if isinstance(text := getattr(node, "source", None), str))
+
+
+@by_identity
+def inlines_of(doc: Document) -> list[tuple[Inline, int]]:
+    """Every inline element of the document in order, with its line (its node's when it has
+    none of its own) (shared: never mutate)."""
+    return [(i, i.line or node.line) for node in walked(doc) for i in getattr(node, "inlines", ())]
+
+
+_ANCHORS = (Heading, Figure, DisplayMath, CodeCell)  # the kinds of node that may be anchors
+
+
 def _anchor_key(node: Node, cell_keys: dict[int, str]) -> str | None:
     if isinstance(node, Heading) and node.label:
         return f"h:{node.label}"
@@ -99,11 +121,51 @@ class Alignment:
     # worked out once, when first asked for: the anchors' source lines, each segment's node kinds aligned
     _starts: list[int] | None = field(default=None, init=False, repr=False, compare=False)
     _kinds: dict[int, list[Pair]] = field(default_factory=dict, init=False, repr=False, compare=False)
+    # whether the source's anchors follow each other without overlapping (then one is found by bisection)
+    _apart: bool | None = field(default=None, init=False, repr=False, compare=False)
+    # each segment's source nodes' first lines, when in order (else None: each is looked at)
+    _lines: dict[int, list[int] | None] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _placed: dict[int, int] = field(default_factory=dict, init=False, repr=False, compare=False)  # line -> place
+    _where: dict[int, dict[int, int]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def _anchor_lines(self) -> list[int]:
         if self._starts is None:
             self._starts = [s.line for s, _ in self.anchors]
         return self._starts
+
+    def _pair_of(self, k: int) -> dict[int, int]:
+        """Segment ``k``'s source nodes -> the first of :meth:`_kinds_paired` that pairs each."""
+        found = self._where.get(k)
+        if found is None:
+            found = self._where[k] = {}
+            for n, pair in enumerate(self._kinds_paired(k)):
+                if pair.source is not None:
+                    found.setdefault(pair.source, n)
+        return found
+
+    def _holding(self, source_line: int) -> Node | None:
+        """The counterpart of the first source anchor that holds ``source_line``, if one does."""
+        if self._apart is None:
+            self._apart = all(
+                s.line < n.line and s.end_line < n.line for (s, _), (n, _) in itertools.pairwise(self.anchors)
+            )
+        if not self._apart:
+            return next((t for s, t in self.anchors if s.line <= source_line <= s.end_line), None)
+        k = bisect.bisect_right(self._anchor_lines(), source_line) - 1  # the only one that may hold it
+        if k >= 0 and source_line <= self.anchors[k][0].end_line:
+            return self.anchors[k][1]
+        return None
+
+    def _last_before(self, k: int, source_line: int) -> int:
+        """The index of segment ``k``'s last source node that starts at or before ``source_line`` (-1: none)."""
+        if k not in self._lines:
+            lines = [item.node.line for item in self.pairs[k][0].items]
+            self._lines[k] = lines if all(a <= b for a, b in itertools.pairwise(lines)) else None
+        lines = self._lines[k]
+        if lines is not None:
+            return bisect.bisect_right(lines, source_line) - 1
+        before = [i for i, item in enumerate(self.pairs[k][0].items) if item.node.line <= source_line]
+        return before[-1] if before else -1
 
     def _kinds_paired(self, k: int) -> list[Pair]:
         """Segment ``k``'s nodes paired by their kind only (where a node without counterpart belongs)."""
@@ -130,18 +192,26 @@ class Alignment:
         That is the counterpart of the anchor holding the line; else, inside the aligned
         segment, the counterpart of the source node holding it, of its nearest neighbour
         that has one, or the anchor before the segment. Line 1 only for an empty translation.
+        (Memoised: many checks ask for the same lines.)
         """
-        for s, t in self.anchors:
-            if s.line <= source_line <= s.end_line:
-                return t.line
+        found = self._placed.get(source_line)
+        if found is None:
+            found = self._placed[source_line] = self._place(source_line)
+        return found
+
+    def _place(self, source_line: int) -> int:
+        anchor = self._holding(source_line)
+        if anchor is not None:
+            return anchor.line
         k = bisect.bisect_left(self._anchor_lines(), source_line)
-        src, tgt = self.pairs[k]
-        before = [i for i, item in enumerate(src.items) if item.node.line <= source_line]
-        if tgt.items and before:
+        tgt = self.pairs[k][1]
+        last = self._last_before(k, source_line)
+        if tgt.items and last >= 0:
             pairs = self._kinds_paired(k)
-            at = next(n for n, p in enumerate(pairs) if p.source == before[-1])
-            order = [*reversed(pairs[: at + 1]), *pairs[at + 1 :]]  # the node, the ones before, then after
-            paired = next((p.target for p in order if p.target is not None and p.source is not None), None)
+            at = self._pair_of(k)[last]
+            order = itertools.chain(range(at, -1, -1), range(at + 1, len(pairs)))  # it, those before, then after
+            both = (pairs[n] for n in order if pairs[n].target is not None and pairs[n].source is not None)
+            paired = next((p.target for p in both), None)
             if paired is not None:
                 return tgt.items[paired].node.line
         if k > 0:
@@ -155,17 +225,27 @@ def _kind(item: Item) -> str:
     return type(item.node).__name__
 
 
+@by_identity  # a source chapter is paired with every translation
+def _source_keys(source: Document) -> tuple[dict[int, str], list[str | None]]:
+    """The source's code cells' keys (by identity), and every node's anchor key (None: no anchor)."""
+    cells = {id(c): f"c:{i}" for i, c in enumerate(source.cells())}
+    return cells, [_anchor_key(i.node, cells) if isinstance(i.node, _ANCHORS) else None for i in flatten(source)]
+
+
 def pair_segments(source: Document, translation: Document, match: CellMatch) -> Alignment:
     """Segments of both documents, paired; anchors themselves belong to no segment."""
-    src_cells = {id(c): f"c:{i}" for i, c in enumerate(source.cells())}
+    src_cells, src_keys = _source_keys(source)
     tgt_cells = {t_id: src_cells[id(s)] for t_id, s in match.target_to_source.items()}
     src_items, tgt_items = flatten(source), flatten(translation)
-    src_keys = [_anchor_key(i.node, src_cells) for i in src_items]
-    tgt_keys = [_anchor_key(i.node, tgt_cells) for i in tgt_items]
+    tgt_keys = [_anchor_key(i.node, tgt_cells) if isinstance(i.node, _ANCHORS) else None for i in tgt_items]
     src_pos = [k for k, key in enumerate(src_keys) if key]
     tgt_pos = [k for k, key in enumerate(tgt_keys) if key]
-    matcher = SequenceMatcher(None, [src_keys[k] for k in src_pos], [tgt_keys[k] for k in tgt_pos], autojunk=False)
-    shared = [(src_pos[a + n], tgt_pos[b + n]) for a, b, size in matcher.get_matching_blocks() for n in range(size)]
+    mine, theirs = [src_keys[k] for k in src_pos], [tgt_keys[k] for k in tgt_pos]
+    if mine == theirs:  # (most chapters: every anchor in its place, as the matching would find)
+        shared = list(zip(src_pos, tgt_pos, strict=True))
+    else:
+        matcher = SequenceMatcher(None, mine, theirs, autojunk=False)
+        shared = [(src_pos[a + n], tgt_pos[b + n]) for a, b, size in matcher.get_matching_blocks() for n in range(size)]
     bounds = [(-1, -1), *shared, (len(src_items), len(tgt_items))]
     out = []
     for (s0, t0), (s1, t1) in itertools.pairwise(bounds):

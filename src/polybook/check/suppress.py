@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from polybook.check.findings import Finding, Location
+from polybook.check.segments import walked
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Block, Document
 
@@ -44,7 +45,7 @@ def _covers(codes: tuple[str, ...], code: str) -> bool:
 
 
 def inline_suppressions(doc: Document, lang: str, name: str) -> tuple[list[Suppression], list[Finding]]:
-    nodes = list(doc.walk())
+    nodes = walked(doc)
     found: list[Suppression] = []
     problems: list[Finding] = []
     for k, node in enumerate(nodes):
@@ -103,9 +104,11 @@ def _matches(s: Suppression, f: Finding) -> bool:
 def apply(
     findings: list[Finding], inline: list[Suppression], baseline: dict[tuple[str, str, str, str], str]
 ) -> list[Finding]:
+    if not inline and not baseline:
+        return list(findings)  # (most books: nothing to look up, no fingerprint to work out)
     out = []
     for f in findings:
-        reason = baseline.get((str(f.code), f.lang, f.name, f.fingerprint))
+        reason = baseline.get((str(f.code), f.lang, f.name, f.fingerprint)) if baseline else None
         if reason is None:
             reason = next((s.reason for s in inline if _matches(s, f)), None)
         out.append(f.suppress(reason) if reason else f)

@@ -90,13 +90,17 @@ _SIMPLE = re.compile(r"[A-Za-z0-9(),.+=°\-]{1,20}")
 _DIGIT = re.compile(r"\d")
 _WORDS = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,} +[A-Za-z]{2,} +[A-Za-z]{2,}(?![A-Za-z])")
 _MATH_NUMBER = re.compile(r"(?<![\d.])\d{1,3}(?:[.,]\d{3})+(?![\d])|(?<![\d.])\d+(?:[.,]\d+)?(?![\d])")
+_GROUPED = re.compile(r"\d{1,3}(?:[.,\u00a0\u202f]\d{3})+")  # ``60,000``: digits in groups of three
+_NOT_DIGIT = re.compile(r"\D")
 SMALL = 12  # numbers up to this are too common to compare ("two", "3 steps")
 
 
 def number_value(raw: str) -> str:
     """``60.000``, ``60,000`` and ``60000`` are one number; ``0,5`` is ``0.5``."""
-    if re.fullmatch(r"\d{1,3}(?:[.,\u00a0\u202f]\d{3})+", raw):
-        return re.sub(r"\D", "", raw)
+    if raw.isdigit():  # (most: nothing to do)
+        return raw
+    if _GROUPED.fullmatch(raw):
+        return _NOT_DIGIT.sub("", raw)
     return raw.replace(",", ".")
 
 
@@ -121,18 +125,51 @@ def normalize_tex(tex: str) -> str:
     the percent and currency signs after their number, sentence punctuation at the end and
     parentheses around the whole dropped (memoised: a source formula is compared once for every
     translation)."""
-    tex = _ALIAS.sub(lambda m: _ALIASES[m[1]], tex.translate(_WIDE))  # ``\le`` is ``\leq``
+    tex = tex.translate(_WIDE)
+    if "\\" not in tex:  # (most inline math: ``x_i``) no command, so no step that adds one
+        return _without_commands(tex)
+    return _with_commands(tex)
+
+
+def _with_commands(tex: str) -> str:
+    """:func:`normalize_tex`'s steps, each only where what it looks for may be."""
+    tex = _ALIAS.sub(lambda m: _ALIASES[m[1]], tex)  # ``\le`` is ``\leq``
     tex = _DEFINED.sub(":=", tex)  # ``\stackrel{\mathrm{def}}{=}`` is ``:=``
-    tex = _ORDINAL.sub("", _ORDINAL_BASE.sub(r"\1\2", tex))  # ``(2j)^\mathrm{th}`` is ``2j``
+    if "^" in tex:
+        tex = _ORDINAL.sub("", _ORDINAL_BASE.sub(r"\1\2", tex))  # ``(2j)^\mathrm{th}`` is ``2j``
     tex = TEXT_CMD.sub(_drop_words, tex)
     tex = _DIGIT_SEPARATOR.sub("", tex)
     tex = _SPACING.sub(lambda m: m[1] or " ", tex)
     tex = _ONE_CHAR_ARG.sub(r"\1 \2", tex)
     tex = "".join(_NEEDED_SPACE.sub("\\1\0", tex).split()).replace("\0", " ")
     tex = _LONE_BRACES.sub(r"\1", tex)  # ``{E}_{x}`` is ``E_x``
-    tex = _CURRENCY_FIRST.sub(r"\1\\$", _PERCENT_FIRST.sub(r"\1\\%", tex))
-    tex = _PRODUCT.sub(r"\\times", tex).replace("\\div", "/")  # ``2 \cdot 160`` is ``2 \times 160``
-    tex = _SUFFIX.sub("", tex)  # tr: ``X'i`` is X with a case ending
+    if "\\$" in tex or "\\%" in tex:
+        tex = _CURRENCY_FIRST.sub(r"\1\\$", _PERCENT_FIRST.sub(r"\1\\%", tex))
+    if "\\cdot" in tex or "\\times" in tex:
+        tex = _PRODUCT.sub(r"\\times", tex)
+    tex = tex.replace("\\div", "/")  # ``2 \cdot 160`` is ``2 \times 160``
+    if "'" in tex:
+        tex = _SUFFIX.sub("", tex)  # tr: ``X'i`` is X with a case ending
+    return _without_trailing_punctuation(tex)
+
+
+def _without_commands(tex: str) -> str:
+    """:func:`_with_commands` of math without a TeX command: the steps that need none."""
+    if "^" in tex:
+        tex = _ORDINAL.sub("", tex)
+    tex = _DIGIT_SEPARATOR.sub("", tex)
+    if "~" in tex:
+        tex = _SPACING.sub(lambda m: m[1] or " ", tex)
+    tex = "".join(tex.split()).replace("\0", " ")
+    if "{" in tex:
+        tex = _LONE_BRACES.sub(r"\1", tex)
+    if "'" in tex:
+        tex = _SUFFIX.sub("", tex)
+    return _without_trailing_punctuation(tex)
+
+
+def _without_trailing_punctuation(tex: str) -> str:
+    """Sentence punctuation at the end, and parentheses around the whole, dropped."""
     for _ in range(3):  # ``c.\end{aligned},``: the punctuation around the environment's end too
         tex, found = _TRAILING_PUNCT.subn(r"\1", tex)
         if not found:
@@ -172,6 +209,7 @@ def plain_text(prose: str) -> str:
     return _NOT_PLAIN.sub(" ", prose)
 
 
+@functools.lru_cache(maxsize=16384)
 def as_plain(tex: str) -> re.Pattern[str] | None:
     """How simple math (``x``, ``(4, 4)``, ``n-1``) reads when a language writes it as plain
     text; None for other math, and for a lone vowel (``a``, ``e``, ``o`` are words too)."""
@@ -211,6 +249,7 @@ def numbers_of(prose: str, translation: bool = False) -> tuple[tuple[tuple[str, 
         out += [((str(_NUMBER_WORDS[w[0]]),), text.count("\n", 0, w.start())) for w in _NUMBER_WORD.finditer(text)]
     at = 0
     pattern = _ANY_NUMBER if translation else _NUMBER  # ``FTSE100`` for the source's ``FTSE 100``
+    lines = "\n" in text
     while m := pattern.search(text, at):
         at = m.end()
         if not translation and (_GRAMMAR.match(text, at) or (m[1].endswith("00") and text[at : at + 1] == "s")):
@@ -224,9 +263,9 @@ def numbers_of(prose: str, translation: bool = False) -> tuple[tuple[tuple[str, 
             values.append(str(full.normalize().quantize(1)) if full == full.to_integral() else str(full.normalize()))
         if len(value) == 4 and _DECADE.match(text, m.end()):
             values.append(value[2:])
-        line = text.count("\n", 0, m.start())
         if values:
-            out.append((tuple(values), line))
-        if translation and "," in m.group(1) and value == re.sub(r"\D", "", m.group(1)):
+            out.append((tuple(values), text.count("\n", 0, m.start()) if lines else 0))
+        if translation and "," in m.group(1) and value == _NOT_DIGIT.sub("", m.group(1)):
+            line = text.count("\n", 0, m.start()) if lines else 0
             out += [((part,), line) for part in m.group(1).split(",") if float(part) > SMALL]
     return tuple(out)
