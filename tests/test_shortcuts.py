@@ -13,7 +13,8 @@ from markdown_it.rules_block import StateBlock
 
 from polybook.dialect import DialectSettings, parse_text
 from polybook.dialect.builder import build_document
-from polybook.dialect.markdown import _find_span, _parser, tokenize
+from polybook.dialect.inline_scan import scanner
+from polybook.dialect.markdown import _ROLE_RE, _find_span, _parser, tokenize
 from polybook.dialect.shortcuts import _line_tables, unused_block_rules
 
 from conftest import FIXTURES
@@ -182,3 +183,60 @@ def test_the_cycle_collector_is_as_it_was_after_a_parse() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def _scanned_or_none(text: str) -> list | None:
+    md = _parser()
+    scan = scanner(md, _ROLE_RE)
+    assert scan is not None
+    tokens: list = []
+    return tokens if scan(text, {}, tokens) else None
+
+
+@given(
+    st.lists(
+        st.sampled_from(["$", "$$", "`", "``", ":numref:`a`", ":cite:`x`", "\\", "\\$", "  \n", " \n", "\n \t"])
+        | st.text(alphabet=" \t\nab1:$`\\-_*[]!<&", max_size=8),
+        max_size=14,
+    )
+)
+@settings(max_examples=3000)
+def test_inline_scan_gives_markdown_its_tokens(parts: list[str]) -> None:
+    """Where the scan tokenizes a text (it gives up on some), its tokens are markdown-it's,
+    token for token and field for field."""
+    text = "".join(parts)
+    scanned = _scanned_or_none(text)
+    if scanned is not None:
+        md = _parser()
+        assert scanned == md.inline.parse(text, md, {}, [])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a $x$ b $$y$$ c `d` :ref:`e` f  \ng\n  h",
+        "$\\alpha$ and \\$5 and 5\\$",
+        "$x\\$ y$ tail\\",
+        "\\$$a$",
+        "`` a ` b `` and ``` none",
+        "`  ` and ` x ` and `\nx\n`",
+        "$$ and $",
+        "x$",
+        "a\t \nb",
+    ],
+)
+def test_inline_scan_cases(text: str) -> None:
+    scanned = _scanned_or_none(text)
+    md = _parser()
+    assert scanned is None or scanned == md.inline.parse(text, md, {}, [])
+
+
+def test_inline_scan_gives_up_on_what_it_does_not_scan() -> None:
+    for text in ("a [link](b)", "a \\* b", "a <b>", "a &amp;", "[x] *a*"):
+        assert _scanned_or_none(text) is None, text
+    assert _scanned_or_none("*a* and _b_ stay text where no link can be") is not None
+
+
+def test_inline_scan_only_for_the_dialects_rules() -> None:
+    assert scanner(_parser(plain=True), _ROLE_RE) is None  # markdown-it's own emphasis and link rules
+    assert scanner(_parser().__class__("commonmark"), _ROLE_RE) is None

@@ -26,6 +26,7 @@ from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
+from polybook.dialect.inline_scan import scanner
 from polybook.dialect.shortcuts import (
     block_rule,
     dispatch_block_rules,
@@ -122,7 +123,6 @@ def _parser(unused: frozenset[str] = frozenset(), plain: bool = False) -> Markdo
     if not plain:
         md.core.ruler.at("normalize", normalize_rule)
         md.core.ruler.at("block", block_rule)
-        md.core.ruler.at("inline", inline_rule)
         md.core.ruler.at("text_join", text_join_rule)
         md.inline.ruler.at("emphasis", emphasis_rule)
         md.inline.ruler.at("link", link_rule)
@@ -140,6 +140,7 @@ def _parser(unused: frozenset[str] = frozenset(), plain: bool = False) -> Markdo
         md.block.ruler.disable(sorted(unused))
     if not plain:
         dispatch_block_rules(md)
+        md.core.ruler.at("inline", inline_rule(scanner(md, _ROLE_RE)))
     return md
 
 

@@ -31,6 +31,7 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType
 
 BlockRule: TypeAlias = Callable[[StateBlock, int, int, bool], bool]
+Scan: TypeAlias = Callable[[str, EnvType, list[Token]], bool]
 
 
 def _may_hold_inlines(text: str) -> bool:
@@ -124,18 +125,24 @@ def normalize_rule(state: StateCore) -> None:
     state.src = src
 
 
-def inline_rule(state: StateCore) -> None:
+def inline_rule(scan: Scan | None) -> Callable[[StateCore], None]:
     """markdown-it's ``inline`` core rule, skipping the text that holds no inline element the
     builder reads (:func:`_may_hold_inlines`): most of a book's paragraphs and headings, whose
-    children are then left empty instead of holding only text and soft breaks."""
-    md = state.md
-    may_hold = _may_hold_inlines_or_references if state.env.get("references") else _may_hold_inlines
-    for token in state.tokens:
-        if token.type == "inline":
-            if token.children is None:
-                token.children = []
-            if may_hold(token.content):
+    children are then left empty instead of holding only text and soft breaks. The others are
+    tokenized by ``scan`` (:mod:`polybook.dialect.inline_scan`) where it can, else by markdown-it."""
+
+    def inline(state: StateCore) -> None:
+        md = state.md
+        may_hold = _may_hold_inlines_or_references if state.env.get("references") else _may_hold_inlines
+        for token in state.tokens:
+            if token.type == "inline":
+                if token.children is None:
+                    token.children = []
+                if not may_hold(token.content) or (scan is not None and scan(token.content, state.env, token.children)):
+                    continue
                 md.inline.parse(token.content, md, state.env, token.children)
+
+    return inline
 
 
 def emphasis_rule(state: StateInline, silent: bool) -> bool:

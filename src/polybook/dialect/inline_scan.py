@@ -1,0 +1,205 @@
+"""markdown-it's inline tokenizer for the text most paragraphs hold: prose, math, code spans,
+roles and line breaks, and nothing else a rule reacts to.
+
+markdown-it's tokenizer tries every inline rule, in order, at every character that may start
+one -- each ``:``, ``-``, ``=``, ``$`` or line break of the prose -- through a state whose every
+push flushes pending text, and then runs the post-processing rules (emphasis pairs, link
+pairs, fragments) over the tokens. In text whose only such characters are line breaks, ``$``,
+``:`` and backticks, one rule can react to each: markdown-it's ``newline``, the dollarmath
+plugin's ``math_inline`` (as the dialect sets it up: spaces and digits allowed, ``$$`` inline),
+the dialect's role rule and markdown-it's ``backticks``. The scan does what each of them does
+there, in one loop, and leaves every other character in the text, as markdown-it does when no
+rule matches; the post-processing rules have nothing to do (no delimiter is ever pushed, no two
+text tokens are ever adjacent). Where the text reaches a character another rule reacts to (a
+``[``, ``\\``, ``<`` or ``&``, or ``*`` and ``_`` where a link can make emphasis count) it gives
+up and markdown-it's tokenizer parses the text. The tokens are markdown-it's, field for field
+(tests/test_shortcuts.py compares them on generated text; markdown-it-py and mdit-py-plugins are
+pinned). Written by hand because markdown-it-py's tokenizer has no way to skip the rules that
+cannot match.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from typing import TypeAlias
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from markdown_it.utils import EnvType
+
+from polybook.dialect.shortcuts import emphasis_rule, image_rule, link_rule
+
+#: The inline rules of the dialect's parser, in their order (markdown-it's CommonMark ones, the
+#: dollarmath plugin's ``math_inline`` and the dialect's ``d2l_role``), emphasis, links and
+#: images being :mod:`polybook.dialect.shortcuts`' rules: the scan stands for markdown-it's
+#: tokenizer only with exactly these on.
+EXPECTED_RULES = (
+    "text",
+    "newline",
+    "math_inline",
+    "escape",
+    "d2l_role",
+    "backticks",
+    "emphasis",
+    "link",
+    "image",
+    "autolink",
+    "html_inline",
+    "entity",
+)
+EXPECTED_POST_RULES = ("balance_pairs", "emphasis", "fragments_join")
+#: What the scan stops at: its rules' characters and those it gives up on (escape ``\\``, link
+#: ``[``, autolink and HTML ``<``, entity ``&``; ``!`` starts an image only before a ``[``).
+_STOPS = re.compile(r"[\n$:`\[\\<&]")
+#: The same where the text holds a ``[``: the dialect's emphasis rule is on there.
+_STOPS_WITH_BRACKET = re.compile(r"[\n$:`\[\\<&*_]")
+_BACKTICKS = re.compile("`+")
+Scan: TypeAlias = Callable[[str, EnvType, list[Token]], bool]
+
+
+def scanner(md: MarkdownIt, role: re.Pattern[str]) -> Scan | None:
+    """The scan for the inline rules of ``md`` (``role``: the dialect's role pattern), or None
+    when they are not the dialect's."""
+    names = md.inline.ruler.get_active_rules()
+    if tuple(names) != EXPECTED_RULES or tuple(md.inline.ruler2.get_active_rules()) != EXPECTED_POST_RULES:
+        return None
+    rules = dict(zip(names, md.inline.ruler.getRules(""), strict=True))
+    if (rules["emphasis"], rules["link"], rules["image"]) != (emphasis_rule, link_rule, image_rule):
+        return None  # markdown-it's own: emphasis and links where the scan takes text
+    return functools.partial(_scan, role=role.match)
+
+
+def _scan(src: str, env: EnvType, tokens: list[Token], role: Callable[[str, int], re.Match[str] | None]) -> bool:
+    """Tokenize ``src`` into ``tokens`` as markdown-it would; False (``tokens`` left empty)
+    where the text needs a rule the scan does not have."""
+    stops = _STOPS_WITH_BRACKET if "[" in src else _STOPS
+    end, pos, pending, runs, first = len(src), 0, "", None, len(tokens)
+    while pos < end:
+        found = stops.search(src, pos)
+        at = found.start() if found is not None else end
+        if at > pos:  # text, and characters no rule matches: they stay in the text
+            pending += src[pos:at]
+            if at == end:
+                break
+        char = src[at]
+        if char == "\n":
+            pending, breaks = _line_break(pending)
+            if pending:
+                tokens.append(Token("text", "", 0, content=pending))
+                pending = ""
+            tokens.append(breaks)
+            pos = at + 1
+            while pos < end and src[pos] in " \t":  # the next line's indent is not text
+                pos += 1
+            continue
+        if char == "$":
+            token, after = _math(src, at)
+        elif char == ":":
+            token, after = _role(src, at, role)
+        elif char == "`":
+            if runs is None:
+                runs = _last_runs(src)
+            token, after = _code(src, at, runs)
+        else:
+            del tokens[first:]
+            return False
+        if token is None:  # the rule did not match: its characters stay in the text
+            pending += src[at:after]
+        else:
+            if pending:
+                tokens.append(Token("text", "", 0, content=pending))
+                pending = ""
+            tokens.append(token)
+        pos = after
+    if pending:
+        tokens.append(Token("text", "", 0, content=pending))
+    return True
+
+
+def _line_break(pending: str) -> tuple[str, Token]:
+    """markdown-it's ``newline`` rule: the text before a line break, without the spaces that
+    end it (two or more make a hard break), and the break."""
+    if not pending.endswith(" "):
+        return pending, Token("softbreak", "br", 0)
+    if pending.endswith("  "):
+        return pending.rstrip(" "), Token("hardbreak", "br", 0)
+    return pending[:-1], Token("softbreak", "br", 0)
+
+
+def _escaped(src: str, pos: int) -> bool:
+    """The dollarmath plugin's test of a ``$``: an odd number of backslashes before it. Like
+    the plugin, a ``$`` that the backslashes reach back to the start of the text from also
+    counts the text's last character (its index -1)."""
+    count, back = 0, pos
+    while back >= 0:
+        back -= 1
+        if src[back] != "\\":
+            break
+        count += 1
+    return count % 2 == 1
+
+
+def _math(src: str, at: int) -> tuple[Token | None, int]:
+    """The dollarmath plugin's ``math_inline`` at the ``$`` at ``at`` (spaces and digits
+    around the dollars allowed, ``$$`` math inline): the token and where it ends, or None and
+    ``at + 1``."""
+    if at + 1 >= len(src) or ("\\" in src and _escaped(src, at)):
+        return None, at + 1
+    double = src[at + 1] == "$"
+    search = at + 2 if double else at + 1
+    while True:
+        close = src.find("$", search)
+        if close < 0:
+            return None, at + 1
+        search = close + 1
+        if "\\" in src and _escaped(src, close):
+            continue
+        if not double:
+            break
+        if close + 1 >= len(src):
+            return None, at + 1
+        if src[close + 1] == "$":
+            close += 1
+            break
+    content = src[at + 2 : close - 1] if double else src[at + 1 : close]
+    if not content:
+        return None, at + 1
+    if double:
+        return Token("math_inline_double", "math", 0, content=content, markup="$$"), close + 1
+    return Token("math_inline", "math", 0, content=content, markup="$"), close + 1
+
+
+def _role(src: str, at: int, role: Callable[[str, int], re.Match[str] | None]) -> tuple[Token | None, int]:
+    """The dialect's role rule (markdown._role_rule) at the ``:`` at ``at``."""
+    found = role(src, at)
+    if found is None:
+        return None, at + 1
+    return Token("d2l_role", "", 0, content=found["target"], meta={"name": found["name"]}), found.end()
+
+
+def _last_runs(src: str) -> dict[int, int]:
+    """Where the last run of backticks of each length starts."""
+    runs: dict[int, int] = {}
+    for found in _BACKTICKS.finditer(src):
+        runs[found.end() - found.start()] = found.start()
+    return runs
+
+
+def _code(src: str, at: int, runs: dict[int, int]) -> tuple[Token | None, int]:
+    """markdown-it's ``backticks`` rule at the run of backticks at ``at``: a code span up to
+    the next run as long, or None and the end of the run (which stays text)."""
+    opening = _BACKTICKS.match(src, at)
+    assert opening is not None
+    after = opening.end()
+    length = after - at
+    if runs.get(length, -1) < after:
+        return None, after
+    for closing in _BACKTICKS.finditer(src, after):
+        if closing.end() - closing.start() == length:
+            content = src[after : closing.start()].replace("\n", " ")
+            if content.startswith(" ") and content.endswith(" ") and content.strip(" "):
+                content = content[1:-1]
+            return Token("code_inline", "code", 0, content=content, markup=src[at:after]), closing.end()
+    return None, after
