@@ -10,10 +10,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from markdown_it.rules_block import StateBlock
+from markdown_it.rules_inline.escape import _ESCAPED as markdown_it_escaped
 
 from polybook.dialect import DialectSettings, parse_text
 from polybook.dialect.builder import build_document
-from polybook.dialect.inline_scan import scanner
+from polybook.dialect.inline_scan import _ASCII_PUNCTUATION, scanner
 from polybook.dialect.markdown import _ROLE_RE, _find_span, _parser, tokenize
 from polybook.dialect.shortcuts import _line_tables, unused_block_rules
 
@@ -196,7 +197,7 @@ def _scanned_or_none(text: str) -> list | None:
 @given(
     st.lists(
         st.sampled_from(["$", "$$", "`", "``", ":numref:`a`", ":cite:`x`", "\\", "\\$", "  \n", " \n", "\n \t"])
-        | st.text(alphabet=" \t\nab1:$`\\-_*[]!<&", max_size=8),
+        | st.text(alphabet=" \t\nab1:$`\\-_*[]()!<&é\ud83d\ude00", max_size=8),
         max_size=14,
     )
 )
@@ -232,9 +233,13 @@ def test_inline_scan_cases(text: str) -> None:
 
 
 def test_inline_scan_gives_up_on_what_it_does_not_scan() -> None:
-    for text in ("a [link](b)", "a \\* b", "a <b>", "a &amp;", "[x] *a*"):
+    for text in ("a [link](b)", "a <b>", "a &amp;", "[x](y) *a*"):
         assert _scanned_or_none(text) is None, text
-    assert _scanned_or_none("*a* and _b_ stay text where no link can be") is not None
+    assert _scanned_or_none("*a*, [b] and _c_ stay text where no link can be, \\* too") is not None
+
+
+def test_inline_scan_escapes_what_markdown_it_does() -> None:
+    assert markdown_it_escaped == _ASCII_PUNCTUATION
 
 
 def test_inline_scan_only_for_the_dialects_rules() -> None:

@@ -1,27 +1,28 @@
 """markdown-it's inline tokenizer for the text most paragraphs hold: prose, math, code spans,
-roles and line breaks, and nothing else a rule reacts to.
+roles, escapes and line breaks, and nothing else a rule reacts to.
 
 markdown-it's tokenizer tries every inline rule, in order, at every character that may start
 one -- each ``:``, ``-``, ``=``, ``$`` or line break of the prose -- through a state whose every
 push flushes pending text, and then runs the post-processing rules (emphasis pairs, link
-pairs, fragments) over the tokens. In text whose only such characters are line breaks, ``$``,
-``:`` and backticks, one rule can react to each: markdown-it's ``newline``, the dollarmath
-plugin's ``math_inline`` (as the dialect sets it up: spaces and digits allowed, ``$$`` inline),
-the dialect's role rule and markdown-it's ``backticks``. The scan does what each of them does
-there, in one loop, and leaves every other character in the text, as markdown-it does when no
-rule matches; the post-processing rules have nothing to do (no delimiter is ever pushed, no two
-text tokens are ever adjacent). Where the text reaches a character another rule reacts to (a
-``[``, ``\\``, ``<`` or ``&``, or ``*`` and ``_`` where a link can make emphasis count) it gives
-up and markdown-it's tokenizer parses the text. The tokens are markdown-it's, field for field
-(tests/test_shortcuts.py compares them on generated text; markdown-it-py and mdit-py-plugins are
-pinned). Written by hand because markdown-it-py's tokenizer has no way to skip the rules that
-cannot match.
+pairs, fragments) over the tokens. In text whose only such characters are line breaks,
+backslashes, ``$``, ``:`` and backticks, one rule can react to each: markdown-it's ``newline``
+and ``escape``, the dollarmath plugin's ``math_inline`` (as the dialect sets it up: spaces and
+digits allowed, ``$$`` inline), the dialect's role rule and markdown-it's ``backticks``. The
+scan does what each of them does there, in one loop, and leaves every other character in the
+text, as markdown-it does when no rule matches; the post-processing rules have nothing to do
+(no delimiter is ever pushed, no two text tokens are ever adjacent). Where the text reaches a
+character another rule reacts to (a ``<`` or ``&``, or ``[``, ``*`` and ``_`` where a link can
+be) it gives up and markdown-it's tokenizer parses the text. The tokens are markdown-it's,
+field for field (tests/test_shortcuts.py compares them on generated text; markdown-it-py and
+mdit-py-plugins are pinned). Written by hand because markdown-it-py's tokenizer has no way to
+skip the rules that cannot match.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+import string
 from collections.abc import Callable
 from typing import TypeAlias
 
@@ -50,11 +51,14 @@ EXPECTED_RULES = (
     "entity",
 )
 EXPECTED_POST_RULES = ("balance_pairs", "emphasis", "fragments_join")
-#: What the scan stops at: its rules' characters and those it gives up on (escape ``\\``, link
-#: ``[``, autolink and HTML ``<``, entity ``&``; ``!`` starts an image only before a ``[``).
-_STOPS = re.compile(r"[\n$:`\[\\<&]")
-#: The same where the text holds a ``[``: the dialect's emphasis rule is on there.
-_STOPS_WITH_BRACKET = re.compile(r"[\n$:`\[\\<&*_]")
+#: What the scan stops at: its rules' characters and those it gives up on (autolink and HTML
+#: ``<``, entity ``&``); elsewhere a ``[``, ``*``, ``_`` or ``!`` stays text, as no rule matches.
+_STOPS = re.compile(r"[\n\\$:`<&]")
+#: The same where the text may hold a link (see shortcuts.link_rule), where the dialect's link,
+#: image and emphasis rules are on.
+_STOPS_WHERE_LINKS = re.compile(r"[\n\\$:`<&\[*_]")
+#: What a backslash escapes (markdown-it's ``escape`` rule): ASCII punctuation.
+_ASCII_PUNCTUATION = frozenset(string.punctuation)
 _BACKTICKS = re.compile("`+")
 Scan: TypeAlias = Callable[[str, EnvType, list[Token]], bool]
 
@@ -74,7 +78,7 @@ def scanner(md: MarkdownIt, role: re.Pattern[str]) -> Scan | None:
 def _scan(src: str, env: EnvType, tokens: list[Token], role: Callable[[str, int], re.Match[str] | None]) -> bool:
     """Tokenize ``src`` into ``tokens`` as markdown-it would; False (``tokens`` left empty)
     where the text needs a rule the scan does not have."""
-    stops = _STOPS_WITH_BRACKET if "[" in src else _STOPS
+    stops = _STOPS_WHERE_LINKS if "](" in src or env.get("references") else _STOPS
     end, pos, pending, runs, first = len(src), 0, "", None, len(tokens)
     while pos < end:
         found = stops.search(src, pos)
@@ -85,16 +89,11 @@ def _scan(src: str, env: EnvType, tokens: list[Token], role: Callable[[str, int]
                 break
         char = src[at]
         if char == "\n":
-            pending, breaks = _line_break(pending)
-            if pending:
-                tokens.append(Token("text", "", 0, content=pending))
-                pending = ""
-            tokens.append(breaks)
-            pos = at + 1
-            while pos < end and src[pos] in " \t":  # the next line's indent is not text
-                pos += 1
-            continue
-        if char == "$":
+            pending, token = _line_break(pending)
+            after = at + 1
+        elif char == "\\":
+            token, after = _escape(src, at)
+        elif char == "$":
             token, after = _math(src, at)
         elif char == ":":
             token, after = _role(src, at, role)
@@ -112,10 +111,28 @@ def _scan(src: str, env: EnvType, tokens: list[Token], role: Callable[[str, int]
                 tokens.append(Token("text", "", 0, content=pending))
                 pending = ""
             tokens.append(token)
+            if token.tag == "br":  # the next line's indent is not text
+                while after < end and src[after] in " \t":
+                    after += 1
         pos = after
     if pending:
         tokens.append(Token("text", "", 0, content=pending))
     return True
+
+
+def _escape(src: str, at: int) -> tuple[Token | None, int]:
+    """markdown-it's ``escape`` rule at the backslash at ``at``: a hard break before a line
+    break, else the next character as a ``text_special`` token (itself when it is ASCII
+    punctuation, else with its backslash), which markdown-it's ``text_join`` makes text."""
+    if at + 1 >= len(src):
+        return None, at + 1
+    escaped = src[at + 1]
+    if escaped == "\n":
+        return Token("hardbreak", "br", 0), at + 2
+    if "\ud800" <= escaped <= "\udbff" and at + 2 < len(src) and "\udc00" <= src[at + 2] <= "\udfff":
+        escaped += src[at + 2]  # a surrogate pair is one character
+    content = escaped if escaped in _ASCII_PUNCTUATION else "\\" + escaped
+    return Token("text_special", "", 0, content=content, markup="\\" + escaped, info="escape"), at + 1 + len(escaped)
 
 
 def _line_break(pending: str) -> tuple[str, Token]:

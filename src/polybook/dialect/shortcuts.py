@@ -146,10 +146,13 @@ def inline_rule(scan: Scan | None) -> Callable[[StateCore], None]:
 
 
 def emphasis_rule(state: StateInline, silent: bool) -> bool:
-    """markdown-it's emphasis rule in text that may hold a link or an image (a ``[``): the one
-    place the builder reads what emphasis changes, the text of a link. Elsewhere ``*`` and ``_``
-    stay in the text around them, as unpaired ones do; no code span, math or role moves."""
-    if silent or state.src[state.pos] not in "*_" or "[" not in state.src:  # silent: markdown-it's says no too
+    """markdown-it's emphasis rule in text that may hold a link or an image (as
+    :func:`link_rule`): the one place the builder reads what emphasis changes, the text of a
+    link. Elsewhere ``*`` and ``_`` stay in the text around them, as unpaired ones do; no code
+    span, math or role moves."""
+    if silent or state.src[state.pos] not in "*_":  # silent: markdown-it's says no too
+        return False
+    if "](" not in state.src and not state.env.get("references"):
         return False
     return markdown_it_emphasis(state, silent)
 
