@@ -3,6 +3,7 @@ one markdown-it-py's own parser gives, node for node, line for line, diagnostic 
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import re
 
@@ -11,12 +12,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from markdown_it.rules_block import StateBlock
 from markdown_it.rules_inline.escape import _ESCAPED as markdown_it_escaped
+from markdown_it.token import Token
 
 from polybook.dialect import DialectSettings, parse_text
 from polybook.dialect.builder import build_document
 from polybook.dialect.inline_scan import _ASCII_PUNCTUATION, scanner
 from polybook.dialect.markdown import _ROLE_RE, _find_span, _parser, tokenize
-from polybook.dialect.shortcuts import _line_tables, unused_block_rules
+from polybook.dialect.shortcuts import TOKEN_FIELDS, _line_tables, new_token, unused_block_rules
 
 from conftest import FIXTURES
 
@@ -245,3 +247,10 @@ def test_inline_scan_escapes_what_markdown_it_does() -> None:
 def test_inline_scan_only_for_the_dialects_rules() -> None:
     assert scanner(_parser(plain=True), _ROLE_RE) is None  # markdown-it's own emphasis and link rules
     assert scanner(_parser().__class__("commonmark"), _ROLE_RE) is None
+
+
+def test_new_token_is_markdown_its_token() -> None:
+    assert tuple(f.name for f in dataclasses.fields(Token)) == TOKEN_FIELDS
+    made = new_token("code_inline", "code", 0, "x", "`", "i")
+    assert made == Token("code_inline", "code", 0, content="x", markup="`", info="i")
+    assert made.attrs is not new_token("a", "", 0).attrs and made.meta is not new_token("a", "", 0).meta

@@ -30,7 +30,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from markdown_it.utils import EnvType
 
-from polybook.dialect.shortcuts import emphasis_rule, image_rule, link_rule
+from polybook.dialect.shortcuts import emphasis_rule, image_rule, link_rule, new_token
 
 #: The inline rules of the dialect's parser, in their order (markdown-it's CommonMark ones, the
 #: dollarmath plugin's ``math_inline`` and the dialect's ``d2l_role``), emphasis, links and
@@ -108,7 +108,7 @@ def _scan(src: str, env: EnvType, tokens: list[Token], role: Callable[[str, int]
             pending += src[at:after]
         else:
             if pending:
-                tokens.append(Token("text", "", 0, content=pending))
+                tokens.append(new_token("text", "", 0, pending))
                 pending = ""
             tokens.append(token)
             if token.tag == "br":  # the next line's indent is not text
@@ -116,7 +116,7 @@ def _scan(src: str, env: EnvType, tokens: list[Token], role: Callable[[str, int]
                     after += 1
         pos = after
     if pending:
-        tokens.append(Token("text", "", 0, content=pending))
+        tokens.append(new_token("text", "", 0, pending))
     return True
 
 
@@ -128,21 +128,21 @@ def _escape(src: str, at: int) -> tuple[Token | None, int]:
         return None, at + 1
     escaped = src[at + 1]
     if escaped == "\n":
-        return Token("hardbreak", "br", 0), at + 2
+        return new_token("hardbreak", "br", 0), at + 2
     if "\ud800" <= escaped <= "\udbff" and at + 2 < len(src) and "\udc00" <= src[at + 2] <= "\udfff":
         escaped += src[at + 2]  # a surrogate pair is one character
     content = escaped if escaped in _ASCII_PUNCTUATION else "\\" + escaped
-    return Token("text_special", "", 0, content=content, markup="\\" + escaped, info="escape"), at + 1 + len(escaped)
+    return new_token("text_special", "", 0, content, "\\" + escaped, "escape"), at + 1 + len(escaped)
 
 
 def _line_break(pending: str) -> tuple[str, Token]:
     """markdown-it's ``newline`` rule: the text before a line break, without the spaces that
     end it (two or more make a hard break), and the break."""
     if not pending.endswith(" "):
-        return pending, Token("softbreak", "br", 0)
+        return pending, new_token("softbreak", "br", 0)
     if pending.endswith("  "):
-        return pending.rstrip(" "), Token("hardbreak", "br", 0)
-    return pending[:-1], Token("softbreak", "br", 0)
+        return pending.rstrip(" "), new_token("hardbreak", "br", 0)
+    return pending[:-1], new_token("softbreak", "br", 0)
 
 
 def _escaped(src: str, pos: int) -> bool:
@@ -184,8 +184,8 @@ def _math(src: str, at: int) -> tuple[Token | None, int]:
     if not content:
         return None, at + 1
     if double:
-        return Token("math_inline_double", "math", 0, content=content, markup="$$"), close + 1
-    return Token("math_inline", "math", 0, content=content, markup="$"), close + 1
+        return new_token("math_inline_double", "math", 0, content, "$$"), close + 1
+    return new_token("math_inline", "math", 0, content, "$"), close + 1
 
 
 def _role(src: str, at: int, role: Callable[[str, int], re.Match[str] | None]) -> tuple[Token | None, int]:
@@ -193,7 +193,9 @@ def _role(src: str, at: int, role: Callable[[str, int], re.Match[str] | None]) -
     found = role(src, at)
     if found is None:
         return None, at + 1
-    return Token("d2l_role", "", 0, content=found["target"], meta={"name": found["name"]}), found.end()
+    token = new_token("d2l_role", "", 0, found["target"])
+    token.meta["name"] = found["name"]
+    return token, found.end()
 
 
 def _last_runs(src: str) -> dict[int, int]:
@@ -218,5 +220,5 @@ def _code(src: str, at: int, runs: dict[int, int]) -> tuple[Token | None, int]:
             content = src[after : closing.start()].replace("\n", " ")
             if content.startswith(" ") and content.endswith(" ") and content.strip(" "):
                 content = content[1:-1]
-            return Token("code_inline", "code", 0, content=content, markup=src[at:after]), closing.end()
+            return new_token("code_inline", "code", 0, content, src[at:after]), closing.end()
     return None, after

@@ -15,8 +15,9 @@ import gc
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from itertools import accumulate
-from typing import TypeAlias
+from itertools import accumulate, repeat
+from operator import add, methodcaller, sub
+from typing import Literal, TypeAlias
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_block import StateBlock
@@ -114,6 +115,25 @@ def _first_char_rule(rules: list[BlockRule], names: dict[BlockRule, str]) -> Blo
     return first_char_rule
 
 
+#: The fields :func:`new_token` sets, markdown-it's Token's own (tests/test_shortcuts.py checks).
+TOKEN_FIELDS = ("type", "tag", "nesting", "attrs", "map", "level", "children", "content", "markup", "info", "meta")
+TOKEN_FIELDS += ("block", "hidden")
+
+
+def new_token(kind: str, tag: str, nesting: int, content: str = "", markup: str = "", info: str = "") -> Token:
+    """``Token(kind, tag, nesting, content=content, markup=markup, info=info)``, made at a third
+    of the cost: its dataclass ``__init__`` calls two field factories and ``__post_init__``, and
+    the parser makes a million tokens for a book."""
+    token = _new_object(Token)
+    token.type, token.tag, token.nesting, token.attrs, token.map, token.level = kind, tag, nesting, {}, None, 0
+    token.children, token.content, token.markup, token.info, token.meta = None, content, markup, info, {}
+    token.block = token.hidden = False
+    return token
+
+
+_new_object = object.__new__
+
+
 def normalize_rule(state: StateCore) -> None:
     """markdown-it's ``normalize`` (CRLF and CR to LF, NUL to U+FFFD), with its two regex
     passes over the whole text run only when the text has something to replace."""
@@ -204,6 +224,18 @@ class _LineState(StateBlock):
         self.lineMax = len(self.bMarks) - 1  # the last entry is the end of the text
         self._begins = list(self.bMarks)  # as the text has them: quotes and lists move some
 
+    def push(self, ttype: str, tag: str, nesting: Literal[-1, 0, 1]) -> Token:
+        """markdown-it's, with the token made by :func:`new_token`."""
+        token = new_token(ttype, tag, nesting)
+        token.block = True
+        if nesting < 0:
+            self.level -= 1
+        token.level = self.level
+        if nesting > 0:
+            self.level += 1
+        self.tokens.append(token)
+        return token
+
     def getLines(self, begin: int, end: int, indent: int, keepLastLF: bool) -> str:
         """markdown-it's, as one slice of the text when no indent is taken off and no line
         begins elsewhere than in the text (a paragraph or code cell at the margin): the lines
@@ -215,14 +247,17 @@ class _LineState(StateBlock):
 
 def _line_tables(src: str) -> tuple[list[int], list[int], list[int], list[int], list[int]]:
     """StateBlock's bMarks, eMarks, tShift, sCount and bsCount of ``src``, each with the
-    entry for the end of the text after the last line."""
+    entry for the end of the text after the last line (every list made by ``map``, at C speed)."""
     lines = src.split("\n")
     if not lines[-1].strip(" \t"):  # "" after a last newline, or a last line of spaces only: no line
         lines.pop()
-    begins = list(accumulate([len(line) + 1 for line in lines], initial=0))
+    lengths = list(map(len, lines))
+    begins = list(accumulate(map(add, lengths, repeat(1)), initial=0))
+    ends = list(map(add, begins, lengths))  # begins has one more entry: map stops at the last line
+    ends.append(len(src))
     begins[-1] = len(src)
-    ends = [begin + len(line) for begin, line in zip(begins, lines, strict=False)] + [len(src)]
-    shifts = [len(line) - len(line.lstrip(" \t")) for line in lines] + [0]
+    shifts = list(map(sub, lengths, map(len, map(methodcaller("lstrip", " \t"), lines))))
+    shifts.append(0)
     if "\t" in src:
         columns = [_columns(line, shift) for line, shift in zip(lines, shifts, strict=False)] + [0]
     else:
