@@ -20,6 +20,7 @@ from operator import add, methodcaller, sub
 from typing import Literal, TypeAlias
 
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import mdTrim
 from markdown_it.rules_block import StateBlock
 from markdown_it.rules_core import StateCore
 from markdown_it.rules_core.block import block as markdown_it_block
@@ -91,16 +92,24 @@ _BLOCK_CHAINS = ("", "paragraph", "reference", "blockquote", "list", "table")
 def dispatch_block_rules(md: MarkdownIt) -> None:
     """Give each block rule chain of ``md`` as one rule that tries only the rules a line's first
     character allows, in their order. markdown-it tries every rule on every line: eight rules that
-    look at the first character and give up on each line of prose. Call once ``md`` is set up."""
+    look at the first character and give up on each line of prose. The paragraph rule becomes
+    :func:`_paragraph_rule`, which asks the rules that may end a paragraph only about the lines
+    they may end. Call once ``md`` is set up."""
     ruler = md.block.ruler
     names = dict(zip(ruler.getRules(""), ruler.get_active_rules(), strict=True))
-    chains = {chain: [_first_char_rule(ruler.getRules(chain), names)] for chain in _BLOCK_CHAINS}
+    ends_paragraph, chars, others = _first_char_rule(ruler.getRules("paragraph"), names)
+    paragraph = _paragraph_rule(ends_paragraph, chars, others)
+    fast = {rule: paragraph for rule, name in names.items() if name == "paragraph"}
+    chains = {
+        chain: [_first_char_rule([fast.get(r, r) for r in ruler.getRules(chain)], names)[0]] for chain in _BLOCK_CHAINS
+    }
     plain_rules = ruler.getRules
     ruler.getRules = lambda chain="": chains[chain] if chain in chains else plain_rules(chain)  # type: ignore[method-assign]
 
 
-def _first_char_rule(rules: list[BlockRule], names: dict[BlockRule, str]) -> BlockRule:
-    """One rule that tries, in order, those of ``rules`` the line's first character allows."""
+def _first_char_rule(rules: list[BlockRule], names: dict[BlockRule, str]) -> tuple[BlockRule, frozenset[str], bool]:
+    """One rule that tries, in order, those of ``rules`` the line's first character allows; the
+    characters some rule needs first, and whether any rule is tried whatever the character."""
     chars = {char for name in names.values() for char in _BLOCK_RULE_FIRST.get(name, "")}
     by_char = {c: [r for r in rules if c in _BLOCK_RULE_FIRST.get(names.get(r, ""), c)] for c in chars}
     others = [rule for rule in rules if names.get(rule, "") not in _BLOCK_RULE_FIRST]
@@ -112,7 +121,39 @@ def _first_char_rule(rules: list[BlockRule], names: dict[BlockRule, str]) -> Blo
                 return True
         return False
 
-    return first_char_rule
+    return first_char_rule, frozenset(c for c, chain in by_char.items() if chain), bool(others)
+
+
+def _paragraph_rule(ends_paragraph: BlockRule, chars: frozenset[str], others: bool) -> BlockRule:
+    """markdown-it's ``paragraph`` rule, asking ``ends_paragraph`` (the rules that may end a
+    paragraph, :func:`_first_char_rule`) only about the lines whose first character one of them
+    needs (``chars``), or about every line when some rule needs none (``others``)."""
+
+    def paragraph(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+        line, last = start + 1, state.lineMax
+        begins, ends, shifts, columns, src = state.bMarks, state.eMarks, state.tShift, state.sCount, state.src
+        parent, state.parentType = state.parentType, "paragraph"
+        while line < last:
+            first = begins[line] + shifts[line]
+            if first >= ends[line]:  # a blank line
+                break
+            # further indented (a lazy continuation), or a quote's line that rule has read
+            if columns[line] - state.blkIndent > 3 or columns[line] < 0:
+                line += 1
+                continue
+            if (others or src[first] in chars) and ends_paragraph(state, line, last, True):
+                break
+            line += 1
+        content = mdTrim(state.getLines(start, line, state.blkIndent, False))
+        state.line = line
+        state.push("paragraph_open", "p", 1).map = [start, line]
+        token = state.push("inline", "", 0)
+        token.content, token.map, token.children = content, [start, line], []
+        state.push("paragraph_close", "p", -1)
+        state.parentType = parent
+        return True
+
+    return paragraph
 
 
 #: The fields :func:`new_token` sets, markdown-it's Token's own (tests/test_shortcuts.py checks).
