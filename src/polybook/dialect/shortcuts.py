@@ -15,8 +15,7 @@ import gc
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from itertools import accumulate, repeat
-from operator import add, methodcaller, sub
+from itertools import accumulate
 from typing import Literal, TypeAlias
 
 from markdown_it import MarkdownIt
@@ -288,17 +287,14 @@ class _LineState(StateBlock):
 
 def _line_tables(src: str) -> tuple[list[int], list[int], list[int], list[int], list[int]]:
     """StateBlock's bMarks, eMarks, tShift, sCount and bsCount of ``src``, each with the
-    entry for the end of the text after the last line (every list made by ``map``, at C speed)."""
+    entry for the end of the text after the last line."""
     lines = src.split("\n")
     if not lines[-1].strip(" \t"):  # "" after a last newline, or a last line of spaces only: no line
         lines.pop()
-    lengths = list(map(len, lines))
-    begins = list(accumulate(map(add, lengths, repeat(1)), initial=0))
-    ends = list(map(add, begins, lengths))  # begins has one more entry: map stops at the last line
-    ends.append(len(src))
+    begins = list(accumulate([len(line) + 1 for line in lines], initial=0))
     begins[-1] = len(src)
-    shifts = list(map(sub, lengths, map(len, map(methodcaller("lstrip", " \t"), lines))))
-    shifts.append(0)
+    ends = [begin + len(line) for begin, line in zip(begins, lines, strict=False)] + [len(src)]
+    shifts = [len(line) - len(line.lstrip(" \t")) for line in lines] + [0]
     if "\t" in src:
         columns = [_columns(line, shift) for line, shift in zip(lines, shifts, strict=False)] + [0]
     else:
