@@ -10,6 +10,7 @@ import re
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from markdown_it.common.normalize_url import normalizeLink as markdown_it_normalize_link
 from markdown_it.rules_block import StateBlock
 from markdown_it.rules_inline.escape import _ESCAPED as markdown_it_escaped
 from markdown_it.token import Token
@@ -18,7 +19,8 @@ from polybook.dialect import DialectSettings, parse_text
 from polybook.dialect.builder import build_document
 from polybook.dialect.inline_scan import _ASCII_PUNCTUATION, scanner
 from polybook.dialect.markdown import _ROLE_RE, _find_span, _parser, tokenize
-from polybook.dialect.shortcuts import TOKEN_FIELDS, _line_tables, new_token, unused_block_rules
+from polybook.dialect.shortcuts import TOKEN_FIELDS, _line_tables, new_token, normalized_link, unused_block_rules
+from polybook.dialect.slides import prose_of
 
 from conftest import FIXTURES
 
@@ -89,6 +91,9 @@ def _same(text: str) -> None:
     plain = build_document("p.md", normalised, _parser(plain=True).parse(normalised), SETTINGS)
     assert parse_text(text, "p.md", SETTINGS) == plain
     assert parse_text(text, "p.md", SETTINGS).to_dict() == plain.to_dict()
+    # the builder checks slide marks only in a text that has one: every node's prose is in it
+    nodes = [n for node in plain.nodes for n in (node, *getattr(node, "children", ()))]
+    assert all(prose_of(node) in normalised for node in nodes)
 
 
 def _blocks(tokens: list) -> list[tuple]:
@@ -254,3 +259,25 @@ def test_new_token_is_markdown_its_token() -> None:
     made = new_token("code_inline", "code", 0, "x", "`", "i")
     assert made == Token("code_inline", "code", 0, content="x", markup="`", info="i")
     assert made.attrs is not new_token("a", "", 0).attrs and made.meta is not new_token("a", "", 0).meta
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "![\\[\\*\\*a \\&amp; &amp;](x.png)\n",  # a caption is kept as written, escapes and all
+        "Text\n![(**a](x.png)\n:label:`fig_a`\n",  # a figure split off a paragraph
+        "![(**a](x.png)\n",
+        "![a](x.png)\n\n[**a**] and (**b\n",
+    ],
+)
+def test_slide_marks_in_captions_are_checked(text: str) -> None:
+    _same(text)
+    doc = parse_text(text, "p.md", SETTINGS)
+    figures = [node for node in doc.nodes if node.type == "figure"]
+    assert figures and all(figure.caption in text for figure in figures)
+
+
+def test_normalized_links_are_markdown_its() -> None:
+    for url in ("../img/a b.svg", "https://例え.jp/x?y=1#z", "mailto:a@b.c", "%zz", "a"):
+        assert normalized_link(url) == markdown_it_normalize_link(url)
+        assert normalized_link(url) == markdown_it_normalize_link(url)  # from the cache

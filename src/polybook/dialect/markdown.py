@@ -35,6 +35,7 @@ from polybook.dialect.shortcuts import (
     inline_rule,
     link_rule,
     normalize_rule,
+    normalized_link,
     text_join_rule,
     unused_block_rules,
 )
@@ -139,6 +140,7 @@ def _parser(unused: frozenset[str] = frozenset(), plain: bool = False) -> Markdo
     if unused:
         md.block.ruler.disable(sorted(unused))
     if not plain:
+        md.normalizeLink = normalized_link  # type: ignore[method-assign]
         dispatch_block_rules(md)
         md.core.ruler.at("inline", inline_rule(scanner(md, _ROLE_RE)))
     return md

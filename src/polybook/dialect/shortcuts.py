@@ -11,6 +11,7 @@ Written by hand because markdown-it-py has no switch for any of it.
 
 from __future__ import annotations
 
+import functools
 import gc
 import re
 from collections.abc import Callable, Iterator
@@ -19,6 +20,7 @@ from itertools import accumulate
 from typing import Literal, TypeAlias
 
 from markdown_it import MarkdownIt
+from markdown_it.common.normalize_url import normalizeLink as markdown_it_normalize_link
 from markdown_it.common.utils import mdTrim
 from markdown_it.rules_block import StateBlock
 from markdown_it.rules_core import StateCore
@@ -232,6 +234,18 @@ def image_rule(state: StateInline, silent: bool) -> bool:
     if state.src[state.pos] != "!" or ("](" not in state.src and not state.env.get("references")):
         return False
     return markdown_it_image(state, silent)
+
+
+def normalized_link(url: str) -> str:
+    """markdown-it's ``normalizeLink`` (parse, punycode, percent-encode, format: a tenth of the
+    inline parse), once per destination: a book links to the same pages and images in every
+    language. Each link gets a string of its own, as from markdown-it, so a document pickles
+    byte for byte as it did (pickle writes a string two links share once)."""
+    known = _normalized_link(url)
+    return known[:1] + known[1:]
+
+
+_normalized_link = functools.lru_cache(maxsize=4096)(markdown_it_normalize_link)
 
 
 def text_join_rule(state: StateCore) -> None:
