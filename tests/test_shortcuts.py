@@ -10,6 +10,7 @@ import re
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from markdown_it import MarkdownIt
 from markdown_it.common.normalize_url import normalizeLink as markdown_it_normalize_link
 from markdown_it.rules_block import StateBlock
 from markdown_it.rules_inline.escape import _ESCAPED as markdown_it_escaped
@@ -19,7 +20,14 @@ from polybook.dialect import DialectSettings, parse_text
 from polybook.dialect.builder import build_document
 from polybook.dialect.inline_scan import _ASCII_PUNCTUATION, scanner
 from polybook.dialect.markdown import _ROLE_RE, _find_span, _parser, tokenize
-from polybook.dialect.shortcuts import TOKEN_FIELDS, _line_tables, new_token, normalized_link, unused_block_rules
+from polybook.dialect.shortcuts import (
+    TOKEN_FIELDS,
+    _line_tables,
+    dispatch_inline_rules,
+    new_token,
+    normalized_link,
+    unused_block_rules,
+)
 from polybook.dialect.slides import prose_of
 
 from conftest import FIXTURES
@@ -283,3 +291,15 @@ def test_normalized_links_are_markdown_its() -> None:
     for url in ("../img/a b.svg", "https://例え.jp/x?y=1#z", "mailto:a@b.c", "%zz", "a"):
         assert normalized_link(url) == markdown_it_normalize_link(url)
         assert normalized_link(url) == markdown_it_normalize_link(url)  # from the cache
+
+
+def test_inline_rules_dispatched_only_when_all_known() -> None:
+    md = MarkdownIt("commonmark").enable("strikethrough")  # a rule with no first character listed
+    dispatch_inline_rules(md)
+    assert len(md.inline.ruler.getRules("")) > 1
+    md = MarkdownIt("commonmark")
+    dispatch_inline_rules(md)
+    assert len(md.inline.ruler.getRules("")) == 1
+    assert md.render("a *b* `c` [d](e) <f@g.h> &amp; \\* ![i](j)\n") == MarkdownIt("commonmark").render(
+        "a *b* `c` [d](e) <f@g.h> &amp; \\* ![i](j)\n"
+    )

@@ -69,7 +69,7 @@ def scanner(md: MarkdownIt, role: re.Pattern[str]) -> Scan | None:
     names = md.inline.ruler.get_active_rules()
     if tuple(names) != EXPECTED_RULES or tuple(md.inline.ruler2.get_active_rules()) != EXPECTED_POST_RULES:
         return None
-    rules = dict(zip(names, md.inline.ruler.getRules(""), strict=True))
+    rules = {rule.name: rule.fn for rule in md.inline.ruler.__rules__ if rule.enabled}  # getRules may dispatch
     if (rules["emphasis"], rules["link"], rules["image"]) != (emphasis_rule, link_rule, image_rule):
         return None  # markdown-it's own: emphasis and links where the scan takes text
     return functools.partial(_scan, role=role.match)

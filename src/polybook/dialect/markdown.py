@@ -30,6 +30,7 @@ from polybook.dialect.inline_scan import scanner
 from polybook.dialect.shortcuts import (
     block_rule,
     dispatch_block_rules,
+    dispatch_inline_rules,
     emphasis_rule,
     image_rule,
     inline_rule,
@@ -143,6 +144,7 @@ def _parser(unused: frozenset[str] = frozenset(), plain: bool = False) -> Markdo
         md.normalizeLink = normalized_link  # type: ignore[method-assign]
         dispatch_block_rules(md)
         md.core.ruler.at("inline", inline_rule(scanner(md, _ROLE_RE)))
+        dispatch_inline_rules(md)
     return md
 
 
