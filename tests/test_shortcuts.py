@@ -18,6 +18,7 @@ from markdown_it.token import Token
 
 from polybook.dialect import DialectSettings, parse_text
 from polybook.dialect.builder import build_document
+from polybook.dialect.cells import read_cell_source
 from polybook.dialect.inline_scan import _ASCII_PUNCTUATION, scanner
 from polybook.dialect.markdown import _ROLE_RE, _find_span, _parser, tokenize
 from polybook.dialect.shortcuts import (
@@ -303,3 +304,25 @@ def test_inline_rules_dispatched_only_when_all_known() -> None:
     assert md.render("a *b* `c` [d](e) <f@g.h> &amp; \\* ![i](j)\n") == MarkdownIt("commonmark").render(
         "a *b* `c` [d](e) <f@g.h> &amp; \\* ![i](j)\n"
     )
+
+
+def _cell_by_lines(source: str) -> tuple[int, str, str]:
+    """The first written line's index, its text and the code after a tab line, by splitting."""
+    lines = source.split("\n")
+    start = next((i for i, line in enumerate(lines) if line.strip()), 0)
+    return start, lines[start].strip(), "\n".join(lines[start + 1 :])
+
+
+@given(
+    st.lists(st.sampled_from(["", " ", "\t", "#@tab pytorch", "%%tab mxnet", "x = 1", "%%tab", "#@save"]), max_size=6)
+)
+@settings(max_examples=300)
+def test_cell_source_read_as_by_its_lines(lines: list[str]) -> None:
+    source = "\n".join(lines)
+    cell = read_cell_source(source)
+    start, first, after = _cell_by_lines(source)
+    if cell.tab is not None:
+        assert (cell.code_offset, cell.code) == (start + 1, after)
+        assert first.endswith(cell.tab)
+    else:
+        assert (cell.code_offset, cell.code) == (0, source)
