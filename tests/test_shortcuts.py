@@ -29,7 +29,7 @@ from polybook.dialect.shortcuts import (
     normalized_link,
     unused_block_rules,
 )
-from polybook.dialect.slides import prose_of
+from polybook.dialect.slides import PAIRS, has_marks, prose_of
 
 from conftest import FIXTURES
 
@@ -326,3 +326,10 @@ def test_cell_source_read_as_by_its_lines(lines: list[str]) -> None:
         assert first.endswith(cell.tab)
     else:
         assert (cell.code_offset, cell.code) == (0, source)
+
+
+@given(st.text(alphabet="*~[]() a", max_size=12))
+@settings(max_examples=500)
+def test_has_marks_looks_for_every_pair(text: str) -> None:
+    expected = ("**" in text or "~~" in text) and any(o in text or c in text for o, c in PAIRS)
+    assert has_marks(text) == expected

@@ -79,7 +79,8 @@ def _scan(src: str, env: EnvType, tokens: list[Token], role: Callable[[str, int]
     """Tokenize ``src`` into ``tokens`` as markdown-it would; False (``tokens`` left empty)
     where the text needs a rule the scan does not have."""
     stops = _STOPS_WHERE_LINKS if "](" in src or env.get("references") else _STOPS
-    end, pos, pending, runs, first = len(src), 0, "", None, len(tokens)
+    end, pos, pending, first = len(src), 0, "", len(tokens)
+    unclosed: dict[int, int] = {}  # see _code
     while pos < end:
         found = stops.search(src, pos)
         at = found.start() if found is not None else end
@@ -98,9 +99,7 @@ def _scan(src: str, env: EnvType, tokens: list[Token], role: Callable[[str, int]
         elif char == ":":
             token, after = _role(src, at, role)
         elif char == "`":
-            if runs is None:
-                runs = _last_runs(src)
-            token, after = _code(src, at, runs)
+            token, after = _code(src, at, unclosed)
         else:
             del tokens[first:]
             return False
@@ -198,22 +197,15 @@ def _role(src: str, at: int, role: Callable[[str, int], re.Match[str] | None]) -
     return token, found.end()
 
 
-def _last_runs(src: str) -> dict[int, int]:
-    """Where the last run of backticks of each length starts."""
-    runs: dict[int, int] = {}
-    for found in _BACKTICKS.finditer(src):
-        runs[found.end() - found.start()] = found.start()
-    return runs
-
-
-def _code(src: str, at: int, runs: dict[int, int]) -> tuple[Token | None, int]:
+def _code(src: str, at: int, unclosed: dict[int, int]) -> tuple[Token | None, int]:
     """markdown-it's ``backticks`` rule at the run of backticks at ``at``: a code span up to
-    the next run as long, or None and the end of the run (which stays text)."""
+    the next run as long, or None and the end of the run (which stays text). ``unclosed``:
+    run length -> a place after which the text has no run that long (searched once)."""
     opening = _BACKTICKS.match(src, at)
     assert opening is not None
     after = opening.end()
     length = after - at
-    if runs.get(length, -1) < after:
+    if unclosed.get(length, len(src) + 1) <= after:
         return None, after
     for closing in _BACKTICKS.finditer(src, after):
         if closing.end() - closing.start() == length:
@@ -221,4 +213,5 @@ def _code(src: str, at: int, runs: dict[int, int]) -> tuple[Token | None, int]:
             if content.startswith(" ") and content.endswith(" ") and content.strip(" "):
                 content = content[1:-1]
             return new_token("code_inline", "code", 0, content, src[at:after]), closing.end()
+    unclosed[length] = after
     return None, after
