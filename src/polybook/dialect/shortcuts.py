@@ -93,17 +93,21 @@ _BLOCK_CHAINS = ("", "paragraph", "reference", "blockquote", "list", "table")
 def dispatch_block_rules(md: MarkdownIt) -> None:
     """Give each block rule chain of ``md`` as one rule that tries only the rules a line's first
     character allows, in their order. markdown-it tries every rule on every line: eight rules that
-    look at the first character and give up on each line of prose. The paragraph rule becomes
-    :func:`_paragraph_rule`, which asks the rules that may end a paragraph only about the lines
-    they may end. Call once ``md`` is set up."""
+    look at the first character and give up on each line of prose, and the code rule on lines
+    not indented for it. The paragraph rule becomes :func:`_paragraph_rule`, which asks the
+    rules that may end a paragraph only about the lines they may end, and the table rule
+    :func:`_table_rule`. Call once ``md`` is set up."""
     ruler = md.block.ruler
     names = dict(zip(ruler.getRules(""), ruler.get_active_rules(), strict=True))
-    ends_paragraph, chars, others = _first_char_rule(ruler.getRules("paragraph"), names)
+    replaced = {rule: _table_rule(rule) for rule, name in names.items() if name == "table"}
+
+    def chain(name: str) -> list[BlockRule]:
+        return [replaced.get(rule, rule) for rule in ruler.getRules(name)]
+
+    ends_paragraph, chars, others = _first_char_rule(chain("paragraph"), names)
     paragraph = _paragraph_rule(ends_paragraph, chars, others)
-    fast = {rule: paragraph for rule, name in names.items() if name == "paragraph"}
-    chains = {
-        chain: [_first_char_rule([fast.get(r, r) for r in ruler.getRules(chain)], names)[0]] for chain in _BLOCK_CHAINS
-    }
+    replaced.update({rule: paragraph for rule, name in names.items() if name == "paragraph"})
+    chains = {name: [_first_char_rule(chain(name), names)[0]] for name in _BLOCK_CHAINS}
     plain_rules = ruler.getRules
     ruler.getRules = lambda chain="": chains[chain] if chain in chains else plain_rules(chain)  # type: ignore[method-assign]
 
@@ -114,10 +118,17 @@ def _first_char_rule(rules: list[BlockRule], names: dict[BlockRule, str]) -> tup
     chars = {char for name in names.values() for char in _BLOCK_RULE_FIRST.get(name, "")}
     by_char = {c: [r for r in rules if c in _BLOCK_RULE_FIRST.get(names.get(r, ""), c)] for c in chars}
     others = [rule for rule in rules if names.get(rule, "") not in _BLOCK_RULE_FIRST]
+    # the code rule matches only a line indented 4 columns more than the block: not tried elsewhere
+    by_char_at_margin = {c: [r for r in chain if names.get(r) != "code"] for c, chain in by_char.items()}
+    others_at_margin = [r for r in others if names.get(r) != "code"]
 
     def first_char_rule(state: StateBlock, line: int, end: int, silent: bool) -> bool:
         pos = state.bMarks[line] + state.tShift[line]
-        for rule in by_char.get(state.src[pos], others) if pos < len(state.src) else others:
+        if state.sCount[line] - state.blkIndent < 4:
+            table, rest = by_char_at_margin, others_at_margin
+        else:
+            table, rest = by_char, others
+        for rule in table.get(state.src[pos], rest) if pos < len(state.src) else rest:
             if rule(state, line, end, silent):
                 return True
         return False
@@ -166,6 +177,22 @@ def dispatch_inline_rules(md: MarkdownIt) -> None:
 
     plain_rules = ruler.getRules
     ruler.getRules = lambda chain="": [first_char_rule] if chain == "" else plain_rules(chain)  # type: ignore[method-assign]
+
+
+def _table_rule(table: BlockRule) -> BlockRule:
+    """markdown-it's ``table`` rule where it can match: the line after a table's first one (its
+    delimiter row) starts with ``|``, ``-`` or ``:``, as the rule checks after a few other things.
+    Where a text holds a ``|``, the rule is tried at every block and on every line of a paragraph."""
+
+    def table_rule(state: StateBlock, line: int, end: int, silent: bool) -> bool:
+        below = line + 1
+        if below < end:
+            pos = state.bMarks[below] + state.tShift[below]
+            if pos < state.eMarks[below] and state.src[pos] in "|-:":
+                return table(state, line, end, silent)
+        return False
+
+    return table_rule
 
 
 def _paragraph_rule(ends_paragraph: BlockRule, chars: frozenset[str], others: bool) -> BlockRule:
