@@ -333,3 +333,10 @@ def test_cell_source_read_as_by_its_lines(lines: list[str]) -> None:
 def test_has_marks_looks_for_every_pair(text: str) -> None:
     expected = ("**" in text or "~~" in text) and any(o in text or c in text for o, c in PAIRS)
     assert has_marks(text) == expected
+
+
+@given(st.text(alphabet="-= \t\na", max_size=20))
+@settings(max_examples=500)
+def test_setext_underlines_found_as_by_one_search(text: str) -> None:
+    found = re.search(r"[-=](?=[ \t]*$)", text, re.MULTILINE) is not None
+    assert ("lheading" not in unused_block_rules(text)) == found
