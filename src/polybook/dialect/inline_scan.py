@@ -24,13 +24,12 @@ import functools
 import re
 import string
 from collections.abc import Callable
-from typing import TypeAlias
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from markdown_it.utils import EnvType
 
-from polybook.dialect.shortcuts import emphasis_rule, image_rule, link_rule, new_token
+from polybook.dialect.shortcuts import Scan, emphasis_rule, image_rule, link_rule, new_token
 
 #: The inline rules of the dialect's parser, in their order (markdown-it's CommonMark ones, the
 #: dollarmath plugin's ``math_inline`` and the dialect's ``d2l_role``), emphasis, links and
@@ -60,7 +59,6 @@ _STOPS_WHERE_LINKS = re.compile(r"[\n\\$:`<&\[*_]")
 #: What a backslash escapes (markdown-it's ``escape`` rule): ASCII punctuation.
 _ASCII_PUNCTUATION = frozenset(string.punctuation)
 _BACKTICKS = re.compile("`+")
-Scan: TypeAlias = Callable[[str, EnvType, list[Token]], bool]
 
 
 def scanner(md: MarkdownIt, role: re.Pattern[str]) -> Scan | None:

@@ -3,8 +3,10 @@
 Parsing the book was half the CPU time of a cold ``polybook check``, and markdown-it-py spent
 much of it on work whose result the builder never reads: inline tokens of plain prose, rules
 tried on lines they cannot match, emphasis outside links, a Python loop per line. Each piece
-here is markdown-it-py's own rule or state with a test in front that says what it leaves out;
-the document the builder makes is the same, node for node and diagnostic for diagnostic
+here is markdown-it-py's own rule or state with a test in front that says what it leaves out,
+or does what markdown-it-py's does with less Python (the paragraph rule, a token's making; the
+inline text most paragraphs hold is tokenized by :mod:`polybook.dialect.inline_scan`); the
+document the builder makes is the same, node for node and diagnostic for diagnostic
 (tests/test_shortcuts.py compares it, and the tokens, with markdown-it-py's own parser).
 Written by hand because markdown-it-py has no switch for any of it.
 """
