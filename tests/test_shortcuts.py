@@ -3,18 +3,33 @@ one markdown-it-py's own parser gives, node for node, line for line, diagnostic 
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+from markdown_it.common.normalize_url import normalizeLink as markdown_it_normalize_link
 from markdown_it.rules_block import StateBlock
+from markdown_it.rules_inline.escape import _ESCAPED as markdown_it_escaped
+from markdown_it.token import Token
 
 from polybook.dialect import DialectSettings, parse_text
 from polybook.dialect.builder import build_document
-from polybook.dialect.markdown import _find_span, _parser, tokenize
-from polybook.dialect.shortcuts import _line_tables, unused_block_rules
+from polybook.dialect.cells import read_cell_source
+from polybook.dialect.inline_scan import _ASCII_PUNCTUATION, scanner
+from polybook.dialect.markdown import _ROLE_RE, _find_span, _parser, tokenize
+from polybook.dialect.shortcuts import (
+    TOKEN_FIELDS,
+    _line_tables,
+    dispatch_inline_rules,
+    new_token,
+    normalized_link,
+    unused_block_rules,
+)
+from polybook.dialect.slides import PAIRS, has_marks, prose_of
 
 from conftest import FIXTURES
 
@@ -85,6 +100,11 @@ def _same(text: str) -> None:
     plain = build_document("p.md", normalised, _parser(plain=True).parse(normalised), SETTINGS)
     assert parse_text(text, "p.md", SETTINGS) == plain
     assert parse_text(text, "p.md", SETTINGS).to_dict() == plain.to_dict()
+    # the builder checks slide marks only in a text that has one: every node's prose is in it
+    # as written or as markdown-it reads it (NUL as U+FFFD, which makes no mark)
+    nodes = [n for node in plain.nodes for n in (node, *getattr(node, "children", ()))]
+    read = normalised.replace("\0", "\ufffd")
+    assert all(prose_of(node) in normalised or prose_of(node) in read for node in nodes)
 
 
 def _blocks(tokens: list) -> list[tuple]:
@@ -182,3 +202,141 @@ def test_the_cycle_collector_is_as_it_was_after_a_parse() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def _scanned_or_none(text: str) -> list | None:
+    md = _parser()
+    scan = scanner(md, _ROLE_RE)
+    assert scan is not None
+    tokens: list = []
+    return tokens if scan(text, {}, tokens) else None
+
+
+@given(
+    st.lists(
+        st.sampled_from(["$", "$$", "`", "``", ":numref:`a`", ":cite:`x`", "\\", "\\$", "  \n", " \n", "\n \t"])
+        | st.text(alphabet=" \t\nab1:$`\\-_*[]()!<&é\ud83d\ude00", max_size=8),
+        max_size=14,
+    )
+)
+@settings(max_examples=3000)
+def test_inline_scan_gives_markdown_its_tokens(parts: list[str]) -> None:
+    """Where the scan tokenizes a text (it gives up on some), its tokens are markdown-it's,
+    token for token and field for field."""
+    text = "".join(parts)
+    scanned = _scanned_or_none(text)
+    if scanned is not None:
+        md = _parser()
+        assert scanned == md.inline.parse(text, md, {}, [])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a $x$ b $$y$$ c `d` :ref:`e` f  \ng\n  h",
+        "$\\alpha$ and \\$5 and 5\\$",
+        "$x\\$ y$ tail\\",
+        "\\$$a$",
+        "`` a ` b `` and ``` none",
+        "`  ` and ` x ` and `\nx\n`",
+        "$$ and $",
+        "x$",
+        "a\t \nb",
+    ],
+)
+def test_inline_scan_cases(text: str) -> None:
+    scanned = _scanned_or_none(text)
+    md = _parser()
+    assert scanned is None or scanned == md.inline.parse(text, md, {}, [])
+
+
+def test_inline_scan_gives_up_on_what_it_does_not_scan() -> None:
+    for text in ("a [link](b)", "a <b>", "a &amp;", "[x](y) *a*"):
+        assert _scanned_or_none(text) is None, text
+    assert _scanned_or_none("*a*, [b] and _c_ stay text where no link can be, \\* too") is not None
+
+
+def test_inline_scan_escapes_what_markdown_it_does() -> None:
+    assert markdown_it_escaped == _ASCII_PUNCTUATION
+
+
+def test_inline_scan_only_for_the_dialects_rules() -> None:
+    assert scanner(_parser(plain=True), _ROLE_RE) is None  # markdown-it's own emphasis and link rules
+    assert scanner(_parser().__class__("commonmark"), _ROLE_RE) is None
+
+
+def test_new_token_is_markdown_its_token() -> None:
+    assert tuple(f.name for f in dataclasses.fields(Token)) == TOKEN_FIELDS
+    made = new_token("code_inline", "code", 0, "x", "`", "i")
+    assert made == Token("code_inline", "code", 0, content="x", markup="`", info="i")
+    assert made.attrs is not new_token("a", "", 0).attrs and made.meta is not new_token("a", "", 0).meta
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "![\\[\\*\\*a \\&amp; &amp;](x.png)\n",  # a caption is kept as written, escapes and all
+        "Text\n![(**a](x.png)\n:label:`fig_a`\n",  # a figure split off a paragraph
+        "![(**a](x.png)\n",
+        "![a](x.png)\n\n[**a**] and (**b\n",
+    ],
+)
+def test_slide_marks_in_captions_are_checked(text: str) -> None:
+    _same(text)
+    doc = parse_text(text, "p.md", SETTINGS)
+    figures = [node for node in doc.nodes if node.type == "figure"]
+    assert figures and all(figure.caption in text for figure in figures)
+
+
+def test_normalized_links_are_markdown_its() -> None:
+    for url in ("../img/a b.svg", "https://例え.jp/x?y=1#z", "mailto:a@b.c", "%zz", "a"):
+        assert normalized_link(url) == markdown_it_normalize_link(url)
+        assert normalized_link(url) == markdown_it_normalize_link(url)  # from the cache
+
+
+def test_inline_rules_dispatched_only_when_all_known() -> None:
+    md = MarkdownIt("commonmark").enable("strikethrough")  # a rule with no first character listed
+    dispatch_inline_rules(md)
+    assert len(md.inline.ruler.getRules("")) > 1
+    md = MarkdownIt("commonmark")
+    dispatch_inline_rules(md)
+    assert len(md.inline.ruler.getRules("")) == 1
+    assert md.render("a *b* `c` [d](e) <f@g.h> &amp; \\* ![i](j)\n") == MarkdownIt("commonmark").render(
+        "a *b* `c` [d](e) <f@g.h> &amp; \\* ![i](j)\n"
+    )
+
+
+def _cell_by_lines(source: str) -> tuple[int, str, str]:
+    """The first written line's index, its text and the code after a tab line, by splitting."""
+    lines = source.split("\n")
+    start = next((i for i, line in enumerate(lines) if line.strip()), 0)
+    return start, lines[start].strip(), "\n".join(lines[start + 1 :])
+
+
+@given(
+    st.lists(st.sampled_from(["", " ", "\t", "#@tab pytorch", "%%tab mxnet", "x = 1", "%%tab", "#@save"]), max_size=6)
+)
+@settings(max_examples=300)
+def test_cell_source_read_as_by_its_lines(lines: list[str]) -> None:
+    source = "\n".join(lines)
+    cell = read_cell_source(source)
+    start, first, after = _cell_by_lines(source)
+    if cell.tab is not None:
+        assert (cell.code_offset, cell.code) == (start + 1, after)
+        assert first.endswith(cell.tab)
+    else:
+        assert (cell.code_offset, cell.code) == (0, source)
+
+
+@given(st.text(alphabet="*~[]() a", max_size=12))
+@settings(max_examples=500)
+def test_has_marks_looks_for_every_pair(text: str) -> None:
+    expected = ("**" in text or "~~" in text) and any(o in text or c in text for o, c in PAIRS)
+    assert has_marks(text) == expected
+
+
+@given(st.text(alphabet="-= \t\na", max_size=20))
+@settings(max_examples=500)
+def test_setext_underlines_found_as_by_one_search(text: str) -> None:
+    found = re.search(r"[-=](?=[ \t]*$)", text, re.MULTILINE) is not None
+    assert ("lheading" not in unused_block_rules(text)) == found

@@ -72,9 +72,10 @@ class DialectSettings:
 
 
 class _Builder(CellBuilder):
-    def __init__(self, path: str, lines: list[str], settings: DialectSettings) -> None:
+    def __init__(self, path: str, text: str, settings: DialectSettings) -> None:
         self.path = path
-        self.lines = lines
+        self.text = text
+        self.lines = text.split("\n")
         self.settings = settings
         self.doc = Document(path, settings.language, settings.frameworks, settings.default_tab)
         self.open_tab: TextTab | None = None
@@ -100,7 +101,11 @@ class _Builder(CellBuilder):
 
     def check_marks(self) -> None:
         """Slide marks d2lbook would refuse (it asserts): unclosed or overlapping within a
-        run of prose between two code cells (a mark may span blocks of it)."""
+        run of prose between two code cells (a mark may span blocks of it). Every node's prose
+        (a figure's caption too: markdown-it keeps an image's text as written) is a part of the
+        text: a text with no mark has none to check."""
+        if not has_marks(self.text):
+            return
         for run in prose_runs(self.doc.nodes):
             # only the blocks that hold a mark: the others change no pairing, only offsets
             marked = [(node, text) for node in run if has_marks(text := prose_of(node))]
@@ -472,4 +477,4 @@ def _is_closing_fence(line: str, markup: str) -> bool:
 
 
 def build_document(path: str, text: str, tokens: Sequence[Token], settings: DialectSettings) -> Document:
-    return _Builder(path, text.split("\n"), settings).build(tokens)
+    return _Builder(path, text, settings).build(tokens)

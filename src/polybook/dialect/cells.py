@@ -80,10 +80,10 @@ class CellSource:
 def read_cell_source(source: str) -> CellSource:
     """The tab marker on the cell's first line that is not blank (d2lbook's notebooks strip the
     blank lines around a cell), the markers and the magics."""
-    lines = source.split("\n")
     tab, tab_damaged, commented, offset = None, False, False, 0
-    start = next((i for i, line in enumerate(lines) if line.strip()), 0)
-    first = lines[start].strip() if lines else ""
+    start, begin = _first_written_line(source)
+    end = source.find("\n", begin)  # the cell is not split into lines: most are read at their first
+    first = (source[begin:] if end < 0 else source[begin:end]).strip()
     if m := _TAB_RE.match(first):
         tab, offset = m["spec"], start + 1
     elif m := _COMMENTED_TAB_RE.match(first):
@@ -95,12 +95,25 @@ def read_cell_source(source: str) -> CellSource:
     markers = (
         [(m["name"], source.count("\n", 0, m.start())) for m in _MARKER_RE.finditer(source)] if "#@" in source else []
     )
-    code = "\n".join(lines[offset:]) if offset else source
+    code = (source[end + 1 :] if end >= 0 else "") if offset else source  # the lines after the tab line
     magics, misplaced = [], []
     if "%" in code:
         magics = [(m["name"], offset + code.count("\n", 0, m.start())) for m in _MAGIC_LINES_RE.finditer(code)]
         misplaced = [i for name, i in magics if i > start and name == "%%tab"]
     return CellSource(tab, tab_damaged, commented, misplaced, code, offset, markers, magics)
+
+
+def _first_written_line(source: str) -> tuple[int, int]:
+    """The index of the first line of ``source`` that is not blank, and where it begins
+    (0, 0 when every line is)."""
+    index, begin = 0, 0
+    while True:
+        end = source.find("\n", begin)
+        if (source[begin:] if end < 0 else source[begin:end]).strip():
+            return index, begin
+        if end < 0:
+            return 0, 0
+        index, begin = index + 1, end + 1
 
 
 def highlight_language(language: str, code: str) -> str:

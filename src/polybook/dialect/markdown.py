@@ -26,14 +26,17 @@ from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
+from polybook.dialect.inline_scan import scanner
 from polybook.dialect.shortcuts import (
     block_rule,
     dispatch_block_rules,
+    dispatch_inline_rules,
     emphasis_rule,
     image_rule,
     inline_rule,
     link_rule,
     normalize_rule,
+    normalized_link,
     text_join_rule,
     unused_block_rules,
 )
@@ -122,7 +125,6 @@ def _parser(unused: frozenset[str] = frozenset(), plain: bool = False) -> Markdo
     if not plain:
         md.core.ruler.at("normalize", normalize_rule)
         md.core.ruler.at("block", block_rule)
-        md.core.ruler.at("inline", inline_rule)
         md.core.ruler.at("text_join", text_join_rule)
         md.inline.ruler.at("emphasis", emphasis_rule)
         md.inline.ruler.at("link", link_rule)
@@ -139,7 +141,10 @@ def _parser(unused: frozenset[str] = frozenset(), plain: bool = False) -> Markdo
     if unused:
         md.block.ruler.disable(sorted(unused))
     if not plain:
+        md.normalizeLink = normalized_link  # type: ignore[method-assign]
         dispatch_block_rules(md)
+        md.core.ruler.at("inline", inline_rule(scanner(md, _ROLE_RE)))
+        dispatch_inline_rules(md)
     return md
 
 

@@ -3,22 +3,27 @@
 Parsing the book was half the CPU time of a cold ``polybook check``, and markdown-it-py spent
 much of it on work whose result the builder never reads: inline tokens of plain prose, rules
 tried on lines they cannot match, emphasis outside links, a Python loop per line. Each piece
-here is markdown-it-py's own rule or state with a test in front that says what it leaves out;
-the document the builder makes is the same, node for node and diagnostic for diagnostic
+here is markdown-it-py's own rule or state with a test in front that says what it leaves out,
+or does what markdown-it-py's does with less Python (the paragraph rule, a token's making; the
+inline text most paragraphs hold is tokenized by :mod:`polybook.dialect.inline_scan`); the
+document the builder makes is the same, node for node and diagnostic for diagnostic
 (tests/test_shortcuts.py compares it, and the tokens, with markdown-it-py's own parser).
 Written by hand because markdown-it-py has no switch for any of it.
 """
 
 from __future__ import annotations
 
+import functools
 import gc
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from itertools import accumulate
-from typing import TypeAlias
+from typing import Literal, TypeAlias
 
 from markdown_it import MarkdownIt
+from markdown_it.common.normalize_url import normalizeLink as markdown_it_normalize_link
+from markdown_it.common.utils import mdTrim
 from markdown_it.rules_block import StateBlock
 from markdown_it.rules_core import StateCore
 from markdown_it.rules_core.block import block as markdown_it_block
@@ -31,6 +36,7 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType
 
 BlockRule: TypeAlias = Callable[[StateBlock, int, int, bool], bool]
+Scan: TypeAlias = Callable[[str, EnvType, list[Token]], bool]
 
 
 def _may_hold_inlines(text: str) -> bool:
@@ -45,6 +51,10 @@ def _may_hold_inlines_or_references(text: str) -> bool:
     return "`" in text or "$" in text or "<" in text or "[" in text
 
 
+# Two searches, each for one character first: three times as fast as one for either of them.
+_DASH_AT_END = re.compile(r"-[ \t]*$", re.MULTILINE).search
+_EQUALS_AT_END = re.compile(r"=[ \t]*$", re.MULTILINE).search
+
 #: The block rules tried on every line whatever its first character (see
 #: :func:`dispatch_block_rules`) that a text can only use when it holds what they need:
 #: ``rule -> test``, a necessary condition checked over the whole text.
@@ -52,7 +62,7 @@ _BLOCK_RULE_NEEDS: dict[str, Callable[[str], object]] = {
     "front_matter": lambda text: text.startswith("-"),
     "table": lambda text: "|" in text,  # a table's header row holds one
     # a line that ends in - or = (and spaces), as a setext heading's underline does
-    "lheading": re.compile(r"[-=](?=[ \t]*$)", re.MULTILINE).search,
+    "lheading": lambda text: _DASH_AT_END(text) or _EQUALS_AT_END(text),
 }
 
 
@@ -89,28 +99,157 @@ _BLOCK_CHAINS = ("", "paragraph", "reference", "blockquote", "list", "table")
 def dispatch_block_rules(md: MarkdownIt) -> None:
     """Give each block rule chain of ``md`` as one rule that tries only the rules a line's first
     character allows, in their order. markdown-it tries every rule on every line: eight rules that
-    look at the first character and give up on each line of prose. Call once ``md`` is set up."""
+    look at the first character and give up on each line of prose, and the code rule on lines
+    not indented for it. The paragraph rule becomes :func:`_paragraph_rule`, which asks the
+    rules that may end a paragraph only about the lines they may end, and the table rule
+    :func:`_table_rule`. Call once ``md`` is set up."""
     ruler = md.block.ruler
     names = dict(zip(ruler.getRules(""), ruler.get_active_rules(), strict=True))
-    chains = {chain: [_first_char_rule(ruler.getRules(chain), names)] for chain in _BLOCK_CHAINS}
+    replaced = {rule: _table_rule(rule) for rule, name in names.items() if name == "table"}
+
+    def chain(name: str) -> list[BlockRule]:
+        return [replaced.get(rule, rule) for rule in ruler.getRules(name)]
+
+    ends_paragraph, chars, others = _first_char_rule(chain("paragraph"), names)
+    paragraph = _paragraph_rule(ends_paragraph, chars, others)
+    replaced.update({rule: paragraph for rule, name in names.items() if name == "paragraph"})
+    chains = {name: [_first_char_rule(chain(name), names)[0]] for name in _BLOCK_CHAINS}
     plain_rules = ruler.getRules
     ruler.getRules = lambda chain="": chains[chain] if chain in chains else plain_rules(chain)  # type: ignore[method-assign]
 
 
-def _first_char_rule(rules: list[BlockRule], names: dict[BlockRule, str]) -> BlockRule:
-    """One rule that tries, in order, those of ``rules`` the line's first character allows."""
+def _first_char_rule(rules: list[BlockRule], names: dict[BlockRule, str]) -> tuple[BlockRule, frozenset[str], bool]:
+    """One rule that tries, in order, those of ``rules`` the line's first character allows; the
+    characters some rule needs first, and whether any rule is tried whatever the character."""
     chars = {char for name in names.values() for char in _BLOCK_RULE_FIRST.get(name, "")}
     by_char = {c: [r for r in rules if c in _BLOCK_RULE_FIRST.get(names.get(r, ""), c)] for c in chars}
     others = [rule for rule in rules if names.get(rule, "") not in _BLOCK_RULE_FIRST]
+    # the code rule matches only a line indented 4 columns more than the block: not tried elsewhere
+    by_char_at_margin = {c: [r for r in chain if names.get(r) != "code"] for c, chain in by_char.items()}
+    others_at_margin = [r for r in others if names.get(r) != "code"]
 
     def first_char_rule(state: StateBlock, line: int, end: int, silent: bool) -> bool:
         pos = state.bMarks[line] + state.tShift[line]
-        for rule in by_char.get(state.src[pos], others) if pos < len(state.src) else others:
+        if state.sCount[line] - state.blkIndent < 4:
+            table, rest = by_char_at_margin, others_at_margin
+        else:
+            table, rest = by_char, others
+        for rule in table.get(state.src[pos], rest) if pos < len(state.src) else rest:
             if rule(state, line, end, silent):
                 return True
         return False
 
-    return first_char_rule
+    return first_char_rule, frozenset(c for c, chain in by_char.items() if chain), bool(others)
+
+
+#: The character each inline rule needs at its place (every one returns False elsewhere); the
+#: ``text`` rule takes any character but markdown-it's terminators, which all of these are.
+_INLINE_RULE_FIRST = {
+    "newline": "\n",
+    "math_inline": "$",
+    "escape": "\\",
+    "d2l_role": ":",
+    "backticks": "`",
+    "emphasis": "*_",
+    "link": "[",
+    "image": "!",
+    "autolink": "<",
+    "html_inline": "<",
+    "entity": "&",
+}
+
+
+def dispatch_inline_rules(md: MarkdownIt) -> None:
+    """Give the inline rule chain of ``md`` as one rule that tries only the rules the
+    character at the place allows, in their order (the text rule for any other): markdown-it
+    tries the dozen rules at every ``:``, ``-`` or line break. Left as it is when ``md`` has a
+    rule not in :data:`_INLINE_RULE_FIRST`. Call once ``md`` is set up."""
+    ruler = md.inline.ruler
+    names, rules = ruler.get_active_rules(), ruler.getRules("")
+    if not names or names[0] != "text" or any(name not in _INLINE_RULE_FIRST for name in names[1:]):
+        return
+    text = rules[0]
+    chars = {char for name in names[1:] for char in _INLINE_RULE_FIRST[name]}
+    by_char = {c: [r for n, r in zip(names, rules, strict=True) if c in _INLINE_RULE_FIRST.get(n, "")] for c in chars}
+
+    def first_char_rule(state: StateInline, silent: bool) -> bool:
+        chain = by_char.get(state.src[state.pos])
+        if chain is None:
+            return text(state, silent)
+        for rule in chain:  # noqa: SIM110 -- a loop, not any() over a generator: this runs at every stop
+            if rule(state, silent):
+                return True
+        return False
+
+    plain_rules = ruler.getRules
+    ruler.getRules = lambda chain="": [first_char_rule] if chain == "" else plain_rules(chain)  # type: ignore[method-assign]
+
+
+def _table_rule(table: BlockRule) -> BlockRule:
+    """markdown-it's ``table`` rule where it can match: the line after a table's first one (its
+    delimiter row) starts with ``|``, ``-`` or ``:``, as the rule checks after a few other things.
+    Where a text holds a ``|``, the rule is tried at every block and on every line of a paragraph."""
+
+    def table_rule(state: StateBlock, line: int, end: int, silent: bool) -> bool:
+        below = line + 1
+        if below < end:
+            pos = state.bMarks[below] + state.tShift[below]
+            if pos < state.eMarks[below] and state.src[pos] in "|-:":
+                return table(state, line, end, silent)
+        return False
+
+    return table_rule
+
+
+def _paragraph_rule(ends_paragraph: BlockRule, chars: frozenset[str], others: bool) -> BlockRule:
+    """markdown-it's ``paragraph`` rule, asking ``ends_paragraph`` (the rules that may end a
+    paragraph, :func:`_first_char_rule`) only about the lines whose first character one of them
+    needs (``chars``), or about every line when some rule needs none (``others``)."""
+
+    def paragraph(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+        line, last = start + 1, state.lineMax
+        begins, ends, shifts, columns, src = state.bMarks, state.eMarks, state.tShift, state.sCount, state.src
+        parent, state.parentType = state.parentType, "paragraph"
+        while line < last:
+            first = begins[line] + shifts[line]
+            if first >= ends[line]:  # a blank line
+                break
+            # further indented (a lazy continuation), or a quote's line that rule has read
+            if columns[line] - state.blkIndent > 3 or columns[line] < 0:
+                line += 1
+                continue
+            if (others or src[first] in chars) and ends_paragraph(state, line, last, True):
+                break
+            line += 1
+        content = mdTrim(state.getLines(start, line, state.blkIndent, False))
+        state.line = line
+        state.push("paragraph_open", "p", 1).map = [start, line]
+        token = state.push("inline", "", 0)
+        token.content, token.map, token.children = content, [start, line], []
+        state.push("paragraph_close", "p", -1)
+        state.parentType = parent
+        return True
+
+    return paragraph
+
+
+#: The fields :func:`new_token` sets, markdown-it's Token's own (tests/test_shortcuts.py checks).
+TOKEN_FIELDS = ("type", "tag", "nesting", "attrs", "map", "level", "children", "content", "markup", "info", "meta")
+TOKEN_FIELDS += ("block", "hidden")
+
+
+def new_token(kind: str, tag: str, nesting: int, content: str = "", markup: str = "", info: str = "") -> Token:
+    """``Token(kind, tag, nesting, content=content, markup=markup, info=info)``, made at a third
+    of the cost: its dataclass ``__init__`` calls two field factories and ``__post_init__``, and
+    the parser makes a million tokens for a book."""
+    token = _new_object(Token)
+    token.type, token.tag, token.nesting, token.attrs, token.map, token.level = kind, tag, nesting, {}, None, 0
+    token.children, token.content, token.markup, token.info, token.meta = None, content, markup, info, {}
+    token.block = token.hidden = False
+    return token
+
+
+_new_object = object.__new__
 
 
 def normalize_rule(state: StateCore) -> None:
@@ -124,25 +263,34 @@ def normalize_rule(state: StateCore) -> None:
     state.src = src
 
 
-def inline_rule(state: StateCore) -> None:
+def inline_rule(scan: Scan | None) -> Callable[[StateCore], None]:
     """markdown-it's ``inline`` core rule, skipping the text that holds no inline element the
     builder reads (:func:`_may_hold_inlines`): most of a book's paragraphs and headings, whose
-    children are then left empty instead of holding only text and soft breaks."""
-    md = state.md
-    may_hold = _may_hold_inlines_or_references if state.env.get("references") else _may_hold_inlines
-    for token in state.tokens:
-        if token.type == "inline":
-            if token.children is None:
-                token.children = []
-            if may_hold(token.content):
+    children are then left empty instead of holding only text and soft breaks. The others are
+    tokenized by ``scan`` (:mod:`polybook.dialect.inline_scan`) where it can, else by markdown-it."""
+
+    def inline(state: StateCore) -> None:
+        md = state.md
+        may_hold = _may_hold_inlines_or_references if state.env.get("references") else _may_hold_inlines
+        for token in state.tokens:
+            if token.type == "inline":
+                if token.children is None:
+                    token.children = []
+                if not may_hold(token.content) or (scan is not None and scan(token.content, state.env, token.children)):
+                    continue
                 md.inline.parse(token.content, md, state.env, token.children)
+
+    return inline
 
 
 def emphasis_rule(state: StateInline, silent: bool) -> bool:
-    """markdown-it's emphasis rule in text that may hold a link or an image (a ``[``): the one
-    place the builder reads what emphasis changes, the text of a link. Elsewhere ``*`` and ``_``
-    stay in the text around them, as unpaired ones do; no code span, math or role moves."""
-    if silent or state.src[state.pos] not in "*_" or "[" not in state.src:  # silent: markdown-it's says no too
+    """markdown-it's emphasis rule in text that may hold a link or an image (as
+    :func:`link_rule`): the one place the builder reads what emphasis changes, the text of a
+    link. Elsewhere ``*`` and ``_`` stay in the text around them, as unpaired ones do; no code
+    span, math or role moves."""
+    if silent or state.src[state.pos] not in "*_":  # silent: markdown-it's says no too
+        return False
+    if "](" not in state.src and not state.env.get("references"):
         return False
     return markdown_it_emphasis(state, silent)
 
@@ -162,6 +310,18 @@ def image_rule(state: StateInline, silent: bool) -> bool:
     if state.src[state.pos] != "!" or ("](" not in state.src and not state.env.get("references")):
         return False
     return markdown_it_image(state, silent)
+
+
+def normalized_link(url: str) -> str:
+    """markdown-it's ``normalizeLink`` (parse, punycode, percent-encode, format: a tenth of the
+    inline parse), once per destination: a book links to the same pages and images in every
+    language. Each link gets a string of its own, as from markdown-it, so a document pickles
+    byte for byte as it did (pickle writes a string two links share once)."""
+    known = _normalized_link(url)
+    return known[:1] + known[1:]
+
+
+_normalized_link = functools.lru_cache(maxsize=4096)(markdown_it_normalize_link)
 
 
 def text_join_rule(state: StateCore) -> None:
@@ -193,6 +353,18 @@ class _LineState(StateBlock):
         self.bMarks, self.eMarks, self.tShift, self.sCount, self.bsCount = _line_tables(src)
         self.lineMax = len(self.bMarks) - 1  # the last entry is the end of the text
         self._begins = list(self.bMarks)  # as the text has them: quotes and lists move some
+
+    def push(self, ttype: str, tag: str, nesting: Literal[-1, 0, 1]) -> Token:
+        """markdown-it's, with the token made by :func:`new_token`."""
+        token = new_token(ttype, tag, nesting)
+        token.block = True
+        if nesting < 0:
+            self.level -= 1
+        token.level = self.level
+        if nesting > 0:
+            self.level += 1
+        self.tokens.append(token)
+        return token
 
     def getLines(self, begin: int, end: int, indent: int, keepLastLF: bool) -> str:
         """markdown-it's, as one slice of the text when no indent is taken off and no line
