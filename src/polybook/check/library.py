@@ -323,11 +323,23 @@ def _code_of(node: ast.stmt, written: str) -> str:
     if found is None:
         if len(_CODES) > 100_000:  # a long-lived process (serve) keeps only recent ones
             _CODES.clear()
-        for inner in ast.walk(node):
-            if isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                inner.body = _without_docstring(inner.body) or [ast.Pass()]
+        _drop_docstrings(node)
         found = _CODES[written] = ast.dump(node)
     return found
+
+
+_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")  # where statements hold statements
+
+
+def _drop_docstrings(node: ast.AST) -> None:
+    """Drop the docstring of every function and class in the statement, at any depth: through
+    statements' bodies only, as no expression holds a definition (ast.walk's visit of every
+    expression was most of a copy's comparison)."""
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        node.body = _without_docstring(node.body) or [ast.Pass()]
+    for field in _BODIES:
+        for child in getattr(node, field, None) or ():
+            _drop_docstrings(child)
 
 
 def _without_docstring(body: list[ast.stmt]) -> list[ast.stmt]:

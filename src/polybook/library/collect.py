@@ -74,8 +74,8 @@ def collect_document(doc: Document, name: str, framework: str, root: Path) -> tu
     project folder)."""
     blocks: list[SavedBlock] = []
     problems: list[Diagnostic] = []
-    if not names_framework(doc, framework):
-        return blocks, problems
+    if not names_framework(doc, framework) or not any(SAVE_RE.search(cell.code) for cell in doc.cells()):
+        return blocks, problems  # (most documents save nothing: not cut into notedown's cells)
     cells = cells_for(units(doc), framework)
     for index, unit in enumerate(cells):
         if unit.cell is None:
