@@ -124,7 +124,7 @@ def read_pickled(entry: Path, kind: type[T]) -> T | None:
 
 
 def pickled_by_fields(*classes: type) -> None:
-    """Pickle these frozen dataclasses (of :mod:`dataclasses`, with slots) as a call of the class
+    """Pickle these dataclasses (of :mod:`dataclasses`, with slots) as a call of the class
     with their fields' values. What dataclasses gives such a class instead runs
     ``dataclasses.fields`` for every object loaded and dumped: two thirds of the time a check
     with kept findings took to read its findings, and a third of a parsed document's. Only for

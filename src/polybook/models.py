@@ -21,14 +21,22 @@ from importlib import metadata
 from pathlib import Path
 
 from polybook.database import kept_in, store_at
-from polybook.dialect import DialectSettings, Document, parse_file, parse_text
-from polybook.dialect.nodes import Inline, Label
+from polybook.diagnostics import Diagnostic
+from polybook.dialect import DialectSettings, Document, nodes, parse_file, parse_text
 from polybook.dialect.reader import decode
+from polybook.dialect.tabs import Branch
 from polybook.files import hash_files, pickled_by_fields
 
 MODELS_DIR = ".polybook/models"
 DATABASE = "documents.sqlite"  # in MODELS_DIR: every kept document (:mod:`polybook.database`)
-pickled_by_fields(Inline, Label)  # a document's frozen nodes (a page's inlines are most of its objects)
+# a document's nodes, each pickled as a call of its class (not slot by slot through a state
+# dict, nor through dataclasses' own for frozen ones): bookmix's 1,179 kept documents were dumped
+# in 0.16 CPU-s, 0.10 so, and are 8 % smaller
+pickled_by_fields(
+    nodes.Document, nodes.Heading, nodes.Paragraph, nodes.Block, nodes.DisplayMath, nodes.Figure, nodes.Marker,
+    nodes.CodeCell, Branch, nodes.TabSetup, nodes.Fence, nodes.TocBlock, nodes.EvalRst, nodes.Bibliography,
+    nodes.TextTab, nodes.Inline, nodes.Label, Diagnostic,
+)  # fmt: skip
 
 
 @functools.cache
