@@ -27,7 +27,7 @@ from polybook.check.bases import Base, base_of, changes_since
 from polybook.check.code import check_code, check_coverage, match_cells
 from polybook.check.current import followed_since
 from polybook.check.findings import CheckResult, Finding, Location
-from polybook.check.keys import checker_version, file_bytes, key_of, read_once
+from polybook.check.keys import checker_version, file_digest, key_of, read_once
 from polybook.check.labels import LABELS_NOTHING
 from polybook.check.library import kept_library_findings, library_findings, saved_drift
 from polybook.check.math_numbers import check_math_numbers
@@ -350,10 +350,10 @@ def _rename_key(config: BookConfig, base_file: Path, source_file: Path) -> str:
     """The key of a rename's changes: both files' bytes and how they read, not where they are nor
     which language reads them -- the language is only a name on the document, which the changes
     never read -- (languages renaming a document from one base text share it: bookmix, 80 renames, 38 texts)."""
-    parts = [checker_version(), file_bytes(config.path)]
+    parts = [checker_version(), file_digest(config.path)]
     for path in (base_file, source_file):
         parts.append(repr(replace(_settings_of(config, path), language=None)))
-    return key_of([*parts, file_bytes(base_file), file_bytes(source_file)])
+    return key_of([*parts, file_digest(base_file), file_digest(source_file)])
 
 
 def _distinct_renames(config: BookConfig, pairs: list[tuple[Path, Path]]) -> list[tuple[Path, Path]]:

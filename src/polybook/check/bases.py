@@ -26,7 +26,7 @@ from pathlib import Path
 from polybook.check.code import CellMatch, cell_key
 from polybook.check.code_keys import uncommented_key, without_comments
 from polybook.check.findings import Finding, Location
-from polybook.check.keys import checker_version, file_bytes, key_of
+from polybook.check.keys import checker_version, file_digest, key_of
 from polybook.check.segments import by_identity
 from polybook.check.staleness import SyncRecord, origin_file, source_at, source_changes
 from polybook.config import BookConfig
@@ -166,9 +166,9 @@ def _closest(
         return first
     if store is None and kept_in is None:
         return compute()
-    parts: list[str | bytes] = [checker_version(), repr(dialects), file_bytes(target_file)]
+    parts: list[str | bytes] = [checker_version(), repr(dialects), file_digest(target_file)]
     for base in scored:
-        held = file_bytes(base.file) if base.file is not None else b""
+        held = file_digest(base.file) if base.file is not None else b""
         parts += [base.kind, str(base.file or ""), held, str(base.document is None)]
     key = key_of(parts)
     if kept_in is not None:

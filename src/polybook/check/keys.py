@@ -22,41 +22,43 @@ def checker_version() -> str:
 
 
 def file_bytes(path: Path) -> bytes:
-    """The file's bytes, none when it cannot be read (a file that is not there is a key too);
-    inside :func:`read_once`, each file read once."""
-    if _read is not None:
-        name = os.fspath(path)
-        found = _read.get(name)
-        if found is None:
-            found = _read[name] = _bytes(path)
-        return found
-    return _bytes(path)
-
-
-def _bytes(path: Path) -> bytes:
+    """The file's bytes, none when it cannot be read (a file that is not there is a key too)."""
     try:
         return path.read_bytes()
     except OSError:
         return b""
 
 
-_read: dict[str, bytes] | None = None  # inside read_once: path -> its bytes
+def file_digest(path: Path) -> bytes:
+    """The SHA-256 of :func:`file_bytes`: what a key holds of a file. Inside :func:`read_once`,
+    the file is read and hashed once: a document is in the keys of its chunk, of its findings
+    in every language and of its base choice, and an edition's in those of every language that
+    follows it."""
+    if _digests is None:
+        return hashlib.sha256(file_bytes(path)).digest()
+    name = os.fspath(path)
+    found = _digests.get(name)
+    if found is None:
+        found = _digests[name] = hashlib.sha256(file_bytes(path)).digest()
+    return found
+
+
+_digests: dict[str, bytes] | None = None  # inside read_once: path -> its bytes' digest
 
 
 @contextmanager
 def read_once() -> Iterator[None]:
-    """Inside the block (a check of the book, the workers it forks), :func:`file_bytes` reads
-    each file once: the keys of kept results read each document several times over (its
-    chunk's, its findings', its base's), and a check takes the book as it was when it started."""
-    global _read
-    if _read is not None:
+    """Inside the block (a check of the book, the workers it forks), :func:`file_digest` reads
+    and hashes each file once: a check takes the book as it was when it started."""
+    global _digests
+    if _digests is not None:
         yield
         return
-    _read = {}
+    _digests = {}
     try:
         yield
     finally:
-        _read = None
+        _digests = None
 
 
 @functools.cache

@@ -27,7 +27,7 @@ from pathlib import Path
 from polybook.book import Book
 from polybook.check.code import TAKE_SOURCE
 from polybook.check.findings import Finding, Location
-from polybook.check.keys import checker_version, file_bytes, key_of
+from polybook.check.keys import checker_version, file_digest, key_of
 from polybook.check.segments import by_identity
 from polybook.config import BookConfig, LibrarySettings
 from polybook.diagnostics import Code
@@ -120,7 +120,7 @@ def _library_key(
         checker_version(),
         _library_code(),
         config.path.as_posix(),
-        file_bytes(config.path),
+        file_digest(config.path),
         repr(languages),
         repr(chosen),
     ]
@@ -128,11 +128,11 @@ def _library_key(
     for lang in sorted({config.source_language, *(from_languages[f] for f in chosen if f in from_languages)}):
         for name in config.document_names(lang):
             path = config.document_path(lang, name)
-            parts += [f"{lang}/{name}\0{display_path(path)}", file_bytes(path)]
+            parts += [f"{lang}/{name}\0{display_path(path)}", file_digest(path)]
     for framework in chosen:
         spec = settings.frameworks[framework]
-        parts.append(file_bytes(settings.target(config, framework)))
-        parts += [file_bytes(config.chapters_dir / lang / spec.lib_file) for lang in languages]
+        parts.append(file_digest(settings.target(config, framework)))
+        parts += [file_digest(config.chapters_dir / lang / spec.lib_file) for lang in languages]
     return key_of(parts)
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from polybook.check.bases import Base
 from polybook.check.findings import Finding, Location
-from polybook.check.keys import checker_version, file_bytes, key_of, package_version
+from polybook.check.keys import checker_version, file_digest, key_of, package_version
 from polybook.check.plan import Changes, Counts, DocumentPlan
 from polybook.check.staleness import LOCK_NAME, SyncRecord, origin_file
 from polybook.config import BookConfig
@@ -56,15 +56,15 @@ def chapter_findings(
     target_file = config.document_path(lang, name)
     key = key_of([
         checker_version(),
-        file_bytes(config.path),
+        file_digest(config.path),
         source.path if source is not None else "",
         translation.path,
-        file_bytes(config.document_path(config.source_language, name)),
-        file_bytes(target_file),
+        file_digest(config.document_path(config.source_language, name)),
+        file_digest(target_file),
         repr(record),
         base.kind,
         str(base.file or ""),
-        file_bytes(base.file) if base.file is not None else b"",
+        file_digest(base.file) if base.file is not None else b"",
     ])  # fmt: skip
     if isinstance(store, Shelf):
         return store.get(("findings", lang), key, list, compute)
@@ -86,15 +86,15 @@ def chunk_key(
     languages' document names, ``also`` (the source's documents misspelt names are checked
     against), conf.py, the working directory (paths are shown relative to it) and polybook's code."""
     source = config.source_language
-    parts: list[str | bytes] = [package_version(), file_bytes(config.path), os.getcwd(), repr(langs), repr(present)]
+    parts: list[str | bytes] = [package_version(), file_digest(config.path), os.getcwd(), repr(langs), repr(present)]
     for lang in [source, *langs]:
-        parts.append(file_bytes(config.chapters_dir / lang / LOCK_NAME))
+        parts.append(file_digest(config.chapters_dir / lang / LOCK_NAME))
         edition = config.languages[lang].base
         for name in names:
             document = config.document_path(lang, name)
-            parts += [name, file_bytes(document), file_bytes(origin_file(document))]
+            parts += [name, file_digest(document), file_digest(origin_file(document))]
             if edition is not None:
                 held = config.edition_path(edition, name)
-                parts += [str(held.is_file()), file_bytes(held)]
-    parts += [file_bytes(path) for path in also]
+                parts += [str(held.is_file()), file_digest(held)]
+    parts += [file_digest(path) for path in also]
     return key_of(parts)
