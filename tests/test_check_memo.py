@@ -9,6 +9,8 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
+import pytest
+
 from polybook.check import check_config
 from polybook.check.memo import DOCUMENTS
 from polybook.config import load_config
@@ -92,3 +94,25 @@ def test_a_translated_document_without_a_source_has_its_own_problems_said_in_bot
         codes = {str(f.code) for f in result.findings if f.name == "only-here"}
         assert {"structure.chapter", "toc.unreached"} <= codes
     assert sorted(f.order for f in page.findings) == sorted(f.order for f in command.findings)
+
+
+def test_the_cycle_collector_is_off_while_a_book_is_checked_and_on_again_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gc
+
+    import polybook.check as check
+
+    shutil.copytree(FIXTURES / "book", tmp_path / "book", ignore=shutil.ignore_patterns("build"))
+    seen: list[bool] = []
+    real = check.check_chunk
+
+    def chunk(*args, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(check, "check_chunk", chunk)
+    assert gc.isenabled()
+    check_config(load_config(tmp_path / "book" / "conf.py"), jobs=1)
+    assert seen and not any(seen)
+    assert gc.isenabled()

@@ -402,11 +402,12 @@ def _columns(line: str, shift: int) -> int:
 
 @contextmanager
 def cycle_collection_paused() -> Iterator[None]:
-    """Python's cycle collector off while a document is parsed. The parse makes a hundred
-    thousand short-lived tokens, and the collector, started by their count, scans them and every
-    object the program holds (all the documents parsed before, in ``polybook check``): a tenth
-    to a fifth of the parse's time, for no cycle -- the tokens are freed by their reference
-    counts. Turned back on after (when it was on), so any cycle is collected then."""
+    """Python's cycle collector off inside the block: while a document is parsed (and while a
+    book is checked, :mod:`polybook.check`). The parse makes a hundred thousand short-lived
+    tokens, and the collector, started by their count, scans them and every object the program
+    holds (all the documents parsed before, in ``polybook check``): a tenth to a fifth of the
+    parse's time, for no cycle -- the tokens are freed by their reference counts. Turned back on
+    after (when it was on), so any cycle is collected then."""
     if not gc.isenabled():
         yield
         return
