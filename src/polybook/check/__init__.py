@@ -362,12 +362,18 @@ def _distinct_renames(config: BookConfig, pairs: list[tuple[Path, Path]]) -> lis
 
 
 def _settings_of(config: BookConfig, path: Path) -> DialectSettings:
-    """How a file the merge reads is parsed: its language's dialect, an edition's for an edition's file."""
-    settings = config.settings_for(path)
-    for edition in config.editions.values():
-        if path.resolve().is_relative_to(edition.folder.resolve()):
-            settings = edition.settings
-    return settings
+    """How a file the merge reads is parsed: its language's dialect, an edition's for an edition's
+    file (the last edition whose folder holds it)."""
+    resolved = path.resolve()
+    held = [edition for edition in config.editions.values() if resolved.is_relative_to(_resolved(edition.folder))]
+    return held[-1].settings if held else config.settings_for(path)
+
+
+@functools.lru_cache(maxsize=64)
+def _resolved(folder: Path) -> Path:
+    """An edition's folder resolved, once per process: the merge asks for each of its 80 renames'
+    two files (bookmix: 1,400 resolutions of the same folders were a twentieth of a second)."""
+    return folder.resolve()
 
 
 def _read(config: BookConfig, path: Path) -> Document | None:

@@ -18,7 +18,8 @@ import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from difflib import SequenceMatcher
+
+from cydifflib import SequenceMatcher  # difflib's, compiled: the same results (see pyproject.toml)
 
 from polybook.check.align import align
 from polybook.check.segments import Item, by_identity, prose_text

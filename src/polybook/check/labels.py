@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from difflib import SequenceMatcher
+
+from cydifflib import SequenceMatcher  # difflib's, compiled: the same results (see pyproject.toml)
 
 from polybook.check.findings import Finding, Location
 from polybook.check.segments import walked, written_text

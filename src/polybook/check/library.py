@@ -21,8 +21,9 @@ import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from difflib import SequenceMatcher
 from pathlib import Path
+
+from cydifflib import SequenceMatcher  # difflib's, compiled: the same results (see pyproject.toml)
 
 from polybook.book import Book
 from polybook.check.code import TAKE_SOURCE

@@ -15,9 +15,10 @@ import bisect
 import re
 from collections import Counter
 from collections.abc import Callable
-from difflib import SequenceMatcher
 from fnmatch import fnmatchcase
 from urllib.parse import unquote
+
+from cydifflib import SequenceMatcher  # difflib's, compiled: the same results (see pyproject.toml)
 
 from polybook.check.findings import Finding, Location
 from polybook.check.segments import by_identity, flatten, inlines_of, walked, written_text

@@ -17,7 +17,8 @@ can be found, and the missing and extra math the break explains are left out.
 from __future__ import annotations
 
 import re
-from difflib import SequenceMatcher
+
+from cydifflib import SequenceMatcher  # difflib's, compiled: the same results (see pyproject.toml)
 
 from polybook.check.findings import Finding, Location
 from polybook.check.formulas import Formula, Places

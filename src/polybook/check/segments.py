@@ -16,8 +16,9 @@ import itertools
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from difflib import SequenceMatcher
 from typing import Any, TypeVar
+
+from cydifflib import SequenceMatcher  # difflib's, compiled: the same results (see pyproject.toml)
 
 from polybook.check.align import Pair, align, never
 from polybook.check.code import CellMatch
