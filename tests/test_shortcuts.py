@@ -16,7 +16,7 @@ from markdown_it.rules_block import StateBlock
 from markdown_it.rules_inline.escape import _ESCAPED as markdown_it_escaped
 from markdown_it.token import Token
 
-from polybook.dialect import DialectSettings, parse_text
+from polybook.dialect import DialectSettings, builder, code_cells, parse_text
 from polybook.dialect.builder import build_document
 from polybook.dialect.cells import read_cell_source
 from polybook.dialect.inline_scan import _ASCII_PUNCTUATION, scanner
@@ -340,3 +340,21 @@ def test_has_marks_looks_for_every_pair(text: str) -> None:
 def test_setext_underlines_found_as_by_one_search(text: str) -> None:
     found = re.search(r"[-=](?=[ \t]*$)", text, re.MULTILINE) is not None
     assert ("lheading" not in unused_block_rules(text)) == found
+
+
+def test_cells_read_once_per_text_are_as_read_each_time() -> None:
+    """A cell's fence info, source and branches are read once per text (a book's cells are in
+    each of its languages): a document parsed with those caches warm is the one parsed with
+    them empty, and each cell keeps attributes of its own."""
+    caches = (code_cells._read_cell_source, code_cells._find_branches, builder._fence_info)
+    texts = [source.read_text(encoding="utf-8", errors="replace") for source in sorted(FIXTURES.rglob("*.md"))]
+    cold = []
+    for text in texts:
+        for cache in caches:
+            cache.cache_clear()
+        cold.append(parse_text(text, "p.md", SETTINGS))
+    assert [parse_text(text, "p.md", SETTINGS) for text in texts] == cold
+    assert all(cache.cache_info().hits for cache in caches)
+    twice = "```{.python .input n=1}\nif tab.selected('mxnet'):\n    x = 1\n```\n\n" * 2
+    first, second = parse_text(twice, "p.md", SETTINGS).nodes
+    assert first.attrs == second.attrs and first.attrs is not second.attrs

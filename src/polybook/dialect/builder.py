@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -43,6 +44,9 @@ _DAMAGED_ROLE_RE = re.compile(r":\s*(?P<name>numref|ref|eqref|cite|citet)\s*:\s*
 _HASH_HEADING_RE = re.compile(r"^ {0,3}#{1,6}[^\s#]", re.MULTILINE)
 #: An attribute directive at the end of a paragraph's last line instead of on a line of its own.
 _GLUED_RE = re.compile(r"(?<=\S):(?P<name>label|eqlabel|width|height):`(?P<value>[^`\n]+)`\s*\Z")
+#: Fence info strings read once each: a book writes a few dozen (``{.python .input}``) on its
+#: thousands of fences. A FenceInfo is only read (a cell copies its attrs).
+_fence_info = functools.lru_cache(maxsize=1024)(parse_fence_info)
 _PAIRS = (("[", "]"), ("(", ")"), ("{", "}"))
 _LABEL_KINDS: dict[type, str] = {Figure: "figure", Heading: "heading", DisplayMath: "equation"}
 #: Which attribute lines each labelled kind accepts.
@@ -315,7 +319,7 @@ class _Builder(CellBuilder):
         start, end = token.map
         if not (end - 1 > start and _is_closing_fence(self.lines[end - 1].lstrip(" >"), token.markup)):
             self.report(start + 1, Code.FENCE_UNCLOSED, f"code fence {token.markup}{token.info} is never closed")
-        if parse_fence_info(token.info).is_input:
+        if _fence_info(token.info).is_input:
             self.report(
                 start + 1,
                 Code.CELL_MISPLACED,
@@ -357,7 +361,7 @@ class _Builder(CellBuilder):
         if not closed:
             self.report(line, Code.FENCE_UNCLOSED, f"code fence {token.markup}{token.info} is never closed")
         content = token.content[:-1] if token.content.endswith("\n") else token.content
-        info = parse_fence_info(token.info)
+        info = _fence_info(token.info)
         if info.error:
             self.report(line, Code.FENCE_ATTRS, info.error)
         if info.is_input and "%load_ext" in content and SETUP_RE.search(content):
