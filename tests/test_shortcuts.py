@@ -166,6 +166,9 @@ def test_any_text_parses_as_without_shortcuts(text: str) -> None:
 def test_line_tables_are_markdown_its(text: str) -> None:
     state = StateBlock(text, _parser(plain=True), {}, [])
     assert _line_tables(text) == (state.bMarks, state.eMarks, state.tShift, state.sCount, state.bsCount)
+    lines = text.split("\n")
+    assert _line_tables(text, lines) == _line_tables(text)  # from the lines the builder reads too
+    assert lines == text.split("\n")  # only read
 
 
 def test_unused_block_rules() -> None:

@@ -18,8 +18,9 @@ def parse_text(text: str, path: str = "<string>", settings: DialectSettings | No
     settings = settings or DialectSettings()
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")  # split once, for the parser's line tables and the builder
     with cycle_collection_paused():
-        return build_document(path, text, tokenize(text), settings)
+        return build_document(path, text, tokenize(text, lines), settings, lines)
 
 
 def parse_file(path: Path, settings: DialectSettings | None = None, display: str | None = None) -> Document:

@@ -76,10 +76,10 @@ class DialectSettings:
 
 
 class _Builder(CellBuilder):
-    def __init__(self, path: str, text: str, settings: DialectSettings) -> None:
+    def __init__(self, path: str, text: str, settings: DialectSettings, lines: list[str] | None = None) -> None:
         self.path = path
         self.text = text
-        self.lines = text.split("\n")
+        self.lines = text.split("\n") if lines is None else lines
         self.settings = settings
         self.doc = Document(path, settings.language, settings.frameworks, settings.default_tab)
         self.open_tab: TextTab | None = None
@@ -480,5 +480,9 @@ def _is_closing_fence(line: str, markup: str) -> bool:
     )
 
 
-def build_document(path: str, text: str, tokens: Sequence[Token], settings: DialectSettings) -> Document:
-    return _Builder(path, text, settings).build(tokens)
+def build_document(
+    path: str, text: str, tokens: Sequence[Token], settings: DialectSettings, lines: list[str] | None = None
+) -> Document:
+    """The document of ``text`` from its ``tokens``; ``lines``: ``text.split("\\n")``, when the
+    caller has it (it is only read)."""
+    return _Builder(path, text, settings, lines).build(tokens)

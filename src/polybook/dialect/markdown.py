@@ -28,6 +28,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 
 from polybook.dialect.inline_scan import scanner
 from polybook.dialect.shortcuts import (
+    LINES_KEY,
     block_rule,
     dispatch_block_rules,
     dispatch_inline_rules,
@@ -148,12 +149,13 @@ def _parser(unused: frozenset[str] = frozenset(), plain: bool = False) -> Markdo
     return md
 
 
-def tokenize(text: str) -> list:
+def tokenize(text: str, lines: list[str] | None = None) -> list:
     """Block and inline tokens of ``text`` (markdown-it ``Token`` objects), with the shortcuts
-    of :mod:`polybook.dialect.shortcuts`: the block rules ``text`` cannot use are left out."""
+    of :mod:`polybook.dialect.shortcuts`: the block rules ``text`` cannot use are left out.
+    ``lines``: ``text.split("\\n")`` when the caller has it (see :func:`shortcuts.block_rule`)."""
     if "\r" in text:  # the rules' needs are read on the lines as the parser sees them
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return _parser(unused_block_rules(text)).parse(text)
+        text, lines = text.replace("\r\n", "\n").replace("\r", "\n"), None
+    return _parser(unused_block_rules(text)).parse(text, {LINES_KEY: lines} if lines is not None else None)
 
 
 def code_span_breaks(raw: str, span: Token, cursor: int) -> tuple[int, int]:

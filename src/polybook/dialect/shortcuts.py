@@ -18,7 +18,8 @@ import gc
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from itertools import accumulate
+from itertools import accumulate, repeat
+from operator import add, sub
 from typing import Literal, TypeAlias
 
 from markdown_it import MarkdownIt
@@ -333,12 +334,19 @@ def text_join_rule(state: StateCore) -> None:
         markdown_it_text_join(StateCore("", state.md, state.env, escaped))
 
 
+#: The key of the parse's ``env`` that may hold its text's lines (``text.split("\\n")``, which the
+#: builder makes too): taken out by :func:`block_rule`, so no other rule sees it.
+LINES_KEY = "polybook.lines"
+
+
 def block_rule(state: StateCore) -> None:
-    """markdown-it's ``block`` core rule, with the line tables made by :class:`_LineState`."""
+    """markdown-it's ``block`` core rule, with the line tables made by :class:`_LineState`
+    (from the text's lines in ``env``, when the caller gave them: :data:`LINES_KEY`)."""
+    lines = state.env.pop(LINES_KEY, None)
     if state.inlineMode or not state.src:
         markdown_it_block(state)
         return
-    block = _LineState(state.src, state.md, state.env, state.tokens)
+    block = _LineState(state.src, state.md, state.env, state.tokens, lines)
     state.md.block.tokenize(block, block.line, block.lineMax)
 
 
@@ -347,10 +355,12 @@ class _LineState(StateBlock):
     indent) come from ``str.split`` and ``str.lstrip`` instead of a Python loop over the
     indent of every line -- half of a chapter's lines are indented code."""
 
-    def __init__(self, src: str, md: MarkdownIt, env: EnvType, tokens: list[Token]) -> None:
+    def __init__(
+        self, src: str, md: MarkdownIt, env: EnvType, tokens: list[Token], lines: list[str] | None = None
+    ) -> None:
         super().__init__("", md, env, tokens)  # every other field, for an empty text
         self.src = src
-        self.bMarks, self.eMarks, self.tShift, self.sCount, self.bsCount = _line_tables(src)
+        self.bMarks, self.eMarks, self.tShift, self.sCount, self.bsCount = _line_tables(src, lines)
         self.lineMax = len(self.bMarks) - 1  # the last entry is the end of the text
         self._begins = list(self.bMarks)  # as the text has them: quotes and lists move some
 
@@ -375,16 +385,24 @@ class _LineState(StateBlock):
         return super().getLines(begin, end, indent, keepLastLF)
 
 
-def _line_tables(src: str) -> tuple[list[int], list[int], list[int], list[int], list[int]]:
+def _line_tables(
+    src: str, lines: list[str] | None = None
+) -> tuple[list[int], list[int], list[int], list[int], list[int]]:
     """StateBlock's bMarks, eMarks, tShift, sCount and bsCount of ``src``, each with the
-    entry for the end of the text after the last line."""
-    lines = src.split("\n")
+    entry for the end of the text after the last line; ``lines``: ``src.split("\\n")`` (or of
+    a text that differs from it in no line's length or indent), only read."""
+    if lines is None:
+        lines = src.split("\n")
     if not lines[-1].strip(" \t"):  # "" after a last newline, or a last line of spaces only: no line
-        lines.pop()
-    begins = list(accumulate([len(line) + 1 for line in lines], initial=0))
+        lines = lines[:-1]
+    # map() over the lines rather than comprehensions: a chapter has thousands of lines
+    lengths = list(map(len, lines))
+    begins = list(accumulate(map(add, lengths, repeat(1)), initial=0))
+    ends = list(map(add, begins, lengths))
+    ends.append(len(src))
     begins[-1] = len(src)
-    ends = [begin + len(line) for begin, line in zip(begins, lines, strict=False)] + [len(src)]
-    shifts = [len(line) - len(line.lstrip(" \t")) for line in lines] + [0]
+    shifts = list(map(sub, lengths, map(len, map(str.lstrip, lines, repeat(" \t")))))
+    shifts.append(0)
     if "\t" in src:
         columns = [_columns(line, shift) for line, shift in zip(lines, shifts, strict=False)] + [0]
     else:
