@@ -16,7 +16,7 @@ from markdown_it.rules_block import StateBlock
 from markdown_it.rules_inline.escape import _ESCAPED as markdown_it_escaped
 from markdown_it.token import Token
 
-from polybook.dialect import DialectSettings, builder, code_cells, parse_text
+from polybook.dialect import DialectSettings, builder, code_cells, markdown, parse_text
 from polybook.dialect.builder import build_document
 from polybook.dialect.cells import read_cell_source
 from polybook.dialect.inline_scan import _ASCII_PUNCTUATION, scanner
@@ -346,10 +346,10 @@ def test_setext_underlines_found_as_by_one_search(text: str) -> None:
 
 
 def test_cells_read_once_per_text_are_as_read_each_time() -> None:
-    """A cell's fence info, source and branches are read once per text (a book's cells are in
-    each of its languages): a document parsed with those caches warm is the one parsed with
-    them empty, and each cell keeps attributes of its own."""
-    caches = (code_cells._read_cell_source, code_cells._find_branches, builder._fence_info)
+    """A cell's fence info, source and branches, and a directive line, are read once per text
+    (a book's cells are in each of its languages): a document parsed with those caches warm is
+    the one parsed with them empty, and each cell keeps attributes of its own."""
+    caches = (code_cells._read_cell_source, code_cells._find_branches, builder._fence_info, markdown._directive)
     texts = [source.read_text(encoding="utf-8", errors="replace") for source in sorted(FIXTURES.rglob("*.md"))]
     cold = []
     for text in texts:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import re
 
 from markdown_it.token import Token
 
@@ -17,6 +18,8 @@ from polybook.dialect.tabs import find_branches, read_setup
 #: texts). What they give is only read here (a node's lists are made from it) or frozen.
 _read_cell_source = functools.lru_cache(maxsize=16384)(read_cell_source)
 _find_branches = functools.lru_cache(maxsize=16384)(find_branches)
+#: ``content.lstrip().startswith("#@")`` without copying the cell (``\s``: what ``str.isspace`` says).
+_TAB_COMMENT = re.compile(r"\s*#@").match
 
 
 class CellBuilder:
@@ -84,7 +87,7 @@ class CellBuilder:
         if cell.tab is None:
             frameworks: tuple[str, ...] = (self.default_tab,) if self.default_tab else ()
         else:
-            marker = "#@tab" if content.lstrip().startswith("#@") else "%%tab"
+            marker = "#@tab" if _TAB_COMMENT(content) else "%%tab"
             frameworks = self.resolve(cell.tab, first + cell.code_offset - 1, marker)
         code_line = first + cell.code_offset
         branches, problems = _find_branches(cell.code, self.frameworks)

@@ -85,20 +85,25 @@ def match_directive(line: str) -> dict[str, object] | None:
     }
 
 
+#: A directive line read once: the rule reads one that ends a paragraph twice (asked whether it
+#: does, then as a block), and a book writes each in every language. Its dict is only read.
+_directive = functools.lru_cache(maxsize=8192)(match_directive)
+
+
 def _directive_rule(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     if state.is_code_block(start):
         return False
     pos = state.bMarks[start] + state.tShift[start]
     if pos >= state.eMarks[start] or state.src[pos] != ":":
         return False
-    found = match_directive(state.src[pos : state.eMarks[start]])
+    found = _directive(state.src[pos : state.eMarks[start]])
     if found is None:
         return False
     if silent:
         return True
     token = state.push("d2l_directive", "", 0)
     token.map = [start, start + 1]
-    token.meta = found
+    token.meta = dict(found)  # its own: ``found`` is the cache's
     token.content = str(found["value"])
     state.line = start + 1
     return True
