@@ -22,6 +22,19 @@ _find_branches = functools.lru_cache(maxsize=16384)(find_branches)
 _TAB_COMMENT = re.compile(r"\s*#@").match
 
 
+@functools.lru_cache(maxsize=1024)
+def _resolved(spec: str, known: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The frameworks a tab spec (``mxnet, pytorch``, ``all``) names among the book's ``known``
+    ones, in the book's order, and the names it does not know; once per spec: a book writes a
+    few on thousands of cells."""
+    if spec.strip() == "all":
+        return known, ()
+    names = split_spec(spec)
+    if not known:  # no book: nothing to check the names against
+        return tuple(dict.fromkeys(names)), ()
+    return tuple(n for n in known if n in names), tuple(n for n in names if n not in known)
+
+
 class CellBuilder:
     """Builds code cells (``#@tab``/``%%tab``, markers, ``tab.selected`` branches) and the
     ``%load_ext d2lbook.tab`` declaration, reporting what is wrong at its line."""
@@ -41,16 +54,11 @@ class CellBuilder:
         raise NotImplementedError
 
     def resolve(self, spec: str, line: int, what: str) -> tuple[str, ...]:
-        if spec.strip() == "all":
-            return self.frameworks
-        names = split_spec(spec)
-        if not self.frameworks:  # no book: nothing to check the names against
-            return tuple(dict.fromkeys(names))
-        unknown = [n for n in names if n not in self.frameworks]
+        frameworks, unknown = _resolved(spec, self.frameworks)
         for name in unknown:
             known = ", ".join(self.frameworks)
             self.report(line, Code.TAB_UNKNOWN, f"unknown framework {name!r} in {what} (known: {known})")
-        return tuple(n for n in self.frameworks if n in names)
+        return frameworks
 
     def tab_setup(self, token: Token, content: str) -> TabSetup:
         """d2lbook 1.0's ``%load_ext d2lbook.tab`` cell: the document's frameworks and requirements."""
@@ -105,8 +113,8 @@ class CellBuilder:
             frameworks=frameworks,
             code=cell.code,
             code_line=code_line,
-            markers=[Marker(name, first + i) for name, i in cell.markers],
-            magics=[Marker(name, first + i) for name, i in cell.magics],
+            markers=[Marker(name, first + i) for name, i in cell.markers] if cell.markers else [],
+            magics=[Marker(name, first + i) for name, i in cell.magics] if cell.magics else [],
             closed=closed,
             branches=branches,
         )
