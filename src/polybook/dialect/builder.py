@@ -138,21 +138,23 @@ class _Builder(CellBuilder):
         line = token.map[0] + 1
         out: list[Inline] = []
         link: list[str] | None = None
-        skip = -1
         cursor = 0  # where the last code span ended in the raw text (see code_span_breaks)
-        last = len(children) - 1
         for i, child in enumerate(children):
             kind = child.type
             if kind == "text":  # text and line breaks first: most children are
                 if link is not None:
                     link.append(child.content)
-                if i < last and children[i + 1].type == "code_inline":  # a damaged role is text then code
-                    skip = self.damaged_role(child, children[i + 1], line, out, i + 1)
                 continue
             if kind == "softbreak" or kind == "hardbreak":
                 line += 1
                 continue
-            if i == skip:
+            # a damaged role is text then code: the code span is its target
+            if (
+                kind == "code_inline"
+                and i
+                and children[i - 1].type == "text"
+                and self.damaged_role(children[i - 1], child, line, out)
+            ):
                 line += child.content.count("\n")
                 continue
             if kind == "d2l_role":
@@ -176,18 +178,18 @@ class _Builder(CellBuilder):
             line += child.content.count("\n")
         return out
 
-    def damaged_role(self, text: Token, code: Token, line: int, out: list[Inline], at: int) -> int:
+    def damaged_role(self, text: Token, code: Token, line: int, out: list[Inline]) -> bool:
         """``: numref: `x``` -- text ending in a role's name, then a code span: the role,
-        reported; returns ``at`` (the code span, then skipped) when it is one, else -1."""
+        reported; whether it is one (the code span is then no code)."""
         damaged = _DAMAGED_ROLE_RE.search(text.content)
         if not damaged:
-            return -1
+            return False
         name = damaged["name"]
         raw = f"{damaged.group(0)}`{code.content}`"
         message = f"damaged role {raw.strip()!r}; did you mean ':{name}:`{code.content.strip()}`'?"
         self.report(line, Code.ROLE_DAMAGED, message)
         out.append(Inline("role", line, code.content, name, damaged=True))
-        return at
+        return True
 
     def check_citation(self, role: str, target: str, line: int) -> None:
         for bad in bad_citations(target):

@@ -76,21 +76,30 @@ def scanner(md: MarkdownIt, role: re.Pattern[str]) -> Scan | None:
 def _scan(src: str, env: EnvType, tokens: list[Token], role: Callable[[str, int], re.Match[str] | None]) -> bool:
     """Tokenize ``src`` into ``tokens`` as markdown-it would; False (``tokens`` left empty)
     where the text needs a rule the scan does not have."""
-    stops = _STOPS_WHERE_LINKS if "](" in src or env.get("references") else _STOPS
-    end, pos, pending, first = len(src), 0, "", len(tokens)
+    search = (_STOPS_WHERE_LINKS if "](" in src or env.get("references") else _STOPS).search
+    end, pos, first = len(src), 0, len(tokens)
+    start = 0  # where the pending text begins: it runs to the next token (characters no rule matches stay in it)
     unclosed: dict[int, int] = {}  # see _code
     while pos < end:
-        found = stops.search(src, pos)
-        at = found.start() if found is not None else end
-        if at > pos:  # text, and characters no rule matches: they stay in the text
-            pending += src[pos:at]
-            if at == end:
-                break
+        found = search(src, pos)
+        if found is None:
+            break
+        at = found.start()
         char = src[at]
         if char == "\n":
-            pending, token = _line_break(pending)
-            after = at + 1
-        elif char == "\\":
+            # markdown-it's ``newline`` rule: the text before without the spaces that end it
+            # (two or more make a hard break), then the break; the next line's indent is no text
+            text = src[start:at]
+            kept = text.rstrip(" ")
+            if kept:
+                tokens.append(new_token("text", "", 0, kept))
+            tokens.append(new_token("hardbreak" if len(text) - len(kept) > 1 else "softbreak", "br", 0))
+            pos = at + 1
+            while pos < end and src[pos] in " \t":
+                pos += 1
+            start = pos
+            continue
+        if char == "\\":
             token, after = _escape(src, at)
         elif char == "$":
             token, after = _math(src, at)
@@ -101,19 +110,17 @@ def _scan(src: str, env: EnvType, tokens: list[Token], role: Callable[[str, int]
         else:
             del tokens[first:]
             return False
-        if token is None:  # the rule did not match: its characters stay in the text
-            pending += src[at:after]
-        else:
-            if pending:
-                tokens.append(new_token("text", "", 0, pending))
-                pending = ""
+        if token is not None:
+            if at > start:
+                tokens.append(new_token("text", "", 0, src[start:at]))
             tokens.append(token)
-            if token.tag == "br":  # the next line's indent is not text
+            if token.tag == "br":  # an escaped line break: the next line's indent is no text
                 while after < end and src[after] in " \t":
                     after += 1
+            start = after
         pos = after
-    if pending:
-        tokens.append(new_token("text", "", 0, pending))
+    if start < end:
+        tokens.append(new_token("text", "", 0, src[start:]))
     return True
 
 
@@ -130,16 +137,6 @@ def _escape(src: str, at: int) -> tuple[Token | None, int]:
         escaped += src[at + 2]  # a surrogate pair is one character
     content = escaped if escaped in _ASCII_PUNCTUATION else "\\" + escaped
     return new_token("text_special", "", 0, content, "\\" + escaped, "escape"), at + 1 + len(escaped)
-
-
-def _line_break(pending: str) -> tuple[str, Token]:
-    """markdown-it's ``newline`` rule: the text before a line break, without the spaces that
-    end it (two or more make a hard break), and the break."""
-    if not pending.endswith(" "):
-        return pending, new_token("softbreak", "br", 0)
-    if pending.endswith("  "):
-        return pending.rstrip(" "), new_token("hardbreak", "br", 0)
-    return pending[:-1], new_token("softbreak", "br", 0)
 
 
 def _escaped(src: str, pos: int) -> bool:
