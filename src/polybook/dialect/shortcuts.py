@@ -388,8 +388,10 @@ class _LineState(StateBlock):
     def getLines(self, begin: int, end: int, indent: int, keepLastLF: bool) -> str:
         """markdown-it's, as one slice of the text when no indent is taken off and no line
         begins elsewhere than in the text (a paragraph or code cell at the margin): the lines
-        then follow each other there. markdown-it's cuts each line and joins them."""
-        if indent == 0 and begin < end and self.bMarks[begin:end] == self._begins[begin:end]:
+        then follow each other there. markdown-it's cuts each line and joins them. Outside
+        every quote and list (level 0) every line begins where the text has it: those rules
+        move a line's beginning only while they parse what they hold, and put it back."""
+        if indent == 0 and begin < end and (self.level == 0 or self.bMarks[begin:end] == self._begins[begin:end]):
             return self.src[self.bMarks[begin] : self.eMarks[end - 1] + (1 if keepLastLF else 0)]
         return super().getLines(begin, end, indent, keepLastLF)
 
