@@ -346,11 +346,11 @@ def test_setext_underlines_found_as_by_one_search(text: str) -> None:
 
 
 def test_cells_read_once_per_text_are_as_read_each_time() -> None:
-    """A cell's fence info, source, tab and branches, and a directive line, are read once per text
-    (a book's cells are in each of its languages): a document parsed with those caches warm is
-    the one parsed with them empty, and each cell keeps attributes of its own."""
-    caches = (code_cells._read_cell_source, code_cells._find_branches, code_cells._resolved, builder._fence_info)
-    caches += (markdown._directive,)
+    """A fence's info string, a cell's tab spec and a directive line are each read once (a book
+    writes the same ones on thousands of blocks, in each language): a document parsed with
+    those caches warm is the one parsed with them empty, and each cell keeps attributes of its
+    own."""
+    caches = (code_cells._resolved, builder._fence_info, markdown._directive)
     texts = [source.read_text(encoding="utf-8", errors="replace") for source in sorted(FIXTURES.rglob("*.md"))]
     cold = []
     for text in texts:

@@ -13,11 +13,6 @@ from polybook.dialect.cells import FenceInfo, read_cell_source, split_spec
 from polybook.dialect.nodes import CodeCell, Document, Marker, TabSetup
 from polybook.dialect.tabs import find_branches, read_setup
 
-#: A cell's source read, and its branches found, once per text (and book's frameworks): a
-#: book's cells are in each of its languages (bookmix's cold check: 17,241 cells, 9,253
-#: texts). What they give is only read here (a node's lists are made from it) or frozen.
-_read_cell_source = functools.lru_cache(maxsize=16384)(read_cell_source)
-_find_branches = functools.lru_cache(maxsize=16384)(find_branches)
 #: ``content.lstrip().startswith("#@")`` without copying the cell (``\s``: what ``str.isspace`` says).
 _TAB_COMMENT = re.compile(r"\s*#@").match
 
@@ -82,7 +77,7 @@ class CellBuilder:
         assert token.map is not None
         start, end = token.map
         first = start + 2  # 1-based line of the first line inside the fence
-        cell = _read_cell_source(content)
+        cell = read_cell_source(content)
         if cell.tab_damaged:
             message = "damaged tab marker; write '#@tab <framework>' or '%%tab <framework>' on the first line"
             self.report(first, Code.DIRECTIVE_DAMAGED, message)
@@ -98,7 +93,7 @@ class CellBuilder:
             marker = "#@tab" if _TAB_COMMENT(content) else "%%tab"
             frameworks = self.resolve(cell.tab, first + cell.code_offset - 1, marker)
         code_line = first + cell.code_offset
-        branches, problems = _find_branches(cell.code, self.frameworks)
+        branches, problems = find_branches(cell.code, self.frameworks)
         for problem in problems:
             kind = Code.TAB_UNKNOWN if problem.kind == "unknown" else Code.TAB_BRANCH  # branch, stray
             self.report(code_line + problem.line, kind, problem.message)
