@@ -16,6 +16,7 @@ from polybook.check.code_keys import (
     _unquoted_tokens,
     cell_key,
     code_lines,
+    code_tokens,
     without_comments,
 )
 from polybook.dialect.normalize import logical_lines, normalize_code
@@ -51,6 +52,14 @@ def test_plain_key_is_the_tokenizers_key(code: str) -> None:
     assert found is None or found == normalize_code(code)
     assert cell_key(code) == normalize_code(without_comments(code))
     assert code_lines(code) == logical_lines(code)  # positions too
+
+
+@pytest.mark.parametrize("code", CELLS)
+def test_code_tokens_are_the_tokenizers_tokens_as_tuples(code: str) -> None:
+    expected = [
+        (depth, [(t.text, t.is_string, t.line, t.start, t.end) for t in toks]) for depth, toks in logical_lines(code)
+    ]
+    assert code_tokens(code) == expected  # the quick reading's and the tokenizer's alike
 
 
 def test_plain_key_leaves_what_only_the_tokenizer_reads_to_it() -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 from polybook.check.align import Pair, align, never
 from polybook.check.code_diff import Hunk, token_diff
-from polybook.check.code_keys import cell_key, code_lines, uncommented_key, without_comments
+from polybook.check.code_keys import cell_key, code_tokens, uncommented_key, without_comments
 from polybook.check.findings import Finding, Location
 from polybook.check.regroup import CellMatch, holders, streams_of
 from polybook.check.strings import differing_strings
@@ -463,4 +463,4 @@ def _first_line(code: str) -> str:
 
 def without_strings(code: str) -> list[str]:
     """Tokens with every string literal blanked: equal lists mean only strings differ."""
-    return ["''" if t.is_string else t.text for _, toks in code_lines(code) for t in toks]
+    return ["''" if t.is_string else t.text for _, toks in code_tokens(code) for t in toks]

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 import tokenize
-from functools import lru_cache
+from functools import lru_cache, partial
+from typing import NamedTuple
 
 from polybook.dialect.normalize import CodeToken, logical_lines, normalize_code
 
@@ -34,15 +35,37 @@ def uncommented_key(code: str) -> str:
     return key if key is not None else normalize_code(code)
 
 
+class Token(NamedTuple):
+    """A token of a logical line as :func:`code_tokens` gives it: :class:`CodeToken`'s fields in
+    :func:`_quick_lines`' order, as a tuple, so that C code makes it (``tuple.__new__``): a frozen
+    dataclass's ``__init__`` cost a third of the tokens' reading (bookmix: some 100,000 tokens)."""
+
+    text: str
+    is_string: bool
+    line: int  # from 0
+    start: int
+    end: int
+
+
+_as_token = partial(tuple.__new__, Token)  # a :func:`_quick_lines` token tuple as a Token, made in C
+
+
 @lru_cache(maxsize=16384)
-def code_lines(code: str) -> list[tuple[int, list[CodeToken]]]:
+def code_tokens(code: str) -> list[tuple[int, list[Token]]]:
     """:func:`logical_lines` (``(indent depth, tokens)`` per logical line, without comments or
-    docstrings), by the quick reading when the code is plain. Memoised: shared, never mutate it."""
+    docstrings), by the quick reading when the code is plain, each token a :class:`Token`.
+    Memoised: shared, never mutate it."""
     found = _quick_lines(code)
     if found is None:
-        return logical_lines(code)
-    return [(depth, [CodeToken(text, line, start, end, string) for text, string, line, start, end in toks])
-            for depth, toks in found]  # fmt: skip
+        return [(depth, [Token(t.text, t.is_string, t.line, t.start, t.end) for t in toks])
+                for depth, toks in logical_lines(code)]  # fmt: skip
+    return [(depth, list(map(_as_token, toks))) for depth, toks in found]
+
+
+def code_lines(code: str) -> list[tuple[int, list[CodeToken]]]:
+    """:func:`code_tokens` as the document model's :class:`CodeToken`: :func:`logical_lines`'s result."""
+    return [(depth, [CodeToken(t.text, t.line, t.start, t.end, t.is_string) for t in toks])
+            for depth, toks in code_tokens(code)]  # fmt: skip
 
 
 # Why by hand: :func:`normalize_code` and :func:`logical_lines` run Python's tokenizer
