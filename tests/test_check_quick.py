@@ -62,6 +62,13 @@ def test_code_tokens_are_the_tokenizers_tokens_as_tuples(code: str) -> None:
     assert code_tokens(code) == expected  # the quick reading's and the tokenizer's alike
 
 
+@pytest.mark.parametrize("code", [*CELLS, "x = 1  # one\n\ny = 'a#b'  # two\n# alone", "a = 1   \n  \nb = 2 \t"])
+def test_without_comments_is_the_pattern_on_every_line(code: str) -> None:
+    pattern = re.compile(r"""^([^'"#]*?)\s*#.*$""")  # its plain form: the pattern asked of every line
+    lines = [m[1] if (m := pattern.match(line)) else line.rstrip() for line in code.split("\n")]
+    assert without_comments(code) == "\n".join(line for line in lines if line.strip())
+
+
 def test_plain_key_leaves_what_only_the_tokenizer_reads_to_it() -> None:
     for code in ["a = '''over\nlines'''", "x = 1 + \\\n    2", "f(1,\n  2", "!pip install d2l", "\tx = 1", "x = 1)"]:
         assert _plain_key(code) is None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import tokenize
 from functools import lru_cache, partial
+from operator import itemgetter
 from typing import NamedTuple
 
 from polybook.dialect.normalize import CodeToken, logical_lines, normalize_code
@@ -17,7 +18,13 @@ _CODE_THEN_COMMENT = re.compile(r"""^([^'"#]*?)\s*#.*$""")  # a comment after co
 def without_comments(code: str) -> str:
     """The code with its comments and blank lines cut where that is safe (no quote before the
     ``#``): equal results mean equal :func:`cell_key`, without the tokenizer's slow work."""
-    lines = [m[1] if (m := _CODE_THEN_COMMENT.match(line)) else line.rstrip() for line in code.split("\n")]
+    if "#" not in code:  # no comment: the pattern matches no line (most cells of most books)
+        lines = [line.rstrip() for line in code.split("\n")]
+    else:
+        lines = [
+            m[1] if "#" in line and (m := _CODE_THEN_COMMENT.match(line)) else line.rstrip()
+            for line in code.split("\n")
+        ]
     return "\n".join(line for line in lines if line.strip())
 
 
@@ -81,6 +88,7 @@ _QUOTED = tokenize.single_quoted  # a string's start, its prefix included
 _NOT_PLAIN = re.compile(r"[\t\f\r]|\\$", re.M)  # what only the tokenizer itself handles
 
 _Token = tuple[str, bool, int, int, int]  # text, is a string, line (from 0), start and end column
+_text = itemgetter(0)  # a token's text
 
 
 def _plain_key(code: str) -> str | None:
@@ -88,7 +96,7 @@ def _plain_key(code: str) -> str | None:
     found = _quick_lines(code, places=False)
     if found is None:
         return None
-    return "\n".join("    " * depth + " ".join(token[0] for token in toks) for depth, toks in found)
+    return "\n".join(["    " * depth + " ".join(map(_text, toks)) for depth, toks in found])
 
 
 def _quick_lines(code: str, places: bool = True) -> list[tuple[int, list[_Token]]] | None:
@@ -221,8 +229,10 @@ def _ended(
     elif not out and depth == 0:
         cell_docstring = True
         out.append((depth, statement))
+    if statement[-1][0] != ":":
+        return False, cell_docstring
     words = [token[0] for token in statement[:2]]
-    return statement[-1][0] == ":" and (words[0] in ("def", "class") or words == ["async", "def"]), cell_docstring
+    return words[0] in ("def", "class") or words == ["async", "def"], cell_docstring
 
 
 def _lone_string(statement: list[_Token]) -> bool:
