@@ -16,6 +16,7 @@ from polybook.check.code_keys import (
     _unquoted_tokens,
     cell_key,
     code_lines,
+    code_tokens,
     without_comments,
 )
 from polybook.dialect.normalize import logical_lines, normalize_code
@@ -51,6 +52,21 @@ def test_plain_key_is_the_tokenizers_key(code: str) -> None:
     assert found is None or found == normalize_code(code)
     assert cell_key(code) == normalize_code(without_comments(code))
     assert code_lines(code) == logical_lines(code)  # positions too
+
+
+@pytest.mark.parametrize("code", CELLS)
+def test_code_tokens_are_the_tokenizers_tokens_as_tuples(code: str) -> None:
+    expected = [
+        (depth, [(t.text, t.is_string, t.line, t.start, t.end) for t in toks]) for depth, toks in logical_lines(code)
+    ]
+    assert code_tokens(code) == expected  # the quick reading's and the tokenizer's alike
+
+
+@pytest.mark.parametrize("code", [*CELLS, "x = 1  # one\n\ny = 'a#b'  # two\n# alone", "a = 1   \n  \nb = 2 \t"])
+def test_without_comments_is_the_pattern_on_every_line(code: str) -> None:
+    pattern = re.compile(r"""^([^'"#]*?)\s*#.*$""")  # its plain form: the pattern asked of every line
+    lines = [m[1] if (m := pattern.match(line)) else line.rstrip() for line in code.split("\n")]
+    assert without_comments(code) == "\n".join(line for line in lines if line.strip())
 
 
 def test_plain_key_leaves_what_only_the_tokenizer_reads_to_it() -> None:

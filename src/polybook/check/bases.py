@@ -25,6 +25,7 @@ from pathlib import Path
 
 from polybook.check.code import CellMatch, cell_key
 from polybook.check.code_keys import uncommented_key, without_comments
+from polybook.check.documents import cells_of
 from polybook.check.findings import Finding, Location
 from polybook.check.keys import checker_version, file_digest, key_of
 from polybook.check.segments import by_identity
@@ -198,7 +199,7 @@ def _marks(doc: Document) -> frozenset[tuple[str, str]]:
     """What a translation keeps of the text it translates, for telling which text that is: every
     code cell (per framework, normalised), display formula and label. Memoised for the last
     documents: the source's serves every language."""
-    marks = {("code:" + fw, cell_key(cell.code_for(fw))) for cell in doc.cells() for fw in cell.frameworks}
+    marks = {("code:" + fw, cell_key(cell.code_for(fw))) for cell in cells_of(doc) for fw in cell.frameworks}
     marks |= {("math", " ".join(n.tex.split())) for n in doc.walk() if isinstance(n, DisplayMath)}
     return frozenset(marks | {("label", name) for name in doc.labels})
 
@@ -234,7 +235,7 @@ def _keyed(mark: tuple[str, str]) -> tuple[str, str]:
 def _uncommented_marks(doc: Document) -> frozenset[tuple[str, str]]:
     """:func:`_marks` with each cell's code only :func:`without_comments` (its key is a function
     of that): equal for two documents, their marks are equal, at a fraction of the cost."""
-    marks = {("code:" + fw, without_comments(cell.code_for(fw))) for cell in doc.cells() for fw in cell.frameworks}
+    marks = {("code:" + fw, without_comments(cell.code_for(fw))) for cell in cells_of(doc) for fw in cell.frameworks}
     marks |= {("math", " ".join(n.tex.split())) for n in doc.walk() if isinstance(n, DisplayMath)}
     return frozenset(marks | {("label", name) for name in doc.labels})
 

@@ -8,7 +8,8 @@ from typing import Any
 
 from polybook.check.align import Pair, align, never
 from polybook.check.code_diff import Hunk, token_diff
-from polybook.check.code_keys import cell_key, code_lines, uncommented_key, without_comments
+from polybook.check.code_keys import cell_key, code_tokens, uncommented_key, without_comments
+from polybook.check.documents import cells_of
 from polybook.check.findings import Finding, Location
 from polybook.check.regroup import CellMatch, holders, streams_of
 from polybook.check.strings import differing_strings
@@ -66,11 +67,11 @@ def _named(doc: Document) -> set[str]:
     setup = doc.setup
     if setup is not None and setup.frameworks is not None:
         return set(setup.frameworks)
-    return {f for c in doc.cells() if c.tab is None or c.tab.strip() != "all" for f in c.frameworks}
+    return {f for c in cells_of(doc) if c.tab is None or c.tab.strip() != "all" for f in c.frameworks}
 
 
 def _runs(doc: Document) -> set[str]:
-    return {f for c in doc.cells() for f in c.frameworks}
+    return {f for c in cells_of(doc) for f in c.frameworks}
 
 
 def shared_frameworks(source: Document, translation: Document) -> frozenset[str]:
@@ -84,7 +85,7 @@ def shared_frameworks(source: Document, translation: Document) -> frozenset[str]
     sync would undo the first). The rest is coverage (:func:`check_coverage`).
     """
     both = frozenset(source.frameworks) & frozenset(translation.frameworks)
-    if not translation.cells():
+    if not cells_of(translation):
         return both
     if not _named(source):
         return both & _runs(translation)
@@ -96,7 +97,7 @@ def match_cells(source: Document, translation: Document) -> CellMatch:
     are coverage); a cell paired in any stream stands for its counterpart."""
     match = CellMatch(common=shared_frameworks(source, translation))
     for framework in [f for f in source.frameworks if f in match.common]:
-        src, tgt = source.cells(framework), translation.cells(framework)
+        src, tgt = cells_of(source, framework), cells_of(translation, framework)
         s_code, t_code = [c.code_for(framework) for c in src], [c.code_for(framework) for c in tgt]
         pairs = _contained(align_code(s_code, t_code), s_code, t_code)
         match.streams.append((framework, src, tgt, pairs))
@@ -133,8 +134,8 @@ def _contained(pairs: list[Pair], source: list[str], target: list[str]) -> list[
 def _offered_cells(doc: Document, framework: str, every: bool = True) -> list[CodeCell]:
     """The cells that make ``framework``'s version of a chapter: those naming it, or, when no
     cell names a framework and ``every`` (a source of ``all`` cells), every cell running for it."""
-    named = [c for c in doc.cells(framework) if c.tab is None or c.tab.strip() != "all"]
-    return named if named or _named(doc) or not every else doc.cells(framework)
+    named = [c for c in cells_of(doc, framework) if c.tab is None or c.tab.strip() != "all"]
+    return named if named or _named(doc) or not every else cells_of(doc, framework)
 
 
 def check_coverage(
@@ -463,4 +464,4 @@ def _first_line(code: str) -> str:
 
 def without_strings(code: str) -> list[str]:
     """Tokens with every string literal blanked: equal lists mean only strings differ."""
-    return ["''" if t.is_string else t.text for _, toks in code_lines(code) for t in toks]
+    return ["''" if t.is_string else t.text for _, toks in code_tokens(code) for t in toks]

@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from cydifflib import SequenceMatcher  # difflib's, compiled: the same opcodes (see pyproject.toml)
 
 from polybook.check.align import align
-from polybook.check.code_keys import code_lines
-from polybook.dialect.normalize import CodeToken
+from polybook.check.code_keys import Token, code_tokens
 
 _IDENT = re.compile(r"^[A-Za-z_]\w*$")
 _OPEN, _CLOSE = ("(", "[", "{"), (")", "]", "}")
+_DEPTH = {**dict.fromkeys(_OPEN, 1), **dict.fromkeys(_CLOSE, -1)}  # what a token adds to the brackets open
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +33,7 @@ def token_diff(translation: str, source: str) -> list[Hunk]:
     a pair of similar lines only the changed tokens are shown, widened to the call or
     subscript around them.
     """
-    t_lines, s_lines = [toks for _, toks in code_lines(translation)], [toks for _, toks in code_lines(source)]
+    t_lines, s_lines = [toks for _, toks in code_tokens(translation)], [toks for _, toks in code_tokens(source)]
     t_src, s_src = translation.split("\n"), source.split("\n")
     t_keys = [" ".join(x.text for x in toks) for toks in t_lines]
     s_keys = [" ".join(x.text for x in toks) for toks in s_lines]
@@ -53,9 +53,7 @@ def token_diff(translation: str, source: str) -> list[Hunk]:
     return [h for h in out if h.translation or h.source]
 
 
-def _token_pairs(
-    t_toks: list[CodeToken], s_toks: list[CodeToken], t_src: list[str], s_src: list[str]
-) -> list[tuple[str, str]]:
+def _token_pairs(t_toks: list[Token], s_toks: list[Token], t_src: list[str], s_src: list[str]) -> list[tuple[str, str]]:
     t_text, s_text = [x.text for x in t_toks], [x.text for x in s_toks]
     regions: list[list[int]] = []
     for op, t0, t1, s0, s1 in SequenceMatcher(None, t_text, s_text, autojunk=False).get_opcodes():
@@ -76,10 +74,10 @@ def _token_pairs(
     return out
 
 
-def _widen(t: list[CodeToken], s: list[CodeToken], t0: int, t1: int, s0: int, s1: int) -> tuple[int, int, int, int]:
+def _widen(t: list[Token], s: list[Token], t0: int, t1: int, s0: int, s1: int) -> tuple[int, int, int, int]:
     """Grow a changed region to a readable unit: the call or subscript around it."""
 
-    def text(toks: list[CodeToken], i: int) -> str:
+    def text(toks: list[Token], i: int) -> str:
         return toks[i].text if 0 <= i < len(toks) else ""
 
     # left: an opening bracket, then the dotted name before it
@@ -94,18 +92,19 @@ def _widen(t: list[CodeToken], s: list[CodeToken], t0: int, t1: int, s0: int, s1
     if _IDENT.match(text(t, t0 - 1)) and text(t, t0) in _OPEN and text(t, t0 - 1) == text(s, s0 - 1):
         t0, s0 = t0 - 1, s0 - 1
     # right: close what the region opened, and a call's parentheses right after a name
+    t_open = sum(_DEPTH.get(text(t, i), 0) for i in range(t0, t1))  # the brackets each region leaves open,
+    s_open = sum(_DEPTH.get(text(s, i), 0) for i in range(s0, s1))  # kept up to date as it grows
     for _ in range(12):
-        t_open = sum(text(t, i) in _OPEN for i in range(t0, t1)) - sum(text(t, i) in _CLOSE for i in range(t0, t1))
-        s_open = sum(text(s, i) in _OPEN for i in range(s0, s1)) - sum(text(s, i) in _CLOSE for i in range(s0, s1))
         ends_with_name = _IDENT.match(text(t, t1 - 1)) and text(t, t1) == "(" == text(s, s1)
         if (t_open > 0 or s_open > 0 or ends_with_name) and text(t, t1) == text(s, s1) and text(t, t1):
+            t_open, s_open = t_open + _DEPTH.get(text(t, t1), 0), s_open + _DEPTH.get(text(s, s1), 0)
             t1, s1 = t1 + 1, s1 + 1
         else:
             break
     return t0, t1, s0, s1
 
 
-def _render(tokens: list[CodeToken], lines: list[str]) -> str:
+def _render(tokens: list[Token], lines: list[str]) -> str:
     """The original text of a run of tokens (one logical line; continuation lines joined)."""
     if not tokens:
         return ""

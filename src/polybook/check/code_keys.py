@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import re
 import tokenize
-from functools import lru_cache
+from functools import lru_cache, partial
+from operator import itemgetter
+from typing import NamedTuple
 
 from polybook.dialect.normalize import CodeToken, logical_lines, normalize_code
 
@@ -16,7 +18,13 @@ _CODE_THEN_COMMENT = re.compile(r"""^([^'"#]*?)\s*#.*$""")  # a comment after co
 def without_comments(code: str) -> str:
     """The code with its comments and blank lines cut where that is safe (no quote before the
     ``#``): equal results mean equal :func:`cell_key`, without the tokenizer's slow work."""
-    lines = [m[1] if (m := _CODE_THEN_COMMENT.match(line)) else line.rstrip() for line in code.split("\n")]
+    if "#" not in code:  # no comment: the pattern matches no line (most cells of most books)
+        lines = [line.rstrip() for line in code.split("\n")]
+    else:
+        lines = [
+            m[1] if "#" in line and (m := _CODE_THEN_COMMENT.match(line)) else line.rstrip()
+            for line in code.split("\n")
+        ]
     return "\n".join(line for line in lines if line.strip())
 
 
@@ -34,15 +42,37 @@ def uncommented_key(code: str) -> str:
     return key if key is not None else normalize_code(code)
 
 
+class Token(NamedTuple):
+    """A token of a logical line as :func:`code_tokens` gives it: :class:`CodeToken`'s fields in
+    :func:`_quick_lines`' order, as a tuple, so that C code makes it (``tuple.__new__``): a frozen
+    dataclass's ``__init__`` cost a third of the tokens' reading (bookmix: some 100,000 tokens)."""
+
+    text: str
+    is_string: bool
+    line: int  # from 0
+    start: int
+    end: int
+
+
+_as_token = partial(tuple.__new__, Token)  # a :func:`_quick_lines` token tuple as a Token, made in C
+
+
 @lru_cache(maxsize=16384)
-def code_lines(code: str) -> list[tuple[int, list[CodeToken]]]:
+def code_tokens(code: str) -> list[tuple[int, list[Token]]]:
     """:func:`logical_lines` (``(indent depth, tokens)`` per logical line, without comments or
-    docstrings), by the quick reading when the code is plain. Memoised: shared, never mutate it."""
+    docstrings), by the quick reading when the code is plain, each token a :class:`Token`.
+    Memoised: shared, never mutate it."""
     found = _quick_lines(code)
     if found is None:
-        return logical_lines(code)
-    return [(depth, [CodeToken(text, line, start, end, string) for text, string, line, start, end in toks])
-            for depth, toks in found]  # fmt: skip
+        return [(depth, [Token(t.text, t.is_string, t.line, t.start, t.end) for t in toks])
+                for depth, toks in logical_lines(code)]  # fmt: skip
+    return [(depth, list(map(_as_token, toks))) for depth, toks in found]
+
+
+def code_lines(code: str) -> list[tuple[int, list[CodeToken]]]:
+    """:func:`code_tokens` as the document model's :class:`CodeToken`: :func:`logical_lines`'s result."""
+    return [(depth, [CodeToken(t.text, t.line, t.start, t.end, t.is_string) for t in toks])
+            for depth, toks in code_tokens(code)]  # fmt: skip
 
 
 # Why by hand: :func:`normalize_code` and :func:`logical_lines` run Python's tokenizer
@@ -58,6 +88,7 @@ _QUOTED = tokenize.single_quoted  # a string's start, its prefix included
 _NOT_PLAIN = re.compile(r"[\t\f\r]|\\$", re.M)  # what only the tokenizer itself handles
 
 _Token = tuple[str, bool, int, int, int]  # text, is a string, line (from 0), start and end column
+_text = itemgetter(0)  # a token's text
 
 
 def _plain_key(code: str) -> str | None:
@@ -65,7 +96,7 @@ def _plain_key(code: str) -> str | None:
     found = _quick_lines(code, places=False)
     if found is None:
         return None
-    return "\n".join("    " * depth + " ".join(token[0] for token in toks) for depth, toks in found)
+    return "\n".join(["    " * depth + " ".join(map(_text, toks)) for depth, toks in found])
 
 
 def _quick_lines(code: str, places: bool = True) -> list[tuple[int, list[_Token]]] | None:
@@ -198,8 +229,10 @@ def _ended(
     elif not out and depth == 0:
         cell_docstring = True
         out.append((depth, statement))
+    if statement[-1][0] != ":":
+        return False, cell_docstring
     words = [token[0] for token in statement[:2]]
-    return statement[-1][0] == ":" and (words[0] in ("def", "class") or words == ["async", "def"]), cell_docstring
+    return words[0] in ("def", "class") or words == ["async", "def"], cell_docstring
 
 
 def _lone_string(statement: list[_Token]) -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from polybook.check.code import cell_key
+from polybook.check.documents import cells_of
 from polybook.check.findings import Finding
 from polybook.check.segments import by_identity, inlines_of, walked
 from polybook.check.tex import normalize_tex
@@ -39,7 +40,7 @@ class _Today:
 
 @by_identity  # the source today is asked once for every language
 def _today(doc: Document) -> _Today:
-    cells = [(f, cell_key(c.code_for(f)), c) for c in doc.cells() for f in c.frameworks]
+    cells = [(f, cell_key(c.code_for(f)), c) for c in cells_of(doc) for f in c.frameworks]
     inlines = [i for i, _ in inlines_of(doc)]
     formulas = [n.tex for n in walked(doc) if isinstance(n, DisplayMath)]
     formulas += [i.value for i in inlines if i.kind == "math"]
@@ -58,7 +59,7 @@ def _today(doc: Document) -> _Today:
 
 @by_identity  # asked for every code finding of the chapter
 def _cells(doc: Document) -> list[CodeCell]:
-    return doc.cells()
+    return cells_of(doc)
 
 
 def _cell_at(doc: Document, line: int) -> CodeCell | None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from polybook.check.align import Pair, align, char_ratio
 from polybook.check.bases import Base
 from polybook.check.code import align_code
+from polybook.check.documents import cells_of
 from polybook.check.findings import Finding, Location
 from polybook.check.plan import Changes, Counts, DocumentPlan, DocumentState
 from polybook.check.staleness import by_documents, prose_blocks, prose_pairs, prose_text
@@ -36,7 +37,7 @@ def document_changes(old: Document, new: Document) -> Changes:
     now = prose_blocks(new)
     pairs = prose_pairs(old, new)
     words = sum(len(prose_text(now[p.target]).split()) for p in pairs if p.target is not None and p.kind != "equal")
-    cells = align_code([c.code for c in old.cells()], [c.code for c in new.cells()])
+    cells = align_code([c.code for c in cells_of(old)], [c.code for c in cells_of(new)])
     formulas = align(_formulas(old), _formulas(new), char_ratio, 0.6)
     return Changes(_counts(pairs), _counts(cells), _counts(formulas), words)
 
@@ -68,7 +69,7 @@ def changed_row(name: str, base: Base, current: Document | None, translation: Do
 def new_row(name: str, source: Document, follows: str) -> DocumentPlan:
     words = document_words(source)
     blocks = len(prose_blocks(source))
-    cells, formulas = len(source.cells()), len(_formulas(source))
+    cells, formulas = len(cells_of(source)), len(_formulas(source))
     changes = Changes(Counts(added=blocks), Counts(added=cells), Counts(added=formulas), words)
     return DocumentPlan(DocumentState.NEW, name, name, follows, changes=changes, labels=frozenset(source.labels))
 

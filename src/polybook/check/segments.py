@@ -11,17 +11,14 @@ pairing says where in the translation something missing from it belongs
 from __future__ import annotations
 
 import bisect
-import functools
 import itertools
-from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
 
 from cydifflib import SequenceMatcher  # difflib's, compiled: the same results (see pyproject.toml)
 
 from polybook.check.align import Pair, align, never
 from polybook.check.code import CellMatch
+from polybook.check.documents import by_identity, cells_of
 from polybook.dialect.nodes import CodeCell, DisplayMath, Document, Figure, Heading, Inline, Node, TextTab
 from polybook.dialect.slides import prose_of
 
@@ -41,31 +38,6 @@ class Segment:
 def prose_text(item: Item) -> str:
     """The prose of a node whose numbers count (paragraphs, lists, headings, captions)."""
     return prose_of(item.node)
-
-
-T = TypeVar("T")
-
-
-def by_identity(func: Callable[..., T]) -> Callable[..., T]:
-    """Memoise on the identity of the first argument (a document, or a list made from one),
-    for the few most recent: the source chapter is compared with every translation in turn.
-    An entry keeps its argument alive, so an id is never reused while it is cached."""
-    cache: OrderedDict[tuple[Any, ...], tuple[object, T]] = OrderedDict()
-
-    @functools.wraps(func)
-    def wrapper(first: object, *rest: Any) -> T:
-        key = (id(first), *rest)
-        hit = cache.get(key)
-        if hit is not None and hit[0] is first:
-            cache.move_to_end(key)
-            return hit[1]
-        value = func(first, *rest)
-        cache[key] = (first, value)
-        if len(cache) > 32:
-            cache.popitem(last=False)
-        return value
-
-    return wrapper
 
 
 @by_identity
@@ -229,7 +201,7 @@ def _kind(item: Item) -> str:
 @by_identity  # a source chapter is paired with every translation
 def _source_keys(source: Document) -> tuple[dict[int, str], list[str | None]]:
     """The source's code cells' keys (by identity), and every node's anchor key (None: no anchor)."""
-    cells = {id(c): f"c:{i}" for i, c in enumerate(source.cells())}
+    cells = {id(c): f"c:{i}" for i, c in enumerate(cells_of(source))}
     return cells, [_anchor_key(i.node, cells) if isinstance(i.node, _ANCHORS) else None for i in flatten(source)]
 
 

@@ -25,6 +25,7 @@ from cydifflib import SequenceMatcher  # difflib's, compiled: the same opcodes (
 
 from polybook.check.align import Pair, align, token_ratio
 from polybook.check.code import CellMatch, align_code, cell_key, token_diff
+from polybook.check.documents import cells_of
 from polybook.check.findings import Finding, Location
 from polybook.check.segments import by_identity
 from polybook.diagnostics import Code
@@ -206,7 +207,7 @@ def source_steps(old: Document, source: Document) -> tuple[list[CellStep], list[
     once (memoised on both documents: shared, never mutate it)."""
     cells: list[CellStep] = []
     for framework in source.frameworks:
-        now, then = source.cells(framework), old.cells(framework)
+        now, then = cells_of(source, framework), cells_of(old, framework)
         anchor = None
         for pair in align_code([c.code_for(framework) for c in then], [c.code_for(framework) for c in now]):
             before = then[pair.source] if pair.source is not None else None

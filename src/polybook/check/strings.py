@@ -15,8 +15,7 @@ from __future__ import annotations
 import ast
 import re
 
-from polybook.check.code_keys import code_lines
-from polybook.dialect.normalize import CodeToken
+from polybook.check.code_keys import Token, code_tokens
 
 #: Calls whose string arguments are shown to the reader (by the last part of their name).
 DISPLAY_CALLS = frozenset({
@@ -30,14 +29,14 @@ _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{[^{}]*\}|%[-#0 +]*\d*(?:\.\d+)?[sdifgexr
 _PREFIX = re.compile(r"^[A-Za-z]*")
 
 
-def _tokens(code: str) -> list[CodeToken]:
-    return [token for _, tokens in code_lines(code) for token in tokens]
+def _tokens(code: str) -> list[Token]:
+    return [token for _, tokens in code_tokens(code) for token in tokens]
 
 
 def differing_strings(translation: str, source: str) -> list[tuple[str, str]]:
     """The string literals (as written) that differ in a way that matters, translation's first;
     for two cells whose code differs only in string literals."""
-    t_lines, s_lines = code_lines(translation), code_lines(source)
+    t_lines, s_lines = code_tokens(translation), code_tokens(source)
     out = []
     for (_, t_toks), (_, s_toks) in zip(t_lines, s_lines, strict=False):
         for k, (t, s) in enumerate(zip(t_toks, s_toks, strict=False)):
@@ -71,7 +70,7 @@ def _placeholders(literal: str) -> tuple[list[str], list[str]]:
     return braces, [p for p in found if p.startswith("%")]
 
 
-def _shown(tokens: list[CodeToken], index: int) -> bool:
+def _shown(tokens: list[Token], index: int) -> bool:
     """Whether the string at ``tokens[index]`` is text shown to the reader: an argument (or in a
     list argument) of a display call, a display keyword's value, an assertion's or exception's
     message."""
