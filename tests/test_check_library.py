@@ -154,3 +154,23 @@ def test_a_change_to_lines_a_saved_cell_does_not_save_is_no_library_change(tmp_p
     committed(conf)
     ja = [(code, line) for code, path, line in findings(conf) if path.endswith("chapters/ja/basics.md")]
     assert ja == [("code.changed", 14)]
+
+
+def test_a_module_only_a_translation_has_is_checked_from_that_language_alone(tmp_path: Path) -> None:
+    """A check of only the modules a translation gives (d2l-zh's PaddlePaddle) loads that
+    language, not the source language beside it: the same findings as from the whole book."""
+    from polybook.check.library import kept_library_findings
+
+    conf = book(tmp_path, BASICS + "\n```{.python .input}\n#@tab beta\ndef triple(x):  #@save\n    return 3 * x\n```\n")
+    conf.write_text(
+        CONF.replace('"frameworks": ["alpha"]', '"frameworks": ["alpha", "beta"]')
+        .replace('"English"}', '"English", "frameworks": ["alpha"]}')
+        .replace('"mylib/alpha.py"}}', '"mylib/alpha.py"}, "beta": {"lib_file": "mylib/beta.py"}}'),
+        encoding="utf-8",
+    )
+    config = load_config(conf)
+    assert list(config.languages["ja"].frameworks) == ["alpha", "beta"]
+    whole = kept_library_findings(config, ["ja"], tmp_path / "a", lambda: load_book(config, cached=True), ("beta",))
+    alone = kept_library_findings(config, ["ja"], tmp_path / "b", None, ("beta",))
+    assert alone == whole and [str(f.code) for f in alone] == ["lib.stale"]
+    assert "beta.py" in alone[0].primary.path
