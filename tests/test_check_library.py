@@ -174,3 +174,22 @@ def test_a_module_only_a_translation_has_is_checked_from_that_language_alone(tmp
     alone = kept_library_findings(config, ["ja"], tmp_path / "b", None, ("beta",))
     assert alone == whole and [str(f.code) for f in alone] == ["lib.stale"]
     assert "beta.py" in alone[0].primary.path
+
+
+def test_the_library_reads_only_the_documents_that_can_give_it_code_and_the_same_modules(tmp_path: Path) -> None:
+    """:func:`library_book` leaves out the documents with no ``@save`` and no toc: the same toc,
+    the same modules (and the same report of a document no toc reaches) as the whole language."""
+    from polybook.check.library import library_book
+
+    conf = book(tmp_path)
+    en = tmp_path / "chapters" / "en"
+    (en / "prose.md").write_text("# Prose\n\nNo code.\n", encoding="utf-8")
+    (en / "lost.md").write_text(BASICS.replace("double", "lost").replace("sec_basics", "sec_lost"), encoding="utf-8")
+    (en / "index.md").write_text(INDEX.replace("basics\n", "basics\nprose\n"), encoding="utf-8")
+    config = load_config(conf)
+    whole, alone = load_book(config, ["en"], cached=True), library_book(config, ["en"])
+    assert sorted(alone.chapters["en"]) == ["basics", "index", "lost"]
+    assert alone.tocs["en"].order == whole.tocs["en"].order == ["index", "basics", "prose"]
+    assert alone.names == whole.names
+    assert collect_library(alone) == collect_library(whole)
+    assert [d.code for d in collect_library(alone)["alpha"].diagnostics].count("lib.unreached") == 1
