@@ -179,7 +179,7 @@ def test_a_module_only_a_translation_has_is_checked_from_that_language_alone(tmp
 def test_the_library_reads_only_the_documents_that_can_give_it_code_and_the_same_modules(tmp_path: Path) -> None:
     """:func:`library_book` leaves out the documents with no ``@save`` and no toc: the same toc,
     the same modules (and the same report of a document no toc reaches) as the whole language."""
-    from polybook.check.library import library_book
+    from polybook.library.build import library_book
 
     conf = book(tmp_path)
     en = tmp_path / "chapters" / "en"

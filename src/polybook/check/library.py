@@ -25,7 +25,7 @@ from pathlib import Path
 
 from cydifflib import SequenceMatcher  # difflib's, compiled: the same results (see pyproject.toml)
 
-from polybook.book import Book, in_reading_order
+from polybook.book import Book
 from polybook.check.code import TAKE_SOURCE
 from polybook.check.findings import Finding, Location
 from polybook.check.keys import checker_version, file_digest, key_of
@@ -35,10 +35,8 @@ from polybook.diagnostics import Code
 from polybook.dialect.nodes import Document
 from polybook.files import display_path, hash_files, kept
 from polybook.library import SavedLibrary, collect_library, library_status
-from polybook.library.build import first_difference, library_languages
+from polybook.library.build import first_difference, library_book, library_languages
 from polybook.library.collect import SAVE_RE, SavedBlock, save_lines
-from polybook.models import MODELS_DIR, parse_cached
-from polybook.toc import build_toc, toc_blocks
 
 
 def saved_drift(
@@ -112,36 +110,6 @@ def kept_library_findings(
         return library_findings(book, languages, None, frameworks)
 
     return kept(store / "library" / f"{key}.pickle", list, compute)
-
-
-def library_book(config: BookConfig, languages: list[str]) -> Book:
-    """``languages`` as the library reads them: each one's toc, built from every document, and
-    of its documents only those that can give the library code or the toc -- a file with no
-    ``@save`` holds no #@save cell and one with no ``toc`` no toc block (the others, some half
-    of d2l-en's 192, were a third of a library task's CPU, unpickled for nothing)."""
-    store = config.build_dir / MODELS_DIR
-    book = Book(config)
-    for lang in languages:
-        settings = config.languages[lang].settings
-        names = config.document_names(lang)
-        docs = {}
-        for name in names:
-            path = config.document_path(lang, name)
-            if _may_matter(path):
-                docs[name] = parse_cached(path, settings, display_path(path), store)
-        blocks = {name: found for name, doc in docs.items() if (found := list(toc_blocks(doc)))}
-        toc = build_toc(lang, blocks, {name: doc.path for name, doc in docs.items()}, names)
-        book.chapters[lang], book.tocs[lang], book.names[lang] = in_reading_order(docs, toc), toc, names
-    return book
-
-
-def _may_matter(path: Path) -> bool:
-    """Whether a document's file may hold a #@save cell or a toc block (an unreadable one: parsed, to tell)."""
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return True
-    return b"@save" in data or b"toc" in data
 
 
 def _languages_of(config: BookConfig, frameworks: tuple[str, ...] | None) -> list[str]:
