@@ -154,3 +154,42 @@ def test_a_change_to_lines_a_saved_cell_does_not_save_is_no_library_change(tmp_p
     committed(conf)
     ja = [(code, line) for code, path, line in findings(conf) if path.endswith("chapters/ja/basics.md")]
     assert ja == [("code.changed", 14)]
+
+
+def test_a_module_only_a_translation_has_is_checked_from_that_language_alone(tmp_path: Path) -> None:
+    """A check of only the modules a translation gives (d2l-zh's PaddlePaddle) loads that
+    language, not the source language beside it: the same findings as from the whole book."""
+    from polybook.check.library import kept_library_findings
+
+    conf = book(tmp_path, BASICS + "\n```{.python .input}\n#@tab beta\ndef triple(x):  #@save\n    return 3 * x\n```\n")
+    conf.write_text(
+        CONF.replace('"frameworks": ["alpha"]', '"frameworks": ["alpha", "beta"]')
+        .replace('"English"}', '"English", "frameworks": ["alpha"]}')
+        .replace('"mylib/alpha.py"}}', '"mylib/alpha.py"}, "beta": {"lib_file": "mylib/beta.py"}}'),
+        encoding="utf-8",
+    )
+    config = load_config(conf)
+    assert list(config.languages["ja"].frameworks) == ["alpha", "beta"]
+    whole = kept_library_findings(config, ["ja"], tmp_path / "a", lambda: load_book(config, cached=True), ("beta",))
+    alone = kept_library_findings(config, ["ja"], tmp_path / "b", None, ("beta",))
+    assert alone == whole and [str(f.code) for f in alone] == ["lib.stale"]
+    assert "beta.py" in alone[0].primary.path
+
+
+def test_the_library_reads_only_the_documents_that_can_give_it_code_and_the_same_modules(tmp_path: Path) -> None:
+    """:func:`library_book` leaves out the documents with no ``@save`` and no toc: the same toc,
+    the same modules (and the same report of a document no toc reaches) as the whole language."""
+    from polybook.library.build import library_book
+
+    conf = book(tmp_path)
+    en = tmp_path / "chapters" / "en"
+    (en / "prose.md").write_text("# Prose\n\nNo code.\n", encoding="utf-8")
+    (en / "lost.md").write_text(BASICS.replace("double", "lost").replace("sec_basics", "sec_lost"), encoding="utf-8")
+    (en / "index.md").write_text(INDEX.replace("basics\n", "basics\nprose\n"), encoding="utf-8")
+    config = load_config(conf)
+    whole, alone = load_book(config, ["en"], cached=True), library_book(config, ["en"])
+    assert sorted(alone.chapters["en"]) == ["basics", "index", "lost"]
+    assert alone.tocs["en"].order == whole.tocs["en"].order == ["index", "basics", "prose"]
+    assert alone.names == whole.names
+    assert collect_library(alone) == collect_library(whole)
+    assert [d.code for d in collect_library(alone)["alpha"].diagnostics].count("lib.unreached") == 1

@@ -352,3 +352,16 @@ def test_the_module_text_is_deterministic(book_root: Path) -> None:
     first, second = libraries(book_root), libraries(book_root)
     assert {fw: lib.digest for fw, lib in first.items()} == {fw: lib.digest for fw, lib in second.items()}
     assert first["beta"].text.count(WARNING) == 1
+
+
+def test_a_library_collected_with_the_parses_memoised_is_the_one_collected_without(book_root: Path) -> None:
+    """Each block's parse is memoised by its text (a ``#@tab all`` block is read for every
+    framework): collected again with nothing memoised, the modules are the same."""
+    from polybook.library.collect import _parsed
+
+    first = libraries(book_root)
+    _parsed.cache_clear()
+    again = libraries(book_root)
+    assert _parsed.cache_info().hits > 0  # the same block in two modules, or parsed twice
+    _parsed.cache_clear()
+    assert first == again

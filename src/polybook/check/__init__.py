@@ -564,12 +564,11 @@ def _library(
     load: Callable[[], Book] | None = None,
 ) -> list[Finding]:
     """The book's library against its committed modules and the translations' copies (only for
-    a book that has one: the source language is then loaded whole, for its toc, unless the
-    findings are kept); ``frameworks``: only these modules; ``load``: how the book is loaded
-    (the caller's, to load it once for several calls)."""
+    a book that has one: the languages the modules come from are then loaded whole, for their
+    tocs, unless the findings are kept); ``frameworks``: only these modules; ``load``: how the
+    book is loaded (the caller's, to load it once for several calls)."""
     if not config.library.enabled:
         return []
-    load = load or functools.partial(load_book, config, [config.source_language], cached=True)
     return kept_library_findings(config, langs, findings_dir(config), load, frameworks)
 
 

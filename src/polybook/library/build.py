@@ -15,13 +15,15 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
-from polybook.book import Book, load_book
+from polybook.book import Book, in_reading_order, load_book
 from polybook.config import BookConfig, ConfigError, LibrarySettings
 from polybook.diagnostics import Code, Diagnostic, has_errors, sort_key
 from polybook.dialect.nodes import Document
 from polybook.files import atomic_write, display_path
 from polybook.library.collect import SAVE_RE, SavedBlock, collect_document
 from polybook.library.write import custom_header, module_text, versioned, wording_of
+from polybook.models import MODELS_DIR, parse_cached
+from polybook.toc import build_toc, toc_blocks
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +141,36 @@ def load_library_book(config: BookConfig) -> Book:
     return load_book(config, languages or [config.source_language], cached=True)
 
 
+def library_book(config: BookConfig, languages: list[str]) -> Book:
+    """``languages`` as the library reads them: each one's toc, built from every document, and
+    of its documents only those that can give the library code or the toc -- a file with no
+    ``@save`` holds no #@save cell and one with no ``toc`` no toc block (the others, some half
+    of d2l-en's 192, were a third of a library task's CPU, unpickled for nothing)."""
+    store = config.build_dir / MODELS_DIR
+    book = Book(config)
+    for lang in languages:
+        settings = config.languages[lang].settings
+        names = config.document_names(lang)
+        docs = {}
+        for name in names:
+            path = config.document_path(lang, name)
+            if _may_matter(path):
+                docs[name] = parse_cached(path, settings, display_path(path), store)
+        blocks = {name: found for name, doc in docs.items() if (found := list(toc_blocks(doc)))}
+        toc = build_toc(lang, blocks, {name: doc.path for name, doc in docs.items()}, names)
+        book.chapters[lang], book.tocs[lang], book.names[lang] = in_reading_order(docs, toc), toc, names
+    return book
+
+
+def _may_matter(path: Path) -> bool:
+    """Whether a document's file may hold a #@save cell or a toc block (an unreadable one: parsed, to tell)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return True
+    return b"@save" in data or b"toc" in data
+
+
 def collect_library(
     book: Book, settings: LibrarySettings | None = None, frameworks: Collection[str] | None = None
 ) -> dict[str, SavedLibrary]:
@@ -153,7 +185,7 @@ def collect_library(
         if frameworks is not None and framework not in frameworks:
             continue
         if lang not in book.tocs and lang not in loaded:
-            loaded[lang] = load_book(config, [lang], cached=True)
+            loaded[lang] = library_book(config, [lang])
         target = settings.target(config, framework)
         blocks, problems = _blocks(loaded.get(lang, book), lang, framework)
         existing = target.read_text(encoding="utf-8") if target.is_file() else None
