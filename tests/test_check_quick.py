@@ -15,11 +15,17 @@ from polybook.check.code_keys import (
     _scanned_tokens,
     _unquoted_tokens,
     cell_key,
-    code_lines,
     code_tokens,
     without_comments,
 )
-from polybook.dialect.normalize import logical_lines, normalize_code
+from polybook.dialect.normalize import CodeToken, logical_lines, normalize_code
+
+
+def code_lines(code: str) -> list[tuple[int, list[CodeToken]]]:
+    """:func:`code_tokens` as the document model's tokens, to compare with :func:`logical_lines`."""
+    return [(depth, [CodeToken(t.text, t.line, t.start, t.end, t.is_string) for t in toks])
+            for depth, toks in code_tokens(code)]  # fmt: skip
+
 
 CELLS = [
     "x = 1",

@@ -9,7 +9,7 @@ from functools import lru_cache, partial
 from operator import itemgetter
 from typing import NamedTuple
 
-from polybook.dialect.normalize import CodeToken, logical_lines, normalize_code
+from polybook.dialect.normalize import logical_lines, normalize_code
 
 _CODE_THEN_COMMENT = re.compile(r"""^([^'"#]*?)\s*#.*$""")  # a comment after code without quotes
 
@@ -67,12 +67,6 @@ def code_tokens(code: str) -> list[tuple[int, list[Token]]]:
         return [(depth, [Token(t.text, t.is_string, t.line, t.start, t.end) for t in toks])
                 for depth, toks in logical_lines(code)]  # fmt: skip
     return [(depth, list(map(_as_token, toks))) for depth, toks in found]
-
-
-def code_lines(code: str) -> list[tuple[int, list[CodeToken]]]:
-    """:func:`code_tokens` as the document model's :class:`CodeToken`: :func:`logical_lines`'s result."""
-    return [(depth, [CodeToken(t.text, t.line, t.start, t.end, t.is_string) for t in toks])
-            for depth, toks in code_tokens(code)]  # fmt: skip
 
 
 # Why by hand: :func:`normalize_code` and :func:`logical_lines` run Python's tokenizer
