@@ -365,21 +365,12 @@ class _LineState(StateBlock):
         self._begins = list(self.bMarks)  # as the text has them: quotes and lists move some
 
     def push(self, ttype: str, tag: str, nesting: Literal[-1, 0, 1]) -> Token:
-        """markdown-it's, with the token made as by :func:`new_token` (written out here: a
-        chapter's blocks make thousands)."""
-        token = _new_object(Token)
+        """markdown-it's, with the token made by :func:`new_token`."""
+        token = new_token(ttype, tag, nesting)
+        token.block = True
         if nesting < 0:
             self.level -= 1
-        token.type, token.tag, token.nesting, token.attrs, token.map, token.level = (
-            ttype,
-            tag,
-            nesting,
-            {},
-            None,
-            self.level,
-        )
-        token.children, token.content, token.markup, token.info, token.meta = None, "", "", "", {}
-        token.block, token.hidden = True, False
+        token.level = self.level
         if nesting > 0:
             self.level += 1
         self.tokens.append(token)
