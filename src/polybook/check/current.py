@@ -57,13 +57,8 @@ def _today(doc: Document) -> _Today:
     )
 
 
-@by_identity  # asked for every code finding of the chapter
-def _cells(doc: Document) -> list[CodeCell]:
-    return cells_of(doc)
-
-
 def _cell_at(doc: Document, line: int) -> CodeCell | None:
-    return next((c for c in _cells(doc) if c.line <= line <= c.end_line), None)
+    return next((c for c in cells_of(doc) if c.line <= line <= c.end_line), None)
 
 
 def followed_since(
