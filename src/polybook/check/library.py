@@ -35,7 +35,7 @@ from polybook.diagnostics import Code
 from polybook.dialect.nodes import Document
 from polybook.files import display_path, hash_files, kept
 from polybook.library import SavedLibrary, collect_library, library_status
-from polybook.library.build import first_difference, library_book, library_languages
+from polybook.library.build import first_difference, library_book, library_languages, source_languages
 from polybook.library.collect import SAVE_RE, SavedBlock, save_lines
 
 
@@ -81,8 +81,9 @@ def library_findings(
     settings = config.library
     if config.library_problems or not settings.enabled:
         return []  # polybook build lib reports the settings' problems
-    if config.source_language not in book.tocs and not set(_languages_of(config, frameworks)) <= set(book.tocs):
-        return []  # the library follows the toc: only a book whose source (or the modules' languages) was loaded whole
+    whole = set(book.tocs)  # the languages loaded whole: the library follows their tocs
+    if config.source_language not in whole and not set(source_languages(config, settings, frameworks)) <= whole:
+        return []  # neither the source nor the languages of these modules was loaded whole
     if store is None:
         return _library_findings(book, languages, settings, frameworks)
     key = _library_key(config, settings, languages, frameworks)
@@ -106,19 +107,10 @@ def kept_library_findings(
     key = _library_key(config, settings, languages, frameworks)
 
     def compute() -> list[Finding]:
-        book = load() if load is not None else library_book(config, _languages_of(config, frameworks))
+        book = load() if load is not None else library_book(config, source_languages(config, settings, frameworks))
         return library_findings(book, languages, None, frameworks)
 
     return kept(store / "library" / f"{key}.pickle", list, compute)
-
-
-def _languages_of(config: BookConfig, frameworks: tuple[str, ...] | None) -> list[str]:
-    """The languages the modules of ``frameworks`` (None: all) are collected from, in the
-    config's order: what a check of only these modules loads (zh alone for bookmix's PaddlePaddle
-    module, not the source language beside it: 0.05 CPU-s)."""
-    chosen = set(library_languages(config, config.library).items())
-    wanted = {lang for framework, lang in chosen if frameworks is None or framework in frameworks}
-    return [lang for lang in config.languages if lang in wanted] or [config.source_language]
 
 
 def _library_key(

@@ -135,10 +135,19 @@ def library_languages(config: BookConfig, settings: LibrarySettings) -> dict[str
     return out
 
 
+def source_languages(
+    config: BookConfig, settings: LibrarySettings, frameworks: Collection[str] | None = None
+) -> list[str]:
+    """The languages the modules of ``frameworks`` (None: all) are collected from, in the
+    config's order; the source language when none is (a book without a library)."""
+    chosen = library_languages(config, settings)
+    wanted = {lang for framework, lang in chosen.items() if frameworks is None or framework in frameworks}
+    return [lang for lang in config.languages if lang in wanted] or [config.source_language]
+
+
 def load_library_book(config: BookConfig) -> Book:
     """The languages the library is collected from, each loaded whole (for its toc)."""
-    languages = sorted(set(library_languages(config, library_settings(config)).values()))
-    return load_book(config, languages or [config.source_language], cached=True)
+    return load_book(config, source_languages(config, library_settings(config)), cached=True)
 
 
 def library_book(config: BookConfig, languages: list[str]) -> Book:
