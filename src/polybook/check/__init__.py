@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import os
 import pickle
+import re
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -77,14 +78,24 @@ class ChunkResult:
     bases: Counter[tuple[str, str]] = field(default_factory=Counter)  # (lang, base kind) -> documents
 
 
+_LINES = re.compile(r"\bline \d+")  # a line a parser's message names
+
+
 def parse_findings(lang: str, name: str, doc: Document, source: Document | None = None) -> list[Finding]:
     """The parser's diagnostics of a chapter, as findings (damaged directives, tabs...); of a
-    translation, not those that copy its ``source``'s own (reported on the source, fixed there)."""
-    copied = Counter((d.code, d.message) for d in source.diagnostics) if source is not None else Counter()
+    translation, not those that copy its ``source``'s own (reported on the source, fixed there; the
+    lines a message names are the copy's own: ``line 180 names jax`` in the source is ``line 46`` in
+    a translation whose text around it is shorter)."""
+    copied = (
+        Counter((d.code, _LINES.sub("line", d.message)) for d in source.diagnostics)
+        if source is not None
+        else Counter()
+    )
     out = []
     for d in doc.diagnostics:
-        if copied[d.code, d.message] > 0:
-            copied[d.code, d.message] -= 1
+        said = (d.code, _LINES.sub("line", d.message))
+        if copied[said] > 0:
+            copied[said] -= 1
             continue
         out.append(
             Finding(d.code, d.message, lang, name, Location(d.path, d.line), level=d.level, subject=(d.message, ""))

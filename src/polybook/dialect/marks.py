@@ -103,6 +103,10 @@ def as_checked(doc: Document, parse: Callable[[str], Document]) -> tuple[Documen
             nodes.append(node)
             continue
         nodes += [_moved(new, node.line) for new in fragment.nodes]
+        # the block's own labels go with it: a figure translated from the older text keeps the
+        # label it had then, which the source may have renamed since
+        for name in [name for name, label in labels.items() if node.line <= label.line <= node.end_line]:
+            del labels[name]
         labels |= {name: replace(label, line=node.line) for name, label in fragment.labels.items()}
     return replace(doc, nodes=nodes, labels=labels), counted
 

@@ -17,11 +17,13 @@ new document is written in the source's order, from the source's own lines:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from polybook.check.align import align, token_ratio
 from polybook.check.code import cell_key, match_cells, without_comments
 from polybook.check.segments import pair_segments
+from polybook.dialect.markdown import ATTRIBUTE_DIRECTIVES, match_directive
 from polybook.dialect.marks import Mark, MarkKind, document_mark, holding, marked, read_mark, untranslated
 from polybook.dialect.nodes import Block, CodeCell, Figure, Heading, Node, Paragraph, TextTab
 from polybook.dialect.nodes import Document as Doc
@@ -112,24 +114,37 @@ def base_to_translation(base: Doc, target: Doc) -> dict[int, Node]:
     for src_seg, tgt_seg in alignment.pairs:
         old = [i.node for i in src_seg.items if i.tab is None and read_mark(i.node) is None]
         new = [i.node for i in tgt_seg.items if i.tab is None and read_mark(i.node) is None]
-        kinds = align([_kind(n) for n in old], [_kind(n) for n in new], _tab_overlap, 0.5)
+        kinds = align([_kind(n) for n in old], [_kind(n) for n in new], _kinship, 0.5)
         out.update({id(old[p.source]): new[p.target] for p in kinds if p.source is not None and p.target is not None})
     return out
 
 
 def _kind(node: Node) -> str:
-    """A node's kind, a text tab's with its frameworks (a pytorch tab is not an mxnet one)."""
+    """A node's kind and what of it no translation changes -- a text tab's frameworks (a pytorch
+    tab is not an mxnet one), a block's formulas, inline code, references and links, each once,
+    in order -- separated by a character no text holds. Blocks of one kind that share these
+    pair first: a paragraph the translator split or joined shifts none of the others."""
     if isinstance(node, TextTab):
-        return "TextTab " + " ".join(sorted(node.frameworks))
-    return type(node).__name__
+        return "TextTab" + _APART + _APART.join(sorted(node.frameworks))
+    neutral = (f"{i.kind}:{i.name}:{i.value}" for i in getattr(node, "inlines", ()) if i.kind in _NEUTRAL)
+    return _APART.join([type(node).__name__, *dict.fromkeys(neutral)])
 
 
-def _tab_overlap(a: str, b: str) -> float:
-    """How far two text tabs' frameworks overlap (0 for anything else)."""
-    if not (a.startswith("TextTab ") and b.startswith("TextTab ")):
+_APART = "\x1f"  # the unit separator: no Markdown text holds it
+_NEUTRAL = ("math", "code", "role", "link")
+
+
+def _kinship(a: str, b: str) -> float:
+    """How alike two blocks of :func:`_kind` are: none of different kinds; of one kind, 0.5 and
+    up to 1 by how much of the untranslated parts (a text tab's frameworks) they share."""
+    kind_a, *mine = a.split(_APART)
+    kind_b, *theirs = b.split(_APART)
+    if kind_a != kind_b:
         return 0.0
-    mine, theirs = set(a.split()[1:]), set(b.split()[1:])
-    return len(mine & theirs) / max(1, len(mine | theirs))
+    shared = len(set(mine) & set(theirs)) / max(1, len(set(mine) | set(theirs)))
+    if kind_a == "TextTab":
+        return shared
+    return 0.5 + 0.5 * shared if mine or theirs else 0.5
 
 
 class _Lines:
@@ -149,6 +164,7 @@ def port_document(base: Doc, source: Doc, source_text: str, target: Doc, target_
         return new_document(source_text, source)
     src_lines, tgt_lines = _Lines(source_text), _Lines(target_text)
     bases = base_to_source(base, source)
+    renamed = renamed_labels(bases, source)
     translated = base_to_translation(base, target)
     marks = marked(target)
     counts = PortCounts()
@@ -164,7 +180,8 @@ def port_document(base: Doc, source: Doc, source_text: str, target: Doc, target_
             used[id(mine)] = len(blocks)
         else:
             mine = None if not isinstance(node, CodeCell) else mine
-        blocks.append(_block(node, mine, unchanged, marks.get(id(mine)), src_lines, tgt_lines, counts))
+        block = _block(node, mine, unchanged, marks.get(id(mine)), src_lines, tgt_lines, counts)
+        blocks.append(with_references(block, renamed) if mine is not None and is_prose(node) else block)
     asides = _asides(target, used, tgt_lines, counts)
     first = content[0].line if content else len(src_lines.lines) + 1
     out = ["\n".join(src_lines.lines[: first - 1]), *asides.get(-1, [])]  # front matter, if any
@@ -200,12 +217,16 @@ def _block(
         return src.of(node)  # a text tab holding code, math or directives is the source's, as code is
     if isinstance(node, Heading) and isinstance(mine, Heading):
         mine_text = _heading(node, mine, src, tgt)
+    elif isinstance(node, Figure) and isinstance(mine, Figure):
+        mine_text = _figure(node, mine, src, tgt)
     elif isinstance(node, TextTab) and isinstance(mine, TextTab):  # the source's frameworks, translated text
         mine_text = "\n".join(
             [src.lines[node.line - 1], tgt.of(mine, mine.line + 1, mine.end_line - 1), src.lines[node.end_line - 1]]
         )
+    elif mine is not None:  # a paragraph, list or table: the translation's text, the source's label lines
+        mine_text = _attributes_apart(tgt.of(mine))[0] + _attributes_apart(src.of(node))[1]
     else:
-        mine_text = tgt.of(mine) if mine is not None else ""
+        mine_text = ""
     still_untranslated = mark is not None and mark.kind is MarkKind.UNTRANSLATED
     if mine is not None and unchanged and not still_untranslated:
         if mark is not None and mark.kind is MarkKind.STALE:  # marked by an earlier port, not translated since
@@ -225,6 +246,61 @@ def _heading(node: Heading, mine: Heading, src: _Lines, tgt: _Lines) -> str:
     title = tgt.lines[mine.line - 1].lstrip("#").strip()
     own = "\n".join(src.lines[node.line : node.end_line])
     return "#" * node.level + " " + title + ("\n" + own if own.strip() else "")
+
+
+def _figure(node: Figure, mine: Figure, src: _Lines, tgt: _Lines) -> str:
+    """The translated caption in the source's figure: its image, size and label lines (an image
+    the source renamed, a label it renamed, are the source's); the translation's figure as it is
+    when either line is not the plain ``![caption](...)`` the parser read."""
+    head, own = src.lines[node.line - 1], tgt.lines[mine.line - 1]
+    theirs, ours = f"![{node.caption}](", f"![{mine.caption}]("
+    if not (head.lstrip().startswith(theirs) and own.lstrip().startswith(ours)):
+        return tgt.of(mine)
+    indent = head[: len(head) - len(head.lstrip())]
+    rest = src.of(node, node.line + 1, node.end_line)
+    return indent + ours + head.lstrip()[len(theirs) :] + ("\n" + rest if rest.strip() else "")
+
+
+def _attributes_apart(text: str) -> tuple[str, str]:
+    """A block's text without the attribute lines after it (``:label:``, ``:width:``...), and
+    those lines (with the blank lines before them, as written)."""
+    lines = text.split("\n")
+    end = len(lines)
+    while end > 0 and (not lines[end - 1].strip() or _is_attribute(lines[end - 1])):
+        end -= 1
+    tail = lines[end:]
+    if not any(line.strip() for line in tail):
+        return text, ""
+    return "\n".join(lines[:end]), "\n" + "\n".join(tail)
+
+
+def _is_attribute(line: str) -> bool:
+    found = match_directive(line)
+    return found is not None and found["name"] in ATTRIBUTE_DIRECTIVES
+
+
+#: A reference role and its target, in a translation's text.
+_REFERENCE = re.compile(r"(:(?:numref|eqref|ref):`)([^`<>]+)(`)")
+
+
+def renamed_labels(bases: dict[int, tuple[Node, bool]], source: Doc) -> dict[str, str]:
+    """``old label -> new label`` for the blocks the source relabelled since the base (d2l 1.0's
+    ``fig_lstm_1`` for 0.17's ``lstm_1``): a figure, heading or equation paired with its base."""
+    out: dict[str, str] = {}
+    for node in source.walk():
+        base_node, _ = bases.get(id(node), (None, False))
+        old, new = getattr(base_node, "label", None), getattr(node, "label", None)
+        if old and new and old != new and old not in source.labels:
+            out[old] = new
+    return out
+
+
+def with_references(text: str, renamed: dict[str, str]) -> str:
+    """A translated block's references to labels the source renamed, written with the new names
+    (a translation keeps the base's labels in its references; the port gives it the source's)."""
+    if not renamed:
+        return text
+    return _REFERENCE.sub(lambda m: m.group(1) + renamed.get(m.group(2), m.group(2)) + m.group(3), text)
 
 
 def _asides(target: Doc, used: dict[int, int], tgt: _Lines, counts: PortCounts) -> dict[int, list[str]]:
