@@ -50,7 +50,7 @@ from polybook.config import BookConfig
 from polybook.database import flush_stores, shelf
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect import DialectSettings, parse_text
-from polybook.dialect.marks import MarkKind, as_checked, document_mark
+from polybook.dialect.marks import MarkKind, as_checked, document_mark, stale_lines
 from polybook.dialect.nodes import Document, TocBlock
 from polybook.dialect.shortcuts import cycle_collection_paused
 from polybook.files import display_path, kept, kept_pickle
@@ -131,8 +131,11 @@ def check_chapter(
     assert source is not None, "a chapter with neither a base nor a source has nothing to be checked against"
     findings = parse_findings(lang, name, translation, source)
     settings = config.languages[lang].settings
+    written = translation
     translation, marks = as_checked(translation, lambda text: parse_text(text, translation.path, settings))
+    stale = stale_lines(written) if marks[MarkKind.STALE] else set()
     findings += marked_findings(lang, name, translation, marks)
+    own = {id(finding) for finding in findings}  # of the translation's text as written
     match = match_cells(source, translation)
     alignment = pair_segments(source, translation, match)
     src_items, tgt_items = flatten(source), flatten(translation)
@@ -148,6 +151,8 @@ def check_chapter(
     findings += check_sections(lang, name, alignment, source, translation, match, src_items, tgt_items)
     findings += check_references(lang, name, source, translation, alignment.place, config.localised_links, match.common)
     findings = followed_since(findings, source, current, translation)
+    if stale:  # a stale block is read as the source's text: what is found at it is no translator's doing
+        findings = [f for f in findings if id(f) in own or not _at(f, translation.path, stale)]
     findings += resource_fallbacks(config, lang, name, translation)
     findings += lock_problem(lang, name, translation, record)
     findings += changes_since(lang, name, base, current, translation, match, alignment.place)
@@ -156,6 +161,11 @@ def check_chapter(
         where = Location(current.path, 1) if current is not None else None
         findings.append(plan_finding(lang, row, Location(translation.path, 1), where))
     return findings
+
+
+def _at(finding: Finding, path: str, lines: set[int]) -> bool:
+    where = finding.location
+    return where is not None and where.path == path and where.line in lines
 
 
 def marked_findings(lang: str, name: str, translation: Document, marks: Counter[MarkKind]) -> list[Finding]:

@@ -150,8 +150,8 @@ def _as_text(doc: Document, url: str, skip: int = 0) -> tuple[Location, str] | N
     inside the address not closed."""
     for node in doc.walk():
         text = getattr(node, "source", None)
-        if not isinstance(text, str) or url not in text:
-            continue
+        if not isinstance(text, str) or url not in text or getattr(node, "kind", "") == "html":
+            continue  # (an HTML block -- a comment, a port's mark -- is no Markdown: no link is read there)
         if any(i.kind == "link" and same_link(i.value) == same_link(url) for i in getattr(node, "inlines", ())):
             continue
         for found in re.finditer(re.escape(url), text):

@@ -75,6 +75,20 @@ class DialectSettings:
     default_tab: str = ""
 
 
+def heading_damage(text: str) -> list[str]:
+    """What is wrong with a heading's title, as the messages say it (none: nothing)."""
+    out = [
+        f"heading {text!r} has unbalanced {opener!r} / {closer!r}: close it, or remove the stray one"
+        for opener, closer in _PAIRS
+        if text.count(opener) != text.count(closer)
+    ]
+    if text.count("`") % 2 or text.count("$") % 2:
+        out.append(f"heading {text!r} has an unclosed code span or math: close its ` or $")
+    if not text.strip():
+        out.append("heading has no text: write its title")
+    return out
+
+
 class _Builder(CellBuilder):
     def __init__(self, path: str, text: str, settings: DialectSettings, lines: list[str] | None = None) -> None:
         self.path = path
@@ -230,19 +244,8 @@ class _Builder(CellBuilder):
         line = token.map[0] + 1
         text = inline.content
         self.emit(Heading(self.path, line, token.map[1], int(token.tag[1:]), text, None, self.inlines(inline)))
-        for opener, closer in _PAIRS:
-            if text.count(opener) != text.count(closer):
-                self.report(
-                    line,
-                    Code.HEADING_DAMAGED,
-                    f"heading {text!r} has unbalanced {opener!r} / {closer!r}: close it, or remove the stray one",
-                )
-        if text.count("`") % 2 or text.count("$") % 2:
-            self.report(
-                line, Code.HEADING_DAMAGED, f"heading {text!r} has an unclosed code span or math: close its ` or $"
-            )
-        if not text.strip():
-            self.report(line, Code.HEADING_DAMAGED, "heading has no text: write its title")
+        for message in heading_damage(text):
+            self.report(line, Code.HEADING_DAMAGED, message)
 
     def on_paragraph_open(self, token: Token, inline: Token | None) -> None:
         assert token.map is not None and inline is not None

@@ -77,6 +77,18 @@ def marked(doc: Document) -> dict[int, Mark]:
     return out
 
 
+def stale_lines(doc: Document) -> set[int]:
+    """The lines of the blocks a ``stale`` mark stands before, as :func:`as_checked` reads them:
+    from the block's first line, as many as the block or the source text the mark holds has."""
+    marks = marked(doc)
+    out: set[int] = set()
+    for node in doc.nodes:
+        mark = marks.get(id(node))
+        if mark is not None and mark.kind is MarkKind.STALE:
+            out.update(range(node.line, node.line + max(node.end_line - node.line, mark.text.count("\n")) + 1))
+    return out
+
+
 def document_mark(doc: Document) -> Mark | None:
     """The ``untranslated document`` mark, when the document starts with one."""
     mark = read_mark(doc.nodes[0]) if doc.nodes else None

@@ -17,15 +17,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from polybook.book import Book
-from polybook.check.bases import base_of
+from polybook.check import check_chapter
+from polybook.check.bases import Base, BaseKind, base_of
 from polybook.check.migration import pair_renames
 from polybook.check.staleness import SyncRecord, head_commit, origin_file, read_lock, run_git, write_lock
 from polybook.config import BookConfig, LibrarySettings
 from polybook.diagnostics import Level
+from polybook.dialect import DialectSettings, parse_text
 from polybook.dialect.nodes import Document
-from polybook.files import file_sha256
+from polybook.files import display_path, file_sha256
 from polybook.models import MODELS_DIR
-from polybook.sync.port_document import PortCounts, new_document, port_document
+from polybook.sync.port_document import PortCounts, PortedText, new_document, port_document
 
 EDITIONS_DIR = "editions"
 
@@ -81,7 +83,9 @@ class Port:
             f"{self.lang}: {self.count('ported')} documents carried forward, {self.count('renamed')} renamed, "
             f"{self.count('new')} new (untranslated), {self.count('gone')} gone (kept in {EDITIONS_DIR}/); "
             f"paragraphs: {c.kept:,} kept, {c.stale:,} stale, {c.untranslated:,} untranslated, "
-            f"{c.aside:,} kept aside; {c.cells_kept:,} cells keep their translated comments"
+            f"{c.aside:,} kept aside; {c.cells_kept:,} cells keep their translated comments; "
+            f"of the stale, {c.disagreeing:,} translate an unchanged text but disagree with it; "
+            f"{c.mended:,} with damaged markup mended"
         )
 
     def diff(self, root: Path) -> str:
@@ -160,7 +164,7 @@ def port_language(book: Book, lang: str) -> Port:
             continue
         source = sources[source_name]
         base = base_of(config, lang, name, source if moved is None else None, lock.get(name), store, target)
-        _carry(port, config, name, source_name, base.document or source, source, target)
+        _carry(port, book, name, source_name, base.document or source, source, target)
         port.records[source_name] = SyncRecord(commit, file_sha256(config.document_path(source_lang, source_name)))
         if moved:
             port.dropped.append(name)
@@ -213,19 +217,53 @@ def _gone(port: Port, path: Path, kept: Path) -> None:
 
 
 def _carry(
-    port: Port, config: BookConfig, name: str, source_name: str, base: Document, source: Document, translation: Document
+    port: Port, book: Book, name: str, source_name: str, base: Document, source: Document, translation: Document
 ) -> None:
     """A document carried from ``base`` to ``source`` (renamed when the names differ), and its
-    origin file -- d2lbook's record of what the translation was made from -- now the source."""
+    origin file -- d2lbook's record of what the translation was made from -- now the source.
+    A kept translation the checker finds at odds with its source text (a formula, reference,
+    number or heading its translator damaged) goes behind a stale mark holding that text: the
+    ported document's check then has no consistency findings, and the translator is shown the
+    text to translate again beside what they wrote."""
+    config = book.config
     path, new_path = config.document_path(port.lang, name), config.document_path(port.lang, source_name)
     source_text = _read(config.document_path(config.source_language, source_name))
     ported = port_document(base, source, source_text, translation, _read(path))
+    disagreeing: frozenset[int] = frozenset()
+    for _ in range(_ROUNDS):  # a block marked stale can move the checker's pairing of the next ones
+        more = _disagreeing(book, port.lang, source_name, source, ported, new_path)
+        if not more:
+            break
+        disagreeing |= more
+        ported = port_document(base, source, source_text, translation, _read(path), disagreeing)
     kind = "ported" if name == source_name else "renamed"
     port.files.append(PortedFile(kind, path, new_path, _read(path), ported.text, ported.counts))
     if origin_file(path).is_file():
         port.files.append(
             PortedFile("origin", origin_file(path), origin_file(new_path), _read(origin_file(path)), source_text)
         )
+
+
+def _disagreeing(book: Book, lang: str, name: str, source: Document, ported: PortedText, path: Path) -> frozenset[int]:
+    """The kept translations of ``ported`` that hold an error or warning of the checker, checked
+    against ``source`` as its base (what the port records)."""
+    if not ported.kept:
+        return frozenset()
+    config = book.config
+    own, theirs = config.languages[lang], config.languages[config.source_language]
+    frameworks = (*theirs.frameworks, *(f for f in own.frameworks if f not in theirs.frameworks))
+    settings = DialectSettings(lang, frameworks, theirs.default_tab)  # as :func:`_settings` will have them
+    document = parse_text(ported.text, display_path(path), settings)
+    base = Base(BaseKind.SYNC, source, "the last sync")
+    findings = check_chapter(book, lang, name, source, document, {}, None, base)
+    lines = {f.location.line for f in findings if f.location is not None and f.level in _LOUD}
+    return frozenset(
+        index for index, (first, last) in ported.kept.items() if any(first <= line <= last for line in lines)
+    )
+
+
+_LOUD = (Level.ERROR, Level.WARNING)
+_ROUNDS = 3  # checks of a ported document, each after marking what the last one found (d2l: 2 at most)
 
 
 __all__ = ["Port", "PortRefused", "PortedFile", "port_language", "refusals"]

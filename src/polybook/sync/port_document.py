@@ -23,10 +23,12 @@ from dataclasses import dataclass, field
 from polybook.check.align import align, token_ratio
 from polybook.check.code import cell_key, match_cells, without_comments
 from polybook.check.segments import pair_segments
+from polybook.dialect.builder import heading_damage
 from polybook.dialect.markdown import ATTRIBUTE_DIRECTIVES, match_directive
 from polybook.dialect.marks import Mark, MarkKind, document_mark, holding, marked, read_mark, untranslated
 from polybook.dialect.nodes import Block, CodeCell, Figure, Heading, Node, Paragraph, TextTab
 from polybook.dialect.nodes import Document as Doc
+from polybook.sync.mend import mended
 
 _PROSE = (Paragraph, Heading, Figure, TextTab)
 
@@ -40,9 +42,11 @@ class PortCounts:
     untranslated: int = 0
     aside: int = 0
     cells_kept: int = 0
+    disagreeing: int = 0  # of the stale: translations of an unchanged text that disagree with it
+    mended: int = 0  # translations whose damaged markup was mended (:mod:`.mend`)
 
     def add(self, other: PortCounts) -> None:
-        for name in ("kept", "stale", "untranslated", "aside", "cells_kept"):
+        for name in ("kept", "stale", "untranslated", "aside", "cells_kept", "disagreeing", "mended"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
@@ -50,6 +54,8 @@ class PortCounts:
 class PortedText:
     text: str
     counts: PortCounts = field(default_factory=PortCounts)
+    # the lines (first, last) of each kept translation, by the index of its source block
+    kept: dict[int, tuple[int, int]] = field(default_factory=dict)
 
 
 def is_prose(node: Node) -> bool:
@@ -127,7 +133,8 @@ def _kind(node: Node) -> str:
     if isinstance(node, TextTab):
         return "TextTab" + _APART + _APART.join(sorted(node.frameworks))
     neutral = (f"{i.kind}:{i.name}:{i.value}" for i in getattr(node, "inlines", ()) if i.kind in _NEUTRAL)
-    return _APART.join([type(node).__name__, *dict.fromkeys(neutral)])
+    kind = f"Block.{node.kind}" if isinstance(node, Block) else type(node).__name__  # a list is no table
+    return _APART.join([kind, *dict.fromkeys(neutral)])
 
 
 _APART = "\x1f"  # the unit separator: no Markdown text holds it
@@ -157,9 +164,13 @@ class _Lines:
         return "\n".join(self.lines[(start or node.line) - 1 : end or node.end_line])
 
 
-def port_document(base: Doc, source: Doc, source_text: str, target: Doc, target_text: str) -> PortedText:
+def port_document(
+    base: Doc, source: Doc, source_text: str, target: Doc, target_text: str, disagreeing: frozenset[int] = frozenset()
+) -> PortedText:
     """The translation ``target`` carried from ``base`` to ``source`` (each with its file's text).
-    A document still marked untranslated as a whole is the source's text again."""
+    A document still marked untranslated as a whole is the source's text again. ``disagreeing``:
+    source blocks (indices, as :attr:`PortedText.kept` gives them) whose translation would be kept
+    but disagrees with them (the checker's findings in it): kept behind a stale mark instead."""
     if document_mark(target) is not None:
         return new_document(source_text, source)
     src_lines, tgt_lines = _Lines(source_text), _Lines(target_text)
@@ -168,39 +179,71 @@ def port_document(base: Doc, source: Doc, source_text: str, target: Doc, target_
     translated = base_to_translation(base, target)
     marks = marked(target)
     counts = PortCounts()
+    kept: set[int] = set()  # the source blocks whose translation is kept as it is
     used: dict[int, int] = {}  # id(translation node) -> index of the output block it went into
     content = _content(source)
     blocks: list[str] = []
-    for node in content:
+    for index, node in enumerate(content):
         base_node, unchanged = bases.get(id(node), (None, False))
         mine = translated.get(id(base_node)) if base_node is not None else None
-        if mine is not None and type(mine) is not type(node):
-            mine = None
+        if mine is not None and _kind(mine).split(_APART)[0] != _kind(node).split(_APART)[0]:
+            mine = None  # of another kind (a list for a table)
         if mine is not None and _takes_translation(node, mine):
             used[id(mine)] = len(blocks)
         else:
             mine = None if not isinstance(node, CodeCell) else mine
-        block = _block(node, mine, unchanged, marks.get(id(mine)), src_lines, tgt_lines, counts)
+        kept_before = counts.kept
+        doubted = index in disagreeing and unchanged
+        block = _block(node, mine, unchanged and not doubted, marks.get(id(mine)), src_lines, tgt_lines, counts)
+        if doubted and counts.kept == kept_before:  # behind a stale mark
+            counts.disagreeing += 1
         blocks.append(with_references(block, renamed) if mine is not None and is_prose(node) else block)
+        if counts.kept > kept_before:
+            kept.add(index)
     asides = _asides(target, used, tgt_lines, counts)
     first = content[0].line if content else len(src_lines.lines) + 1
-    out = ["\n".join(src_lines.lines[: first - 1]), *asides.get(-1, [])]  # front matter, if any
+    out: list[tuple[str, int | None]] = [("\n".join(src_lines.lines[: first - 1]), None)]  # front matter, if any
+    out += [(aside, None) for aside in asides.get(-1, [])]
     for index, (node, block) in enumerate(zip(content, blocks, strict=True)):
-        out += [block, *asides.get(index, [])]
+        out += [(block, index if index in kept else None), *((aside, None) for aside in asides.get(index, []))]
         following = content[index + 1].line - 1 if index + 1 < len(content) else len(src_lines.lines)
-        out.append("\n".join(src_lines.lines[node.end_line : following]))  # what no node holds, kept
-    text = "\n\n".join(part.strip("\n") for part in out if part.strip()) + "\n"
-    return PortedText(text, counts)
+        out.append(("\n".join(src_lines.lines[node.end_line : following]), None))  # what no node holds, kept
+    return _joined(out, counts)
+
+
+def _joined(parts: list[tuple[str, int | None]], counts: PortCounts) -> PortedText:
+    """The ported text: its parts a blank line apart; and where each kept translation lies."""
+    text, spans, line = [], {}, 1
+    for part, index in parts:
+        part = part.strip("\n")
+        if not part.strip():
+            continue
+        size = part.count("\n") + 1
+        if index is not None:
+            spans[index] = (line, line + size - 1)
+        text.append(part)
+        line += size + 1
+    return PortedText("\n\n".join(text) + "\n", counts, spans)
 
 
 def _takes_translation(node: Node, mine: Node) -> bool:
     """Whether a source block takes its translation's text: prose does, a text tab of prose only,
     a code cell when its code is the source's but for comments (it keeps them)."""
     if isinstance(node, CodeCell):
-        return isinstance(mine, CodeCell) and cell_key(mine.code) == cell_key(node.code)
+        return isinstance(mine, CodeCell) and _same_code(mine, node)
     if isinstance(node, TextTab):
         return all(is_prose(child) for child in node.children)
+    if isinstance(node, Heading) and isinstance(mine, Heading):  # one damaged past mending goes aside
+        return not heading_damage(mended(mine, "# " + mine.text, node).partition(" ")[2])
     return is_prose(node)
+
+
+def _same_code(mine: CodeCell, node: CodeCell) -> bool:
+    """Whether a translated cell is the source's but for comments: the same code and the same
+    markers (``#@save`` is a comment, and says which code the library takes)."""
+    return cell_key(mine.code) == cell_key(node.code) and [m.name for m in mine.markers] == [
+        m.name for m in node.markers
+    ]
 
 
 def _block(
@@ -208,7 +251,7 @@ def _block(
 ) -> str:
     """One block of the ported document."""
     if isinstance(node, CodeCell):
-        if isinstance(mine, CodeCell) and cell_key(mine.code) == cell_key(node.code) and mine.code != node.code:
+        if isinstance(mine, CodeCell) and _same_code(mine, node) and mine.code != node.code:
             counts.cells_kept += 1  # the source's fence and tab line, the translation's commented code
             closing = src.of(node, node.code_line + len(node.code.split("\n")), node.end_line)
             return "\n".join(part for part in (src.of(node, node.line, node.code_line - 1), mine.code, closing) if part)
@@ -227,6 +270,10 @@ def _block(
         mine_text = _attributes_apart(tgt.of(mine))[0] + _attributes_apart(src.of(node))[1]
     else:
         mine_text = ""
+    if mine is not None:
+        repaired = mended(mine, mine_text, node)
+        counts.mended += repaired != mine_text
+        mine_text = repaired
     still_untranslated = mark is not None and mark.kind is MarkKind.UNTRANSLATED
     if mine is not None and unchanged and not still_untranslated:
         if mark is not None and mark.kind is MarkKind.STALE:  # marked by an earlier port, not translated since

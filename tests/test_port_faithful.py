@@ -1,0 +1,126 @@
+"""``polybook port`` leaves a translation its check finds consistent: what is not translation --
+figures, labels, references to renamed labels, markup a translator damaged -- comes from the source
+or is mended, and a kept translation that disagrees with its unchanged source text is marked stale.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from polybook.book import load_book
+from polybook.check import check_book, parse_findings
+from polybook.cli import main
+from polybook.config import load_config
+from polybook.dialect import parse_text
+from polybook.dialect.marks import as_checked, stale_lines
+from polybook.sync.mend import mended
+from polybook.sync.port_document import port_document
+
+
+def ported(base: str, source: str, target: str) -> str:
+    docs = [parse_text(text, name, None) for text, name in ((base, "b.md"), (source, "s.md"), (target, "t.md"))]
+    return port_document(docs[0], docs[1], source, docs[2], target).text
+
+
+def test_a_figure_takes_the_sources_image_and_label_and_references_follow_the_renamed_label() -> None:
+    base = "See :numref:`lstm_1`.\n\n![The cell.](../img/lstm_1.svg)\n:label:`lstm_1`\n"
+    source = "See :numref:`fig_lstm_1`.\n\n![The cell.](../img/lstm-1.svg)\n:label:`fig_lstm_1`\n"
+    target = ":numref:`lstm_1` を見よ。\n\n![セル。](../img/lstm_1.svg)\n:label:`lstm_1`\n"
+    out = ported(base, source, target)
+    assert "![セル。](../img/lstm-1.svg)\n:label:`fig_lstm_1`" in out  # translated caption, the source's rest
+    assert "lstm_1`" not in out.replace("fig_lstm_1`", "")  # no reference to the old label is left
+    assert "<!-- polybook:stale\nSee :numref:`fig_lstm_1`.\n-->\n:numref:`fig_lstm_1` を見よ。" in out
+
+
+def test_a_paragraphs_label_lines_are_the_sources() -> None:
+    base = ":Sizes\n\n|a|b|\n|-|-|\n|1|2|\n:label:`tab_sizes`\n"
+    source = ":Sizes\n:label:`tab_sizes`\n\n|a|b|\n|-|-|\n|1|2|\n"  # d2l 1.0 labels the caption
+    target = ":大きさ\n\n|a|b|\n|-|-|\n|1|2|\n:label:`tab_sizes`\n"
+    out = ported(base, source, target)
+    assert ":大きさ\n:label:`tab_sizes`\n\n|a|b|\n|-|-|\n|1|2|\n" in out
+    assert out.count(":label:") == 1
+
+
+def test_translated_blocks_pair_by_their_formulas_not_by_their_place() -> None:
+    base = "One $a$.\n\nTwo.\n\nThree $b$.\n\n(**$$c$$**)\n\nFive is the last one here.\n"
+    source = base.replace("last", "final")
+    target = "一 $a$。二。\n\n三 $b$。\n\n(**$$c$$**)\n\n五。\n"  # the translator joined the first two
+    out = ported(base, source, target)
+    assert "三 $b$。\n\n(**$$c$$**)\n\n<!-- polybook:stale\nFive is the final one here.\n-->\n五。" in out
+    assert "<!-- polybook:untranslated -->\nTwo." in out  # not "(**$$c$$**)" given to "Two."
+
+
+def test_markup_a_translation_damaged_is_mended_as_the_parser_says() -> None:
+    text = "Veja : numref: `sec_x` e :cite:`Bay.Tuytelaars.Van- Gool.2006`.\n"
+    node = parse_text(text, "t.md", None).nodes[0]
+    assert mended(node, text) == "Veja :numref:`sec_x` e :cite:`Bay.Tuytelaars.Van-Gool.2006`.\n"
+    heading = parse_text("## [概要\n", "t.md", None).nodes[0]
+    source = parse_text("## Summary\n", "s.md", None).nodes[0]
+    assert mended(heading, "## [概要", source) == "## 概要"
+    kept = parse_text("## [**Summary**]\n", "s.md", None).nodes[0]  # the source has brackets: left alone
+    assert mended(heading, "## [概要", kept) == "## [概要"
+    intact = parse_text("Veja :numref:`sec_x`.\n", "t.md", None).nodes[0]
+    assert mended(intact, "Veja :numref:`sec_x`.\n") == "Veja :numref:`sec_x`.\n"
+
+
+def test_a_heading_damaged_past_mending_goes_aside() -> None:
+    base = "## Exercises\n\n1. Why?\n"
+    target = "## 演習 1. $x を考える。\n\n1. なぜ？\n"
+    out = ported(base, base, target)
+    assert "<!-- polybook:untranslated -->\n## Exercises" in out
+    assert "<!-- polybook:aside\n## 演習 1. $x を考える。\n-->" in out
+
+
+def test_a_cell_the_translation_marked_for_the_library_is_the_sources() -> None:
+    base = "```{.python .input}\nx = 1\n```\n"
+    target = "```{.python .input}\nx = 1  #@save\n```\n"
+    out = ported(base, base, target)
+    assert "x = 1\n```" in out and "#@save\n```\n-->" in out  # the source's cell; the marked one aside
+
+
+CONF = """\
+polybook = {
+    "source_language": "en",
+    "frameworks": ["mxnet"],
+    "languages": {"en": {"name": "English"}, "ja": {"name": "日本語", "base": "0.1"}},
+    "editions": {"0.1": {"folder": "editions/en-0.1"}},
+}
+"""
+OLD_EN = "# Norms\n\nThe norm $\\|x\\|$ of $x$ is 2015's.\n\nIt is positive.\n"
+NEW_EN = OLD_EN.replace("It is positive.", "It is never negative.")
+JA = "# ノルム\n\nノルムは 2015 年のもの。\n\n正です。\n"  # the formulas left out by its translator
+
+
+def test_a_kept_translation_at_odds_with_its_unchanged_source_is_marked_stale(tmp_path: Path) -> None:
+    files = {"chapters/en/norms.md": NEW_EN, "chapters/ja/norms.md": JA, "editions/en-0.1/norms.md": OLD_EN}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    (tmp_path / "conf.py").write_text(CONF, encoding="utf-8")
+    before = check_book(load_book(load_config(tmp_path / "conf.py")))
+    assert any(str(f.code) == "math.missing" for f in before.active)  # the translator's own omission
+    result = CliRunner().invoke(main, ["--conf", str(tmp_path / "conf.py"), "port", "ja", "--write"])
+    assert result.exit_code == 0, result.output
+    assert "of the stale, 1 translate an unchanged text but disagree with it" in result.output
+    text = (tmp_path / "chapters/ja/norms.md").read_text(encoding="utf-8")
+    assert "<!-- polybook:stale\nThe norm $\\|x\\|$ of $x$ is 2015's.\n-->\nノルムは 2015 年のもの。" in text
+    after = check_book(load_book(load_config(tmp_path / "conf.py")))
+    assert {str(f.level) for f in after.active} == {"info"}  # only what is left to translate
+
+
+def test_a_stale_block_is_checked_without_its_own_labels_and_nothing_is_found_in_it() -> None:
+    text = "<!-- polybook:stale\n![New.](a.svg)\n:label:`fig_new`\n-->\n![旧。](a.svg)\n:label:`old`\n\nEnd.\n"
+    doc = parse_text(text, "t.md", None)
+    checked, _ = as_checked(doc, lambda t: parse_text(t, "t.md", None))
+    assert set(checked.labels) == {"fig_new"}  # the translation's old label went with its block
+    assert stale_lines(doc) == {5, 6}  # the block's lines, as the check reads them
+
+
+def test_a_copy_of_the_sources_own_parse_problem_is_not_the_translations() -> None:
+    source = parse_text("# T\n\n:begin_tab:`a`\n\nx\n\n:begin_tab:`b`\n\ny\n\n:end_tab:\n", "s.md", None)
+    target = parse_text("# T\n:begin_tab:`a`\nx\n:begin_tab:`b`\ny\n:end_tab:\n", "t.md", None)
+    assert source.diagnostics and [d.code for d in source.diagnostics] == [d.code for d in target.diagnostics]
+    assert source.diagnostics[0].message != target.diagnostics[0].message  # the lines it names differ
+    assert parse_findings("ja", "t", target, source) == []
