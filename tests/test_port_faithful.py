@@ -61,6 +61,9 @@ def test_markup_a_translation_damaged_is_mended_as_the_parser_says() -> None:
     assert mended(heading, "## [概要", source) == "## 概要"
     kept = parse_text("## [**Summary**]\n", "s.md", None).nodes[0]  # the source has brackets: left alone
     assert mended(heading, "## [概要", kept) == "## [概要"
+    split = "$\\ mathbf {x}\\ in A$ と $a\\ b$\n"  # a tool's spaces; a control space the source has not
+    node = parse_text(split, "t.md", None).nodes[0]
+    assert mended(node, split, None, "$\\mathbf{x} \\in A$ and $a b$") == "$\\mathbf {x}\\in A$ と $a\\ b$\n"
     intact = parse_text("Veja :numref:`sec_x`.\n", "t.md", None).nodes[0]
     assert mended(intact, "Veja :numref:`sec_x`.\n") == "Veja :numref:`sec_x`.\n"
 

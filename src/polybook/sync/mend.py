@@ -20,11 +20,16 @@ from polybook.dialect.nodes import Heading, Node, TextTab
 _SPACED_ROLE = re.compile(r":\s*(?P<name>numref|ref|eqref|cite|citet)\s*:\s*`(?P<target>[^`\n]+)`")
 _CITATION = re.compile(r":(?P<name>" + "|".join(CITE_ROLES) + r"):`(?P<target>[^`\n]+)`")
 _PAIRS = ("[]", "()", "{}")
+#: A backslash, a space, a word: ``\\ mathbf`` -- a TeX command a translation tool split (TeX reads a
+#: control space, then letters). Mended only to a command the source's block writes.
+_SPLIT_COMMAND = re.compile(r"\\ ([A-Za-z]+)")
+_COMMAND = re.compile(r"\\([A-Za-z]+)")
 
 
-def mended(node: Node, text: str, source: Node | None = None) -> str:
-    """``text`` (the translated block ``node`` as written) with its damaged roles, citation keys
-    and -- a heading -- brackets the source's heading does not have mended."""
+def mended(node: Node, text: str, source: Node | None = None, source_text: str = "") -> str:
+    """``text`` (the translated block ``node`` as written) with its damaged roles, citation keys,
+    TeX commands split from their backslash (``\\ mathbf`` for the ``\\mathbf`` of ``source_text``,
+    the source's block) and -- a heading -- brackets the source's heading does not have mended."""
     inlines = [*getattr(node, "inlines", ())]
     if isinstance(node, TextTab):
         inlines += [inline for child in node.children for inline in getattr(child, "inlines", ())]
@@ -32,6 +37,9 @@ def mended(node: Node, text: str, source: Node | None = None) -> str:
         text = _SPACED_ROLE.sub(lambda m: f":{m['name']}:`{m['target'].strip()}`", text)
     if any(inline.kind == "role" and inline.name in CITE_ROLES and bad_citations(inline.value) for inline in inlines):
         text = _CITATION.sub(_citation, text)
+    if "\\ " in text and "\\" in source_text:
+        written = set(_COMMAND.findall(source_text))
+        text = _SPLIT_COMMAND.sub(lambda m: "\\" + m[1] if m[1] in written else m[0], text)
     if isinstance(node, Heading) and isinstance(source, Heading):
         first, *rest = text.split("\n")
         text = "\n".join([_heading(first, source.text), *rest])

@@ -271,7 +271,7 @@ def _block(
     else:
         mine_text = ""
     if mine is not None:
-        repaired = mended(mine, mine_text, node)
+        repaired = mended(mine, mine_text, node, src.of(node))
         counts.mended += repaired != mine_text
         mine_text = repaired
     still_untranslated = mark is not None and mark.kind is MarkKind.UNTRANSLATED
