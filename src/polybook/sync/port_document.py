@@ -17,18 +17,17 @@ new document is written in the source's order, from the source's own lines:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from polybook.check.align import align, token_ratio
 from polybook.check.code import cell_key, match_cells, without_comments
 from polybook.check.segments import pair_segments
 from polybook.dialect.builder import heading_damage
-from polybook.dialect.markdown import ATTRIBUTE_DIRECTIVES, match_directive
 from polybook.dialect.marks import Mark, MarkKind, document_mark, holding, marked, read_mark, untranslated
 from polybook.dialect.nodes import Block, CodeCell, Figure, Heading, Node, Paragraph, TextTab
 from polybook.dialect.nodes import Document as Doc
 from polybook.sync.mend import mended
+from polybook.sync.source_parts import in_source_figure, renamed_labels, with_references, with_source_attributes
 
 _PROSE = (Paragraph, Heading, Figure, TextTab)
 
@@ -142,8 +141,9 @@ _NEUTRAL = ("math", "code", "role", "link")
 
 
 def _kinship(a: str, b: str) -> float:
-    """How alike two blocks of :func:`_kind` are: none of different kinds; of one kind, 0.5 and
-    up to 1 by how much of the untranslated parts (a text tab's frameworks) they share."""
+    """How alike two blocks of :func:`_kind` are: not at all when of different kinds; of one kind,
+    0.5 and up to 1 by how much of what no translation changes they share (two text tabs: only by
+    how far their frameworks overlap)."""
     kind_a, *mine = a.split(_APART)
     kind_b, *theirs = b.split(_APART)
     if kind_a != kind_b:
@@ -261,20 +261,20 @@ def _block(
     if isinstance(node, Heading) and isinstance(mine, Heading):
         mine_text = _heading(node, mine, src, tgt)
     elif isinstance(node, Figure) and isinstance(mine, Figure):
-        mine_text = _figure(node, mine, src, tgt)
+        mine_text = in_source_figure(node, mine, src.of(node), tgt.of(mine))
     elif isinstance(node, TextTab) and isinstance(mine, TextTab):  # the source's frameworks, translated text
         mine_text = "\n".join(
             [src.lines[node.line - 1], tgt.of(mine, mine.line + 1, mine.end_line - 1), src.lines[node.end_line - 1]]
         )
     elif mine is not None:  # a paragraph, list or table: the translation's text, the source's label lines
-        mine_text = _attributes_apart(tgt.of(mine))[0] + _attributes_apart(src.of(node))[1]
+        mine_text = with_source_attributes(tgt.of(mine), src.of(node))
     else:
         mine_text = ""
-    if mine is not None:
-        repaired = mended(mine, mine_text, node, src.of(node))
+    repaired = mended(mine, mine_text, node, src.of(node)) if mine is not None else ""
+    still_untranslated = mark is not None and mark.kind is MarkKind.UNTRANSLATED
+    if mine is not None and not still_untranslated:
         counts.mended += repaired != mine_text
         mine_text = repaired
-    still_untranslated = mark is not None and mark.kind is MarkKind.UNTRANSLATED
     if mine is not None and unchanged and not still_untranslated:
         if mark is not None and mark.kind is MarkKind.STALE:  # marked by an earlier port, not translated since
             counts.stale += 1
@@ -293,61 +293,6 @@ def _heading(node: Heading, mine: Heading, src: _Lines, tgt: _Lines) -> str:
     title = tgt.lines[mine.line - 1].lstrip("#").strip()
     own = "\n".join(src.lines[node.line : node.end_line])
     return "#" * node.level + " " + title + ("\n" + own if own.strip() else "")
-
-
-def _figure(node: Figure, mine: Figure, src: _Lines, tgt: _Lines) -> str:
-    """The translated caption in the source's figure: its image, size and label lines (an image
-    the source renamed, a label it renamed, are the source's); the translation's figure as it is
-    when either line is not the plain ``![caption](...)`` the parser read."""
-    head, own = src.lines[node.line - 1], tgt.lines[mine.line - 1]
-    theirs, ours = f"![{node.caption}](", f"![{mine.caption}]("
-    if not (head.lstrip().startswith(theirs) and own.lstrip().startswith(ours)):
-        return tgt.of(mine)
-    indent = head[: len(head) - len(head.lstrip())]
-    rest = src.of(node, node.line + 1, node.end_line)
-    return indent + ours + head.lstrip()[len(theirs) :] + ("\n" + rest if rest.strip() else "")
-
-
-def _attributes_apart(text: str) -> tuple[str, str]:
-    """A block's text without the attribute lines after it (``:label:``, ``:width:``...), and
-    those lines (with the blank lines before them, as written)."""
-    lines = text.split("\n")
-    end = len(lines)
-    while end > 0 and (not lines[end - 1].strip() or _is_attribute(lines[end - 1])):
-        end -= 1
-    tail = lines[end:]
-    if not any(line.strip() for line in tail):
-        return text, ""
-    return "\n".join(lines[:end]), "\n" + "\n".join(tail)
-
-
-def _is_attribute(line: str) -> bool:
-    found = match_directive(line)
-    return found is not None and found["name"] in ATTRIBUTE_DIRECTIVES
-
-
-#: A reference role and its target, in a translation's text.
-_REFERENCE = re.compile(r"(:(?:numref|eqref|ref):`)([^`<>]+)(`)")
-
-
-def renamed_labels(bases: dict[int, tuple[Node, bool]], source: Doc) -> dict[str, str]:
-    """``old label -> new label`` for the blocks the source relabelled since the base (d2l 1.0's
-    ``fig_lstm_1`` for 0.17's ``lstm_1``): a figure, heading or equation paired with its base."""
-    out: dict[str, str] = {}
-    for node in source.walk():
-        base_node, _ = bases.get(id(node), (None, False))
-        old, new = getattr(base_node, "label", None), getattr(node, "label", None)
-        if old and new and old != new and old not in source.labels:
-            out[old] = new
-    return out
-
-
-def with_references(text: str, renamed: dict[str, str]) -> str:
-    """A translated block's references to labels the source renamed, written with the new names
-    (a translation keeps the base's labels in its references; the port gives it the source's)."""
-    if not renamed:
-        return text
-    return _REFERENCE.sub(lambda m: m.group(1) + renamed.get(m.group(2), m.group(2)) + m.group(3), text)
 
 
 def _asides(target: Doc, used: dict[int, int], tgt: _Lines, counts: PortCounts) -> dict[int, list[str]]:
