@@ -231,9 +231,13 @@ def _common(source: Sequence[str], target: Sequence[str]) -> list[tuple[int, int
     # lcs[i][j]: the length of an LCS of a[i:] and b[j:].
     lcs = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
     for i in range(len(a) - 1, -1, -1):
-        row, below = lcs[i], lcs[i + 1]
+        row, below, key = lcs[i], lcs[i + 1], a[i]
         for j in range(len(b) - 1, -1, -1):
-            row[j] = below[j + 1] + 1 if a[i] == b[j] else max(below[j], row[j + 1])
+            if key == b[j]:
+                row[j] = below[j + 1] + 1
+            else:  # the larger of the two, compared here: max() per cell was most of the table's cost
+                down, right = below[j], row[j + 1]
+                row[j] = down if down >= right else right
     middle = []
     i = j = 0
     while i < len(a) and j < len(b):
