@@ -53,8 +53,14 @@ def never(a: str, b: str) -> float:
 
 
 @lru_cache(maxsize=16384)
+def _tokens(text: str) -> tuple[str, ...]:
+    """The text's words, split once for the sizes, the counts and the ratio (a text meets many)."""
+    return tuple(text.split())
+
+
+@lru_cache(maxsize=16384)
 def _words(text: str) -> tuple[Counter[str], int]:
-    words = text.split()
+    words = _tokens(text)
     return Counter(words), len(words)
 
 
@@ -63,9 +69,8 @@ def _chars(text: str) -> tuple[Counter[str], int]:
     return Counter(text), len(text)
 
 
-@lru_cache(maxsize=16384)
 def _word_count(text: str) -> int:
-    return len(text.split())
+    return len(_tokens(text))
 
 
 def _bound(a: tuple[Counter[str], int], b: tuple[Counter[str], int]) -> float:
@@ -165,7 +170,7 @@ def _bounded_score(similarity: Callable[[str, str], float], threshold: float, a:
         return 0.0  # the matcher's matches are a common subsequence: at most the longest one
     if similarity is token_ratio and threshold >= _TOKEN_FLOOR:
         # the bound is ``quick_ratio``, at least the threshold: token_ratio's own cut would pass
-        return SequenceMatcher(None, a.split(), b.split(), autojunk=False).ratio()
+        return SequenceMatcher(None, _tokens(a), _tokens(b), autojunk=False).ratio()
     return similarity(a, b)
 
 
@@ -226,9 +231,13 @@ def _common(source: Sequence[str], target: Sequence[str]) -> list[tuple[int, int
     # lcs[i][j]: the length of an LCS of a[i:] and b[j:].
     lcs = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
     for i in range(len(a) - 1, -1, -1):
-        row, below = lcs[i], lcs[i + 1]
+        row, below, key = lcs[i], lcs[i + 1], a[i]
         for j in range(len(b) - 1, -1, -1):
-            row[j] = below[j + 1] + 1 if a[i] == b[j] else max(below[j], row[j + 1])
+            if key == b[j]:
+                row[j] = below[j + 1] + 1
+            else:  # the larger of the two, compared here: max() per cell was most of the table's cost
+                down, right = below[j], row[j + 1]
+                row[j] = down if down >= right else right
     middle = []
     i = j = 0
     while i < len(a) and j < len(b):
@@ -257,7 +266,7 @@ def _ratios(
     for a in source:
         n = size(a)
         out.append([
-            0.0 if n + m and 2 * min(n, m) / (n + m) < threshold else _score(similarity, threshold, a, b)
+            0.0 if n + m and 2 * min(n, m) / (n + m) < threshold else _bounded_score(similarity, threshold, a, b)
             for b, m in zip(target, t_sizes, strict=True)
         ])  # fmt: skip
     return out
@@ -282,11 +291,16 @@ def _pair_gap(
     # best[i][j]: the best total similarity pairing source[s0+i:] with target[t0+j:] in order.
     best = [[0.0] * (m + 1) for _ in range(n + 1)]
     for i in range(n - 1, -1, -1):
+        row, below, scores = best[i], best[i + 1], ratio[i]
         for j in range(m - 1, -1, -1):
-            options = [best[i + 1][j], best[i][j + 1]]
-            if ratio[i][j] >= threshold:
-                options.append(ratio[i][j] + best[i + 1][j + 1])
-            best[i][j] = max(options)
+            # the most of skipping either item, or of pairing the two (a list and max() per cell cost
+            # three times these comparisons, over the n * m cells of the gaps)
+            down, right = below[j], row[j + 1]
+            value = down if down >= right else right
+            score = scores[j]
+            if score >= threshold and score + below[j + 1] > value:
+                value = score + below[j + 1]
+            row[j] = value
     out: list[Pair] = []
     i = j = 0
     while i < n or j < m:
