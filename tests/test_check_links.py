@@ -109,3 +109,9 @@ def test_a_link_the_source_gives_per_framework_tab_is_given_once_for_all(tmp_pat
     )
     found = links(tmp_path, en, ja)
     assert [message for _, message in found] == ["link https://docs.example.org of the source is missing here: add it"]
+
+
+def test_an_address_in_an_html_comment_is_not_a_link_written_as_text(tmp_path: Path) -> None:
+    en = "Intro.\n\nAsk on [the forum](https://forum.example.org/).\n"
+    ja = "序文。\n\n<!-- [フォーラム](https://forum.example.org/c/5) -->\n\nフォーラムで質問する。\n"
+    assert links(tmp_path, en, ja) == [(5, "link https://forum.example.org/ of the source is missing here: add it")]
