@@ -127,3 +127,30 @@ def test_a_copy_of_the_sources_own_parse_problem_is_not_the_translations() -> No
     assert source.diagnostics and [d.code for d in source.diagnostics] == [d.code for d in target.diagnostics]
     assert source.diagnostics[0].message != target.diagnostics[0].message  # the lines it names differ
     assert parse_findings("ja", "t", target, source) == []
+
+
+def test_sections_pair_with_sections_of_their_level_when_the_translation_left_some_out() -> None:
+    base = "## Storage\n\nDisks.\n\n### Hard disks\n\nThey spin.\n\n### Cloud\n\nFar away.\n\n## CPUs\n\nCores.\n"
+    source = base.replace("Far away.", "Far, far away.")
+    target = "## 記憶装置\n\nディスク。\n\n回転する。\n\n遠い。\n\n## CPU\n\nコア。\n"  # no subsections
+    out = ported(base, source, target)
+    assert "<!-- polybook:untranslated -->\n## CPUs" not in out
+    assert "## CPU\n\nコア。" in out  # the level-2 heading is the level-2 one's translation
+    assert "<!-- polybook:untranslated -->\n### Hard disks" in out
+
+
+def test_a_paragraph_whose_formulas_the_translator_lost_keeps_its_place() -> None:
+    base = "Deal $52!$ orders.\n\nIt has $0\\textrm{ bits}$.\n\nAfter that.\n\nDone $x$.\n"
+    # $52!$ lost to the tool, \\textrm written \\mathrm: no two blocks but the last share all their formulas
+    target = "52ドルの順序。\n\n$0\\mathrm{ bits}$ です。\n\nその後。\n\n完了 $x$。\n"
+    out = ported(base, base, target)
+    assert out == target
+
+
+def test_a_second_port_of_a_ported_document_changes_nothing() -> None:
+    base = "Book\n====\n\nIntro $a$.\n\n:begin_tab:`mxnet`\n```bash\nls\n```\n:end_tab:\n\nEnd.\n"
+    source = base.replace("End.", "The end.")
+    target = "本\n==\n\n序 $a$。\n\n:begin_tab:`mxnet`\n```bash\nls\n```\n:end_tab:\n\n終わり。\n"
+    once = ported(base, source, target)
+    assert once.startswith("# 本\n\n序 $a$。")  # a setext heading written with #, its underline not kept
+    assert ported(source, source, once) == once

@@ -17,6 +17,7 @@ new document is written in the source's order, from the source's own lines:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from polybook.check.align import align, token_ratio
@@ -119,8 +120,24 @@ def base_to_translation(base: Doc, target: Doc) -> dict[int, Node]:
     for src_seg, tgt_seg in alignment.pairs:
         old = [i.node for i in src_seg.items if i.tab is None and read_mark(i.node) is None]
         new = [i.node for i in tgt_seg.items if i.tab is None and read_mark(i.node) is None]
-        kinds = align([_kind(n) for n in old], [_kind(n) for n in new], _kinship, 0.5)
+        kinds = align(_keys(old), _keys(new), _kinship, 0.5)
         out.update({id(old[p.source]): new[p.target] for p in kinds if p.source is not None and p.target is not None})
+    return out
+
+
+def _keys(nodes: list[Node]) -> list[str]:
+    """The blocks' :func:`_kind` (a heading's with its level: the translation's sections are the
+    base's), each made unique by its place in the stretch (after :data:`_AT`, as a share of its
+    length): no two keys are equal, so the stretch is paired by how alike its blocks are alone --
+    a longest common subsequence of equal keys would pair a bare paragraph with the next bare one,
+    past those whose formulas the translator damaged."""
+    size = max(1, len(nodes) - 1)
+    out = []
+    for place, node in enumerate(nodes):
+        kind = _kind(node)
+        if isinstance(node, Heading):
+            kind = kind.replace("Heading", f"Heading{node.level}", 1)
+        out.append(f"{kind}{_AT}{place / size:.4f}")
     return out
 
 
@@ -137,21 +154,26 @@ def _kind(node: Node) -> str:
 
 
 _APART = "\x1f"  # the unit separator: no Markdown text holds it
+_AT = "\x1e"  # the record separator, before a key's place
 _NEUTRAL = ("math", "code", "role", "link")
 
 
 def _kinship(a: str, b: str) -> float:
-    """How alike two blocks of :func:`_kind` are: not at all when of different kinds; of one kind,
-    0.5 and up to 1 by how much of what no translation changes they share (two text tabs: only by
-    how far their frameworks overlap)."""
-    kind_a, *mine = a.split(_APART)
-    kind_b, *theirs = b.split(_APART)
+    """How alike two blocks of :func:`_keys` are: not at all when of different kinds; of one kind,
+    0.5, up to 0.4 more by how much of what no translation changes they share, and up to 0.1 more
+    by how near their places are (of blocks alike but for their places -- where the translator
+    left some out -- those at the same share of the stretch pair); two text tabs only by how far
+    their frameworks overlap."""
+    kind_a, _, at_a = a.rpartition(_AT)
+    kind_b, _, at_b = b.rpartition(_AT)
+    kind_a, *mine = kind_a.split(_APART)
+    kind_b, *theirs = kind_b.split(_APART)
     if kind_a != kind_b:
         return 0.0
     shared = len(set(mine) & set(theirs)) / max(1, len(set(mine) | set(theirs)))
     if kind_a == "TextTab":
         return shared
-    return 0.5 + 0.5 * shared if mine or theirs else 0.5
+    return 0.5 + 0.4 * shared + 0.1 * (1 - abs(float(at_a) - float(at_b)))
 
 
 class _Lines:
@@ -200,7 +222,7 @@ def port_document(
         blocks.append(with_references(block, renamed) if mine is not None and is_prose(node) else block)
         if counts.kept > kept_before:
             kept.add(index)
-    asides = _asides(target, used, tgt_lines, counts)
+    asides = _asides(target, used, tgt_lines, counts, {src_lines.of(node).strip() for node in content})
     first = content[0].line if content else len(src_lines.lines) + 1
     out: list[tuple[str, int | None]] = [("\n".join(src_lines.lines[: first - 1]), None)]  # front matter, if any
     out += [(aside, None) for aside in asides.get(-1, [])]
@@ -288,17 +310,25 @@ def _block(
     return untranslated() + "\n" + src.of(node)
 
 
+_UNDERLINE = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")  # a setext heading's second line
+
+
 def _heading(node: Heading, mine: Heading, src: _Lines, tgt: _Lines) -> str:
     """The translated heading at the source's level, with the source's label lines."""
     title = tgt.lines[mine.line - 1].lstrip("#").strip()
-    own = "\n".join(src.lines[node.line : node.end_line])
+    # (a setext heading's underline is not carried: the heading is written with #)
+    own = "\n".join(line for line in src.lines[node.line : node.end_line] if not _UNDERLINE.match(line))
     return "#" * node.level + " " + title + ("\n" + own if own.strip() else "")
 
 
-def _asides(target: Doc, used: dict[int, int], tgt: _Lines, counts: PortCounts) -> dict[int, list[str]]:
+def _asides(
+    target: Doc, used: dict[int, int], tgt: _Lines, counts: PortCounts, source: set[str]
+) -> dict[int, list[str]]:
     """Translated text the ported document has no place for, after the block of the translated
     block before it (-1: before the first): prose whose base the source dropped, the translator's
-    own additions, cells whose code changed and whose comments differ from the code's."""
+    own additions, cells whose code changed and whose comments differ from the code's -- not a
+    block that is one of the ``source``'s blocks word for word (no translation: the port wrote
+    the source's own)."""
     out: dict[int, list[str]] = {}
     last = -1
     for node in target.nodes:
@@ -311,7 +341,7 @@ def _asides(target: Doc, used: dict[int, int], tgt: _Lines, counts: PortCounts) 
                 out.setdefault(last, []).append(tgt.of(node))
             continue
         keep = is_prose(node) or (isinstance(node, CodeCell) and without_comments(node.code) != node.code)
-        if keep:
+        if keep and tgt.of(node).strip() not in source:
             counts.aside += 1
             out.setdefault(last, []).append(holding(MarkKind.ASIDE, tgt.of(node)))
     return out
