@@ -119,6 +119,8 @@ def test_a_stale_block_is_checked_without_its_own_labels_and_nothing_is_found_in
     checked, _ = as_checked(doc, lambda t: parse_text(t, "t.md", None))
     assert set(checked.labels) == {"fig_new"}  # the translation's old label went with its block
     assert stale_lines(doc) == {5, 6}  # the block's lines, as the check reads them
+    longer = "<!-- polybook:stale\nA\nlong\nsource\ntext.\n-->\n短い。\n\n次。\n"
+    assert stale_lines(parse_text(longer, "t.md", None)) == {7, 8}  # up to the next block, not into it
 
 
 def test_a_copy_of_the_sources_own_parse_problem_is_not_the_translations() -> None:

@@ -79,13 +79,16 @@ def marked(doc: Document) -> dict[int, Mark]:
 
 def stale_lines(doc: Document) -> set[int]:
     """The lines of the blocks a ``stale`` mark stands before, as :func:`as_checked` reads them:
-    from the block's first line, as many as the block or the source text the mark holds has."""
+    from the block's first line, as many as the block or the source text the mark holds has (a
+    place in that text is counted from the block's first line), never into the next block."""
     marks = marked(doc)
     out: set[int] = set()
-    for node in doc.nodes:
+    for index, node in enumerate(doc.nodes):
         mark = marks.get(id(node))
         if mark is not None and mark.kind is MarkKind.STALE:
-            out.update(range(node.line, node.line + max(node.end_line - node.line, mark.text.count("\n")) + 1))
+            following = doc.nodes[index + 1].line - 1 if index + 1 < len(doc.nodes) else node.end_line
+            last = max(node.end_line, min(node.line + mark.text.count("\n"), following))
+            out.update(range(node.line, last + 1))
     return out
 
 
