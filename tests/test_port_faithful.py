@@ -17,6 +17,7 @@ from polybook.dialect import parse_text
 from polybook.dialect.marks import as_checked, stale_lines
 from polybook.sync.mend import mended
 from polybook.sync.port_document import port_document
+from test_port import CONF  # ja following en's edition 0.1
 
 
 def ported(base: str, source: str, target: str) -> str:
@@ -83,14 +84,6 @@ def test_a_cell_the_translation_marked_for_the_library_is_the_sources() -> None:
     assert "x = 1\n```" in out and "#@save\n```\n-->" in out  # the source's cell; the marked one aside
 
 
-CONF = """\
-polybook = {
-    "source_language": "en",
-    "frameworks": ["mxnet"],
-    "languages": {"en": {"name": "English"}, "ja": {"name": "日本語", "base": "0.1"}},
-    "editions": {"0.1": {"folder": "editions/en-0.1"}},
-}
-"""
 OLD_EN = "# Norms\n\nThe norm $\\|x\\|$ of $x$ is 2015's.\n\nIt is positive.\n"
 NEW_EN = OLD_EN.replace("It is positive.", "It is never negative.")
 JA = "# ノルム\n\nノルムは 2015 年のもの。\n\n正です。\n"  # the formulas left out by its translator

@@ -227,17 +227,17 @@ def _carry(
     text to translate again beside what they wrote."""
     config = book.config
     path, new_path = config.document_path(port.lang, name), config.document_path(port.lang, source_name)
-    source_text = _read(config.document_path(config.source_language, source_name))
-    ported = port_document(base, source, source_text, translation, _read(path))
+    source_text, text = _read(config.document_path(config.source_language, source_name)), _read(path)
+    ported = port_document(base, source, source_text, translation, text)
     disagreeing: frozenset[int] = frozenset()
     for _ in range(_ROUNDS):  # a block marked stale can move the checker's pairing of the next ones
         more = _disagreeing(book, port.lang, source_name, source, ported, new_path)
         if not more:
             break
         disagreeing |= more
-        ported = port_document(base, source, source_text, translation, _read(path), disagreeing)
+        ported = port_document(base, source, source_text, translation, text, disagreeing)
     kind = "ported" if name == source_name else "renamed"
-    port.files.append(PortedFile(kind, path, new_path, _read(path), ported.text, ported.counts))
+    port.files.append(PortedFile(kind, path, new_path, text, ported.text, ported.counts))
     if origin_file(path).is_file():
         port.files.append(
             PortedFile("origin", origin_file(path), origin_file(new_path), _read(origin_file(path)), source_text)
