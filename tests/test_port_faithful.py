@@ -15,6 +15,7 @@ from polybook.cli import main
 from polybook.config import load_config
 from polybook.dialect import parse_text
 from polybook.dialect.marks import as_checked, stale_lines
+from polybook.stage.myst import transpile
 from polybook.sync.mend import mended
 from polybook.sync.port_document import port_document
 from test_port import CONF  # ja following en's edition 0.1
@@ -89,7 +90,7 @@ NEW_EN = OLD_EN.replace("It is positive.", "It is never negative.")
 JA = "# ノルム\n\nノルムは 2015 年のもの。\n\n正です。\n"  # the formulas left out by its translator
 
 
-def test_a_kept_translation_at_odds_with_its_unchanged_source_is_marked_stale(tmp_path: Path) -> None:
+def test_a_kept_translation_at_odds_with_its_unchanged_source_is_marked_for_review(tmp_path: Path) -> None:
     files = {"chapters/en/norms.md": NEW_EN, "chapters/ja/norms.md": JA, "editions/en-0.1/norms.md": OLD_EN}
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
@@ -99,11 +100,17 @@ def test_a_kept_translation_at_odds_with_its_unchanged_source_is_marked_stale(tm
     assert any(str(f.code) == "math.missing" for f in before.active)  # the translator's own omission
     result = CliRunner().invoke(main, ["--conf", str(tmp_path / "conf.py"), "port", "ja", "--write"])
     assert result.exit_code == 0, result.output
-    assert "of the stale, 1 translate an unchanged text but disagree with it" in result.output
+    assert "paragraphs: 1 kept, 1 to review (they disagree with their unchanged source text), 1 stale" in result.output
     text = (tmp_path / "chapters/ja/norms.md").read_text(encoding="utf-8")
-    assert "<!-- polybook:stale\nThe norm $\\|x\\|$ of $x$ is 2015's.\n-->\nノルムは 2015 年のもの。" in text
+    assert "<!-- polybook:review\nThe norm $\\|x\\|$ of $x$ is 2015's.\n-->\nノルムは 2015 年のもの。" in text
     after = check_book(load_book(load_config(tmp_path / "conf.py")))
     assert {str(f.level) for f in after.active} == {"info"}  # only what is left to translate
+    marked = next(f for f in after.active if str(f.code) == "stale.marked")
+    assert marked.message == "left by `polybook port`: 1 review, 1 stale blocks; translate them and remove their marks"
+    page = transpile(parse_text(text, "norms.md", None), "ja").text
+    assert ":class: polybook-review" in page and "この部分の翻訳は、まだ原文の内容をすべて伝えていません。" in page
+    again = CliRunner().invoke(main, ["--conf", str(tmp_path / "conf.py"), "port", "ja"])
+    assert "diff --polybook" not in again.output  # a second port keeps the mark as it is
 
 
 def test_a_stale_block_is_checked_without_its_own_labels_and_nothing_is_found_in_it() -> None:

@@ -133,7 +133,7 @@ def check_chapter(
     settings = config.languages[lang].settings
     written = translation
     translation, marks = as_checked(translation, lambda text: parse_text(text, translation.path, settings))
-    stale = stale_lines(written) if marks[MarkKind.STALE] else set()
+    stale = stale_lines(written) if marks[MarkKind.STALE] or marks[MarkKind.REVIEW] else set()
     findings += marked_findings(lang, name, translation, marks)
     own = {id(finding) for finding in findings}  # of the translation's text as written
     match = match_cells(source, translation)
@@ -151,7 +151,7 @@ def check_chapter(
     findings += check_sections(lang, name, alignment, source, translation, match, src_items, tgt_items)
     findings += check_references(lang, name, source, translation, alignment.place, config.localised_links, match.common)
     findings = followed_since(findings, source, current, translation)
-    if stale:  # a stale block is read as the source's text: what is found at it is no translator's doing
+    if stale:  # a stale or review block is read as the source's text: what is found at it is said by its mark
         findings = [f for f in findings if id(f) in own or not _at(f, translation.path, stale)]
     findings += resource_fallbacks(config, lang, name, translation)
     findings += lock_problem(lang, name, translation, record)

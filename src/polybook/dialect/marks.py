@@ -1,20 +1,24 @@
 """The marks ``polybook port`` leaves in a translation, as HTML comments any Markdown reader
 skips: a block in the source language not translated yet, a translation whose source changed
-(the source's text now inside the mark), and translated text the new source no longer has a
-place for, kept aside where a translator finds it.
+(the source's text now inside the mark), a translation that disagrees with its unchanged source
+text (that text inside the mark), and translated text the new source no longer has a place for,
+kept aside where a translator finds it.
 
     <!-- polybook:untranslated document -->   the whole document is the source's text
     <!-- polybook:untranslated -->            the next block is the source's text
     <!-- polybook:stale                       the next block translates an older source text;
     the source's text now                     the source says this now
     -->
+    <!-- polybook:review                      the next block translates this text, but says
+    the source's text                         less or other than it (a formula, a number lost)
+    -->
     <!-- polybook:aside                       translated text kept, out of the page
     the old translation
     -->
 
 Comments, not a new syntax: the file stays valid d2lbook Markdown and renders everywhere; the
-checker reads a stale block as the source text the mark holds (so consistency stays the
-source's), the renderer shows a notice in the reader's language.
+checker reads a stale or review block as the source text the mark holds (so consistency stays
+the source's), the renderer shows a notice in the reader's language.
 """
 
 from __future__ import annotations
@@ -28,7 +32,9 @@ from enum import StrEnum
 from polybook.dialect.nodes import Block, Document, Node
 
 PREFIX = "<!-- polybook:"
-_MARK = re.compile(r"\A<!-- polybook:(untranslated|stale|aside)( document)?[ \t]*(?:\n(.*?))?\n?[ \t]*-->\s*\Z", re.S)
+_MARK = re.compile(
+    r"\A<!-- polybook:(untranslated|stale|review|aside)( document)?[ \t]*(?:\n(.*?))?\n?[ \t]*-->\s*\Z", re.S
+)
 _CLOSE = "-->"
 _ESCAPED = "-- >"  # what a mark's text holds for ``-->``, which would end the comment
 
@@ -36,7 +42,12 @@ _ESCAPED = "-- >"  # what a mark's text holds for ``-->``, which would end the c
 class MarkKind(StrEnum):
     UNTRANSLATED = "untranslated"
     STALE = "stale"
+    REVIEW = "review"
     ASIDE = "aside"
+
+
+#: The marks whose block the checker reads as the source text they hold (:func:`as_checked`).
+READ_AS_SOURCE = (MarkKind.STALE, MarkKind.REVIEW)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,14 +89,14 @@ def marked(doc: Document) -> dict[int, Mark]:
 
 
 def stale_lines(doc: Document) -> set[int]:
-    """The lines of the blocks a ``stale`` mark stands before, as :func:`as_checked` reads them:
+    """The lines of the blocks a ``stale`` or ``review`` mark stands before, as :func:`as_checked` reads them:
     from the block's first line, as many as the block or the source text the mark holds has (a
     place in that text is counted from the block's first line), never into the next block."""
     marks = marked(doc)
     out: set[int] = set()
     for index, node in enumerate(doc.nodes):
         mark = marks.get(id(node))
-        if mark is not None and mark.kind is MarkKind.STALE:
+        if mark is not None and mark.kind in READ_AS_SOURCE:
             following = doc.nodes[index + 1].line - 1 if index + 1 < len(doc.nodes) else node.end_line
             last = max(node.end_line, min(node.line + mark.text.count("\n"), following))
             out.update(range(node.line, last + 1))
@@ -99,15 +110,16 @@ def document_mark(doc: Document) -> Mark | None:
 
 
 def as_checked(doc: Document, parse: Callable[[str], Document]) -> tuple[Document, Counter[MarkKind]]:
-    """The document as its consistency is checked: a block behind a ``stale`` mark stands for
-    the source text the mark holds (its translation is of an older text: checking it against
-    today's source would report every change as a mistake); and how many blocks each kind of
-    mark stands before (``parse``: the dialect's parser, for the mark's text)."""
+    """The document as its consistency is checked: a block behind a ``stale`` or ``review`` mark
+    stands for the source text the mark holds (its translation is of an older text, or known to
+    disagree with it and left to its translator: checking it against the source would report
+    what the mark says already); and how many blocks each kind of mark stands before
+    (``parse``: the dialect's parser, for the mark's text)."""
     marks = marked(doc)
     counted: Counter[MarkKind] = Counter(mark.kind for mark in marks.values())
-    if not any(mark.kind is MarkKind.STALE for mark in marks.values()):
+    if not any(mark.kind in READ_AS_SOURCE for mark in marks.values()):
         return doc, counted
-    stale = [(id(node), mark) for node in doc.nodes if (mark := marks.get(id(node))) and mark.kind is MarkKind.STALE]
+    stale = [(id(node), mark) for node in doc.nodes if (mark := marks.get(id(node))) and mark.kind in READ_AS_SOURCE]
     fragments = _fragments([mark.text for _, mark in stale], parse)
     texts = {node_id: fragment for (node_id, _), fragment in zip(stale, fragments, strict=True)}
     nodes: list[Node] = []

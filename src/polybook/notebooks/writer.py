@@ -23,7 +23,7 @@ from typing import Any
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic
 from polybook.dialect.markdown import CITE_ROLES
-from polybook.dialect.marks import MarkKind, document_mark, read_mark
+from polybook.dialect.marks import document_mark, read_mark
 from polybook.dialect.nodes import (
     Bibliography,
     Block,
@@ -44,7 +44,7 @@ from polybook.notebooks.outputs import RecordedOutputs, notebook_outputs
 from polybook.notebooks.references import LabelIndex, PublishedPages, plain
 from polybook.stage import inline
 from polybook.stage.documents import local_link
-from polybook.stage.i18n import text
+from polybook.stage.i18n import MARK_NOTICES, text
 from polybook.stage.myst import is_table_caption
 from polybook.stage.outputs import ChapterResults
 from polybook.stage.views import framework_nodes, hides_code, hides_output
@@ -134,7 +134,7 @@ class NotebookWriter:
         elif isinstance(node, Heading):
             self.add(self.heading(node), node.line)
         elif (mark := read_mark(node)) is not None:
-            key = {MarkKind.UNTRANSLATED: "untranslated_block", MarkKind.STALE: "stale_block"}.get(mark.kind)
+            key = MARK_NOTICES.get(mark.kind)
             if key is not None and not mark.document:
                 self.add(notice(text(self.shared.language, key)), node.line)
         elif isinstance(node, Paragraph) and is_table_caption(node):

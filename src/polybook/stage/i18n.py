@@ -6,6 +6,8 @@ notices about code cells, tabs and languages. A language missing here falls back
 
 from __future__ import annotations
 
+from polybook.dialect.marks import MarkKind
+
 STRINGS: dict[str, dict[str, str]] = {
     "en": {
         "status_plan": "Migration plan: what the source changed since",
@@ -18,6 +20,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "untranslated_page": "This page is not translated yet: it is shown as the source language has it.",
         "untranslated_block": "Not translated yet.",
         "stale_block": "The source text of this passage changed since it was translated.",
+        "review_block": "This translation does not yet say all that its source text says.",
         "needs_gpu": "Needs a GPU",
         "needs_gpu_body": "This cell needs a GPU. It ran on {device} ({date}), which has none, and stopped with:",
         "download_failed": "Needs the network",
@@ -85,6 +88,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "untranslated_page": "このページはまだ翻訳されていません。原文のまま表示しています。",
         "untranslated_block": "この部分はまだ翻訳されていません。",
         "stale_block": "この部分の原文は翻訳後に変更されました。",
+        "review_block": "この部分の翻訳は、まだ原文の内容をすべて伝えていません。",
         "needs_gpu": "GPU が必要です",
         "needs_gpu_body": (
             "このセルには GPU が必要です。GPU のない {device} ({date}) で実行され、次のエラーで停止しました:"
@@ -156,6 +160,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "untranslated_page": "Esta página ainda não foi traduzida: é mostrada no idioma de origem.",
         "untranslated_block": "Ainda não traduzido.",
         "stale_block": "O texto original deste trecho mudou desde que foi traduzido.",
+        "review_block": "Esta tradução ainda não diz tudo o que o texto original diz.",
         "needs_gpu": "Requer uma GPU",
         "needs_gpu_body": (
             "Esta célula requer uma GPU. Foi executada em {device} ({date}), que não tem nenhuma, e parou com:"
@@ -227,6 +232,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "untranslated_page": "本页尚未翻译：显示的是原文。",
         "untranslated_block": "此段尚未翻译。",
         "stale_block": "此段的原文在翻译之后有所修改。",
+        "review_block": "此段译文尚未完整表达原文的内容。",
         "needs_gpu": "需要 GPU",
         "needs_gpu_body": "此单元需要 GPU。它在没有 GPU 的 {device}（{date}）上运行，并因以下错误而停止：",
         "download_failed": "需要网络",
@@ -288,6 +294,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "untranslated_page": "Bu sayfa henüz çevrilmedi: kaynak dildeki hâliyle gösteriliyor.",
         "untranslated_block": "Henüz çevrilmedi.",
         "stale_block": "Bu bölümün kaynak metni çevrildikten sonra değişti.",
+        "review_block": "Bu çeviri, kaynak metnin söylediklerinin hepsini henüz söylemiyor.",
         "needs_gpu": "GPU gerekiyor",
         "needs_gpu_body": (
             "Bu hücre bir GPU gerektiriyor. GPU'su olmayan {device} ({date}) üzerinde çalıştı ve şu hatayla durdu:"
@@ -352,6 +359,14 @@ STRINGS: dict[str, dict[str, str]] = {
 
 #: Sphinx's own catalogs are named with a region for some languages.
 SPHINX_LANGUAGE = {"zh": "zh_CN"}
+
+
+#: The notice each kind of a port's mark shows the reader (an aside is for translators: none).
+MARK_NOTICES = {
+    MarkKind.UNTRANSLATED: "untranslated_block",
+    MarkKind.STALE: "stale_block",
+    MarkKind.REVIEW: "review_block",
+}
 
 
 def text(lang: str, key: str, **values: str) -> str:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from polybook.diagnostics import Diagnostic
 from polybook.dialect.cells import highlight_language
-from polybook.dialect.marks import Mark, MarkKind, document_mark, read_mark
+from polybook.dialect.marks import Mark, document_mark, read_mark
 from polybook.dialect.nodes import (
     Bibliography,
     Block,
@@ -34,7 +34,7 @@ from polybook.dialect.nodes import (
 )
 from polybook.dialect.slides import shown_prose
 from polybook.stage import inline
-from polybook.stage.i18n import text
+from polybook.stage.i18n import MARK_NOTICES, text
 from polybook.stage.outputs import OutputRenderer
 from polybook.stage.views import shows
 
@@ -205,9 +205,9 @@ class _Writer:
             self.emit([marks, ""], node.end_line)
 
     def mark(self, mark: Mark) -> None:
-        """What a port's mark says to the reader: a block not translated yet, or translated from
-        an older source text (asides are for translators: never shown)."""
-        key = {MarkKind.UNTRANSLATED: "untranslated_block", MarkKind.STALE: "stale_block"}.get(mark.kind)
+        """What a port's mark says to the reader: a block not translated yet, translated from an
+        older source text, or to be reviewed (asides are for translators: never shown)."""
+        key = MARK_NOTICES.get(mark.kind)
         if key is not None and not mark.document:
             self.emit(_notice(f"polybook-{mark.kind}", text(self.language, key)), mark.line)
 

@@ -82,10 +82,9 @@ class Port:
         return (
             f"{self.lang}: {self.count('ported')} documents carried forward, {self.count('renamed')} renamed, "
             f"{self.count('new')} new (untranslated), {self.count('gone')} gone (kept in {EDITIONS_DIR}/); "
-            f"paragraphs: {c.kept:,} kept, {c.stale:,} stale, {c.untranslated:,} untranslated, "
-            f"{c.aside:,} kept aside; {c.cells_kept:,} cells keep their translated comments; "
-            f"of the stale, {c.disagreeing:,} translate an unchanged text but disagree with it; "
-            f"{c.mended:,} with damaged markup mended"
+            f"paragraphs: {c.kept:,} kept, {c.review:,} to review (they disagree with their unchanged "
+            f"source text), {c.stale:,} stale, {c.untranslated:,} untranslated, {c.aside:,} kept aside; "
+            f"{c.cells_kept:,} cells keep their translated comments; {c.mended:,} with damaged markup mended"
         )
 
     def diff(self, root: Path) -> str:
@@ -222,7 +221,7 @@ def _carry(
     """A document carried from ``base`` to ``source`` (renamed when the names differ), and its
     origin file -- d2lbook's record of what the translation was made from -- now the source.
     A kept translation the checker finds at odds with its source text (a formula, reference,
-    number or heading its translator damaged) goes behind a stale mark holding that text: the
+    number or heading its translator damaged) goes behind a review mark holding that text: the
     ported document's check then has no consistency findings, and the translator is shown the
     text to translate again beside what they wrote."""
     config = book.config

@@ -24,7 +24,16 @@ from polybook.check.align import align, token_ratio
 from polybook.check.code import cell_key, match_cells, without_comments
 from polybook.check.segments import pair_segments
 from polybook.dialect.builder import heading_damage
-from polybook.dialect.marks import Mark, MarkKind, document_mark, holding, marked, read_mark, untranslated
+from polybook.dialect.marks import (
+    READ_AS_SOURCE,
+    Mark,
+    MarkKind,
+    document_mark,
+    holding,
+    marked,
+    read_mark,
+    untranslated,
+)
 from polybook.dialect.nodes import Block, CodeCell, Figure, Heading, Node, Paragraph, TextTab
 from polybook.dialect.nodes import Document as Doc
 from polybook.sync.mend import mended
@@ -42,11 +51,11 @@ class PortCounts:
     untranslated: int = 0
     aside: int = 0
     cells_kept: int = 0
-    disagreeing: int = 0  # of the stale: translations of an unchanged text that disagree with it
+    review: int = 0  # translations of an unchanged text that disagree with it
     mended: int = 0  # translations whose damaged markup was mended (:mod:`.mend`)
 
     def add(self, other: PortCounts) -> None:
-        for name in ("kept", "stale", "untranslated", "aside", "cells_kept", "disagreeing", "mended"):
+        for name in ("kept", "stale", "untranslated", "aside", "cells_kept", "review", "mended"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
@@ -192,7 +201,7 @@ def port_document(
     """The translation ``target`` carried from ``base`` to ``source`` (each with its file's text).
     A document still marked untranslated as a whole is the source's text again. ``disagreeing``:
     source blocks (indices, as :attr:`PortedText.kept` gives them) whose translation would be kept
-    but disagrees with them (the checker's findings in it): kept behind a stale mark instead."""
+    but disagrees with them (the checker's findings in it): kept behind a review mark instead."""
     if document_mark(target) is not None:
         return new_document(source_text, source)
     src_lines, tgt_lines = _Lines(source_text), _Lines(target_text)
@@ -215,10 +224,7 @@ def port_document(
         else:
             mine = None if not isinstance(node, CodeCell) else mine
         kept_before = counts.kept
-        doubted = index in disagreeing and unchanged
-        block = _block(node, mine, unchanged and not doubted, marks.get(id(mine)), src_lines, tgt_lines, counts)
-        if doubted and counts.kept == kept_before:  # behind a stale mark
-            counts.disagreeing += 1
+        block = _block(node, mine, unchanged, marks.get(id(mine)), src_lines, tgt_lines, counts, index in disagreeing)
         blocks.append(with_references(block, renamed) if mine is not None and is_prose(node) else block)
         if counts.kept > kept_before:
             kept.add(index)
@@ -269,9 +275,17 @@ def _same_code(mine: CodeCell, node: CodeCell) -> bool:
 
 
 def _block(
-    node: Node, mine: Node | None, unchanged: bool, mark: Mark | None, src: _Lines, tgt: _Lines, counts: PortCounts
+    node: Node,
+    mine: Node | None,
+    unchanged: bool,
+    mark: Mark | None,
+    src: _Lines,
+    tgt: _Lines,
+    counts: PortCounts,
+    disagrees: bool = False,
 ) -> str:
-    """One block of the ported document."""
+    """One block of the ported document (``disagrees``: its translation, of an unchanged text,
+    disagrees with it: kept behind a review mark)."""
     if isinstance(node, CodeCell):
         if isinstance(mine, CodeCell) and _same_code(mine, node) and mine.code != node.code:
             counts.cells_kept += 1  # the source's fence and tab line, the translation's commented code
@@ -298,9 +312,13 @@ def _block(
         counts.mended += repaired != mine_text
         mine_text = repaired
     if mine is not None and unchanged and not still_untranslated:
-        if mark is not None and mark.kind is MarkKind.STALE:  # marked by an earlier port, not translated since
-            counts.stale += 1
-            return holding(MarkKind.STALE, mark.text) + "\n" + mine_text
+        if mark is not None and mark.kind in READ_AS_SOURCE:  # marked by an earlier port, not translated since
+            counts.review += mark.kind is MarkKind.REVIEW
+            counts.stale += mark.kind is MarkKind.STALE
+            return holding(mark.kind, mark.text) + "\n" + mine_text
+        if disagrees:
+            counts.review += 1
+            return holding(MarkKind.REVIEW, src.of(node)) + "\n" + mine_text
         counts.kept += 1
         return mine_text
     if mine is not None and not still_untranslated:
