@@ -5,7 +5,9 @@ show: ``: numref: `x``` (spaces inside a role), ``:cite:`Bay.Tuytelaars.Van- Goo
 space inside a BibTeX key), a heading ``[概要`` keeping one bracket of the source's
 ``[**Summary**]``. The parser reports each with the one repair it allows (``did you mean``);
 ``polybook port`` rewrites every translated block it carries anyway, so it makes that repair too
--- in the diff it shows, never to the words. Only a block the parser found damaged is touched.
+-- in the diff it shows, never to the words. Only a block the parser found damaged is touched,
+and for one damage the parser cannot see, a TeX command split from its backslash (``\\ mathbf``,
+which TeX reads as a space and a word), only to a command the source's block writes.
 """
 
 from __future__ import annotations
