@@ -469,3 +469,19 @@ def test_a_figure_added_later_makes_the_notebooks_again(tmp_path: Path) -> None:
     again = build_notebooks(load_config(conf), ["ja"], ["alpha"])
     assert again.outcomes[0].status is NotebookStatus.BUILT and not again.outcomes[0].diagnostics[1:]
     assert (tmp_path / "book" / "build" / "notebooks" / "ja" / "alpha" / "img" / "later.svg").is_file()
+
+
+def test_a_ports_marks_tell_the_notebooks_reader_what_is_not_translated_or_to_review(tmp_path: Path) -> None:
+    conf = copy_book(tmp_path)
+    counting = tmp_path / "book" / "chapters" / "ja" / "counting.md"
+    text = counting.read_text(encoding="utf-8").replace(
+        "最初の $n$ 個の数の和は",
+        "<!-- polybook:review\nThe sum of the first $n$ numbers is\n-->\n最初の数の和は\n\n"
+        "<!-- polybook:untranslated -->\nAnd this is new.",
+    )
+    counting.write_text(text, encoding="utf-8")
+    build_notebooks(load_config(conf))
+    markdown = text_of(notebook(tmp_path, "ja", "alpha"), "markdown")
+    assert "この部分の翻訳は、まだ原文の内容をすべて伝えていません。" in markdown
+    assert "この部分はまだ翻訳されていません。" in markdown
+    assert "The sum of the first" not in markdown  # the mark's text is for translators
