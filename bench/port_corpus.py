@@ -5,8 +5,9 @@ translations and ``polybook import d2lbook ~/d2l-en-0.17.6 --lang en --as-base``
 book is made for each language (its build/ left out: cold, as a fresh clone), then ``polybook port
 LANG --write`` and ``polybook check --lang LANG`` run as subprocesses, the way a user runs them.
 Printed per language: the port's seconds (and the ratio to the 30 s goal), what it kept, marked
-stale or untranslated and kept aside, and the ported translation's findings by level and the
-codes of its errors and warnings. Nothing is asserted; the book is never changed.
+stale or untranslated and kept aside, the ported translation's findings by level and the codes
+of its errors and warnings, and how many files a second port would change. Nothing is asserted;
+the book is never changed.
 
     .venv/bin/python bench/port_corpus.py BOOK_DIR [--lang ja ...] [--force]
 """
@@ -60,6 +61,8 @@ def port_one(book: Path, lang: str, force: bool) -> None:
         loud = Counter(f["code"] for f in mine if f["level"] in ("error", "warning"))
         print(f"  check after the port: {check_seconds:.1f} s; {dict(levels)}")
         print(f"  its errors and warnings by code: {dict(loud.most_common(12))}")
+        _, again = run(["port", lang, *(["--force"] if force else [])], copy)  # a dry run: what it would change
+        print(f"  a second port would change {again.stdout.count('diff --polybook ')} files (0: it is done)")
 
 
 def main() -> None:
