@@ -50,12 +50,16 @@ def parser_version() -> str:
     return digest.hexdigest()
 
 
-def parse_cached(path: Path, settings: DialectSettings, display: str, store: Path | None) -> Document:
-    """:func:`polybook.dialect.parse_file`, through the store at ``store`` (None: no store)."""
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return parse_file(path, settings, display)  # reports the unreadable file
+def parse_cached(
+    path: Path, settings: DialectSettings, display: str, store: Path | None, data: bytes | None = None
+) -> Document:
+    """:func:`polybook.dialect.parse_file`, through the store at ``store`` (None: no store);
+    ``data``: the file's bytes, when the caller has read them."""
+    if data is None:
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return parse_file(path, settings, display)  # reports the unreadable file
     if store is None:
         return _parse(data, settings, display)
     key = hashlib.sha256(

@@ -135,7 +135,7 @@ def check_chapter(
     translation, marks = as_checked(translation, lambda text: parse_text(text, translation.path, settings))
     stale = stale_lines(written) if marks[MarkKind.STALE] or marks[MarkKind.REVIEW] else set()
     findings += marked_findings(lang, name, translation, marks)
-    own = {id(finding) for finding in findings}  # of the translation's text as written
+    own = {id(finding) for finding in findings} if stale else set()  # of the translation's text as written
     match = match_cells(source, translation)
     alignment = pair_segments(source, translation, match)
     src_items, tgt_items = flatten(source), flatten(translation)

@@ -163,20 +163,21 @@ def library_book(config: BookConfig, languages: list[str]) -> Book:
         docs = {}
         for name in names:
             path = config.document_path(lang, name)
-            if _may_matter(path):
+            try:
+                data = path.read_bytes()
+            except OSError:  # parsed, to say it cannot be read
                 docs[name] = parse_cached(path, settings, display_path(path), store)
+                continue
+            if _may_matter(data):
+                docs[name] = parse_cached(path, settings, display_path(path), store, data)
         blocks = {name: found for name, doc in docs.items() if (found := list(toc_blocks(doc)))}
         toc = build_toc(lang, blocks, {name: doc.path for name, doc in docs.items()}, names)
         book.chapters[lang], book.tocs[lang], book.names[lang] = in_reading_order(docs, toc), toc, names
     return book
 
 
-def _may_matter(path: Path) -> bool:
-    """Whether a document's file may hold a #@save cell or a toc block (an unreadable one: parsed, to tell)."""
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return True
+def _may_matter(data: bytes) -> bool:
+    """Whether a document's file (its bytes) may hold a #@save cell or a toc block."""
     return b"@save" in data or b"toc" in data
 
 

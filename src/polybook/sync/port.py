@@ -180,17 +180,26 @@ def _settings(port: Port, config: BookConfig) -> None:
     the source's now, in the source's dialect), keeping a framework only it has."""
     from polybook.importer.confpy import ConfEditError, edit_conf  # conf.py's one editor
 
-    own, source = config.languages[port.lang], config.languages[config.source_language]
-    frameworks = [*source.frameworks, *(f for f in own.frameworks if f not in source.frameworks)]  # zh keeps paddle
-    if (list(own.frameworks), own.default_tab) == (frameworks, source.default_tab):
+    own = config.languages[port.lang]
+    settings = ported_settings(config, port.lang)
+    frameworks = list(settings.frameworks)
+    if (list(own.frameworks), own.default_tab) == (frameworks, settings.default_tab):
         return
-    wanted = {"languages": {port.lang: {"frameworks": frameworks, "default_tab": source.default_tab}}}
+    wanted = {"languages": {port.lang: {"frameworks": frameworks, "default_tab": settings.default_tab}}}
     before = config.path.read_text(encoding="utf-8")
     try:
         after, _ = edit_conf(before, {}, wanted, str(config.path))
     except ConfEditError as exc:
         raise PortRefused(str(exc)) from None
     port.files.append(PortedFile("settings", config.path, config.path, before, after))
+
+
+def ported_settings(config: BookConfig, lang: str) -> DialectSettings:
+    """How ``lang`` reads once ported: the source's frameworks and default tab (its code cells are
+    the source's now, in the source's dialect), and a framework only it has (zh keeps paddle)."""
+    own, source = config.languages[lang], config.languages[config.source_language]
+    frameworks = (*source.frameworks, *(f for f in own.frameworks if f not in source.frameworks))
+    return DialectSettings(lang, frameworks, source.default_tab)
 
 
 def _library(port: Port, config: BookConfig, archive: Path) -> None:
@@ -248,11 +257,7 @@ def _disagreeing(book: Book, lang: str, name: str, source: Document, ported: Por
     against ``source`` as its base (what the port records)."""
     if not ported.kept:
         return frozenset()
-    config = book.config
-    own, theirs = config.languages[lang], config.languages[config.source_language]
-    frameworks = (*theirs.frameworks, *(f for f in own.frameworks if f not in theirs.frameworks))
-    settings = DialectSettings(lang, frameworks, theirs.default_tab)  # as :func:`_settings` will have them
-    document = parse_text(ported.text, display_path(path), settings)
+    document = parse_text(ported.text, display_path(path), ported_settings(book.config, lang))
     base = Base(BaseKind.SYNC, source, "the last sync")
     findings = check_chapter(book, lang, name, source, document, {}, None, base)
     lines = {f.location.line for f in findings if f.location is not None and f.level in _LOUD}

@@ -158,8 +158,12 @@ def _kind(node: Node) -> str:
     if isinstance(node, TextTab):
         return "TextTab" + _APART + _APART.join(sorted(node.frameworks))
     neutral = (f"{i.kind}:{i.name}:{i.value}" for i in getattr(node, "inlines", ()) if i.kind in _NEUTRAL)
-    kind = f"Block.{node.kind}" if isinstance(node, Block) else type(node).__name__  # a list is no table
-    return _APART.join([kind, *dict.fromkeys(neutral)])
+    return _APART.join([_kind_name(node), *dict.fromkeys(neutral)])
+
+
+def _kind_name(node: Node) -> str:
+    """A block's kind: its node's type, a block's own kind with it (a list is no table)."""
+    return f"Block.{node.kind}" if isinstance(node, Block) else type(node).__name__
 
 
 _APART = "\x1f"  # the unit separator: no Markdown text holds it
@@ -217,7 +221,7 @@ def port_document(
     for index, node in enumerate(content):
         base_node, unchanged = bases.get(id(node), (None, False))
         mine = translated.get(id(base_node)) if base_node is not None else None
-        if mine is not None and _kind(mine).split(_APART)[0] != _kind(node).split(_APART)[0]:
+        if mine is not None and _kind_name(mine) != _kind_name(node):
             mine = None  # of another kind (a list for a table)
         if mine is not None and _takes_translation(node, mine):
             used[id(mine)] = len(blocks)
