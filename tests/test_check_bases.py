@@ -132,6 +132,22 @@ def test_the_plan_is_a_table_in_the_terminal_and_a_key_in_json(tmp_path: Path) -
     assert len(notes) == 3 and {r["level"] for r in notes} == {"note"}
 
 
+def test_the_terminal_sums_up_the_plans_notes_and_lists_them_when_asked(tmp_path: Path) -> None:
+    """A language behind the source: its table sums up what changed, paragraph by paragraph; the
+    text report lists those notes only with --notes (JSON always has them)."""
+    conf = book(tmp_path, edition=True)
+    runner = CliRunner()
+    text = runner.invoke(main, ["--conf", str(conf), "check"]).output
+    assert "[polybook.stale.source]" not in text and "[polybook.stale.plan]" not in text
+    data = json.loads(runner.invoke(main, ["--conf", str(conf), "check", "--format", "json"]).output)
+    folded = [f for f in data["findings"] if f["code"] in ("polybook.stale.source", "polybook.stale.plan")]
+    assert folded
+    assert f"{len(folded)} notes of what the source changed since the translations' bases are summed up" in text
+    listed = runner.invoke(main, ["--conf", str(conf), "check", "--notes"]).output
+    assert listed.count("[polybook.stale.source]") + listed.count("[polybook.stale.plan]") == len(folded)
+    assert "are summed up in the plans above" not in listed and "Migration plan for ja" in listed
+
+
 def test_a_base_the_book_does_not_hold_is_one_warning_that_says_how_to_give_it(tmp_path: Path) -> None:
     """ja has three documents the source no longer has, and nothing to check them against: it
     was made from an edition the book does not hold. One warning says how to hold it; the

@@ -168,6 +168,9 @@ def _check_languages(config: BookConfig, languages: tuple[str, ...]) -> list[str
 @click.option("--write-baseline", type=click.Path(dir_okay=False, path_type=Path), help="Accept today's findings.")
 @click.option("--reason", help="Why the findings written by --write-baseline are accepted (required with it).")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: cores).")
+@click.option(
+    "--notes", is_flag=True, help="Text: list each change of the source a migration plan sums up (json has them)."
+)
 @click.pass_context
 def check(
     ctx: click.Context,
@@ -180,6 +183,7 @@ def check(
     write_baseline: Path | None,
     reason: str | None,
     jobs: int | None,
+    notes: bool,
 ) -> None:
     """Check every translation against the source language, statically.
 
@@ -210,7 +214,8 @@ def check(
         atomic_write(write_baseline, baseline_json(result.active, str(reason).strip()))
         click.echo(f"wrote {len(result.active)} finding(s) to {write_baseline}", err=True)
     tty = sys.stdout.isatty()
-    report = render(result, fmt, color=fmt == "text" and output is None and tty and "NO_COLOR" not in os.environ)
+    color = fmt == "text" and output is None and tty and "NO_COLOR" not in os.environ
+    report = render(result, fmt, color=color, notes=notes)
     if output:
         output.write_text(report + "\n", encoding="utf-8")
     else:
