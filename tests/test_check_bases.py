@@ -122,7 +122,10 @@ def test_the_plan_is_a_table_in_the_terminal_and_a_key_in_json(tmp_path: Path) -
     runner = CliRunner()
     text = runner.invoke(main, ["--conf", str(conf), "check"]).output
     assert "Migration plan for ja (behind the source; `polybook port ja` carries it forward)" in text
-    assert "  new      fresh" in text and "  gone     gone" in text
+    rows = [line.split() for line in text.splitlines() if line.startswith("  ")]
+    assert ["state", "paragraphs", "cells", "formulas", "words", "document"] in rows  # the document last, unpadded
+    assert any(row[0] == "new" and row[-1] == "fresh" for row in rows)
+    assert any(row[0] == "gone" and row[-1] == "gone" for row in rows)
     assert "ja follows 0.1 (editions/en-0.1); documents: 2 against the edition" in text
     data = json.loads(runner.invoke(main, ["--conf", str(conf), "check", "--format", "json"]).output)
     assert data["migration"]["ja"]["documents"] == {"renamed": 0, "new": 1, "gone": 1, "changed": 1, "unchanged": 0}

@@ -15,13 +15,18 @@ def render_plans(result: CheckResult) -> str:
     return "\n\n".join(table(plan) for plan in plans)
 
 
+#: The terminal's order of :data:`HEADER`'s columns: the document last, unpadded (a rename's
+#: ``old -> new`` is some 140 characters; in the second column it padded every row of the table).
+_TERMINAL = (0, 2, 3, 4, 5, 1)
+_NUMERIC = {2, 3, 4, 5}
+
+
 def table(plan: LanguagePlan) -> str:
     rows = [HEADER, *(_cells(row) for row in plan.rows if row.state is not DocumentState.UNCHANGED)]
     widths = [max(len(row[i]) for row in rows) for i in range(len(HEADER))]
-    numeric = {2, 3, 4, 5}
     lines = [f"Migration plan for {plan.lang} (behind the source; `polybook port {plan.lang}` carries it forward)"]
     for row in rows:
-        cells = [cell.rjust(widths[i]) if i in numeric else cell.ljust(widths[i]) for i, cell in enumerate(row)]
+        cells = [row[i].rjust(widths[i]) if i in _NUMERIC else row[i].ljust(widths[i]) for i in _TERMINAL]
         lines.append("  " + "  ".join(cells).rstrip())
     lines.append("  " + plan.summary())
     return "\n".join(lines)
