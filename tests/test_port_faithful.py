@@ -54,6 +54,18 @@ def test_translated_blocks_pair_by_their_formulas_not_by_their_place() -> None:
     assert "<!-- polybook:untranslated -->\nTwo." in out  # not "(**$$c$$**)" given to "Two."
 
 
+def test_a_block_of_slide_marks_alone_pairs_with_nothing_and_closes_the_mark_of_the_block_it_follows() -> None:
+    """zh closes the mark its paragraph opens after the display math, in a block of its own: that
+    ``**)`` is no translation of the source's ``(**$$y = Xw$$**)`` (paired, it took the formula's
+    place), and it stays after the kept paragraph, whose mark it closes."""
+    base = "Data.\n\n(**The parameters are $w$,\nand**) the labels follow:\n\n(**$$y = Xw$$**)\n\nNoise.\n"
+    target = "数据。\n\n(**参数 $w$ 和标签：\n\n$$y = Xw$$\n**)\n\n噪声。\n"
+    out = ported(base, base, target)
+    assert "(**参数 $w$ 和标签：\n\n**)\n\n<!-- polybook:untranslated -->\n(**$$y = Xw$$**)\n\n噪声。" in out
+    assert not parse_text(out, "o.md", None).diagnostics  # every slide mark closed
+    assert "polybook:aside" not in out
+
+
 def test_markup_a_translation_damaged_is_mended_as_the_parser_says() -> None:
     text = "Veja : numref: `sec_x` e :cite:`Bay.Tuytelaars.Van- Gool.2006`.\n"
     node = parse_text(text, "t.md", None).nodes[0]

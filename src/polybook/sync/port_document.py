@@ -13,6 +13,9 @@ new document is written in the source's order, from the source's own lines:
   the source's but for comments;
 * translated text with no place left (a paragraph the source dropped, a cell whose code changed
   and whose comments were translated) is kept in an ``aside`` mark after the block it followed.
+
+A block of slide marks alone (zh's ``**)`` after a paragraph and its display math) translates
+nothing: it pairs with no block of the source, and stays after the kept block whose mark it closes.
 """
 
 from __future__ import annotations
@@ -36,10 +39,13 @@ from polybook.dialect.marks import (
 )
 from polybook.dialect.nodes import Block, CodeCell, Figure, Heading, Node, Paragraph, TextTab
 from polybook.dialect.nodes import Document as Doc
+from polybook.dialect.slides import PAIRS, find_slide_marks
 from polybook.sync.mend import mended
 from polybook.sync.source_parts import in_source_figure, renamed_labels, with_references, with_source_attributes
 
 _PROSE = (Paragraph, Heading, Figure, TextTab)
+#: A block's text that is only slide marks: what it writes is no translation of anything.
+_MARKS_ONLY = re.compile("(?:\\s|" + "|".join(re.escape(mark) for pair in PAIRS for mark in pair) + ")+")
 
 
 @dataclass(slots=True)
@@ -128,10 +134,22 @@ def base_to_translation(base: Doc, target: Doc) -> dict[int, Node]:
             out[cell_id] = cell
     for src_seg, tgt_seg in alignment.pairs:
         old = [i.node for i in src_seg.items if i.tab is None and read_mark(i.node) is None]
-        new = [i.node for i in tgt_seg.items if i.tab is None and read_mark(i.node) is None]
+        new = [i.node for i in tgt_seg.items if i.tab is None and read_mark(i.node) is None and not _marks_only(i.node)]
         kinds = align(_keys(old), _keys(new), _kinship, 0.5)
         out.update({id(old[p.source]): new[p.target] for p in kinds if p.source is not None and p.target is not None})
     return out
+
+
+def _marks_only(node: Node) -> bool:
+    """Whether a paragraph is slide marks alone (``**)``)."""
+    return isinstance(node, Paragraph) and _MARKS_ONLY.fullmatch(node.source) is not None
+
+
+def _closes_mark(text: str, before: str) -> bool:
+    """Whether ``text``, slide marks alone, closes the marks ``before`` leaves open (and opens none)."""
+    if _MARKS_ONLY.fullmatch(text) is None or not before or not find_slide_marks(before)[1]:
+        return False
+    return not find_slide_marks(f"{before}\n\n{text}")[1]
 
 
 def _keys(nodes: list[Node]) -> list[str]:
@@ -353,19 +371,26 @@ def _asides(
     the source's own)."""
     out: dict[int, list[str]] = {}
     last = -1
+    before = ""  # the kept translated block nothing was put after yet
     for node in target.nodes:
         if id(node) in used:
-            last = used[id(node)]
+            last, before = used[id(node)], tgt.of(node)
             continue
         mark = read_mark(node)
         if mark is not None:
             if mark.kind is MarkKind.ASIDE:  # kept from an earlier port: stays kept
                 out.setdefault(last, []).append(tgt.of(node))
+                before = ""
             continue
         keep = is_prose(node) or (isinstance(node, CodeCell) and without_comments(node.code) != node.code)
-        if keep and tgt.of(node).strip() not in source:
+        if keep and _closes_mark(tgt.of(node), before):  # the end of the kept block's slide mark: stays with it
+            out.setdefault(last, []).append(tgt.of(node))
+        elif keep and tgt.of(node).strip() not in source:
             counts.aside += 1
             out.setdefault(last, []).append(holding(MarkKind.ASIDE, tgt.of(node)))
+        else:
+            continue
+        before = ""
     return out
 
 
