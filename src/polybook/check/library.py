@@ -27,12 +27,13 @@ from cydifflib import SequenceMatcher  # difflib's, compiled: the same results (
 
 from polybook.book import Book
 from polybook.check.code import TAKE_SOURCE
+from polybook.check.documents import cells_of
 from polybook.check.findings import Finding, Location
 from polybook.check.keys import checker_version, file_digest, key_of
 from polybook.check.segments import by_identity
 from polybook.config import BookConfig, LibrarySettings
 from polybook.diagnostics import Code
-from polybook.dialect.nodes import Document
+from polybook.dialect.nodes import CodeCell, Document
 from polybook.files import display_path, hash_files, kept
 from polybook.library import SavedLibrary, collect_library, library_status
 from polybook.library.build import first_difference, library_book, library_languages, source_languages
@@ -45,18 +46,22 @@ def saved_drift(
     """``code.changed`` findings about the lines of a cell that ``#@save`` marks give the library
     become ``code.saved`` (of the translation's cell when the change has text there, else of the
     source's; with no ``translation``, any line of a cell the source saves)."""
-    saved = [(cell.line, cell.end_line) for cell in source.cells() if SAVE_RE.search(cell.code)]
+    if not any(finding.code is Code.CODE_CHANGED for finding in findings):
+        return findings  # (most chapters: nothing to turn)
     s_lines = _saved_lines(source) if translation is not None else None
     t_lines = _saved_lines(translation) if translation is not None else None
     out = []
     for finding in findings:
+        if finding.code is not Code.CODE_CHANGED:
+            out.append(finding)
+            continue
         where = finding.source.line if finding.source is not None else 0
         if s_lines is not None and t_lines is not None and finding.location is not None:
             mine = bool(finding.diff and finding.diff[0][0])
             library = finding.location.line in t_lines if mine else where in s_lines
         else:
-            library = any(first <= where <= last for first, last in saved)
-        if finding.code is Code.CODE_CHANGED and library:
+            library = any(cell.line <= where <= cell.end_line for cell in _saved_cells(source))
+        if library:
             said = finding.message.removesuffix(f"; {TAKE_SOURCE}").removesuffix(f": {TAKE_SOURCE}")
             message = f"{said}; it is #@save code: readers of {lang} would get another library; {TAKE_SOURCE}"
             finding = replace(finding, code=Code.CODE_SAVED, message=message)
@@ -65,10 +70,17 @@ def saved_drift(
 
 
 @by_identity
+def _saved_cells(doc: Document) -> list[CodeCell]:
+    """The document's code cells with a save mark (memoised for the last documents)."""
+    return [cell for cell in cells_of(doc) if SAVE_RE.search(cell.code)]
+
+
+@by_identity
 def _saved_lines(doc: Document) -> frozenset[int]:
     """The file lines whose code ``#@save`` marks give the library, for any framework (memoised
-    for the last documents: the source's serves every language)."""
-    return frozenset(n for cell in doc.cells() for f in cell.frameworks for _, n in save_lines(cell.lines_for(f)))
+    for the last documents: the source's serves every language). A framework's lines are its
+    cell's code's (some dropped, some cut): a cell with no mark in its code has none in them."""
+    return frozenset(n for cell in _saved_cells(doc) for f in cell.frameworks for _, n in save_lines(cell.lines_for(f)))
 
 
 def library_findings(
