@@ -13,11 +13,11 @@ from polybook.book import load_book
 from polybook.check import check_book, parse_findings
 from polybook.cli import main
 from polybook.config import load_config
-from polybook.dialect import parse_text
+from polybook.dialect import Document, parse_text
 from polybook.dialect.marks import as_checked, stale_lines
 from polybook.stage.myst import transpile
 from polybook.sync.mend import mended
-from polybook.sync.port_document import port_document
+from polybook.sync.port_document import book_renamed_labels, port_document
 from test_port import CONF  # ja following en's edition 0.1
 
 
@@ -34,6 +34,33 @@ def test_a_figure_takes_the_sources_image_and_label_and_references_follow_the_re
     assert "![セル。](../img/lstm-1.svg)\n:label:`fig_lstm_1`" in out  # translated caption, the source's rest
     assert "lstm_1`" not in out.replace("fig_lstm_1`", "")  # no reference to the old label is left
     assert "<!-- polybook:stale\nSee :numref:`fig_lstm_1`.\n-->\n:numref:`fig_lstm_1` を見よ。" in out
+
+
+def test_a_reference_follows_a_label_the_source_renamed_in_another_document() -> None:
+    """d2l 1.0 relabelled rnn-scratch.md's ``sec_rnn_scratch`` as ``sec_rnn-scratch``; lstm.md's
+    translation refers to it: labels are the book's, so are their renames (not when a label is
+    still the source's somewhere, nor when two documents relabel it differently)."""
+    scratch = (
+        _doc("# Scratch\n:label:`sec_rnn_scratch`\n\nText.\n"),
+        _doc("# Scratch\n:label:`sec_rnn-scratch`\n\nText.\n"),
+    )
+    source = "See :numref:`sec_rnn-scratch`.\n"
+    lstm = (_doc("See :numref:`sec_rnn_scratch`.\n"), _doc(source))
+    renamed = book_renamed_labels([scratch, lstm], [scratch[1], lstm[1]])
+    assert renamed == {"sec_rnn_scratch": "sec_rnn-scratch"}
+    target = "参照 :numref:`sec_rnn_scratch`。\n"
+    alone = port_document(lstm[0], lstm[1], source, _doc(target), target).text
+    assert "sec_rnn_scratch" in alone  # its own document renames nothing
+    out = port_document(lstm[0], lstm[1], source, _doc(target), target, renamed=renamed).text
+    assert ":numref:`sec_rnn-scratch`。" in out and "sec_rnn_scratch" not in out
+    still = _doc(":label:`sec_rnn_scratch`\n")  # still a label of the source
+    assert book_renamed_labels([scratch, lstm], [scratch[1], lstm[1], still]) == {}
+    other = (scratch[0], _doc("# Scratch\n:label:`sec_rnn_other`\n\nText.\n"))
+    assert book_renamed_labels([scratch, other], [scratch[1], other[1]]) == {}
+
+
+def _doc(text: str) -> Document:
+    return parse_text(text, "d.md", None)
 
 
 def test_a_paragraphs_label_lines_are_the_sources() -> None:

@@ -27,7 +27,7 @@ from polybook.dialect import DialectSettings, parse_text
 from polybook.dialect.nodes import Document
 from polybook.files import display_path, file_sha256
 from polybook.models import MODELS_DIR
-from polybook.sync.port_document import PortCounts, PortedText, new_document, port_document
+from polybook.sync.port_document import PortCounts, PortedText, book_renamed_labels, new_document, port_document
 
 EDITIONS_DIR = "editions"
 
@@ -154,18 +154,25 @@ def port_language(book: Book, lang: str) -> Port:
     _settings(port, config)
     archive = config.root / EDITIONS_DIR / f"{lang}-{config.languages[lang].base or 'before-port'}"
     _library(port, config, archive)
+    carried: dict[str, tuple[str, Document]] = {}  # name -> the source's name for it, its base
     for name, target in sorted(targets.items()):
         moved = renames.get(name)
         source_name = moved or (name if name in sources else None)
-        if source_name is None:
+        if source_name is not None:
+            current = sources[source_name] if moved is None else None
+            base = base_of(config, lang, name, current, lock.get(name), store, target)
+            carried[name] = (source_name, base.document or sources[source_name])
+    # labels are the book's: a reference in one document names a label the source renamed in another
+    renamed = book_renamed_labels([(base, sources[s]) for s, base in carried.values()], sources.values())
+    for name, target in sorted(targets.items()):
+        if name not in carried:
             _gone(port, config.document_path(lang, name), archive / f"{name}.md")
             port.dropped.append(name)
             continue
-        source = sources[source_name]
-        base = base_of(config, lang, name, source if moved is None else None, lock.get(name), store, target)
-        _carry(port, book, name, source_name, base.document or source, source, target)
+        source_name, base = carried[name]
+        _carry(port, book, name, source_name, base, sources[source_name], target, renamed)
         port.records[source_name] = SyncRecord(commit, file_sha256(config.document_path(source_lang, source_name)))
-        if moved:
+        if name != source_name:
             port.dropped.append(name)
     for name in sorted(set(sources) - set(targets) - set(renames.values())):
         source_file = config.document_path(source_lang, name)
@@ -225,7 +232,14 @@ def _gone(port: Port, path: Path, kept: Path) -> None:
 
 
 def _carry(
-    port: Port, book: Book, name: str, source_name: str, base: Document, source: Document, translation: Document
+    port: Port,
+    book: Book,
+    name: str,
+    source_name: str,
+    base: Document,
+    source: Document,
+    translation: Document,
+    renamed: dict[str, str],
 ) -> None:
     """A document carried from ``base`` to ``source`` (renamed when the names differ), and its
     origin file -- d2lbook's record of what the translation was made from -- now the source.
@@ -236,14 +250,14 @@ def _carry(
     config = book.config
     path, new_path = config.document_path(port.lang, name), config.document_path(port.lang, source_name)
     source_text, text = _read(config.document_path(config.source_language, source_name)), _read(path)
-    ported = port_document(base, source, source_text, translation, text)
+    ported = port_document(base, source, source_text, translation, text, renamed=renamed)
     disagreeing: frozenset[int] = frozenset()
     for _ in range(_ROUNDS):  # a block marked stale can move the checker's pairing of the next ones
         more = _disagreeing(book, port.lang, source_name, source, ported, new_path)
         if not more:
             break
         disagreeing |= more
-        ported = port_document(base, source, source_text, translation, text, disagreeing)
+        ported = port_document(base, source, source_text, translation, text, disagreeing, renamed)
     kind = "ported" if name == source_name else "renamed"
     port.files.append(PortedFile(kind, path, new_path, text, ported.text, ported.counts))
     if origin_file(path).is_file():

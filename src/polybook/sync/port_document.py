@@ -21,6 +21,7 @@ nothing: it pairs with no block of the source, and stays after the kept block wh
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from polybook.check.align import align, token_ratio
@@ -218,17 +219,26 @@ class _Lines:
 
 
 def port_document(
-    base: Doc, source: Doc, source_text: str, target: Doc, target_text: str, disagreeing: frozenset[int] = frozenset()
+    base: Doc,
+    source: Doc,
+    source_text: str,
+    target: Doc,
+    target_text: str,
+    disagreeing: frozenset[int] = frozenset(),
+    renamed: Mapping[str, str] | None = None,
 ) -> PortedText:
     """The translation ``target`` carried from ``base`` to ``source`` (each with its file's text).
     A document still marked untranslated as a whole is the source's text again. ``disagreeing``:
     source blocks (indices, as :attr:`PortedText.kept` gives them) whose translation would be kept
-    but disagrees with them (the checker's findings in it): kept behind a review mark instead."""
+    but disagrees with them (the checker's findings in it): kept behind a review mark instead.
+    ``renamed``: the labels the source renamed in the whole book (:func:`book_renamed_labels`;
+    None: those of this document), which the translation's references are given."""
     if document_mark(target) is not None:
         return new_document(source_text, source)
     src_lines, tgt_lines = _Lines(source_text), _Lines(target_text)
     bases = base_to_source(base, source)
-    renamed = renamed_labels(bases, source)
+    if renamed is None:
+        renamed = renamed_labels(bases, source)
     translated = base_to_translation(base, target)
     marks = marked(target)
     counts = PortCounts()
@@ -259,6 +269,19 @@ def port_document(
         following = content[index + 1].line - 1 if index + 1 < len(content) else len(src_lines.lines)
         out.append(("\n".join(src_lines.lines[node.end_line : following]), None))  # what no node holds, kept
     return _joined(out, counts)
+
+
+def book_renamed_labels(pairs: Iterable[tuple[Doc, Doc]], sources: Iterable[Doc]) -> dict[str, str]:
+    """``old label -> new label`` over every ``(base, source)`` pair of documents: a reference
+    names a label of any document (lstm.md's :numref:`sec_rnn_scratch` is rnn-scratch.md's, which
+    d2l 1.0 relabelled ``sec_rnn-scratch``). A label the source still has somewhere, or that two
+    documents relabel differently, keeps its name."""
+    defined = {label for source in sources for label in source.labels}
+    found: dict[str, set[str]] = {}
+    for base, source in pairs:
+        for old, new in renamed_labels(base_to_source(base, source), source).items():
+            found.setdefault(old, set()).add(new)
+    return {old: next(iter(new)) for old, new in found.items() if len(new) == 1 and old not in defined}
 
 
 def _joined(parts: list[tuple[str, int | None]], counts: PortCounts) -> PortedText:
