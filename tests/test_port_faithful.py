@@ -17,7 +17,7 @@ from polybook.dialect import Document, parse_text
 from polybook.dialect.marks import as_checked, stale_lines
 from polybook.stage.myst import transpile
 from polybook.sync.mend import mended
-from polybook.sync.port_document import book_renamed_labels, port_document
+from polybook.sync.port_document import base_to_source, book_renamed_labels, port_document
 from test_port import CONF  # ja following en's edition 0.1
 
 
@@ -46,7 +46,7 @@ def test_a_reference_follows_a_label_the_source_renamed_in_another_document() ->
     )
     source = "See :numref:`sec_rnn-scratch`.\n"
     lstm = (_doc("See :numref:`sec_rnn_scratch`.\n"), _doc(source))
-    renamed = book_renamed_labels([scratch, lstm], [scratch[1], lstm[1]])
+    renamed = book_renamed_labels([_paired(scratch), _paired(lstm)], [scratch[1], lstm[1]])
     assert renamed == {"sec_rnn_scratch": "sec_rnn-scratch"}
     target = "参照 :numref:`sec_rnn_scratch`。\n"
     alone = port_document(lstm[0], lstm[1], source, _doc(target), target).text
@@ -54,13 +54,18 @@ def test_a_reference_follows_a_label_the_source_renamed_in_another_document() ->
     out = port_document(lstm[0], lstm[1], source, _doc(target), target, renamed=renamed).text
     assert ":numref:`sec_rnn-scratch`。" in out and "sec_rnn_scratch" not in out
     still = _doc(":label:`sec_rnn_scratch`\n")  # still a label of the source
-    assert book_renamed_labels([scratch, lstm], [scratch[1], lstm[1], still]) == {}
+    assert book_renamed_labels([_paired(scratch), _paired(lstm)], [scratch[1], lstm[1], still]) == {}
     other = (scratch[0], _doc("# Scratch\n:label:`sec_rnn_other`\n\nText.\n"))
-    assert book_renamed_labels([scratch, other], [scratch[1], other[1]]) == {}
+    assert book_renamed_labels([_paired(scratch), _paired(other)], [scratch[1], other[1]]) == {}
 
 
 def _doc(text: str) -> Document:
     return parse_text(text, "d.md", None)
+
+
+def _paired(docs: tuple[Document, Document]) -> tuple[dict, Document]:
+    """A source document with its blocks' bases, as the port pairs them."""
+    return base_to_source(*docs), docs[1]
 
 
 def test_a_paragraphs_label_lines_are_the_sources() -> None:

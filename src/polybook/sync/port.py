@@ -24,10 +24,17 @@ from polybook.check.staleness import SyncRecord, head_commit, origin_file, read_
 from polybook.config import BookConfig, LibrarySettings
 from polybook.diagnostics import Level
 from polybook.dialect import DialectSettings, parse_text
-from polybook.dialect.nodes import Document
+from polybook.dialect.nodes import Document, Node
 from polybook.files import display_path, file_sha256
 from polybook.models import MODELS_DIR
-from polybook.sync.port_document import PortCounts, PortedText, book_renamed_labels, new_document, port_document
+from polybook.sync.port_document import (
+    PortCounts,
+    PortedText,
+    base_to_source,
+    book_renamed_labels,
+    new_document,
+    port_document,
+)
 
 EDITIONS_DIR = "editions"
 
@@ -154,23 +161,24 @@ def port_language(book: Book, lang: str) -> Port:
     _settings(port, config)
     archive = config.root / EDITIONS_DIR / f"{lang}-{config.languages[lang].base or 'before-port'}"
     _library(port, config, archive)
-    carried: dict[str, tuple[str, Document]] = {}  # name -> the source's name for it, its base
+    carried: dict[str, _Carried] = {}
     for name, target in sorted(targets.items()):
         moved = renames.get(name)
         source_name = moved or (name if name in sources else None)
         if source_name is not None:
-            current = sources[source_name] if moved is None else None
-            base = base_of(config, lang, name, current, lock.get(name), store, target)
-            carried[name] = (source_name, base.document or sources[source_name])
+            source = sources[source_name]
+            found = base_of(config, lang, name, source if moved is None else None, lock.get(name), store, target)
+            base = found.document or source
+            carried[name] = _Carried(source_name, base, source, base_to_source(base, source))
     # labels are the book's: a reference in one document names a label the source renamed in another
-    renamed = book_renamed_labels([(base, sources[s]) for s, base in carried.values()], sources.values())
+    renamed = book_renamed_labels([(c.bases, c.source) for c in carried.values()], sources.values())
     for name, target in sorted(targets.items()):
         if name not in carried:
             _gone(port, config.document_path(lang, name), archive / f"{name}.md")
             port.dropped.append(name)
             continue
-        source_name, base = carried[name]
-        _carry(port, book, name, source_name, base, sources[source_name], target, renamed)
+        _carry(port, book, name, carried[name], target, renamed)
+        source_name = carried[name].source_name
         port.records[source_name] = SyncRecord(commit, file_sha256(config.document_path(source_lang, source_name)))
         if name != source_name:
             port.dropped.append(name)
@@ -231,15 +239,19 @@ def _gone(port: Port, path: Path, kept: Path) -> None:
         port.files.append(PortedFile("origin", origin_file(path), origin_file(kept), origin, origin))
 
 
+@dataclass(frozen=True, slots=True)
+class _Carried:
+    """A translated document to carry: the source's name for it, its base and source documents,
+    and each source block's base (:func:`base_to_source`, worked out once)."""
+
+    source_name: str
+    base: Document
+    source: Document
+    bases: dict[int, tuple[Node, bool]]
+
+
 def _carry(
-    port: Port,
-    book: Book,
-    name: str,
-    source_name: str,
-    base: Document,
-    source: Document,
-    translation: Document,
-    renamed: dict[str, str],
+    port: Port, book: Book, name: str, carried: _Carried, translation: Document, renamed: dict[str, str]
 ) -> None:
     """A document carried from ``base`` to ``source`` (renamed when the names differ), and its
     origin file -- d2lbook's record of what the translation was made from -- now the source.
@@ -247,17 +259,17 @@ def _carry(
     number or heading its translator damaged) goes behind a review mark holding that text: the
     ported document's check then has no consistency findings, and the translator is shown the
     text to translate again beside what they wrote."""
-    config = book.config
+    config, source_name, base, source = book.config, carried.source_name, carried.base, carried.source
     path, new_path = config.document_path(port.lang, name), config.document_path(port.lang, source_name)
     source_text, text = _read(config.document_path(config.source_language, source_name)), _read(path)
-    ported = port_document(base, source, source_text, translation, text, renamed=renamed)
+    ported = port_document(base, source, source_text, translation, text, renamed=renamed, bases=carried.bases)
     disagreeing: frozenset[int] = frozenset()
     for _ in range(_ROUNDS):  # a block marked stale can move the checker's pairing of the next ones
         more = _disagreeing(book, port.lang, source_name, source, ported, new_path)
         if not more:
             break
         disagreeing |= more
-        ported = port_document(base, source, source_text, translation, text, disagreeing, renamed)
+        ported = port_document(base, source, source_text, translation, text, disagreeing, renamed, carried.bases)
     kind = "ported" if name == source_name else "renamed"
     port.files.append(PortedFile(kind, path, new_path, text, ported.text, ported.counts))
     if origin_file(path).is_file():

@@ -226,17 +226,20 @@ def port_document(
     target_text: str,
     disagreeing: frozenset[int] = frozenset(),
     renamed: Mapping[str, str] | None = None,
+    bases: Mapping[int, tuple[Node, bool]] | None = None,
 ) -> PortedText:
     """The translation ``target`` carried from ``base`` to ``source`` (each with its file's text).
     A document still marked untranslated as a whole is the source's text again. ``disagreeing``:
     source blocks (indices, as :attr:`PortedText.kept` gives them) whose translation would be kept
     but disagrees with them (the checker's findings in it): kept behind a review mark instead.
     ``renamed``: the labels the source renamed in the whole book (:func:`book_renamed_labels`;
-    None: those of this document), which the translation's references are given."""
+    None: those of this document), which the translation's references are given. ``bases``:
+    :func:`base_to_source` of ``base`` and ``source``, when the caller has it."""
     if document_mark(target) is not None:
         return new_document(source_text, source)
     src_lines, tgt_lines = _Lines(source_text), _Lines(target_text)
-    bases = base_to_source(base, source)
+    if bases is None:
+        bases = base_to_source(base, source)
     if renamed is None:
         renamed = renamed_labels(bases, source)
     translated = base_to_translation(base, target)
@@ -271,15 +274,17 @@ def port_document(
     return _joined(out, counts)
 
 
-def book_renamed_labels(pairs: Iterable[tuple[Doc, Doc]], sources: Iterable[Doc]) -> dict[str, str]:
-    """``old label -> new label`` over every ``(base, source)`` pair of documents: a reference
-    names a label of any document (lstm.md's :numref:`sec_rnn_scratch` is rnn-scratch.md's, which
-    d2l 1.0 relabelled ``sec_rnn-scratch``). A label the source still has somewhere, or that two
-    documents relabel differently, keeps its name."""
+def book_renamed_labels(
+    pairs: Iterable[tuple[Mapping[int, tuple[Node, bool]], Doc]], sources: Iterable[Doc]
+) -> dict[str, str]:
+    """``old label -> new label`` over every document: ``pairs`` of each source document with its
+    blocks' bases (:func:`base_to_source`). A reference names a label of any document (lstm.md's
+    :numref:`sec_rnn_scratch` is rnn-scratch.md's, which d2l 1.0 relabelled ``sec_rnn-scratch``).
+    A label the source still has somewhere, or that two documents relabel differently, keeps its name."""
     defined = {label for source in sources for label in source.labels}
     found: dict[str, set[str]] = {}
-    for base, source in pairs:
-        for old, new in renamed_labels(base_to_source(base, source), source).items():
+    for bases, source in pairs:
+        for old, new in renamed_labels(bases, source).items():
             found.setdefault(old, set()).add(new)
     return {old: next(iter(new)) for old, new in found.items() if len(new) == 1 and old not in defined}
 
