@@ -3,16 +3,16 @@ source, a row per document to work on, then the language's totals."""
 
 from __future__ import annotations
 
-from polybook.check.findings import CheckResult
+from collections.abc import Iterable
+
 from polybook.check.plan import DocumentPlan, DocumentState, LanguagePlan
 
 HEADER = ("state", "document", "paragraphs", "cells", "formulas", "words")
 
 
-def render_plans(result: CheckResult) -> str:
-    """Every language's table (an empty string when none is behind)."""
-    plans = [plan for plan in result.plans().values() if plan.behind]
-    return "\n\n".join(table(plan) for plan in plans)
+def render_plans(plans: Iterable[LanguagePlan]) -> str:
+    """The tables of the plans of languages behind the source (an empty string when none is)."""
+    return "\n\n".join(table(plan) for plan in plans if plan.behind)
 
 
 #: The terminal's order of :data:`HEADER`'s columns: the document last, unpadded (a rename's

@@ -25,20 +25,21 @@ def render(result: CheckResult, *, color: bool = False, notes: bool = False) -> 
     """Every finding (but the notes a plan's table sums up, unless ``notes``), then each
     language's migration plan (when it is behind the source), what each language is checked
     against, and the summary line."""
-    behind = {lang for lang, plan in result.plans().items() if plan.behind}
+    plans = result.plans()  # (made from every finding: once)
+    behind = {lang for lang, plan in plans.items() if plan.behind}
     shown = ordered(result.active)
     if not notes and behind:
         shown = [f for f in shown if not (f.code in _PLAN_NOTES and f.lang in behind)]
     folded = len(result.active) - len(shown)
     blocks = [block(f, color=color) for f in shown]
-    plans = render_plans(result)
+    tables = render_plans(plans.values())
     follows = [f"{lang} follows {what}" for lang, what in result.follows.items() if lang in behind]
     if folded:
         follows.append(
             f"{folded:,} {'note' if folded == 1 else 'notes'} of what the source changed since the translations' bases "
             "are summed up in the plans above: --notes lists them (JSON and SARIF always do)"
         )
-    return "\n".join([*blocks, *([plans, ""] if plans else []), *follows, summary_line(result)])
+    return "\n".join([*blocks, *([tables, ""] if tables else []), *follows, summary_line(result)])
 
 
 def block(finding: Finding, *, color: bool = False) -> str:
