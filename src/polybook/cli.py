@@ -190,6 +190,7 @@ def check(
     Never imports or runs book code. Exits 0 when nothing reaches --fail-on, 1 when
     something does, 2 on usage errors or unreadable chapters.
     """
+    import gc
     import os
     import sys
 
@@ -197,6 +198,7 @@ def check(
     from polybook.check.report import render, write_step_summary
     from polybook.check.suppress import baseline_json
     from polybook.diagnostics import RANK, Level
+    from polybook.dialect.shortcuts import cycle_collection_paused
 
     if write_baseline and not (reason and reason.strip()):
         raise UsageProblem("--write-baseline needs --reason: every accepted finding must say why")
@@ -205,17 +207,21 @@ def check(
     if chapters:  # every language's documents listed: only to tell a wrong name
         known(chapters, _chapter_names(config), "chapter")
     accepted = _baseline(baseline)
-    result, bad = check_config(config, langs or None, list(chapters) or None, accepted, jobs)
-    if bad:
-        raise UsageProblem("unreadable input:\n" + "\n".join(d.format() for d in bad))
-    if write_baseline:
-        from polybook.files import atomic_write
+    # the cycle collector stays off until the report is made (as while the book is checked): it
+    # would walk the book's findings, which hold no cycle (bookmix: 0.02 s of the report's time)
+    with cycle_collection_paused():
+        result, bad = check_config(config, langs or None, list(chapters) or None, accepted, jobs)
+        if bad:
+            raise UsageProblem("unreadable input:\n" + "\n".join(d.format() for d in bad))
+        if write_baseline:
+            from polybook.files import atomic_write
 
-        atomic_write(write_baseline, baseline_json(result.active, str(reason).strip()))
-        click.echo(f"wrote {len(result.active)} finding(s) to {write_baseline}", err=True)
-    tty = sys.stdout.isatty()
-    color = fmt == "text" and output is None and tty and "NO_COLOR" not in os.environ
-    report = render(result, fmt, color=color, notes=notes)
+            atomic_write(write_baseline, baseline_json(result.active, str(reason).strip()))
+            click.echo(f"wrote {len(result.active)} finding(s) to {write_baseline}", err=True)
+        tty = sys.stdout.isatty()
+        color = fmt == "text" and output is None and tty and "NO_COLOR" not in os.environ
+        report = render(result, fmt, color=color, notes=notes)
+        gc.freeze()  # nor after it: what the check made lives until the command ends
     if output:
         output.write_text(report + "\n", encoding="utf-8")
     else:

@@ -294,6 +294,7 @@ def _merge(
     with_toc: bool = False,
     extra: list[Finding] | None = None,
     kept_in: Path | None = None,
+    renamed: dict[tuple[Path, Path], Changes | None] | None = None,
 ) -> CheckResult:
     """Resolve references over every chunk's labels, apply suppressions, sort.
 
@@ -306,7 +307,8 @@ def _merge(
     (documents no toc reaches only when ``whole_book``); a book loaded whole has them already.
     A file a translation takes from the source language, and a framework the source language
     does not have, are reported once per language. A document gone from the source and one new
-    in it that share labels are one rename in the migration plan.
+    in it that share labels are one rename in the migration plan (``renamed``: the changes of
+    renames worked out already, by their two files; the others are worked out here).
     """
     source_lang = config.source_language
     labels: dict[str, set[str]] = {}
@@ -334,7 +336,8 @@ def _merge(
     if with_toc:
         findings += _toc_findings(chunks, whole_book)
     findings += extra or []
-    findings = resolve_renames(findings, functools.cache(functools.partial(_rename_changes, config, kept_in)))
+    worked_out = functools.cache(functools.partial(_rename_changes, config, kept_in))
+    findings = resolve_renames(findings, lambda base, source: _known(renamed, base, source, worked_out))
     documents: Counter[str] = Counter()
     for chunk in chunks:
         documents.update({lang: len(names) for lang, names in chunk.paths.items()})
@@ -348,6 +351,18 @@ def _merge(
         lang: _follows(config, lang, {kind: n for (code, kind), n in bases.items() if code == lang}) for lang in langs
     }
     return CheckResult(source_lang, langs, n_names, findings, time.perf_counter() - started, follows)
+
+
+def _known(
+    renamed: dict[tuple[Path, Path], Changes | None] | None,
+    base_file: Path,
+    source_file: Path,
+    work_out: Callable[[Path, Path], Changes | None],
+) -> Changes | None:
+    """A rename's changes, from ``renamed`` when they are there, else worked out."""
+    if renamed is not None and (base_file, source_file) in renamed:
+        return renamed[base_file, source_file]
+    return work_out(base_file, source_file)
 
 
 def _rename_changes(config: BookConfig, store: Path | None, base_file: Path, source_file: Path) -> Changes | None:
@@ -376,10 +391,11 @@ def _rename_key(config: BookConfig, base_file: Path, source_file: Path) -> str:
     return key_of([*parts, file_digest(base_file), file_digest(source_file)])
 
 
-def _distinct_renames(config: BookConfig, pairs: list[tuple[Path, Path]]) -> list[tuple[Path, Path]]:
-    """``pairs`` of files that both exist, one per :func:`_rename_key`: what is worth working out."""
+def _rename_keys(config: BookConfig, pairs: list[tuple[Path, Path]]) -> dict[tuple[Path, Path], str]:
+    """The :func:`_rename_key` of each of ``pairs`` of files that both exist (those that share one
+    are worked out once)."""
     found = [(base, source) for base, source in pairs if base.is_file() and source.is_file()]
-    return list({_rename_key(config, base, source): (base, source) for base, source in found}.values())
+    return {(base, source): _rename_key(config, base, source) for base, source in found}
 
 
 def _settings_of(config: BookConfig, path: Path) -> DialectSettings:
@@ -451,16 +467,19 @@ def _said_once(findings: list[Finding]) -> list[Finding]:
     paddle), with the cells and chapters counted, instead of one per chapter."""
     seen: set[tuple[str, str]] = set()
     extra: dict[tuple[str, str], list[Finding]] = {}
-    out = []
-    for finding in sorted(findings, key=lambda f: f.order):
+    dropped: set[int] = set()  # their places in ``findings``
+    # only these two codes are sorted here (for the first place of each): the merge sorts them all after
+    said = [i for i, f in enumerate(findings) if f.code is Code.REF_FALLBACK or f.code is Code.CODE_COVERAGE]
+    for i in sorted(said, key=lambda i: findings[i].order):
+        finding = findings[i]
         if finding.code is Code.REF_FALLBACK:
             if (finding.lang, finding.subject[0]) in seen:
-                continue
+                dropped.add(i)
             seen.add((finding.lang, finding.subject[0]))
-        elif finding.code is Code.CODE_COVERAGE and finding.subject[1].isdigit():
+        elif finding.subject[1].isdigit():
             extra.setdefault((finding.lang, finding.subject[0]), []).append(finding)
-            continue
-        out.append(finding)
+            dropped.add(i)
+    out = [finding for i, finding in enumerate(findings) if i not in dropped]
     for (lang, framework), found in extra.items():
         cells = sum(int(f.subject[1]) for f in found)
         message = f"{lang} offers {framework}, which the source does not: {cells} cells in {len(found)} chapters; "
@@ -615,6 +634,7 @@ def check_config(
     checked = (findings_dir(config) / "chunks").is_dir()
     entries = [_chunk_entry(config, group, langs, present) if checked else None for group in groups]
     # every chunk kept (an unchanged book): read here, no worker processes to start and feed
+    renamed = None  # the renames' changes, when the workers worked them out
     if jobs == 1 or len(groups) <= 1 or all(entry is not None and entry.is_file() for entry in entries):
         chunks = [
             _check_in_worker(config, group, langs, present, entry) for group, entry in zip(groups, entries, strict=True)
@@ -635,9 +655,12 @@ def check_config(
             chunks = [pickle.loads(futures[i].result()) for i in range(len(groups))]
             # the renames' changes, kept for the merge, worked out in parallel (bookmix: 80 pairs, 1.4 s)
             # on the cores the library leaves free, not after it
-            pairs = _distinct_renames(config, rename_files([f for chunk in chunks for f in chunk.findings]))
-            list(pool.map(functools.partial(_rename_changes, config, findings_dir(config)), *zip(*pairs, strict=True)))
+            keys = _rename_keys(config, rename_files([f for chunk in chunks for f in chunk.findings]))
+            distinct = {key: pair for pair, key in keys.items()}
+            work_out = functools.partial(_rename_changes, config, findings_dir(config))
+            found = dict(zip(distinct, pool.map(work_out, *zip(*distinct.values(), strict=True)), strict=True))
+            renamed = {pair: found[key] for pair, key in keys.items()}  # for the merge: no key to work out again
             extra = [finding for task in library for finding in task.result()]
     memo = findings_dir(config)
-    result = _merge(config, langs, len(names), chunks, baseline or {}, started, *whole, True, extra, memo)
+    result = _merge(config, langs, len(names), chunks, baseline or {}, started, *whole, True, extra, memo, renamed)
     return result, [d for chunk in chunks for d in chunk.unreadable]

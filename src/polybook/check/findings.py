@@ -119,4 +119,4 @@ class CheckResult:
         return [f for f in self.findings if f.suppressed is None]
 
     def count(self, level: Level) -> int:
-        return sum(1 for f in self.active if f.level is level)
+        return sum(1 for f in self.findings if f.level is level and f.suppressed is None)

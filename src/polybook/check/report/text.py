@@ -27,10 +27,12 @@ def render(result: CheckResult, *, color: bool = False, notes: bool = False) -> 
     against, and the summary line."""
     plans = result.plans()  # (made from every finding: once)
     behind = {lang for lang, plan in plans.items() if plan.behind}
-    shown = ordered(result.active)
-    if not notes and behind:
-        shown = [f for f in shown if not (f.code in _PLAN_NOTES and f.lang in behind)]
-    folded = len(result.active) - len(shown)
+    active = result.active
+    if not notes and behind:  # (left out before the rest is sorted: most of a book's findings)
+        shown = ordered(f for f in active if not (f.code in _PLAN_NOTES and f.lang in behind))
+    else:
+        shown = ordered(active)
+    folded = len(active) - len(shown)
     blocks = [block(f, color=color) for f in shown]
     tables = render_plans(plans.values())
     follows = [f"{lang} follows {what}" for lang, what in result.follows.items() if lang in behind]
