@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from polybook import uvtool
 from polybook.book import Book
@@ -138,6 +140,23 @@ def test_bad_environments_are_reported_at_their_lines(tmp_path: Path) -> None:
         (11, "polybook.execution.env_dir: must be a folder path (a string)"),
     ]
     assert "Expected" in info.value.diagnostics[1].message  # packaging's own words on what is wrong
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text(alphabet="az09._-[],=", min_size=1, max_size=14))
+def test_a_requirement_taken_without_packaging_is_one_packaging_takes(text: str) -> None:
+    """conf.py's pinned requirements are read without importing packaging (a twentieth of a
+    second before every command): only what PEP 508 holds for sure is taken that way."""
+    from packaging.requirements import Requirement
+
+    from polybook.config.validate import _PINNED
+
+    if _PINNED.fullmatch(text):
+        Requirement(text)  # raises InvalidRequirement otherwise
+    for pinned in ("torch==2.0.0", "jax[cpu]==0.4.13", "d2l", "matplotlib-inline==0.1.6"):
+        assert _PINNED.fullmatch(pinned)
+    for other in ("mxnet=1.9.1", "torch>=2", "a==1.", "a[b,]==1", "x; python_version<'3.12'"):
+        assert not _PINNED.fullmatch(other)  # packaging reads these (and says what is wrong)
 
 
 # -- identity -------------------------------------------------------------------------

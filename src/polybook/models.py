@@ -12,12 +12,10 @@ a batch at a time; those no run has used for a month are swept.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 from collections.abc import Iterator
 from contextlib import contextmanager
-from importlib import metadata
 from pathlib import Path
 
 from polybook.database import kept_in, store_at
@@ -42,11 +40,15 @@ pickled_by_fields(
 @functools.cache
 def parser_version() -> str:
     """The parser's code and markdown-it's versions: a change makes every entry a miss."""
+    import markdown_it
+    import mdit_py_plugins
+
     digest = hashlib.sha256()
     hash_files(digest, sorted((Path(__file__).parent / "dialect").glob("*.py")))
-    for name in ("markdown-it-py", "mdit-py-plugins"):
-        with contextlib.suppress(metadata.PackageNotFoundError):
-            digest.update(f"{name}={metadata.version(name)}".encode())
+    # the packages' own ``__version__`` (importlib.metadata, which reads their dist-info, was a
+    # hundredth of a second to import before every check)
+    for name, module in (("markdown-it-py", markdown_it), ("mdit-py-plugins", mdit_py_plugins)):
+        digest.update(f"{name}={module.__version__}".encode())
     return digest.hexdigest()
 
 
