@@ -154,3 +154,36 @@ def test_the_librarys_problems_are_the_configs_and_hinted_too(tmp_path: Path) ->
         "[polybook.config]",
     ]
     assert not config.library.enabled
+
+
+_TREE = [
+    "index.md", "a_en.md", "a_origin.md", "README.md", "contrib/x.md", "contrib/notes.txt.md", "contrib/deep/y.md",
+    "chapter_a/s.md", "chapter_a/s_origin.md", "chapter_a/deep/t_en.md", "chapter_a/deep/u_origin.md",
+    "chapter_b/.hidden.md", "chapter_b/v_en.md", "chapter_b/deeper/still/w_en.md", "q?.md", "star*.md",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    ["README.md", "contrib/*md", "*/*_origin.md", "**/*_en.md", "**", "chapter_a/**", "*", "*/*", "**/deep/*",
+     "chapter_?/s*.md", "./index.md", "chapter_a//s.md", "q?.md", "**/**/t_en.md", "star*.md", "contrib"],
+)  # fmt: skip
+def test_exclusions_read_as_a_regex_match_what_pathlib_globs(tmp_path: Path, pattern: str) -> None:
+    """The listing of a language's documents tells excluded files by one regex of the patterns
+    (one walk of the folder instead of one glob per pattern): the same files as Path.glob."""
+    from polybook.config.globs import exclusion_regex
+
+    for rel in _TREE:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x", encoding="utf-8")
+    globbed = {p.relative_to(tmp_path).as_posix() for p in tmp_path.glob(pattern) if p.is_file()}
+    regex = exclusion_regex((pattern,))
+    assert regex is not None
+    assert {rel for rel in _TREE if regex.fullmatch(rel)} == globbed
+
+
+def test_exclusions_beyond_the_regex_are_globbed(tmp_path: Path) -> None:
+    from polybook.config.globs import exclusion_regex
+
+    for pattern in ("chapter_[ab]/s.md", "/abs/x.md", "a**b/x.md", "../x.md"):
+        assert exclusion_regex((pattern,)) is None  # pathlib is asked, as before

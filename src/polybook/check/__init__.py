@@ -571,16 +571,10 @@ def _chunk_entry(config: BookConfig, names: list[str], langs: list[str], present
     return findings_dir(config) / "chunks" / key[:2] / f"{key}.pickle"
 
 
-def _weight(config: BookConfig, names: list[str], langs: list[str]) -> int:
-    """How much checking a chunk's chapters costs, roughly: the bytes of their documents."""
-    total = 0
-    for lang in langs:
-        for name in names:
-            try:
-                total += config.document_path(lang, name).stat().st_size
-            except OSError:
-                continue  # not in this language
-    return total
+def _weight(sizes: dict[str, dict[str, int]], names: list[str], langs: list[str]) -> int:
+    """How much checking a chunk's chapters costs, roughly: the bytes of their documents
+    (``sizes``: each language's, as :meth:`BookConfig.document_sizes` gives them)."""
+    return sum(sizes.get(lang, {}).get(name, 0) for lang in langs for name in names)
 
 
 def _modules(config: BookConfig, whole_book: bool) -> list[tuple[str, ...]]:
@@ -623,7 +617,8 @@ def check_config(
 ) -> tuple[CheckResult, list[Diagnostic]]:
     """Parse and check the book in ``jobs`` processes; also return unreadable-input problems."""
     started = time.perf_counter()
-    present = {lang: config.document_names(lang) for lang in config.languages}
+    sizes = {lang: config.document_sizes(lang) for lang in config.languages}
+    present = {lang: sorted(found) for lang, found in sizes.items()}
     langs, names, *whole = _scope(config, languages, chapters, present)
     jobs = max(1, jobs or os.cpu_count() or 1)
     size = max(1, -(-len(names) // (jobs * 4)))
@@ -646,7 +641,7 @@ def check_config(
             # the heaviest chunks first, so that the last ones to end are small (the cores end together)
             futures = {
                 i: pool.submit(_chunk_pickled, config, groups[i], langs, present, entries[i])
-                for i in sorted(range(len(groups)), key=lambda i: -_weight(config, groups[i], [source, *langs]))
+                for i in sorted(range(len(groups)), key=lambda i: -_weight(sizes, groups[i], [source, *langs]))
             }
             # the library last, in workers, a few modules each: they then read most of the source's
             # models the chunks kept instead of parsing the source again beside them (a third process
