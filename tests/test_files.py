@@ -40,3 +40,18 @@ def test_the_holder_writes_its_pid_while_it_holds_the_lock(tmp_path: Path) -> No
     with stage_lock(lock, "the pdf build"):
         assert (tmp_path / "build.lock.pid").read_text(encoding="utf-8") == str(os.getpid())
     assert not (tmp_path / "build.lock.pid").exists()
+
+
+def test_a_shown_path_resolves_links_as_path_resolve_does(tmp_path: Path) -> None:
+    """display_path resolves a file through its folder, resolved once: the same as Path.resolve
+    for files, links to files, files in linked folders, and paths with ``..``."""
+    from polybook.files import _resolved
+
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "a.md").write_text("x", encoding="utf-8")
+    (tmp_path / "linked").symlink_to(tmp_path / "real")
+    (tmp_path / "real" / "b.md").symlink_to(tmp_path / "real" / "a.md")
+    (tmp_path / "elsewhere.md").write_text("y", encoding="utf-8")
+    (tmp_path / "real" / "c.md").symlink_to(tmp_path / "elsewhere.md")
+    for path in ["real/a.md", "linked/a.md", "linked/b.md", "real/c.md", "linked/../real/a.md", "real/none.md", "real/.."]:
+        assert _resolved(str(tmp_path / path)) == (tmp_path / path).resolve(), path
