@@ -53,5 +53,6 @@ def test_a_shown_path_resolves_links_as_path_resolve_does(tmp_path: Path) -> Non
     (tmp_path / "real" / "b.md").symlink_to(tmp_path / "real" / "a.md")
     (tmp_path / "elsewhere.md").write_text("y", encoding="utf-8")
     (tmp_path / "real" / "c.md").symlink_to(tmp_path / "elsewhere.md")
-    for path in ["real/a.md", "linked/a.md", "linked/b.md", "real/c.md", "linked/../real/a.md", "real/none.md", "real/.."]:
+    paths = ["real/a.md", "linked/a.md", "linked/b.md", "real/c.md", "linked/../real/a.md", "real/none.md", "real/.."]
+    for path in paths:
         assert _resolved(str(tmp_path / path)) == (tmp_path / path).resolve(), path
