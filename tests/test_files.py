@@ -1,5 +1,6 @@
 """A stage's lock names its holder to a waiter, even one that asks just after the holder took
-the lock and before it wrote its pid, and never names a process that has let go."""
+the lock and before it wrote its pid, and never names a process that has let go; a shown path
+resolves as Path.resolve does."""
 
 from __future__ import annotations
 
