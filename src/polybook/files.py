@@ -305,15 +305,15 @@ def _shown(path: str, cwd: str) -> str:
     """:func:`display_path` of a path from a working directory, memoised: a check shows every
     document's path from several places (each resolve asks the file system for every folder)."""
     try:
-        return os.path.relpath(path, cwd) if _resolved(path).is_relative_to(cwd) else path
+        return os.path.relpath(path, cwd) if _resolved(os.path.join(cwd, path)).is_relative_to(cwd) else path
     except ValueError:
         return path
 
 
 def _resolved(path: str) -> Path:
-    """``Path(path).resolve()``, its folder resolved once per process: a file that is no link
-    resolves to its resolved folder and its name (bookmix: 2,500 documents in some 300 folders,
-    each full resolve a look at every folder above it)."""
+    """``Path(path).resolve()`` of an absolute ``path``, its folder resolved once per process: a
+    file that is no link resolves to its resolved folder and its name (bookmix: 2,500 documents in
+    some 300 folders, each full resolve a look at every folder above it)."""
     folder, name = os.path.split(path)
     if name in ("", ".", "..") or os.path.islink(path):
         return Path(path).resolve()

@@ -35,8 +35,8 @@ _LANG_RE = re.compile(r"^[a-z]{2,3}(_[A-Z]{2}|-[A-Za-z]{2,4})?$")
 _NAME_RE = re.compile(r"^[A-Za-z_][\w-]*$")
 _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 #: A requirement that is a project's name, its extras and at most a release it is pinned to
-#: (``torch==2.0.0``, ``jax[cpu]==0.4.13``): PEP 508's grammar holds it, so packaging -- a
-#: twentieth of a second to import, before every command -- is asked only for the others.
+#: (``torch==2.0.0``, ``jax[cpu]==0.4.13``): PEP 508's grammar holds it, so packaging -- some
+#: 25 ms to import, before every command -- is asked only for the others.
 _PINNED = re.compile(
     r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?(?:\[[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"
     r"(?:,[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)*\])?(?:==[0-9]+(?:\.[0-9]+)*)?"
