@@ -57,3 +57,24 @@ def test_a_shown_path_resolves_links_as_path_resolve_does(tmp_path: Path) -> Non
     paths = ["real/a.md", "linked/a.md", "linked/b.md", "real/c.md", "linked/../real/a.md", "real/none.md", "real/.."]
     for path in paths:
         assert _resolved(str(tmp_path / path)) == (tmp_path / path).resolve(), path
+
+
+def test_inside_reading_once_a_file_is_read_once(tmp_path: Path) -> None:
+    """A check reads each file once (its keys, its parse, its comparison with an origin file):
+    what it read is what it checks, even when the file changes under it; an unreadable file is
+    tried again, and outside the block every read is the file as it is."""
+    import pytest
+
+    from polybook.files import read_file, reading_once
+
+    page, missing = tmp_path / "a.md", tmp_path / "none.md"
+    page.write_bytes(b"one")
+    with reading_once():
+        assert read_file(page) == b"one"
+        page.write_bytes(b"two")
+        assert read_file(page) == b"one"
+        with pytest.raises(FileNotFoundError):
+            read_file(missing)
+        missing.write_bytes(b"now")
+        assert read_file(missing) == b"now"
+    assert read_file(page) == b"two"

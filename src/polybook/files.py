@@ -218,6 +218,38 @@ def _umask() -> int:
     return mask
 
 
+_contents: dict[str, bytes] | None = None  # inside reading_once: path -> its bytes
+
+
+def read_file(path: Path) -> bytes:
+    """``path.read_bytes()``; inside :func:`reading_once`, each file is read once (an error is
+    raised each time it is asked, never kept)."""
+    if _contents is None:
+        return path.read_bytes()
+    name = os.fspath(path)
+    found = _contents.get(name)
+    if found is None:
+        found = _contents[name] = path.read_bytes()
+    return found
+
+
+@contextmanager
+def reading_once() -> Iterator[None]:
+    """Inside the block, :func:`read_file` reads each file once: a check reads a document for
+    its keys, to parse it and to compare it with its ``X_origin.md``, and an edition's document
+    once for every language that follows the edition (bookmix: 5,800 opens of 1,900 files, each
+    open some nine system calls)."""
+    global _contents
+    if _contents is not None:
+        yield
+        return
+    _contents = {}
+    try:
+        yield
+    finally:
+        _contents = None
+
+
 def file_sha256(path: Path) -> str:
     """The SHA-256 of a file's bytes, in hex."""
     digest = hashlib.sha256()

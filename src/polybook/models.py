@@ -23,7 +23,7 @@ from polybook.diagnostics import Diagnostic
 from polybook.dialect import DialectSettings, Document, nodes, parse_file, parse_text
 from polybook.dialect.reader import decode
 from polybook.dialect.tabs import Branch
-from polybook.files import hash_files, pickled_by_fields
+from polybook.files import hash_files, pickled_by_fields, read_file
 
 MODELS_DIR = ".polybook/models"
 DATABASE = "documents.sqlite"  # in MODELS_DIR: every kept document (:mod:`polybook.database`)
@@ -59,7 +59,7 @@ def parse_cached(
     ``data``: the file's bytes, when the caller has read them."""
     if data is None:
         try:
-            data = path.read_bytes()
+            data = read_file(path)
         except OSError:
             return parse_file(path, settings, display)  # reports the unreadable file
     if store is None:

@@ -35,7 +35,7 @@ from polybook.database import Shelf
 from polybook.diagnostics import Code
 from polybook.dialect import DialectSettings, parse_text
 from polybook.dialect.nodes import DisplayMath, Document
-from polybook.files import file_sha256, kept, swept
+from polybook.files import file_sha256, kept, read_file, swept
 from polybook.models import parse_cached
 
 
@@ -189,7 +189,7 @@ def _same_as(document: Document | None, file: Path, origin: Path, same_dialect: 
     if document is None or not same_dialect:
         return None
     try:
-        return document if origin.read_bytes() == file.read_bytes() else None
+        return document if read_file(origin) == read_file(file) else None
     except OSError:
         return None
 

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from polybook.files import hash_files
+from polybook.files import hash_files, read_file, reading_once
 from polybook.models import parser_version
 
 
@@ -24,7 +24,7 @@ def checker_version() -> str:
 def file_bytes(path: Path) -> bytes:
     """The file's bytes, none when it cannot be read (a file that is not there is a key too)."""
     try:
-        return path.read_bytes()
+        return read_file(path)
     except OSError:
         return b""
 
@@ -49,14 +49,16 @@ _digests: dict[str, bytes] | None = None  # inside read_once: path -> its bytes'
 @contextmanager
 def read_once() -> Iterator[None]:
     """Inside the block (a check of the book, the workers it forks), :func:`file_digest` reads
-    and hashes each file once: a check takes the book as it was when it started."""
+    and hashes each file once, and every file is read once (:func:`~polybook.files.reading_once`):
+    a check takes the book as it was when it started."""
     global _digests
     if _digests is not None:
         yield
         return
     _digests = {}
     try:
-        yield
+        with reading_once():
+            yield
     finally:
         _digests = None
 

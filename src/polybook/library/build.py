@@ -19,7 +19,7 @@ from polybook.book import Book, in_reading_order, load_book
 from polybook.config import BookConfig, ConfigError, LibrarySettings
 from polybook.diagnostics import Code, Diagnostic, has_errors, sort_key
 from polybook.dialect.nodes import Document
-from polybook.files import atomic_write, display_path
+from polybook.files import atomic_write, display_path, read_file
 from polybook.library.collect import SAVE_RE, SavedBlock, collect_document
 from polybook.library.write import custom_header, module_text, versioned, wording_of
 from polybook.models import MODELS_DIR, parse_cached
@@ -164,7 +164,7 @@ def library_book(config: BookConfig, languages: list[str]) -> Book:
         for name in names:
             path = config.document_path(lang, name)
             try:
-                data = path.read_bytes()
+                data = read_file(path)
             except OSError:  # parsed, to say it cannot be read
                 docs[name] = parse_cached(path, settings, display_path(path), store)
                 continue
