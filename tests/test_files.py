@@ -9,6 +9,7 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 from filelock import FileLock
 
 from polybook.files import stage_lock
@@ -63,8 +64,6 @@ def test_inside_reading_once_a_file_is_read_once(tmp_path: Path) -> None:
     """A check reads each file once (its keys, its parse, its comparison with an origin file):
     what it read is what it checks, even when the file changes under it; an unreadable file is
     tried again, and outside the block every read is the file as it is."""
-    import pytest
-
     from polybook.files import read_file, reading_once
 
     page, missing = tmp_path / "a.md", tmp_path / "none.md"
