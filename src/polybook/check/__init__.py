@@ -53,7 +53,7 @@ from polybook.dialect import DialectSettings, parse_text
 from polybook.dialect.marks import MarkKind, as_checked, document_mark, stale_lines
 from polybook.dialect.nodes import Document, TocBlock
 from polybook.dialect.shortcuts import cycle_collection_paused
-from polybook.files import display_path, kept, kept_pickle
+from polybook.files import display_path, kept, kept_pickle, resolved
 from polybook.models import MODELS_DIR, parse_cached, shared_documents
 from polybook.toc import build_toc, toc_blocks, unreached
 
@@ -401,8 +401,8 @@ def _rename_keys(config: BookConfig, pairs: list[tuple[Path, Path]]) -> dict[tup
 def _settings_of(config: BookConfig, path: Path) -> DialectSettings:
     """How a file the merge reads is parsed: its language's dialect, an edition's for an edition's
     file (the last edition whose folder holds it)."""
-    resolved = path.resolve()
-    held = [edition for edition in config.editions.values() if resolved.is_relative_to(_resolved(edition.folder))]
+    where = resolved(path)
+    held = [edition for edition in config.editions.values() if where.is_relative_to(_resolved(edition.folder))]
     return held[-1].settings if held else config.settings_for(path)
 
 

@@ -14,6 +14,7 @@ from polybook.config.library import LibrarySettings
 from polybook.config.notebooks import NotebooksConfig
 from polybook.diagnostics import Diagnostic, DiagnosticError
 from polybook.dialect import DialectSettings
+from polybook.files import resolved
 
 
 class ConfigError(DiagnosticError):
@@ -152,7 +153,7 @@ class BookConfig:
     def language_of(self, path: Path) -> str | None:
         """The language whose chapter folder holds ``path``, if any."""
         try:
-            rel = path.resolve().relative_to(self.chapters_dir.resolve())
+            rel = resolved(path).relative_to(resolved(self.chapters_dir))
         except ValueError:
             return None
         return rel.parts[0] if len(rel.parts) > 1 and rel.parts[0] in self.languages else None
