@@ -219,6 +219,7 @@ def _umask() -> int:
 
 
 _contents: dict[str, bytes] | None = None  # inside reading_once: path -> its bytes
+_cwd: str | None = None  # inside reading_once: the working directory, as it was when the block began
 
 
 def read_file(path: Path) -> bytes:
@@ -238,16 +239,17 @@ def reading_once() -> Iterator[None]:
     """Inside the block, :func:`read_file` reads each file once: a check reads a document for
     its keys, to parse it and to compare it with its ``X_origin.md``, and an edition's document
     once for every language that follows the edition (bookmix: 5,800 opens of 1,900 files, each
-    open some nine system calls)."""
-    global _contents
+    open some nine system calls). The working directory is asked once too (paths are shown from
+    it: 3,900 asks)."""
+    global _contents, _cwd
     if _contents is not None:
         yield
         return
-    _contents = {}
+    _contents, _cwd = {}, os.getcwd()
     try:
         yield
     finally:
-        _contents = None
+        _contents = _cwd = None
 
 
 def file_sha256(path: Path) -> str:
@@ -329,7 +331,7 @@ def _holder_pid(holder: Path) -> str:
 
 def display_path(path: Path) -> str:
     """``path`` relative to the working directory when it lies below it."""
-    return _shown(os.fspath(path), os.getcwd())
+    return _shown(os.fspath(path), _cwd or os.getcwd())
 
 
 @functools.lru_cache(maxsize=65536)
@@ -345,7 +347,7 @@ def _shown(path: str, cwd: str) -> str:
 def resolved(path: Path) -> Path:
     """``path.resolve()``, each folder resolved once per process (see :func:`_resolved`): for the
     paths a check resolves again and again (bookmix: 1,000 resolves of 300 files)."""
-    return _resolved(os.path.join(os.getcwd(), path))
+    return _resolved(os.path.join(_cwd or os.getcwd(), path))
 
 
 def _resolved(path: str) -> Path:
