@@ -153,6 +153,11 @@ def test_a_requirement_taken_without_packaging_is_one_packaging_takes(text: str)
 
     if _PINNED.fullmatch(text):
         Requirement(text)  # raises InvalidRequirement otherwise
+
+
+def test_pinned_requirements_are_taken_and_the_others_left_to_packaging() -> None:
+    from polybook.config.validate import _PINNED
+
     for pinned in ("torch==2.0.0", "jax[cpu]==0.4.13", "d2l", "matplotlib-inline==0.1.6"):
         assert _PINNED.fullmatch(pinned)
     for other in ("mxnet=1.9.1", "torch>=2", "a==1.", "a[b,]==1", "x; python_version<'3.12'"):

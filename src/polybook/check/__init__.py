@@ -402,15 +402,8 @@ def _settings_of(config: BookConfig, path: Path) -> DialectSettings:
     """How a file the merge reads is parsed: its language's dialect, an edition's for an edition's
     file (the last edition whose folder holds it)."""
     where = resolved(path)
-    held = [edition for edition in config.editions.values() if where.is_relative_to(_resolved(edition.folder))]
+    held = [edition for edition in config.editions.values() if where.is_relative_to(resolved(edition.folder))]
     return held[-1].settings if held else config.settings_for(path)
-
-
-@functools.lru_cache(maxsize=64)
-def _resolved(folder: Path) -> Path:
-    """An edition's folder resolved, once per process: the merge asks for each of its 80 renames'
-    two files (bookmix: 1,400 resolutions of the same folders were a twentieth of a second)."""
-    return folder.resolve()
 
 
 def _read(config: BookConfig, path: Path) -> Document | None:
