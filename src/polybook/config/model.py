@@ -3,6 +3,7 @@ each validated by :mod:`polybook.config.validate`."""
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
 from dataclasses import dataclass, field
@@ -107,6 +108,14 @@ class ExecutionConfig:
         )
 
 
+@functools.lru_cache(maxsize=16384)
+def _file_in(folder: Path, name: str, lang: str = "") -> Path:
+    """``folder / lang / f"{name}.md"`` (no ``lang``: ``folder / f"{name}.md"``), memoised: a check
+    asks for each document's file from many places (bookmix: 7,000 times for 1,200 files), and
+    each ``/`` of pathlib parses the parts again. A path is never changed, so one serves all."""
+    return folder / lang / f"{name}.md" if lang else folder / f"{name}.md"
+
+
 @dataclass(frozen=True, slots=True)
 class BookConfig:
     """The book: ``chapters/<lang>/`` holds each language's documents at any depth. A document is
@@ -136,7 +145,7 @@ class BookConfig:
 
     def edition_path(self, edition: str, name: str) -> Path:
         """The file of document ``name`` in a held edition of the source language."""
-        return self.editions[edition].folder / f"{name}.md"
+        return _file_in(self.editions[edition].folder, name)
 
     def label_of(self, framework: str) -> str:
         """How the book writes ``framework`` for readers (tabs, notices, PDF names)."""
@@ -206,7 +215,7 @@ class BookConfig:
 
     def document_path(self, lang: str, name: str) -> Path:
         """The file of document ``name`` in ``language``."""
-        return self.chapters_dir / lang / f"{name}.md"
+        return _file_in(self.chapters_dir, name, lang)
 
     def document_name(self, path: Path) -> str | None:
         """The document name of a chapter file, if it lies in a language folder."""
