@@ -10,7 +10,8 @@
 # linked statically; the pyenv build first on PATH here loads libpython3.11.so and was configured
 # without --enable-optimizations), else python3. On this 2-core machine Debian's ran bookmix's cold
 # `polybook check` in 0.85x the time (2.71 s against 3.17 s, 6 alternating runs each), the same findings.
-PYTHON ?= $(or $(wildcard /usr/bin/python3.11),python3)
+DEBIAN_PYTHON := /usr/bin/python3.11
+PYTHON ?= $(or $(wildcard $(DEBIAN_PYTHON)),python3)
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.polybook-installed
@@ -20,7 +21,7 @@ SYSTEM_STAMP := $(VENV)/.polybook-system
 .PHONY: site test setup bench-setup lint format clean
 
 $(STAMP): pyproject.toml requirements/constraints.txt requirements/kernel.txt
-	test -x $(BIN)/python || { $(if $(filter /usr/bin/python3.11,$(PYTHON)),scripts/apt-ensure.sh python3.11-venv &&) $(PYTHON) -m venv $(VENV); }
+	test -x $(BIN)/python || { $(if $(filter $(DEBIAN_PYTHON),$(PYTHON)),scripts/apt-ensure.sh python3.11-venv &&) $(PYTHON) -m venv $(VENV); }
 	$(BIN)/pip install --disable-pip-version-check -q -c requirements/constraints.txt -e '.[test]' -r requirements/kernel.txt
 	touch $@
 
