@@ -173,3 +173,27 @@ def test_a_translations_number_words_count_without_a_digit_and_left_out_text_joi
     assert numbers_of("sem números aqui", True) == ()
     assert numbers_of("um `cem` e\n$x$ um mil", True) == ((("100",), 0), (("1000",), 1))  # code counts, lines too
     assert numbers_of("mi<br>l", True) == ()  # html left out is a space: no ``mil`` made of it
+
+
+def test_a_formula_of_a_list_is_missing_from_its_item_and_a_symbol_said_again_is_said_once(tmp_path: Path) -> None:
+    en = (
+        "Notation:\n\n* $P$: a distribution\n* $\\mathrm{Var}(X)$: the variance of $X$, equal to $\\sigma^2_X$\n"
+        "* $\\rho(X, Y)$: the correlation\n\n"
+        "Write the matrix $\\mathbf{A}$ by its rows\n\n$$\\mathbf{A} = [\\mathbf{a}_1, \\mathbf{a}_2]$$\n\n"
+        "where each $\\mathbf{a}_i$ is the $i$-th row of the matrix $\\mathbf{A}$, and $hw$ sets.\n"
+    )
+    pt = (
+        "Notação:\n\n* $P$: uma distribuição\n* $\\mathrm{Var}(X)$: a variância de $X$\n"
+        "* $\\rho(X, Y)$: a correlação\n\n"
+        "Escreva a matriz $\\mathbf{A}$ por suas linhas\n\n$$\\mathbf{A} = [\\mathbf{a}_1, \\mathbf{a}_2]$$\n\n"
+        "onde cada $\\mathbf{a}_i$ é a $i$-ésima linha da matriz, e $h \\times w$ conjuntos.\n"
+    )
+    # at the Var item (line 4), not at the list's first line; the matrix named two lines before
+    # is "the matrix"; h x w sets are hw sets
+    assert found(run(tmp_path, en, pt)) == [("math.missing", 4, (("", "\\sigma^2_X"),))]
+    far = pt.replace("onde cada", "\n" * 12 + "onde cada")
+    en_far = en.replace("where each", "\n" * 12 + "where each")
+    assert found(run(tmp_path, en_far, far)) == [
+        ("math.missing", 4, (("", "\\sigma^2_X"),)),
+        ("math.missing", 23, (("", "\\mathbf{A}"),)),  # said again far from where it was said
+    ]

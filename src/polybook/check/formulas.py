@@ -31,8 +31,9 @@ _TEXT = re.compile(r"\\text\{\}")
 _AROUND_TEXT = re.compile(r"[,.;:]?\\text\{\}[,.;:]?")  # words and the punctuation around them
 _PIECES = 4  # a formula the translation splits into up to this many (``$c_i, u_i$`` -> ``$c_i$, $u_i$``)
 _WINDOW = 6  # lines around a paragraph where what it says may have gone
-_DOT = re.compile(r"(?<![\\A-Za-z])([A-Za-z])\\cdot ?(?=[A-Za-z](?![A-Za-z]))")  # ``c\cdot h``
-_SYMBOL = re.compile(r"(?:\\[A-Za-z]+ ?)?[A-Za-z](?:_[A-Za-z0-9])?")  # ``$k$``, ``$x_i$``, ``$\mathbf B$``
+# a product of single letters: ``c\cdot h``, ``h \times w`` (the same as ``hw``)
+_DOT = re.compile(r"(?<![\\A-Za-z])([A-Za-z])\\(?:cdot|times) ?(?=[A-Za-z](?![A-Za-z]))")
+SYMBOL = re.compile(r"(?:\\[A-Za-z]+ ?)?[A-Za-z](?:_[A-Za-z0-9])?")  # ``$k$``, ``$x_i$``, ``$\mathbf B$``
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +53,7 @@ class Places:
         self.place = place
         self.nodes: dict[int, int] = {}  # source node line -> translation node line
         self.placed: dict[int, int] = {}  # what the segments say, asked once per node
+        self.equal: dict[int, Formula] = {}  # source formula (its index) -> the translation's equal one
 
     def pair(self, source_node: int, target_node: int) -> None:
         self.nodes.setdefault(source_node, target_node)
@@ -171,7 +173,7 @@ def within_others(
         if t is not None and s is not None and _said_otherwise(t.key, mine.parts_near(t.node), s):
             continue  # the translation joined formulas of the paragraph (``$f^* \\in \\mathcal{F}$``)
         if t is not None and s is None:
-            if t.key in everywhere or t.node in unsure or (_SYMBOL.fullmatch(t.key) and t.key in symbols):
+            if t.key in everywhere or t.node in unsure or (SYMBOL.fullmatch(t.key) and t.key in symbols):
                 continue
             near = mine.parts_near(t.node)
             if _said_otherwise(t.key, near, None) or any(
@@ -199,7 +201,7 @@ def shapes_said(
 def _factors_said(key: str, there: set[str]) -> bool:
     """Whether a shape of symbols (``h\\times w``) is said by its symbols there, one by one."""
     factors = [factor.strip() for factor in key.split("\\times")]
-    return len(factors) > 1 and all(_SYMBOL.fullmatch(f) and f in there for f in factors)
+    return len(factors) > 1 and all(SYMBOL.fullmatch(f) and f in there for f in factors)
 
 
 def _said_otherwise(key: str, there: set[str], other: Formula | None) -> bool:
@@ -242,9 +244,9 @@ def matching(key: str) -> str:
     """What pairs formulas as equal: the key, but for a formula with words (``\\text{}``) its
     characters in any order, for a language puts the words and symbols in its own order (tr:
     ``P(x\\text{'ye}\\;\\epsilon\\text{-ebatlı…})`` for ``P(\\text{…}\\;\\epsilon\\text{…}\\;x)``); a product
-    of single letters is the same with or without its ``\\cdot`` (memoised: a source formula is
+    of single letters is the same with or without its ``\\cdot`` or ``\\times`` (memoised: a source formula is
     paired with every translation's)."""
-    key = _DOT.sub(r"\1", key)  # ``c\cdot h\cdot w`` is ``chw``
+    key = _DOT.sub(r"\1", key)  # ``c\cdot h\cdot w`` and ``c \times h \times w`` are ``chw``
     if "\\text{}" not in key:
         return key
     return "\\text{}" + "".join(sorted(_AROUND_TEXT.sub("", key).replace(" ", "")))
@@ -259,6 +261,7 @@ def pair_formulas(
     ordered, moved = pair_by_content([matching(f.key) for f in source], [matching(f.key) for f in target])
     for a, b in ordered + moved:
         places.pair(source[a].node, target[b].node)
+        places.equal[a] = target[b]
     s_left = sorted(set(range(len(source))) - {a for a, _ in ordered} - {a for a, _ in moved})
     t_left = sorted(set(range(len(target))) - {b for _, b in ordered} - {b for _, b in moved})
     s_kept, t_kept = _without_splits(source, target, s_left, t_left, places)

@@ -23,7 +23,7 @@ from polybook.check.formulas import (
     sides,
     within_others,
 )
-from polybook.check.math_places import broken_dollars, pair_nearby
+from polybook.check.math_places import anchored, broken_dollars, pair_nearby, said_once
 from polybook.check.segments import Alignment, Item, by_identity, walked
 from polybook.check.tex import looks_like_prose, normalize_tex, numbers_in_math, numbers_of, pure_number
 from polybook.diagnostics import Code
@@ -136,9 +136,10 @@ def check_math(
     translation: Document,
     pairs: list[tuple[Formula | None, Formula | None]],
     places: Places,
+    line_of: Callable[[Formula], int],
 ) -> list[Finding]:
     """math.changed, math.missing and math.extra of the paired formulas; a formula missing twice
-    from one paragraph is one finding."""
+    from one paragraph is one finding, at the line where it belongs (``line_of``)."""
     out = []
     missing: set[tuple[str, int]] = set()
     for s, t in pairs:
@@ -155,7 +156,7 @@ def check_math(
             out.append(Finding.make(
                 Code.MATH_MISSING,
                 f"math ${s.tex}$ of the source is missing here: translate what the source says with it", lang, name,
-                Location(translation.path, places(s.node, s.line)), source=Location(source.path, s.line),
+                Location(translation.path, line_of(s)), source=Location(source.path, s.line),
                 diff=(("", s.tex),), subject=("", s.key),
             ))  # fmt: skip
         elif t is not None:
@@ -326,8 +327,9 @@ def check_math_numbers(
     pairs = pair_nearby(pairs, places)
     pairs, damaged = broken_dollars(lang, name, source, translation, pairs, places)
     pairs = shapes_said(pairs, theirs.formulas, places)
+    pairs = said_once(pairs, mine.formulas, places)
     numbers = check_numbers(lang, name, source, translation, mine.numbers, theirs.numbers, places, alignment.at)
-    out = damaged + check_math(lang, name, source, translation, pairs, places)
+    out = damaged + check_math(lang, name, source, translation, pairs, places, anchored(pairs, mine.formulas, places))
     out += numbers
     out += check_labelled_math(lang, name, source, translation)
     return out

@@ -17,11 +17,12 @@ can be found, and the missing and extra math the break explains are left out.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from cydifflib import SequenceMatcher  # difflib's, compiled: the same results (see pyproject.toml)
 
 from polybook.check.findings import Finding, Location
-from polybook.check.formulas import Formula, Places
+from polybook.check.formulas import SYMBOL, Formula, Places
 from polybook.check.segments import walked
 from polybook.check.tex import TEXT_CMD, looks_like_prose
 from polybook.diagnostics import Code
@@ -30,6 +31,7 @@ from polybook.dialect.nodes import Document
 Pairs = list[tuple[Formula | None, Formula | None]]
 _NEAR = 3  # lines between where a missing formula belongs and an extra one, to be one changed
 _ALIKE = 0.5  # skeletons at least this similar are one formula changed
+_REPEAT = 12  # lines: a symbol the source says again this close may be said once in a translation
 _FONT = re.compile(r"\\(?:mathbf|mathsf|mathrm|mathit|boldsymbol|bm|mathcal|operatorname)\b|[{}\s]")
 _VALUE = re.compile(r"(?:\\[A-Za-z]+ ?)?[A-Za-z](?:_[A-Za-z0-9])?=-?\d[\d.,]*")  # ``K=5``
 _DOLLAR = re.compile(r"(?<![\\$])\$(?!\$)")
@@ -159,3 +161,56 @@ def _in_text(tex: str, node: int, broken: dict[int, str]) -> tuple[int, int, str
             wrong = "" if opened == closed else "without its closing `$`" if opened else "without its opening `$`"
             return line, line + text[: found.start()].count("\n"), wrong
     return None
+
+
+def said_once(pairs: Pairs, source: list[Formula], places: Places) -> Pairs:
+    """``pairs`` without a missing symbol (``$\\mathbf{A}$``) the source says again within
+    :data:`_REPEAT` lines of where it said it before or after, when the translation has that
+    other one: "the row of the matrix $\\mathbf{A}$", right after the translation introduced
+    $\\mathbf{A}$, is "the row of the matrix" (a number said twice is said once, the same way)."""
+    said: dict[str, list[int]] = {}
+    for k in places.equal:
+        if SYMBOL.fullmatch(source[k].key):
+            said.setdefault(source[k].key, []).append(source[k].line)
+    if not said:
+        return pairs
+    return [
+        (s, t)
+        for s, t in pairs
+        if not (s is not None and t is None and any(0 < abs(line - s.line) <= _REPEAT for line in said.get(s.key, ())))
+    ]
+
+
+def anchored(pairs: Pairs, source: list[Formula], places: Places) -> Callable[[Formula], int]:
+    """Where a missing formula of the source belongs in the translation, to the line: the
+    line of the translation's counterpart of a formula before it in its paragraph (a list is one
+    paragraph: the ``$\\sigma^2_X$`` of the source's Var item belongs with the translation's
+    ``$\\mathrm{Var}(X)$``, not at the list's first line), a formula more than a symbol first
+    (symbols repeat, and pair in order with another occurrence); for the paragraph's first
+    formula, the line of the next one's counterpart; else the paragraph's line."""
+    index = {id(f): k for k, f in enumerate(source)}
+    counterpart = dict(places.equal)
+    for s, t in pairs:
+        if s is not None and t is not None:
+            counterpart[index[id(s)]] = t
+
+    def line_of(s: Formula) -> int:
+        at = places(s.node, s.line)
+        symbol = None
+        k = index[id(s)] - 1
+        while k >= 0 and source[k].node == s.node:
+            t = counterpart.get(k)
+            if t is not None and t.node == at:
+                if not SYMBOL.fullmatch(source[k].key):
+                    return t.line
+                symbol = symbol or t.line
+            k -= 1
+        if symbol is None:  # the first formula of its paragraph: it belongs before the next one
+            k = index[id(s)] + 1
+            while k < len(source) and source[k].node == s.node and symbol is None:
+                t = counterpart.get(k)
+                symbol = t.line if t is not None and t.node == at else None
+                k += 1
+        return symbol or at
+
+    return line_of
