@@ -131,5 +131,5 @@ def test_prose_with_one_digit_numbers_only_has_none_to_compare() -> None:
     assert numbers_of("3 steps, 0.5 of 1 cell, figure 4") == ()
     assert numbers_of("3 million parameters") == ((("3000000",), 0),)
     assert numbers_of("5万枚", True) == ((("50000",), 0),)
-    assert numbers_of("um conjunto de mil imagens e 2 rótulos", True) == ((("1000",), 0),)
+    assert numbers_of("um conjunto de mil imagens e 2 rótulos", True) == ((("mil", "1000"), 0),)
     assert numbers_of("the 1990s and 2 more") == ((("1990", "90"), 0),)

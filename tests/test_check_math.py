@@ -157,7 +157,10 @@ def test_numbers_said_a_languages_way_or_once_for_every_framework(tmp_path: Path
     zh = "上世纪90年代，农场有6万只羊和1.1亿片草叶，自十九世纪以来。\n\n"
     zh += "每个羊圈（共250个）有240只羊。\n\n门在（250,250），40ms远。\n"
     assert found(run(tmp_path, en, zh, "zh")) == []
-    assert found(run(tmp_path, en, zh.replace("240", "24"), "zh")) == [("numbers.missing", 3, (("", "240"),))]
+    assert found(run(tmp_path, en, zh.replace("240", "24"), "zh")) == [("numbers.missing", 3, (("24", "240"),))]
+    assert found(run(tmp_path, en, zh.replace("有240只羊", "有羊"), "zh")) == [("numbers.missing", 3, (("", "240"),))]
+    wiki = zh.replace("有240只羊", "有羊（据维基百科）")  # 百 of 维基百科 is a word, not 100 said for 240
+    assert found(run(tmp_path, en, wiki, "zh")) == [("numbers.missing", 3, (("", "240"),))]
 
 
 def test_formulas_joined_into_one_or_said_once_are_there(tmp_path: Path) -> None:
@@ -168,10 +171,10 @@ def test_formulas_joined_into_one_or_said_once_are_there(tmp_path: Path) -> None
 
 
 def test_a_translations_number_words_count_without_a_digit_and_left_out_text_joins_none() -> None:
-    assert numbers_of("há cem anos", True) == ((("100",), 0),)
+    assert numbers_of("há cem anos", True) == ((("cem", "100"), 0),)
     assert numbers_of("há cem anos", False) == ()  # the source's numbers are digits
     assert numbers_of("sem números aqui", True) == ()
-    assert numbers_of("um `cem` e\n$x$ um mil", True) == ((("100",), 0), (("1000",), 1))  # code counts, lines too
+    assert numbers_of("um `cem` e\n$x$ um mil", True) == ((("cem", "100"), 0), (("mil", "1000"), 1))  # code, lines
     assert numbers_of("mi<br>l", True) == ()  # html left out is a space: no ``mil`` made of it
 
 

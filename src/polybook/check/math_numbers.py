@@ -31,6 +31,7 @@ from polybook.dialect.nodes import CodeCell, DisplayMath, Document, TextTab
 from polybook.dialect.slides import prose_of
 
 _REPEAT = 5  # lines: the same number said again this close may be said once in a translation
+_ORDER = 10  # a number the translation says instead of the source's is within this factor of it
 _A_NUMBER = re.compile(r"\s*(?:\\%\s*)?\d[\d.,]*\s*(?:\\%)?\s*")
 # math that is no formula: words only (``$\\textrm{"<where>"}$``, or a set of them,
 # ``$\\{\\text{yes}, \\text{no}\\}$``, which a language may say in its words), numbers only
@@ -223,19 +224,55 @@ def check_numbers(
     ]
     out: list[Finding] = []
     reported: set[tuple[str, int]] = set()  # a number missing twice from one paragraph is one finding
+    free = [j for j, n in enumerate(t_numbers) if j not in t_used and not n.in_math]
     for number in missing:
         value, where = number.values[0], places(number.node, number.line)
         if (value, where) in reported:
             continue
         reported.add((value, where))
+        subject = ("", f"{value}#{sum(v == value for v, _ in reported)}")
+        other = _instead(number, where, [t_numbers[j] for j in free], at)
+        if other is not None:
+            free = [j for j in free if t_numbers[j] is not other]
+            out.append(Finding.make(
+                Code.NUMBERS_MISSING,
+                f"the source's text says {value} where this says {other.values[0]}: write the source's number, "
+                "unless the translation corrects the source", lang, name,
+                Location(translation.path, other.line), source=Location(source.path, number.line),
+                diff=((other.values[0], value),), subject=subject,
+            ))  # fmt: skip
+            continue
         out.append(Finding.make(
             Code.NUMBERS_MISSING,
             f"the number {value} of the source's text is missing here: translate what the source says with it",
             lang, name,
             Location(translation.path, where), source=Location(source.path, number.line),
-            diff=(("", value),), subject=("", f"{value}#{sum(v == value for v, _ in reported)}"),
+            diff=(("", value),), subject=subject,
         ))  # fmt: skip
     return out
+
+
+def _size(number: Number) -> float | None:
+    """The number as written, when it is written in digits (not ``百`` of zh's ``维基百科``)."""
+    try:
+        return abs(float(number.values[0]))
+    except ValueError:
+        return None
+
+
+def _instead(number: Number, where: int, free: list[Number], at: Callable[[int], float]) -> Number | None:
+    """The number the translation's paragraph says instead of a missing one: of the numbers it
+    pairs with none of the source's, the nearest to where the missing one belongs, when it is of
+    the same order (a year written 1654 for 1655, "150 por 225" from an older "300 by 450")."""
+    size = _size(number)
+    if not size:
+        return None
+    near = [
+        other
+        for other in free
+        if other.node == where and (theirs := _size(other)) and size / _ORDER <= theirs <= size * _ORDER
+    ]
+    return min(near, key=lambda other: abs(other.line - at(number.line)), default=None)
 
 
 def _said_once(number: Number, found: list[Number]) -> bool:

@@ -234,7 +234,7 @@ def numbers_of(prose: str, translation: bool = False) -> tuple[tuple[tuple[str, 
     the word after it (``110 million``, ``1.1亿``, ``$10$万``), a decade (the ``1990s`` are
     ``90年代``). A ``translation``'s numbers are only looked in, so they are taken generously:
     ``250,250`` is also the source's ``(250, 250)``, inline code counts, and so do number words
-    (``mil``, ``一千万``).
+    (``mil``, ``一千万``: the word, and its value).
     Memoised: a source paragraph is read once for every translation."""
     if not _DIGIT.search(prose) and not (translation and _NUMBER_WORD.search(prose)):
         return ()  # (what is left out below is replaced by spaces: it joins no number word)
@@ -246,7 +246,8 @@ def numbers_of(prose: str, translation: bool = False) -> tuple[tuple[tuple[str, 
     text = left_out.sub(_blank if "\n" in prose else " ", prose)
     out = []
     if translation:
-        out += [((str(_NUMBER_WORDS[w[0]]),), text.count("\n", 0, w.start())) for w in _NUMBER_WORD.finditer(text)]
+        words = _NUMBER_WORD.finditer(text)  # as written first: a word is no number said instead of another
+        out += [((w[0], str(_NUMBER_WORDS[w[0]])), text.count("\n", 0, w.start())) for w in words]
     at = 0
     pattern = _ANY_NUMBER if translation else _NUMBER  # ``FTSE100`` for the source's ``FTSE 100``
     lines = "\n" in text
