@@ -60,7 +60,7 @@ def test_a_string_the_code_uses_is_reported_with_what_to_do(tmp_path: Path) -> N
     ]  # fmt: skip
     assert found(tmp_path, cell("x = range(10)"), cell("x = range(100)")) == [
         ("code.changed", 2, "mxnet cell 1 differs from the source: `range(100)` → `range(10)`; take the source's "
-         "(polybook sync --write)"),
+         "(polybook sync --write), unless the translation changes it on purpose"),
     ]  # fmt: skip
 
 
@@ -110,7 +110,7 @@ def test_a_joined_cell_that_also_dropped_lines_says_both(tmp_path: Path) -> None
         ("code.changed", 1, "mxnet cell 1 joins the source's cells 1 and 2 (lines 1, 8) into one: split it where the "
          "source does"),
         ("code.changed", 5, "mxnet cell 1 differs from the source: `` → `xlabel('# tokens')`; take the source's "
-         "(polybook sync --write)"),
+         "(polybook sync --write), unless the translation changes it on purpose"),
     ]  # fmt: skip
 
 
@@ -124,3 +124,14 @@ def test_a_cell_that_lost_most_of_its_lines_is_that_cell_changed(tmp_path: Path)
     en = cell("data = load()\nx = data / 128\ny = floor(x)\nz = cast(y)\nw = z + 1") + "\nText.\n\n" + cell("show(w)")
     ja = cell("data = load()\nx = data / 128") + "\n本文。\n\n" + cell("show(w)")
     assert {code for code, _, _ in found(tmp_path, en, ja)} == {"code.changed"}  # its lines, not missing + extra
+
+
+def test_each_place_a_cell_differs_says_how_many_there_are(tmp_path: Path) -> None:
+    en = cell("x = range(10)\ny = f(x)\nz = g(y, 2)")
+    pt = cell("x = range(100)\ny = f(x)\nz = g(y, 3)")
+    assert [message for _, _, message in found(tmp_path, en, pt)] == [
+        "mxnet cell 1 differs from the source (place 1 of 2): `range(100)` → `range(10)`; take the source's "
+        "(polybook sync --write), unless the translation changes it on purpose",
+        "mxnet cell 1 differs from the source (place 2 of 2): `3` → `2`; take the source's "
+        "(polybook sync --write), unless the translation changes it on purpose",
+    ]

@@ -211,8 +211,9 @@ def check_code(
     return findings
 
 
-#: What to do about code that differs from the source's.
-TAKE_SOURCE = "take the source's (polybook sync --write)"
+#: What to do about code that differs from the source's (a translator may have fixed the
+#: source's bug, ``encoding='utf-8'`` where it relied on the machine's locale).
+TAKE_SOURCE = "take the source's (polybook sync --write), unless the translation changes it on purpose"
 
 
 def _compare(
@@ -421,9 +422,11 @@ def _changed(
                 diff=diff, subject=subject, **common,
             )
         ]  # fmt: skip
+    places = len(hunks)
     return [
         Finding.make(
-            code, f"{framework} cell {index}{what}: `{h.translation}` → `{h.source}`; {todo}", lang, name,
+            code, f"{framework} cell {index}{what}{f' (place {k + 1} of {places})' if places > 1 else ''}: "
+            f"`{h.translation}` → `{h.source}`; {todo}", lang, name,
             t_at(h.t_line), source=s_at(h.s_line),
             diff=((h.translation, h.source),), subject=(subject[0] + f"\n{k}", subject[1]), **common,
         )
