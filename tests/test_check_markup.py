@@ -112,6 +112,14 @@ def test_a_chapter_whose_name_is_the_sources_misspelt_says_which(tmp_path: Path)
     ]  # fmt: skip  -- and no "not translated yet" for the source's: one finding
     # and the chapter is checked against the source's it misspells
     assert [f.code for f in result.active if f.code.startswith("code")] == ["code.missing"]
+    # its X_origin.md, its base, is renamed with it
+    (folder / "nadaraya-waston_origin.md").write_text("# Watson\n\nText.\n", encoding="utf-8")
+    result = check_book(load_book(load_config(tmp_path / "conf.py")))
+    (message,) = [f.message for f in result.active if f.code == "structure.chapter" and "waston'" in f.message]
+    assert message.endswith(
+        "rename nadaraya-waston.md to nadaraya-watson.md and nadaraya-waston_origin.md to "
+        "nadaraya-watson_origin.md (and its toc entries)"
+    )
 
 
 def test_punctuation_after_an_equations_environment_is_no_change(tmp_path: Path) -> None:

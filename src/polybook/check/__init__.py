@@ -44,7 +44,7 @@ from polybook.check.plan import Changes, DocumentState
 from polybook.check.prose import check_sections, check_texttabs
 from polybook.check.references import check_references, resolvable_refs, resource_fallbacks, unresolved_ref
 from polybook.check.segments import flatten, pair_segments
-from polybook.check.staleness import ORIGIN_SUFFIX, SyncRecord, lock_problem, read_lock
+from polybook.check.staleness import ORIGIN_SUFFIX, SyncRecord, lock_problem, origin_file, read_lock
 from polybook.check.suppress import Suppression, apply, inline_suppressions, unused
 from polybook.config import BookConfig
 from polybook.database import flush_stores, shelf
@@ -218,7 +218,8 @@ def check_chunk(book: Book, names: list[str], langs: list[str], store: Path | No
                     continue
                 renamed = _misspelt(name, source_names) if source is None else []
                 if renamed:  # checked against the source's chapter it misspells, as it is today
-                    out.findings.append(_orphan(lang, name, target, source_names))
+                    origin = origin_file(book.config.document_path(lang, name))
+                    out.findings.append(_orphan(lang, name, target, source_names, origin.is_file()))
                     source = _source_document(book.config, renamed[0], store)
                 base = base_of(book.config, lang, name, source, locks[lang].get(name), store, target, kept_in)
                 out.bases[lang, str(base.kind)] += 1
@@ -254,15 +255,19 @@ def _source_document(config: BookConfig, name: str, store: Path | None) -> Docum
     return parse_cached(path, config.languages[config.source_language].settings, display_path(path), store)
 
 
-def _orphan(lang: str, name: str, translation: Document, source_names: list[str]) -> Finding:
+def _orphan(lang: str, name: str, translation: Document, source_names: list[str], origin: bool = False) -> Finding:
     """A translated chapter with no source chapter (and no base): most often the source's name
-    misspelt (pt's ``nadaraya-waston`` for ``nadaraya-watson``), which is named."""
+    misspelt (pt's ``nadaraya-waston`` for ``nadaraya-watson``), which is named -- with its
+    ``X_origin.md`` (``origin``), which the same rename keeps its base."""
     close = _misspelt(name, source_names)
     if close:
+        stem, new = Path(translation.path).stem, close[0].rsplit("/", 1)[-1]
         message = f"chapter {name!r} has no source chapter: it is the source's {close[0]!r} misspelt; rename "
-        message += f"{Path(translation.path).name} to {close[0].rsplit('/', 1)[-1]}.md (and its toc entries)"
+        message += f"{stem}.md to {new}.md"
+        message += f" and {stem}{ORIGIN_SUFFIX}.md to {new}{ORIGIN_SUFFIX}.md" if origin else ""
+        message += " (and its toc entries)"
     else:
-        message = f"chapter {name!r} has no source chapter: remove it, or add it to the source"
+        message = f"chapter {name!r} has no source chapter: remove it, or add it to the source (and to a toc)"
     return Finding.make(Code.STRUCTURE_CHAPTER, message, lang, name, Location(translation.path, 1))
 
 
@@ -335,6 +340,7 @@ def _merge(
                 findings.append(unresolved_ref(lang, name, path, role, target, line, source_lang, known))
     if with_toc:
         findings += _toc_findings(chunks, whole_book)
+    findings = _without_orphans_toc(findings, source_lang, chunks)
     findings += extra or []
     worked_out = functools.cache(functools.partial(_rename_changes, config, kept_in))
     findings = resolve_renames(findings, lambda base, source: _known(renamed, base, source, worked_out))
@@ -437,6 +443,15 @@ def _rel(config: BookConfig, path: Path) -> str:
         return path.resolve().relative_to(config.root.resolve()).as_posix()
     except ValueError:
         return path.as_posix()
+
+
+def _without_orphans_toc(findings: list[Finding], source_lang: str, chunks: list[ChunkResult]) -> list[Finding]:
+    """``findings`` without ``toc.unreached`` for a translated document the source lacks: it is
+    in no toc for the reason its ``structure.chapter`` says (misspelt, or this language's own)."""
+    in_source = {name for chunk in chunks for name in chunk.paths.get(source_lang, {})}
+    if not in_source:
+        return findings  # (the source's documents were not read: nothing to tell)
+    return [f for f in findings if f.code is not Code.TOC_UNREACHED or f.lang == source_lang or f.name in in_source]
 
 
 def _toc_findings(chunks: list[ChunkResult], whole_book: bool) -> list[Finding]:
