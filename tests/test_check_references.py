@@ -79,3 +79,20 @@ def test_a_label_written_where_it_labels_nothing_is_said_there_not_at_every_refe
     ja = "# 題\n\n:numref:`fig_x` を見る。\n\n![グラフ。](../img/x.svg) :label:`fig_x`\n\nまた :numref:`fig_x`。\n"
     codes = [(code, line) for code, line, _ in found(tmp_path, en, ja)]
     assert ("ref.label", 5) in codes and not [c for c in codes if c[0] == "ref.target"]
+
+
+def test_a_reference_left_out_for_a_label_the_translation_lacks_says_why_and_where(tmp_path: Path) -> None:
+    en = "# Calculus\n\nIntegrals are for :numref:`sec_integral` later.\n"
+    make_book(tmp_path, en, "# 微积分\n\n积分以后再说。\n")
+    (tmp_path / "chapters" / "en" / "integral.md").write_text("# Integrals\n:label:`sec_integral`\n\nArea.\n")
+    result = check_book(load_book(load_config(tmp_path / "conf.py")))
+    (message,) = [f.message for f in result.active if f.code == "ref.target"]
+    assert message == (
+        ":numref:`sec_integral` of the source is missing here, and no ja chapter has its label yet (the chapter "
+        "holding it is not translated): add it with that chapter"
+    )
+    (tmp_path / "chapters" / "ja" / "integral.md").write_text("# 积分\n\n面积。\n")
+    result = check_book(load_book(load_config(tmp_path / "conf.py")))
+    (message,) = [f.message for f in result.active if f.code == "ref.target"]
+    assert message.startswith(":numref:`sec_integral` of the source is missing here: add it, with the label it ")
+    assert message.endswith("points at, which " + str(tmp_path / "chapters" / "ja" / "integral.md") + ":1 lacks too")

@@ -42,7 +42,13 @@ from polybook.check.migration import (
 )
 from polybook.check.plan import Changes, DocumentState
 from polybook.check.prose import check_sections, check_texttabs
-from polybook.check.references import check_references, resolvable_refs, resource_fallbacks, unresolved_ref
+from polybook.check.references import (
+    check_references,
+    not_yet_here,
+    resolvable_refs,
+    resource_fallbacks,
+    unresolved_ref,
+)
 from polybook.check.segments import flatten, pair_segments
 from polybook.check.staleness import ORIGIN_SUFFIX, SyncRecord, lock_problem, origin_file, read_lock
 from polybook.check.suppress import Suppression, apply, inline_suppressions, unused
@@ -338,6 +344,8 @@ def _merge(
                 findings.append(unresolved_ref(lang, name, path, role, target, line))
             elif whole_book and not in_source:
                 findings.append(unresolved_ref(lang, name, path, role, target, line, source_lang, known))
+    if whole_book:
+        findings = not_yet_here(findings, labels)
     if with_toc:
         findings += _toc_findings(chunks, whole_book)
     findings = _without_orphans_toc(findings, source_lang, chunks)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
+from dataclasses import replace
 from difflib import get_close_matches
 
 from polybook.check.findings import Finding, Location
@@ -61,6 +62,33 @@ def unresolved_ref(
         Code.REF_TARGET, f":{role}:`{target}` points at a label {where}", lang, name,
         Location(path, line), diff=((f":{role}:`{target}`", ""),), subject=(target, ""),
     )  # fmt: skip
+
+
+MISSING = "of the source is missing here: add it"  # (not written as text, not damaged)
+
+
+def not_yet_here(findings: list[Finding], labels: dict[str, set[str]]) -> list[Finding]:
+    """``findings`` with each reference of the source missing from a translation whose book has
+    no such label yet saying so, for added alone it would point at nothing: the source's
+    chapter holding it is not translated (zh's ``calculus`` without :numref:`sec_integral_calculus`
+    of the appendix), or it is, without the label (its ``ref.label``, named)."""
+    lacking = {(f.lang, f.subject[1]): f.primary for f in findings if f.code is Code.REF_LABEL and f.subject[1]}
+    out = []
+    for f in findings:
+        if f.code is not Code.REF_TARGET or f.subject[0] or not f.message.endswith(MISSING):
+            out.append(f)
+            continue
+        role, _, target = f.subject[1].partition(":")
+        if role in _RESOLVABLE and target not in labels.get(f.lang, ()):
+            where = lacking.get((f.lang, target))
+            if where is not None:  # its chapter is translated, without the label: add both
+                message = f":{role}:`{target}` {MISSING}, with the label it points at, which {where} lacks too"
+            else:
+                message = f":{role}:`{target}` of the source is missing here, and no {f.lang} chapter has its label "
+                message += "yet (the chapter holding it is not translated): add it with that chapter"
+            f = replace(f, message=message)
+        out.append(f)
+    return out
 
 
 def _suggest(target: str, known: Collection[str]) -> str:
