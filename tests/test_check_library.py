@@ -193,3 +193,21 @@ def test_the_library_reads_only_the_documents_that_can_give_it_code_and_the_same
     assert alone.names == whole.names
     assert collect_library(alone) == collect_library(whole)
     assert [d.code for d in collect_library(alone)["alpha"].diagnostics].count("lib.unreached") == 1
+
+
+def test_a_copy_that_only_moves_a_statement_lacks_nothing(tmp_path: Path) -> None:
+    """pt's torch.py defines DATA_HUB further down than the book's: not "missing here"."""
+    double = "def double(x):  #@save\n    return 2 * x"
+    conf = book(tmp_path, BASICS.replace(double, "HUB = {}  #@save\n\n" + double))
+    en = tmp_path / "chapters" / "en" / "basics.md"
+    en.write_text(en.read_text(encoding="utf-8").replace(double, "HUB = {}  #@save\n\n" + double), encoding="utf-8")
+    copy = own_copy(tmp_path, committed(conf))
+    text = copy.read_text(encoding="utf-8")
+    assert text.index("HUB = {}") < text.index("def double")
+    moved = text.replace("HUB = {}\n", "") + "\nHUB = {}\n"
+    copy.write_text(moved, encoding="utf-8")
+    (found,) = [f for f in check_book(load_book(load_config(conf))).active if str(f.code) == "lib.copy"]
+    assert "the same code in another order ('HUB' stands elsewhere here)" in found.message
+    copy.write_text(moved.replace("return 2 * x", "return x + x"), encoding="utf-8")
+    (found,) = [f for f in check_book(load_book(load_config(conf))).active if str(f.code) == "lib.copy"]
+    assert "'double' differs" in found.message and "missing" not in found.message

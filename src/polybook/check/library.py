@@ -239,19 +239,37 @@ def code_difference(text: str, library: SavedLibrary) -> CodeDifference | None:
     changes = [op for op in ops if op[0] != "equal"]
     if not changes:
         return None
-    tag, i, _, j, _ = changes[0]
-    line = mine[i][0] if i < len(mine) else len(text.split("\n"))
-    block = library.origin(book[j][0]) if j < len(book) else None
-    if tag == "insert":
-        what = f"{_name(book[j])} of the book's library is missing here"
-    elif tag == "delete":
-        what = f"{_name(mine[i])} is not in the book's library"
-    else:
-        what = f"{_name(book[j])} differs"
-    if len(changes) > 1:
-        names = [_name(book[b]) if b < len(book) else _name(mine[a]) for _, a, _, b, _ in changes[1:4]]
-        more = ", …" if len(changes) > 4 else ""
-        what += f" (and {len(changes) - 1} more place(s): {', '.join(names)}{more})"
+    # what differs, statement by statement; a statement only moved (pt's copy defines DATA_HUB
+    # further down) is not missing, and is told only when nothing else differs
+    mine_codes, book_codes = {s[1] for s in mine}, {s[1] for s in book}
+    theirs = [(k, i1) for _, i1, _, j1, j2 in changes for k in range(j1, j2) if book[k][1] not in mine_codes]
+    ours = [k for _, i1, i2, _, _ in changes for k in range(i1, i2) if mine[k][1] not in book_codes]
+    defined = {book[k][2]: k for k, _ in theirs if book[k][2]}
+    changed = defined.keys() & {mine[k][2] for k in ours}  # defined both ways
+    end = len(text.split("\n"))
+    places: list[tuple[int, str, str, int | None]] = []  # (line in the file, what, name, the book's statement)
+    for k in ours:
+        name = _name(mine[k])
+        what = f"{name} differs" if mine[k][2] in changed else f"{name} is not in the book's library"
+        places.append((mine[k][0], what, name, defined.get(mine[k][2])))
+    for k, at in theirs:
+        if book[k][2] not in changed:
+            line = mine[at][0] if at < len(mine) else end
+            places.append((line, f"{_name(book[k])} of the book's library is missing here", _name(book[k]), k))
+    if not places:
+        _, i, _, j, _ = changes[0]
+        name = _name(book[j]) if j < len(book) else _name(mine[i])
+        block = library.origin(book[j][0]) if j < len(book) else None
+        where = mine[i][0] if i < len(mine) else end
+        return CodeDifference(where, f"the same code in another order ({name} stands elsewhere here)", block)
+    places.sort(key=lambda p: p[0])
+    line, what, _, k = places[0]
+    k = k if k is not None else changes[0][3]  # (else what follows in the book's)
+    block = library.origin(book[k][0]) if k < len(book) else None
+    if len(places) > 1:
+        names = [p[2] for p in places[1:4]]
+        more = ", …" if len(places) > 4 else ""
+        what += f" (and {len(places) - 1} more place(s): {', '.join(names)}{more})"
     return CodeDifference(line, what, block)
 
 
