@@ -135,3 +135,12 @@ def test_each_place_a_cell_differs_says_how_many_there_are(tmp_path: Path) -> No
         "mxnet cell 1 differs from the source (place 2 of 2): `3` → `2`; take the source's "
         "(polybook sync --write), unless the translation changes it on purpose",
     ]
+
+
+def test_an_f_string_whose_expressions_changed_is_code_changed_not_a_string(tmp_path: Path) -> None:
+    en = cell("print(f'before={sum([l.count(t) for l in lines])}')")
+    pt = cell("print(f'before={sum([line.count(t) for line in lines])}')")
+    ((code, _, message),) = found(tmp_path, en, pt)
+    assert code == "code.changed" and message.startswith("mxnet cell 1 differs from the source: ")
+    words = cell("print(f'antes={sum([l.count(t) for l in lines])}')")  # translated words, same code: nothing
+    assert found(tmp_path, en, words) == []

@@ -12,7 +12,7 @@ from polybook.check.code_keys import cell_key, code_tokens, uncommented_key, wit
 from polybook.check.documents import cells_of
 from polybook.check.findings import Finding, Location
 from polybook.check.regroup import CellMatch, holders, streams_of
-from polybook.check.strings import differing_strings
+from polybook.check.strings import differing_strings, expressions_only
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import CodeCell, Document
 from polybook.dialect.normalize import normalize_code
@@ -405,6 +405,7 @@ def _changed(
         if not strings:
             return []
         hunks = [h for h in hunks if any(a in h.translation and b in h.source for a, b in strings)] or hunks
+        only_strings = not all(expressions_only(a, b) for a, b in strings)  # else the code in them changed
     else:  # a translated label beside a real change is no change of its own
         hunks = [h for h in hunks if without_strings(h.translation) != without_strings(h.source)
                  or differing_strings(h.translation, h.source)]  # fmt: skip

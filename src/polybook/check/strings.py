@@ -6,8 +6,9 @@ text shown to the reader that a translation translated -- what ``print``, a plot
 legend, a benchmark's name, an assertion's message, a cell's lone string or a sentence a helper
 returns say -- when any ``{…}`` of an f-string
 and any ``%d`` of a format is kept. What stays is a string the code uses: a file name, a URL,
-a separator (``' '.join`` for ``''.join``), a key, an f-string's expressions, or a label whose
-placeholders changed (f-string expressions may be reordered, written with other spaces).
+a separator (``' '.join`` for ``''.join``), a key, or a label whose placeholders changed
+(f-string expressions may be reordered, written with other spaces). An f-string whose words are
+the same and whose expressions differ is code changed (:func:`expressions_only`).
 """
 
 from __future__ import annotations
@@ -43,6 +44,16 @@ def differing_strings(translation: str, source: str) -> list[tuple[str, str]]:
             if t.is_string and s.is_string and t.text != s.text and not _alike(t.text, s.text, _shown(s_toks, k)):
                 out.append((t.text, s.text))
     return out
+
+
+def expressions_only(translation: str, source: str) -> bool:
+    """Whether two f-strings differ only in the code of their ``{…}`` (``{len(all_centers)}``
+    for ``{sum(len(c) for c in all_contexts)}``, ``line`` for ``l`` in a comprehension): a
+    change of code, not of a string."""
+    t_prefix, s_prefix = _PREFIX.match(translation)[0].lower(), _PREFIX.match(source)[0].lower()  # type: ignore[index]
+    if "f" not in t_prefix or t_prefix != s_prefix:
+        return False
+    return _PLACEHOLDER.sub("{}", translation) == _PLACEHOLDER.sub("{}", source)
 
 
 def _alike(translation: str, source: str, shown: bool) -> bool:
