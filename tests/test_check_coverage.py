@@ -176,3 +176,15 @@ def test_a_function_joined_into_another_cell_and_changed_there_is_not_missing(tm
     result = check_book(load_book(load_config(make_book(tmp_path, en, ja))))
     codes = sorted(f.code for f in result.active if f.code.startswith("code"))
     assert "code.missing" not in codes and "code.changed" in codes, codes
+
+
+def test_a_cell_split_by_framework_is_told_once_with_the_frameworks_none_of_its_cells_runs(tmp_path: Path) -> None:
+    # zh's `#@tab mxnet, pytorch` and a `#@tab paddle` copy for the source's `#@tab all`: only jax lacks it
+    zh = ZH.replace(cell("total = len(sheep)", "all"), cell("total = len(sheep)", "mxnet, pytorch") + "\n"
+                    + cell("total = len(sheep)", "paddle"))  # fmt: skip
+    result = check_book(load_book(load_config(write_book(tmp_path, {"en": EN, "ja": JA, "zh": zh}))))
+    tabs = [message for code, _, message in findings(result, "zh") if code == "code.tabs"]
+    assert tabs == [
+        "mxnet cell 3: the source's cell runs for [mxnet, pytorch, jax], and the cells here that hold it for "
+        "[mxnet, pytorch]; none for [jax]: add jax to the `#@tab` of one of them"
+    ]

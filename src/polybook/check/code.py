@@ -203,6 +203,8 @@ def check_code(
                 # a cell's tab set and markers are one finding however many streams pair it
                 once = f.code in (Code.CODE_TABS, Code.CODE_MARKERS)
                 key = (f.code, f.location.line if f.location else 0, 0 if once or not f.source else f.source.line)
+                if f.code is Code.CODE_TABS and f.source is not None and _SPLIT_TABS in f.message:
+                    key = (f.code, 0, f.source.line)  # the source's cell split here: said at the first of its cells
                 if key not in seen:
                     seen.add(key)
                     findings.append(f)
@@ -261,10 +263,7 @@ def _compare(
     if not same_tabs:
         out.append(
             Finding.make(
-                Code.CODE_TABS,
-                f"{framework} cell {index} runs for [{', '.join(t.frameworks)}] here "
-                f"but for [{', '.join(s.frameworks)}] in the source: write the source's `#@tab` "
-                "(polybook sync --write)",
+                Code.CODE_TABS, _tabs_message(framework, index, s, t, shared, streams),
                 lang, name, where, source=src, subject=subject,
                 diff=((", ".join(t.frameworks), ", ".join(s.frameworks)),), **common,
             )
@@ -316,6 +315,30 @@ def _unpaired(
             )
         ]  # fmt: skip
     return []
+
+
+_SPLIT_TABS = ": the source's cell runs for"  # (a cell split by framework here: one finding for the source's)
+
+
+def _tabs_message(
+    framework: str, index: int, s: CodeCell, t: CodeCell, shared: frozenset[str], streams: dict[int, set[str]] | None
+) -> str:
+    """What a cell's tab set lacks: the frameworks no cell here runs the source's cell for, when
+    the translation split it into cells for some of them (zh: ``#@tab mxnet, pytorch`` and a
+    ``#@tab paddle`` copy for the source's ``#@tab all``, tensorflow left out)."""
+    wanted = [f for f in s.frameworks if f in shared] if shared else list(s.frameworks)
+    covered = streams.get(id(s), set()) if streams else set()
+    lacking = [f for f in wanted if f not in covered]
+    if covered - {framework} and lacking and shared.intersection(t.frameworks) <= set(wanted):
+        return (
+            f"{framework} cell {index}{_SPLIT_TABS} [{', '.join(wanted)}], and the cells here that hold it for "
+            f"[{', '.join(f for f in wanted if f in covered)}]; none for [{', '.join(lacking)}]: add "
+            f"{', '.join(lacking)} to the `#@tab` of one of them"
+        )
+    return (
+        f"{framework} cell {index} runs for [{', '.join(t.frameworks)}] here but for [{', '.join(s.frameworks)}] in "
+        "the source: write the source's `#@tab` (polybook sync --write)"
+    )
 
 
 def _same_tabs(s: CodeCell, t: CodeCell, shared: frozenset[str], streams: dict[int, set[str]] | None) -> bool:
