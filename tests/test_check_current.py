@@ -52,3 +52,14 @@ def test_a_save_mark_the_source_added_since_the_base_is_no_drift(tmp_path: Path)
     (tmp_path / "chapters" / "ja" / "intro_origin.md").write_text(old, encoding="utf-8")
     result = check_book(load_book(load_config(conf)))
     assert [f.code for f in result.active if f.code.startswith("code")] == []
+
+
+def test_a_cell_taken_from_the_source_today_with_its_label_translated_is_no_drift(tmp_path: Path) -> None:
+    old = OLD.replace("c = 3", "for i in range(2):\n    print(f'epoch {i + 1}')")
+    now = NOW.replace("c = 4", "lr = 0.1\nfor i in range(2):\n    print(f'epoch {i + 1}')")
+    ja = old.replace("for i", "lr = 0.1\nfor i").replace("f'epoch {i + 1}'", "f'周期 {i+1}'")
+    conf = make_book(tmp_path, now, ja)
+    conf.write_text(conf.read_text().replace('"chapters":', '"exclusions": ["**/*_origin.md"],\n    "chapters":'))
+    (tmp_path / "chapters" / "ja" / "intro_origin.md").write_text(old, encoding="utf-8")
+    result = check_book(load_book(load_config(conf)))
+    assert [f.message for f in result.active if f.code.startswith("code")] == []

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from polybook.check.code import cell_key
+from polybook.check.code import cell_key, without_strings
 from polybook.check.documents import cells_of
 from polybook.check.findings import Finding
 from polybook.check.segments import by_identity, inlines_of, walked
+from polybook.check.strings import differing_strings
 from polybook.check.tex import normalize_tex
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import CodeCell, DisplayMath, Document, Figure
@@ -57,6 +58,26 @@ def _today(doc: Document) -> _Today:
     )
 
 
+@by_identity
+def _blanked(doc: Document) -> dict[tuple[str, tuple[str, ...]], list[str]]:
+    """The source's cells today by framework and code with string literals blanked: asked only
+    for a cell whose code is not the source's to the character (a translated label, an
+    f-string's expression spaced another way)."""
+    out: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    for cell in cells_of(doc):
+        for f in cell.frameworks:
+            code = cell.code_for(f)
+            out.setdefault((f, tuple(without_strings(code))), []).append(code)
+    return out
+
+
+def _same_as_today(framework: str, code: str, current: Document) -> bool:
+    """Whether a cell's code is a cell's of the source today but for strings that do not matter
+    (:func:`~polybook.check.strings.differing_strings`: labels translated, written another way)."""
+    found = _blanked(current).get((framework, tuple(without_strings(code))), ())
+    return any(not differing_strings(code, theirs) for theirs in found)
+
+
 def _cell_at(doc: Document, line: int) -> CodeCell | None:
     return next((c for c in cells_of(doc) if c.line <= line <= c.end_line), None)
 
@@ -69,10 +90,10 @@ def followed_since(
     if current is None or current is base:
         return findings
     today = _today(current)
-    return [f for f in findings if not _follows(f, today, translation)]
+    return [f for f in findings if not _follows(f, today, translation, current)]
 
 
-def _follows(finding: Finding, today: _Today, translation: Document) -> bool:
+def _follows(finding: Finding, today: _Today, translation: Document, current: Document) -> bool:
     mine, theirs = finding.subject
     code = finding.code
     if code in _CODE and finding.framework and finding.location is not None:
@@ -84,7 +105,8 @@ def _follows(finding: Finding, today: _Today, translation: Document) -> bool:
             marks = tuple(sorted(m.name for m in cell.markers))
             runs = tuple(f for f in cell.frameworks if f in today.frameworks)  # zh's paddle aside
             return (finding.framework, key, runs, marks) in today.marked
-        return (finding.framework, key) in today.cells
+        code_here = cell.code_for(finding.framework)
+        return (finding.framework, key) in today.cells or _same_as_today(finding.framework, code_here, current)
     if code is Code.CODE_MISSING:
         return bool(finding.framework) and (finding.framework, theirs) not in today.cells
     if code in (Code.MATH_CHANGED, Code.MATH_EXTRA):
