@@ -200,3 +200,14 @@ def test_a_formula_of_a_list_is_missing_from_its_item_and_a_symbol_said_again_is
         ("math.missing", 4, (("", "\\sigma^2_X"),)),
         ("math.missing", 23, (("", "\\mathbf{A}"),)),  # said again far from where it was said
     ]
+
+
+def test_a_sentence_rewritten_with_other_figures_is_told_once_with_them(tmp_path: Path) -> None:
+    en = "Volta offers up to 120 TFlops, against 24 TFlops of the fastest CPUs.\n"
+    zh = "Ampere 架构提供高达312 TFlops 的性能。\n"
+    assert found(run(tmp_path, en, zh, "zh")) == [("numbers.missing", 1, (("312", "120, 24"),))]
+    (finding,) = [f for f in run(tmp_path, en, zh, "zh").active if f.code == "numbers.missing"]
+    assert finding.message == (
+        "the source's text says 120 and 24 where this says 312: write the source's numbers, unless the translation "
+        "changes them on purpose"
+    )

@@ -225,29 +225,42 @@ def check_numbers(
     out: list[Finding] = []
     reported: set[tuple[str, int]] = set()  # a number missing twice from one paragraph is one finding
     free = [j for j, n in enumerate(t_numbers) if j not in t_used and not n.in_math]
+    found: list[tuple[Number, str, int, tuple[str, str], Number | None]] = []
     for number in missing:
         value, where = number.values[0], places(number.node, number.line)
         if (value, where) in reported:
             continue
         reported.add((value, where))
-        subject = ("", f"{value}#{sum(v == value for v, _ in reported)}")
         other = _instead(number, where, [t_numbers[j] for j in free], at)
         if other is not None:
             free = [j for j in free if t_numbers[j] is not other]
+        found.append((number, value, where, ("", f"{value}#{sum(v == value for v, _ in reported)}"), other))
+    # a paragraph that says other numbers instead of some of the source's was rewritten with
+    # other figures (zh's alexnet: Ampere's 312 TFlops for Volta's 120 and 24): its numbers that
+    # have no counterpart are told with those, not as left untranslated
+    rewritten = {where for _, _, where, _, other in found if other is not None}
+    lone = {where: [f for f in found if f[2] == where and f[4] is None] for where in rewritten}
+    for number, value, where, subject, other in found:
+        if other is None and where in rewritten:
+            continue  # (told with the paragraph's numbers said instead)
+        if other is None:
             out.append(Finding.make(
                 Code.NUMBERS_MISSING,
-                f"the source's text says {value} where this says {other.values[0]}: write the source's number, "
-                "unless the translation corrects the source", lang, name,
-                Location(translation.path, other.line), source=Location(source.path, number.line),
-                diff=((other.values[0], value),), subject=subject,
+                f"the number {value} of the source's text is missing here: translate what the source says with it",
+                lang, name,
+                Location(translation.path, where), source=Location(source.path, number.line),
+                diff=(("", value),), subject=subject,
             ))  # fmt: skip
             continue
+        values = [value, *(f[1] for f in lone.pop(where, []))]
+        said = " and ".join(values)
         out.append(Finding.make(
             Code.NUMBERS_MISSING,
-            f"the number {value} of the source's text is missing here: translate what the source says with it",
-            lang, name,
-            Location(translation.path, where), source=Location(source.path, number.line),
-            diff=(("", value),), subject=subject,
+            f"the source's text says {said} where this says {other.values[0]}: write the source's "
+            f"number{'s' * (len(values) > 1)}, unless the translation changes {'them' if len(values) > 1 else 'it'} "
+            "on purpose", lang, name,
+            Location(translation.path, other.line), source=Location(source.path, number.line),
+            diff=((other.values[0], ", ".join(values)),), subject=subject,
         ))  # fmt: skip
     return out
 
