@@ -41,7 +41,7 @@ from polybook.check.migration import (
     resolve_renames,
 )
 from polybook.check.plan import Changes, DocumentState
-from polybook.check.prose import check_sections, check_texttabs
+from polybook.check.prose import check_sections, check_texttabs, extra_section_lines
 from polybook.check.references import (
     check_references,
     not_yet_here,
@@ -156,6 +156,7 @@ def check_chapter(
     findings += check_math_numbers(lang, name, source, translation, src_items, tgt_items, match.common, alignment)
     findings += check_sections(lang, name, alignment, source, translation, match, src_items, tgt_items)
     findings += check_references(lang, name, source, translation, alignment.place, config.localised_links, match.common)
+    findings = _within_extra_sections(findings, extra_section_lines(tgt_items, match), translation.path)
     findings = followed_since(findings, source, current, translation)
     if stale:  # a stale or review block is read as the source's text: what is found at it is said by its mark
         findings = [f for f in findings if id(f) in own or not _at(f, translation.path, stale)]
@@ -451,6 +452,29 @@ def _rel(config: BookConfig, path: Path) -> str:
         return path.resolve().relative_to(config.root.resolve()).as_posix()
     except ValueError:
         return path.as_posix()
+
+
+_HELD = (Code.CODE_EXTRA, Code.MATH_EXTRA, Code.REF_LINK, Code.REF_LABEL, Code.REF_TARGET, Code.REF_FIGURE)
+
+
+def _within_extra_sections(findings: list[Finding], sections: list[tuple[int, int]], path: str) -> list[Finding]:
+    """``findings`` without what a section the source lacks adds (its cells, formulas, links,
+    labels: only this translation's, ``subject`` ``(mine, "")``): its ``structure.section``
+    says to remove it with all it holds."""
+    if not sections:
+        return findings
+    return [
+        f
+        for f in findings
+        if not (
+            f.code in _HELD
+            and f.location is not None
+            and f.location.path == path
+            and len(f.subject) == 2
+            and not f.subject[1]
+            and any(a < f.location.line <= b for a, b in sections)
+        )
+    ]
 
 
 def _without_orphans_toc(findings: list[Finding], source_lang: str, chunks: list[ChunkResult]) -> list[Finding]:

@@ -247,6 +247,17 @@ def section_spans(items: list[Item], cells_kept: set[int]) -> list[tuple[Heading
     return [(section.heading, items[section.start : section.stop]) for section in _sections_left(items, cells_kept)]
 
 
+def extra_section_lines(tgt_items: list[Item], match: CellMatch) -> list[tuple[int, int]]:
+    """The first and last lines of the translation's sections that are not in the source (what
+    ``structure.section`` says is to be removed, with all they hold)."""
+    out = []
+    for section in _sections_left(tgt_items, set(match.target_to_source)):
+        held = tgt_items[section.start : section.stop]
+        last = max((getattr(i.node, "end_line", 0) or i.node.line for i in held), default=section.heading.line)
+        out.append((section.heading.line, last))
+    return out
+
+
 def check_sections(
     lang: str,
     name: str,
@@ -262,8 +273,8 @@ def check_sections(
     for section in _sections_left(tgt_items, set(match.target_to_source)):
         heading, n = section.heading, section.cells
         out.append(Finding.make(
-            Code.STRUCTURE_SECTION, f"section {heading.text!r} ({n} cell(s)) is not in the source: remove it, unless "
-            "the translation adds it on purpose", lang, name,
+            Code.STRUCTURE_SECTION, f"section {heading.text!r} ({n} cell(s)) is not in the source: remove it, with "
+            "all it holds, unless the translation adds it on purpose", lang, name,
             Location(translation.path, heading.line), diff=((heading.text, ""),), subject=(heading.text, ""),
         ))  # fmt: skip
         skip |= {id(heading)} | {id(h) for h in section.headings}  # (only headings are looked up)
