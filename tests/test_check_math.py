@@ -211,3 +211,9 @@ def test_a_sentence_rewritten_with_other_figures_is_told_once_with_them(tmp_path
         "the source's text says 120 and 24 where this says 312: write the source's numbers, unless the translation "
         "changes them on purpose"
     )
+
+
+def test_a_symbol_said_with_its_arguments_is_there_and_an_older_notation_is_a_change(tmp_path: Path) -> None:
+    en = "The weights are modeled by $\\alpha$ here.\n\nThe $L_1$ unit ball is a diamond.\n"
+    zh = "权重建模为$\\alpha(x, x_i)$。\n\n$\\ell_1$ 单位球是菱形。\n"
+    assert found(run(tmp_path, en, zh, "zh")) == [("math.changed", 3, (("\\ell_1", "L_1"),))]

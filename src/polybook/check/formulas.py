@@ -155,10 +155,11 @@ def within_others(
     """``pairs`` without what the other side has where it belongs (that paragraph or the next
     few lines), said its own way: as a part of a formula (``$(x_a, y_a), (x_b, y_b)$`` for two,
     ``$[0, 1]$`` 中的 ``$\\lambda$`` for ``$\\lambda \\in [0, 1]$``, ``$X\\mid Y$`` out of
-    ``$P(X \\mid Y)$``). No extra math either for a formula or symbol the source uses elsewhere
-    (``$k$``), in a paragraph whose source has broken math (``broken``: its paragraphs' lines,
-    the source's problem), or for an equation the source labels (``labelled``: a missing label
-    is ``ref.label``'s business)."""
+    ``$P(X \\mid Y)$``), or with its arguments (``$\\alpha(x, x_i)$`` for ``$\\alpha$``). No
+    extra math either for a formula or symbol the source uses elsewhere (``$k$``), in a
+    paragraph whose source has broken math (``broken``: its paragraphs' lines, the source's
+    problem), or for an equation the source labels (``labelled``: a missing label is
+    ``ref.label``'s business)."""
     if not pairs:
         return pairs
     theirs = _Around(lambda: [(t.node, t.key) for t in target])
@@ -170,6 +171,8 @@ def within_others(
     for s, t in pairs:
         if s is not None and _said_otherwise(s.key, theirs.parts_near(places(s.node, s.line)), t):
             continue
+        if s is not None and _applied(s.key, [t.key] if t is not None else theirs.keys_near(places(s.node, s.line))):
+            continue  # "modeled by $\alpha$" said as "$\alpha(x, x_i)$"
         if t is not None and s is not None and _said_otherwise(t.key, mine.parts_near(t.node), s):
             continue  # the translation joined formulas of the paragraph (``$f^* \\in \\mathcal{F}$``)
         if t is not None and s is None:
@@ -196,6 +199,12 @@ def shapes_said(
         for s, t in pairs
         if not (s is not None and t is None and _factors_said(s.key, theirs.parts_near(places(s.node, s.line))))
     ]
+
+
+def _applied(key: str, there: list[str]) -> bool:
+    """Whether a symbol (``\\alpha``, ``f``) is said there applied to its arguments
+    (``\\alpha(x,x_i)``): the function, named with what it takes."""
+    return bool(SYMBOL.fullmatch(key)) and any(k.startswith(key + "(") for k in there)
 
 
 def _factors_said(key: str, there: set[str]) -> bool:

@@ -42,8 +42,9 @@ _PROSE_BEFORE = re.compile(r"(?:[,.;:(（、。，]|[^\W\d_]\*?)\s*$")
 
 
 def _skeleton(tex: str) -> str:
-    """A formula without fonts, braces and spaces: what two ways of writing one formula share."""
-    return _FONT.sub("", tex)
+    """A formula without fonts, braces, spaces and case (``$\\ell_1$`` of an older source for
+    ``$L_1$``): what two ways of writing one formula share."""
+    return _FONT.sub("", tex).replace("\\ell", "l").lower()
 
 
 def pair_nearby(pairs: Pairs, places: Places) -> Pairs:
