@@ -96,3 +96,9 @@ def test_a_reference_left_out_for_a_label_the_translation_lacks_says_why_and_whe
     (message,) = [f.message for f in result.active if f.code == "ref.target"]
     assert message.startswith(":numref:`sec_integral` of the source is missing here: add it, with the label it ")
     assert message.endswith("points at, which " + str(tmp_path / "chapters" / "ja" / "integral.md") + ":1 lacks too")
+
+
+def test_an_equations_label_missing_is_shown_as_the_source_writes_it(tmp_path: Path) -> None:
+    conf = make_book(tmp_path, EQUATION, "本文。\n\n$$a = b.$$\n\n:eqref:`eq_ab` により終わり。\n")
+    result = check_book(load_book(load_config(conf)))
+    assert [f.diff for f in result.active if f.code == "ref.label"] == [(("", ":eqlabel:`eq_ab`"),)]

@@ -18,7 +18,7 @@ from cydifflib import SequenceMatcher  # difflib's, compiled: the same results (
 from polybook.check.findings import Finding, Location
 from polybook.check.segments import walked, written_text
 from polybook.diagnostics import Code
-from polybook.dialect.nodes import Document
+from polybook.dialect.nodes import Document, Label
 
 _RENAMED = 0.6  # a label this similar to a missing one of the source is that one, renamed
 _DAMAGED = 0.75  # a reference target this similar to a missing one is that one, damaged
@@ -32,6 +32,11 @@ _ATTACH = {
 
 #: How a label written where it labels nothing is said (the references to it are not said again).
 LABELS_NOTHING = "labels nothing"
+
+
+def _role(label: Label) -> str:
+    """How the dialect writes a label of this kind: ``:eqlabel:`` after an equation."""
+    return "eqlabel" if label.kind == "equation" else "label"
 
 
 def _similar(a: str, b: str) -> float:
@@ -67,7 +72,8 @@ def check_labels(
             out.append(Finding.make(
                 Code.REF_LABEL, f"label {renamed!r} here is {key!r} in the source: write the source's (the book's "
                 "references use it)", lang, name, Location(translation.path, translation.labels[renamed].line),
-                source=Location(source.path, label.line), diff=((f":label:`{renamed}`", f":label:`{key}`"),),
+                source=Location(source.path, label.line),
+                diff=((f":{_role(label)}:`{renamed}`", f":{_role(label)}:`{key}`"),),
                 subject=(renamed, key),
             ))  # fmt: skip
             continue
@@ -80,7 +86,7 @@ def check_labels(
             message += "use it)"
         out.append(Finding.make(
             Code.REF_LABEL, message, lang, name, written or here(label.line),
-            source=Location(source.path, label.line), diff=(("", f":label:`{key}`"),), subject=("", key),
+            source=Location(source.path, label.line), diff=(("", f":{_role(label)}:`{key}`"),), subject=("", key),
         ))  # fmt: skip
     for key in extra:
         out.append(Finding.make(
