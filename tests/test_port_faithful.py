@@ -102,6 +102,8 @@ def test_markup_a_translation_damaged_is_mended_as_the_parser_says() -> None:
     text = "Veja : numref: `sec_x` e :cite:`Bay.Tuytelaars.Van- Gool.2006`.\n"
     node = parse_text(text, "t.md", None).nodes[0]
     assert mended(node, text) == "Veja :numref:`sec_x` e :cite:`Bay.Tuytelaars.Van-Gool.2006`.\n"
+    glued = "Veja o capítulo,: numref: `sec_x`.\n"  # docutils reads no role glued to a comma
+    assert mended(parse_text(glued, "t.md", None).nodes[0], glued) == "Veja o capítulo, :numref:`sec_x`.\n"
     heading = parse_text("## [概要\n", "t.md", None).nodes[0]
     source = parse_text("## Summary\n", "s.md", None).nodes[0]
     assert mended(heading, "## [概要", source) == "## 概要"

@@ -250,15 +250,15 @@ def section_spans(items: list[Item], cells_kept: set[int]) -> list[tuple[Heading
 _UNSPACED = re.compile(r"^(#{1,6})(?=[^#\s])", re.M)
 
 
-def _unspaced_heading(items: list[Item]) -> tuple[int, str] | None:
-    """The line and ``#`` of a text line written as a heading without the space Markdown needs."""
+def _unspaced_heading(items: list[Item]) -> bool:
+    """Whether a text line is written as a heading without the space Markdown needs."""
     for item in items:
         if isinstance(item.node, CodeCell):
             continue  # (``#@tab`` is code's)
         text = getattr(item.node, "source", None) or getattr(item.node, "text", None)
-        if isinstance(text, str) and "#" in text and (found := _UNSPACED.search(text)):
-            return item.node.line + text.count("\n", 0, found.start()), found[1]
-    return None
+        if isinstance(text, str) and "#" in text and _UNSPACED.search(text):
+            return True
+    return False
 
 
 def extra_section_lines(tgt_items: list[Item], match: CellMatch) -> list[tuple[int, int]]:
@@ -306,18 +306,8 @@ def check_sections(
         s_heads = [i.node for i in src.items if isinstance(i.node, Heading) and id(i.node) not in skip]
         t_heads = [i.node for i in tgt.items if isinstance(i.node, Heading) and id(i.node) not in skip]
         if len(s_heads) != len(t_heads):
-            unspaced = _unspaced_heading(tgt.items) if len(t_heads) < len(s_heads) else None
-            if unspaced is not None:  # ``##[**Her Şeyi…**]``: Markdown reads no heading without the space
-                line, marks = unspaced
-                out.append(Finding.make(
-                    Code.STRUCTURE_HEADING,
-                    f"this line is meant as a heading but has no space after its `{marks}`, so it reads as text: "
-                    f"write `{marks} ` before its words",
-                    lang, name, Location(translation.path, line),
-                    source=Location(source.path, s_heads[0].line if s_heads else _first_line(src)),
-                    diff=((marks, marks + " "),), subject=(marks, f"{marks} "),
-                ))  # fmt: skip
-                continue
+            if len(t_heads) < len(s_heads) and _unspaced_heading(tgt.items):
+                continue  # ``##[**Her Şeyi…**]`` reads as text: heading.damaged says so, at it
             out.append(Finding.make(
                 Code.STRUCTURE_HEADING,
                 f"{len(t_heads)} heading(s) here where the source has {len(s_heads)}: "

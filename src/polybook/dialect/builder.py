@@ -200,7 +200,9 @@ class _Builder(CellBuilder):
             return False
         name = damaged["name"]
         raw = f"{damaged.group(0)}`{code.content}`"
-        message = f"damaged role {raw.strip()!r}; did you mean ':{name}:`{code.content.strip()}`'?"
+        glued = damaged.start() > 0 and not text.content[damaged.start() - 1].isspace()  # ``capítulo,: numref:``
+        space = ", with a space before it (a role glued to a word or comma is none)" if glued else ""
+        message = f"damaged role {raw.strip()!r}; did you mean ':{name}:`{code.content.strip()}`'{space}?"
         self.report(line, Code.ROLE_DAMAGED, message)
         out.append(Inline("role", line, code.content, name, damaged=True))
         return True

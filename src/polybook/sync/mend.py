@@ -28,6 +28,14 @@ _SPLIT_COMMAND = re.compile(r"\\ ([A-Za-z]+)")
 _COMMAND = re.compile(r"\\([A-Za-z]+)")
 
 
+def _mended_role(found: re.Match[str]) -> str:
+    """The role written whole, after a space when it was glued to a word or a comma
+    (``capítulo,: numref:`` -- docutils reads no role there)."""
+    role = f":{found['name']}:`{found['target'].strip()}`"
+    before = found.string[found.start() - 1] if found.start() else " "
+    return role if before.isspace() or before in "([（「" else f" {role}"
+
+
 def mended(node: Node, text: str, source: Node | None = None, source_text: str = "") -> str:
     """``text`` (the translated block ``node`` as written) with its damaged roles, citation keys,
     TeX commands split from their backslash (``\\ mathbf`` for the ``\\mathbf`` of ``source_text``,
@@ -36,7 +44,7 @@ def mended(node: Node, text: str, source: Node | None = None, source_text: str =
     if isinstance(node, TextTab):
         inlines += [inline for child in node.children for inline in getattr(child, "inlines", ())]
     if any(inline.damaged for inline in inlines):
-        text = _SPACED_ROLE.sub(lambda m: f":{m['name']}:`{m['target'].strip()}`", text)
+        text = _SPACED_ROLE.sub(_mended_role, text)
     if any(inline.kind == "role" and inline.name in CITE_ROLES and bad_citations(inline.value) for inline in inlines):
         text = _CITATION.sub(_citation, text)
     if "\\ " in text and "\\" in source_text:
