@@ -217,3 +217,9 @@ def test_a_symbol_said_with_its_arguments_is_there_and_an_older_notation_is_a_ch
     en = "The weights are modeled by $\\alpha$ here.\n\nThe $L_1$ unit ball is a diamond.\n"
     zh = "权重建模为$\\alpha(x, x_i)$。\n\n$\\ell_1$ 单位球是菱形。\n"
     assert found(run(tmp_path, en, zh, "zh")) == [("math.changed", 3, (("\\ell_1", "L_1"),))]
+
+
+def test_a_formula_that_only_writes_a_functions_arguments_is_the_same(tmp_path: Path) -> None:
+    en = "A function is convex when $f'' \\geq 0$, and $\\exp(x)$ grows.\n"
+    zh = "当$f''(x) \\geq 0$时函数是凸的，$\\exp(y)$增长。\n"
+    assert found(run(tmp_path, en, zh, "zh")) == [("math.changed", 1, (("\\exp(y)", "\\exp(x)"),))]

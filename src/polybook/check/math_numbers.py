@@ -23,7 +23,7 @@ from polybook.check.formulas import (
     sides,
     within_others,
 )
-from polybook.check.math_places import anchored, broken_dollars, pair_nearby, said_once
+from polybook.check.math_places import anchored, arguments_left_out, broken_dollars, pair_nearby, said_once
 from polybook.check.segments import Alignment, Item, by_identity, walked
 from polybook.check.tex import looks_like_prose, normalize_tex, numbers_in_math, numbers_of, pure_number
 from polybook.diagnostics import Code
@@ -377,7 +377,7 @@ def check_math_numbers(
     pairs = pair_nearby(pairs, places)
     pairs, damaged = broken_dollars(lang, name, source, translation, pairs, places)
     pairs = shapes_said(pairs, theirs.formulas, places)
-    pairs = said_once(pairs, mine.formulas, places)
+    pairs = said_once(arguments_left_out(pairs), mine.formulas, places)
     numbers = check_numbers(lang, name, source, translation, mine.numbers, theirs.numbers, places, alignment.at)
     out = damaged + check_math(lang, name, source, translation, pairs, places, anchored(pairs, mine.formulas, places))
     out += numbers

@@ -215,3 +215,21 @@ def anchored(pairs: Pairs, source: list[Formula], places: Places) -> Callable[[F
         return symbol or at
 
     return line_of
+
+
+_ARGUMENTS = re.compile(r"(?<=[A-Za-z'}])\([^()]*\)")  # ``(x)`` of ``f''(x)``, of ``\nabla f(\mathbf{x})``
+
+
+def arguments_left_out(pairs: Pairs) -> Pairs:
+    """``pairs`` without a changed formula that only writes or leaves out a function's
+    arguments (``$f''(x) \\geq 0$`` for ``$f'' \\geq 0$``): the same statement. A function
+    given other arguments (``\\exp(y)`` for ``\\exp(x)``) stays changed."""
+
+    def same(a: str, b: str) -> bool:
+        args_a, args_b = _ARGUMENTS.findall(a), _ARGUMENTS.findall(b)
+        if len(args_a) == len(args_b) or _ARGUMENTS.sub("", a) != _ARGUMENTS.sub("", b):
+            return False
+        fewer, more = sorted((args_a, args_b), key=len)
+        return all(fewer.count(x) <= more.count(x) for x in fewer)
+
+    return [(s, t) for s, t in pairs if s is None or t is None or not same(s.key, t.key)]
