@@ -47,7 +47,8 @@ def test_a_formula_changed_where_it_stands_is_one_finding(tmp_path: Path) -> Non
     pt = "Tome os mapas $c_i$, depois $a+b$, $e$ e $d$.\n"
     assert found(tmp_path, en, pt) == [
         ("math.changed", "ja", 1, "math $c_i$ differs from the source's $c$: write the source's "
-         "(polybook sync --write)"),
+         "(polybook sync --write); if the sentence around it says what an older text of the source said, translate "
+         "it anew"),
     ]  # fmt: skip
 
 
@@ -161,3 +162,11 @@ def test_a_heading_without_the_space_after_its_marks_is_told_once(tmp_path: Path
     assert [(c, line) for c, _, line, _ in found(tmp_path, en, tr) if c == "heading.damaged"] == [
         ("heading.damaged", 5)
     ]  # one finding, at it: not also a heading "missing" from the part
+
+
+def test_words_caught_between_two_dollars_are_a_broken_paragraph_not_a_changed_formula(tmp_path: Path) -> None:
+    en = "Second, we have the vector $\\boldsymbol{\\eta} = (\\eta_1, \\eta_l) \\in \\mathbb{R}^l$ here, and $T$.\n"
+    ja = "第二に、ベクトル$\\ boldsymbol {\\ eta} = (\\ eta_1,\\ eta_l)\\ があります。定義します。\\ mathbb {R} ^l$と$T があります。\n"
+    codes = [(code, message) for code, _, _, message in found(tmp_path, en, ja) if code.startswith("math")]
+    assert [code for code, _ in codes] == ["math.missing"]  # one: not also the words as a changed formula
+    assert codes[0][1].startswith("math $T$ of the source is here without its closing `$`: write `$T$`")

@@ -32,6 +32,8 @@ from polybook.dialect.slides import prose_of
 
 _REPEAT = 5  # lines: the same number said again this close may be said once in a translation
 _ORDER = 10  # a number the translation says instead of the source's is within this factor of it
+#: A formula that differs may be the sign of a sentence translated from an older text of the source.
+_OLDER = "; if the sentence around it says what an older text of the source said, translate it anew"
 _A_NUMBER = re.compile(r"\s*(?:\\%\s*)?\d[\d.,]*\s*(?:\\%)?\s*")
 # math that is no formula: words only (``$\\textrm{"<where>"}$``, or a set of them,
 # ``$\\{\\text{yes}, \\text{no}\\}$``, which a language may say in its words), numbers only
@@ -147,7 +149,8 @@ def check_math(
         if s is not None and t is not None:
             out.append(Finding.make(
                 Code.MATH_CHANGED,
-                f"math ${t.tex}$ differs from the source's ${s.tex}$: write the source's (polybook sync --write)",
+                f"math ${t.tex}$ differs from the source's ${s.tex}$: write the source's (polybook sync --write)"
+                f"{_OLDER}",
                 lang, name,
                 Location(translation.path, t.line), source=Location(source.path, s.line), diff=((t.tex, s.tex),),
                 subject=(t.key, s.key),
@@ -163,7 +166,7 @@ def check_math(
         elif t is not None:
             out.append(Finding.make(
                 Code.MATH_EXTRA,
-                f"math ${t.tex}$ is not in the source: remove it, unless the translation adds it on purpose",
+                f"math ${t.tex}$ is not in the source: remove it, unless the translation adds it on purpose{_OLDER}",
                 lang, name,
                 Location(translation.path, t.line), diff=((t.tex, ""),), subject=(t.key, ""),
             ))  # fmt: skip

@@ -94,7 +94,7 @@ def broken_dollars(
 ) -> tuple[Pairs, list[Finding]]:
     """``pairs`` without the missing and extra math that a paragraph's unpaired ``$`` explains,
     and one finding per such paragraph (see the module's text)."""
-    prose_math = {t.node for _, t in pairs if t and looks_like_prose(t.tex)}
+    prose_math = {t.node for _, t in pairs if t and (looks_like_prose(t.tex) or _in_words(t.tex))}
     broken = {
         line: text
         for line, (_, text) in _paragraphs(translation).items()
@@ -106,8 +106,8 @@ def broken_dollars(
     culprits: dict[int, tuple[int, str, str]] = {}  # paragraph -> (line, formula, what is wrong)
     explained: set[int] = set()
     for s, t in pairs:
-        if t is not None and s is None and t.node in broken and _text_as_math(t.tex):
-            explained.add(t.node)
+        if t is not None and t.node in broken and _text_as_math(t.tex) and (s is None or _in_words(t.tex)):
+            explained.add(t.node)  # (and a "changed" formula holding the paragraph's words: ja's ``があります。``)
             continue
         if s is not None and t is None:
             node = places(s.node, s.line)
@@ -132,6 +132,12 @@ def broken_dollars(
             Code.MATH_MISSING, message, lang, name, Location(translation.path, line), subject=("$", f"{node}"),
         ))  # fmt: skip
     return kept, findings
+
+
+def _in_words(tex: str) -> bool:
+    """Whether "math" holds letters of a script TeX does not write outside ``\\text``: a
+    paragraph's words between two ``$`` that do not pair."""
+    return bool(_LETTERS.search(TEXT_CMD.sub(" ", tex)))
 
 
 def _text_as_math(tex: str) -> bool:
