@@ -166,7 +166,8 @@ def test_a_heading_without_the_space_after_its_marks_is_told_once(tmp_path: Path
 
 def test_words_caught_between_two_dollars_are_a_broken_paragraph_not_a_changed_formula(tmp_path: Path) -> None:
     en = "Second, we have the vector $\\boldsymbol{\\eta} = (\\eta_1, \\eta_l) \\in \\mathbb{R}^l$ here, and $T$.\n"
-    ja = "第二に、ベクトル$\\ boldsymbol {\\ eta} = (\\ eta_1,\\ eta_l)\\ があります。定義します。\\ mathbb {R} ^l$と$T があります。\n"
+    ja = "第二に、ベクトル$\\ boldsymbol {\\ eta} = (\\ eta_1,\\ eta_l)\\ があります。"
+    ja += "定義します。\\ mathbb {R} ^l$と$T があります。\n"
     codes = [(code, message) for code, _, _, message in found(tmp_path, en, ja) if code.startswith("math")]
     assert [code for code, _ in codes] == ["math.missing"]  # one: not also the words as a changed formula
     assert codes[0][1].startswith("math $T$ of the source is here without its closing `$`: write `$T$`")
