@@ -94,7 +94,7 @@ def broken_dollars(
 ) -> tuple[Pairs, list[Finding]]:
     """``pairs`` without the missing and extra math that a paragraph's unpaired ``$`` explains,
     and one finding per such paragraph (see the module's text)."""
-    prose_math = {t.node for _, t in pairs if t and (looks_like_prose(t.tex) or _in_words(t.tex))}
+    prose_math = {t.node for _, t in pairs if t and looks_like_prose(t.tex)}
     broken = {
         line: text
         for line, (_, text) in _paragraphs(translation).items()
