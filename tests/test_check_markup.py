@@ -9,7 +9,7 @@ from polybook.book import load_book
 from polybook.check import check_book
 from polybook.config import load_config
 
-from minibook import make_book
+from minibook import cell, make_book
 
 
 def found(tmp_path: Path, en: str, ja: str) -> list[tuple[str, str, int, str]]:
@@ -171,3 +171,11 @@ def test_words_caught_between_two_dollars_are_a_broken_paragraph_not_a_changed_f
     codes = [(code, message) for code, _, _, message in found(tmp_path, en, ja) if code.startswith("math")]
     assert [code for code, _ in codes] == ["math.missing"]  # one: not also the words as a changed formula
     assert codes[0][1].startswith("math $T$ of the source is here without its closing `$`: write `$T$`")
+
+
+def test_a_cell_moved_across_a_heading_leaves_the_headings_the_sources(tmp_path: Path) -> None:
+    en = "# A\n\n## B\n\nText.\n\n" + cell("import x") + "\n" + cell("import y", "pytorch") + "\n## C\n\nMore.\n\n"
+    en += cell("x.f()") + "\n"
+    zh = "# A\n\n## B\n\n文本。\n\n## C\n\n" + cell("import x") + "\n" + cell("import y", "pytorch") + "\n更多。\n\n"
+    zh += cell("x.f()") + "\n"
+    assert [f for f in found(tmp_path, en, zh) if f[0].startswith("structure")] == []

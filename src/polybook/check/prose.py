@@ -250,6 +250,24 @@ def section_spans(items: list[Item], cells_kept: set[int]) -> list[tuple[Heading
 _UNSPACED = re.compile(r"^(#{1,6})(?=[^#\s])", re.M)
 
 
+def _moved_across(heads: list[tuple[list[Heading], list[Heading]]]) -> set[int]:
+    """The parts (by place) whose headings are the source's once a neighbour's are counted: a
+    cell the translation moved from before a heading to after it (zh's ``mlp``) moves the
+    heading into the next part between two cells; the headings are the same, in order."""
+    out: set[int] = set()
+    for k in range(len(heads) - 1):
+        s1, t1 = heads[k]
+        if len(s1) == len(t1):
+            continue
+        m = k + 1  # the next part with headings (parts between two cells in a row have none)
+        while m < len(heads) - 1 and not heads[m][0] and not heads[m][1]:
+            m += 1
+        s2, t2 = heads[m]
+        if [h.level for h in s1 + s2] == [h.level for h in t1 + t2]:
+            out |= {k, m}
+    return out
+
+
 def _unspaced_heading(items: list[Item]) -> bool:
     """Whether a text line is written as a heading without the space Markdown needs."""
     for item in items:
@@ -302,9 +320,18 @@ def check_sections(
             diff=(("", heading.text),), subject=("", heading.text),
         ))  # fmt: skip
         skip |= {id(heading)} | {id(h) for h in section.headings}
-    for src, tgt in alignment.pairs:
-        s_heads = [i.node for i in src.items if isinstance(i.node, Heading) and id(i.node) not in skip]
-        t_heads = [i.node for i in tgt.items if isinstance(i.node, Heading) and id(i.node) not in skip]
+    heads = [
+        (
+            [i.node for i in src.items if isinstance(i.node, Heading) and id(i.node) not in skip],
+            [i.node for i in tgt.items if isinstance(i.node, Heading) and id(i.node) not in skip],
+        )
+        for src, tgt in alignment.pairs
+    ]
+    moved = _moved_across(heads)
+    for k, (src, tgt) in enumerate(alignment.pairs):
+        s_heads, t_heads = heads[k]
+        if k in moved:
+            continue  # (the same headings as the source's, one across a cell moved)
         if len(s_heads) != len(t_heads):
             if len(t_heads) < len(s_heads) and _unspaced_heading(tgt.items):
                 continue  # ``##[**Her Şeyi…**]`` reads as text: heading.damaged says so, at it
