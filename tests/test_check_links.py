@@ -115,3 +115,16 @@ def test_an_address_in_an_html_comment_is_not_a_link_written_as_text(tmp_path: P
     en = "Intro.\n\nAsk on [the forum](https://forum.example.org/).\n"
     ja = "序文。\n\n<!-- [フォーラム](https://forum.example.org/c/5) -->\n\nフォーラムで質問する。\n"
     assert links(tmp_path, en, ja) == [(5, "link https://forum.example.org/ of the source is missing here: add it")]
+
+
+def test_a_link_a_translation_tool_put_spaces_into_says_so(tmp_path: Path) -> None:
+    en = "Read [Turing](https://en.wikipedia.org/wiki/Alan_Turing).\n\n"
+    en += "See [markdown](http://book.d2l.ai/markdown.html).\n"
+    pt = "Leia [Turing] (https://en.wikipedia. org / wiki / Alan_Turing).\n\n"
+    pt += "Veja [markdown](http://book.d2l.ai/markdown .html).\n"
+    assert links(tmp_path, en, pt) == [
+        (1, "link https://en.wikipedia.org/wiki/Alan_Turing of the source is written here as text, not as a link: "
+         "remove the space between `]` and `(`, and the spaces inside the address"),
+        (3, "link http://book.d2l.ai/markdown.html of the source is written here as text, not as a link: "
+         "remove the spaces inside the address"),
+    ]  # fmt: skip

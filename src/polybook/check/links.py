@@ -150,11 +150,15 @@ def _as_text(doc: Document, url: str, skip: int = 0) -> tuple[Location, str] | N
     inside the address not closed."""
     for node in doc.walk():
         text = getattr(node, "source", None)
-        if not isinstance(text, str) or url not in text or getattr(node, "kind", "") == "html":
+        if not isinstance(text, str) or getattr(node, "kind", "") == "html":
             continue  # (an HTML block -- a comment, a port's mark -- is no Markdown: no link is read there)
+        spaced = url not in text  # a translation tool's spaces inside it: ``wikipedia. org / wiki``
+        if spaced and (url[:8] not in text or url not in "".join(text.split())):
+            continue
         if any(i.kind == "link" and same_link(i.value) == same_link(url) for i in getattr(node, "inlines", ())):
             continue
-        for found in re.finditer(re.escape(url), text):
+        pattern = r"\s*".join(map(re.escape, url)) if spaced else re.escape(url)
+        for found in re.finditer(pattern, text):
             if skip:
                 skip -= 1
                 continue
@@ -163,10 +167,13 @@ def _as_text(doc: Document, url: str, skip: int = 0) -> tuple[Location, str] | N
                 fix = "remove the space between `]` and `(`"
             elif before.endswith("]（") or after.startswith("）"):
                 fix = "write `(` and `)` around the address, not the full-width `（` `）`"
+            elif before.endswith("](") and spaced:
+                fix = "remove the spaces inside the address"
             elif before.endswith("]("):
                 fix = "close the address with a `)` for every `(` inside it"
             else:
                 continue  # the address said in words, not a link gone wrong
+            fix += ", and the spaces inside the address" if spaced and not fix.endswith("address") else ""
             return Location(doc.path, node.line + before.count("\n")), fix
     return None
 
