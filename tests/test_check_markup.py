@@ -81,7 +81,8 @@ def test_text_tabs_a_translation_lacks_are_one_finding_where_the_text_stands(tmp
     assert (code, line) == ("structure.texttab", 19)  # "どちらでも。", not the first paragraph
     assert message == (
         "the source has text tab(s) for [mxnet], [pytorch] here; this translation shows its text here for every "
-        "framework: put each framework's text in its `:begin_tab:`mxnet`` and `:begin_tab:`pytorch`` … `:end_tab:`"
+        "framework: put it in the tab of the framework it speaks of, and translate the source's other tabs, each in "
+        "its `:begin_tab:`mxnet`` and `:begin_tab:`pytorch`` … `:end_tab:`"
     )
 
 

@@ -167,7 +167,12 @@ def _missing_tabs(
     where = min((u.line for u in untabbed), key=lambda line: abs(line - placed), default=alignment.place(first.line))
     specs = " and ".join(dict.fromkeys(f"`:begin_tab:`{tab.spec}``" for tab in missing))
     names = ", ".join(dict.fromkeys(f"[{', '.join(tab.frameworks)}]" for tab in missing))
-    if untabbed:
+    if untabbed and len(dict.fromkeys(tab.spec for tab in missing)) > 1:  # one text here for the source's several
+        todo = (
+            f"this translation shows its text here for every framework: put it in the tab of the framework it speaks "
+            f"of, and translate the source's other tabs, each in its {specs}"
+        )
+    elif untabbed:
         todo = f"this translation shows its text here for every framework: put each framework's text in its {specs}"
     else:
         todo = f"translate it here, in {specs}"
