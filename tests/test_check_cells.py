@@ -80,11 +80,12 @@ def test_cells_a_translation_joins_are_one_finding_that_says_to_split_them(tmp_p
 def test_a_cell_a_translation_splits_is_one_finding_that_says_to_join_them(tmp_path: Path) -> None:
     en = "Text.\n\n" + cell("def f(x):  #@save\n    return x + 1\n\ndef g(x):  #@save\n    return 2 * x")
     ja = "テキスト。\n\n" + cell("def f(x):  #@save\n    return x + 1") + "\n次。\n\n"
-    ja += cell("def g(x):  #@save\n    return 2 * x")
-    assert found(tmp_path, en, ja) == [
+    assert found(tmp_path, en, ja + cell("def g(x):\n    return 2 * x")) == [
         ("code.markers", 3, "mxnet cells 1 and 2 here are the source's cell 1 split in two or more: join them as "
          "the source does, with its markers [#@save, #@save]"),
     ]  # fmt: skip
+    # each part with its #@save (zh gives pytorch its own show_trace_2d so): the library is the same
+    assert found(tmp_path, en, ja + cell("def g(x):  #@save\n    return 2 * x")) == []
 
 
 def test_save_marks_written_another_way_that_save_the_same_code_are_no_difference(tmp_path: Path) -> None:

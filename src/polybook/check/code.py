@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
@@ -256,7 +257,7 @@ def _compare(
     out = []
     where, src = Location(t.path, t.line), Location(s.path, s.line)
     subject = (cell_key(t_code), cell_key(s_code))
-    if joined or split:
+    if joined or (split and not _saves_alike(s, t_cells, framework)):
         out.append(_regrouped(lang, name, framework, joined, split, s, t, subject, common))
     if kind == "similar":
         out.extend(_changed(lang, name, framework, index, cells, t_cells, subject, common))
@@ -388,6 +389,23 @@ def _regrouped(
         subject=subject,
         **common,
     )
+
+
+_DEFINITION = re.compile(r"^(?:(?:def|class)\s+(\w+)|(\w+)\s*=[^=])", re.M)  # a top-level definition's name
+
+
+def _saves_alike(s: CodeCell, parts: list[CodeCell], framework: str) -> bool:
+    """Whether the cells a translator split the source's cell into give the library what it
+    gives, each part with its ``#@save`` (zh splits ``train_2d`` and ``show_trace_2d`` to give
+    pytorch its own ``show_trace_2d``): a split readers and the library do not tell apart."""
+    mine = _saved_names(set().union(*(_saves(cell, framework) for cell in parts)))
+    return bool(mine) and mine == _saved_names(_saves(s, framework))
+
+
+def _saved_names(saved: set[str]) -> set[str]:
+    """The definitions saved lines make (``def show_trace_2d``): a part changed besides (pytorch's
+    own ``indexing='ij'``) is code.changed's business, not the split's."""
+    return {a or b for text in saved for a, b in _DEFINITION.findall(text)} or saved
 
 
 def _saves(cell: CodeCell, framework: str) -> set[str]:
