@@ -223,3 +223,14 @@ def test_a_formula_that_only_writes_a_functions_arguments_is_the_same(tmp_path: 
     en = "A function is convex when $f'' \\geq 0$, and $\\exp(x)$ grows.\n"
     zh = "当$f''(x) \\geq 0$时函数是凸的，$\\exp(y)$增长。\n"
     assert found(run(tmp_path, en, zh, "zh")) == [("math.changed", 1, (("\\exp(y)", "\\exp(x)"),))]
+
+
+def test_a_paragraph_none_of_whose_formulas_is_here_is_one_finding(tmp_path: Path) -> None:
+    en = "First $a = 1$ holds.\n\nThen $b = 2$, $c = 3$ and $d = 4$ follow.\n\nLast $e = 5$.\n"
+    pt = "Primeiro $a = 1$ vale.\n\nPor último $e = 5$.\n"
+    result = run(tmp_path, en, pt)
+    ((line, message),) = [(f.primary.line, f.message) for f in result.active if f.code == "math.missing"]
+    assert message == (
+        "none of the 3 formulas of the source's paragraph at line 3 ($b = 2$, $c = 3$, $d = 4$) is here: translate "
+        "that paragraph (it is missing, or follows an older text of the source)"
+    )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -140,12 +141,29 @@ def check_math(
     pairs: list[tuple[Formula | None, Formula | None]],
     places: Places,
     line_of: Callable[[Formula], int],
+    lost: dict[int, list[Formula]] | None = None,
 ) -> list[Finding]:
     """math.changed, math.missing and math.extra of the paired formulas; a formula missing twice
-    from one paragraph is one finding, at the line where it belongs (``line_of``)."""
+    from one paragraph is one finding, at the line where it belongs (``line_of``); a source
+    paragraph none of whose formulas is here (``lost``: its line -> its formulas) is one."""
     out = []
     missing: set[tuple[str, int]] = set()
+    lost = dict(lost or {})
+    lost_nodes = set(lost)
     for s, t in pairs:
+        if s is not None and t is None and s.node in lost_nodes:
+            formulas = lost.pop(s.node, None)
+            if formulas:  # (said with the first)
+                shown = ", ".join(f"${f.tex}$" for f in formulas[:3]) + (", …" if len(formulas) > 3 else "")
+                out.append(Finding.make(
+                    Code.MATH_MISSING,
+                    f"none of the {len(formulas)} formulas of the source's paragraph at line {s.node} ({shown}) is "
+                    "here: translate that paragraph (it is missing, or follows an older text of the source)",
+                    lang, name, Location(translation.path, places(s.node, s.line)),
+                    source=Location(source.path, s.node), diff=(("", " ".join(f.tex for f in formulas)),),
+                    subject=("", s.key),
+                ))  # fmt: skip
+            continue
         if s is not None and t is not None:
             out.append(Finding.make(
                 Code.MATH_CHANGED,
@@ -339,6 +357,21 @@ def _labelled_keys(doc: Document) -> frozenset[str]:
     return frozenset(side for key in keys for side in [key, *sides(key)])
 
 
+def _lost(
+    pairs: list[tuple[Formula | None, Formula | None]], mine: Contents, places: Places
+) -> dict[int, list[Formula]]:
+    """The source's paragraphs (by line) with two formulas or more, none of them here: not
+    paired, equal or changed, nor said another way (a paragraph the translation lacks)."""
+    missing: dict[int, list[Formula]] = {}
+    for s, t in pairs:
+        if s is not None and t is None:
+            missing.setdefault(s.node, []).append(s)
+    if not any(len(found) > 1 for found in missing.values()):
+        return {}  # (most chapters)
+    held = Counter(f.node for f in mine.formulas)
+    return {node: found for node, found in missing.items() if len(found) > 1 and len(found) == held[node]}
+
+
 def check_labelled_math(lang: str, name: str, source: Document, translation: Document) -> list[Finding]:
     """Labelled equations, paired by label (they are segment anchors, so no segment holds them).
 
@@ -382,7 +415,8 @@ def check_math_numbers(
     pairs = shapes_said(pairs, theirs.formulas, places)
     pairs = said_once(arguments_left_out(pairs), mine.formulas, places)
     numbers = check_numbers(lang, name, source, translation, mine.numbers, theirs.numbers, places, alignment.at)
-    out = damaged + check_math(lang, name, source, translation, pairs, places, anchored(pairs, mine.formulas, places))
+    line_of = anchored(pairs, mine.formulas, places)
+    out = damaged + check_math(lang, name, source, translation, pairs, places, line_of, _lost(pairs, mine, places))
     out += numbers
     out += check_labelled_math(lang, name, source, translation)
     return out
