@@ -357,9 +357,7 @@ def _labelled_keys(doc: Document) -> frozenset[str]:
     return frozenset(side for key in keys for side in [key, *sides(key)])
 
 
-def _lost(
-    pairs: list[tuple[Formula | None, Formula | None]], mine: Contents, places: Places
-) -> dict[int, list[Formula]]:
+def _lost(pairs: list[tuple[Formula | None, Formula | None]], mine: Contents) -> dict[int, list[Formula]]:
     """The source's paragraphs (by line) with two formulas or more, none of them here: not
     paired, equal or changed, nor said another way (a paragraph the translation lacks)."""
     missing: dict[int, list[Formula]] = {}
@@ -416,7 +414,7 @@ def check_math_numbers(
     pairs = said_once(arguments_left_out(pairs), mine.formulas, places)
     numbers = check_numbers(lang, name, source, translation, mine.numbers, theirs.numbers, places, alignment.at)
     line_of = anchored(pairs, mine.formulas, places)
-    out = damaged + check_math(lang, name, source, translation, pairs, places, line_of, _lost(pairs, mine, places))
+    out = damaged + check_math(lang, name, source, translation, pairs, places, line_of, _lost(pairs, mine))
     out += numbers
     out += check_labelled_math(lang, name, source, translation)
     return out

@@ -15,6 +15,7 @@ from polybook.check.code import CellMatch
 from polybook.check.findings import Finding, Location
 from polybook.check.segments import Alignment, Item, Segment, by_identity, prose_text
 from polybook.diagnostics import Code
+from polybook.dialect.builder import HASH_HEADING_RE
 from polybook.dialect.nodes import CodeCell, Document, Heading, Paragraph, TextTab
 
 _LINK = re.compile(r"\[[^\]]*\]\(([^)\s]*)\)")
@@ -252,9 +253,6 @@ def section_spans(items: list[Item], cells_kept: set[int]) -> list[tuple[Heading
     return [(section.heading, items[section.start : section.stop]) for section in _sections_left(items, cells_kept)]
 
 
-_UNSPACED = re.compile(r"^(#{1,6})(?=[^#\s])", re.M)
-
-
 def _moved_across(heads: list[tuple[list[Heading], list[Heading]]]) -> set[int]:
     """The parts (by place) whose headings are the source's once a neighbour's are counted: a
     cell the translation moved from before a heading to after it (zh's ``mlp``) moves the
@@ -279,7 +277,7 @@ def _unspaced_heading(items: list[Item]) -> bool:
         if isinstance(item.node, CodeCell):
             continue  # (``#@tab`` is code's)
         text = getattr(item.node, "source", None) or getattr(item.node, "text", None)
-        if isinstance(text, str) and "#" in text and _UNSPACED.search(text):
+        if isinstance(text, str) and "#" in text and HASH_HEADING_RE.search(text):
             return True
     return False
 

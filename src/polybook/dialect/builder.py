@@ -41,7 +41,7 @@ _CONTAINERS = {
 }
 _DAMAGED_ROLE_RE = re.compile(r":\s*(?P<name>numref|ref|eqref|cite|citet)\s*:\s*$")
 #: Multiline: searched over a paragraph's text, each match a line of it.
-_HASH_HEADING_RE = re.compile(r"^ {0,3}#{1,6}[^\s#]", re.MULTILINE)
+HASH_HEADING_RE = re.compile(r"^ {0,3}#{1,6}[^\s#]", re.MULTILINE)
 #: An attribute directive at the end of a paragraph's last line instead of on a line of its own.
 _GLUED_RE = re.compile(r"(?<=\S):(?P<name>label|eqlabel|width|height):`(?P<value>[^`\n]+)`\s*\Z")
 #: Fence info strings read once each: a book writes a few dozen (``{.python .input}``) on its
@@ -254,7 +254,7 @@ class _Builder(CellBuilder):
         start, end = token.map
         source = self.source(start, end)
         if "#" in source:
-            for found in _HASH_HEADING_RE.finditer(source):
+            for found in HASH_HEADING_RE.finditer(source):
                 number = start + source.count("\n", 0, found.start())
                 self.report(number + 1, Code.HEADING_DAMAGED, "a heading needs a space after its '#' marks")
         if "![" in inline.content and (figure := self.figure(start, end, inline)) is not None:
