@@ -34,6 +34,11 @@ _ATTACH = {
 LABELS_NOTHING = "labels nothing"
 
 
+#: A reference of the source the translation lacks (not damaged, not written as text): the
+#: book-wide check says more when the translation's book has no such label yet.
+MISSING = "of the source is missing here: add it"
+
+
 def _role(label: Label) -> str:
     """How the dialect writes a label of this kind: ``:eqlabel:`` after an equation."""
     return "eqlabel" if label.kind == "equation" else "label"
@@ -133,7 +138,7 @@ def check_roles(
         message = (
             f"{shown} of the source is written here but is not a reference: write `{shown}`, with its backticks"
             if written is not None
-            else f"{shown} of the source is missing here: add it"
+            else f"{shown} {MISSING}"
         )
         out.append(Finding.make(
             Code.REF_TARGET, message, lang, name, written or here(line), source=Location(source.path, line),

@@ -12,6 +12,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from polybook.check.findings import Finding, Location
 from polybook.check.formulas import (
@@ -148,12 +149,13 @@ def check_math(
     paragraph none of whose formulas is here (``lost``: its line -> its formulas) is one."""
     out = []
     missing: set[tuple[str, int]] = set()
-    lost = dict(lost or {})
-    lost_nodes = set(lost)
+    lost = lost or {}
+    told: set[int] = set()  # the lost paragraphs said so far
     for s, t in pairs:
-        if s is not None and t is None and s.node in lost_nodes:
-            formulas = lost.pop(s.node, None)
-            if formulas:  # (said with the first)
+        if s is not None and t is None and s.node in lost:
+            if s.node not in told:  # (the paragraph's other formulas: said with the first)
+                told.add(s.node)
+                formulas = lost[s.node]
                 shown = ", ".join(f"${f.tex}$" for f in formulas[:3]) + (", …" if len(formulas) > 3 else "")
                 out.append(Finding.make(
                     Code.MATH_MISSING,
@@ -246,7 +248,7 @@ def check_numbers(
     out: list[Finding] = []
     reported: set[tuple[str, int]] = set()  # a number missing twice from one paragraph is one finding
     free = [j for j, n in enumerate(t_numbers) if j not in t_used and not n.in_math]
-    found: list[tuple[Number, str, int, tuple[str, str], Number | None]] = []
+    found: list[_Left] = []
     for number in missing:
         value, where = number.values[0], places(number.node, number.line)
         if (value, where) in reported:
@@ -255,13 +257,14 @@ def check_numbers(
         other = _instead(number, where, [t_numbers[j] for j in free], at)
         if other is not None:
             free = [j for j in free if t_numbers[j] is not other]
-        found.append((number, value, where, ("", f"{value}#{sum(v == value for v, _ in reported)}"), other))
+        found.append(_Left(number, where, ("", f"{value}#{sum(v == value for v, _ in reported)}"), other))
     # a paragraph that says other numbers instead of some of the source's was rewritten with
     # other figures (zh's alexnet: Ampere's 312 TFlops for Volta's 120 and 24): its numbers that
     # have no counterpart are told with those, not as left untranslated
-    rewritten = {where for _, _, where, _, other in found if other is not None}
-    lone = {where: [f for f in found if f[2] == where and f[4] is None] for where in rewritten}
-    for number, value, where, subject, other in found:
+    rewritten = {left.where for left in found if left.instead is not None}
+    lone = {where: [left for left in found if left.where == where and left.instead is None] for where in rewritten}
+    for number, where, subject, other in found:
+        value = number.values[0]
         if other is None and where in rewritten:
             continue  # (told with the paragraph's numbers said instead)
         if other is None:
@@ -273,7 +276,7 @@ def check_numbers(
                 diff=(("", value),), subject=subject,
             ))  # fmt: skip
             continue
-        values = [value, *(f[1] for f in lone.pop(where, []))]
+        values = [value, *(left.number.values[0] for left in lone.pop(where, []))]
         said = " and ".join(values)
         out.append(Finding.make(
             Code.NUMBERS_MISSING,
@@ -284,6 +287,16 @@ def check_numbers(
             diff=((other.values[0], ", ".join(values)),), subject=subject,
         ))  # fmt: skip
     return out
+
+
+class _Left(NamedTuple):
+    """A number of the source's text the translation does not have: where it belongs, its
+    finding's subject, and the number the translation says there instead, if any."""
+
+    number: Number
+    where: int
+    subject: tuple[str, str]
+    instead: Number | None
 
 
 def _size(number: Number) -> float | None:

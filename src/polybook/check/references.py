@@ -7,7 +7,7 @@ from dataclasses import replace
 from difflib import get_close_matches
 
 from polybook.check.findings import Finding, Location
-from polybook.check.labels import check_labels, check_roles
+from polybook.check.labels import MISSING, check_labels, check_roles
 from polybook.check.links import check_links
 from polybook.check.segments import by_identity, inlines_of, walked
 from polybook.config import BookConfig
@@ -62,9 +62,6 @@ def unresolved_ref(
         Code.REF_TARGET, f":{role}:`{target}` points at a label {where}", lang, name,
         Location(path, line), diff=((f":{role}:`{target}`", ""),), subject=(target, ""),
     )  # fmt: skip
-
-
-MISSING = "of the source is missing here: add it"  # (not written as text, not damaged)
 
 
 def not_yet_here(findings: list[Finding], labels: dict[str, set[str]]) -> list[Finding]:

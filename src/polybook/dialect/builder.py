@@ -40,6 +40,7 @@ _CONTAINERS = {
     "table_open": "table",
 }
 _DAMAGED_ROLE_RE = re.compile(r":\s*(?P<name>numref|ref|eqref|cite|citet)\s*:\s*$")
+_OPENING = "([（「"  # what a role may follow with no space between
 #: Multiline: searched over a paragraph's text, each match a line of it.
 HASH_HEADING_RE = re.compile(r"^ {0,3}#{1,6}[^\s#]", re.MULTILINE)
 #: An attribute directive at the end of a paragraph's last line instead of on a line of its own.
@@ -63,6 +64,12 @@ _FOLLOWS = {
     "width": "a figure",
     "height": "a figure",
 }
+
+
+def glued_to(before: str) -> bool:
+    """Whether a role right after the character ``before`` ("" at the start) is glued to a word
+    or a comma (``capítulo,:numref:``): docutils reads no role there, so it needs a space."""
+    return bool(before) and not before.isspace() and before not in _OPENING
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,8 +207,8 @@ class _Builder(CellBuilder):
             return False
         name = damaged["name"]
         raw = f"{damaged.group(0)}`{code.content}`"
-        glued = damaged.start() > 0 and not text.content[damaged.start() - 1].isspace()  # ``capítulo,: numref:``
-        space = ", with a space before it (a role glued to a word or comma is none)" if glued else ""
+        before = text.content[damaged.start() - 1] if damaged.start() else ""
+        space = ", with a space before it (a role glued to a word or comma is none)" if glued_to(before) else ""
         message = f"damaged role {raw.strip()!r}; did you mean ':{name}:`{code.content.strip()}`'{space}?"
         self.report(line, Code.ROLE_DAMAGED, message)
         out.append(Inline("role", line, code.content, name, damaged=True))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from polybook.dialect.builder import glued_to
 from polybook.dialect.markdown import CITE_ROLES, bad_citations
 from polybook.dialect.nodes import Heading, Node, TextTab
 
@@ -32,8 +33,7 @@ def _mended_role(found: re.Match[str]) -> str:
     """The role written whole, after a space when it was glued to a word or a comma
     (``capítulo,: numref:`` -- docutils reads no role there)."""
     role = f":{found['name']}:`{found['target'].strip()}`"
-    before = found.string[found.start() - 1] if found.start() else " "
-    return role if before.isspace() or before in "([（「" else f" {role}"
+    return f" {role}" if glued_to(found.string[found.start() - 1] if found.start() else "") else role
 
 
 def mended(node: Node, text: str, source: Node | None = None, source_text: str = "") -> str:
