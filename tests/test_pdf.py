@@ -13,6 +13,7 @@ import pytest
 
 from polybook.book import load_book
 from polybook.config import load_config
+from polybook.config.digest import sphinx_settings
 from polybook.diagnostics import Level
 from polybook.execute.outputs import read_outputs
 from polybook.pdf.build import book_name, input_digest, pdf_targets, site_pdfs, sphinx_overrides
@@ -186,17 +187,17 @@ def test_a_cell_without_stored_output_is_a_warning_at_its_line(tiny: Path) -> No
 
 def test_the_digest_is_stable_and_follows_the_chapter(tiny: Path) -> None:
     config, target, first = stage(tiny)
-    overrides = sphinx_overrides(config, target)
+    overrides, sphinx = sphinx_overrides(config, target), sphinx_settings(config, "latex")
     _, _, again = stage(tiny)
-    assert input_digest(config, first, overrides) == input_digest(config, again, overrides)
+    assert input_digest(first, overrides, sphinx) == input_digest(again, overrides, sphinx)
     chapter = tiny.parent / "chapters" / "en" / "tiny.md"
     chapter.write_text(chapter.read_text(encoding="utf-8") + "\nOne more sentence.\n", encoding="utf-8")
     _, _, edited = stage(tiny)
-    assert input_digest(config, edited, overrides) != input_digest(config, first, overrides)
+    assert input_digest(edited, overrides, sphinx) != input_digest(first, overrides, sphinx)
     # Text only the other framework shows does not touch this PDF.
     chapter.write_text(chapter.read_text(encoding="utf-8").replace("Only MXNet", "Just MXNet"), encoding="utf-8")
     _, _, mxnet_only = stage(tiny)
-    assert input_digest(config, mxnet_only, overrides) == input_digest(config, edited, overrides)
+    assert input_digest(mxnet_only, overrides, sphinx) == input_digest(edited, overrides, sphinx)
 
 
 def test_a_missing_figure_is_an_error_at_its_line(tiny: Path) -> None:

@@ -5,7 +5,8 @@ the language's folders kept), the figures they show and the book's library (``d2
 programs imported it, so the folder -- or its zip -- runs and reads as it is.
 
 Incremental as the other stages are: each (language, framework) keeps a stamp of what it was made
-from -- conf.py, polybook's version, the language's document names and the size and time of every
+from -- the settings of conf.py that concern the language's notebooks (not Sphinx's theme, not
+another language's entry), polybook's version, the language's document names and the size and time of every
 file read (its documents, the results ``build eval`` recorded, the figures and library files
 copied). When nothing of it changed the folder is left alone without parsing anything; otherwise
 every notebook of that language and framework is made again and written only where its bytes
@@ -29,6 +30,7 @@ from typing import Any
 from polybook import __version__
 from polybook.book import Book, load_book
 from polybook.config import BookConfig
+from polybook.config.digest import book_settings
 from polybook.diagnostics import Code, Diagnostic, has_errors
 from polybook.dialect.nodes import Document
 from polybook.execute.outputs import read_outputs
@@ -143,12 +145,12 @@ def _build(
     on_done: Callable[[NotebookOutcome], None] | None,
 ) -> NotebookReport:
     started = time.monotonic()
-    settings = config_digest(config)
+    settings = {lang: config_digest(config, lang) for lang in {t.language for t in targets}}
     outcomes: dict[NotebookTarget, NotebookOutcome] = {}
     pending: list[NotebookTarget] = []
     names = {lang: config.document_names(lang) for lang in {t.language for t in targets}}
     for target in targets:
-        kept = None if force else unchanged(target, settings, names[target.language])
+        kept = None if force else unchanged(target, settings[target.language], names[target.language])
         if kept is not None:
             outcomes[target] = kept
             if on_done:
@@ -161,7 +163,7 @@ def _build(
         for lang in languages:
             results = read_outputs(config.build_dir, lang)
             for target in (t for t in pending if t.language == lang):
-                outcome = build_target(config, book, target, results, settings)
+                outcome = build_target(config, book, target, results, settings[lang])
                 outcomes[target] = outcome
                 if on_done:
                     on_done(outcome)
@@ -191,9 +193,18 @@ def install_problems(report: NotebookReport, index: list[str] | None = None) -> 
     return found
 
 
-def config_digest(config: BookConfig) -> str:
-    """What every notebook depends on besides its language's files: conf.py and polybook."""
-    digest = hashlib.sha256(config.path.read_bytes())
+#: The Sphinx settings of conf.py a notebook shows (the release its launch cell installs, figure
+#: and table numbers, the site's links, its bibliography).
+SPHINX_SETTINGS = ("release", "numfig_format", "html_baseurl", "bibtex_default_style", "bibtex_bibfiles")
+
+
+def config_digest(config: BookConfig, lang: str) -> str:
+    """What a language's notebooks depend on besides its files: polybook's settings as they
+    concern ``lang`` (:func:`~polybook.config.digest.book_settings`), the Sphinx settings they
+    show, and polybook."""
+    shown = {key: config.sphinx.get(key) for key in SPHINX_SETTINGS}
+    digest = hashlib.sha256(book_settings(config, lang).encode())
+    digest.update(json.dumps(shown, sort_keys=True, default=repr).encode())
     digest.update(f"{__version__}\0{STAMP_FORMAT}".encode())
     return digest.hexdigest()
 

@@ -25,6 +25,7 @@ from typing import Any
 from polybook import __version__
 from polybook.book import load_book
 from polybook.config import BookConfig
+from polybook.config.digest import sphinx_settings
 from polybook.diagnostics import Code, Diagnostic, Level, has_errors
 from polybook.execute.outputs import read_outputs
 from polybook.files import display_path, stage_lock
@@ -185,12 +186,14 @@ def _prose(myst: str) -> str:
     return _FENCE_RE.sub("", myst)
 
 
-def input_digest(config: BookConfig, stage: Stage, overrides: dict[str, Any], tex: str = "") -> str:
-    """Everything a PDF depends on: staged files, conf.py, Sphinx/LaTeX settings, polybook,
-    the TeX installation (``tex``, :func:`tex_installation`)."""
+def input_digest(stage: Stage, overrides: dict[str, Any], sphinx: str, tex: str = "") -> str:
+    """Everything a PDF depends on: staged files, what Sphinx reads of conf.py (``sphinx``:
+    :func:`~polybook.config.digest.sphinx_settings`), polybook's overrides (its own settings reach
+    the PDF through them and the staged files), polybook, the TeX installation (``tex``,
+    :func:`tex_installation`)."""
     h = hashlib.sha256(tex.encode())
     h.update(stage.digest.encode())
-    h.update(config.path.read_bytes())
+    h.update(sphinx.encode())
     h.update(json.dumps(overrides, sort_keys=True, ensure_ascii=False, default=str).encode())
     h.update(repr(stage_typesetting(stage)).encode())
     h.update(__version__.encode())
@@ -233,6 +236,7 @@ def _build(
     figure_cache = config.build_dir / ".pdf" / "figures"
     results = {lang: read_outputs(config.build_dir, lang) for lang in book.chapters}
     tex = tex_installation()
+    sphinx = sphinx_settings(config, "latex")
 
     def done(outcome: PdfOutcome) -> None:
         outcomes[outcome.target] = outcome
@@ -252,7 +256,7 @@ def _build(
             book.tocs.get(target.language),
         )
         overrides = sphinx_overrides(config, target, stage)
-        digest = input_digest(config, stage, overrides, tex)
+        digest = input_digest(stage, overrides, sphinx, tex)
         # a staging error (a figure not found, an API entry not resolved) costs its element: the
         # PDF is built without it, and is not publishable
         if not force and target.pdf.is_file() and (stamp := read_stamp(target)) and stamp.digest == digest:

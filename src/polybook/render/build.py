@@ -30,6 +30,7 @@ from typing import Any, Protocol
 
 from polybook.book import Book, complete_book, load_book
 from polybook.config import BookConfig
+from polybook.config.digest import sphinx_settings
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect.nodes import Heading
 from polybook.execute.site_outputs import SiteOutputs, site_outputs
@@ -184,6 +185,7 @@ class _Build:
         built = {lang for lang in config.languages if (self.outdir / lang / "index.html").is_file()}
         self.linked = [lang for lang in config.languages if lang in self.selected or lang in built]
         self.version = renderer_version()
+        self.sphinx = sphinx_settings(config, "html")  # what Sphinx reads of conf.py besides polybook's overrides
         self.status = options.status_pages if options.status else None
         self.site = settings.site_info(config, options.pdfs, options.notebooks, options.notebook_places)
         self.site = self.site.with_languages(self.linked)
@@ -297,9 +299,8 @@ class _Build:
         self.stages[lang] = stage
         self.own[lang] += stage.diagnostics
         overrides = settings.overrides(config, lang, self.site, bibfiles, stage)
-        digest = hashlib.sha256(
-            f"{stage.digest}\n{json.dumps(overrides, sort_keys=True, default=str)}\n{self.version}".encode()
-        ).hexdigest()
+        blob = f"{stage.digest}\n{json.dumps(overrides, sort_keys=True, default=str)}\n{self.sphinx}\n{self.version}"
+        digest = hashlib.sha256(blob.encode()).hexdigest()
         lang_out = self.outdir / lang
         if self.stamps[lang].get("digest") == digest and (lang_out / "index.html").is_file():
             kept = [Diagnostic.from_dict(d) for d in self.stamps[lang].get("diagnostics", [])]

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from polybook.config import BookConfig
+from polybook.config.digest import book_settings, named_files, sphinx_settings
 from polybook.models import parser_version
 
 
@@ -76,7 +77,9 @@ class SiteInputs:
         shared: dict[str, Any] = {
             "renderer": renderer,
             "parser": parser_version(),
-            "conf": hashlib.sha256(config.path.read_bytes()).hexdigest(),
+            # conf.py as parsed (a comment changes nothing) and the files its Sphinx settings name
+            "conf": [sphinx_settings(config), book_settings(config)],
+            "named": file_stats(named_files(config)),
             "evaluate": evaluate,
             "pages": {lang: config.document_names(lang) for lang in config.languages},
             "linked": linked,
@@ -85,6 +88,7 @@ class SiteInputs:
             "library": self.tree(config.build_dir / "lib"),  # the modules API pages document
         }
         if evaluate:
+            shared["execution"] = repr(config.execution)  # what the evaluation of this build runs with
             shared["environment"] = environment
             shared["frozen"] = self.tree(config.execution.frozen_dir)
         self.shared = json.dumps(shared, sort_keys=True, default=str)
