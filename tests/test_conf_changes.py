@@ -35,10 +35,10 @@ def edit(conf: Path, old: str, new: str) -> None:
 
 
 def add_language(conf: Path, lang: str, name: str, copy_of: str) -> None:
-    """Language ``lang`` in conf.py, its chapters a copy of ``copy_of``'s."""
-    edit(conf, '"languages": {', f'"languages": {{"{lang}": {{"name": "{name}"}}, ')
+    """Language ``lang`` in conf.py, its chapters a copy of ``copy_of``'s (copied first)."""
     chapters = conf.parent / "chapters"
     shutil.copytree(chapters / copy_of, chapters / lang)
+    edit(conf, '"languages": {', f'"languages": {{"{lang}": {{"name": "{name}"}}, ')
 
 
 def remove_language(conf: Path, lang: str, name: str) -> None:
@@ -111,7 +111,7 @@ def test_a_language_added_or_removed_rebuilds_the_others_language_switch(tmp_pat
 
 
 @pytest.mark.slow
-def test_serve_rebuilds_after_a_conf_py_change(tmp_path: Path) -> None:
+def test_serve_rebuilds_after_each_kind_of_conf_py_change(tmp_path: Path) -> None:
     conf = html_book(tmp_path)
     polybook = Path(sys.executable).with_name("polybook")
     command = [str(polybook), "--conf", str(conf), "serve", "--port", "0", "--no-eval"]
@@ -124,6 +124,12 @@ def test_serve_rebuilds_after_a_conf_py_change(tmp_path: Path) -> None:
         state = wait_for_version(url, 0, timeout=120)
         assert state == {"version": 1, "building": False, "problems": 0}, log.read_text()
         assert "2031, The Copyright Holder" in page(conf, "ja")
+        edit(conf, '"framework_labels": {"mxnet": "MXNet"', '"framework_labels": {"mxnet": "Apache MXNet"')
+        assert wait_for_version(url, 1, timeout=120)["version"] == 2, log.read_text()
+        assert "Apache MXNet" in page(conf, "ja")
+        add_language(conf, "pt", "Português", copy_of="ja")
+        assert wait_for_version(url, 2, timeout=120)["version"] == 3, log.read_text()
+        assert "Português" in page(conf, "en") and "ミニブック" in page(conf, "pt")
         assert "nothing to rebuild" not in log.read_text()
     finally:
         server.terminate()

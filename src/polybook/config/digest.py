@@ -10,7 +10,8 @@ file as parsed, so a comment or a line break rebuilds nothing; the files Sphinx'
   not the PDFs', nor ``latex_*`` the pages');
 - :func:`book_settings`: the ``polybook`` dict, with one language's entry of the languages
   table (and the source's): adding a language rebuilds no other language's notebooks;
-- :func:`named_files`: the files Sphinx's settings name, for the cheap fingerprint of the site.
+- :func:`named_paths`, :func:`named_files`: the files Sphinx's settings name, for the cheap
+  fingerprint of the site and for ``serve`` to watch.
 """
 
 from __future__ import annotations
@@ -24,10 +25,17 @@ from typing import Any
 
 from polybook.config.model import BookConfig
 
-#: Settings that name one file, relative to conf.py's folder.
-_FILE_SETTINGS = ("html_logo", "html_favicon", "latex_logo")
-#: Settings that name files or folders, relative to conf.py's folder.
-_LIST_SETTINGS = ("html_static_path", "html_extra_path", "templates_path", "latex_additional_files", "locale_dirs")
+#: Settings that name a file or folder, or a list of them, relative to conf.py's folder.
+_PATH_SETTINGS = (
+    "html_logo",
+    "html_favicon",
+    "html_static_path",
+    "html_extra_path",
+    "latex_logo",
+    "latex_additional_files",
+    "templates_path",
+    "locale_dirs",
+)
 #: The settings of one builder only, by their prefix (the others concern every output).
 _BUILDERS = {"html": "html_", "latex": "latex_"}
 #: The polybook settings that decide nothing a reader sees: how and where code runs (its
@@ -57,28 +65,27 @@ def _for(builder: str | None, name: str | None) -> bool:
     return builder is None or owner is None or owner == builder
 
 
-def named_files(config: BookConfig, builder: str | None = None) -> list[Path]:
-    """The files below the folders and files Sphinx's literal settings name (URLs left out); with
+def named_paths(config: BookConfig, builder: str | None = None) -> list[Path]:
+    """The files and folders Sphinx's literal settings name that exist (URLs left out); with
     ``builder``, those of its settings and the shared ones."""
-    root, names = config.root, []
-    for key in (key for key in _FILE_SETTINGS if _for(builder, key)):
-        value = config.sphinx.get(key)
-        if isinstance(value, str):
-            names.append(value)
-    for key in (key for key in _LIST_SETTINGS if _for(builder, key)):
+    names: list[str] = []
+    for key in (key for key in _PATH_SETTINGS if _for(builder, key)):
         value = config.sphinx.get(key)
         names += [value] if isinstance(value, str) else [v for v in value or () if isinstance(v, str)]
+    paths = [config.root / name for name in names if "://" not in name]
+    return [path for path in paths if path.exists()]
+
+
+def named_files(config: BookConfig, builder: str | None = None) -> list[Path]:
+    """The files of :func:`named_paths`, those below its folders included."""
     found: list[Path] = []
-    for name in names:
-        if "://" in name:
-            continue
-        path = root / name
-        if path.is_file():
-            found.append(path)
-        elif path.is_dir():
+    for path in named_paths(config, builder):
+        if path.is_dir():
             for folder, dirs, files in os.walk(path):  # no followlinks: a loop is never walked
                 dirs.sort()
                 found += [Path(folder, file) for file in sorted(files)]
+        else:
+            found.append(path)
     return found
 
 

@@ -155,7 +155,8 @@ def serve(
 ) -> None:
     """Build the site, serve it on localhost, and rebuild and reload pages as chapters change.
 
-    Watches the chapters (figures included), conf.py and the bibliography; a prose edit is
+    Watches the chapters (figures included), conf.py, the bibliography and the files conf.py's
+    HTML settings name (a logo, static folders); a prose edit is
     re-read alone by the language's live Sphinx and only its page written, any other change
     runs the incremental HTML build (only what changed); open pages reload.
     """
@@ -192,10 +193,12 @@ def serve(
         return problems
 
     def paths() -> list[Path]:
+        from polybook.config.digest import named_paths
         from polybook.stage.settings import bibfiles
 
         book = current["config"]
-        return [book.chapters_dir, conf_path, *{bib for lang in book.languages for bib in bibfiles(book, lang)}]
+        bibs = {bib for lang in book.languages for bib in bibfiles(book, lang)}
+        return [book.chapters_dir, conf_path, *bibs, *named_paths(book, "html")]  # a logo, a static folder
 
     before = snapshot(paths())
     build(config, languages, no_eval)
