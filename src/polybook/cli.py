@@ -119,6 +119,7 @@ def build(ctx: click.Context, strict: bool) -> None:
 
     from polybook.book import load_book
     from polybook.diagnostics import Level
+    from polybook.files import atomic_write
 
     config = book_config(ctx)
     book = load_book(config, cached=True)
@@ -128,11 +129,9 @@ def build(ctx: click.Context, strict: bool) -> None:
     errors = 0
     for lang, chapters in book.chapters.items():
         out = config.build_dir / "model" / lang
-        out.mkdir(parents=True, exist_ok=True)
         diags = [d for doc in chapters.values() for d in doc.diagnostics]
         for name, doc in chapters.items():
-            (out / f"{name}.json").parent.mkdir(parents=True, exist_ok=True)
-            (out / f"{name}.json").write_text(json.dumps(doc.to_dict(), ensure_ascii=False, indent=1), encoding="utf-8")
+            atomic_write(out / f"{name}.json", json.dumps(doc.to_dict(), ensure_ascii=False, indent=1))
         for d in diags:
             click.echo(d.format(), err=True)
         n_err = sum(d.level is Level.ERROR for d in diags)
@@ -199,6 +198,7 @@ def check(
     from polybook.check.suppress import baseline_json
     from polybook.diagnostics import RANK, Level
     from polybook.dialect.shortcuts import cycle_collection_paused
+    from polybook.files import atomic_write
 
     if write_baseline and not (reason and reason.strip()):
         raise UsageProblem("--write-baseline needs --reason: every accepted finding must say why")
@@ -214,8 +214,6 @@ def check(
         if bad:
             raise UsageProblem("unreadable input:\n" + "\n".join(d.format() for d in bad))
         if write_baseline:
-            from polybook.files import atomic_write
-
             atomic_write(write_baseline, baseline_json(result.active, str(reason).strip()))
             click.echo(f"wrote {len(result.active)} finding(s) to {write_baseline}", err=True)
         tty = sys.stdout.isatty()
@@ -224,7 +222,7 @@ def check(
         if _process_ends_with_command:  # nor after it: nothing the check made is ever collected
             gc.freeze()
     if output:
-        output.write_text(report + "\n", encoding="utf-8")
+        atomic_write(output, report + "\n")
     else:
         click.echo(report)
     if fmt == "github":

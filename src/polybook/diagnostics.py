@@ -94,6 +94,7 @@ class Code(StrEnum):
     OUTPUT_MISSING = "output.missing"  # html --no-eval, pdf: no stored output matches a cell
     HTML_CITE_NO_BIB = "html.cite.no_bib"  # :cite: without any bibtex_bibfiles configured
     HTML_MATHJAX = "html.mathjax"  # no local MathJax to serve
+    HTML_PDF = "html.pdf"  # a PDF that is not what its stamp says: not copied into the site
     API_MODULE = "api.module"  # an autodoc directive naming a module the build cannot import
     RST_FILE = "rst.file"  # a file an eval_rst block names is not in the book
     # PDF (polybook build pdf)
@@ -195,6 +196,7 @@ DEFAULT_LEVEL: dict[Code, Level] = {
     Code.OUTPUT_MISSING: Level.WARNING,
     Code.HTML_CITE_NO_BIB: Level.WARNING,
     Code.HTML_MATHJAX: Level.WARNING,
+    Code.HTML_PDF: Level.ERROR,
     Code.API_MODULE: Level.ERROR,
     Code.RST_FILE: Level.ERROR,
     Code.PDF_SPHINX: Level.WARNING,
