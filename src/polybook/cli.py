@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from polybook import __version__
-from polybook.usage import UsageProblem, book_config, config_at, known
+from polybook.usage import DiskFull, UsageProblem, book_config, config_at, known
 
 __all__ = ["UsageProblem", "book_config", "known", "main", "run"]
 
@@ -33,6 +33,21 @@ class _LazyGroup(click.Group):
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """The command; a full disk, wherever it is met (here or in a worker process), is one
+        clear error saying what was kept and what to do (:class:`DiskFull`), not a traceback."""
+        try:
+            return super().invoke(ctx)
+        except click.ClickException:
+            raise
+        except Exception as exc:
+            from polybook.files import disk_full
+
+            full = disk_full(exc)
+            if full is None:
+                raise
+            raise DiskFull(full) from None
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in self.commands and cmd_name in self.lazy:

@@ -26,7 +26,7 @@ from polybook.book import load_book
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic, Level, has_errors
 from polybook.execute.outputs import read_outputs
-from polybook.files import atomic_copy, atomic_write, display_path, file_sha256, stage_lock
+from polybook.files import atomic_copy, atomic_write, disk_full, display_path, file_sha256, stage_lock
 from polybook.pdf.fonts import plan_fonts
 from polybook.pdf.languages import Typesetting, latex_elements, main_fonts, numfig_format, typesetting
 from polybook.pdf.latex import LatexJob, LatexRun, LatexStep, missing_tools, run_latex, tex_installation, worker_failure
@@ -303,6 +303,8 @@ def _run_pool(
             try:
                 result = future.result()
             except Exception as exc:  # the worker died: this PDF's failure, the others go on
+                if (full := disk_full(exc)) is not None:
+                    raise full from None  # the command stops, saying what to do
                 result = worker_failure(exc)
             done(_finish(config, target, stage, digest, result))
     finally:

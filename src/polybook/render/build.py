@@ -40,7 +40,7 @@ from polybook.render.inputs import SiteInputs
 from polybook.render.site_info import NotebookPlace, PdfLink, SiteInfo
 from polybook.render.stage import stage_language
 from polybook.stage import settings as stage_settings
-from polybook.stage import workers
+from polybook.stage import sphinx_state, workers
 from polybook.stage.documents import Stage, headings
 from polybook.stage.sphinx_run import SphinxJob, SphinxRun, located_warnings, run_sphinx
 
@@ -306,6 +306,10 @@ class _Build:
             self.builds[lang] = LanguageBuild(lang, len(stage.docs), SphinxStatus.UP_TO_DATE, 0.0, 0, kept)
             _write_stamp(lang_out / STAMP, digest, kept, self.fingerprints[lang], self.own[lang], len(stage.docs))
             return None
+        doctrees = work / lang / "doctrees"
+        locales = [config.root / folder for folder in overrides.get("locale_dirs", [])]
+        repaired = sphinx_state.repair(lang_out, doctrees, locales, work / lang)
+        sphinx_state.started(work / lang)
         (lang_out / STAMP).unlink(missing_ok=True)
         self.builds[lang] = LanguageBuild(lang, len(stage.docs), SphinxStatus.BUILT, 0.0)
         self.digests[lang] = digest
@@ -314,9 +318,10 @@ class _Build:
             str(stage.srcdir),
             str(config.root.resolve()),  # the worker's folder is the fork server's
             str(lang_out),
-            str(work / lang / "doctrees"),
+            str(doctrees),
             overrides,
-            fresh=_read_warnings(work / lang / WARNINGS) is None,  # no record of the documents it would not read
+            # no record of the documents it would not read, or Sphinx's state of them is not to be trusted
+            fresh=repaired.fresh or _read_warnings(work / lang / WARNINGS) is None,
         )
 
     def collect(self, running: dict[str, Future[SphinxRun]]) -> None:
@@ -330,6 +335,7 @@ class _Build:
             found = sphinx_diagnostics(self.config, done, self.stages[lang], warnings, self.site)
             build.diagnostics, build.seconds, build.written = found, done.seconds, done.written
             if done.succeeded:
+                sphinx_state.finished(self.work / lang)
                 stamp = self.outdir / lang / STAMP
                 _write_stamp(stamp, self.digests[lang], found, self.fingerprints[lang], self.own[lang], build.pages)
             else:
