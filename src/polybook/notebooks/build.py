@@ -166,9 +166,10 @@ def _build(
         languages = list(dict.fromkeys(t.language for t in pending))
         book = load_book(config, languages, cached=True, present={lang: names[lang] for lang in languages})
         for lang in languages:
-            results = read_outputs(config.build_dir, lang)
+            damaged: list[Diagnostic] = []
+            results = read_outputs(config.build_dir, lang, damaged)
             for target in (t for t in pending if t.language == lang):
-                outcome = build_target(config, book, target, results, settings)
+                outcome = build_target(config, book, target, results, settings, damaged)
                 outcomes[target] = outcome
                 if on_done:
                     on_done(outcome)
@@ -239,15 +240,22 @@ class Made:
 
 
 def build_target(
-    config: BookConfig, book: Book, target: NotebookTarget, results: dict[str, dict[str, Any]], settings: str
+    config: BookConfig,
+    book: Book,
+    target: NotebookTarget,
+    results: dict[str, dict[str, Any]],
+    settings: str,
+    damaged: list[Diagnostic] | None = None,
 ) -> NotebookOutcome:
-    """Make one language and framework's notebooks, copy their files, keep the stamp."""
+    """Make one language and framework's notebooks, copy their files, keep the stamp
+    (``damaged``: the results files that did not read, said with the notebooks' diagnostics)."""
     started = time.monotonic()
     lang, docs = target.language, book.chapters[target.language]
     shared = language_notebooks(config, book, target)
     read: set[Path] = {config.document_path(lang, name) for name in docs}
     read |= {config.build_dir / "eval" / lang / f"{name}.json" for name in docs}
     made = make_notebooks(config, target, shared, docs, results)
+    made.diagnostics[:0] = damaged or []
     if not shared.pages.base_url:
         message = "no html_baseurl in conf.py: the notebooks link to the pages relative to where the site has them"
         made.diagnostics.insert(0, Diagnostic.make(display_path(config.path), 1, Code.NOTEBOOK_LINKS, message))

@@ -230,7 +230,8 @@ def _build(
     outcomes: dict[PdfTarget, PdfOutcome] = {}
     pending: dict[PdfTarget, tuple[LatexJob, Stage, str]] = {}
     figure_cache = config.build_dir / ".pdf" / "figures"
-    results = {lang: read_outputs(config.build_dir, lang) for lang in book.chapters}
+    damaged: dict[str, list[Diagnostic]] = {lang: [] for lang in book.chapters}
+    results = {lang: read_outputs(config.build_dir, lang, damaged[lang]) for lang in book.chapters}
     tex = tex_installation()
 
     def done(outcome: PdfOutcome) -> None:
@@ -250,6 +251,7 @@ def _build(
             figure_cache,
             book.tocs.get(target.language),
         )
+        stage.diagnostics[:0] = damaged[target.language]
         overrides = sphinx_overrides(config, target, stage)
         digest = input_digest(config, stage, overrides, tex)
         # a staging error (a figure not found, an API entry not resolved) costs its element: the
