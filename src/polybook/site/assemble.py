@@ -202,8 +202,8 @@ def not_found(lang: str | None, site: SiteInfo) -> str:
 
 def copy_pdfs(config: BookConfig, site: SiteInfo, outdir: Path) -> list[Diagnostic]:
     """Each language's PDFs where its header links them: copied when the site's copy is not the
-    PDF its stamp describes (by size and time, then checked by size and SHA-256 as copied); a
-    PDF that is not what its stamp says is left out, with an error."""
+    PDF (by size and time), checked as copied by the size and SHA-256 its stamp records; a PDF
+    that is not what its stamp says is left out, with an error."""
     from polybook.pdf.build import pdf_targets, read_stamp
 
     problems = []
@@ -213,9 +213,10 @@ def copy_pdfs(config: BookConfig, site: SiteInfo, outdir: Path) -> list[Diagnost
             target = outdir / pdf.path
             source = config.build_dir / "pdf" / language.lang / target.name
             stamp = stamps.get(source.resolve())
-            if not source.is_file() or stamp is None:
+            if not source.is_file():
                 continue
-            expect = (stamp.size, stamp.sha256) if stamp.size is not None and stamp.sha256 else None
+            # no stamp (a failed build's PDF, which publish refuses) or an older one: by size only
+            expect = (stamp.size, stamp.sha256) if stamp is not None and stamp.size is not None else None
             if _same_file(target, source, expect):
                 continue
             try:
