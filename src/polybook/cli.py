@@ -100,6 +100,8 @@ def parse(ctx: click.Context, paths: tuple[Path, ...], as_json: bool) -> None:
 def _files_to_parse(ctx: click.Context, paths: tuple[Path, ...]) -> list[Path]:
     """The files named, and the Markdown files below the folders named -- but those a book's
     ``exclusions`` leave out (``*_origin.md``, README.md...): they are not its documents."""
+    from polybook.files import resolved
+
     files = []
     for path in paths:
         if not path.is_dir():
@@ -110,7 +112,7 @@ def _files_to_parse(ctx: click.Context, paths: tuple[Path, ...]) -> list[Path]:
         for file in sorted(path.rglob("*.md")):
             lang = config.language_of(file) if config else None
             if lang is not None and config is not None:
-                relative = file.resolve().relative_to((config.chapters_dir / lang).resolve()).as_posix()
+                relative = resolved(file).relative_to(resolved(config.chapters_dir / lang)).as_posix()
                 if lang not in excluded:
                     excluded[lang] = config.excluded(lang)
                 if relative in excluded[lang]:
@@ -144,7 +146,7 @@ def build(ctx: click.Context, strict: bool) -> None:
     errors = 0
     for lang, chapters in book.chapters.items():
         out = config.build_dir / "model" / lang
-        diags = [d for doc in chapters.values() for d in doc.diagnostics]
+        diags = [*config.refused_links(lang), *(d for doc in chapters.values() for d in doc.diagnostics)]
         for name, doc in chapters.items():
             atomic_write(out / f"{name}.json", json.dumps(doc.to_dict(), ensure_ascii=False, indent=1))
         for d in diags:
@@ -226,6 +228,8 @@ def check(
     # would walk the book's findings, which hold no cycle (bookmix: 0.015 s of the report's time)
     with cycle_collection_paused():
         result, bad = check_config(config, langs or None, list(chapters) or None, accepted, jobs)
+        checked = [config.source_language, *(langs or config.translations)]
+        bad = [*(d for lang in checked for d in config.refused_links(lang)), *bad]  # links not followed
         if bad:
             raise UsageProblem("unreadable input:\n" + "\n".join(d.format() for d in bad))
         if write_baseline:

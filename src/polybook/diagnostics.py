@@ -47,6 +47,7 @@ class Code(StrEnum):
     # The book's table of contents (toc blocks)
     TOC_MISSING = "toc.missing"  # a toc entry naming no document
     TOC_UNREACHED = "toc.unreached"  # a document no toc block reaches
+    CHAPTERS_LINK = "chapters.link"  # a symbolic link in chapters/ that loops or leaves the book: not followed
     # Translation consistency (polybook check)
     CODE_MISSING = "code.missing"
     CODE_EXTRA = "code.extra"
@@ -130,6 +131,7 @@ class Code(StrEnum):
 #: The level a code is reported at unless the reporter says otherwise.
 DEFAULT_LEVEL: dict[Code, Level] = {
     Code.CONFIG: Level.ERROR,
+    Code.CHAPTERS_LINK: Level.ERROR,
     Code.READ: Level.ERROR,
     Code.ENCODING: Level.ERROR,
     Code.FENCE_UNCLOSED: Level.ERROR,

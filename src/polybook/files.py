@@ -439,13 +439,19 @@ def _resolved(path: str) -> Path:
     some 300 folders, each full resolve a look at every folder above it)."""
     folder, name = os.path.split(path)
     if name in ("", ".", "..") or os.path.islink(path):
-        return Path(path).resolve()
+        try:
+            return Path(path).resolve()
+        except RuntimeError:  # a symbolic link loop (Python < 3.13 raises): as far as it resolves
+            return Path(os.path.realpath(path))
     return _resolved_folder(folder) / name
 
 
 @functools.lru_cache(maxsize=4096)
 def _resolved_folder(folder: str) -> Path:
-    return Path(folder).resolve()
+    try:
+        return Path(folder).resolve()
+    except RuntimeError:  # a symbolic link loop (Python < 3.13 raises): as far as it resolves
+        return Path(os.path.realpath(folder))
 
 
 def read_json(path: Path) -> dict[str, Any]:

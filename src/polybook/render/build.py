@@ -263,7 +263,8 @@ class _Build:
         running: dict[str, Future[SphinxRun]] = {}
         for lang in self.stale:
             self.say(f"staging {lang}")
-            self.own[lang] = [d for doc in book.chapters[lang].values() for d in doc.diagnostics]
+            self.own[lang] = config.refused_links(lang)  # links in its chapters not followed
+            self.own[lang] += [d for doc in book.chapters[lang].values() for d in doc.diagnostics]
             self.own[lang] += [d for d in executed if _in_language(config, d, lang)]
             results = outputs.results if outputs is not None else {}
             chapter_results = {name: doc for (of, name), doc in results.items() if of == lang}
