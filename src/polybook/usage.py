@@ -34,9 +34,10 @@ class DiskFull(click.ClickException):
         where = f" writing {display_path(Path(os.fsdecode(error.filename)))}" if named else ""
         super().__init__(
             f"no space left on device{where}: polybook stopped.\n"
-            "  Kept: every file polybook had finished (each is written whole or not at all); the last good "
-            "site -- a published folder or branch is only ever replaced whole, and build/html's languages "
-            "keep their last complete build (publish refuses one whose build this stopped).\n"
+            "  Kept: every file polybook had finished (each is written whole or not at all) and the last good "
+            "site: a published folder or branch is only ever replaced whole; in build/html, a language this run "
+            "did not reach is as it was, and one whose build it stopped is rebuilt in full by the next run "
+            "(publish refuses it until then).\n"
             "  To do: free some space (`polybook cache info` shows the execution cache, `polybook cache clear` "
             "empties it) and run the command again: it redoes only what this run did not finish."
         )
