@@ -270,3 +270,12 @@ def test_publish_on_a_full_disk_keeps_the_published_site(tmp_path: Path, monkeyp
     assert result.exit_code == 1 and "no space left on device" in result.output, result.output
     assert {p: p.read_bytes() for p in site.rglob("*") if p.is_file()} == before
     assert set(os.listdir(tmp_path)) == {"book", "site"}
+
+
+def test_catalogues_are_looked_for_where_sphinx_compiles_them(tmp_path: Path) -> None:
+    from polybook.stage.sphinx_state import locale_dirs
+
+    assert locale_dirs(tmp_path, {}, {}) == [tmp_path / "locales"]  # Sphinx's default, in the book
+    assert locale_dirs(tmp_path, {}, {"locale_dirs": ["po"]}) == [tmp_path / "po"]
+    staged = str(tmp_path / "build" / "_locale")
+    assert locale_dirs(tmp_path, {"locale_dirs": ["locales", staged]}, {}) == [tmp_path / "locales", Path(staged)]

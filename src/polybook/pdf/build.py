@@ -33,7 +33,7 @@ from polybook.pdf.latex import LatexJob, LatexRun, LatexStep, missing_tools, run
 from polybook.pdf.log import diagnose, read_log, source_of
 from polybook.pdf.scripts import main_script
 from polybook.pdf.stage import stage_framework
-from polybook.stage import workers
+from polybook.stage import sphinx_state, workers
 from polybook.stage.documents import Stage
 from polybook.stage.i18n import SPHINX_LANGUAGE
 from polybook.stage.names import book_name
@@ -260,6 +260,7 @@ def _build(
             formulas = [e for e in stamp.errors if e.code is Code.PDF_FORMULA]  # the staging's are said again
             done(PdfOutcome(target, PdfStatus.UNCHANGED, 0.0, [*stage.diagnostics, *formulas], stamp.pages))
         else:
+            sphinx_state.repair_catalogs(sphinx_state.locale_dirs(config.root, overrides, config.sphinx))
             job = LatexJob(
                 target.language,
                 target.framework,

@@ -309,7 +309,7 @@ class _Build:
             _write_stamp(lang_out / STAMP, digest, kept, self.fingerprints[lang], self.own[lang], len(stage.docs))
             return None
         doctrees = work / lang / "doctrees"
-        locales = [config.root / folder for folder in overrides.get("locale_dirs", [])]
+        locales = sphinx_state.locale_dirs(config.root, overrides, config.sphinx)
         repaired = sphinx_state.repair(lang_out, doctrees, locales, work / lang)
         sphinx_state.started(work / lang)
         (lang_out / STAMP).unlink(missing_ok=True)

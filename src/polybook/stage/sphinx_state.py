@@ -19,6 +19,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from polybook.files import atomic_write, display_path
 
@@ -57,11 +58,8 @@ def finished(workdir: Path) -> None:
 def repair(outdir: Path, doctreedir: Path, locale_dirs: Iterable[Path], workdir: Path) -> Repair:
     """Make Sphinx's state in ``outdir`` (the pages), ``doctreedir`` and ``locale_dirs`` safe to
     build on; ``workdir`` (``build/.sphinx/<lang>``) says whether its last run finished."""
-    done = Repair()
+    done = Repair(notes=repair_catalogs(locale_dirs))
     finished = not (workdir / UNFINISHED).exists()
-    for catalog in damaged_catalogs(locale_dirs):
-        catalog.unlink(missing_ok=True)  # Sphinx compiles a missing one from its .po
-        done.notes.append(f"{display_path(catalog)} was damaged: compiled again")
     buildinfo = outdir / BUILDINFO
     if buildinfo.is_file() and not (finished and buildinfo_readable(buildinfo)):
         atomic_write(buildinfo, STALE_BUILDINFO)
@@ -73,6 +71,22 @@ def repair(outdir: Path, doctreedir: Path, locale_dirs: Iterable[Path], workdir:
         done.fresh = True
         done.notes.append(f"{display_path(environment)} cannot be trusted: every document is read again")
     return done
+
+
+def locale_dirs(root: Path, overrides: dict[str, Any], sphinx: dict[str, Any]) -> list[Path]:
+    """The folders Sphinx compiles catalogues in for a build with ``overrides`` of the book at
+    ``root`` whose conf.py sets ``sphinx`` (Sphinx's default: ``locales``)."""
+    return [root / folder for folder in overrides.get("locale_dirs") or sphinx.get("locale_dirs") or ["locales"]]
+
+
+def repair_catalogs(locale_dirs: Iterable[Path]) -> list[str]:
+    """Remove the compiled catalogues that do not read (Sphinx compiles a missing one from its
+    ``.po``; an empty one newer than its ``.po`` it never compiles again); what was removed."""
+    notes = []
+    for catalog in damaged_catalogs(locale_dirs):
+        catalog.unlink(missing_ok=True)
+        notes.append(f"{display_path(catalog)} was damaged: compiled again")
+    return notes
 
 
 def damaged_catalogs(locale_dirs: Iterable[Path]) -> list[Path]:
