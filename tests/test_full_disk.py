@@ -279,3 +279,49 @@ def test_catalogues_are_looked_for_where_sphinx_compiles_them(tmp_path: Path) ->
     assert locale_dirs(tmp_path, {}, {"locale_dirs": ["po"]}) == [tmp_path / "po"]
     staged = str(tmp_path / "build" / "_locale")
     assert locale_dirs(tmp_path, {"locale_dirs": ["locales", staged]}, {}) == [tmp_path / "locales", Path(staged)]
+
+
+def _site_pages(root: Path) -> dict[str, bytes]:
+    """The site's files as publish would take them (build bookkeeping left out)."""
+    from polybook.site.publish import PRIVATE
+
+    html = root / "build" / "html"
+    return {
+        p.relative_to(html).as_posix(): p.read_bytes()
+        for p in sorted(html.rglob("*"))
+        if p.is_file() and not PRIVATE & set(p.relative_to(html).parts)
+    }
+
+
+@pytest.mark.slow
+def test_after_a_full_disk_the_next_site_build_equals_a_cold_one(tmp_path: Path, monkeypatch) -> None:
+    """The disk fills up while a build stages its pages (injected), and Sphinx is left as a full
+    disk leaves it (an empty catalogue and .buildinfo, a cut environment and page, a run that did
+    not finish); once space is freed, the next build makes the site a cold build makes."""
+    from minibook import make_multilingual_book
+
+    chapters = {"en": "# Intro\n\nText.\n\n## Part\n\nMore.\n", "tr": "# Giriş\n\nMetin.\n\n## Bölüm\n\nDaha.\n"}
+    edited = {lang: text + "\nAn edit.\n" for lang, text in chapters.items()}
+    build = ["build", "html", "--no-eval", "-j", "1"]
+    cold = make_multilingual_book(tmp_path / "cold", edited)
+    assert CliRunner().invoke(main, ["--conf", str(cold), *build]).exit_code == 0
+    conf = make_multilingual_book(tmp_path / "warm", chapters)
+    assert CliRunner().invoke(main, ["--conf", str(conf), *build]).exit_code == 0
+    make_multilingual_book(tmp_path / "warm", edited)
+    monkeypatch.setattr(files, "write_through", full_at(3, files.write_through))
+    stopped = CliRunner().invoke(main, ["--conf", str(conf), *build])
+    assert stopped.exit_code == 1 and "no space left on device writing" in stopped.output, stopped.output
+    assert "Traceback" not in stopped.output
+    monkeypatch.undo()
+    work, out = tmp_path / "warm" / "build" / ".sphinx" / "tr", tmp_path / "warm" / "build" / "html" / "tr"
+    (work / "src" / "_locale" / "tr" / "LC_MESSAGES" / "sphinx.mo").write_bytes(b"")
+    (out / ".buildinfo").write_bytes(b"")
+    environment = work / "doctrees" / "environment.pickle"
+    environment.write_bytes(environment.read_bytes()[:100])
+    (out / "index.html").write_bytes((out / "index.html").read_bytes()[:300])
+    (out / ".polybook-build.json").unlink(missing_ok=True)
+    (work / "sphinx-unfinished").write_text("", encoding="utf-8")
+    again = CliRunner().invoke(main, ["--conf", str(conf), *build])
+    assert again.exit_code == 0, again.output
+    assert _site_pages(tmp_path / "warm") == _site_pages(tmp_path / "cold")
+    assert "Ara" in (out / "index.html").read_text(encoding="utf-8")  # the theme speaks Turkish again
