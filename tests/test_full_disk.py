@@ -325,3 +325,17 @@ def test_after_a_full_disk_the_next_site_build_equals_a_cold_one(tmp_path: Path,
     assert again.exit_code == 0, again.output
     assert _site_pages(tmp_path / "warm") == _site_pages(tmp_path / "cold")
     assert "Ara" in (out / "index.html").read_text(encoding="utf-8")  # the theme speaks Turkish again
+
+
+def test_publish_into_a_folder_it_may_not_look_into_names_it(tmp_path: Path, monkeypatch) -> None:
+    from polybook.site import publish as publishing
+
+    conf = _fake_site(tmp_path / "book")
+
+    def refused(config: Any, dest: Path) -> None:
+        raise PermissionError(errno.EACCES, "Permission denied", str(dest))
+
+    monkeypatch.setattr(publishing, "target_problem", refused)
+    result = CliRunner().invoke(main, ["--conf", str(conf), "publish", "--to", str(tmp_path / "locked" / "site")])
+    assert result.exit_code == 1 and "cannot look at" in result.output and "locked/site" in result.output
+    assert "Permission denied" in result.output and "Traceback" not in result.output

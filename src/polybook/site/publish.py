@@ -200,7 +200,10 @@ def publish_folder(config: BookConfig, dest: Path, base_url: str | None = None) 
     """Assemble the site beside ``dest`` and swap it in; ``dest`` is untouched on any failure.
     A folder that cannot be written (or its old site removed) is said, naming it, as a
     :class:`PublishRefused` -- not a traceback; a full disk is left to the command's own message."""
-    problem = target_problem(config, dest)
+    try:
+        problem = target_problem(config, dest)
+    except OSError as exc:  # a folder above it that may not be looked into
+        raise _unwritable(exc, f"cannot look at {display_path(dest)}") from None
     if problem:
         raise PublishRefused("cannot publish there:", [problem])
     dest = dest.resolve()
