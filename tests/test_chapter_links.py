@@ -85,3 +85,16 @@ def test_a_new_link_changes_the_language_inputs_so_its_site_says_it(book: Path) 
     before = tree_stats(Path("chapters/en"))
     os.symlink(".", "chapters/en/part/again")
     assert tree_stats(Path("chapters/en")) != before
+
+
+def test_a_page_linking_into_a_link_loop_is_said_not_a_traceback(tmp_path: Path, monkeypatch) -> None:
+    text = "# Intro\n\nSee [x](loop.md) and ![f](d/img.png).\n"
+    conf = make_book(tmp_path, text, "# 序\n", name="index")
+    monkeypatch.chdir(tmp_path)
+    os.symlink("loop.md", "chapters/en/loop.md")
+    os.symlink("d", "chapters/en/d")
+    assert load_config(conf).locate("en", "index", "loop.md") is None
+    assert load_config(conf).locate("en", "index", "d/img.png") is None
+    result = CliRunner().invoke(main, ["build", "notebooks"])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    assert "chapters/en/index.md:3: warning: 'd/img.png' not found inside the book" in result.output

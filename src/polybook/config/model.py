@@ -234,7 +234,7 @@ class BookConfig:
         the language's own, else -- when the path stays inside the language folder -- the
         source language's file at the same place (``fallback`` True), so a translation
         carries only the files it translated. None when neither exists."""
-        own = (self.document_path(lang, document).parent / ref).resolve()
+        own = resolved(self.document_path(lang, document).parent / ref)  # a link loop: as far as it goes
         if own.is_file():
             return own, False
         folder = (self.chapters_dir / lang).resolve()

@@ -26,7 +26,7 @@ from docutils.nodes import make_id
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect.nodes import Document, Heading
-from polybook.files import link_or_copy, write_through
+from polybook.files import link_or_copy, resolved, write_through
 from polybook.stage.bibliography import BibliographyPlan
 from polybook.stage.eval_rst import ApiImports, EvalRstResolver, relative_to_page
 from polybook.stage.myst import Transpiled, transpile
@@ -93,7 +93,7 @@ class BookFiles:
 
     def own(self, name: str, ref: str) -> Path:
         """Where ``ref`` would be in this language (for messages)."""
-        return (self.config.document_path(self.language, name).parent / ref).resolve()
+        return resolved(self.config.document_path(self.language, name).parent / ref)
 
     def find(self, name: str, ref: str) -> Path | None:
         found = self.config.locate(self.language, name, ref)
