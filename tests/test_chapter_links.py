@@ -98,3 +98,12 @@ def test_a_page_linking_into_a_link_loop_is_said_not_a_traceback(tmp_path: Path,
     result = CliRunner().invoke(main, ["build", "notebooks"])
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output
     assert "chapters/en/index.md:3: warning: 'd/img.png' not found inside the book" in result.output
+
+
+def test_the_run_folder_mirrors_a_link_loop_without_following_it(book: Path) -> None:
+    from polybook.execute.workdir import mirror
+
+    os.symlink("loop.md", "chapters/en/loop.md")
+    os.symlink("d", "chapters/en/d")
+    root = mirror(load_config(book), "en", "mxnet")
+    assert (root / "intro.md").is_file() and (root / "loop.md").is_symlink()
