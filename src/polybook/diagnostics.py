@@ -47,6 +47,7 @@ class Code(StrEnum):
     # The book's table of contents (toc blocks)
     TOC_MISSING = "toc.missing"  # a toc entry naming no document
     TOC_UNREACHED = "toc.unreached"  # a document no toc block reaches
+    CHAPTERS_LINK = "chapters.link"  # a symbolic link in chapters/ that loops or leaves the book: not followed
     # Translation consistency (polybook check)
     CODE_MISSING = "code.missing"
     CODE_EXTRA = "code.extra"
@@ -94,6 +95,7 @@ class Code(StrEnum):
     OUTPUT_MISSING = "output.missing"  # html --no-eval, pdf: no stored output matches a cell
     HTML_CITE_NO_BIB = "html.cite.no_bib"  # :cite: without any bibtex_bibfiles configured
     HTML_MATHJAX = "html.mathjax"  # no local MathJax to serve
+    HTML_PDF = "html.pdf"  # a PDF that is not what its stamp says: not copied into the site
     API_MODULE = "api.module"  # an autodoc directive naming a module the build cannot import
     RST_FILE = "rst.file"  # a file an eval_rst block names is not in the book
     # PDF (polybook build pdf)
@@ -129,6 +131,7 @@ class Code(StrEnum):
 #: The level a code is reported at unless the reporter says otherwise.
 DEFAULT_LEVEL: dict[Code, Level] = {
     Code.CONFIG: Level.ERROR,
+    Code.CHAPTERS_LINK: Level.ERROR,
     Code.READ: Level.ERROR,
     Code.ENCODING: Level.ERROR,
     Code.FENCE_UNCLOSED: Level.ERROR,
@@ -195,6 +198,7 @@ DEFAULT_LEVEL: dict[Code, Level] = {
     Code.OUTPUT_MISSING: Level.WARNING,
     Code.HTML_CITE_NO_BIB: Level.WARNING,
     Code.HTML_MATHJAX: Level.WARNING,
+    Code.HTML_PDF: Level.ERROR,
     Code.API_MODULE: Level.ERROR,
     Code.RST_FILE: Level.ERROR,
     Code.PDF_SPHINX: Level.WARNING,

@@ -14,6 +14,7 @@ recorded as ``missing_framework``, the environment's failure said once at its co
 
 from __future__ import annotations
 
+import errno
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -39,7 +40,7 @@ from polybook.execute.programs import Program, build_programs
 from polybook.execute.results import ProgramResult, RunStatus, Source
 from polybook.execute.runner import EventHook, Job
 from polybook.execute.workdir import mirror
-from polybook.files import display_path
+from polybook.files import disk_full, display_path
 
 
 @dataclass(slots=True)
@@ -253,9 +254,13 @@ def _from_cache_or_run(
             hook(f"done:{result.status}", program.key, -1)
             return Outcome(program, result, Source.SKIPPED, time.monotonic() - t0, "no GPU worker")
         except Exception as exc:  # the executor itself failed (e.g. a lost Dask worker): not cached
+            if (full := disk_full(exc)) is not None:
+                raise full from None  # the command stops, saying what to do
             result = _not_run(program, RunStatus.KERNEL_DIED, type(exc).__name__, str(exc))
             hook(f"done:{result.status}", program.key, -1)
             return Outcome(program, result, Source.RUN, time.monotonic() - t0, f"executor failed: {exc}")
+        if _disk_was_full(result):  # the machine's failure, not the program's: never kept
+            raise OSError(errno.ENOSPC, f"No space left on device (while {program.label()} ran)")
         cache.put(program.key, result.to_json())
         hook(f"done:{result.status}", program.key, -1)
         return Outcome(program, result, Source.RUN, time.monotonic() - t0, note)
@@ -271,6 +276,12 @@ def _stored(store: Store, key: str) -> tuple[ProgramResult | None, str]:
         return ProgramResult.from_json(found.payload), ""
     except ValueError:
         return None, "corrupt"
+
+
+def _disk_was_full(result: ProgramResult) -> bool:
+    """Whether the program stopped on a full disk (an ``OSError`` of errno 28 in its cell)."""
+    failure = result.failure
+    return failure is not None and "OSError" in failure.ename and "[Errno 28]" in failure.evalue
 
 
 def _stale(stored: ProgramResult, program: Program, options: EvalOptions) -> str:

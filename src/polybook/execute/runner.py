@@ -20,6 +20,7 @@ from typing import Any
 
 from polybook.execute.environment import provenance
 from polybook.execute.results import CellResult, Failure, ProgramResult, RunStatus
+from polybook.files import disk_full
 
 KEPT_MIME = ("text/plain", "text/html", "image/png", "image/svg+xml")
 # What CUDA-only code says on a machine without a usable GPU (torch and mxnet wordings).
@@ -183,6 +184,8 @@ class _Run:
             status = RunStatus.NEEDS_GPU if gpu else RunStatus.ERROR
             failure = _failure(state, status, exc.ename, exc.evalue)
         except Exception as exc:  # the kernel did not start, or nbclient itself failed: still data
+            if (full := disk_full(exc)) is not None:
+                raise full from None  # not the program's failure: kept as one, it would outlive the full disk
             status, failure = (
                 RunStatus.KERNEL_DIED,
                 _failure(state, RunStatus.KERNEL_DIED, type(exc).__name__, str(exc) or "kernel failure"),

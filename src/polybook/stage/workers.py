@@ -33,6 +33,7 @@ from typing import TypeVar
 
 from polybook.book import Book
 from polybook.config import BookConfig
+from polybook.files import atomic_write
 from polybook.stage.eval_rst import documents_api, library_imports
 
 T = TypeVar("T")
@@ -101,7 +102,7 @@ def record_setup_modules(doctrees: Path, before: set[str]) -> None:
     names = sorted(name for name in sys.modules if name not in base and not name.startswith("__"))
     if names != setup_modules(doctrees):
         with contextlib.suppress(OSError):
-            (doctrees / SETUP_MODULES).write_text(json.dumps(names), encoding="utf-8")
+            atomic_write(doctrees / SETUP_MODULES, json.dumps(names))
 
 
 class SphinxWorkers:
