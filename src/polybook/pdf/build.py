@@ -164,8 +164,6 @@ def sphinx_overrides(config: BookConfig, target: PdfTarget, stage: Stage | None 
     if (formats := numfig_format(spec)) is not None:
         overrides["numfig_format"] = formats
     overrides.update(bibtex_settings(config, bibfiles(config, target.language), overrides["extensions"]))
-    if stage is not None:
-        overrides.update(stage.api.settings(overrides["extensions"]))
     return overrides
 
 

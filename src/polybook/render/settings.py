@@ -125,8 +125,6 @@ def overrides(
     if stage and stage.catalog:
         values["locale_dirs"] = [*user.get("locale_dirs", ["locales"]), str(stage.srcdir / LOCALE_DIR)]
     values.update(bibtex_settings(config, bibs, extensions))
-    if stage is not None:
-        values.update(stage.api.settings(extensions))
     return values
 
 

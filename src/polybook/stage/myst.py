@@ -82,7 +82,7 @@ class _Writer:
         link: LinkResolver,
         toc: TocResolver,
         bibliography: list[str] | None,
-        eval_rst: Callable[[EvalRst], str],
+        eval_rst: Callable[[EvalRst], list[str]],
         label: Labeller,
         after_title: list[str] | None = None,
     ) -> None:
@@ -197,10 +197,10 @@ class _Writer:
         elif isinstance(node, Bibliography) and self.bibliography is not None:
             self.emit(self.bibliography, node.line)
         elif isinstance(node, EvalRst):
-            source = self.eval_rst(node)
-            marks = inline.fence(source)
+            parts = self.eval_rst(node)
+            marks = inline.fence("\n".join(parts))
             self.emit(f"{marks}{{eval-rst}}", node.line)
-            for offset, part in enumerate(source.split("\n")):  # keep each line's own number
+            for offset, part in enumerate(parts):  # each line keeps its own number, and what it became its
                 self.emit(part, node.line + 1 + offset)
             self.emit([marks, ""], node.end_line)
 
@@ -384,13 +384,14 @@ def transpile(
     link: LinkResolver | None = None,
     toc: TocResolver | None = None,
     bibliography: list[str] | None = None,
-    eval_rst: Callable[[EvalRst], str] | None = None,
+    eval_rst: Callable[[EvalRst], list[str]] | None = None,
     label: Labeller | None = None,
     after_title: list[str] | None = None,
 ) -> Transpiled:
     """MyST for ``doc`` in ``language``: all frameworks in tabs, or only ``framework``.
     ``bibliography``: the MyST a ``:bibliography:`` line becomes (None: nothing);
-    ``eval_rst(node)``: the reStructuredText of an eval_rst block, line for line; ``label``: how
+    ``eval_rst(node)``: the reStructuredText of an eval_rst block, line for line (a line may
+    become several, numbered as it); ``label``: how
     a framework is named for readers (default: as written); ``after_title``: MyST lines under the
     page's title."""
     writer = _Writer(
@@ -403,7 +404,7 @@ def transpile(
         link or (lambda href, line: href),
         toc or (lambda entry, line: entry),
         bibliography,
-        eval_rst or (lambda node: node.source),
+        eval_rst or (lambda node: node.source.split("\n")),
         label or (lambda framework: framework),
         after_title,
     )
