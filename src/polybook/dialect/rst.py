@@ -56,6 +56,7 @@ class RstDirective:
     start: int = 0
     end: int = 1
     indent: str = ""
+    text: str = ""  # its lines in the block
 
     @property
     def reach(self) -> Reach | None:
@@ -107,7 +108,8 @@ def read_directives(source: str) -> list[RstDirective]:
             end += 1
             if lines[end - 1].strip():
                 last = end
-        found.append(RstDirective(m["name"], m["argument"] or "", options, start, last, indent))
+        text = "\n".join(lines[start:last])
+        found.append(RstDirective(m["name"], m["argument"] or "", options, start, last, indent, text))
     return found
 
 

@@ -157,6 +157,8 @@ class EvalRstResolver:
             _comment_out(lines, directive)
             return True
         file = directive.file
+        at = next((i for i in range(directive.start, directive.end) if file in lines[i]), directive.start)
+        where += at - directive.start  # the line that names the file
         staged = None if "url" in directive.options else stage_file(file)
         if staged is None:
             why = "a URL is read while the book is built" if "url" in directive.options else "it is not in the book"
@@ -164,10 +166,7 @@ class EvalRstResolver:
             diagnostics.append(Diagnostic.make(doc.path, where, Code.RST_FILE, message))
             _comment_out(lines, directive)
             return True
-        for offset in range(directive.start, directive.end):
-            if file in lines[offset]:
-                lines[offset] = lines[offset].replace(file, staged)
-                break
+        lines[at] = lines[at].replace(file, staged)
         return False
 
     def module_file(self, module: str) -> Path | None:
