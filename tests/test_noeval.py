@@ -18,6 +18,7 @@ from polybook.config import load_config
 from polybook.dialect import DialectSettings, parse_text
 from polybook.render.stage import stage_language
 from polybook.stage.api_source import DocOptions, document_module, read_module
+from polybook.stage.myst import transpile
 
 from minibook import make_book
 
@@ -199,6 +200,19 @@ def test_a_directive_the_source_has_too_is_no_finding(tmp_path: Path) -> None:
     conf = make_book(tmp_path, EN + api, "# 序\n" + changed)  # the same directive, other raw HTML
     found = [(f.code, f.location.line) for f in check_book(load_book(load_config(conf))).active if f.location]
     assert ("trust.directive", 4) in found
+
+
+def test_a_myst_directive_in_a_chapters_own_text_is_shown_as_text() -> None:
+    """d2lbook's dialect has no MyST directives: one a list item, a quote or a colon fence opens
+    would reach past the eval_rst checks (``{eval-rst}`` with ``.. include::`` of any file)."""
+    source = (
+        "# T\n\n:::{eval-rst}\n.. include:: /etc/hostname\n:::\n\n"
+        "- item\n\n  ```{eval-rst}\n  .. literalinclude:: ../../../etc/os-release\n  ```\n\n"
+        "> ~~~ {include} /etc/hostname\n> ~~~\n\nA role {math}`x` and `{code}` stay.\n"
+    )
+    text = transpile(parse_text(source, "chapters/ja/x.md", SETTINGS), "ja").text
+    assert "\\:::{eval-rst}" in text and "  ```text {eval-rst}" in text and "> ~~~text {include}" in text
+    assert "A role {math}`x` and `{code}` stay." in text
 
 
 @pytest.mark.slow

@@ -54,6 +54,12 @@ Labeller = Callable[[str], str]
 
 #: ``:Caption of the table`` -- a colon then text, not a role (``:numref:`x```).
 _CAPTION_RE = re.compile(r":(?![A-Za-z][\w-]*:`)\s*\S")
+#: A MyST directive opened in a chapter's own text -- a fence whose info is ``{name}`` in a list
+#: item or a quote, a colon fence -- which d2lbook's dialect does not have: MyST would run it
+#: past polybook (``{eval-rst}`` with ``.. include::`` of any file, or autodoc). Shown as text.
+_MYST_DIRECTIVE_RE = re.compile(
+    r"^(?P<lead>[ \t>]*(?:(?:[-*+]|\d+[.)])[ \t]+[ \t>]*)*)(?P<fence>`{3,}|~{3,}|:{3,})(?P<space>[ \t]*)\{", re.M
+)
 SYNC_GROUP = "framework"  # the sphinx-design sync group; also the ``?framework=`` query key
 
 
@@ -114,8 +120,8 @@ class _Writer:
             self.out.extend((part, line) for part in chunk.split("\n"))
 
     def emit_source(self, source: str, line: int) -> None:
-        """Prose lines keep their own chapter line numbers."""
-        for offset, part in enumerate(self.prose(source, line).split("\n")):
+        """Prose lines keep their own chapter line numbers; a MyST directive they open is text."""
+        for offset, part in enumerate(_inert(self.prose(source, line)).split("\n")):
             self.out.append((part, line + offset))
         self.out.append(("", line))
 
@@ -366,6 +372,18 @@ class _Writer:
             self.out.extend(body)
             self.emit([item_marks, ""], line)
         self.emit([set_marks, ""], line)
+
+
+def _inert(text: str) -> str:
+    """``text`` with each MyST directive it opens shown as text: a backtick or tilde fence as a
+    ``text`` code block, a colon fence escaped."""
+
+    def inert(m: re.Match[str]) -> str:
+        if m["fence"][0] == ":":
+            return f"{m['lead']}\\{m['fence']}{m['space']}{{"
+        return f"{m['lead']}{m['fence']}text {{"
+
+    return _MYST_DIRECTIVE_RE.sub(inert, text) if "{" in text else text
 
 
 def is_table_caption(node: Node) -> bool:
