@@ -5,7 +5,10 @@ source, as autodoc showed it."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -213,6 +216,29 @@ def test_a_myst_directive_in_a_chapters_own_text_is_shown_as_text() -> None:
     text = transpile(parse_text(source, "chapters/ja/x.md", SETTINGS), "ja").text
     assert "\\:::{eval-rst}" in text and "  ```text {eval-rst}" in text and "> ~~~text {include}" in text
     assert "A role {math}`x` and `{code}` stay." in text
+
+
+def test_the_sphinx_process_refuses_to_import_the_books_code(tmp_path: Path) -> None:
+    """The last wall (polybook.stage.guard): whatever asks, a module in the book's folders is
+    not imported in a Sphinx worker; one elsewhere is."""
+    book, elsewhere = tmp_path / "chapters", tmp_path / "site"
+    (book / "ja").mkdir(parents=True)
+    elsewhere.mkdir()
+    (book / "ja" / "evil.py").write_text(f"open({str(tmp_path / 'IMPORTED')!r}, 'w')\n", encoding="utf-8")
+    (elsewhere / "fine.py").write_text("", encoding="utf-8")
+    script = (
+        "import sys; from pathlib import Path; from polybook.stage.guard import refuse_book_code\n"
+        f"refuse_book_code([Path({str(book)!r})]); sys.path[:0] = [{str(book / 'ja')!r}, {str(elsewhere)!r}, "
+        f"{str(tmp_path)!r}]\n"
+        "import fine\n"
+        "for name in ('evil', 'chapters.ja.evil'):\n"
+        "    try:\n        __import__(name)\n    except ImportError as error:\n        print(error)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("is the book's code: a Sphinx build imports nothing of the book") == 2, done.stdout
+    assert not (tmp_path / "IMPORTED").exists()
 
 
 @pytest.mark.slow

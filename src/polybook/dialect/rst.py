@@ -15,7 +15,12 @@ import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-_DIRECTIVE_RE = re.compile(r"^(?P<indent>[ \t]*)\.\.[ \t]+(?P<name>[\w:.+-]+?)::(?:[ \t]+(?P<argument>.*?))?[ \t]*$")
+#: A directive as docutils reads one: ``.. name::`` (any case, an optional space before ``::``), or
+#: in a substitution definition, ``.. |name| directive::`` (which runs the directive too).
+_DIRECTIVE_RE = re.compile(
+    r"^(?P<indent>[ \t]*)\.\.[ \t]+(?:\|[^|]+\|[ \t]+)?(?P<name>(?:(?!_)\w)+(?:[-._+:](?:(?!_)\w)+)*)"
+    r"[ \t]?::(?:[ \t]+(?P<argument>.*?))?[ \t]*$"
+)
 _OPTION_RE = re.compile(r"^[ \t]+:(?P<name>[\w-]+):(?:[ \t]+(?P<value>.*?))?[ \t]*$")
 
 
@@ -69,7 +74,7 @@ class RstDirective:
             return Reach.RUNS
         if name in ("include", "literalinclude") or any(option in self.options for option in _FILE_OPTIONS):
             return Reach.FILE
-        if name == "raw":
+        if name == "raw" or (name == "role" and "(raw)" in self.argument.replace(" ", "")):
             return Reach.RAW
         return None
 
@@ -109,7 +114,7 @@ def read_directives(source: str) -> list[RstDirective]:
             if lines[end - 1].strip():
                 last = end
         text = "\n".join(lines[start:last])
-        found.append(RstDirective(m["name"], m["argument"] or "", options, start, last, indent, text))
+        found.append(RstDirective(m["name"].lower(), m["argument"] or "", options, start, last, indent, text))
     return found
 
 
