@@ -159,6 +159,23 @@ def test_the_library_is_documented_from_its_source_as_autodoc_showed_it(tmp_path
     assert names == ["d2l", "DATA_URL", "HyperParameters", "Module", "add_to_class", "size", "try_gpu"]
 
 
+def test_an_autodoc_directive_keeps_its_options_and_content(tmp_path: Path) -> None:
+    config = load_config(evil_book(tmp_path / "book", tmp_path / "IMPORTED"))
+    en = (
+        "# Intro\n\n```eval_rst\n.. only:: html\n\n   .. AutoFunction:: d2l.torch.try_gpu\n      :no-index:\n\n"
+        "      Extra words.\n\n.. autoclass:: d2l.torch.Module\n   :members: forward\n```\n"
+    )
+    stage = stage_language(
+        config, "en", {"index": parse_text(en, "chapters/en/index.md", SETTINGS)}, {}, {}, tmp_path / "src", []
+    )
+    assert stage.diagnostics == []
+    text = stage.docs["index"].text
+    function = "   .. py:function:: try_gpu(i=0) -> 'torch.device'\n      :module: d2l.torch\n      :no-index:\n"
+    assert function in text and text.index("Return GPU `i`") < text.index("      Extra words.")
+    assert "\n   .. py:method:: Module.forward(X)\n      :module: d2l.torch\n" in text and "Module.make" not in text
+    assert stage.docs["index"].lines[text.split("\n").index("      Extra words.")] == 9  # its chapter line
+
+
 def test_a_directive_that_runs_code_is_left_out_with_its_line(tmp_path: Path) -> None:
     config = load_config(evil_book(tmp_path / "book", tmp_path / "IMPORTED"))
     en = "# Intro\n\n```eval_rst\n.. exec::\n\n   import os\n```\n"

@@ -19,7 +19,6 @@ from polybook.pdf.unicode_math import latex_math
 from polybook.render.settings import overrides, site_info
 from polybook.render.stage import stage_language
 from polybook.stage.bibliography import BibliographyPlan
-from polybook.stage.eval_rst import documents_api
 from polybook.stage.myst import transpile
 from polybook.stage.outputs import ChapterResults, OutputRenderer
 
@@ -154,10 +153,6 @@ def test_api_pages_document_the_books_own_module_or_say_which_is_missing(tmp_pat
     (library / "core.py").write_text(core, encoding="utf-8")
     config = load_config(book / "conf.py")
     doc = parse_text(api, "chapters/en/api.md", SETTINGS)
-    raw_only = parse_text(
-        "# A\n\n```eval_rst\n.. raw:: html\n   :file: front.html\n```\n", "chapters/en/a.md", SETTINGS
-    )
-    assert documents_api(doc) and not documents_api(raw_only)
     stage = stage_language(config, "en", {"api": doc}, {}, {}, tmp_path / "src", [])
     found = [(d.line, d.code) for d in stage.diagnostics]
     assert found == [(9, "api.module"), (20, "rst.file"), (27, "api.module")]

@@ -62,6 +62,7 @@ class RstDirective:
     end: int = 1
     indent: str = ""
     text: str = ""  # its lines in the block
+    body: int = 1  # the offset of its first line after the options (its content, if any)
 
     @property
     def reach(self) -> Reach | None:
@@ -108,13 +109,14 @@ def read_directives(source: str) -> list[RstDirective]:
         while end < len(lines) and (option := _OPTION_RE.match(lines[end])) and _deeper(lines[end], indent):
             options[option["name"]] = option["value"] or ""
             end += 1
-        last = end
+        body = last = end
         while end < len(lines) and (not lines[end].strip() or _deeper(lines[end], indent)):
             end += 1
             if lines[end - 1].strip():
                 last = end
         text = "\n".join(lines[start:last])
-        found.append(RstDirective(m["name"].lower(), m["argument"] or "", options, start, last, indent, text))
+        name = m["name"].lower()
+        found.append(RstDirective(name, m["argument"] or "", options, start, last, indent, text, body))
     return found
 
 

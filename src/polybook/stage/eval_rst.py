@@ -86,14 +86,6 @@ def find_module(name: str, roots: list[Path]) -> Path | None:
     return None
 
 
-def documents_api(doc: Document) -> bool:
-    """Does ``doc`` have an autodoc directive (an API page)?"""
-    return any(
-        isinstance(node, EvalRst) and any(d.reach is Reach.IMPORTS for d in read_directives(node.source))
-        for node in doc.walk()
-    )
-
-
 class EvalRstResolver:
     """Rewrites one language's eval_rst blocks (see the module's docstring)."""
 
@@ -126,7 +118,8 @@ class EvalRstResolver:
                     text, problem = self.autodoc(directive, current[0])
                     if problem:
                         diagnostics.append(Diagnostic.make(doc.path, where, Code.API_MODULE, problem))
-                    lines[directive.start : directive.end] = [text] + [""] * (directive.end - directive.start - 1)
+                    # its options are read; its content stays where it is, after what it documents
+                    lines[directive.start : directive.body] = [text] + [""] * (directive.body - directive.start - 1)
                     left_out = directive.end
                 elif reach is Reach.RUNS:
                     message = (
@@ -189,15 +182,16 @@ class EvalRstResolver:
             module = ".".join(parts[:cut])
             if self.module_file(module) is not None:
                 return module, parts[cut:]
-        if current is not None and parts[0].split(".")[0] not in self.packages:
+        if current is not None and parts[0] not in self.packages:
             return current, parts
         return ".".join(parts[:-1]), parts[-1:]
 
     def autodoc(self, directive: RstDirective, current: str | None) -> tuple[str, str]:
         """An autodoc directive as the ``py:`` directives it stands for, read from the library's
-        source; or a comment and the problem, when it names no module of the library, or a
-        module found nowhere, or a name that module lacks (an older library than the book's:
-        d2l 1.0's ``Module`` is not in 0.17's ``d2l/torch.py``)."""
+        source (its content, after them, is where autodoc puts it); or a comment and the
+        problem, when it names no module of the library, or a module found nowhere, or a name
+        that module lacks (an older library than the book's: d2l 1.0's ``Module`` is not in
+        0.17's ``d2l/torch.py``)."""
         name, target, indent = directive.name.removeprefix("py:"), directive.argument, directive.indent
         left_out = f"{indent}.. polybook: {name} {target} left out"
         written = f"`.. {name}:: {target}`"
