@@ -205,7 +205,7 @@ def test_check_reports_what_a_translation_adds_that_would_run(tmp_path: Path, mo
     ]
     messages = {str(f.location): f.message for f in result.active}
     assert (
-        "adds `.. automodule:: evil`, which the source does not have: it imports a module"
+        "adds `.. automodule:: evil`, which the source does not have: it documents a module"
         in messages["chapters/ja/index.md:6"]
     )
     assert "evil.py is a Python module the source language does not have" in messages["chapters/ja/evil.py:1"]

@@ -29,9 +29,9 @@ from polybook.files import display_path
 
 #: What a directive that reaches beyond the page does, as a finding says it.
 _DOES = {
-    Reach.IMPORTS: "imports a module to document it",
+    Reach.IMPORTS: "documents a module, which autodoc would import",
     Reach.MODULE: "chooses the module the API directives after it document",
-    Reach.RUNS: "runs code while the book is built",
+    Reach.RUNS: "would run code while the book is built",
     Reach.FILE: "reads a file into the page",
     Reach.RAW: "puts raw output (HTML and its scripts) into the page",
 }
@@ -57,8 +57,8 @@ def added_directives(
         reach = directive.reach
         assert reach is not None
         message = (
-            f"the translation adds `{directive.written}`, which the source does not have: it {_DOES[reach]} "
-            "while the book is built; remove it, or have it added to the source first (an eval_rst "
+            f"the translation adds `{directive.written}`, which the source does not have: it {_DOES[reach]}; "
+            "remove it, or have it added to the source first (an eval_rst "
             "directive that imports, runs or reads files is the source's to write; docs/trust.md)"
         )
         findings.append(
@@ -111,7 +111,7 @@ def added_modules(config: BookConfig, langs: list[str]) -> list[Finding]:
 def _module_finding(lang: str, path: Path, relative: Path, source_folder: Path) -> Finding:
     message = (
         f"{relative.as_posix()} is a Python module the source language does not have "
-        f"({display_path(source_folder / relative)}): `polybook build eval` would run the {lang} chapters' code "
+        f"(no {display_path(source_folder / relative)}): `polybook build eval` would run the {lang} chapters' code "
         "with it importable; remove it, or have it added to the source first (a translation adds text, "
         "not code; docs/trust.md)"
     )
