@@ -150,6 +150,8 @@ def _read(path: Path, mtime: int, size: int) -> ModuleApi:
             _define(classes[owner].members, method)
     for found in classes.values():
         found.signature = _class_signature(found, classes)
+    for found in classes.values():  # the syntax trees are not kept with the module
+        found.init = None
     return module
 
 
