@@ -38,7 +38,7 @@ from polybook.stage import sphinx_state, workers
 from polybook.stage.documents import Stage
 from polybook.stage.i18n import SPHINX_LANGUAGE
 from polybook.stage.names import book_name
-from polybook.stage.settings import bibfiles, bibtex_settings, myst_extensions
+from polybook.stage.settings import bibfiles, bibtex_settings, guard_settings, myst_extensions
 from polybook.stage.sphinx_run import map_warnings
 
 
@@ -164,8 +164,7 @@ def sphinx_overrides(config: BookConfig, target: PdfTarget, stage: Stage | None 
     if (formats := numfig_format(spec)) is not None:
         overrides["numfig_format"] = formats
     overrides.update(bibtex_settings(config, bibfiles(config, target.language), overrides["extensions"]))
-    if stage is not None:
-        overrides.update(stage.api.settings(overrides["extensions"]))
+    overrides.update(guard_settings(config, overrides["extensions"]))
     return overrides
 
 

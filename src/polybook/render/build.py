@@ -227,22 +227,17 @@ class _Build:
         status_fresh = not self.stale and read_json(self.work / STATUS_STAMP).get("key") == self.status_key
         doctrees = {lang: self.work / lang / "doctrees" for lang in self.stale}
         fresh = workers.fresh(self.stale, doctrees)
-        if self.stale and not fresh:  # the Sphinx workers' fork server imports Sphinx while the book is parsed
-            workers.start([*settings.SITE_MODULES, *settings.search_preload(self.stale)], doctrees.values())
+        if self.stale:  # the Sphinx workers' fork server imports Sphinx (and what their environments
+            # hold, when they have one) while the book is parsed: it needs nothing of the book
+            workers.start(
+                [*settings.SITE_MODULES, *settings.search_preload(self.stale)], [] if fresh else doctrees.values()
+            )
         self.timings["inputs"] = self.lap()
         book = None
         if self.stale:  # what staging needs first; the other languages once Sphinx runs (the status pages)
             book = load_book(config, list(dict.fromkeys([config.source_language, *self.stale])), cached=True)
         elif self.status is not None and not status_fresh:
             book = load_book(config, cached=True)
-        if fresh and book is not None:  # and, for an API page, the frameworks autodoc will import
-            workers.start(
-                [
-                    *settings.SITE_MODULES,
-                    *workers.api_imports(config, book, fresh),
-                    *settings.search_preload(self.stale),
-                ]
-            )
         self.timings["parse"] = self.lap()
         return book
 

@@ -28,7 +28,7 @@ from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect.nodes import Document, Heading
 from polybook.files import link_or_copy, resolved, write_through
 from polybook.stage.bibliography import BibliographyPlan
-from polybook.stage.eval_rst import ApiImports, EvalRstResolver, relative_to_page
+from polybook.stage.eval_rst import ApiPages, EvalRstResolver, relative_to_page
 from polybook.stage.myst import Transpiled, transpile
 from polybook.stage.outputs import ChapterResults, OutputRenderer, asset_name
 from polybook.toc import entry_target, resolve_entry
@@ -47,7 +47,7 @@ class Stage:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     hasher: Any = field(default_factory=hashlib.sha256)
     catalog: str = ""  # hash of the staged catalog of theme strings ("" when there is none)
-    api: ApiImports = field(default_factory=ApiImports)  # what the API pages need to import
+    api: ApiPages = field(default_factory=ApiPages)  # the library modules the API pages were written from
 
     @property
     def digest(self) -> str:
