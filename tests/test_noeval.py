@@ -212,6 +212,21 @@ def test_check_reports_what_a_translation_adds_that_would_run(tmp_path: Path, mo
     assert not (tmp_path / "IMPORTED").exists()
 
 
+def test_a_translation_documenting_its_own_framework_of_the_library_is_no_finding(tmp_path: Path) -> None:
+    """zh documents ``d2l.paddle``, its own framework's module: the build writes it from the source
+    and imports nothing, so it is not the source's to write (a module outside the library is)."""
+    own = "\n```eval_rst\n.. currentmodule:: d2l.paddle\n\n.. autofunction:: train\n\n.. automodule:: d2l.paddle\n```\n"
+    conf = evil_book(tmp_path / "book", tmp_path / "IMPORTED")
+    ja = tmp_path / "book" / "chapters" / "ja" / "index.md"
+    ja.write_text(ja.read_text(encoding="utf-8").replace(".. automodule:: evil", ".. automodule:: d2l") + own, "utf-8")
+    found = [
+        (f.code, f.location.line, f.message.split("`")[1])
+        for f in check_book(load_book(load_config(conf))).active
+        if f.code == "trust.directive" and f.location
+    ]
+    assert not [written for _, _, written in found if "d2l" in written or "train" in written], found
+
+
 def test_a_directive_the_source_has_too_is_no_finding(tmp_path: Path) -> None:
     api = "\n```eval_rst\n.. raw:: html\n\n   <b>hello</b>\n```\n"
     conf = make_book(tmp_path, EN + api, "# 序\n" + api)

@@ -162,7 +162,7 @@ def check_chapter(
     if stale:  # a stale or review block is read as the source's text: what is found at it is said by its mark
         findings = [f for f in findings if id(f) in own or not _at(f, translation.path, stale)]
     findings += resource_fallbacks(config, lang, name, translation)
-    findings += added_directives(lang, name, written, source, current)  # whatever marks the text holds
+    findings += added_directives(lang, name, written, source, current, config.library.packages)  # as written
     findings += lock_problem(lang, name, translation, record)
     findings += changes_since(lang, name, base, current, translation, match, alignment.place)
     row = changed_row(name, base, current, translation)
@@ -234,7 +234,7 @@ def check_chunk(book: Book, names: list[str], langs: list[str], store: Path | No
                 out.bases[lang, str(base.kind)] += 1
                 if source is None and base.document is None:  # nothing to check it against but itself
                     out.findings += [_orphan(lang, name, target, source_names), *parse_findings(lang, name, target)]
-                    out.findings += added_directives(lang, name, target, None)
+                    out.findings += added_directives(lang, name, target, None, library=book.config.library.packages)
                     continue
                 found, problems = inline_suppressions(target, lang, name)
                 out.suppressions += found

@@ -40,16 +40,29 @@ MODULE_SUFFIXES = tuple(importlib.machinery.all_suffixes())
 
 
 def added_directives(
-    lang: str, name: str, translation: Document, source: Document | None, current: Document | None = None
+    lang: str,
+    name: str,
+    translation: Document,
+    source: Document | None,
+    current: Document | None = None,
+    library: frozenset[str] = frozenset(),
 ) -> list[Finding]:
     """The directives of ``translation``'s eval_rst blocks that reach beyond the page and that
-    neither its ``source`` (the text it was made from) nor the source's ``current`` text has."""
+    neither its ``source`` (the text it was made from) nor the source's ``current`` text has.
+    An API directive of the book's ``library`` (its packages: ``d2l``) is no finding: the build
+    documents that from its source and imports nothing (zh's ``currentmodule:: d2l.paddle``, its
+    own framework's module)."""
     known: Counter[str] = Counter()
     for doc in {id(doc): doc for doc in (source, current) if doc is not None}.values():
         found = Counter(_key(directive) for _, directive in _reaching(doc))
         known |= found
     findings = []
+    module = ""  # the page's current module: what an object named alone belongs to
     for line, directive in _reaching(translation):
+        if directive.reach is Reach.MODULE or directive.name.removeprefix("py:") == "automodule":
+            module = directive.argument.strip()
+        if _of_library(directive, module, library):
+            continue
         key = _key(directive)
         if known[key] > 0:
             known[key] -= 1
@@ -74,6 +87,16 @@ def _reaching(doc: Document) -> Iterator[tuple[int, RstDirective]]:
             for directive in read_directives(node.source):
                 if directive.reach is not None:
                     yield node.line + 1 + directive.start, directive
+
+
+def _of_library(directive: RstDirective, module: str, library: frozenset[str]) -> bool:
+    """An API directive naming a module of the library's packages (``d2l.paddle``) or an object of
+    one, written in full or alone under the page's current ``module``."""
+    if directive.reach not in (Reach.IMPORTS, Reach.MODULE) or not directive.argument.strip():
+        return False
+    named = directive.argument.strip()
+    alone = directive.reach is Reach.IMPORTS and directive.name.removeprefix("py:") != "automodule" and "." not in named
+    return (module if alone else named).split(".")[0] in library
 
 
 def _key(directive: RstDirective) -> str:
