@@ -200,8 +200,11 @@ def test_the_identity_enters_every_program_key_and_no_kernel_is_probed(tmp_path:
         "kernel": spec.kernel,
         "python": spec.python,
         "environment": spec.identity,
-        "packages": {"torch": None, "torchvision": None},  # not made yet: read from its record once it is
+        "packages": {"torch": "2.0.0", "torchvision": "0.15.1"},  # as pinned: the same made or not
     }
+    assert not look_up(config.execution, "pytorch").ready  # computed without it
+    open_ended = config_at(tmp_path / "open", '["torch>=2", "torchvision==0.15.*"]').execution
+    assert env_spec(open_ended, "pytorch").fingerprint()["packages"] == {"torch": None, "torchvision": None}
     base = keys(config)
     bumped = keys(config_at(tmp_path / "b", '["torch==2.0.1", "torchvision==0.15.1"]'))
     assert bumped["pytorch"] != base["pytorch"] and bumped["mxnet"] == base["mxnet"]
@@ -210,13 +213,16 @@ def test_the_identity_enters_every_program_key_and_no_kernel_is_probed(tmp_path:
 def test_a_document_with_required_libs_runs_in_a_derived_environment(tmp_path: Path) -> None:
     config = config_at(tmp_path)
     book = book_of(config, {"ch": CHAPTER, "gp": GPYTORCH})
-    programs = {(p.name, p.framework): p for p in plan(book, make_environments=False)}
+    programs = {(p.name, p.framework): p for p in plan(book)}  # keyed: nothing made, nothing looked at
     derived = env_spec(config.execution, "pytorch", ("gpytorch==1.11",))
     assert programs[("gp", "pytorch")].kernel == derived.kernel
     assert programs[("gp", "pytorch")].fingerprint["environment"] == derived.identity
     assert programs[("ch", "pytorch")].kernel == env_spec(config.execution, "pytorch").kernel
-    # Looked up only (nothing made): each says what to do rather than running in the wrong place.
-    assert programs[("gp", "pytorch")].unavailable.endswith("is not made yet (polybook build env)")
+    # Each knows the environment it must run in, and where that one's kernel spec goes: the build folder.
+    assert programs[("gp", "pytorch")].environment == ("pytorch", ("gpytorch==1.11",))
+    assert programs[("ch", "pytorch")].environment == ("pytorch", ())
+    assert programs[("gp", "pytorch")].kernel_dir == config.build_dir / "kernels"
+    assert not derived.folder.exists() and not look_up(config.execution, "pytorch", ("gpytorch==1.11",)).ready
 
 
 # -- uv and pip's settings --------------------------------------------------------------

@@ -145,9 +145,9 @@ def cache() -> None:
 def cache_info(ctx: click.Context, as_json: bool) -> None:
     """Entries, size, statuses, and how many of each language's programs are cached.
 
-    Without the kernel installed (or a framework's environment made), the keys of the book's
-    programs cannot be computed: the entries are still counted, how many of them the book uses
-    is left unknown (null).
+    Without the kernel installed, the keys of the book's programs cannot be computed (a
+    framework's environment need not be made: its programs' keys come from conf.py): the entries
+    are still counted, how many of them the book uses is left unknown (null).
     """
     from rich.console import Console
     from rich.table import Table
@@ -171,8 +171,7 @@ def cache_info(ctx: click.Context, as_json: bool) -> None:
     book = load_book(config, cached=True)
     problem = None
     try:
-        programs = plan(book, make_environments=False)  # an environment not made yet is not made here
-        problem = next((p.unavailable for p in programs if p.unavailable), None)
+        programs = plan(book)  # no environment is made (nor needed) to key the programs
     except KernelProblem as exc:
         problem = str(exc)  # the programs, keyed without an environment: counted, not matched
         programs = build_programs(book, {framework: {} for framework in config.frameworks})
