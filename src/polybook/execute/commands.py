@@ -9,6 +9,7 @@ They read the config exactly as the other commands do (``polybook.cli._config`` 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import click
@@ -26,6 +27,7 @@ import click
     "started with --resources GPU=1; without one they are not run and reported as needing a GPU.",
 )
 @click.option("-l", "--language", "languages", multiple=True, help="Only these languages (repeatable).")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.pass_context
 def eval_command(
     ctx: click.Context,
@@ -34,9 +36,13 @@ def eval_command(
     freeze: bool,
     scheduler: str | None,
     languages: tuple[str, ...],
+    paths: tuple[Path, ...],
 ) -> None:
     """Execute every chapter's programs (one kernel per framework program, shared by all
     languages whose code is the same) and write build/eval-report.json and build/eval/.
+
+    PATHS (documents or folders of any language, e.g. chapters/en/chapter_preliminaries/):
+    only their programs; every other document's results stay as they are.
 
     Exits 1 when a program failed (an error, a timeout, a dead kernel; "needs a GPU" only
     if polybook.execution.fail_on_needs_gpu is set), after running all the others.
@@ -49,17 +55,22 @@ def eval_command(
     from polybook.execute.outputs import write_outputs
     from polybook.execute.progress import EvalProgress
     from polybook.execute.report import diagnostics, print_table, summary_table, write_report
+    from polybook.execute.selection import NotADocument, documents_at
     from polybook.files import display_path
     from polybook.usage import UsageProblem, book_config, known
 
     config = book_config(ctx)
     known(languages, config.languages, "language")
+    try:
+        documents = documents_at(config, paths, languages) if paths else None
+    except NotADocument as exc:
+        raise UsageProblem(str(exc)) from None
     book = load_book(config, list(languages) or None, cached=True)
     options = EvalOptions(jobs=jobs, rerun_failed=rerun_failed, freeze=freeze, scheduler=scheduler)
     console = Console(stderr=True)
     try:
         with EvalProgress(console) as progress:
-            evaluation = evaluate(book, options, on_event=progress.event, on_plan=progress.plan)
+            evaluation = evaluate(book, options, progress.event, progress.plan, documents)
     except KernelProblem as exc:
         raise UsageProblem(str(exc)) from None
     report = write_report(evaluation)
