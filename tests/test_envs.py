@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -360,15 +359,11 @@ except ModuleNotFoundError as exc:
 
 @pytest.fixture
 def tiny(tmp_path: Path) -> Any:
-    """A one-framework book whose environment is six alone; its kernel spec is removed afterwards."""
+    """A one-framework book whose environment is six alone (its kernel spec in its build folder)."""
     (tmp_path / "chapters" / "en").mkdir(parents=True)
     (tmp_path / "chapters" / "en" / "isolated.md").write_text(ISOLATED, encoding="utf-8")
     (tmp_path / "conf.py").write_text(TINY, encoding="utf-8")
-    config = load_config(tmp_path / "conf.py")
-    yield config
-    spec = Path(sys.prefix) / "share" / "jupyter" / "kernels" / env_spec(config.execution, "tiny").kernel
-    if str(tmp_path) in spec.joinpath("kernel.json").read_text(encoding="utf-8"):
-        shutil.rmtree(spec)
+    return load_config(tmp_path / "conf.py")
 
 
 @pytest.mark.slow
@@ -390,6 +385,10 @@ def test_a_real_environment_runs_its_programs_apart_from_polybooks_own(
     record = json.loads((spec.folder / envs.RECORD).read_text(encoding="utf-8"))
     assert record["requirements"] == ["six==1.17.0", "ipykernel"] and record["packages"]["six"] == "1.17.0"
     assert record["uv"] and record["seconds"] > 0 and record["python"].startswith(spec.python)
+    # Its kernel is registered in the book's build folder, never in polybook's own environment.
+    kernel = json.loads((root / "build" / "kernels" / spec.kernel / "kernel.json").read_text(encoding="utf-8"))
+    assert kernel["argv"][0] == str(spec.executable)
+    assert not (Path(sys.prefix) / "share" / "jupyter" / "kernels" / spec.kernel).exists()
 
     # Made once: a second time it is kept, without calling uv.
     def no_uv(*_: Any) -> str:

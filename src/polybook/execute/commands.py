@@ -90,14 +90,15 @@ def eval_command(
 def env_command(ctx: click.Context, frameworks: tuple[str, ...]) -> None:
     """Make the frameworks' environments (polybook.execution.environments) that are missing,
     in parallel, with those the book's #required_libs documents need; a made one is kept, one
-    that failed before is tried again (builds only say its failure again).
+    that failed before is tried again (builds only say its failure again). Says the disk they
+    take, package files shared between them (and with uv's cache) counted once.
 
     Exits 1 when one could not be made, saying why at its conf.py line.
     """
     from rich.console import Console
 
     from polybook.book import load_book
-    from polybook.execute.envs import ensure_environments, environment_problem
+    from polybook.execute.envs import disk_usage, ensure_environments, environment_problem
     from polybook.execute.evaluate import environments_wanted
     from polybook.execute.report import print_table
     from polybook.usage import UsageProblem, book_config, known
@@ -115,6 +116,8 @@ def env_command(ctx: click.Context, frameworks: tuple[str, ...]) -> None:
     for want in failed:
         click.echo(environment_problem(config, made[want], wanted[want]).format(), err=True)
     print_table(console, environments_table(config, made))
+    folders = [env.spec.folder for env in made.values() if env.ready]
+    click.echo(f"environments: {disk_usage(folders)}", err=True)
     if failed:
         ctx.exit(1)
 
@@ -131,7 +134,7 @@ def environments_table(config: Any, made: dict[tuple[str, tuple[str, ...]], Any]
         table.add_column(column, justify="right" if column == "time" else "left")
     shown = {EnvState.MADE: "[green]made[/green]", EnvState.KEPT: "kept", EnvState.FAILED: "[red]failed[/red]"}
     for env in made.values():
-        versions = env.fingerprint()["packages"]
+        versions = env.installed()
         packages = ", ".join(f"{name} {version}" for name, version in versions.items() if version)
         table.add_row(
             env.spec.label,

@@ -423,6 +423,14 @@ class DiskUsage:
     real: int
     shared: int
 
+    def __str__(self) -> str:
+        gb = 1e9
+        return (
+            f"{self.real / gb:.2f} GB on disk, files linked into several places counted once "
+            f"({self.apparent / gb:.2f} GB were each a copy of its own; {self.shared / gb:.2f} GB of it "
+            "also in uv's cache)"
+        )
+
 
 def disk_usage(folders: Iterable[Path]) -> DiskUsage:
     """The disk ``folders`` take together (symbolic links not followed)."""
