@@ -248,3 +248,24 @@ def test_disk_usage_counts_a_file_linked_twice_once(tmp_path: Path) -> None:
     assert usage.apparent == 210_000
     assert 110_000 <= usage.real < 130_000  # blocks: the linked file once
     assert envs.disk_usage([two]).shared >= 100_000  # linked from outside the folders asked about
+
+
+@pytest.mark.slow
+def test_build_html_with_every_result_stored_makes_no_environment(tmp_path: Path, no_environment: None) -> None:
+    """``build html`` (evaluating) of a book whose environment was never made, every result stored."""
+    from polybook.site.build import HtmlOptions, build_html
+
+    conf = write_book(tmp_path, OWN_ENVIRONMENT)
+    for lang in ("en", "ja"):
+        toc = "\n".join(DOCUMENTS)
+        (tmp_path / "chapters" / lang / "index.md").write_text(f"# Book\n\n```toc\n{toc}\n```\n", encoding="utf-8")
+    _store_every_result(conf)
+    config = load_config(conf)
+    built = build_html(config, HtmlOptions())
+    assert [b.sphinx for b in built.languages] == ["built", "built"], built.to_dict()
+    assert (built.kernel_runs, built.cache_hits) == (0, 3)
+    page = (tmp_path / "build" / "html" / "ja" / "chapter_two" / "c.html").read_text(encoding="utf-8")
+    assert "stored" in page
+    assert (
+        not envs.env_spec(config.execution, "alpha").folder.exists() and not (tmp_path / "build" / "kernels").exists()
+    )
