@@ -246,6 +246,15 @@ def test_pips_index_settings_are_passed_on_to_uv(monkeypatch: pytest.MonkeyPatch
     }
 
 
+def test_package_files_are_linked_from_uvs_cache_unless_uv_link_mode_says_otherwise(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("UV_LINK_MODE", raising=False)
+    assert envs.link_mode() == ["--link-mode", "clone" if sys.platform == "darwin" else "hardlink"]
+    monkeypatch.setenv("UV_LINK_MODE", "copy")
+    assert envs.link_mode() == []  # uv reads the variable itself
+
+
 def test_uvs_reason_is_its_error_without_the_chatter() -> None:
     stderr = (
         "Using CPython 3.11.7 interpreter at: /usr/bin/python3\n"
