@@ -29,12 +29,12 @@ from polybook.book import Book
 from polybook.diagnostics import Code, Diagnostic
 from polybook.dialect.nodes import CodeCell
 from polybook.dialect.normalize import normalize_code
+from polybook.execute.envs import Wanted, kernel_dir
+from polybook.execute.workdir import run_folder, run_root
 
 if TYPE_CHECKING:
     from polybook.config import BookConfig
     from polybook.execute.library import KernelLibrary
-from polybook.execute.envs import kernel_dir
-from polybook.execute.workdir import run_folder, run_root
 
 KEY_VERSION = 2  # 2: a cell that is just a string keeps it (it is displayed)
 #: Fence attributes that change how a cell runs: ``{.python .input timeout=600 allow_errors=true}``.
@@ -87,7 +87,7 @@ class Program:
     fingerprint: dict[str, Any]
     uses: list[Use] = field(default_factory=list)
     pythonpath: Path | None = None  # the mirror's root: the book's package folder is found there
-    environment: tuple[str, tuple[str, ...]] | None = None  # (framework, extra requirements) it runs in
+    environment: Wanted | None = None  # the environment it runs in: (framework, extra requirements)
     kernel_dir: Path | None = None  # where that environment's kernel spec is written
 
     @property
