@@ -53,6 +53,7 @@ class Job:
     environment: dict[str, Any] = field(default_factory=dict)  # fingerprint, for provenance
     wants_gpu: bool = False
     pythonpath: str = ""  # put first on the kernel's sys.path (the book's own package)
+    kernel_dir: str = ""  # the folder of kernel specs ``kernel`` is found in (else Jupyter's own)
 
 
 def strip_ansi(text: str) -> str:
@@ -140,6 +141,11 @@ class _Run:
             on_cell_start=self.cell_start,
             on_cell_executed=self.cell_executed,
         )
+        if job.kernel_dir:  # an environment's kernel: its spec is in the book's build folder only
+            from jupyter_client.kernelspec import KernelSpecManager
+
+            self.client.km = self.client.create_kernel_manager()  # still owned (and shut down) by the client
+            self.client.km.kernel_spec_manager = KernelSpecManager(kernel_dirs=[job.kernel_dir])
 
     def cell_start(self, cell: Any, cell_index: int, **_: Any) -> None:
         self.state["current"], self.state["started"] = cell_index, time.monotonic()

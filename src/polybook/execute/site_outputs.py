@@ -34,7 +34,8 @@ class SiteOutputs:
 
 
 def environment(config: BookConfig) -> Any:
-    """The fingerprints of the book's environments (their packages and interpreters)."""
+    """The fingerprints of the book's environments (their packages and interpreters; for one made
+    by polybook, what it is made from: computed without it, the same before and after it is made)."""
     from polybook.execute.environment import fingerprints
 
     return fingerprints(config.execution, config.frameworks)
@@ -72,11 +73,13 @@ def site_outputs(
     again = [lang for lang in languages if lang not in unchanged]
     if again:
         say("evaluating (cached)")
-        _evaluate(config, book, again, jobs, out)
+        _evaluate(config, book, again, jobs, out, now)
     return out
 
 
-def _evaluate(config: BookConfig, book: Book, languages: list[str], jobs: int | None, out: SiteOutputs) -> None:
+def _evaluate(
+    config: BookConfig, book: Book, languages: list[str], jobs: int | None, out: SiteOutputs, now: Any
+) -> None:
     from polybook.execute.evaluate import EvalOptions, evaluate, evaluation_inputs
     from polybook.execute.outputs import chapter_outputs, write_outputs
     from polybook.execute.report import diagnostics, write_report
@@ -88,7 +91,6 @@ def _evaluate(config: BookConfig, book: Book, languages: list[str], jobs: int | 
     out.results.update(chapter_outputs(evaluation))
     fresh = diagnostics(evaluation)
     out.diagnostics += fresh
-    now = environment(config)  # as the evaluation left it: it makes missing environments
     for lang in languages:
         said = [d.to_dict() for d in fresh if config.language_of(Path(d.path)) == lang]
         _write(_stamp(config, lang), {"inputs": evaluation_inputs(book, lang, now), "diagnostics": said})
