@@ -94,6 +94,8 @@ RULE_TEXT: dict[Code, str] = {
     Code.OUTPUT_MISSING: "No stored output matches a code cell (run polybook build eval).",
     Code.HTML_CITE_NO_BIB: "A citation is used but no bibliography is configured.",
     Code.HTML_MATHJAX: "MathJax is not installed locally, so math shows as TeX.",
+    Code.HTML_PDF: "A PDF is not what its stamp says (a copy a full disk cut short): it is not put on the site.",
+    Code.CHAPTERS_LINK: "A symbolic link in the chapters loops or leaves the book: it is not followed.",
     Code.API_MODULE: "An API page names a module that is not the book's library, or one not built (build the library).",
     Code.RST_CODE: "An eval_rst directive would run code while the book is built; it is left out.",
     Code.RST_FILE: "A file an eval_rst block names is not in the book.",
