@@ -201,14 +201,14 @@ class _Scan(html.parser.HTMLParser):
         for name, value in attrs:
             if name.startswith("on") or name in ("srcdoc", "http-equiv"):
                 self.found.append(Active(f"<{tag} {name}=…>", offset))
-            elif name in URL_ATTRIBUTES and value and not _safe_url(value, tag):
+            elif name in URL_ATTRIBUTES and value and not safe_url(value, tag):
                 shown = value if len(value) <= 40 else value[:39] + "…"
                 self.found.append(Active(f'<{tag} {name}="{shown}">', offset))
 
     handle_startendtag = handle_starttag
 
 
-def _safe_url(value: str, tag: str) -> bool:
+def safe_url(value: str, tag: str = "a") -> bool:
     """A link or source that only navigates or loads a file: http(s), mailto, a path."""
     if tag in ("img", "source") and value.lstrip().lower().startswith("data:image/"):
         return True  # an image inline (shown, never run)

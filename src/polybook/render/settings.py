@@ -16,13 +16,22 @@ from polybook.render.site_info import LanguageSite, NotebookPlace, PdfLink, Site
 from polybook.render.stage import LOCALE_DIR, STAGED_DIRS
 from polybook.stage.documents import Stage
 from polybook.stage.i18n import SPHINX_LANGUAGE, text
+from polybook.stage.safe_html import CONFIG_NAME as TRUSTED_HTML
+from polybook.stage.safe_html import trusted_documents
 from polybook.stage.settings import bibtex_settings, myst_extensions
 
 ASSETS = Path(__file__).parent / "assets"
 MATHJAX_DIR = "_mathjax"  # at the site root, shared by every language
 #: sphinx-copybutton's strings (its ``messages`` table), from :mod:`polybook.stage.i18n`.
 COPYBUTTON_KEYS = ("copy", "copy_to_clipboard", "copy_success", "copy_failure")
-EXTENSIONS = ["myst_parser", "sphinx_design", "sphinx_copybutton", "sphinx.ext.mathjax", "polybook.render.sphinx_ext"]
+EXTENSIONS = [
+    "myst_parser",
+    "sphinx_design",
+    "sphinx_copybutton",
+    "sphinx.ext.mathjax",
+    "polybook.render.sphinx_ext",
+    "polybook.stage.safe_html",  # no active HTML from a chapter (raw HTML cleaned, javascript: links dropped)
+]
 #: What the site's Sphinx workers import ahead, in the fork server (:mod:`polybook.stage.workers`).
 SITE_MODULES = ("sphinx.builders.html", "pydata_sphinx_theme", *EXTENSIONS)
 
@@ -118,6 +127,7 @@ def overrides(
         },
         "copybutton_selector": "div:not(.output) > div.highlight > pre",
         "copybutton_exclude": ".linenos, .gp, .go",
+        TRUSTED_HTML: trusted_documents(config, language, config.document_names(language)),
         "polybook_site": LanguageSite(
             site, language, {key: text(language, key) for key in COPYBUTTON_KEYS}, stage.catalog if stage else ""
         ).to_json(),
