@@ -69,6 +69,7 @@ class Code(StrEnum):
     STRUCTURE_SECTION = "structure.section"
     STRUCTURE_TEXTTAB = "structure.texttab"
     STRUCTURE_CHAPTER = "structure.chapter"
+    HTML_ACTIVE = "html.active"  # raw HTML that would run, load or redirect, which the source has not there
     STALE_SOURCE = "stale.source"
     STALE_UNKNOWN = "stale.unknown"
     STALE_PLAN = "stale.plan"  # a document's row of the migration plan (renamed, new, gone, changed)
@@ -172,6 +173,7 @@ DEFAULT_LEVEL: dict[Code, Level] = {
     Code.STRUCTURE_SECTION: Level.ERROR,
     Code.STRUCTURE_TEXTTAB: Level.ERROR,
     Code.STRUCTURE_CHAPTER: Level.ERROR,
+    Code.HTML_ACTIVE: Level.ERROR,
     Code.STALE_SOURCE: Level.INFO,  # how far behind the source: a migration plan, never a mistake
     Code.STALE_UNKNOWN: Level.INFO,
     Code.STALE_PLAN: Level.INFO,  # how far behind, document by document: never a mistake
