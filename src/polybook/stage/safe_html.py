@@ -1,4 +1,4 @@
-"""Sphinx extension: no active HTML from a chapter reaches its page.
+r"""Sphinx extension: no active HTML from a chapter reaches its page.
 
 Every way a chapter has to put HTML on its page ends in a docutils ``raw`` node: MyST's HTML
 blocks and tags in prose, an ``eval_rst`` ``.. raw:: html`` block (written in it, or a
@@ -7,28 +7,51 @@ per change of it: Sphinx keeps the doctree), its raw HTML is cleaned with the al
 :mod:`polybook.dialect.raw_html`, every piece of the page together; a ``<meta http-equiv>`` is
 taken out (it redirects). When a page is written, a link to a ``javascript:`` (or any other
 scheme than http(s) and mailto) URL -- an eval_rst link, a button, a bibliography entry's url --
-becomes its text. Pages ``polybook_trusted_html`` names (conf.py's ``trusted_html``: source
+becomes its text. Math is typeset with MathJax's Safe extension, for every page: a formula's
+``\href{javascript:…}`` is no link and its ``\style`` cannot move it over the page. Pages
+``polybook_trusted_html`` names (conf.py's ``trusted_html``: source
 language documents only, see :meth:`polybook.config.BookConfig.trusts_html`) keep theirs as written.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+from importlib import metadata
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from docutils import nodes
 
 from polybook.config import BookConfig
+from polybook.dialect import raw_html
 from polybook.dialect.raw_html import clean_pieces, safe_url
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
 
 CONFIG_NAME = "polybook_trusted_html"
+#: The allow-list's version, a setting of every page: a new one reads every page again (Sphinx
+#: keeps pages as they were cleaned when read).
+POLICY_NAME = "polybook_html_policy"
+#: What ``MathJax.js?config=…,Safe`` does (``config/Safe.js``), on the pages that load MathJax 2.
+SAFE_MATH = (
+    'MathJax.Hub.Register.StartupHook("End Config", function () {'
+    " var config = MathJax.Hub.config; (config.extensions = config.extensions || []).push('Safe.js'); })"
+)
 
 
 def trusted_documents(config: BookConfig, lang: str, names: list[str]) -> list[str]:
     """Of ``names``, the documents of ``lang`` whose raw HTML the site keeps: the config value."""
     return sorted(name for name in names if config.trusts_html(lang, name))
+
+
+@functools.cache
+def policy_version() -> str:
+    """The allow-list's code and the sanitizer's release."""
+    digest = hashlib.sha256(Path(raw_html.__file__).read_bytes())
+    digest.update(metadata.version("nh3").encode())
+    return digest.hexdigest()[:16]
 
 
 def clean_page(app: Sphinx, doctree: nodes.document) -> None:
@@ -63,10 +86,19 @@ def unsafe_links(doctree: nodes.Node) -> None:
             node.replace_self(nodes.inline("", "", *node.children))
 
 
+def safe_math(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
+    """MathJax's Safe extension on a page with math (as Sphinx's mathjax decides it has)."""
+    if app.builder.format == "html" and context.get("has_maths_elements") and app.config.mathjax2_config:
+        builder: Any = app.builder
+        builder.add_js_file("", type="text/x-mathjax-config", body=SAFE_MATH, priority=400)  # before MathJax.js
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     from polybook import __version__
 
     app.add_config_value(CONFIG_NAME, [], "env", types=frozenset({list}))
+    app.add_config_value(POLICY_NAME, "", "env", types=frozenset({str}))
     app.connect("doctree-read", clean_page)
     app.connect("doctree-resolved", drop_unsafe_links)
+    app.connect("html-page-context", safe_math)
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}
