@@ -18,6 +18,7 @@ BENIGN = [
     '<table><tbody><tr><td colspan="2" align="left">a</td></tr></tbody></table>',
     '<p style="text-align:center">centred</p>',
     '<img src="https://d2l.ai/_images/map.png" alt="map" width="400">',
+    '<div class="output html"><b class="rich-output">bold</b></div>',  # a cell's HTML output
 ]
 
 

@@ -54,7 +54,9 @@ _SCHEME_RE = re.compile(r"^([a-z][a-z0-9+.-]*):")
 _INVISIBLE_RE = re.compile(r"[\x00-\x20\x7f]+")  # what browsers ignore inside a URL's scheme
 
 _TAGS = {"tfoot", "caption", "center", "figure", "figcaption", "picture", "source"}
-_EVERYWHERE = {"align", "title", "lang", "dir", "style"}
+#: ``class`` too, as Jupyter keeps it: a cell's HTML output (``stage/outputs.py``, pandas' tables) is
+#: styled by it, and a class only chooses among the page's own styles.
+_EVERYWHERE = {"align", "title", "lang", "dir", "style", "class"}
 _ATTRIBUTES = {
     "img": {"src", "alt", "width", "height"},
     "source": {"srcset", "type", "media"},
@@ -113,9 +115,6 @@ _STYLE_PROPERTIES = frozenset(
         "white-space",
     ]
 )
-#: The classes the book's own raw HTML carries: a cell's HTML output (``stage/outputs.py``) and
-#: the tables pandas writes.
-_CLASSES = {"div": {"output", "html"}, "table": {"dataframe"}}
 #: What stands between two pieces of one page while they are cleaned together: a character no
 #: chapter needs (a private-use one), taken out of the pieces first.
 _CUT = "\ue000"
@@ -134,7 +133,6 @@ def _cleaner() -> object:
         attributes=attributes,
         url_schemes=set(_SAFE_SCHEMES),
         link_rel=None,  # no target attribute is kept, so no rel is needed: benign HTML stays as written
-        allowed_classes={tag: set(names) for tag, names in _CLASSES.items()},
         filter_style_properties=set(_STYLE_PROPERTIES),
         strip_comments=True,
     )
