@@ -139,7 +139,8 @@ def test_api_pages_document_the_books_own_module_or_say_which_is_missing(tmp_pat
         "```eval_rst\n.. automodule:: mylib.missing\n   :members:\n```\n\n"
         "```eval_rst\n.. raw:: html\n   :file: front.html\n```\n\n"
         "```eval_rst\n.. raw:: html\n   :file: nowhere.html\n```\n\n"
-        "```eval_rst\n.. currentmodule:: mylib.core\n\n.. autofunction:: helper\n.. autoclass:: Newer\n```\n"
+        "```eval_rst\n.. currentmodule:: mylib.core\n\n.. autofunction:: helper\n.. autoclass:: Newer\n```\n\n"
+        "```eval_rst\n.. raw:: html\n   :url: https://evil.example/page.html\n```\n"
     )
     (book / "chapters" / "en" / "api.md").write_text(api, encoding="utf-8")
     (book / "chapters" / "en" / "front.html").write_text("<p>front</p>\n", encoding="utf-8")
@@ -156,13 +157,15 @@ def test_api_pages_document_the_books_own_module_or_say_which_is_missing(tmp_pat
     assert documents_api(doc) and not documents_api(raw_only)  # the fork server imports frameworks for the first
     stage = stage_language(config, "en", {"api": doc}, {}, {}, tmp_path / "src", [])
     found = [(d.line, d.code) for d in stage.diagnostics]
-    assert found == [(9, "api.module"), (20, "rst.file"), (27, "api.module")]
+    assert found == [(9, "api.module"), (20, "rst.file"), (27, "api.module"), (32, "rst.file")]
+    assert "would be fetched as the site is built" in stage.diagnostics[3].message
     assert "mylib.core (" in stage.diagnostics[2].message and "has no 'Newer'" in stage.diagnostics[2].message
     assert "'mylib.missing' is not found" in stage.diagnostics[0].message
     text = stage.docs["api"].text
     assert ".. automodule:: mylib.core" in text and ".. automodule:: mylib.missing" not in text
     assert ":file: _book/chapters/en/front.html" in text and (tmp_path / "src/_book/chapters/en/front.html").is_file()
     assert "nowhere.html" in text.split(".. polybook: left out: raw:: html")[1]
+    assert "evil.example" in text.split(".. polybook: left out: raw:: html")[2]
     extensions: list[str] = []
     settings = stage.api.settings(extensions)
     assert extensions == ["sphinx.ext.autodoc", "polybook.stage.eval_rst"]

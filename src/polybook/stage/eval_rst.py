@@ -11,7 +11,8 @@ add a traceback per page).
 
 ``.. raw:: html`` / ``.. include::`` with a file: the file is found like a figure (the
 language's, else the source language's), staged with the pages and its path rewritten;
-a file that is not in the book is an error at its line and the directive is left out. The
+a file that is not in the book is an error at its line and the directive is left out, and so is
+a ``:url:``, which docutils would fetch while the site is built. The
 PDF leaves out a raw block for HTML without looking for its file.
 
 :func:`setup` is the small Sphinx extension that puts the import roots on ``sys.path``.
@@ -37,6 +38,8 @@ from polybook.dialect.nodes import Document, EvalRst
 
 _AUTODOC_RE = re.compile(r"^(?P<indent>\s*)\.\.\s+(?P<directive>auto\w+)::\s*(?P<target>\S+)")
 _FILE_RE = re.compile(r"^(?P<indent>\s*)(?::file:|\.\.\s+(?:include|literalinclude)::)\s*(?P<path>\S+)\s*$")
+#: A ``.. raw::`` or ``.. include::`` option that has docutils fetch a URL as the page is built.
+_URL_RE = re.compile(r"^\s*:url:\s*(?P<url>\S+)")
 _CURRENT_RE = re.compile(r"^\s*\.\.\s+(?:py:)?(?:currentmodule|module)::\s*(?P<module>\S+)")
 _DIRECTIVE_RE = re.compile(r"^(?P<indent>\s*)\.\.\s+[\w:-]+::")
 #: ``stage(file)`` -> the staged path (from the staged source folder), or None when the file is
@@ -205,6 +208,13 @@ class EvalRstResolver:
                     current[0] = None if m["module"] == "None" else m["module"]
                 elif m := _AUTODOC_RE.match(line):
                     lines[offset] = self.autodoc(m, current[0], doc, where, diagnostics)
+                elif m := _URL_RE.match(line):
+                    message = (
+                        f"`:url: {m['url']}` (in eval_rst) would be fetched as the site is built; the directive is "
+                        "left out: put the file in the book and name it with :file:"
+                    )
+                    diagnostics.append(Diagnostic.make(doc.path, where, Code.RST_FILE, message))
+                    _comment_out(lines, offset)
                 elif m := _FILE_RE.match(line):
                     if self.other_output(lines, offset):
                         _comment_out(lines, offset)
