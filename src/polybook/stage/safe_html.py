@@ -2,15 +2,16 @@ r"""Sphinx extension: no active HTML from a chapter reaches its page.
 
 Every way a chapter has to put HTML on its page ends in a docutils ``raw`` node: MyST's HTML
 blocks and tags in prose, an ``eval_rst`` ``.. raw:: html`` block (written in it, or a
-``:file:``), a raw role, a ``{raw}`` directive, a cell's HTML output. Once a page is read (once
-per change of it: Sphinx keeps the doctree), its raw HTML is cleaned with the allow-list of
-:mod:`polybook.dialect.raw_html`, every piece of the page together; a ``<meta http-equiv>`` is
-taken out (it redirects). When a page is written, a link to a ``javascript:`` (or any other
-scheme than http(s) and mailto) URL -- an eval_rst link, a button, a bibliography entry's url --
-becomes its text. Math is typeset with MathJax's Safe extension, for every page: a formula's
-``\href{javascript:…}`` is no link and its ``\style`` cannot move it over the page. Pages
-``polybook_trusted_html`` names (conf.py's ``trusted_html``: source
-language documents only, see :meth:`polybook.config.BookConfig.trusts_html`) keep theirs as written.
+``:file:``), a raw role, a ``{raw}`` directive, a cell's HTML output. Once a page is read (once per
+change of it: Sphinx keeps the doctree), before its title is copied into the other pages'
+navigation, its raw HTML is cleaned with the allow-list of :mod:`polybook.dialect.raw_html`, every
+piece of the page together, and a ``<meta http-equiv>`` is taken out (it redirects). When a page
+is written, a link to a ``javascript:`` (or any other scheme than http(s) and mailto) URL -- an
+eval_rst link, a button, a bibliography entry's url -- becomes its text. Math is typeset with
+MathJax's Safe extension: a formula's ``\href{javascript:…}`` is no link and its ``\style``
+cannot move it over the page. Pages ``polybook_trusted_html`` names (conf.py's ``trusted_html``:
+source language documents only, see :meth:`polybook.config.BookConfig.trusts_html`) keep their
+raw HTML and links as written.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from docutils import nodes
+from sphinx.transforms import SphinxTransform
 
 from polybook.config import BookConfig
 from polybook.dialect import raw_html
@@ -54,11 +56,15 @@ def policy_version() -> str:
     return digest.hexdigest()[:16]
 
 
-def clean_page(app: Sphinx, doctree: nodes.document) -> None:
-    """Clean the raw HTML of a page just read (unless it is trusted)."""
-    if app.env.docname in app.config[CONFIG_NAME]:
-        return
-    clean_doctree(doctree)
+class CleanPage(SphinxTransform):
+    """Clean the raw HTML of a page just read (unless it is trusted): before ``doctree-read``
+    (880), whose collectors copy the page's title into every page's sidebar and breadcrumbs."""
+
+    default_priority = 870
+
+    def apply(self, **kwargs: Any) -> None:
+        if self.env.docname not in self.config[CONFIG_NAME]:
+            clean_doctree(self.document)
 
 
 def clean_doctree(doctree: nodes.Node) -> None:
@@ -98,7 +104,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
 
     app.add_config_value(CONFIG_NAME, [], "env", types=frozenset({list}))
     app.add_config_value(POLICY_NAME, "", "env", types=frozenset({str}))
-    app.connect("doctree-read", clean_page)
+    app.add_transform(CleanPage)
     app.connect("doctree-resolved", drop_unsafe_links)
     app.connect("html-page-context", safe_math)
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}
