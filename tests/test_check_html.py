@@ -31,6 +31,8 @@ def test_every_active_part_of_a_translation_is_an_error_at_its_line(tmp_path: Pa
         ("index.md", 10, "raw HTML <iframe> the source has not here: "),
         ("index.md", 12, "raw HTML <svg onload=…> the source has not here: "),
         ("index.md", 28, "raw HTML <script> the source has not here: "),  # in an eval_rst raw block
+        ("index.md", 33, "eval_rst link to `javascript:` the source has not here: "),
+        ("index.md", 36, "eval_rst `.. meta:: :http-equiv:` (a redirect) the source has not here: "),
         ("trusted.md", 1, "raw HTML <img onerror=…> the source has not here: "),  # in a heading
     ]
     assert all(message.endswith(ADVICE) and Path(path).parent.name == "ja" for path, _, message in found)
