@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from docutils import nodes
 
@@ -117,3 +119,16 @@ def test_a_doctree_loses_its_active_html_and_links() -> None:
     assert [n.astext() for n in doc.findall(nodes.raw)] == ['<div align="center">', "</div>", "\\input{x}"]
     assert [n["refuri"] for n in doc.findall(nodes.reference)] == ["https://d2l.ai/"]
     assert "click" in para.astext() and not list(doc.findall(nodes.meta))
+
+
+def test_the_site_trusts_only_the_source_pages_conf_py_names() -> None:
+    """And polybook's own status page, whose tables are filled in its raw HTML after Sphinx."""
+    from polybook.config import load_config
+    from polybook.render.settings import overrides, site_info
+    from polybook.stage.safe_html import CONFIG_NAME, POLICY_NAME
+
+    config = load_config(Path(__file__).parent / "fixtures" / "html_safety" / "conf.py")
+    site = site_info(config, {})
+    en, ja = overrides(config, "en", site, []), overrides(config, "ja", site, [])
+    assert (en[CONFIG_NAME], ja[CONFIG_NAME]) == (["polybook-status", "trusted"], ["polybook-status"])
+    assert en[POLICY_NAME] == ja[POLICY_NAME] and "polybook.stage.safe_html" in en["extensions"]
