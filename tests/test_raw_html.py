@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 from docutils import nodes
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from polybook.dialect import parse_text
 from polybook.dialect.raw_html import active_parts, clean, clean_pieces, raw_html
@@ -132,3 +134,19 @@ def test_the_site_trusts_only_the_source_pages_conf_py_names() -> None:
     en, ja = overrides(config, "en", site, []), overrides(config, "ja", site, [])
     assert (en[CONFIG_NAME], ja[CONFIG_NAME]) == (["polybook-status", "trusted"], ["polybook-status"])
     assert en[POLICY_NAME] == ja[POLICY_NAME] and "polybook.stage.safe_html" in en["extensions"]
+
+
+FRAGMENTS = [
+    '<div align="center">', "</div>", "<script>", "</script>", "alert(1)", '<img src="a', 'b" onerror=alert(1)>',
+    '<a href="javascript:alert(1)">', "</a>", "<table>", "<tr><td>", "</td></tr></table>", "<!--", "-->", "<style>",
+    "<textarea>", "<svg onload=alert(1)>", "<math>", "<iframe src=https://evil.example/>", "<noscript>", "<xmp>",
+    "<plaintext>", "'", '"', ">", "<", "<b>", "</b>", "<p onclick=alert(1)>", "<template>", "<select>",
+]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=4).map("".join), min_size=1, max_size=6))
+def test_no_pieces_make_active_html_around_the_pages_own(pieces: list[str]) -> None:
+    """Whatever the pieces, a page made of them with its own HTML between has nothing active."""
+    page = '<p class="x">the page&#x27;s own</p>'.join(clean_pieces(pieces))
+    assert active_parts(page) == [], page
