@@ -93,8 +93,9 @@ def unsafe_links(doctree: nodes.Node) -> None:
 
 
 def safe_math(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
-    """MathJax's Safe extension on a page with math (as Sphinx's mathjax decides it has)."""
-    if app.builder.format == "html" and context.get("has_maths_elements") and app.config.mathjax2_config:
+    """MathJax's Safe extension on every page that loads MathJax (as Sphinx's mathjax decides)."""
+    loads = app.registry.html_assets_policy == "always" or context.get("has_maths_elements")
+    if app.builder.format == "html" and loads and app.config.mathjax2_config:
         builder: Any = app.builder
         builder.add_js_file("", type="text/x-mathjax-config", body=SAFE_MATH, priority=400)  # before MathJax.js
 
