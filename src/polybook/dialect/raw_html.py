@@ -7,7 +7,7 @@ ammonia), unless conf.py trusts the document (``polybook.trusted_html``, the sou
 only); ``polybook check`` tells a translator what the site would take out (:func:`active_parts`).
 
 Kept: text markup, headings, lists, tables, ``<img>`` and ``<a>`` to http(s), mailto or a path,
-``align``/``width``/``style`` (layout properties only); everything else is taken out: scripts and
+``align``, ``width``, ``class``, ``style`` (layout properties only); everything else is taken out: scripts and
 styles with their content, event handlers, ``javascript:`` URLs, frames, objects, forms, ``<meta>``.
 """
 
@@ -22,33 +22,14 @@ from dataclasses import dataclass
 from polybook.dialect.nodes import Block, Document, EvalRst, Figure, Heading, Node, Paragraph
 
 #: Elements that run or load something, take input or redirect the page: never kept.
-ACTIVE_TAGS = frozenset(
-    [
-        "script",
-        "style",
-        "iframe",
-        "frame",
-        "frameset",
-        "object",
-        "embed",
-        "applet",
-        "form",
-        "input",
-        "button",
-        "textarea",
-        "select",
-        "base",
-        "meta",
-        "link",
-        "portal",
-        "noscript",
-        "template",
-    ]
-)
+ACTIVE_TAGS = frozenset({
+    "script", "style", "iframe", "frame", "frameset", "object", "embed", "applet", "form", "input", "button",
+    "textarea", "select", "base", "meta", "link", "portal", "noscript", "template"
+})  # fmt: skip
 #: Attributes whose value is loaded or followed as a URL.
-URL_ATTRIBUTES = frozenset(
-    ["href", "src", "action", "formaction", "xlink:href", "data", "poster", "background", "cite", "srcset", "ping"]
-)
+URL_ATTRIBUTES = frozenset({
+    "href", "src", "action", "formaction", "xlink:href", "data", "poster", "background", "cite", "srcset", "ping"
+})  # fmt: skip
 _SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
 _SCHEME_RE = re.compile(r"^([a-z][a-z0-9+.-]*):")
 _INVISIBLE_RE = re.compile(r"[\x00-\x20\x7f]+")  # what browsers ignore inside a URL's scheme
@@ -77,44 +58,13 @@ _ATTRIBUTES = {
     "time": {"datetime"},
 }
 #: CSS a chapter may set on its own elements: layout and type, never position (no overlay).
-_STYLE_PROPERTIES = frozenset(
-    [
-        "text-align",
-        "vertical-align",
-        "width",
-        "height",
-        "max-width",
-        "max-height",
-        "min-width",
-        "min-height",
-        "float",
-        "clear",
-        "margin",
-        "margin-top",
-        "margin-bottom",
-        "margin-left",
-        "margin-right",
-        "padding",
-        "padding-top",
-        "padding-bottom",
-        "padding-left",
-        "padding-right",
-        "color",
-        "background-color",
-        "font-weight",
-        "font-style",
-        "font-size",
-        "text-decoration",
-        "border",
-        "border-top",
-        "border-bottom",
-        "border-left",
-        "border-right",
-        "border-collapse",
-        "border-spacing",
-        "white-space",
-    ]
-)
+_STYLE_PROPERTIES = frozenset({
+    "text-align", "vertical-align", "width", "height", "max-width", "max-height", "min-width", "min-height",
+    "float", "clear", "margin", "margin-top", "margin-bottom", "margin-left", "margin-right", "padding",
+    "padding-top", "padding-bottom", "padding-left", "padding-right", "color", "background-color", "font-weight",
+    "font-style", "font-size", "text-decoration", "border", "border-top", "border-bottom", "border-left",
+    "border-right", "border-collapse", "border-spacing", "white-space"
+})  # fmt: skip
 #: What stands between two pieces of one page while they are cleaned together: a character no
 #: chapter needs (a private-use one), taken out of the pieces first.
 _CUT = "\ue000"
