@@ -14,6 +14,7 @@ styles with their content, event handlers, ``javascript:`` URLs, frames, objects
 from __future__ import annotations
 
 import functools
+import html
 import html.parser
 import re
 from collections.abc import Iterator
@@ -226,7 +227,7 @@ def _markdown() -> object:
 def _inline_pieces(text: str, line: int) -> Iterator[RawHtml]:
     for token in _markdown().parse(text):  # type: ignore[attr-defined]
         start = line + (token.map[0] if token.map else 0)
-        if token.type == "html_block":  # inside a list or a block quote
+        if token.type == "html_block":  # the text itself, or inside a list or a block quote
             yield RawHtml(token.content.rstrip("\n"), start, "block")
         for child in token.children or ():
             if child.type in ("softbreak", "hardbreak"):
@@ -235,6 +236,27 @@ def _inline_pieces(text: str, line: int) -> Iterator[RawHtml]:
                 if child.type == "html_inline":
                     yield RawHtml(child.content, start, "inline")
                 start += child.content.count("\n")
+
+
+def clean_markdown(text: str) -> str:
+    """Markdown prose with each raw HTML piece that has active parts cleaned, the others as
+    written (a notebook's Markdown cell, which no Sphinx cleans). A piece Markdown reads out of a
+    list or quote is not written as it is read (its lines are indented): its lines are escaped,
+    and when something active is left the whole text is, so it shows as text."""
+    pieces = [piece.html for piece in _inline_pieces(text, 1)] if "<" in text else []
+    if not any(active_parts(piece) for piece in pieces):
+        return text
+    for piece, cleaned in zip(pieces, clean_pieces(pieces), strict=True):
+        if not active_parts(piece):
+            continue
+        if piece in text:
+            text = text.replace(piece, cleaned)
+        else:
+            for line in filter(None, (line.strip() for line in piece.split("\n"))):
+                text = text.replace(line, html.escape(line, quote=False))
+    if any(active_parts(piece.html) for piece in _inline_pieces(text, 1)):
+        return html.escape(text, quote=False)
+    return text
 
 
 def _rst_pieces(node: EvalRst) -> Iterator[RawHtml]:
