@@ -1,9 +1,10 @@
 """Active HTML from a translation is inert on the built page: Chromium (Playwright) over the
 fixture book tests/fixtures/html_safety, whose ja pages carry a script, an ``<img onerror>`` (one
 in a heading, which every page's sidebar copies), a ``javascript:`` link in HTML and in eval_rst,
-an iframe, an ``<svg onload>``, a script in an eval_rst raw block and in a ``:file:``, and a
-``<meta http-equiv="refresh">``. Each would set ``window.pwned`` (or the title, or leave the
-page). The source's page conf.py trusts keeps its script; the translation of it does not."""
+an iframe, an ``<svg onload>``, a script in an eval_rst raw block and in a ``:file:``, a
+``<meta http-equiv="refresh">`` and a formula's ``\\href{javascript:…}``. Each would set
+``window.pwned`` (or the title, or leave the page). The source's page conf.py trusts keeps its
+script; the translation of it does not."""
 
 from __future__ import annotations
 
@@ -74,8 +75,13 @@ def test_a_translations_active_html_does_nothing(site: str, page: Any) -> None:
 def test_only_the_source_page_conf_py_trusts_keeps_its_script(site: str, page: Any) -> None:
     page.goto(f"{site}/en/trusted.html")
     assert page.evaluate("window.trustedRan") == 1
+    missing: list[str] = []
+    page.on("response", lambda r: r.status >= 400 and "_mathjax" in r.url and missing.append(r.url))
     page.goto(f"{site}/ja/trusted.html")
+    page.wait_for_selector(".MathJax_CHTML", timeout=20_000)  # typeset, with the Safe extension
     page.wait_for_timeout(300)
     assert page.evaluate("window.trustedRan") is None
     assert page.evaluate("window.pwned") is None  # its heading's <img onerror>, in the title, sidebar, breadcrumbs
+    assert page.locator("a[href^='javascript']").count() == 0  # the formula's \href
+    assert page.evaluate("MathJax.Hub.config.extensions").count("Safe.js") == 1 and missing == []
     assert page.locator("article").get_by_text("trusted", exact=True).count() == 1

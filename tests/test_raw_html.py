@@ -155,7 +155,7 @@ def test_no_pieces_make_active_html_around_the_pages_own(pieces: list[str]) -> N
 def test_markdown_prose_loses_only_what_is_active() -> None:
     """A notebook's Markdown cell: benign HTML and code spans as written, an active piece
     cleaned where it stands, or escaped to text when Markdown reads it indented (in a list)."""
-    from polybook.dialect.raw_html import clean_markdown
+    from polybook.dialect.raw_html import clean_markdown, math_links
 
     prose = 'Some <b>bold</b>, `<img onerror=1>` and <img src="x" onerror="alert(1)"> <a href="javascript:x">c</a>.'
     assert clean_markdown(prose) == 'Some <b>bold</b>, `<img onerror=1>` and <img src="x"> <a>c</a>.'
@@ -163,3 +163,6 @@ def test_markdown_prose_loses_only_what_is_active() -> None:
     assert clean_markdown('<div align="center">') == '<div align="center">'
     listed = '- item\n\n  <div onclick="x">\n  <b>y</b>\n  </div>'
     assert clean_markdown(listed) == '- item\n\n  &lt;div onclick="x"&gt;\n  &lt;b&gt;y&lt;/b&gt;\n  &lt;/div&gt;'
+    formula = r"$\href{javascript:alert(1)}{x} + \href{https://d2l.ai}{y}$"
+    assert math_links(formula) == ["javascript"]
+    assert clean_markdown(formula) == r"$\href{#}{x} + \href{https://d2l.ai}{y}$"

@@ -1,10 +1,11 @@
-"""Raw HTML (or eval_rst) a translation adds that would run on its page: ``html.active`` errors.
+"""Raw HTML (eval_rst, a formula) a translation adds that would run on its page: ``html.active``.
 
 The site cleans every translation's raw HTML (:mod:`polybook.stage.safe_html`), so nothing a
 translation writes runs there; the check tells the translator and the reviewer of a pull request
 first, at the line: a ``<script>``, an event handler (``onerror=``), a ``javascript:`` URL, a
 frame, an object, a form, a style; in eval_rst, a link to a ``javascript:`` URL or a ``.. meta::``
-redirect. What the source writes the same, piece for piece, is the source's and not said again.
+redirect; in a formula, a ``\\href{javascript:…}``. What the source writes the same, piece for
+piece, is the source's and not said again.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from collections import Counter
 
 from polybook.check.findings import Finding, Location
 from polybook.diagnostics import Code
-from polybook.dialect.nodes import Document, EvalRst
-from polybook.dialect.raw_html import Active, active_parts, raw_html
+from polybook.dialect.nodes import DisplayMath, Document, EvalRst, Node
+from polybook.dialect.raw_html import Active, active_parts, math_links, raw_html
 
 _SPACES = re.compile(r"\s+")
 #: What to do about it: said by every finding.
@@ -45,12 +46,21 @@ def _active(doc: Document) -> list[tuple[str, int, list[Active], str]]:
         (piece.html, piece.line, parts, "raw HTML") for piece in raw_html(doc) if (parts := active_parts(piece.html))
     ]
     for node in doc.walk():
+        for tex, line in _formulas(node):
+            out += [(tex, line, [Active(f"formula link to `{scheme}:`", 0)], "math") for scheme in math_links(tex)]
         if isinstance(node, EvalRst):
             for offset, line in enumerate(node.source.split("\n")):
                 for m in _RST_ACTIVE.finditer(line):
                     what = f"link to `{m['url']}`" if m["url"] else "`.. meta:: :http-equiv:` (a redirect)"
                     out.append((line, node.line + 1 + offset, [Active(what, 0)], "eval_rst"))
     return out
+
+
+def _formulas(node: Node) -> list[tuple[str, int]]:
+    if isinstance(node, DisplayMath):
+        return [(node.tex, node.line)]
+    inlines = getattr(node, "inlines", ())
+    return [(inline.value, inline.line) for inline in inlines if inline.kind == "math"]
 
 
 def check_raw_html(lang: str, name: str, source: Document, translation: Document) -> list[Finding]:

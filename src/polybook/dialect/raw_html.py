@@ -66,6 +66,9 @@ _STYLE_PROPERTIES = frozenset({
     "font-style", "font-size", "text-decoration", "border", "border-top", "border-bottom", "border-left",
     "border-right", "border-collapse", "border-spacing", "white-space"
 })  # fmt: skip
+#: A formula's link (MathJax's ``\href``) to another scheme than http(s), mailto or a path: the site
+#: typesets math with MathJax's Safe extension, which makes it no link; a notebook's is made ``#``.
+_MATH_HREF_RE = re.compile(r"\\href\s*\{\s*(?!(?:https?|mailto):)(?P<scheme>[A-Za-z][\w+.-]*):[^}]*\}")
 #: What stands between two pieces of one page while they are cleaned together: a character no
 #: chapter needs (a private-use one), taken out of the pieces first.
 _CUT = "\ue000"
@@ -238,11 +241,19 @@ def _inline_pieces(text: str, line: int) -> Iterator[RawHtml]:
                 start += child.content.count("\n")
 
 
+def math_links(tex: str) -> list[str]:
+    """The schemes of the formula links in ``tex`` that would run (``javascript``)."""
+    return [m["scheme"] for m in _MATH_HREF_RE.finditer(tex)] if "href" in tex else []
+
+
 def clean_markdown(text: str) -> str:
     """Markdown prose with each raw HTML piece that has active parts cleaned, the others as
     written (a notebook's Markdown cell, which no Sphinx cleans). A piece Markdown reads out of a
     list or quote is not written as it is read (its lines are indented): its lines are escaped,
-    and when something active is left the whole text is, so it shows as text."""
+    and when something active is left the whole text is, so it shows as text. A formula's link to
+    ``javascript:`` points nowhere (``#``)."""
+    if "href" in text:
+        text = _MATH_HREF_RE.sub(r"\\href{#}", text)
     pieces = [piece.html for piece in _inline_pieces(text, 1)] if "<" in text else []
     if not any(active_parts(piece) for piece in pieces):
         return text
