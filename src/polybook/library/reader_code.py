@@ -122,7 +122,7 @@ def _fluent_call(node: ast.Call, method: str) -> str | None:
     if not node.args:
         return None
     call = ast.Call(ast.Attribute(value=node.args[0], attr=method, ctx=ast.Load()), node.args[1:], node.keywords)
-    return ast.unparse(call)
+    return _source(call)
 
 
 def _args_call(node: ast.Call, rule: tuple[tuple[str, ...], tuple[str, ...], str]) -> str | None:
@@ -140,7 +140,7 @@ def _args_call(node: ast.Call, rule: tuple[tuple[str, ...], tuple[str, ...], str
         return None
     if isinstance(target, ast.Call):  # keywords the call does not give are left out
         target.keywords = [k for k in target.keywords if isinstance(k.value, ast.Name) and "=" + k.value.id in values]
-        expression = ast.unparse(target)
+        expression = _source(target)
     for name, value in values.items():
         expression = expression.replace(name, value)
     return expression
@@ -148,7 +148,38 @@ def _args_call(node: ast.Call, rule: tuple[tuple[str, ...], tuple[str, ...], str
 
 def _text(node: ast.expr) -> str:
     """d2lbook's ``node_to_source``: a constant as ``str`` gives it (a string loses its quotes)."""
-    return str(node.value) if isinstance(node, ast.Constant) else ast.unparse(node)
+    return str(node.value) if isinstance(node, ast.Constant) else _source(node)
+
+
+def _leftmost(node: ast.expr) -> ast.expr:
+    """The expression written first in ``node``'s text (``'a'`` of ``'a'.upper() + b``)."""
+    while True:
+        if isinstance(node, ast.Call):
+            node = node.func
+        elif isinstance(node, ast.BinOp | ast.Compare):
+            node = node.left
+        elif isinstance(node, ast.Attribute | ast.Subscript):
+            node = node.value
+        else:
+            return node
+
+
+def _source(node: ast.expr) -> str:
+    """``node`` written as d2lbook's astor writes it, for what d2lbook rewrites: as
+    :func:`ast.unparse` does, but a string that starts the text is triple-quoted (astor's
+    ``pretty_string`` on an empty line: ``d2l.upper('ab')`` -> ``\"\"\"ab\"\"\".upper()``)."""
+    text = ast.unparse(node)
+    first = _leftmost(node)
+    if isinstance(first, ast.Constant) and isinstance(first.value, str):
+        written = ast.unparse(first)
+        fancy = '"""{}"""'.format(first.value.replace("\\", "\\\\").replace('"""', '""\\"'))
+        try:
+            same = ast.literal_eval(fancy) == first.value and "\r" not in fancy
+        except (SyntaxError, ValueError):
+            same = False
+        if same and text.startswith(written):
+            text = fancy + text[len(written) :]
+    return text
 
 
 def _replace_calls(source: str, mapping: dict, rewrite) -> str:  # type: ignore[type-arg]
