@@ -9,7 +9,7 @@ does, with the steps it takes before evaluating a notebook (``build._process_and
 ``notebook.get_tab_notebook`` per tab, ``library.replace_alias`` with the tab's ``[library-x]``,
 ``library.format_code_nb``; nothing is evaluated. Each (document, framework) pair's code cells
 are compared in order; prints the pairs equal and, for each pair that differs, the first
-difference. A pair that one side has and the other has not counts as differing.
+difference; then the pairs only one side writes a notebook for (they count as differing).
 """
 
 from __future__ import annotations
@@ -100,18 +100,24 @@ def main() -> None:
         subprocess.run([str(POLYBOOK), "build", "notebooks"], cwd=args.book, check=False, capture_output=True)
     theirs = d2lbook_code(args.project.resolve(), args.d2lbook_python)
     ours = polybook_code(args.book, args.lang)
-    equal, differing = 0, []
+    equal, differing, one_side = 0, [], []
     for name in sorted(set(theirs) | set(ours)):
         for framework in sorted(set(theirs.get(name, {})) | set(ours.get(name, {}))):
             a, b = theirs.get(name, {}).get(framework), ours.get(name, {}).get(framework)
             if a is None and b is None:
                 continue
-            if a == b:
+            if a is None or b is None:
+                one_side.append(f"{name} [{framework}]: {first_difference(a, b)}")
+            elif a == b:
                 equal += 1
             else:
                 differing.append(f"{name} [{framework}]: {first_difference(a, b)}")
-    print(f"pairs equal: {equal} / {equal + len(differing)}")
+    both = equal + len(differing)
+    print(f"pairs equal: {equal} / {both + len(one_side)} ({equal} / {both} of the pairs both write a notebook for)")
     for line in differing:
+        print("  " + line)
+    print(f"pairs only one side writes a notebook for: {len(one_side)}")
+    for line in one_side:
         print("  " + line)
 
 
