@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from polybook.config.library import FrameworkLibrary, LibrarySettings
 from polybook.dialect.nodes import CodeCell
@@ -45,6 +45,7 @@ _TAB_LINE_RE = re.compile(r"# *@tab +[\w, ]+|%%tab +[\w, ]+")
 _MD_MARK_RE = re.compile(r":([-/\\._\w]+):(`[ *-/\\._\w]+`)?")
 #: d2lbook stops rewriting a cell's calls after this many (its "big enough number").
 _MAX_CALLS = 100
+Rule = TypeVar("Rule")
 
 
 def drop_tab_lines(lines: list[str], tagged: bool) -> list[str]:
@@ -182,7 +183,7 @@ def _source(node: ast.expr) -> str:
     return text
 
 
-def _replace_calls(source: str, mapping: dict, rewrite) -> str:  # type: ignore[type-arg]
+def _replace_calls(source: str, mapping: Mapping[str, Rule], rewrite: Callable[[ast.Call, Rule], str | None]) -> str:
     """d2lbook's ``replace_call``: while a ``d2l.<name>(...)`` call of ``mapping`` is found
     (breadth first), every occurrence of its text is replaced by its rewriting. A first line
     that is a magic is kept out of the parse; code that does not parse is left as it is."""
