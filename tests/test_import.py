@@ -468,3 +468,33 @@ def test_a_conf_py_that_cannot_be_edited_in_place_is_refused_at_its_line(tmp_pat
     unliteral = "error: polybook must be a literal dict to be merged into [polybook.import.conf]"
     assert code == 2 and out == f"Error: {conf}:2: {unliteral}\n"
     assert tree_digest(tmp_path) == before
+
+
+ZH = PROJECTS / "zh"
+
+
+def test_a_translations_library_is_taken_from_lib_file_whatever_the_resources_say(tmp_path: Path) -> None:
+    """d2l-zh's resources line names ``d2lzh/`` (missing) while its ``[library-*] lib_file`` settings
+    name its real library, ``d2l/`` with ``paddle.py``: the import copies that; ``build lib``
+    writes the framework only it has into its own library, and check takes that file as zh's."""
+    import_both(tmp_path, ("en",))
+    code, out = run(tmp_path, str(ZH), "--lang", "zh")
+    assert code == 0, out
+    assert "resource d2lzh/ does not exist" in out
+    assert "library: d2l/ copied, as [library-*] lib_file names it" in out
+    own = tmp_path / "chapters/zh/d2l"
+    assert sorted(p.name for p in own.iterdir()) == ["__init__.py", "mxnet.py", "paddle.py", "torch.py"]
+    assert (own / "paddle.py").read_bytes() == (ZH / "d2l/paddle.py").read_bytes()
+    assert '__version__ = "2.0.0"' in (own / "__init__.py").read_text(encoding="utf-8")
+    old = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        built = CliRunner().invoke(main, ["build", "lib"])
+        checked = CliRunner().invoke(main, ["check", "--lang", "zh"])
+    finally:
+        os.chdir(old)
+    assert built.exit_code == 0, built.output
+    paddle = next(line for line in built.output.splitlines() if "paddle" in line)
+    assert "zh" in paddle and "unchanged" in paddle  # zh's paddle.py is what its #@save code gives
+    assert not (tmp_path / "chapters/en/d2l/paddle.py").exists()
+    assert "trust.module" not in checked.output and "paddle.py" not in checked.output, checked.output

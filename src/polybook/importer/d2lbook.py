@@ -71,6 +71,11 @@ class ImportResult:
             f" {len(s.orphan_origins)} *_origin.md without their translation",
         ]
         lines += [f"  {skipped.format()}" for skipped in s.skipped]
+        if s.library:
+            lines.append(
+                f"  library: {', '.join(s.library)} copied, as [library-*] lib_file names it"
+                " (the resources line does not)"
+            )
         verb = "created" if self.created else "updated"
         lines.append(f"{self.conf_path}: {verb}, {len(self.changes)} change(s)")
         lines += [f"  {change.format()}" for change in self.changes]

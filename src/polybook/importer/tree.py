@@ -34,6 +34,7 @@ class Selection:
     unmatched: list[str] = field(default_factory=list)  # .md files no notebooks pattern matched
     orphan_origins: list[str] = field(default_factory=list)  # X_origin.md whose X.md is not copied
     skipped: list[Diagnostic] = field(default_factory=list)  # resources and static files that do not exist
+    library: list[str] = field(default_factory=list)  # folders or files of [library*] the resources do not name
 
     @property
     def files(self) -> list[str]:
@@ -65,6 +66,7 @@ def select_files(project: Path, settings: ProjectSettings) -> Selection:
             selection.skipped.append(settings.ini.diagnostic(line, Code.IMPORT_MISSING, missing))
         else:
             selection.resources.extend(found)
+    _library_files(project, settings, everything, selection)
     selection.resources = sorted(set(selection.resources))
     for setting, (path, line) in settings.static.items():
         if path in everything:
@@ -73,6 +75,28 @@ def select_files(project: Path, settings: ProjectSettings) -> Selection:
             missing = f"{setting} file {path} does not exist: skipped"
             selection.skipped.append(settings.ini.diagnostic(line, Code.IMPORT_MISSING, missing))
     return selection
+
+
+def _library_files(project: Path, settings: ProjectSettings, everything: set[str], selection: Selection) -> None:
+    """The book's library as ``[library-*] lib_file`` and ``[library] version_file`` name it,
+    whatever ``resources`` says (d2l-zh's names ``d2lzh/``, which does not exist, while its
+    library is ``d2l/``): the folder of each module (the package, as a resource folder is
+    copied), or the file itself at the project's root."""
+    library = settings.library
+    files = [values["lib_file"] for values in library.get("frameworks", {}).values() if values.get("lib_file")]
+    files += [library["version_file"]] if library.get("version_file") else []
+    copied = set(selection.resources)
+    for file in files:
+        path = Path(file.strip().removeprefix("./"))
+        if path.is_absolute() or ".." in path.parts or path.as_posix() not in everything:
+            continue
+        pattern = path.parent.as_posix() if path.parent != Path(".") else path.as_posix()
+        found = _resource_files(project, pattern, everything) or []
+        new = [p for p in found if p not in copied]
+        if new:
+            selection.library.append(pattern + ("/" if pattern != path.as_posix() else ""))
+            selection.resources.extend(new)
+            copied.update(new)
 
 
 def assemble(project: Path, selection: Selection, folder: Path) -> None:
