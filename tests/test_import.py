@@ -498,3 +498,30 @@ def test_a_translations_library_is_taken_from_lib_file_whatever_the_resources_sa
     assert "zh" in paddle and "unchanged" in paddle  # zh's paddle.py is what its #@save code gives
     assert not (tmp_path / "chapters/en/d2l/paddle.py").exists()
     assert "trust.module" not in checked.output and "paddle.py" not in checked.output, checked.output
+
+
+FRONT = PROJECTS / "front"
+
+
+def test_a_front_page_is_carried_with_its_images_and_trusted_in_the_source(tmp_path: Path) -> None:
+    """index.md names ``frontpage.html`` (eval_rst raw :file:) while the project keeps it in
+    ``static/frontpage/`` with its ``_images/``: it is copied beside index.md with what it loads,
+    as d2l's build script copies them, and the source language's front page is trusted."""
+    code, out = run(tmp_path, str(FRONT), "--lang", "en")
+    assert code == 0, out
+    assert "front page: index.md's raw HTML file, static/frontpage/frontpage.html, copied beside it" in out
+    folder = tmp_path / "chapters/en"
+    assert (folder / "frontpage.html").read_bytes() == (FRONT / "static/frontpage/frontpage.html").read_bytes()
+    assert (folder / "_images/dot.png").read_bytes() == (FRONT / "static/frontpage/_images/dot.png").read_bytes()
+    assert not (folder / "static").exists()
+    assert load_config(tmp_path / "conf.py").trusted_html == ("index",)
+    assert '+ polybook.trusted_html = ["index"]' in out
+
+
+def test_a_translations_front_page_is_carried_and_said_to_be_cleaned(tmp_path: Path) -> None:
+    import_both(tmp_path, ("en",))
+    code, out = run(tmp_path, str(FRONT), "--lang", "fr")
+    assert code == 0, out  # (en is the source: the first language imported)
+    assert (tmp_path / "chapters/fr/_images/dot.png").is_file()
+    assert "a translation's raw HTML is cleaned by the allow-list" in out
+    assert load_config(tmp_path / "conf.py").trusted_html == ()

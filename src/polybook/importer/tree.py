@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import glob
 import os
+import posixpath
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,6 +21,10 @@ from polybook.files import atomic_copy
 from polybook.importer.mapping import ProjectSettings
 
 ORIGIN_SUFFIX = "_origin.md"
+#: The file of an eval_rst ``.. raw:: html`` directive (d2l's ``:file: frontpage.html``).
+_RAW_FILE_RE = re.compile(r"^\s*\.\.\s+raw::\s+html\s*\n\s+:file:\s*(\S+)", re.MULTILINE)
+#: A relative URL an HTML file loads into its page (``<img src>``, a video's ``poster``).
+_LOADED_RE = re.compile(r"""\b(?:src|poster)\s*=\s*["']([^"'#?]+)""", re.IGNORECASE)
 _SKIPPED_FOLDERS = {"_build", "__pycache__"}
 
 
@@ -35,6 +41,8 @@ class Selection:
     orphan_origins: list[str] = field(default_factory=list)  # X_origin.md whose X.md is not copied
     skipped: list[Diagnostic] = field(default_factory=list)  # resources and static files that do not exist
     library: list[str] = field(default_factory=list)  # folders or files of [library*] the resources do not name
+    carried: dict[str, str] = field(default_factory=dict)  # a front page and its images: destination -> project file
+    front_pages: dict[str, str] = field(default_factory=dict)  # document -> the raw HTML file carried for it
 
     @property
     def files(self) -> list[str]:
@@ -68,6 +76,7 @@ def select_files(project: Path, settings: ProjectSettings) -> Selection:
             selection.resources.extend(found)
     _library_files(project, settings, everything, selection)
     selection.resources = sorted(set(selection.resources))
+    _front_pages(project, selection, everything)
     for setting, (path, line) in settings.static.items():
         if path in everything:
             selection.static.append(path)
@@ -99,11 +108,46 @@ def _library_files(project: Path, settings: ProjectSettings, everything: set[str
             copied.update(new)
 
 
+def _front_pages(project: Path, selection: Selection, everything: set[str]) -> None:
+    """A document's eval_rst ``.. raw:: html`` with ``:file: X`` where the project has no ``X``
+    beside it: d2l's front page, which its build script copies in from ``static/frontpage/`` with
+    its ``_images/``. The one file of that name in the project is carried to where the document
+    names it, with the files it loads by a relative URL (``<img src>``) at the same places from it."""
+    copied = set(selection.files)
+    for document in selection.documents:
+        try:
+            text = (project / document).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        folder = posixpath.dirname(document)
+        for name in _RAW_FILE_RE.findall(text):
+            wanted = posixpath.normpath(posixpath.join(folder, name))
+            if wanted in copied or wanted.startswith("../"):
+                continue
+            found = [p for p in everything if posixpath.basename(p) == posixpath.basename(name)]
+            source = wanted if wanted in everything else (found[0] if len(found) == 1 else None)
+            if source is None:
+                continue
+            selection.carried[wanted] = source
+            selection.front_pages[posixpath.splitext(document)[0]] = source
+            html = (project / source).read_text(encoding="utf-8", errors="replace")
+            for ref in dict.fromkeys(_LOADED_RE.findall(html)):
+                if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^/", ref):
+                    continue
+                origin = posixpath.normpath(posixpath.join(posixpath.dirname(source), ref))
+                destination = posixpath.normpath(posixpath.join(posixpath.dirname(wanted), ref))
+                if origin in everything and not destination.startswith("../") and destination not in copied:
+                    selection.carried[destination] = origin
+
+
 def assemble(project: Path, selection: Selection, folder: Path) -> None:
-    """Copy the selected files into ``folder``, keeping the project's tree."""
+    """Copy the selected files into ``folder``, keeping the project's tree, and the carried ones
+    (a front page and its images) to their places."""
     for relative in selection.files:
         target = folder / relative
         atomic_copy(project / relative, target)
+    for destination, source in selection.carried.items():
+        atomic_copy(project / source, folder / destination)
 
 
 def uncovered(folder: Path, relatives: list[str], patterns: list[str]) -> list[str]:

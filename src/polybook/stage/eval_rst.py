@@ -35,9 +35,9 @@ from polybook.dialect.nodes import Document, EvalRst
 from polybook.dialect.rst import Reach, RstDirective, read_directives
 from polybook.stage.api_source import DocOptions, document, document_module, read_module
 
-#: ``stage(file)`` -> the staged path (from the staged source folder), or None when the file is
-#: not in the book.
-FileStager = Callable[[str], "str | None"]
+#: ``stage(file, html)`` -> the staged path (from the staged source folder), or None when the file
+#: is not in the book; ``html``: a raw HTML file, whose relative ``<img src>`` the site serves.
+FileStager = Callable[[str, bool], "str | None"]
 #: The autodoc directives an API page may use, and the kinds of object each documents.
 AUTODOC = {
     "automodule": None,
@@ -153,7 +153,8 @@ class EvalRstResolver:
         file = directive.file
         at = next((i for i in range(directive.start, directive.end) if file in lines[i]), directive.start)
         where += at - directive.start  # the line that names the file
-        staged = None if "url" in directive.options else stage_file(file)
+        raw_html = directive.name == "raw" and self.output == "html"
+        staged = None if "url" in directive.options else stage_file(file, raw_html)
         if staged is None:
             why = "a URL is read while the book is built" if "url" in directive.options else "it is not in the book"
             message = f"{file!r} (named in eval_rst): {why}; the directive is left out"
