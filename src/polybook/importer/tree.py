@@ -15,16 +15,16 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import unquote
 
 from polybook.diagnostics import Code, Diagnostic
+from polybook.dialect.raw_html import loaded_files
 from polybook.files import atomic_copy
 from polybook.importer.mapping import ProjectSettings
 
 ORIGIN_SUFFIX = "_origin.md"
 #: The file of an eval_rst ``.. raw:: html`` directive (d2l's ``:file: frontpage.html``).
 _RAW_FILE_RE = re.compile(r"^\s*\.\.\s+raw::\s+html\s*\n\s+:file:\s*(\S+)", re.MULTILINE)
-#: A relative URL an HTML file loads into its page (``<img src>``, a video's ``poster``).
-_LOADED_RE = re.compile(r"""\b(?:src|poster)\s*=\s*["']([^"'#?]+)""", re.IGNORECASE)
 _SKIPPED_FOLDERS = {"_build", "__pycache__"}
 
 
@@ -131,9 +131,7 @@ def _front_pages(project: Path, selection: Selection, everything: set[str]) -> N
             selection.carried[wanted] = source
             selection.front_pages[posixpath.splitext(document)[0]] = source
             html = (project / source).read_text(encoding="utf-8", errors="replace")
-            for ref in dict.fromkeys(_LOADED_RE.findall(html)):
-                if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^/", ref):
-                    continue
+            for ref in map(unquote, loaded_files(html)):
                 origin = posixpath.normpath(posixpath.join(posixpath.dirname(source), ref))
                 destination = posixpath.normpath(posixpath.join(posixpath.dirname(wanted), ref))
                 if origin in everything and not destination.startswith("../") and destination not in copied:

@@ -27,6 +27,7 @@ from docutils.nodes import make_id
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect.nodes import Document, Heading
+from polybook.dialect.raw_html import loaded_files
 from polybook.files import link_or_copy, resolved, write_through
 from polybook.stage.bibliography import BibliographyPlan
 from polybook.stage.eval_rst import ApiPages, EvalRstResolver, relative_to_page
@@ -39,8 +40,6 @@ _MARKUP_RE = re.compile(r"[*_`$]|\{[a-z:]+\}|:[a-z]+:")
 #: raw HTML file's ``<img src>`` names: d2l's front page and its ``_images/``): Sphinx's
 #: ``html_extra_path``.
 SERVED_DIR = "_served"
-#: A relative URL in an HTML attribute that loads a file into the page.
-_LOADED_RE = re.compile(r"""\b(?:src|poster)\s*=\s*(["'])([^"'#?]+)[^"']*\1""", re.IGNORECASE)
 #: A URL scheme as MyST recognises one (``https:``, ``mailto:``, ``path:``...).
 _SCHEME_RE = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]{0,31}):")
 
@@ -115,10 +114,8 @@ class BookFiles:
         except OSError:
             return
         folder = posixpath.dirname(name)
-        for _, ref in _LOADED_RE.findall(text):
-            ref = unquote(ref.strip())
-            if not ref or _SCHEME_RE.match(ref) or ref.startswith("/"):
-                continue
+        for ref in loaded_files(text):
+            ref = unquote(ref)
             served = posixpath.normpath(posixpath.join(folder, ref))
             target = self.find(name, ref)
             if served.startswith("../") or target is None or not target.is_relative_to(self.root):
