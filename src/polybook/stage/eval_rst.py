@@ -92,6 +92,8 @@ class EvalRstResolver:
 
     def __init__(self, config: BookConfig, lang: str, output: str = "html") -> None:
         self.output = output  # "html" or "latex": a raw block for the other one is left out
+        # a translation's own library (imported with it: zh's d2l 2.0.0), not the book's
+        self.own = config.chapters_dir.resolve() / lang if lang != config.source_language else None
         self.roots = library_roots(config, lang)
         self.packages = config.library.packages
         self.order = str(config.sphinx.get("autodoc_member_order") or "bysource")
@@ -227,6 +229,9 @@ class EvalRstResolver:
         kinds = AUTODOC[name] or ()
         if found is None or found.kind not in kinds:
             what = f"no {'.'.join(path)!r}" if found is None else f"{'.'.join(path)!r} as a {found.kind}"
+            if self.own is not None and file.is_relative_to(self.own):
+                problem = f"{module} ({file}, the language's own library) has {what}: the page names what it lacks"
+                return left_out, f"{written}: {problem}; mend the page or the library; the directive is left out"
             problem = f"{module} ({file}) has {what}: it is not this book's library"
             return left_out, f"{written}: {problem}; build the book's library (polybook build lib, or build eval)"
         prefix = ".".join(path[:-1]) + "." if len(path) > 1 else ""
