@@ -300,7 +300,8 @@ def test_a_translations_api_page_is_documented_from_its_own_library(tmp_path: Pa
     own = tmp_path / "book" / "chapters" / "ja" / "d2l"
     own.mkdir()
     (own / "torch.py").write_text('def train_ch3(net):\n    """Train a model."""\n', encoding="utf-8")
-    ja = "# 序\n\n```eval_rst\n.. currentmodule:: d2l.torch\n\n.. autofunction:: train_ch3\n\n.. autoclass:: Module\n```\n"
+    ja = "# 序\n\n```eval_rst\n.. currentmodule:: d2l.torch\n\n.. autofunction:: train_ch3\n\n"
+    ja += ".. autoclass:: Module\n```\n"  # line 8
     doc = parse_text(ja, "chapters/ja/index.md", SETTINGS)
     stage = stage_language(config, "ja", {"index": doc}, {}, {}, tmp_path / "src", [])
     assert [(d.line, str(d.code)) for d in stage.diagnostics] == [(8, "api.module")]
