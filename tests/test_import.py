@@ -498,6 +498,17 @@ def test_a_translations_library_is_taken_from_lib_file_whatever_the_resources_sa
     assert "zh" in paddle and "unchanged" in paddle  # zh's paddle.py is what its #@save code gives
     assert not (tmp_path / "chapters/en/d2l/paddle.py").exists()
     assert "trust.module" not in checked.output and "paddle.py" not in checked.output, checked.output
+    # zh's kernels import zh's own library, its paddle module included
+    from polybook.book import load_book
+    from polybook.execute.library import prepare_library
+    from polybook.execute.workdir import mirror
+
+    config = load_config(tmp_path / "conf.py")
+    library = prepare_library(load_book(config, ["en"]))
+    for framework in ("paddle", "mxnet"):
+        root = mirror(config, "zh", framework, library.overrides("zh"))
+        for module in ("__init__.py", "paddle.py", "mxnet.py"):
+            assert (root / "d2l" / module).resolve() == (own / module).resolve(), (framework, module)
 
 
 FRONT = PROJECTS / "front"

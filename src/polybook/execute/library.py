@@ -101,7 +101,7 @@ def prepare_library(book: Book) -> KernelLibrary:
             if lang == config.source_language or framework not in config.languages[lang].frameworks:
                 continue
             own = config.chapters_dir / lang / options.lib_file
-            if own.is_file() and (framework not in library.built or own != module_target(config, settings, framework)):
+            if own.is_file():  # its own copy first, the module of its own library included (zh's paddle.py)
                 library.own[(lang, framework)] = hashlib.sha256(own.read_bytes()).hexdigest()
     return library
 
