@@ -468,3 +468,71 @@ def test_a_conf_py_that_cannot_be_edited_in_place_is_refused_at_its_line(tmp_pat
     unliteral = "error: polybook must be a literal dict to be merged into [polybook.import.conf]"
     assert code == 2 and out == f"Error: {conf}:2: {unliteral}\n"
     assert tree_digest(tmp_path) == before
+
+
+ZH = PROJECTS / "zh"
+
+
+def test_a_translations_library_is_taken_from_lib_file_whatever_the_resources_say(tmp_path: Path) -> None:
+    """d2l-zh's resources line names ``d2lzh/`` (missing) while its ``[library-*] lib_file`` settings
+    name its real library, ``d2l/`` with ``paddle.py``: the import copies that; ``build lib``
+    writes the framework only it has into its own library, and check takes that file as zh's."""
+    import_both(tmp_path, ("en",))
+    code, out = run(tmp_path, str(ZH), "--lang", "zh")
+    assert code == 0, out
+    assert "resource d2lzh/ does not exist" in out
+    assert "library: d2l/ copied, as [library-*] lib_file names it" in out
+    own = tmp_path / "chapters/zh/d2l"
+    assert sorted(p.name for p in own.iterdir()) == ["__init__.py", "mxnet.py", "paddle.py", "torch.py"]
+    assert (own / "paddle.py").read_bytes() == (ZH / "d2l/paddle.py").read_bytes()
+    assert '__version__ = "2.0.0"' in (own / "__init__.py").read_text(encoding="utf-8")
+    old = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        built = CliRunner().invoke(main, ["build", "lib"])
+        checked = CliRunner().invoke(main, ["check", "--lang", "zh"])
+    finally:
+        os.chdir(old)
+    assert built.exit_code == 0, built.output
+    paddle = next(line for line in built.output.splitlines() if "paddle" in line)
+    assert "zh" in paddle and "unchanged" in paddle  # zh's paddle.py is what its #@save code gives
+    assert not (tmp_path / "chapters/en/d2l/paddle.py").exists()
+    assert "trust.module" not in checked.output and "paddle.py" not in checked.output, checked.output
+    # zh's kernels import zh's own library, its paddle module included
+    from polybook.book import load_book
+    from polybook.execute.library import prepare_library
+    from polybook.execute.workdir import mirror
+
+    config = load_config(tmp_path / "conf.py")
+    library = prepare_library(load_book(config, ["en"]))
+    for framework in ("paddle", "mxnet"):
+        root = mirror(config, "zh", framework, library.overrides("zh"))
+        for module in ("__init__.py", "paddle.py", "mxnet.py"):
+            assert (root / "d2l" / module).resolve() == (own / module).resolve(), (framework, module)
+
+
+FRONT = PROJECTS / "front"
+
+
+def test_a_front_page_is_carried_with_its_images_and_trusted_in_the_source(tmp_path: Path) -> None:
+    """index.md names ``frontpage.html`` (eval_rst raw :file:) while the project keeps it in
+    ``static/frontpage/`` with its ``_images/``: it is copied beside index.md with what it loads,
+    as d2l's build script copies them, and the source language's front page is trusted."""
+    code, out = run(tmp_path, str(FRONT), "--lang", "en")
+    assert code == 0, out
+    assert "front page: index.md's raw HTML file, static/frontpage/frontpage.html, copied beside it" in out
+    folder = tmp_path / "chapters/en"
+    assert (folder / "frontpage.html").read_bytes() == (FRONT / "static/frontpage/frontpage.html").read_bytes()
+    assert (folder / "_images/dot.png").read_bytes() == (FRONT / "static/frontpage/_images/dot.png").read_bytes()
+    assert not (folder / "static").exists()
+    assert load_config(tmp_path / "conf.py").trusted_html == ("index",)
+    assert '+ polybook.trusted_html = ["index"]' in out
+
+
+def test_a_translations_front_page_is_carried_and_said_to_be_cleaned(tmp_path: Path) -> None:
+    import_both(tmp_path, ("en",))
+    code, out = run(tmp_path, str(FRONT), "--lang", "fr")
+    assert code == 0, out  # (en is the source: the first language imported)
+    assert (tmp_path / "chapters/fr/_images/dot.png").is_file()
+    assert "a translation's raw HTML is cleaned by the allow-list" in out
+    assert load_config(tmp_path / "conf.py").trusted_html == ()

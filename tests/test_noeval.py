@@ -291,3 +291,20 @@ def test_build_html_no_eval_imports_nothing_and_check_says_why(tmp_path: Path, m
     assert checked.exit_code == 1 and not marker.exists()
     assert "chapters/ja/evil.py:1: error: evil.py is a Python module" in checked.output
     assert "chapters/ja/index.md:6: error: the translation adds `.. automodule:: evil`" in checked.output
+
+
+def test_a_translations_api_page_is_documented_from_its_own_library(tmp_path: Path) -> None:
+    """ja carries its own ``d2l/torch.py`` (as d2l-zh its d2l 2.0.0): its API page is read from
+    that, and a name it lacks is said to be the page's or the library's to mend, not a build."""
+    config = load_config(evil_book(tmp_path / "book", tmp_path / "IMPORTED"))
+    own = tmp_path / "book" / "chapters" / "ja" / "d2l"
+    own.mkdir()
+    (own / "torch.py").write_text('def train_ch3(net):\n    """Train a model."""\n', encoding="utf-8")
+    ja = "# 序\n\n```eval_rst\n.. currentmodule:: d2l.torch\n\n.. autofunction:: train_ch3\n\n"
+    ja += ".. autoclass:: Module\n```\n"  # line 8
+    doc = parse_text(ja, "chapters/ja/index.md", SETTINGS)
+    stage = stage_language(config, "ja", {"index": doc}, {}, {}, tmp_path / "src", [])
+    assert [(d.line, str(d.code)) for d in stage.diagnostics] == [(8, "api.module")]
+    assert "the language's own library) has no 'Module': the page names what it lacks" in stage.diagnostics[0].message
+    assert ".. py:function:: train_ch3(net)" in stage.docs["index"].text
+    assert stage.api.modules == [(own / "torch.py").resolve()]

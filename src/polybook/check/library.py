@@ -36,7 +36,13 @@ from polybook.diagnostics import Code
 from polybook.dialect.nodes import CodeCell, Document
 from polybook.files import display_path, hash_files, kept
 from polybook.library import SavedLibrary, collect_library, library_status
-from polybook.library.build import first_difference, library_book, library_languages, source_languages
+from polybook.library.build import (
+    first_difference,
+    library_book,
+    library_languages,
+    module_target,
+    source_languages,
+)
 from polybook.library.collect import SAVE_RE, SavedBlock, save_lines
 
 
@@ -147,7 +153,7 @@ def _library_key(
             parts += [f"{lang}/{name}\0{display_path(path)}", file_digest(path)]
     for framework in chosen:
         spec = settings.frameworks[framework]
-        parts.append(file_digest(settings.target(config, framework)))
+        parts.append(file_digest(module_target(config, settings, framework)))
         parts += [file_digest(config.chapters_dir / lang / spec.lib_file) for lang in languages]
     return key_of(parts)
 
@@ -182,15 +188,17 @@ def _library_findings(
                 continue  # the same code: comments, layout or docstrings differ
             diagnostic = replace(diagnostic, line=found.line, message=found.stale_message())
             block = found.block
+        owner = library.language if library.target.is_relative_to(config.chapters_dir / library.language) else source
         out.append(Finding.make(
-            Code.LIB_STALE, diagnostic.message, source, block.document if block else "",
+            Code.LIB_STALE, diagnostic.message, owner, block.document if block else "",
             Location(diagnostic.path, diagnostic.line), source=Location(block.path, block.line) if block else None,
             framework=framework, subject=(library.digest, ""),
         ))  # fmt: skip
     for lang in languages:
         for framework, library in libraries.items():
-            if framework not in config.languages[lang].frameworks:
-                continue
+            copy = config.chapters_dir / lang / settings.frameworks[framework].lib_file
+            if framework not in config.languages[lang].frameworks or copy == library.target:
+                continue  # (the language's own library: the module itself, checked above)
             out += _copy(config.chapters_dir / lang / settings.frameworks[framework].lib_file, lang, library)
     return out
 

@@ -110,9 +110,17 @@ def _key(directive: RstDirective) -> str:
 def added_modules(config: BookConfig, langs: list[str]) -> list[Finding]:
     """The Python module files of each of ``langs``' folders that the source language's folder
     (or the edition the language follows) does not have at the same place; ``__pycache__``
-    folders aside (what Python writes beside a module it imported)."""
+    folders aside (what Python writes beside a module it imported). A module the language's own
+    #@save code gives (zh's ``d2l/paddle.py``, a framework only it has) is the language's
+    library, compared as code with that code (``lib.stale``), not an added module."""
+    from polybook.library.build import module_target
+
     findings = []
     source_folder = _folder(config, config.source_language)
+    settings = config.library
+    own_modules = (
+        {module_target(config, settings, f) for f in settings.frameworks} if not config.library_problems else set()
+    )
     for lang in langs:
         folder = _folder(config, lang)
         if not folder.is_dir() or folder == source_folder:
@@ -125,7 +133,7 @@ def added_modules(config: BookConfig, langs: list[str]) -> list[Finding]:
             if not path.name.endswith(MODULE_SUFFIXES) or "__pycache__" in path.parts or not path.is_file():
                 continue
             relative = path.relative_to(folder)
-            if any((other / relative).is_file() for other in sources):
+            if path in own_modules or any((other / relative).is_file() for other in sources):
                 continue
             findings.append(_module_finding(lang, path, relative, source_folder))
     return findings

@@ -160,6 +160,30 @@ class _Scan(html.parser.HTMLParser):
     handle_startendtag = handle_starttag
 
 
+class _Loaded(html.parser.HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.urls: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.urls += [value for name, value in attrs if name in ("src", "poster") and value]
+
+
+def loaded_files(fragment: str) -> list[str]:
+    """The relative URLs an HTML file loads into its page (``<img src>``, ``<video poster>``),
+    each once, without query or fragment: the files a page needs beside it (d2l's front page's
+    ``_images/``). A URL with a scheme, from the site's root or only a fragment is none."""
+    parser = _Loaded()
+    parser.feed(fragment)
+    parser.close()
+    found = []
+    for url in parser.urls:
+        path = url.strip().split("#")[0].split("?")[0]
+        if path and not _SCHEME_RE.match(path.lower()) and not path.startswith(("/", "\\")):
+            found.append(path)
+    return list(dict.fromkeys(found))
+
+
 def safe_url(value: str, tag: str = "a") -> bool:
     """A link or source that only navigates or loads a file: http(s), mailto, a path."""
     if tag in ("img", "source") and value.lstrip().lower().startswith("data:image/"):

@@ -28,7 +28,7 @@ from polybook.diagnostics import Diagnostic, has_errors
 from polybook.dialect.normalize import normalize_code
 from polybook.files import atomic_write
 from polybook.library import collect_library
-from polybook.library.build import library_languages
+from polybook.library.build import library_languages, module_target
 from polybook.library.collect import SAVE_RE
 from polybook.library.write import custom_header
 
@@ -101,7 +101,7 @@ def prepare_library(book: Book) -> KernelLibrary:
             if lang == config.source_language or framework not in config.languages[lang].frameworks:
                 continue
             own = config.chapters_dir / lang / options.lib_file
-            if own.is_file():
+            if own.is_file():  # its own copy first, the module of its own library included (zh's paddle.py)
                 library.own[(lang, framework)] = hashlib.sha256(own.read_bytes()).hexdigest()
     return library
 
@@ -110,7 +110,7 @@ def _saved_code(book: Book, lang: str, framework: str, settings: LibrarySettings
     """Running digests of the saved cells of ``framework`` in ``lang``'s reading order, seeded
     with the module's settings and the committed module's own header (kept above the code)."""
     config = book.config
-    target = settings.target(config, framework)
+    target = module_target(config, settings, framework)
     existing = target.read_text(encoding="utf-8") if target.is_file() else None
     seed = json.dumps([asdict(settings.frameworks[framework]), custom_header(existing) or ""], default=str)
     digest = hashlib.sha256(seed.encode("utf-8"))

@@ -71,6 +71,17 @@ class ImportResult:
             f" {len(s.orphan_origins)} *_origin.md without their translation",
         ]
         lines += [f"  {skipped.format()}" for skipped in s.skipped]
+        for document, source in s.front_pages.items():
+            loaded = sum(1 for d, p in s.carried.items() if p != source)
+            lines.append(
+                f"  front page: {document}.md's raw HTML file, {source}, copied beside it with the {loaded} file(s)"
+                " it loads (as d2l's build script copies them)"
+            )
+        if s.library:
+            lines.append(
+                f"  library: {', '.join(s.library)} copied, as [library-*] lib_file names it"
+                " (the resources line does not)"
+            )
         verb = "created" if self.created else "updated"
         lines.append(f"{self.conf_path}: {verb}, {len(self.changes)} change(s)")
         lines += [f"  {change.format()}" for change in self.changes]
@@ -123,7 +134,8 @@ def import_d2lbook(
         assemble(project, selection, fresh)
         exclusions = [*((book.settings.polybook or {}).get("exclusions") or []), *settings.exclusions]
         origin_pattern = bool(uncovered(fresh, selection.origins, exclusions))
-        merged = merge(book.settings, settings, set(selection.files), origin_pattern)
+        copied = {*selection.files, *selection.carried}
+        merged = merge(book.settings, settings, copied, origin_pattern, sorted(selection.front_pages))
         merged.notes += add_own_links(merged.polybook, book.chapters, lang, fresh)
         new_text, result.changes = _edit(book.base, merged, book.conf_path)
         _validate(new_text, book.conf_path)

@@ -52,10 +52,17 @@ def language_name(code: str) -> str:
     return name[:1].upper() + name[1:] if name else code
 
 
-def merge(book: BookSettings, settings: ProjectSettings, copied: set[str], origin_pattern: bool) -> Merged:
+def merge(
+    book: BookSettings,
+    settings: ProjectSettings,
+    copied: set[str],
+    origin_pattern: bool,
+    front_pages: list[str] | None = None,
+) -> Merged:
     """The book's settings with language ``settings.lang`` added. ``copied``: the files copied,
     relative to the language folder; ``origin_pattern``: whether exclusions must gain
-    :data:`~polybook.importer.mapping.ORIGIN_PATTERN` to keep the copied origin files out."""
+    :data:`~polybook.importer.mapping.ORIGIN_PATTERN` to keep the copied origin files out;
+    ``front_pages``: the documents whose raw HTML file (d2l's front page) the import carried."""
     lang = settings.lang
     polybook = copy.deepcopy(book.polybook) if book.polybook is not None else {}
     merged = Merged(polybook, {})
@@ -79,7 +86,28 @@ def merge(book: BookSettings, settings: ProjectSettings, copied: set[str], origi
     _project(book, settings, merged, old_source, is_source)
     _static(book, settings, merged, copied, is_source)
     _sphinx_configs(book, settings, merged, is_source)
+    _front_pages(polybook, settings, front_pages or [], is_source, merged)
     return merged
+
+
+def _front_pages(
+    polybook: dict[str, Any], settings: ProjectSettings, documents: list[str], is_source: bool, merged: Merged
+) -> None:
+    """The source language's front page keeps its scripts and styles (``trusted_html``); a
+    translation's is cleaned by the allow-list, by design: said."""
+    if not documents:
+        return
+    shown = ", ".join(documents)
+    if is_source and not settings.origin:
+        trusted = list(polybook.get("trusted_html") or [])
+        polybook["trusted_html"] = trusted + [name for name in documents if name not in trusted]
+        merged.notes.append(f"front page {shown}: its raw HTML is kept as written, scripts and styles (trusted_html)")
+    else:
+        merged.notes.append(
+            f"front page {shown}: a translation's raw HTML is cleaned by the allow-list (scripts, styles and ids "
+            "go; text, images and links stay): only the source language's pages trusted_html names keep theirs "
+            "(docs/html.md)"
+        )
 
 
 def _language(polybook: dict[str, Any], settings: ProjectSettings) -> None:

@@ -11,14 +11,20 @@ from __future__ import annotations
 
 import glob
 import os
+import posixpath
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import unquote
 
 from polybook.diagnostics import Code, Diagnostic
+from polybook.dialect.raw_html import loaded_files
 from polybook.files import atomic_copy
 from polybook.importer.mapping import ProjectSettings
 
 ORIGIN_SUFFIX = "_origin.md"
+#: The file of an eval_rst ``.. raw:: html`` directive (d2l's ``:file: frontpage.html``).
+_RAW_FILE_RE = re.compile(r"^\s*\.\.\s+raw::\s+html\s*\n\s+:file:\s*(\S+)", re.MULTILINE)
 _SKIPPED_FOLDERS = {"_build", "__pycache__"}
 
 
@@ -34,6 +40,9 @@ class Selection:
     unmatched: list[str] = field(default_factory=list)  # .md files no notebooks pattern matched
     orphan_origins: list[str] = field(default_factory=list)  # X_origin.md whose X.md is not copied
     skipped: list[Diagnostic] = field(default_factory=list)  # resources and static files that do not exist
+    library: list[str] = field(default_factory=list)  # folders or files of [library*] the resources do not name
+    carried: dict[str, str] = field(default_factory=dict)  # a front page and its images: destination -> project file
+    front_pages: dict[str, str] = field(default_factory=dict)  # document -> the raw HTML file carried for it
 
     @property
     def files(self) -> list[str]:
@@ -65,7 +74,9 @@ def select_files(project: Path, settings: ProjectSettings) -> Selection:
             selection.skipped.append(settings.ini.diagnostic(line, Code.IMPORT_MISSING, missing))
         else:
             selection.resources.extend(found)
+    _library_files(project, settings, everything, selection)
     selection.resources = sorted(set(selection.resources))
+    _front_pages(project, selection, everything)
     for setting, (path, line) in settings.static.items():
         if path in everything:
             selection.static.append(path)
@@ -75,11 +86,66 @@ def select_files(project: Path, settings: ProjectSettings) -> Selection:
     return selection
 
 
+def _library_files(project: Path, settings: ProjectSettings, everything: set[str], selection: Selection) -> None:
+    """The book's library as ``[library-*] lib_file`` and ``[library] version_file`` name it,
+    whatever ``resources`` says (d2l-zh's names ``d2lzh/``, which does not exist, while its
+    library is ``d2l/``): the folder of each module (the package, as a resource folder is
+    copied), or the file itself at the project's root."""
+    library = settings.library
+    files = [values["lib_file"] for values in library.get("frameworks", {}).values() if values.get("lib_file")]
+    files += [library["version_file"]] if library.get("version_file") else []
+    copied = set(selection.resources)
+    for file in files:
+        path = Path(file.strip().removeprefix("./"))
+        if path.is_absolute() or ".." in path.parts or path.as_posix() not in everything:
+            continue
+        pattern = path.parent.as_posix() if path.parent != Path(".") else path.as_posix()
+        found = _resource_files(project, pattern, everything) or []
+        new = [p for p in found if p not in copied]
+        if new:
+            selection.library.append(pattern + ("/" if pattern != path.as_posix() else ""))
+            selection.resources.extend(new)
+            copied.update(new)
+
+
+def _front_pages(project: Path, selection: Selection, everything: set[str]) -> None:
+    """A document's eval_rst ``.. raw:: html`` with ``:file: X`` where the project has no ``X``
+    beside it: d2l's front page, which its build script copies in from ``static/frontpage/`` with
+    its ``_images/``. The one file of that name in the project is carried to where the document
+    names it, with the files it loads by a relative URL (``<img src>``) at the same places from it."""
+    copied = set(selection.files)
+    for document in selection.documents:
+        try:
+            text = (project / document).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        folder = posixpath.dirname(document)
+        for name in _RAW_FILE_RE.findall(text):
+            wanted = posixpath.normpath(posixpath.join(folder, name))
+            if wanted in copied or wanted.startswith("../"):
+                continue
+            found = [p for p in everything if posixpath.basename(p) == posixpath.basename(name)]
+            source = wanted if wanted in everything else (found[0] if len(found) == 1 else None)
+            if source is None:
+                continue
+            selection.carried[wanted] = source
+            selection.front_pages[posixpath.splitext(document)[0]] = source
+            html = (project / source).read_text(encoding="utf-8", errors="replace")
+            for ref in map(unquote, loaded_files(html)):
+                origin = posixpath.normpath(posixpath.join(posixpath.dirname(source), ref))
+                destination = posixpath.normpath(posixpath.join(posixpath.dirname(wanted), ref))
+                if origin in everything and not destination.startswith("../") and destination not in copied:
+                    selection.carried[destination] = origin
+
+
 def assemble(project: Path, selection: Selection, folder: Path) -> None:
-    """Copy the selected files into ``folder``, keeping the project's tree."""
+    """Copy the selected files into ``folder``, keeping the project's tree, and the carried ones
+    (a front page and its images) to their places."""
     for relative in selection.files:
         target = folder / relative
         atomic_copy(project / relative, target)
+    for destination, source in selection.carried.items():
+        atomic_copy(project / source, folder / destination)
 
 
 def uncovered(folder: Path, relatives: list[str], patterns: list[str]) -> list[str]:

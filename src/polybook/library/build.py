@@ -2,8 +2,10 @@
 on disk (:func:`library_status`) and written (:func:`write_library`).
 
 Each framework's blocks come from the source language's documents in toc order; a framework
-only a translation has (zh's ``paddle``) comes from the first translation that has it. Every
-module is written below the source language's folder, only when its text changed.
+only a translation has (zh's ``paddle``) comes from the first translation that has it. A module
+is written below the source language's folder -- or, for a framework a translation gives, into
+that translation's own library when it has one (d2l-zh's ``d2l/``, imported with it) -- only when
+its text changed.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import hashlib
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from enum import StrEnum
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from polybook.book import Book, in_reading_order, load_book
 from polybook.config import BookConfig, ConfigError, LibrarySettings
@@ -135,6 +137,15 @@ def library_languages(config: BookConfig, settings: LibrarySettings) -> dict[str
     return out
 
 
+def module_target(config: BookConfig, settings: LibrarySettings, framework: str) -> Path:
+    """Where ``framework``'s module is written: the source language's library, unless the module
+    comes from a translation that has a library of its own (the module's folder exists in its
+    folder: zh's ``chapters/zh/d2l/``), whose library it then is."""
+    lang = library_languages(config, settings).get(framework, config.source_language)
+    own = config.chapters_dir / lang / settings.frameworks[framework].lib_file
+    return own if lang != config.source_language and own.parent.is_dir() else settings.target(config, framework)
+
+
 def source_languages(
     config: BookConfig, settings: LibrarySettings, frameworks: Collection[str] | None = None
 ) -> list[str]:
@@ -196,8 +207,8 @@ def collect_library(
             continue
         if lang not in book.tocs and lang not in loaded:
             loaded[lang] = library_book(config, [lang])
-        target = settings.target(config, framework)
-        blocks, problems = _blocks(loaded.get(lang, book), lang, framework)
+        target = module_target(config, settings, framework)
+        blocks, problems = _blocks(loaded.get(lang, book), lang, framework, target)
         existing = target.read_text(encoding="utf-8") if target.is_file() else None
         header = custom_header(existing)
         if header is None:
@@ -212,13 +223,16 @@ def collect_library(
     return out
 
 
-def _blocks(book: Book, lang: str, framework: str) -> tuple[list[SavedBlock], list[Diagnostic]]:
+def _blocks(book: Book, lang: str, framework: str, target: Path) -> tuple[list[SavedBlock], list[Diagnostic]]:
     """The framework's blocks from ``lang``'s documents in toc order; saved code in a document
     no toc reaches is reported, not collected (d2lbook reads only the toc's documents)."""
     config = book.config
     docs = book.chapters.get(lang, {})
     order = book.tocs[lang].order if lang in book.tocs else list(docs)
-    root = config.chapters_dir / config.source_language  # where the library is written
+    settings = config.library
+    root = target  # the language folder the library is written into
+    for _ in PurePosixPath(settings.frameworks[framework].lib_file).parts:
+        root = root.parent
     blocks: list[SavedBlock] = []
     problems: list[Diagnostic] = []
     for name in order:

@@ -45,7 +45,13 @@ def lib(ctx: click.Context, check_only: bool) -> None:
     for framework, library in report.libraries.items():
         outcome = report.outcomes[framework]
         blocks, definitions = str(len(library.blocks)), str(len(library.definitions))
-        file = library.target.relative_to(config.chapters_dir / config.source_language).as_posix()
+        source = config.chapters_dir / config.source_language
+        # a translation's own library (zh's paddle module) is shown where it is
+        file = (
+            library.target.relative_to(source).as_posix()
+            if library.target.is_relative_to(source)
+            else display_path(library.target)
+        )
         table.add_row(framework, library.language, blocks, definitions, file, outcome)
     console.print(table)
     if report.version:

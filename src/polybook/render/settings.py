@@ -15,7 +15,7 @@ from polybook.config import BookConfig
 from polybook.render import status_page
 from polybook.render.site_info import LanguageSite, NotebookPlace, PdfLink, SiteInfo, SiteLanguage
 from polybook.render.stage import LOCALE_DIR, STAGED_DIRS
-from polybook.stage.documents import Stage
+from polybook.stage.documents import SERVED_DIR, Stage
 from polybook.stage.i18n import SPHINX_LANGUAGE, text
 from polybook.stage.safe_html import CONFIG_NAME as TRUSTED_HTML
 from polybook.stage.safe_html import POLICY_NAME, policy_version, trusted_documents
@@ -134,6 +134,8 @@ def overrides(
             site, language, {key: text(language, key) for key in COPYBUTTON_KEYS}, stage.catalog if stage else ""
         ).to_json(),
     }
+    if stage and (stage.srcdir / SERVED_DIR).is_dir():  # the files raw HTML loads, at their URL's place
+        values["html_extra_path"] = [*_paths(config, user.get("html_extra_path", [])), str(stage.srcdir / SERVED_DIR)]
     if stage and stage.catalog:
         values["locale_dirs"] = [*user.get("locale_dirs", ["locales"]), str(stage.srcdir / LOCALE_DIR)]
     values.update(bibtex_settings(config, bibs, extensions))

@@ -19,6 +19,7 @@ from polybook.files import display_path, resolved
 from polybook.render.notebook_links import notebook_links
 from polybook.render.site_info import NotebookPlace
 from polybook.stage.documents import (
+    SERVED_DIR,
     Stage,
     StagePolicy,
     Staging,
@@ -34,7 +35,7 @@ SIDECAR_DIR = "_polybook"
 #: Where the language's catalog of theme strings is staged for Sphinx (its ``locale_dirs``).
 LOCALE_DIR = "_locale"
 #: Staged folders that hold no documents (Sphinx's ``exclude_patterns``).
-STAGED_DIRS = ("_book", "_outputs", SIDECAR_DIR, LOCALE_DIR)
+STAGED_DIRS = ("_book", "_outputs", SIDECAR_DIR, LOCALE_DIR, SERVED_DIR)
 #: polybook's catalogs of the theme's UI strings, one per language (``ja.po``...).
 CATALOGS = Path(__file__).parent / "assets" / "locale"
 

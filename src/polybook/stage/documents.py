@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import posixpath
 import re
 import shutil
 from collections.abc import Callable, Mapping
@@ -26,6 +27,7 @@ from docutils.nodes import make_id
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect.nodes import Document, Heading
+from polybook.dialect.raw_html import loaded_files
 from polybook.files import link_or_copy, resolved, write_through
 from polybook.library.reader_code import reader_code
 from polybook.stage.bibliography import BibliographyPlan
@@ -35,6 +37,10 @@ from polybook.stage.outputs import ChapterResults, OutputRenderer, asset_name
 from polybook.toc import entry_target, resolve_entry
 
 _MARKUP_RE = re.compile(r"[*_`$]|\{[a-z:]+\}|:[a-z]+:")
+#: Staged files the site serves as they are, at their path from the language's root (the files a
+#: raw HTML file's ``<img src>`` names: d2l's front page and its ``_images/``): Sphinx's
+#: ``html_extra_path``.
+SERVED_DIR = "_served"
 #: A URL scheme as MyST recognises one (``https:``, ``mailto:``, ``path:``...).
 _SCHEME_RE = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]{0,31}):")
 
@@ -99,6 +105,26 @@ class BookFiles:
     def find(self, name: str, ref: str) -> Path | None:
         found = self.config.locate(self.language, name, ref)
         return found[0] if found else None
+
+    def serve_loaded(self, name: str, html: Path) -> None:
+        """Serve the files the raw HTML file ``html`` of page ``name`` loads by a relative URL
+        (``<img src="_images/x.jpg">``), found as a figure of the page is (the language's, else
+        the source language's), at the URL's place from the page, so the URL works as written."""
+        try:
+            text = html.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return
+        folder = posixpath.dirname(name)
+        for ref in loaded_files(text):
+            ref = unquote(ref)
+            served = posixpath.normpath(posixpath.join(folder, ref))
+            target = self.find(name, ref)
+            if served.startswith("../") or target is None or not target.is_relative_to(self.root):
+                continue
+            relative = f"{SERVED_DIR}/{served}"
+            if relative not in self.wanted:
+                self.target.copy(relative, target)
+                self.wanted.add(relative)
 
     def stage(self, target: Path) -> str:
         """Stage ``target`` (a file inside the book root); its path for MyST."""
@@ -285,13 +311,16 @@ def stage_documents(
     return stage
 
 
-def rst_files(files: BookFiles, name: str) -> Callable[[str], str | None]:
-    """Stage a file an eval_rst block of page ``name`` names; its path from the page."""
+def rst_files(files: BookFiles, name: str) -> Callable[[str, bool], str | None]:
+    """Stage a file an eval_rst block of page ``name`` names; its path from the page. A raw HTML
+    file (``html``) also has the files it loads served (:meth:`BookFiles.serve_loaded`)."""
 
-    def stage_file(ref: str) -> str | None:
+    def stage_file(ref: str, html: bool = False) -> str | None:
         target = files.find(name, ref)
         if target is None or not target.is_relative_to(files.root):
             return None
+        if html:
+            files.serve_loaded(name, target)
         return relative_to_page(name, files.stage(target))
 
     return stage_file

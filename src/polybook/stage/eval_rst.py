@@ -35,9 +35,9 @@ from polybook.dialect.nodes import Document, EvalRst
 from polybook.dialect.rst import Reach, RstDirective, read_directives
 from polybook.stage.api_source import DocOptions, document, document_module, read_module
 
-#: ``stage(file)`` -> the staged path (from the staged source folder), or None when the file is
-#: not in the book.
-FileStager = Callable[[str], "str | None"]
+#: ``stage(file, html)`` -> the staged path (from the staged source folder), or None when the file
+#: is not in the book; ``html``: a raw HTML file, whose relative ``<img src>`` the site serves.
+FileStager = Callable[[str, bool], "str | None"]
 #: The autodoc directives an API page may use, and the kinds of object each documents.
 AUTODOC = {
     "automodule": None,
@@ -92,6 +92,8 @@ class EvalRstResolver:
 
     def __init__(self, config: BookConfig, lang: str, output: str = "html") -> None:
         self.output = output  # "html" or "latex": a raw block for the other one is left out
+        # a translation's own library (imported with it: zh's d2l 2.0.0), not the book's
+        self.own = config.chapters_dir.resolve() / lang if lang != config.source_language else None
         self.roots = library_roots(config, lang)
         self.packages = config.library.packages
         self.order = str(config.sphinx.get("autodoc_member_order") or "bysource")
@@ -153,7 +155,8 @@ class EvalRstResolver:
         file = directive.file
         at = next((i for i in range(directive.start, directive.end) if file in lines[i]), directive.start)
         where += at - directive.start  # the line that names the file
-        staged = None if "url" in directive.options else stage_file(file)
+        raw_html = directive.name == "raw" and self.output == "html"
+        staged = None if "url" in directive.options else stage_file(file, raw_html)
         if staged is None:
             why = "a URL is read while the book is built" if "url" in directive.options else "it is not in the book"
             message = f"{file!r} (named in eval_rst): {why}; the directive is left out"
@@ -226,6 +229,9 @@ class EvalRstResolver:
         kinds = AUTODOC[name] or ()
         if found is None or found.kind not in kinds:
             what = f"no {'.'.join(path)!r}" if found is None else f"{'.'.join(path)!r} as a {found.kind}"
+            if self.own is not None and file.is_relative_to(self.own):
+                problem = f"{module} ({file}, the language's own library) has {what}: the page names what it lacks"
+                return left_out, f"{written}: {problem}; mend the page or the library; the directive is left out"
             problem = f"{module} ({file}) has {what}: it is not this book's library"
             return left_out, f"{written}: {problem}; build the book's library (polybook build lib, or build eval)"
         prefix = ".".join(path[:-1]) + "." if len(path) > 1 else ""
