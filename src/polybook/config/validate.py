@@ -107,6 +107,38 @@ def load_config(path: Path) -> BookConfig:
     return _Validator(path, tree).run()
 
 
+def language_folder_problems(config: BookConfig) -> list[Diagnostic]:
+    """A language whose chapters folder is missing or holds no Markdown -- a misspelt code
+    (``jp`` for the folder ``ja``) would build no chapter -- at its line of conf.py, with the
+    folder under ``chapters`` it may have meant. Not part of :func:`load_config`: ``polybook
+    import`` validates conf.py before it puts the language's folder in place."""
+    chapters = config.chapters_dir
+    problems = []
+    for lang in config.languages:
+        folder = chapters / lang
+        if folder.is_dir() and next(folder.rglob("*.md"), None) is not None:
+            continue
+        present = sorted(p.name for p in chapters.iterdir() if p.is_dir() and not p.name.startswith("."))
+        unclaimed = [name for name in present if name not in config.languages]
+        shown = folder.relative_to(config.root) if folder.is_relative_to(config.root) else folder
+        what = "holds no Markdown (.md) file" if folder.is_dir() else "does not exist"
+        hint = did_you_mean(lang, unclaimed) or (f"; folders there: {', '.join(present)}" if present else "")
+        message = f"polybook.languages.{lang}: its chapters folder {shown.as_posix()}/ {what}{hint}"
+        problems.append(Diagnostic.make(str(config.path), _language_line(config.path, lang), Code.CONFIG, message))
+    return problems
+
+
+def _language_line(path: Path, lang: str) -> int:
+    """The line of ``lang``'s entry in conf.py's ``polybook.languages`` (1 when not found)."""
+    try:
+        nodes = dict(_literals(ast.parse(path.read_bytes())))
+    except (OSError, SyntaxError):
+        return 1
+    languages = key_node(nodes.get("polybook"), "languages")
+    entry = key_node(languages, lang) or languages or nodes.get("polybook")
+    return getattr(entry, "lineno", 1)
+
+
 def _literals(tree: ast.Module) -> Iterator[tuple[str, ast.expr]]:
     for stmt in tree.body:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
