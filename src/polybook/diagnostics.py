@@ -315,8 +315,10 @@ def collapse_missing_outputs(why: str) -> Collapse:
 
     def line(found: list[Diagnostic]) -> str:
         documents = sum("for this document" in d.message for d in found)  # notebooks: once per document
-        cells = f"{len(found) - documents} cells" + (f" and {documents} documents" if documents else "")
-        return f"{cells} show no output: {why}; run polybook build eval [polybook.{Code.OUTPUT_MISSING}]"
+        counts = {"cell": len(found) - documents, "document": documents}
+        what = " and ".join(f"{n} {noun}{'s' * (n != 1)}" for noun, n in counts.items() if n)
+        verb = "shows" if len(found) == 1 else "show"
+        return f"{what} {verb} no output: {why}; run polybook build eval [polybook.{Code.OUTPUT_MISSING}]"
 
     return line
 
