@@ -122,7 +122,8 @@ def language_folder_problems(config: BookConfig) -> list[Diagnostic]:
         unclaimed = [name for name in present if name not in config.languages]
         shown = folder.relative_to(config.root) if folder.is_relative_to(config.root) else folder
         what = "holds no Markdown (.md) file" if folder.is_dir() else "does not exist"
-        hint = did_you_mean(lang, unclaimed) or (f"; folders there: {', '.join(present)}" if present else "")
+        listed = f"; folders there: {', '.join(present)}" if present else ""
+        hint = did_you_mean(lang, unclaimed, cutoff=0.5) or listed
         message = f"polybook.languages.{lang}: its chapters folder {shown.as_posix()}/ {what}{hint}"
         problems.append(Diagnostic.make(str(config.path), _language_line(config.path, lang), Code.CONFIG, message))
     return problems
