@@ -185,12 +185,16 @@ def test_a_misspelt_language_is_a_config_error_at_its_line(
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(main, ["build", "html", "--no-eval"])
     assert result.exit_code == 2
-    what = "holds no Markdown (.md) file" if empty else "does not exist"
+    what = "holds no Markdown (.md) file: nothing to build" if empty else "does not exist"
     assert (
         f"{conf}:6: error: polybook.languages.jp: its chapters folder chapters/jp/ {what}; did you mean 'ja'? "
         "[polybook.config]"
     ) in result.output
     assert "Traceback" not in result.output
+    pdf = CliRunner().invoke(main, ["build", "pdf", "-l", "jp"])
+    assert pdf.exit_code == 2 and f"{conf}:6: error: polybook.languages.jp: its chapters folder" in pdf.output
+    # a translation just begun (its folder empty) is no mistake where nothing is built from it
+    assert (CliRunner().invoke(main, ["build"]).exit_code == 0) is empty
 
 
 def test_a_language_without_the_framework_asked_for_is_a_usage_error(tmp_path: Path) -> None:

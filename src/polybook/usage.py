@@ -42,7 +42,6 @@ def config_at(conf: Path | None, start: Path) -> BookConfig | None:
 def book_config(ctx: click.Context) -> BookConfig:
     """The book's config for a command: ``--conf`` or the nearest conf.py; usage error if none."""
     from polybook.config import CONFIG_NAME
-    from polybook.config.validate import language_folder_problems
 
     config = config_at(ctx.obj["conf"], Path.cwd())
     if config is None:
@@ -51,10 +50,26 @@ def book_config(ctx: click.Context) -> BookConfig:
             "To start a book here: polybook init --lang en (a new one), or "
             "polybook import d2lbook PATH --lang en (a d2lbook project's)"
         )
-    if problems := language_folder_problems(config):
+    _refuse_language_folders(config, ())
+    return config
+
+
+def languages_to_build(config: BookConfig, languages: tuple[str, ...]) -> list[str]:
+    """``-l`` of a command that builds pages or PDFs of each language (every one by default),
+    checked: a usage error for an unknown language, or one with no chapter to build."""
+    chosen = known(languages, config.languages, "language")
+    _refuse_language_folders(config, chosen or list(config.languages))
+    return chosen
+
+
+def _refuse_language_folders(config: BookConfig, built: Iterable[str]) -> None:
+    """A usage error naming, at its conf.py line, each language whose chapters folder is missing
+    (or empty, when it is ``built``)."""
+    from polybook.config.validate import language_folder_problems
+
+    if problems := language_folder_problems(config, set(built)):
         shown = "\n".join(d.format() for d in problems)
         raise UsageProblem(f"{len(problems)} problem(s) in {config.path}:\n{shown}")
-    return config
 
 
 def known(names: tuple[str, ...], choices: Iterable[str], what: str) -> list[str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -107,21 +107,22 @@ def load_config(path: Path) -> BookConfig:
     return _Validator(path, tree).run()
 
 
-def language_folder_problems(config: BookConfig) -> list[Diagnostic]:
-    """A language whose chapters folder is missing or holds no Markdown -- a misspelt code
-    (``jp`` for the folder ``ja``) would build no chapter -- at its line of conf.py, with the
-    folder under ``chapters`` it may have meant. Not part of :func:`load_config`: ``polybook
-    import`` validates conf.py before it puts the language's folder in place."""
+def language_folder_problems(config: BookConfig, built: Collection[str] = ()) -> list[Diagnostic]:
+    """A language whose chapters folder is missing -- a misspelt code (``jp`` for the folder
+    ``ja``) -- or, for the languages ``built`` (a site or a PDF, which Sphinx cannot make of
+    nothing), holds no Markdown: each at its line of conf.py, with the folder under ``chapters``
+    it may have meant. Not part of :func:`load_config`: ``polybook import`` validates conf.py
+    before it puts the language's folder in place, and a translation just begun may be empty."""
     chapters = config.chapters_dir
     problems = []
     for lang in config.languages:
         folder = chapters / lang
-        if folder.is_dir() and next(folder.rglob("*.md"), None) is not None:
+        if folder.is_dir() and (lang not in built or next(folder.rglob("*.md"), None) is not None):
             continue
         present = sorted(p.name for p in chapters.iterdir() if p.is_dir() and not p.name.startswith("."))
         unclaimed = [name for name in present if name not in config.languages]
         shown = folder.relative_to(config.root) if folder.is_relative_to(config.root) else folder
-        what = "holds no Markdown (.md) file" if folder.is_dir() else "does not exist"
+        what = "holds no Markdown (.md) file: nothing to build" if folder.is_dir() else "does not exist"
         listed = f"; folders there: {', '.join(present)}" if present else ""
         hint = did_you_mean(lang, unclaimed, cutoff=0.5) or listed
         message = f"polybook.languages.{lang}: its chapters folder {shown.as_posix()}/ {what}{hint}"

@@ -34,10 +34,11 @@ def pdf(
     from polybook.diagnostics import Code, Level, collapse_missing_outputs, format_grouped, grouped
     from polybook.files import display_path
     from polybook.pdf.build import PdfOutcome, PdfStatus, build_pdfs
-    from polybook.usage import book_config, languages_and_frameworks
+    from polybook.usage import book_config, languages_and_frameworks, languages_to_build
     from polybook.usage import report as report_diagnostics
 
     config = book_config(ctx)
+    languages_to_build(config, languages)  # LaTeX cannot be made of a language without chapters
     langs, fws = languages_and_frameworks(config, languages, frameworks)
     console = Console(stderr=True)
 

@@ -178,10 +178,10 @@ def serve(
     from polybook.config import ConfigError, load_config
     from polybook.site.serve import SiteServer, snapshot, watch
     from polybook.site.warm import WarmSite, start_warming
-    from polybook.usage import UsageProblem, book_config, known
+    from polybook.usage import UsageProblem, book_config, languages_to_build
 
     config = book_config(ctx)
-    known(languages, config.languages, "language")
+    languages_to_build(config, languages)
     conf_path = config.path
     current = {"config": config}
 

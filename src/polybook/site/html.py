@@ -45,11 +45,11 @@ def html(
     from polybook.execute.environment import KernelProblem
     from polybook.files import display_path
     from polybook.site.build import HtmlOptions, build_html
-    from polybook.usage import UsageProblem, book_config, known
+    from polybook.usage import UsageProblem, book_config, languages_to_build
     from polybook.usage import report as report_diagnostics
 
     config = book_config(ctx)
-    known(languages, config.languages, "language")
+    languages_to_build(config, languages)
     console = Console(stderr=True)
     options = HtmlOptions(list(languages) or None, jobs, evaluate=not no_eval)
     try:
