@@ -220,6 +220,7 @@ def test_a_language_without_the_framework_asked_for_is_a_usage_error(tmp_path: P
         (["serve"], True, False),
         (["check"], True, False),
         (["init"], True, True),
+        (["import", "d2lbook"], True, False),
     ],
 )
 def test_every_command_spells_language_and_framework_alike(command: list[str], lang: bool, framework: bool) -> None:

@@ -14,7 +14,7 @@ def import_group() -> None:
 
 @import_group.command(name="d2lbook")
 @click.argument("path", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--lang", required=True, help="The language code to import it as (e.g. en, zh, pt_BR).")
+@click.option("-l", "--lang", required=True, help="The language code to import it as (e.g. en, zh, pt_BR).")
 @click.option("--force", is_flag=True, help="Replace the language's folder if it exists already.")
 @click.option(
     "--as-base",
