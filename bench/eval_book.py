@@ -25,6 +25,7 @@ from pathlib import Path
 from polybook.book import load_book
 from polybook.config import load_config
 from polybook.execute.environment import kernel_python
+from polybook.execute.envs import env_spec
 from polybook.execute.evaluate import EvalOptions, evaluate, plan
 from polybook.execute.report import build_report
 
@@ -64,7 +65,9 @@ def main() -> None:
                 script = Path(tmp) / f"{program.key}.py"
                 script.write_text(bare_script(program.sources), encoding="utf-8")
                 env = {**os.environ, "MPLBACKEND": "Agg"}
-                exe = kernel_python(program.kernel)
+                # an environment's Python (its kernel spec is in the build folder), else the kernel's
+                own = program.environment
+                exe = str(env_spec(base.execution, *own).executable) if own else kernel_python(program.kernel)
                 subprocess.run([exe, str(script)], cwd=program.cwd, env=env, capture_output=True, check=False)
             bare.append(time.perf_counter() - t0)
     summary = report["summary"]

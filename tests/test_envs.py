@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -200,8 +199,11 @@ def test_the_identity_enters_every_program_key_and_no_kernel_is_probed(tmp_path:
         "kernel": spec.kernel,
         "python": spec.python,
         "environment": spec.identity,
-        "packages": {"torch": None, "torchvision": None},  # not made yet: read from its record once it is
+        "packages": {"torch": "2.0.0", "torchvision": "0.15.1"},  # as pinned: the same made or not
     }
+    assert not look_up(config.execution, "pytorch").ready  # computed without it
+    open_ended = config_at(tmp_path / "open", '["torch>=2", "torchvision==0.15.*"]').execution
+    assert env_spec(open_ended, "pytorch").fingerprint()["packages"] == {"torch": None, "torchvision": None}
     base = keys(config)
     bumped = keys(config_at(tmp_path / "b", '["torch==2.0.1", "torchvision==0.15.1"]'))
     assert bumped["pytorch"] != base["pytorch"] and bumped["mxnet"] == base["mxnet"]
@@ -210,13 +212,16 @@ def test_the_identity_enters_every_program_key_and_no_kernel_is_probed(tmp_path:
 def test_a_document_with_required_libs_runs_in_a_derived_environment(tmp_path: Path) -> None:
     config = config_at(tmp_path)
     book = book_of(config, {"ch": CHAPTER, "gp": GPYTORCH})
-    programs = {(p.name, p.framework): p for p in plan(book, make_environments=False)}
+    programs = {(p.name, p.framework): p for p in plan(book)}  # keyed: nothing made, nothing looked at
     derived = env_spec(config.execution, "pytorch", ("gpytorch==1.11",))
     assert programs[("gp", "pytorch")].kernel == derived.kernel
     assert programs[("gp", "pytorch")].fingerprint["environment"] == derived.identity
     assert programs[("ch", "pytorch")].kernel == env_spec(config.execution, "pytorch").kernel
-    # Looked up only (nothing made): each says what to do rather than running in the wrong place.
-    assert programs[("gp", "pytorch")].unavailable.endswith("is not made yet (polybook build env)")
+    # Each knows the environment it must run in, and where that one's kernel spec goes: the build folder.
+    assert programs[("gp", "pytorch")].environment == ("pytorch", ("gpytorch==1.11",))
+    assert programs[("ch", "pytorch")].environment == ("pytorch", ())
+    assert programs[("gp", "pytorch")].kernel_dir == config.build_dir / "kernels"
+    assert not derived.folder.exists() and not look_up(config.execution, "pytorch", ("gpytorch==1.11",)).ready
 
 
 # -- uv and pip's settings --------------------------------------------------------------
@@ -239,6 +244,15 @@ def test_pips_index_settings_are_passed_on_to_uv(monkeypatch: pytest.MonkeyPatch
         "extra-index-url": ("file:///opt/a/simple", "file:///opt/b/simple"),
         "find-links": ("/srv/wheels", "/srv/more"),  # the variable over the file
     }
+
+
+def test_package_files_are_linked_from_uvs_cache_unless_uv_link_mode_says_otherwise(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("UV_LINK_MODE", raising=False)
+    assert envs.link_mode() == ["--link-mode", "clone" if sys.platform == "darwin" else "hardlink"]
+    monkeypatch.setenv("UV_LINK_MODE", "copy")
+    assert envs.link_mode() == []  # uv reads the variable itself
 
 
 def test_uvs_reason_is_its_error_without_the_chatter() -> None:
@@ -354,15 +368,11 @@ except ModuleNotFoundError as exc:
 
 @pytest.fixture
 def tiny(tmp_path: Path) -> Any:
-    """A one-framework book whose environment is six alone; its kernel spec is removed afterwards."""
+    """A one-framework book whose environment is six alone (its kernel spec in its build folder)."""
     (tmp_path / "chapters" / "en").mkdir(parents=True)
     (tmp_path / "chapters" / "en" / "isolated.md").write_text(ISOLATED, encoding="utf-8")
     (tmp_path / "conf.py").write_text(TINY, encoding="utf-8")
-    config = load_config(tmp_path / "conf.py")
-    yield config
-    spec = Path(sys.prefix) / "share" / "jupyter" / "kernels" / env_spec(config.execution, "tiny").kernel
-    if str(tmp_path) in spec.joinpath("kernel.json").read_text(encoding="utf-8"):
-        shutil.rmtree(spec)
+    return load_config(tmp_path / "conf.py")
 
 
 @pytest.mark.slow
@@ -384,6 +394,10 @@ def test_a_real_environment_runs_its_programs_apart_from_polybooks_own(
     record = json.loads((spec.folder / envs.RECORD).read_text(encoding="utf-8"))
     assert record["requirements"] == ["six==1.17.0", "ipykernel"] and record["packages"]["six"] == "1.17.0"
     assert record["uv"] and record["seconds"] > 0 and record["python"].startswith(spec.python)
+    # Its kernel is registered in the book's build folder, never in polybook's own environment.
+    kernel = json.loads((root / "build" / "kernels" / spec.kernel / "kernel.json").read_text(encoding="utf-8"))
+    assert kernel["argv"][0] == str(spec.executable)
+    assert not (Path(sys.prefix) / "share" / "jupyter" / "kernels" / spec.kernel).exists()
 
     # Made once: a second time it is kept, without calling uv.
     def no_uv(*_: Any) -> str:

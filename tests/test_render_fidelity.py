@@ -4,7 +4,6 @@ empty tab panel, the bibliography, eval_rst API pages and files, Unicode math in
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -17,9 +16,9 @@ from polybook.config import load_config
 from polybook.dialect import DialectSettings, parse_text
 from polybook.pdf.fonts import plan_fonts
 from polybook.pdf.unicode_math import latex_math
+from polybook.render.settings import overrides, site_info
 from polybook.render.stage import stage_language
 from polybook.stage.bibliography import BibliographyPlan
-from polybook.stage.eval_rst import documents_api
 from polybook.stage.myst import transpile
 from polybook.stage.outputs import ChapterResults, OutputRenderer
 
@@ -121,19 +120,26 @@ def test_the_references_page_lists_every_work_else_the_first_page_citing_it() ->
 
 
 def book_with_library(tmp_path: Path) -> tuple[Path, Path]:
-    """The render fixture book, and the package ``mylib`` where the evaluation mirrors the
-    book's library (``build/run/en/mxnet/mylib``: the default tab's mirror)."""
+    """The render fixture book, its conf.py naming its library ``mylib``, and the package
+    ``mylib`` where the evaluation mirrors the book's library (``build/run/en/mxnet/mylib``:
+    the default tab's mirror)."""
     book = tmp_path / "book"
     shutil.copytree(FIXTURES / "render" / "book", book)
+    declare_library(book / "conf.py", "mylib/core.py")
     library = book / "build" / "run" / "en" / "mxnet" / "mylib"
     library.mkdir(parents=True)
     (library / "__init__.py").write_text("", encoding="utf-8")
     return book, library
 
 
+def declare_library(conf: Path, lib_file: str) -> None:
+    """conf.py's ``polybook.library``: the only package an API page may document."""
+    setting = f'    "library": {{"frameworks": {{"mxnet": {{"lib_file": "{lib_file}"}}}}}},\n}}\n'
+    conf.write_text(conf.read_text(encoding="utf-8").removesuffix("}\n") + setting, encoding="utf-8")
+
+
 def test_api_pages_document_the_books_own_module_or_say_which_is_missing(tmp_path: Path) -> None:
-    book = tmp_path / "book"
-    shutil.copytree(FIXTURES / "render" / "book", book)
+    book, library = book_with_library(tmp_path)
     api = (
         "# API\n\n```eval_rst\n.. automodule:: mylib.core\n   :members:\n```\n\n"
         "```eval_rst\n.. automodule:: mylib.missing\n   :members:\n```\n\n"
@@ -143,56 +149,24 @@ def test_api_pages_document_the_books_own_module_or_say_which_is_missing(tmp_pat
     )
     (book / "chapters" / "en" / "api.md").write_text(api, encoding="utf-8")
     (book / "chapters" / "en" / "front.html").write_text("<p>front</p>\n", encoding="utf-8")
-    library = book / "build" / "run" / "en" / "mxnet" / "mylib"  # where the evaluation mirrors the library
-    library.mkdir(parents=True)
-    (library / "__init__.py").write_text("", encoding="utf-8")
     core = "import json\nimport numpy\nfrom not_installed_framework import nn\n\ndef helper():\n    pass\n"
     (library / "core.py").write_text(core, encoding="utf-8")
     config = load_config(book / "conf.py")
     doc = parse_text(api, "chapters/en/api.md", SETTINGS)
-    raw_only = parse_text(
-        "# A\n\n```eval_rst\n.. raw:: html\n   :file: front.html\n```\n", "chapters/en/a.md", SETTINGS
-    )
-    assert documents_api(doc) and not documents_api(raw_only)  # the fork server imports frameworks for the first
     stage = stage_language(config, "en", {"api": doc}, {}, {}, tmp_path / "src", [])
     found = [(d.line, d.code) for d in stage.diagnostics]
     assert found == [(9, "api.module"), (20, "rst.file"), (27, "api.module")]
     assert "mylib.core (" in stage.diagnostics[2].message and "has no 'Newer'" in stage.diagnostics[2].message
     assert "'mylib.missing' is not found" in stage.diagnostics[0].message
     text = stage.docs["api"].text
-    assert ".. automodule:: mylib.core" in text and ".. automodule:: mylib.missing" not in text
+    # documented from the source (as autodoc would: the module, its function), not imported
+    assert ".. automodule::" not in text and ".. py:module:: mylib.core" in text
+    assert ".. py:function:: helper()\n   :module: mylib.core" in text
+    assert ".. polybook: automodule mylib.missing left out" in text
     assert ":file: _book/chapters/en/front.html" in text and (tmp_path / "src/_book/chapters/en/front.html").is_file()
     assert "nowhere.html" in text.split(".. polybook: left out: raw:: html")[1]
-    extensions: list[str] = []
-    settings = stage.api.settings(extensions)
-    assert extensions == ["sphinx.ext.autodoc", "polybook.stage.eval_rst"]
-    assert settings["autodoc_mock_imports"] == ["not_installed_framework"]  # numpy is installed
-    assert settings["polybook_import_roots"][0] == str((book / "build" / "run" / "en" / "mxnet").resolve())
-    json.dumps(settings)  # a Sphinx override: plain data
-
-
-def test_the_packages_a_library_imports_are_read_from_its_import_lines(tmp_path: Path) -> None:
-    from polybook.stage.eval_rst import library_imports, missing_imports, third_party_imports
-
-    book, library = book_with_library(tmp_path)
-    code = (
-        "import os, numpy as np\n"
-        "import not_installed_a.sub as sub, json  # a comment\n"
-        "from not_installed_b.layers import (\n    Dense,\n)\n"
-        "from . import sibling\nfrom .core import f\nfrom mylib import other\n"
-        "def g():\n    import not_installed_c; import json\n"
-        "text = 'import nothing_here'\n"
-    )
-    (library / "torch.py").write_text(code, encoding="utf-8")
-    found = third_party_imports(library / "torch.py")
-    assert found == {"numpy", "not_installed_a", "not_installed_b", "not_installed_c"}
-    assert missing_imports(library / "torch.py") == {"not_installed_a", "not_installed_b", "not_installed_c"}
-    conf = book / "conf.py"
-    library_setting = '    "library": {"frameworks": {"pytorch": {"lib_file": "mylib/torch.py"}, "broken": "x"}},\n}\n'
-    conf.write_text(conf.read_text(encoding="utf-8").removesuffix("}\n") + library_setting, encoding="utf-8")
-    config = load_config(conf)
-    assert [d.message.split(":")[0] for d in config.library_problems] == ["polybook.library.frameworks.broken"]
-    assert library_imports(config, ["en"]) == {"numpy"}  # installed: the Sphinx workers import it ahead
+    assert stage.api.modules == [library / "core.py"]  # what the page was written from (its digest)
+    assert "polybook_import_roots" not in overrides(config, "en", site_info(config, {}), [], stage)
 
 
 def test_the_fork_servers_imports_leave_a_failing_module_to_the_worker(tmp_path: Path) -> None:

@@ -42,7 +42,14 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, int]:
     for name, text in (("other", OTHER), ("api", API), ("refs", REFS), ("refs.bib", BIB)):
         (en / (name if name.endswith(".bib") else f"{name}.md")).write_text(text, encoding="utf-8")
     (root / "chapters" / "ja" / "other.md").write_text(OTHER.replace("Other", "他"), encoding="utf-8")
-    conf.write_text(conf.read_text().replace('"build_dir": "build",', '"build_dir": "build", "bibfile": "refs.bib",'))
+    library_setting = (
+        '"library": {"frameworks": {"mxnet": {"lib_file": "tinylib/core.py"}}},'  # what API pages may document
+    )
+    conf.write_text(
+        conf.read_text().replace(
+            '"build_dir": "build",', f'"build_dir": "build", "bibfile": "refs.bib", {library_setting}'
+        )
+    )
     library = root / "build" / "run" / "en" / "mxnet" / "tinylib"  # the default tab's mirror
     library.mkdir(parents=True)
     (library / "__init__.py").write_text("", encoding="utf-8")

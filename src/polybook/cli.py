@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from polybook import __version__
-from polybook.usage import UsageProblem, book_config, config_at, known, lang_option, report, verbose_option
+from polybook.usage import DiskFull, UsageProblem, book_config, config_at, known, lang_option, report, verbose_option
 
 __all__ = ["UsageProblem", "book_config", "known", "main", "run"]
 
@@ -33,6 +33,21 @@ class _LazyGroup(click.Group):
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """The command; a full disk, wherever it is met (here or in a worker process), is one
+        clear error saying what was kept and what to do (:class:`DiskFull`), not a traceback."""
+        try:
+            return super().invoke(ctx)
+        except click.ClickException:
+            raise
+        except Exception as exc:
+            from polybook.files import disk_full
+
+            full = disk_full(exc)
+            if full is None:
+                raise
+            raise DiskFull(full) from None
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in self.commands and cmd_name in self.lazy:
@@ -105,6 +120,8 @@ def parse(ctx: click.Context, paths: tuple[Path, ...], as_json: bool) -> None:
 def _files_to_parse(ctx: click.Context, paths: tuple[Path, ...]) -> list[Path]:
     """The files named, and the Markdown files below the folders named -- but those a book's
     ``exclusions`` leave out (``*_origin.md``, README.md...): they are not its documents."""
+    from polybook.files import resolved
+
     files = []
     for path in paths:
         if not path.is_dir():
@@ -115,7 +132,7 @@ def _files_to_parse(ctx: click.Context, paths: tuple[Path, ...]) -> list[Path]:
         for file in sorted(path.rglob("*.md")):
             lang = config.language_of(file) if config else None
             if lang is not None and config is not None:
-                relative = file.resolve().relative_to((config.chapters_dir / lang).resolve()).as_posix()
+                relative = resolved(file).relative_to(resolved(config.chapters_dir / lang)).as_posix()
                 if lang not in excluded:
                     excluded[lang] = config.excluded(lang)
                 if relative in excluded[lang]:
@@ -140,6 +157,7 @@ def build(ctx: click.Context, strict: bool, verbose: bool) -> None:
 
     from polybook.book import load_book
     from polybook.diagnostics import Level
+    from polybook.files import atomic_write
 
     config = book_config(ctx)
     book = load_book(config, cached=True)
@@ -150,11 +168,9 @@ def build(ctx: click.Context, strict: bool, verbose: bool) -> None:
     found = []
     for lang, chapters in book.chapters.items():
         out = config.build_dir / "model" / lang
-        out.mkdir(parents=True, exist_ok=True)
-        diags = [d for doc in chapters.values() for d in doc.diagnostics]
+        diags = [*config.refused_links(lang), *(d for doc in chapters.values() for d in doc.diagnostics)]
         for name, doc in chapters.items():
-            (out / f"{name}.json").parent.mkdir(parents=True, exist_ok=True)
-            (out / f"{name}.json").write_text(json.dumps(doc.to_dict(), ensure_ascii=False, indent=1), encoding="utf-8")
+            atomic_write(out / f"{name}.json", json.dumps(doc.to_dict(), ensure_ascii=False, indent=1))
         found += diags
         n_err = sum(d.level is Level.ERROR for d in diags)
         errors += n_err
@@ -221,6 +237,7 @@ def check(
     from polybook.check.suppress import baseline_json
     from polybook.diagnostics import RANK, Level
     from polybook.dialect.shortcuts import cycle_collection_paused
+    from polybook.files import atomic_write
 
     if write_baseline and not (reason and reason.strip()):
         raise UsageProblem("--write-baseline needs --reason: every accepted finding must say why")
@@ -233,11 +250,11 @@ def check(
     # would walk the book's findings, which hold no cycle (bookmix: 0.015 s of the report's time)
     with cycle_collection_paused():
         result, bad = check_config(config, langs or None, list(chapters) or None, accepted, jobs)
+        checked = [config.source_language, *(langs or config.translations)]
+        bad = [*(d for lang in checked for d in config.refused_links(lang)), *bad]  # links not followed
         if bad:
             raise UsageProblem("unreadable input:\n" + "\n".join(d.format() for d in bad))
         if write_baseline:
-            from polybook.files import atomic_write
-
             atomic_write(write_baseline, baseline_json(result.active, str(reason).strip()))
             click.echo(f"wrote {len(result.active)} finding(s) to {write_baseline}", err=True)
         tty = sys.stdout.isatty()
@@ -246,7 +263,7 @@ def check(
         if _process_ends_with_command:  # nor after it: nothing the check made is ever collected
             gc.freeze()
     if output:
-        output.write_text(report + "\n", encoding="utf-8")
+        atomic_write(output, report + "\n")
     else:
         click.echo(report)
     if fmt == "github":

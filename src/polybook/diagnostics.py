@@ -47,6 +47,7 @@ class Code(StrEnum):
     # The book's table of contents (toc blocks)
     TOC_MISSING = "toc.missing"  # a toc entry naming no document
     TOC_UNREACHED = "toc.unreached"  # a document no toc block reaches
+    CHAPTERS_LINK = "chapters.link"  # a symbolic link in chapters/ that loops or leaves the book: not followed
     # Translation consistency (polybook check)
     CODE_MISSING = "code.missing"
     CODE_EXTRA = "code.extra"
@@ -69,6 +70,9 @@ class Code(StrEnum):
     STRUCTURE_SECTION = "structure.section"
     STRUCTURE_TEXTTAB = "structure.texttab"
     STRUCTURE_CHAPTER = "structure.chapter"
+    # What a translation adds that the build would run, import or read (docs/trust.md)
+    TRUST_DIRECTIVE = "trust.directive"  # an eval_rst directive that imports, runs or reads a file
+    TRUST_MODULE = "trust.module"  # a Python module file (.py, .pyc, .so) in the language's folder
     STALE_SOURCE = "stale.source"
     STALE_UNKNOWN = "stale.unknown"
     STALE_PLAN = "stale.plan"  # a document's row of the migration plan (renamed, new, gone, changed)
@@ -94,7 +98,9 @@ class Code(StrEnum):
     OUTPUT_MISSING = "output.missing"  # html --no-eval, pdf: no stored output matches a cell
     HTML_CITE_NO_BIB = "html.cite.no_bib"  # :cite: without any bibtex_bibfiles configured
     HTML_MATHJAX = "html.mathjax"  # no local MathJax to serve
-    API_MODULE = "api.module"  # an autodoc directive naming a module the build cannot import
+    HTML_PDF = "html.pdf"  # a PDF that is not what its stamp says: not copied into the site
+    API_MODULE = "api.module"  # an autodoc directive naming no module of the book's library, or one not found
+    RST_CODE = "rst.code"  # an eval_rst directive that runs code while Sphinx reads the page
     RST_FILE = "rst.file"  # a file an eval_rst block names is not in the book
     # PDF (polybook build pdf)
     PDF_SPHINX = "pdf.sphinx"  # a Sphinx warning of the LaTeX build, at the chapter's path:line
@@ -129,6 +135,7 @@ class Code(StrEnum):
 #: The level a code is reported at unless the reporter says otherwise.
 DEFAULT_LEVEL: dict[Code, Level] = {
     Code.CONFIG: Level.ERROR,
+    Code.CHAPTERS_LINK: Level.ERROR,
     Code.READ: Level.ERROR,
     Code.ENCODING: Level.ERROR,
     Code.FENCE_UNCLOSED: Level.ERROR,
@@ -172,6 +179,8 @@ DEFAULT_LEVEL: dict[Code, Level] = {
     Code.STRUCTURE_SECTION: Level.ERROR,
     Code.STRUCTURE_TEXTTAB: Level.ERROR,
     Code.STRUCTURE_CHAPTER: Level.ERROR,
+    Code.TRUST_DIRECTIVE: Level.ERROR,
+    Code.TRUST_MODULE: Level.ERROR,
     Code.STALE_SOURCE: Level.INFO,  # how far behind the source: a migration plan, never a mistake
     Code.STALE_UNKNOWN: Level.INFO,
     Code.STALE_PLAN: Level.INFO,  # how far behind, document by document: never a mistake
@@ -195,7 +204,9 @@ DEFAULT_LEVEL: dict[Code, Level] = {
     Code.OUTPUT_MISSING: Level.WARNING,
     Code.HTML_CITE_NO_BIB: Level.WARNING,
     Code.HTML_MATHJAX: Level.WARNING,
+    Code.HTML_PDF: Level.ERROR,
     Code.API_MODULE: Level.ERROR,
+    Code.RST_CODE: Level.ERROR,
     Code.RST_FILE: Level.ERROR,
     Code.PDF_SPHINX: Level.WARNING,
     Code.PDF_LATEX: Level.ERROR,

@@ -7,6 +7,7 @@ import copyreg
 import ctypes
 import ctypes.util
 import dataclasses
+import errno
 import functools
 import hashlib
 import itertools
@@ -15,7 +16,6 @@ import operator
 import os
 import pickle
 import shutil
-import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
@@ -26,20 +26,97 @@ T = TypeVar("T")
 
 
 def atomic_write(path: Path, text: str) -> None:
-    """Write via a temporary file in the same folder and rename: readers never see half a file.
+    """Write ``text`` (UTF-8) via a temporary file in the same folder and rename: readers never
+    see half a file (:func:`write_through`)."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """:func:`atomic_write` of bytes.
 
     The file keeps its mode; a new one gets what ``open()`` would give it (0666 less the
-    umask), not mkstemp's 0600.
+    umask), not the temporary file's 0600.
     """
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+
+    def fill(tmp: Path) -> None:
+        with tmp.open("wb") as handle:
+            handle.write(data)
         os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_umask())
+
+    write_through(path, fill)
+
+
+def write_through(path: Path, fill: Callable[[Path], None]) -> None:
+    """Make ``path`` by having ``fill`` write a new temporary file beside it (a unique name: two
+    builds may write at once), then renaming that over ``path``: a reader -- or the next build --
+    sees the old file or the new one, never half of one. On any failure (a full disk) ``path`` is
+    as it was and no temporary file is left. ``path``'s folder is made when it is missing."""
+    fd, name = _temporary(path)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        fill(tmp)
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
+
+
+class DamagedCopy(OSError):
+    """A copy that does not hold what it was copied from (its size or its hash)."""
+
+
+def atomic_copy(
+    source: str | os.PathLike[str], target: str | os.PathLike[str], expect: tuple[int, str] | None = None
+) -> str:
+    """Copy ``source`` to ``target`` with its mode and times (as :func:`shutil.copy2`), through a
+    temporary file and a rename (:func:`write_through`); usable as :func:`shutil.copytree`'s
+    ``copy_function``. The copy's size is checked against the source's; with ``expect`` --
+    (size, SHA-256) the source is known by, a PDF's stamp -- its size and hash are checked
+    against those: a copy that differs raises :class:`DamagedCopy` and is not put in place."""
+    target_path = Path(target)
+
+    def fill(tmp: Path) -> None:
+        shutil.copy2(source, tmp)
+        size = tmp.stat().st_size
+        wanted = expect[0] if expect is not None else os.stat(source).st_size
+        if size != wanted or (expect is not None and file_sha256(tmp) != expect[1]):
+            shown = f"{wanted} bytes" + (f", SHA-256 {expect[1][:12]}" if expect is not None else "")
+            raise DamagedCopy(f"the copy of {display_path(Path(source))} does not match it ({shown} expected)")
+
+    write_through(target_path, fill)
+    return str(target)
+
+
+def link_or_copy(source: Path, target: Path) -> None:
+    """Put ``source`` at ``target`` as a hard link when they share a file system (a book's
+    figures are hundreds of megabytes, staged once per language, PDF and notebook folder), else
+    as a copy with its times; either way through a temporary file and a rename."""
+
+    def fill(tmp: Path) -> None:
+        tmp.unlink()
+        try:
+            os.link(source, tmp)
+        except OSError:
+            shutil.copy2(source, tmp)
+
+    write_through(target, fill)
+
+
+#: errno's "no space left on device" (and a quota exceeded, which says the same to a user).
+_FULL = {errno.ENOSPC, errno.EDQUOT}
+
+
+def disk_full(exc: BaseException | None) -> OSError | None:
+    """The "no space left on device" error that caused ``exc`` (itself, or one it was raised
+    from or while handling: Sphinx and the process pools wrap errors), else None."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, OSError) and exc.errno in _FULL:
+            return exc
+        exc = exc.__cause__ or exc.__context__ or getattr(exc, "orig_exc", None)
+    return None
 
 
 def store_bytes(path: Path, data: bytes) -> bool:
@@ -68,10 +145,11 @@ def _temporary(path: Path) -> tuple[int, str]:
     when it is missing. Named by the process and a counter rather than by :func:`tempfile.mkstemp`'s
     random names, and the folder made only when the open says it is missing: a cold check writes
     some 2,000 entries, and mkstemp's and mkdir's work was a tenth of its CPU time. Dot-named, so
-    that :func:`sweep_store` knows one a killed writer left."""
+    that :func:`sweep_store` knows one a killed writer left, and ending ``.tmp``, so that one left
+    in the site is never published."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     for _ in range(100):
-        tmp = os.path.join(path.parent, f".{path.name}.{os.getpid()}.{next(_written)}")
+        tmp = os.path.join(path.parent, f".{path.name}.{os.getpid()}.{next(_written)}.tmp")
         try:
             return os.open(tmp, flags, 0o600), tmp
         except FileNotFoundError:
@@ -261,8 +339,9 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def replace_folder(fresh: Path, dest: Path) -> None:
-    """Put ``fresh`` at ``dest`` so that readers of ``dest`` see the old site or the new one.
+def replace_folder(fresh: Path, dest: Path) -> Path | None:
+    """Put ``fresh`` at ``dest`` so that readers of ``dest`` see the old site or the new one;
+    the old folder when it could not be removed afterwards (it is in place, renamed), else None.
 
     Python has no way to swap two folders: ``os.replace`` cannot replace a non-empty
     folder. Linux's ``renameat2(RENAME_EXCHANGE)`` swaps them in one step; elsewhere the
@@ -270,14 +349,18 @@ def replace_folder(fresh: Path, dest: Path) -> None:
     """
     if not dest.exists():
         os.rename(fresh, dest)
-        return
+        return None
     old = dest.with_name(f".{dest.name}.old-{os.getpid()}")
     if _exchange(fresh, dest):
         os.rename(fresh, old)  # fresh now holds the old site
     else:
         os.rename(dest, old)
         os.rename(fresh, dest)
-    shutil.rmtree(old)
+    try:
+        shutil.rmtree(old)
+    except OSError:
+        return old
+    return None
 
 
 def _exchange(a: Path, b: Path) -> bool:
@@ -356,13 +439,19 @@ def _resolved(path: str) -> Path:
     some 300 folders, each full resolve a look at every folder above it)."""
     folder, name = os.path.split(path)
     if name in ("", ".", "..") or os.path.islink(path):
-        return Path(path).resolve()
+        try:
+            return Path(path).resolve()
+        except RuntimeError:  # a symbolic link loop (Python < 3.13 raises): as far as it resolves
+            return Path(os.path.realpath(path))
     return _resolved_folder(folder) / name
 
 
 @functools.lru_cache(maxsize=4096)
 def _resolved_folder(folder: str) -> Path:
-    return Path(folder).resolve()
+    try:
+        return Path(folder).resolve()
+    except RuntimeError:  # a symbolic link loop (Python < 3.13 raises): as far as it resolves
+        return Path(os.path.realpath(folder))
 
 
 def read_json(path: Path) -> dict[str, Any]:

@@ -7,6 +7,7 @@ they import these from here, never from :mod:`polybook.cli`, which imports the s
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -24,6 +25,25 @@ class UsageProblem(click.ClickException):
     """Bad config or arguments: exit 2, like click's own usage errors."""
 
     exit_code = 2
+
+
+class DiskFull(click.ClickException):
+    """The disk (or the quota) filled up: what polybook kept, and what to do -- never a traceback."""
+
+    def __init__(self, error: OSError) -> None:
+        from polybook.files import display_path
+
+        named = isinstance(error.filename, str | bytes | os.PathLike)
+        where = f" writing {display_path(Path(os.fsdecode(error.filename)))}" if named else ""
+        super().__init__(
+            f"no space left on device{where}: polybook stopped.\n"
+            "  Kept: every file polybook had finished (each is written whole or not at all) and the last good "
+            "site: a published folder or branch is only ever replaced whole; in build/html, a language this run "
+            "did not reach is as it was, and one whose build it stopped is rebuilt in full by the next run "
+            "(publish refuses it until then).\n"
+            "  To do: free some space (`polybook cache info` shows the execution cache, `polybook cache clear` "
+            "empties it) and run the command again: it redoes only what this run did not finish."
+        )
 
 
 def config_at(conf: Path | None, start: Path) -> BookConfig | None:

@@ -52,6 +52,7 @@ from polybook.check.references import (
 from polybook.check.segments import flatten, pair_segments
 from polybook.check.staleness import ORIGIN_SUFFIX, SyncRecord, lock_problem, origin_file, read_lock
 from polybook.check.suppress import Suppression, apply, inline_suppressions, unused
+from polybook.check.trust import added_directives, added_modules
 from polybook.config import BookConfig
 from polybook.database import flush_stores, shelf
 from polybook.diagnostics import Code, Diagnostic, Level
@@ -161,6 +162,7 @@ def check_chapter(
     if stale:  # a stale or review block is read as the source's text: what is found at it is said by its mark
         findings = [f for f in findings if id(f) in own or not _at(f, translation.path, stale)]
     findings += resource_fallbacks(config, lang, name, translation)
+    findings += added_directives(lang, name, written, source, current, config.library.packages)  # as written
     findings += lock_problem(lang, name, translation, record)
     findings += changes_since(lang, name, base, current, translation, match, alignment.place)
     row = changed_row(name, base, current, translation)
@@ -232,6 +234,7 @@ def check_chunk(book: Book, names: list[str], langs: list[str], store: Path | No
                 out.bases[lang, str(base.kind)] += 1
                 if source is None and base.document is None:  # nothing to check it against but itself
                     out.findings += [_orphan(lang, name, target, source_names), *parse_findings(lang, name, target)]
+                    out.findings += added_directives(lang, name, target, None, library=book.config.library.packages)
                     continue
                 found, problems = inline_suppressions(target, lang, name)
                 out.suppressions += found
@@ -561,6 +564,7 @@ def check_book(
     memo = findings_dir(book.config) if cached else None
     modules = _modules(book.config, whole[0])
     extra = [found for framework in modules for found in library_findings(book, langs, memo, framework)]
+    extra += added_modules(book.config, langs)
     return _merge(book.config, langs, len(names), chunks, baseline or {}, started, *whole, extra=extra, kept_in=memo)
 
 
@@ -696,6 +700,7 @@ def check_config(
             found = dict(zip(distinct, pool.map(work_out, *zip(*distinct.values(), strict=True)), strict=True))
             renamed = {pair: found[key] for pair, key in keys.items()}  # for the merge: no key to work out again
             extra = [finding for task in library for finding in task.result()]
+    extra += added_modules(config, langs)
     memo = findings_dir(config)
     result = _merge(config, langs, len(names), chunks, baseline or {}, started, *whole, True, extra, memo, renamed)
     return result, [d for chunk in chunks for d in chunk.unreadable]

@@ -25,7 +25,7 @@ from __future__ import annotations
 import ast
 import posixpath
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
 from polybook.config.checks import Checks, did_you_mean, key_node
@@ -84,6 +84,16 @@ class LibrarySettings:
     @property
     def enabled(self) -> bool:
         return bool(self.frameworks)
+
+    @property
+    def packages(self) -> frozenset[str]:
+        """The top-level names of the library's modules (``d2l`` for ``d2l/torch.py``): the only
+        modules an API page may document."""
+        return frozenset(
+            PurePosixPath(library.lib_file).parts[0].removesuffix(".py")
+            for library in self.frameworks.values()
+            if library.lib_file
+        )
 
     def target(self, config: _Book, framework: str) -> Path:
         """Where ``framework``'s module is written: below the source language's folder."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import os
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,9 +12,10 @@ from typing import Any
 from polybook.config.globs import exclusion_regex
 from polybook.config.library import LibrarySettings
 from polybook.config.notebooks import NotebooksConfig
-from polybook.diagnostics import Diagnostic, DiagnosticError
+from polybook.config.tree import ChapterTree, walk_chapters
+from polybook.diagnostics import Code, Diagnostic, DiagnosticError
 from polybook.dialect import DialectSettings
-from polybook.files import resolved
+from polybook.files import display_path, resolved
 
 
 class ConfigError(DiagnosticError):
@@ -116,6 +116,12 @@ def _file_in(folder: Path, name: str, lang: str = "") -> Path:
     return folder / lang / f"{name}.md" if lang else folder / f"{name}.md"
 
 
+def _link_shown(path: str) -> str:
+    """A link's own path as shown (its folder resolved, not the link)."""
+    folder, name = os.path.split(path)
+    return os.path.join(display_path(Path(folder)), name)
+
+
 @dataclass(frozen=True, slots=True)
 class BookConfig:
     """The book: ``chapters/<lang>/`` holds each language's documents at any depth. A document is
@@ -185,27 +191,26 @@ class BookConfig:
     def document_sizes(self, lang: str) -> dict[str, int]:
         """:meth:`document_names`, each with its file's size in bytes (the look at the file that
         tells it is one tells its size: ``polybook check`` orders its work by it)."""
-        folder = str(self.chapters_dir / lang)
         pattern = exclusion_regex(self.exclusions)
         excluded = self.excluded(lang) if pattern is None else set()
         sizes = {}
-        # os.walk and strings, not Path.rglob: every command lists every language (twice as fast)
-        for root, dirs, files in os.walk(folder, followlinks=True):
-            dirs[:] = [d for d in dirs if not d.startswith(".")]
-            prefix = os.path.relpath(root, folder).replace(os.sep, "/") + "/" if root != folder else ""
-            for name in files:
-                relative = prefix + name
-                if not name.endswith(".md") or name.startswith(".") or relative in excluded:
-                    continue
-                if pattern is not None and pattern.fullmatch(relative):
-                    continue
-                try:
-                    found = os.stat(os.path.join(root, name))
-                except OSError:
-                    continue  # (a link to nothing)
-                if stat.S_ISREG(found.st_mode):
-                    sizes[relative[: -len(".md")]] = found.st_size
+        for relative, size in self._tree(lang).files:
+            if relative in excluded or (pattern is not None and pattern.fullmatch(relative)):
+                continue
+            sizes[relative[: -len(".md")]] = size
         return sizes
+
+    def refused_links(self, lang: str) -> list[Diagnostic]:
+        """An error at each symbolic link below the language's folder that is not followed: it
+        loops, or it leaves the book (:mod:`polybook.config.tree`)."""
+        return [
+            Diagnostic.make(_link_shown(path), 1, Code.CHAPTERS_LINK, f"{why}: not followed")
+            for path, why in sorted(self._tree(lang).refused)
+        ]
+
+    def _tree(self, lang: str) -> ChapterTree:
+        # scandir and strings, not Path.rglob: every command lists every language (twice as fast)
+        return walk_chapters(str(self.chapters_dir / lang), (str(self.root), str(self.chapters_dir)))
 
     def excluded(self, lang: str) -> set[str]:
         """Paths (relative to the language folder) that ``exclusions`` match, with glob's
@@ -222,14 +227,14 @@ class BookConfig:
         language = self.language_of(path)
         if language is None:
             return None
-        return path.resolve().relative_to((self.chapters_dir / language).resolve()).with_suffix("").as_posix()
+        return resolved(path).relative_to(resolved(self.chapters_dir / language)).with_suffix("").as_posix()
 
     def locate(self, lang: str, document: str, ref: str) -> tuple[Path, bool] | None:
         """The file that ``ref`` (a relative path written in document ``document``) names:
         the language's own, else -- when the path stays inside the language folder -- the
         source language's file at the same place (``fallback`` True), so a translation
         carries only the files it translated. None when neither exists."""
-        own = (self.document_path(lang, document).parent / ref).resolve()
+        own = resolved(self.document_path(lang, document).parent / ref)  # a link loop: as far as it goes
         if own.is_file():
             return own, False
         folder = (self.chapters_dir / lang).resolve()

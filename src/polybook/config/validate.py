@@ -63,7 +63,14 @@ _BOOK_KEYS = {
     "notebooks": "the notebooks for readers (polybook build notebooks): {'launch': 'owner/name@branch'}, where "
     "the launch notebooks are published",
 }
-_LANGUAGE_KEYS = {"name", "title", "frameworks", "default_tab", "origin", "base"}
+_LANGUAGE_KEYS = {
+    "name": "how readers see the language (the language switch, notices); default: its name in babel",
+    "title": "the book's title in this language (default: polybook.title)",
+    "frameworks": "the frameworks this language's chapters have, in tab order (default: polybook.frameworks)",
+    "default_tab": "framework of this language's untagged cells and first tab (default: polybook.default_tab)",
+    "origin": "the language this one is translated from, when it is not the source language",
+    "base": "the edition (a key of polybook.editions) this translation was made from",
+}
 _EXECUTION_KEYS = {
     "timeout": "seconds a cell may run before it is stopped (default 300)",
     "kernel": "Jupyter kernel name, or a mapping framework -> kernel name (default 'python3')",
@@ -80,7 +87,10 @@ _EXECUTION_KEYS = {
     "requirements leave open resolves the same way years later; polybook import sets the project's date)",
     "chapters": "mapping chapter name -> {timeout?, allow_errors?}",
 }
-_CHAPTER_EXECUTION_KEYS = {"timeout", "allow_errors"}
+_CHAPTER_EXECUTION_KEYS = {
+    "timeout": "seconds a cell of this chapter may run (default: polybook.execution.timeout)",
+    "allow_errors": "keep running this chapter's programs after a cell raises",
+}
 
 
 def find_config(start: Path) -> Path | None:

@@ -11,9 +11,12 @@ MAX_ENCODING_REPORTS = 10
 
 
 def decode(data: bytes, path: str) -> tuple[str, list[Diagnostic]]:
-    """Decode UTF-8; undecodable bytes become U+FFFD and are reported, never raised."""
+    """Decode UTF-8; undecodable bytes and NUL bytes become U+FFFD and are reported, never raised."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
+    if b"\0" in data:  # no text file holds one (a file cut or garbled on disk): CommonMark makes it U+FFFD
+        text, diagnostics = decode(data.replace(b"\0", "\ufffd".encode()), path)
+        return text, [*_nul_bytes(data, path), *diagnostics]
     try:
         return data.decode("utf-8"), []  # the common case: decoded once
     except UnicodeDecodeError:
@@ -40,6 +43,25 @@ def decode(data: bytes, path: str) -> tuple[str, list[Diagnostic]]:
             )
         )
     return data.decode("utf-8", errors="replace"), diagnostics
+
+
+def _nul_bytes(data: bytes, path: str) -> list[Diagnostic]:
+    """A diagnostic for each line with NUL bytes (the first :data:`MAX_ENCODING_REPORTS` of them)."""
+    lines: dict[int, list[int]] = {}
+    start = data.find(b"\0")
+    while start >= 0:
+        lines.setdefault(data.count(b"\n", 0, start) + 1, []).append(start)
+        start = data.find(b"\0", start + 1)
+    found = []
+    for line, offsets in list(lines.items())[:MAX_ENCODING_REPORTS]:
+        count = f"{len(offsets)} NUL bytes" if len(offsets) > 1 else "a NUL byte"
+        message = f"{count} at byte offset {offsets[0]}: not text (a damaged file?); shown as U+FFFD"
+        found.append(Diagnostic.make(path, line, Code.ENCODING, message))
+    if len(lines) > MAX_ENCODING_REPORTS:
+        more = sum(len(offsets) for offsets in list(lines.values())[MAX_ENCODING_REPORTS:])
+        line = list(lines)[MAX_ENCODING_REPORTS]
+        found.append(Diagnostic.make(path, line, Code.ENCODING, f"{more} more NUL byte(s) from this line on"))
+    return found
 
 
 def _undecodable(data: bytes) -> list[tuple[int, int]]:

@@ -21,12 +21,13 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from polybook.files import write_through
 
 FORMAT = 1
 _STALE_TMP = 600  # seconds after which an orphaned temporary file is swept
@@ -90,20 +91,16 @@ class Store:
 
     def put(self, key: str, payload: dict[str, Any]) -> Path:
         path = self.path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
         entry = {"format": FORMAT, "key": key, "sha256": checksum(payload), "payload": payload}
         data = json.dumps(entry, ensure_ascii=False, indent=None, separators=(",", ":")).encode("utf-8")
-        fd, tmp = tempfile.mkstemp(prefix=f".{key[:12]}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as out:
+
+        def fill(tmp: Path) -> None:
+            with tmp.open("wb") as out:
                 out.write(data)
                 out.flush()
                 os.fsync(out.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+
+        write_through(path, fill)
         return path
 
     def keys(self) -> Iterator[str]:

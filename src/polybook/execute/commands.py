@@ -9,6 +9,7 @@ They read the config exactly as the other commands do (``polybook.cli._config`` 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import click
@@ -29,6 +30,7 @@ from polybook.usage import framework_option, lang_option, verbose_option
 )
 @lang_option("Only these languages (repeatable).")
 @verbose_option
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.pass_context
 def eval_command(
     ctx: click.Context,
@@ -37,10 +39,14 @@ def eval_command(
     freeze: bool,
     scheduler: str | None,
     languages: tuple[str, ...],
+    paths: tuple[Path, ...],
     verbose: bool,
 ) -> None:
     """Execute every chapter's programs (one kernel per framework program, shared by all
     languages whose code is the same) and write build/eval-report.json and build/eval/.
+
+    PATHS (documents or folders of any language, e.g. chapters/en/chapter_preliminaries/):
+    only their programs; every other document's results stay as they are.
 
     Exits 1 when a program failed (an error, a timeout, a dead kernel; "needs a GPU" only
     if polybook.execution.fail_on_needs_gpu is set), after running all the others.
@@ -53,18 +59,23 @@ def eval_command(
     from polybook.execute.outputs import write_outputs
     from polybook.execute.progress import EvalProgress
     from polybook.execute.report import diagnostics, print_table, summary_table, write_report
+    from polybook.execute.selection import NotADocument, documents_at
     from polybook.files import display_path
     from polybook.usage import UsageProblem, book_config, known
     from polybook.usage import report as report_diagnostics
 
     config = book_config(ctx)
     known(languages, config.languages, "language")
+    try:
+        documents = documents_at(config, paths, languages) if paths else None
+    except NotADocument as exc:
+        raise UsageProblem(str(exc)) from None
     book = load_book(config, list(languages) or None, cached=True)
     options = EvalOptions(jobs=jobs, rerun_failed=rerun_failed, freeze=freeze, scheduler=scheduler)
     console = Console(stderr=True)
     try:
         with EvalProgress(console) as progress:
-            evaluation = evaluate(book, options, on_event=progress.event, on_plan=progress.plan)
+            evaluation = evaluate(book, options, progress.event, progress.plan, documents)
     except KernelProblem as exc:
         raise UsageProblem(str(exc)) from None
     report = write_report(evaluation)
@@ -83,14 +94,15 @@ def eval_command(
 def env_command(ctx: click.Context, frameworks: tuple[str, ...]) -> None:
     """Make the frameworks' environments (polybook.execution.environments) that are missing,
     in parallel, with those the book's #required_libs documents need; a made one is kept, one
-    that failed before is tried again (builds only say its failure again).
+    that failed before is tried again (builds only say its failure again). Says the disk they
+    take, package files shared between them (and with uv's cache) counted once.
 
     Exits 1 when one could not be made, saying why at its conf.py line.
     """
     from rich.console import Console
 
     from polybook.book import load_book
-    from polybook.execute.envs import ensure_environments, environment_problem
+    from polybook.execute.envs import disk_usage, ensure_environments, environment_problem
     from polybook.execute.evaluate import environments_wanted
     from polybook.execute.report import print_table
     from polybook.usage import UsageProblem, book_config, known
@@ -108,6 +120,8 @@ def env_command(ctx: click.Context, frameworks: tuple[str, ...]) -> None:
     for want in failed:
         click.echo(environment_problem(config, made[want], wanted[want]).format(), err=True)
     print_table(console, environments_table(config, made))
+    folders = [env.spec.folder for env in made.values() if env.ready]
+    click.echo(f"environments: {disk_usage(folders)}", err=True)
     if failed:
         ctx.exit(1)
 
@@ -124,7 +138,7 @@ def environments_table(config: Any, made: dict[tuple[str, tuple[str, ...]], Any]
         table.add_column(column, justify="right" if column == "time" else "left")
     shown = {EnvState.MADE: "[green]made[/green]", EnvState.KEPT: "kept", EnvState.FAILED: "[red]failed[/red]"}
     for env in made.values():
-        versions = env.fingerprint()["packages"]
+        versions = env.installed()
         packages = ", ".join(f"{name} {version}" for name, version in versions.items() if version)
         table.add_row(
             env.spec.label,
@@ -149,9 +163,9 @@ def cache() -> None:
 def cache_info(ctx: click.Context, as_json: bool) -> None:
     """Entries, size, statuses, and how many of each language's programs are cached.
 
-    Without the kernel installed (or a framework's environment made), the keys of the book's
-    programs cannot be computed: the entries are still counted, how many of them the book uses
-    is left unknown (null).
+    Without the kernel installed, the keys of the book's programs cannot be computed (a
+    framework's environment need not be made: its programs' keys come from conf.py): the entries
+    are still counted, how many of them the book uses is left unknown (null).
     """
     from rich.console import Console
     from rich.table import Table
@@ -175,8 +189,7 @@ def cache_info(ctx: click.Context, as_json: bool) -> None:
     book = load_book(config, cached=True)
     problem = None
     try:
-        programs = plan(book, make_environments=False)  # an environment not made yet is not made here
-        problem = next((p.unavailable for p in programs if p.unavailable), None)
+        programs = plan(book)  # no environment is made (nor needed) to key the programs
     except KernelProblem as exc:
         problem = str(exc)  # the programs, keyed without an environment: counted, not matched
         programs = build_programs(book, {framework: {} for framework in config.frameworks})

@@ -1,8 +1,9 @@
 """The kernel environment: where a kernel's Python lives, its fingerprint, and provenance.
 
 A framework with an environment of its own (``polybook.execution.environments``,
-:mod:`.envs`) is fingerprinted from that environment's record instead: its kernel, Python,
-identity and the installed versions of its requirements -- no kernel is probed.
+:mod:`.envs`) is fingerprinted from what that environment is made from instead: its kernel,
+Python, identity and the versions its requirements pin -- no kernel is probed and the
+environment need not exist.
 
 Each *framework* has its own fingerprint (the kernel's name and Python major.minor, the
 versions of that framework's packages, ``d2l`` and ``numpy``), and it enters the key of
@@ -24,14 +25,12 @@ import shutil
 import socket
 import subprocess
 import sys
-from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from polybook.config import ExecutionConfig
-    from polybook.execute.envs import Environment
 
 _PROBE = """
 import json, sys
@@ -130,21 +129,18 @@ def _keep_probe(store: Path, kernel: str, entry: dict[str, Any]) -> None:
         pass  # only slower next time
 
 
-def fingerprints(
-    execution: ExecutionConfig, frameworks: tuple[str, ...], environments: Mapping[str, Environment] | None = None
-) -> dict[str, dict[str, Any]]:
+def fingerprints(execution: ExecutionConfig, frameworks: tuple[str, ...]) -> dict[str, dict[str, Any]]:
     """framework -> ``{"kernel", "python", "packages"}``, the packages being that framework's only.
 
-    A framework with an environment: ``{"kernel", "python", "environment", "packages"}`` from
-    ``environments`` (as this build made them) or else as found on disk (:func:`.envs.look_up`).
+    A framework with an environment: ``{"kernel", "python", "environment", "packages"}`` from its
+    spec (:meth:`.envs.EnvSpec.fingerprint`), made or not.
     """
-    from polybook.execute.envs import look_up
+    from polybook.execute.envs import env_spec
 
     own = {}
     for framework in frameworks:
         if framework in execution.environments:
-            found = (environments or {}).get(framework) or look_up(execution, framework)
-            own[framework] = found.fingerprint()
+            own[framework] = env_spec(execution, framework).fingerprint()
     wanted: dict[str, set[str]] = {}
     for framework in frameworks:
         if framework not in own:

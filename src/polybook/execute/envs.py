@@ -23,9 +23,16 @@ never meet. A framework without an entry keeps its ``kernel``.
   ``PIP_INDEX_URL`` / ``PIP_EXTRA_INDEX_URL`` / ``PIP_FIND_LINKS`` are passed on as
   ``--index-url`` / ``--extra-index-url`` / ``--find-links``, with ``--index-strategy
   unsafe-best-match``: a local mirror serves the versions it holds, the registry the others.
+* Key: what enters its programs' keys (:meth:`EnvSpec.fingerprint`) is what it is made from
+  -- kernel, Python, identity and the versions its requirements pin -- never what is installed,
+  so a build whose results are all stored needs no environment at all: none is made, looked at
+  or checked with uv (what was installed goes to each result's provenance instead).
 * Kernel: a Jupyter kernel spec ``polybook-<framework>-<id8>`` starting the environment's
-  Python is written to ``sys.prefix/share/jupyter/kernels`` (what ``ipykernel install
-  --sys-prefix`` does), where nbclient and :func:`.environment.kernel_python` find it.
+  Python is written to the book's ``<build_dir>/kernels`` (:func:`kernel_dir`), which the
+  runner hands to its kernel manager: polybook's own environment is never written to.
+* Disk: uv links each package file from its cache (``--link-mode``: hardlink, a clone on macOS,
+  ``UV_LINK_MODE`` when set), so environments that share a package share its files where the
+  file system allows; :func:`disk_usage` tells what they take, shared files counted once.
 * An environment that cannot be made never stops a build: it comes back ``failed`` with the
   last lines uv said, is reported once (:func:`environment_problem`, ``exec.no_framework`` at
   its conf.py line) and its programs are recorded as ``missing_framework``, not run. The
@@ -38,6 +45,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import platform
 import shutil
 import sys
@@ -102,6 +110,29 @@ class EnvSpec:
     def label(self) -> str:
         return self.framework + (f" + {', '.join(self.extra)}" if self.extra else "")
 
+    def fingerprint(self) -> dict[str, Any]:
+        """What enters the key of its programs: kernel, Python, identity and the version each of
+        its requirements pins (None for one left open: ``as_of``, in the identity, settles it).
+        Computed from conf.py alone: the environment need not exist."""
+        return {
+            "kernel": self.kernel,
+            "python": self.python,
+            "environment": self.identity,
+            "packages": {name: self.pins().get(name) for name in sorted(self.names)},
+        }
+
+    def pins(self) -> dict[str, str]:
+        """Normalised name -> the exact version a requirement pins (``==1.2``, not ``==1.*``)."""
+        from packaging.requirements import Requirement
+
+        out = {}
+        for requirement in self.requirements:
+            parsed = Requirement(requirement)
+            exact = [s.version for s in parsed.specifier if s.operator in {"==", "==="} and "*" not in s.version]
+            if len(exact) == 1:
+                out[normalise_name(parsed.name)] = exact[0]
+        return out
+
 
 @dataclass(frozen=True, slots=True)
 class EnvRecord:
@@ -152,15 +183,13 @@ class Environment:
         return self.record is not None
 
     def fingerprint(self) -> dict[str, Any]:
-        """What enters the key of its programs: kernel, Python, identity and the installed
-        versions of what its requirements name (None before it is made). No kernel starts."""
-        installed = self.record.packages if self.record is not None else {}
-        return {
-            "kernel": self.spec.kernel,
-            "python": self.spec.python,
-            "environment": self.spec.identity,
-            "packages": {name: installed.get(name) for name in sorted(self.spec.names)},
-        }
+        """Its spec's (:meth:`EnvSpec.fingerprint`): the same made or not."""
+        return self.spec.fingerprint()
+
+    def installed(self) -> dict[str, str | None]:
+        """The versions installed of what its requirements name (None before it is made)."""
+        packages = self.record.packages if self.record is not None else {}
+        return {name: packages.get(name) for name in sorted(self.spec.names)}
 
 
 def normalise_name(name: str) -> str:
@@ -196,6 +225,11 @@ def unreadable(requirements: Iterable[str]) -> str:
 def env_dir(execution: ExecutionConfig) -> Path:
     """``env_dir``; load_config fills it in (``<build_dir>/envs``), else beside the cache."""
     return execution.env_dir or execution.cache_dir.parent / "envs"
+
+
+def kernel_dir(config: BookConfig) -> Path:
+    """Where the environments' kernel specs are written: ``<build_dir>/kernels``."""
+    return config.build_dir / "kernels"
 
 
 def env_spec(execution: ExecutionConfig, framework: str, extra: Iterable[str] = ()) -> EnvSpec:
@@ -239,7 +273,7 @@ def ensure_environment(
                 record = _kept(spec)  # another build may have made it while this one waited
                 if record is None:
                     record, state = _make(spec), EnvState.MADE
-        register_kernel(spec)
+        register_kernel(spec, kernel_dir(config))
     except UvFailure as exc:
         _remember_failure(spec, exc.reason)
         return Environment(spec, EnvState.FAILED, None, time.monotonic() - t0, exc.reason)
@@ -302,10 +336,10 @@ def environment_problem(config: BookConfig, environment: Environment, at: tuple[
     return Diagnostic.make(path, line, Code.EXEC_NO_FRAMEWORK, message)
 
 
-def register_kernel(spec: EnvSpec) -> Path:
-    """Write the environment's kernel spec where ``ipykernel install --sys-prefix`` would;
-    left alone when it already says the same."""
-    folder = Path(sys.prefix) / "share" / "jupyter" / "kernels" / spec.kernel
+def register_kernel(spec: EnvSpec, kernels: Path) -> Path:
+    """Write the environment's kernel spec into ``kernels`` (:func:`kernel_dir`), never into
+    polybook's own environment; left alone when it already says the same."""
+    folder = kernels / spec.kernel
     text = json.dumps(
         {
             "argv": [str(spec.executable), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
@@ -355,7 +389,8 @@ def _install(spec: EnvSpec) -> EnvRecord:
     run_uv(["venv", "--no-project", "--python", sys.executable, str(spec.folder)], spec.folder.parent)
     python = str(spec.executable)
     requirements = (*spec.requirements, KERNEL_PACKAGE)
-    _, undated = run_dated(["pip", "install", "--python", python, *requirements], spec.folder.parent, spec.as_of)
+    install = ["pip", "install", "--python", python, *link_mode(), *requirements]
+    _, undated = run_dated(install, spec.folder.parent, spec.as_of)
     frozen = run_uv(["pip", "freeze", "--python", python], spec.folder.parent)
     packages = {}
     for line in frozen.splitlines():
@@ -367,6 +402,53 @@ def _install(spec: EnvSpec) -> EnvRecord:
     record = EnvRecord(requirements, implementation, packages, seconds, uv_version(), spec.as_of, tuple(undated))
     atomic_write(spec.folder / RECORD, record.to_json())
     return record
+
+
+def link_mode() -> list[str]:
+    """uv's option to link package files from its cache rather than copy them: a clone on macOS
+    (copy-on-write), else a hardlink (uv copies where the cache is on another file system);
+    none when ``UV_LINK_MODE`` says otherwise."""
+    if os.environ.get("UV_LINK_MODE"):
+        return []
+    return ["--link-mode", "clone" if sys.platform == "darwin" else "hardlink"]
+
+
+@dataclass(frozen=True, slots=True)
+class DiskUsage:
+    """What folders take: ``apparent`` (every file's size, as if each were a copy of its own),
+    ``real`` (blocks on disk, a file linked into several places counted once) and of that, ``shared``
+    with what is outside them (uv's cache: its link count is higher than the links seen)."""
+
+    apparent: int
+    real: int
+    shared: int
+
+    def __str__(self) -> str:
+        gb = 1e9
+        return (
+            f"{self.real / gb:.2f} GB on disk, files linked into several places counted once "
+            f"({self.apparent / gb:.2f} GB were each a copy of its own; {self.shared / gb:.2f} GB of it "
+            "also in uv's cache)"
+        )
+
+
+def disk_usage(folders: Iterable[Path]) -> DiskUsage:
+    """The disk ``folders`` take together (symbolic links not followed)."""
+    apparent = 0
+    seen: dict[tuple[int, int], list[int]] = {}  # inode -> [links seen, links, blocks in bytes]
+    for folder in folders:
+        for root, _, files in os.walk(folder):
+            for name in files:
+                try:
+                    info = os.lstat(os.path.join(root, name))
+                except OSError:
+                    continue
+                apparent += info.st_size
+                entry = seen.setdefault((info.st_dev, info.st_ino), [0, info.st_nlink, info.st_blocks * 512])
+                entry[0] += 1
+    real = sum(blocks for _, _, blocks in seen.values())
+    shared = sum(blocks for found, links, blocks in seen.values() if links > found)
+    return DiskUsage(apparent, real, shared)
 
 
 def _stderr(message: str) -> None:

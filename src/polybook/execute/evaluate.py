@@ -7,13 +7,19 @@ failures. The lock makes a second, concurrent build (or a program of this build 
 the same key but other timeouts) wait for the first one's run and then hit, so no key
 runs twice and no entry is written twice at once.
 
-Planning makes the environments (:mod:`.envs`) of the frameworks that have programs, all
-missing ones at once; a program whose environment could not be made is not run and is
-recorded as ``missing_framework``, the environment's failure said once at its conf.py line.
+Planning keys the programs without any environment (:mod:`.envs`: a key is computed from
+conf.py); the environments of the programs no store serves are then made, all missing ones at
+once (:mod:`.provision`): a build whose results are all stored makes none. A program whose
+environment could not be made is not run and is recorded as ``missing_framework``, the
+environment's failure said once at its conf.py line.
+
+``documents`` (``polybook build eval PATHS``) restricts an evaluation to the programs of some
+documents, each serving those documents only: the others' results are left as they are.
 """
 
 from __future__ import annotations
 
+import errno
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -23,23 +29,16 @@ from polybook.book import Book
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.execute.cache import Store
 from polybook.execute.environment import fingerprints
-from polybook.execute.envs import (
-    Environment,
-    EnvState,
-    Wanted,
-    ensure_environments,
-    environment_problem,
-    look_up,
-    unreadable,
-)
+from polybook.execute.envs import Wanted, env_spec, unreadable
 from polybook.execute.executors import Executor, NoGPUWorker, make_executor
 from polybook.execute.failures import NO_ENVIRONMENT, classify, framework_modules
 from polybook.execute.library import KernelLibrary, prepare_library
-from polybook.execute.programs import Program, build_programs
+from polybook.execute.programs import Document, Program, build_programs, select_programs
+from polybook.execute.provision import Provision, why_not
 from polybook.execute.results import ProgramResult, RunStatus, Source
 from polybook.execute.runner import EventHook, Job
 from polybook.execute.workdir import mirror
-from polybook.files import display_path
+from polybook.files import disk_full, display_path
 
 
 @dataclass(slots=True)
@@ -76,6 +75,7 @@ class Evaluation:
     started: float
     problems: list[Diagnostic] = field(default_factory=list)
     frozen: list[str] = field(default_factory=list)  # keys written by --freeze
+    documents: frozenset[Document] | None = None  # the documents evaluated, when not all of the book's
 
     def fatal(self) -> list[Outcome]:
         """Failures that make ``polybook build eval`` exit non-zero: errors, timeouts, dead
@@ -85,7 +85,9 @@ class Evaluation:
         return [o for o in self.outcomes if o.status.fatal or (o.status is RunStatus.NEEDS_GPU and gpu_fatal)]
 
 
-def program_job(program: Program) -> Job:
+def program_job(program: Program, installed: dict[str, str | None] | None = None) -> Job:
+    """What runs ``program``; ``installed``: the versions its environment has (for its provenance)."""
+    packages = {**program.fingerprint.get("packages", {}), **{k: v for k, v in (installed or {}).items() if v}}
     return Job(
         key=program.key,
         label=program.label(),
@@ -94,42 +96,25 @@ def program_job(program: Program) -> Job:
         sources=program.sources,
         timeouts=[opt.timeout for opt in program.options],
         allow_errors=[opt.allow_errors for opt in program.options],
-        environment=program.fingerprint,
+        environment={**program.fingerprint, "packages": packages},
         wants_gpu=program.wants_gpu,
         pythonpath=str(program.pythonpath),
+        kernel_dir=str(program.kernel_dir or ""),
     )
 
 
-def plan(
-    book: Book,
-    problems: list[Diagnostic] | None = None,
-    library: KernelLibrary | None = None,
-    make_environments: bool = True,
-) -> list[Program]:
-    """The book's programs, keyed with the kernels' current environment and the book's library.
-
-    The environments their frameworks need are made first (``make_environments``; else looked
-    up only, and a program whose environment is not there yet is ``unavailable``)."""
+def plan(book: Book, problems: list[Diagnostic] | None = None, library: KernelLibrary | None = None) -> list[Program]:
+    """The book's programs, keyed with their kernels' environments -- as conf.py makes them: no
+    environment is made or looked at -- and the book's library."""
     config = book.config
     if library is None:
         library = prepare_library(book)
         if problems is not None:
             problems.extend(library.problems)
     wanted = environments_wanted(book, problems)
-    if make_environments:
-        made = ensure_environments(config, wanted)
-    else:
-        made = {want: look_up(config.execution, *want) for want in wanted}
-    base = {framework: env for (framework, extra), env in made.items() if not extra}
-    prints = fingerprints(config.execution, config.frameworks, base)
-    derived = {want: env.fingerprint() for want, env in made.items() if want[1]}
-    programs = build_programs(book, prints, problems, library, derived)
-    unavailable = {env.spec.kernel: _why(env) for env in made.values() if not env.ready}
-    for program in programs:
-        program.unavailable = unavailable.get(program.kernel, "")
-    if problems is not None:
-        problems.extend(environment_problem(config, env, wanted[want]) for want, env in made.items() if env.reason)
-    return programs
+    prints = fingerprints(config.execution, config.frameworks)
+    derived = {want: env_spec(config.execution, *want).fingerprint() for want in wanted if want[1]}
+    return build_programs(book, prints, problems, library, derived)
 
 
 def environments_wanted(book: Book, problems: list[Diagnostic] | None = None) -> dict[Wanted, tuple[str, int] | None]:
@@ -161,25 +146,23 @@ def environments_wanted(book: Book, problems: list[Diagnostic] | None = None) ->
     return wanted
 
 
-def _why(environment: Environment) -> str:
-    if environment.state is EnvState.ABSENT:
-        return f"environment {environment.spec.folder.name} is not made yet (polybook build env)"
-    return f"environment {environment.spec.folder.name} could not be made: {environment.reason}"
-
-
 def evaluate(
     book: Book,
     options: EvalOptions,
     on_event: EventHook | None = None,
     on_plan: Any = None,
+    documents: frozenset[Document] | None = None,
 ) -> Evaluation:
-    """Run (or reuse) every program of ``book``; never raises for what the code does."""
+    """Run (or reuse) every program of ``book`` (of ``documents`` only, if given); never raises
+    for what the code does."""
     started, t0 = time.time(), time.monotonic()
     config = book.config
     problems: list[Diagnostic] = []
     library = prepare_library(book)
     problems.extend(library.problems)
     programs = plan(book, problems, library)
+    if documents is not None:
+        programs = select_programs(config, programs, documents)
     if on_plan is not None:
         on_plan(programs)
     for language, framework in sorted({(program.uses[0].language, program.framework) for program in programs}):
@@ -187,20 +170,25 @@ def evaluate(
     cache = Store(config.execution.cache_dir)
     cache.sweep()
     frozen = Store(config.execution.frozen_dir, fanout=False, discard_corrupt=False)  # committed: never deleted
+    provision = Provision(config, environments_wanted(book))
+    provision.prepare(p.environment for p in programs if p.environment and not _served(p, cache, frozen, options))
     executor = make_executor(options.scheduler, options.jobs or config.execution.jobs)
     hook = on_event or (lambda *_: None)
+    stores = _Stores(cache, frozen, provision)
     try:
         with ThreadPoolExecutor(max_workers=executor.slots, thread_name_prefix="polybook-eval") as pool:
-            futures = [pool.submit(_evaluate_one, p, cache, frozen, executor, options, hook) for p in programs]
+            futures = [pool.submit(_evaluate_one, p, stores, executor, options, hook) for p in programs]
             outcomes = [f.result() for f in futures]
     finally:
         executor.close()
+    problems.extend(provision.problems())
     for outcome in outcomes:
         problems.extend(d for d in outcome.problems if d not in problems)
         framework = outcome.program.framework
         modules = framework_modules(framework, config.execution.packages_for(framework), outcome.program)
         outcome.result = classify(outcome.result, outcome.program, modules)
-    evaluation = Evaluation(book, outcomes, executor.name, executor.slots, time.monotonic() - t0, started, problems)
+    wall = time.monotonic() - t0
+    evaluation = Evaluation(book, outcomes, executor.name, executor.slots, wall, started, problems, documents=documents)
     for outcome in evaluation.fatal():
         outcome.fatal = True
     if options.freeze:
@@ -212,31 +200,46 @@ def evaluate(
     return evaluation
 
 
+@dataclass(frozen=True, slots=True)
+class _Stores:
+    """Where an evaluation's programs get their results: stored ones, or a run in their environment."""
+
+    cache: Store
+    frozen: Store
+    provision: Provision
+
+
+def _served(program: Program, cache: Store, frozen: Store, options: EvalOptions) -> bool:
+    """Whether a store holds a result ``program`` would be given (it then needs no environment)."""
+    found, _ = _stored(frozen, program.key)
+    if found is not None and found.status is RunStatus.OK:
+        return True
+    found, _ = _stored(cache, program.key)
+    return found is not None and not _stale(found, program, options)
+
+
 def _evaluate_one(
-    program: Program, cache: Store, frozen: Store, executor: Executor, options: EvalOptions, hook: EventHook
+    program: Program, stores: _Stores, executor: Executor, options: EvalOptions, hook: EventHook
 ) -> Outcome:
     t0 = time.monotonic()
-    if program.unavailable:  # nothing to run it in: said once (plan), recorded per program, not cached
-        result = _not_run(program, RunStatus.MISSING_FRAMEWORK, NO_ENVIRONMENT, program.unavailable)
-        hook(f"done:{result.status}", program.key, -1)
-        return Outcome(program, result, Source.SKIPPED, time.monotonic() - t0, "no environment")
-    found, reason = _stored(frozen, program.key)
+    found, reason = _stored(stores.frozen, program.key)
     if found is not None and found.status is RunStatus.OK:
         hook("hit", program.key, -1)
         return Outcome(program, found, Source.FROZEN, time.monotonic() - t0)
-    outcome = _from_cache_or_run(program, cache, executor, options, hook, t0)
+    outcome = _from_cache_or_run(program, stores, executor, options, hook, t0)
     if reason == "corrupt":  # a committed file: reported, never deleted
         message = "frozen result is corrupt (checksum, key or format does not match): ignored and left in place"
         outcome.problems.append(
-            Diagnostic.make(display_path(frozen.path(program.key)), 1, Code.READ, message, Level.WARNING)
+            Diagnostic.make(display_path(stores.frozen.path(program.key)), 1, Code.READ, message, Level.WARNING)
         )
         outcome.note = "; ".join(filter(None, ["corrupt frozen result ignored", outcome.note]))
     return outcome
 
 
 def _from_cache_or_run(
-    program: Program, cache: Store, executor: Executor, options: EvalOptions, hook: EventHook, t0: float
+    program: Program, stores: _Stores, executor: Executor, options: EvalOptions, hook: EventHook, t0: float
 ) -> Outcome:
+    cache = stores.cache
     with cache.lock(program.key):
         found, reason = _stored(cache, program.key)
         note = "corrupt entry discarded" if reason == "corrupt" else ""
@@ -246,16 +249,26 @@ def _from_cache_or_run(
                 hook("hit", program.key, -1)
                 return Outcome(program, found, Source.CACHE, time.monotonic() - t0)
             note = stale
+        environment = stores.provision.environment(program)
+        if environment is not None and not environment.ready:  # nothing to run it in: recorded, not cached
+            result = _not_run(program, RunStatus.MISSING_FRAMEWORK, NO_ENVIRONMENT, why_not(environment))
+            hook(f"done:{result.status}", program.key, -1)
+            return Outcome(program, result, Source.SKIPPED, time.monotonic() - t0, "no environment")
+        job = program_job(program, environment.installed() if environment is not None else None)
         try:
-            result = executor.run(program_job(program), hook)
+            result = executor.run(job, hook)
         except NoGPUWorker as exc:  # nothing ran: recorded as needing a GPU, not cached
             result = _not_run(program, RunStatus.NEEDS_GPU, "NoGPUWorker", str(exc), program.gpu_cell or 0)
             hook(f"done:{result.status}", program.key, -1)
             return Outcome(program, result, Source.SKIPPED, time.monotonic() - t0, "no GPU worker")
         except Exception as exc:  # the executor itself failed (e.g. a lost Dask worker): not cached
+            if (full := disk_full(exc)) is not None:
+                raise full from None  # the command stops, saying what to do
             result = _not_run(program, RunStatus.KERNEL_DIED, type(exc).__name__, str(exc))
             hook(f"done:{result.status}", program.key, -1)
             return Outcome(program, result, Source.RUN, time.monotonic() - t0, f"executor failed: {exc}")
+        if _disk_was_full(result):  # the machine's failure, not the program's: never kept
+            raise OSError(errno.ENOSPC, f"No space left on device (while {program.label()} ran)")
         cache.put(program.key, result.to_json())
         hook(f"done:{result.status}", program.key, -1)
         return Outcome(program, result, Source.RUN, time.monotonic() - t0, note)
@@ -271,6 +284,12 @@ def _stored(store: Store, key: str) -> tuple[ProgramResult | None, str]:
         return ProgramResult.from_json(found.payload), ""
     except ValueError:
         return None, "corrupt"
+
+
+def _disk_was_full(result: ProgramResult) -> bool:
+    """Whether the program stopped on a full disk (an ``OSError`` of errno 28 in its cell)."""
+    failure = result.failure
+    return failure is not None and "OSError" in failure.ename and "[Errno 28]" in failure.evalue
 
 
 def _stale(stored: ProgramResult, program: Program, options: EvalOptions) -> str:

@@ -20,8 +20,9 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from polybook.diagnostics import Code, Diagnostic
 from polybook.dialect.normalize import normalize_code
-from polybook.files import atomic_write
+from polybook.files import atomic_write, display_path
 
 if TYPE_CHECKING:
     from polybook.execute.evaluate import Evaluation
@@ -105,14 +106,36 @@ def write_outputs(evaluation: Evaluation, root: Path | None = None) -> list[Path
     return written
 
 
-def read_outputs(build_dir: Path, lang: str) -> dict[str, dict[str, Any]]:
+def read_outputs(build_dir: Path, lang: str, damaged: list[Diagnostic] | None = None) -> dict[str, dict[str, Any]]:
     """Document name -> its results file, as the last :func:`write_outputs` left them in
-    ``<build_dir>/eval/<language>/`` (nested folders for nested documents)."""
+    ``<build_dir>/eval/<language>/`` (nested folders for nested documents). A file that does
+    not read as results (cut short by a full disk, edited by hand) is left out, as a missing one
+    is -- the execution cache treats a corrupt entry the same way -- and said in ``damaged``."""
     folder = build_dir / "eval" / lang
-    return {
-        path.relative_to(folder).with_suffix("").as_posix(): json.loads(path.read_text(encoding="utf-8"))
-        for path in sorted(folder.rglob("*.json"))
-    }
+    found = {}
+    for path in sorted(folder.rglob("*.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(data, dict) or not isinstance(data.get("cells", []), list):
+                raise ValueError("not a chapter's results")
+        except (OSError, ValueError) as exc:
+            if damaged is not None:
+                damaged.append(damaged_output(path, exc))
+            continue
+        found[path.relative_to(folder).with_suffix("").as_posix()] = data
+    return found
+
+
+#: What becomes of a damaged results file where it is only read (notebooks, PDFs, --no-eval).
+READ_AS_NONE = "read as none, no stored output; `polybook build eval` writes them again"
+
+
+def damaged_output(path: Path, exc: Exception) -> Diagnostic:
+    """The warning for a results file that does not read, at the line its JSON breaks."""
+    line = exc.lineno if isinstance(exc, json.JSONDecodeError) else 1
+    reason = exc.msg if isinstance(exc, json.JSONDecodeError) else getattr(exc, "strerror", None) or str(exc)
+    message = f"stored results are damaged ({reason}): {READ_AS_NONE}"
+    return Diagnostic.make(display_path(path), line, Code.OUTPUT_MISSING, message)
 
 
 def read_output(build_dir: Path, lang: str, name: str) -> dict[str, Any] | None:

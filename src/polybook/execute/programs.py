@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,10 +29,12 @@ from polybook.book import Book
 from polybook.diagnostics import Code, Diagnostic
 from polybook.dialect.nodes import CodeCell
 from polybook.dialect.normalize import normalize_code
+from polybook.execute.envs import Wanted, kernel_dir
+from polybook.execute.workdir import run_folder, run_root
 
 if TYPE_CHECKING:
+    from polybook.config import BookConfig
     from polybook.execute.library import KernelLibrary
-from polybook.execute.workdir import run_folder, run_root
 
 KEY_VERSION = 2  # 2: a cell that is just a string keeps it (it is displayed)
 #: Fence attributes that change how a cell runs: ``{.python .input timeout=600 allow_errors=true}``.
@@ -41,6 +44,10 @@ _TRUE, _FALSE = {"true", "yes", "1"}, {"false", "no", "0"}
 _GPU_CODE_RE = re.compile(
     r"\bcuda\b|try_gpu|try_all_gpus|num_gpus|npx\s*\.\s*gpu|mx\s*\.\s*gpu|devices\s*\(\s*['\"](?:gpu|cuda)"
 )
+
+
+#: (language, name): one language's copy of a document.
+Document = tuple[str, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +87,8 @@ class Program:
     fingerprint: dict[str, Any]
     uses: list[Use] = field(default_factory=list)
     pythonpath: Path | None = None  # the mirror's root: the book's package folder is found there
-    unavailable: str = ""  # why its environment could not be made (then it is not run)
+    environment: Wanted | None = None  # the environment it runs in: (framework, extra requirements)
+    kernel_dir: Path | None = None  # where that environment's kernel spec is written
 
     @property
     def languages(self) -> list[str]:
@@ -174,7 +182,10 @@ def build_programs(
                 if not cells or not doc.offers(framework):  # no version for it, as in d2lbook
                     continue
                 options = [cell_options(c, settings.timeout or 1, bool(settings.allow_errors), problems) for c in cells]
-                fingerprint = (derived or {}).get((framework, doc.required_libs), fingerprints[framework])
+                want = (framework, doc.required_libs)
+                fingerprint = (derived or {}).get(want, fingerprints[framework])
+                if want not in (derived or {}):
+                    want = (framework, ())
                 kernel = fingerprint.get("kernel") or config.execution.kernel_for(framework)
                 sources = [c.code_for(framework) for c in cells]
                 imported = library.key(lang, framework, name) if library is not None else None
@@ -193,5 +204,23 @@ def build_programs(
                         fingerprint,
                         pythonpath=run_root(config, lang, framework),
                     )
+                    if framework in config.execution.environments:
+                        program.environment, program.kernel_dir = want, kernel_dir(config)
                 program.uses.append(Use(lang, name, doc.path, cells))
     return list(programs.values())
+
+
+def select_programs(config: BookConfig, programs: list[Program], documents: Collection[Document]) -> list[Program]:
+    """The programs that serve ``documents``, each serving those only and running from the first
+    one's folder of its language's run mirror (``polybook build eval PATHS``)."""
+    selected = []
+    for program in programs:
+        uses = [use for use in program.uses if (use.language, use.name) in documents]
+        if not uses:
+            continue
+        first = uses[0]
+        program.uses, program.name = uses, first.name
+        program.cwd = run_folder(config, first.language, program.framework, first.name)
+        program.pythonpath = run_root(config, first.language, program.framework)
+        selected.append(program)
+    return selected

@@ -112,16 +112,25 @@ def build_report(evaluation: Evaluation) -> dict[str, Any]:
 
 def write_report(evaluation: Evaluation, path: Path | None = None, merge: bool = False) -> Path:
     """``build/eval-report.json``; ``merge``: the evaluation covered some languages only (an
-    incremental site build), so the last report's programs of the other languages stay."""
+    incremental site build), so the last report's programs of the other languages stay -- and of
+    the other documents, when it covered some documents only (``polybook build eval PATHS``)."""
     path = path or evaluation.book.config.build_dir / REPORT_NAME
     path.parent.mkdir(parents=True, exist_ok=True)
     report = build_report(evaluation)
-    if merge:
-        config = evaluation.book.config
-        evaluated = set(evaluation.book.chapters)
-        report = merge_report(read_json(path), report, evaluated, lambda p: config.language_of(Path(p)) in evaluated)
+    if merge or evaluation.documents is not None:
+        report = merge_report(read_json(path), report, *_covered(evaluation))
     atomic_write(path, json.dumps(report, ensure_ascii=False, indent=1))  # a temp file of its own
     return path
+
+
+def _covered(evaluation: Evaluation) -> tuple[Callable[[str, str], bool], Callable[[str], bool]]:
+    """What an evaluation covered: its documents (by language and name), and their files."""
+    book, documents = evaluation.book, evaluation.documents
+    if documents is not None:
+        paths = {book.chapters[lang][name].path for lang, name in documents}
+        return (lambda lang, name: (lang, name) in documents), paths.__contains__
+    languages = set(book.chapters)
+    return (lambda lang, _: lang in languages), (lambda path: book.config.language_of(Path(path)) in languages)
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,14 +167,17 @@ def fatal_programs(build_dir: Path) -> list[FatalProgram]:
 
 
 def merge_report(
-    previous: dict[str, Any], current: dict[str, Any], evaluated: set[str], evaluated_path: Callable[[str], bool]
+    previous: dict[str, Any],
+    current: dict[str, Any],
+    evaluated: Callable[[str, str], bool],
+    evaluated_path: Callable[[str], bool],
 ) -> dict[str, Any]:
-    """``current`` (of the ``evaluated`` languages) with the programs of ``previous`` that served
-    other languages, for those languages only, and its diagnostics about other languages' files
-    (``evaluated_path`` tells them apart); the summary counts the programs listed."""
+    """``current`` (of the documents ``evaluated`` says, by language and name) with the programs of
+    ``previous`` that served other documents, for those only, and its diagnostics about other
+    files (``evaluated_path`` tells them apart); the summary counts the programs listed."""
     kept = []
     for program in previous.get("programs", []):
-        served = [use for use in program.get("served", []) if use.get("language") not in evaluated]
+        served = [use for use in program.get("served", []) if not evaluated(use.get("language"), use.get("chapter"))]
         if served:
             languages = list(dict.fromkeys(use["language"] for use in served))
             kept.append({**program, "served": served, "languages": languages, "source": "earlier build"})
@@ -180,7 +192,11 @@ def merge_report(
         statuses=statuses,
         fatal=sum(bool(p.get("fatal")) for p in programs),
     )
-    previous_diagnostics = [d for d in previous.get("diagnostics", []) if not evaluated_path(d.get("path", ""))]
+    previous_diagnostics = [
+        d
+        for d in previous.get("diagnostics", [])
+        if not evaluated_path(d.get("path", "")) and d not in current["diagnostics"]
+    ]
     return {
         **current,
         "summary": summary,

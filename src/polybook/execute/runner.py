@@ -20,6 +20,7 @@ from typing import Any
 
 from polybook.execute.environment import provenance
 from polybook.execute.results import CellResult, Failure, ProgramResult, RunStatus
+from polybook.files import disk_full
 
 KEPT_MIME = ("text/plain", "text/html", "image/png", "image/svg+xml")
 # What CUDA-only code says on a machine without a usable GPU (torch and mxnet wordings).
@@ -52,6 +53,7 @@ class Job:
     environment: dict[str, Any] = field(default_factory=dict)  # fingerprint, for provenance
     wants_gpu: bool = False
     pythonpath: str = ""  # put first on the kernel's sys.path (the book's own package)
+    kernel_dir: str = ""  # the folder of kernel specs ``kernel`` is found in (else Jupyter's own)
 
 
 def strip_ansi(text: str) -> str:
@@ -139,6 +141,11 @@ class _Run:
             on_cell_start=self.cell_start,
             on_cell_executed=self.cell_executed,
         )
+        if job.kernel_dir:  # an environment's kernel: its spec is in the book's build folder only
+            from jupyter_client.kernelspec import KernelSpecManager
+
+            self.client.km = self.client.create_kernel_manager()  # still owned (and shut down) by the client
+            self.client.km.kernel_spec_manager = KernelSpecManager(kernel_dirs=[job.kernel_dir])
 
     def cell_start(self, cell: Any, cell_index: int, **_: Any) -> None:
         self.state["current"], self.state["started"] = cell_index, time.monotonic()
@@ -183,6 +190,8 @@ class _Run:
             status = RunStatus.NEEDS_GPU if gpu else RunStatus.ERROR
             failure = _failure(state, status, exc.ename, exc.evalue)
         except Exception as exc:  # the kernel did not start, or nbclient itself failed: still data
+            if (full := disk_full(exc)) is not None:
+                raise full from None  # not the program's failure: kept as one, it would outlive the full disk
             status, failure = (
                 RunStatus.KERNEL_DIED,
                 _failure(state, RunStatus.KERNEL_DIED, type(exc).__name__, str(exc) or "kernel failure"),

@@ -22,6 +22,7 @@ import os
 from pathlib import Path
 
 from polybook.config import BookConfig
+from polybook.files import resolved
 
 RUN_DIR = "run"
 
@@ -50,8 +51,8 @@ def mirror(config: BookConfig, lang: str, framework: str, overrides: dict[str, P
         folders.append(config.chapters_dir / config.source_language)  # the translation's fallback
     for base in reversed(folders):  # the language's own files win
         for path in _files(base):
-            wanted[path.relative_to(base)] = path.resolve()
-    wanted.update({Path(relative): target.resolve() for relative, target in (overrides or {}).items()})
+            wanted[path.relative_to(base)] = resolved(path)  # a link loop: as far as it goes, never raised
+    wanted.update({Path(relative): resolved(target) for relative, target in (overrides or {}).items()})
     for relative, target in wanted.items():
         link = root / relative
         try:

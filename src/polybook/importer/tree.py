@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import glob
 import os
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from polybook.diagnostics import Code, Diagnostic
+from polybook.files import atomic_copy
 from polybook.importer.mapping import ProjectSettings
 
 ORIGIN_SUFFIX = "_origin.md"
@@ -79,8 +79,7 @@ def assemble(project: Path, selection: Selection, folder: Path) -> None:
     """Copy the selected files into ``folder``, keeping the project's tree."""
     for relative in selection.files:
         target = folder / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(project / relative, target)
+        atomic_copy(project / relative, target)
 
 
 def uncovered(folder: Path, relatives: list[str], patterns: list[str]) -> list[str]:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -34,7 +33,15 @@ from polybook.config.digest import book_settings
 from polybook.diagnostics import Code, Diagnostic, has_errors
 from polybook.dialect.nodes import Document
 from polybook.execute.outputs import read_outputs
-from polybook.files import atomic_write, display_path, read_json, stage_lock
+from polybook.files import (
+    atomic_write,
+    atomic_write_bytes,
+    display_path,
+    link_or_copy,
+    read_json,
+    stage_lock,
+    write_through,
+)
 from polybook.notebooks.files import DownloadFiles
 from polybook.notebooks.launch import GPU_METADATA, InstallCell, install_cell, wants_gpu
 from polybook.notebooks.nbfile import notebook_bytes, validation_problem
@@ -161,9 +168,10 @@ def _build(
         languages = list(dict.fromkeys(t.language for t in pending))
         book = load_book(config, languages, cached=True, present={lang: names[lang] for lang in languages})
         for lang in languages:
-            results = read_outputs(config.build_dir, lang)
+            damaged: list[Diagnostic] = []
+            results = read_outputs(config.build_dir, lang, damaged)
             for target in (t for t in pending if t.language == lang):
-                outcome = build_target(config, book, target, results, settings[lang])
+                outcome = build_target(config, book, target, results, settings[lang], damaged)
                 outcomes[target] = outcome
                 if on_done:
                     on_done(outcome)
@@ -243,15 +251,22 @@ class Made:
 
 
 def build_target(
-    config: BookConfig, book: Book, target: NotebookTarget, results: dict[str, dict[str, Any]], settings: str
+    config: BookConfig,
+    book: Book,
+    target: NotebookTarget,
+    results: dict[str, dict[str, Any]],
+    settings: str,
+    damaged: list[Diagnostic] | None = None,
 ) -> NotebookOutcome:
-    """Make one language and framework's notebooks, copy their files, keep the stamp."""
+    """Make one language and framework's notebooks, copy their files, keep the stamp
+    (``damaged``: the results files that did not read, said with the notebooks' diagnostics)."""
     started = time.monotonic()
     lang, docs = target.language, book.chapters[target.language]
     shared = language_notebooks(config, book, target)
     read: set[Path] = {config.document_path(lang, name) for name in docs}
     read |= {config.build_dir / "eval" / lang / f"{name}.json" for name in docs}
     made = make_notebooks(config, target, shared, docs, results)
+    made.diagnostics[:0] = damaged or []
     if not shared.pages.base_url:
         message = "no html_baseurl in conf.py: the notebooks link to the pages relative to where the site has them"
         made.diagnostics.insert(0, Diagnostic.make(display_path(config.path), 1, Code.NOTEBOOK_LINKS, message))
@@ -389,16 +404,14 @@ def write_folder(folder: Path, notebooks: dict[str, bytes], files: dict[str, Pat
         path = folder / relative
         if path.is_file() and path.read_bytes() == data:
             continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, data.decode("utf-8"))
+        atomic_write_bytes(path, data)
         written += 1
     for relative, source in files.items():
         path = folder / relative
         info = source.stat()
         if path.is_file() and (path.stat().st_size, path.stat().st_mtime_ns) == (info.st_size, info.st_mtime_ns):
             continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        _link_or_copy(source, path)
+        link_or_copy(source, path)
     keep = set(notebooks) | set(files)
     for path in sorted(folder.rglob("*"), reverse=True):
         relative = path.relative_to(folder).as_posix()
@@ -420,14 +433,11 @@ _PACKED = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".zip", ".gz", ".pdf", ".mp
 def write_zip(target: NotebookTarget, notebooks: dict[str, bytes], files: list[str]) -> None:
     """The folder as one zip, under a folder of its own name: the notebooks first, in reading
     order (the toc's), then their figures and the library, as the folder holds them."""
-    import tempfile
     import zipfile
 
     top = target.zip.stem
-    target.zip.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f".{target.zip.name}.", dir=target.zip.parent)
-    os.close(fd)
-    try:
+
+    def fill(name: Path) -> None:
         with zipfile.ZipFile(name, "w", zipfile.ZIP_DEFLATED, compresslevel=_ZIP_LEVEL) as archive:
             entries = [(relative, data) for relative, data in notebooks.items()]
             entries += [(relative, (target.folder / relative).read_bytes()) for relative in files]
@@ -438,20 +448,8 @@ def write_zip(target: NotebookTarget, notebooks: dict[str, bytes], files: list[s
                 info.external_attr = 0o644 << 16
                 archive.writestr(info, data, compresslevel=None if packed else _ZIP_LEVEL)
         os.chmod(name, 0o644)
-        os.replace(name, target.zip)
-    except BaseException:
-        Path(name).unlink(missing_ok=True)
-        raise
 
-
-def _link_or_copy(source: Path, target: Path) -> None:
-    """A hard link when the build and the book share a file system (d2l's figures are 20 MB a
-    language, in every framework's folder), else a copy with its times."""
-    target.unlink(missing_ok=True)
-    try:
-        os.link(source, target)
-    except OSError:
-        shutil.copy2(source, target)
+    write_through(target.zip, fill)
 
 
 def write_stamp(

@@ -16,6 +16,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from polybook.config import BookConfig
+from polybook.files import resolved
 
 
 @dataclass(slots=True)
@@ -46,7 +47,7 @@ class DownloadFiles:
         target = self.find(document, ref)
         place = self.place(target) if target is not None else None
         if target is None or place is None:
-            self.missing.add((self.config.document_path(self.language, document).parent / ref).resolve())
+            self.missing.add(resolved(self.config.document_path(self.language, document).parent / ref))
             return None
         self.wanted.setdefault(place, target)
         return quote(posixpath.relpath(place, posixpath.dirname(document) or "."))

@@ -39,6 +39,7 @@ from polybook.dialect.nodes import (
     TocBlock,
 )
 from polybook.dialect.slides import shown_prose
+from polybook.files import resolved
 from polybook.notebooks.files import DownloadFiles
 from polybook.notebooks.outputs import RecordedOutputs, notebook_outputs
 from polybook.notebooks.references import LabelIndex, PublishedPages, plain
@@ -225,7 +226,7 @@ class NotebookWriter:
         path, rest = local
         if path.endswith(".md"):  # another document: its published page
             own = self.shared.config.document_path(self.shared.language, self.name).parent / path
-            page = self.shared.config.document_name(own.resolve())
+            page = self.shared.config.document_name(resolved(own))
             if page is not None:
                 return self.shared.pages.url(self.name, page, rest.lstrip("#"))
             return href

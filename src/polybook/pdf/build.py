@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import shutil
 import time
 from collections.abc import Callable
 from concurrent.futures import as_completed
@@ -28,18 +27,18 @@ from polybook.config import BookConfig
 from polybook.config.digest import sphinx_settings
 from polybook.diagnostics import Code, Diagnostic, Level, has_errors
 from polybook.execute.outputs import read_outputs
-from polybook.files import display_path, stage_lock
+from polybook.files import atomic_copy, atomic_write, disk_full, display_path, file_sha256, stage_lock
 from polybook.pdf.fonts import plan_fonts
 from polybook.pdf.languages import Typesetting, latex_elements, main_fonts, numfig_format, typesetting
 from polybook.pdf.latex import LatexJob, LatexRun, LatexStep, missing_tools, run_latex, tex_installation, worker_failure
 from polybook.pdf.log import diagnose, read_log, source_of
 from polybook.pdf.scripts import main_script
 from polybook.pdf.stage import stage_framework
-from polybook.stage import workers
+from polybook.stage import sphinx_state, workers
 from polybook.stage.documents import Stage
 from polybook.stage.i18n import SPHINX_LANGUAGE
 from polybook.stage.names import book_name
-from polybook.stage.settings import bibfiles, bibtex_settings, myst_extensions
+from polybook.stage.settings import bibfiles, bibtex_settings, guard_settings, myst_extensions
 from polybook.stage.sphinx_run import map_warnings
 
 
@@ -165,8 +164,7 @@ def sphinx_overrides(config: BookConfig, target: PdfTarget, stage: Stage | None 
     if (formats := numfig_format(spec)) is not None:
         overrides["numfig_format"] = formats
     overrides.update(bibtex_settings(config, bibfiles(config, target.language), overrides["extensions"]))
-    if stage is not None:
-        overrides.update(stage.api.settings(overrides["extensions"]))
+    overrides.update(guard_settings(config, overrides["extensions"]))
     return overrides
 
 
@@ -234,7 +232,8 @@ def _build(
     outcomes: dict[PdfTarget, PdfOutcome] = {}
     pending: dict[PdfTarget, tuple[LatexJob, Stage, str]] = {}
     figure_cache = config.build_dir / ".pdf" / "figures"
-    results = {lang: read_outputs(config.build_dir, lang) for lang in book.chapters}
+    damaged: dict[str, list[Diagnostic]] = {lang: [] for lang in book.chapters}
+    results = {lang: read_outputs(config.build_dir, lang, damaged[lang]) for lang in book.chapters}
     tex = tex_installation()
     sphinx = sphinx_settings(config, "latex")
 
@@ -255,6 +254,7 @@ def _build(
             figure_cache,
             book.tocs.get(target.language),
         )
+        stage.diagnostics[:0] = damaged[target.language]
         overrides = sphinx_overrides(config, target, stage)
         digest = input_digest(stage, overrides, sphinx, tex)
         # a staging error (a figure not found, an API entry not resolved) costs its element: the
@@ -263,6 +263,7 @@ def _build(
             formulas = [e for e in stamp.errors if e.code is Code.PDF_FORMULA]  # the staging's are said again
             done(PdfOutcome(target, PdfStatus.UNCHANGED, 0.0, [*stage.diagnostics, *formulas], stamp.pages))
         else:
+            sphinx_state.repair_catalogs(sphinx_state.locale_dirs(config.root, overrides, config.sphinx))
             job = LatexJob(
                 target.language,
                 target.framework,
@@ -308,6 +309,8 @@ def _run_pool(
             try:
                 result = future.result()
             except Exception as exc:  # the worker died: this PDF's failure, the others go on
+                if (full := disk_full(exc)) is not None:
+                    raise full from None  # the command stops, saying what to do
                 result = worker_failure(exc)
             done(_finish(config, target, stage, digest, result))
     finally:
@@ -325,17 +328,15 @@ def _finish(config: BookConfig, target: PdfTarget, stage: Stage, digest: str, re
         target.stamp.unlink(missing_ok=True)
         return PdfOutcome(target, PdfStatus.FAILED, seconds, [*stage.diagnostics, *found, *unset])
     built = target.log.with_suffix(".pdf")
-    target.pdf.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.pdf.with_name(target.pdf.name + ".tmp")
-    shutil.copyfile(built, tmp)
-    tmp.replace(target.pdf)
+    made = (built.stat().st_size, file_sha256(built))
+    atomic_copy(built, target.pdf, made)  # checked as copied, by the bytes the stamp records
     log_text = target.log.read_text(encoding="utf-8", errors="replace") if target.log.is_file() else ""
     pages = re.findall(r"Output written on .*?\((\d+) pages?", log_text)
     costs = [*(d for d in stage.diagnostics if d.level is Level.ERROR), *unset]  # each cost only its element
     status = PdfStatus.WITH_ERRORS if costs else PdfStatus.BUILT
     found = [*stage.diagnostics, *found, *unset]
     outcome = PdfOutcome(target, status, seconds, found, int(pages[-1]) if pages else None)
-    PdfStamp(digest, outcome.pages, seconds, costs).write(target.stamp)
+    PdfStamp(digest, outcome.pages, seconds, costs, *made).write(target.stamp)  # last: the PDF is in place
     return outcome
 
 
@@ -424,12 +425,16 @@ class PdfStamp:
     pages: int | None = None
     seconds: float = 0.0
     errors: list[Diagnostic] = field(default_factory=list)
+    size: int | None = None  # the PDF's bytes and their SHA-256: what a copy of it must hold
+    sha256: str = ""
 
     def write(self, path: Path) -> None:
-        data = {"digest": self.digest, "pages": self.pages, "seconds": self.seconds}
+        data: dict[str, Any] = {"digest": self.digest, "pages": self.pages, "seconds": self.seconds}
+        if self.size is not None:
+            data.update(size=self.size, sha256=self.sha256)
         if self.errors:
             data["errors"] = [d.to_dict() for d in self.errors]
-        path.write_text(json.dumps(data, ensure_ascii=False) + "\n", encoding="utf-8")
+        atomic_write(path, json.dumps(data, ensure_ascii=False) + "\n")
 
 
 def read_stamp(target: PdfTarget) -> PdfStamp | None:
@@ -437,6 +442,14 @@ def read_stamp(target: PdfTarget) -> PdfStamp | None:
     try:
         data = json.loads(target.stamp.read_text(encoding="utf-8"))
         errors = [Diagnostic.from_dict(d) for d in data.get("errors", [])]
-        return PdfStamp(str(data["digest"]), data.get("pages"), float(data.get("seconds", 0.0)), errors)
+        size = data.get("size")
+        return PdfStamp(
+            str(data["digest"]),
+            data.get("pages"),
+            float(data.get("seconds", 0.0)),
+            errors,
+            int(size) if size is not None else None,
+            str(data.get("sha256") or ""),
+        )
     except (OSError, ValueError, TypeError, KeyError):
         return None

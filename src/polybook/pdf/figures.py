@@ -8,10 +8,11 @@ converting again would change the bytes (and the build digest) of an unchanged b
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 import subprocess
 from pathlib import Path
+
+from polybook.files import atomic_write_bytes
 
 
 class ConversionError(Exception):
@@ -29,8 +30,5 @@ def svg_to_pdf(svg: bytes, cache: Path) -> bytes:
     run = subprocess.run([tool, "--format=pdf"], input=svg, capture_output=True, check=False)
     if run.returncode != 0 or not run.stdout.startswith(b"%PDF"):
         raise ConversionError(run.stderr.decode("utf-8", "replace").strip() or f"rsvg-convert exit {run.returncode}")
-    cache.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(run.stdout)
-    tmp.replace(target)
+    atomic_write_bytes(target, run.stdout)
     return run.stdout

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from polybook.files import read_kept, store_bytes, swept
+from polybook.files import atomic_write, read_kept, store_bytes, swept
 
 #: The display environments a formula of the book is written in: Sphinx's wrapping, and the
 #: amsmath environments MyST takes as a block of their own when a line starts with one (a
@@ -126,7 +126,7 @@ def _batch(preamble: str, found: list[Formula], workdir: Path) -> dict[int, str]
         lines += [r"\setbox0\vbox{\hsize\textwidth\noindent", *formula.text.split("\n"), r"\par}"]
         spans.append((first, len(lines)))
     lines.append(r"\end{document}")
-    (workdir / f"{_BATCH}.tex").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    atomic_write(workdir / f"{_BATCH}.tex", "\n".join(lines) + "\n")
     run = subprocess.run(
         ["xelatex", "-no-pdf", "-interaction=nonstopmode", "-file-line-error", f"{_BATCH}.tex"],
         cwd=workdir,

@@ -18,6 +18,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from polybook.files import atomic_write
+
 #: -g: we only call latexmk when an input changed, so never trust its "up to date" (after a failure)
 #: -file-line-error: errors as ``file:line: message``, which polybook.pdf.log reads.
 LATEXMK = ["latexmk", "-g", "-pdfxe", "-dvi-", "-ps-", "-interaction=nonstopmode", "-halt-on-error", "-file-line-error"]
@@ -117,7 +119,7 @@ def _latexmk(outdir: Path, texname: str) -> tuple[subprocess.CompletedProcess[st
         if fixed is None or error is None:
             return run, blocks
         blocks.append({"line": error.tex_line, "message": error.message, "context": error.context})
-        book.write_text(fixed, encoding="utf-8")
+        atomic_write(book, fixed)
         _clean(outdir, texname)
 
 
@@ -137,7 +139,7 @@ def _set_aside_formulas(outdir: Path, texname: str) -> list[dict[str, Any]]:
     tex = book.read_text(encoding="utf-8")
     unset = failing_formulas(tex, formulas(tex), outdir, outdir.parent.parent / "formulas")  # build/.pdf/formulas
     if unset:
-        book.write_text(set_aside(tex, unset), encoding="utf-8")
+        atomic_write(book, set_aside(tex, unset))
     return [{"line": u.formula.line, "message": u.message, "text": u.formula.text} for u in unset]
 
 

@@ -41,7 +41,7 @@ from polybook.render.inputs import SiteInputs
 from polybook.render.site_info import NotebookPlace, PdfLink, SiteInfo
 from polybook.render.stage import stage_language
 from polybook.stage import settings as stage_settings
-from polybook.stage import workers
+from polybook.stage import sphinx_state, workers
 from polybook.stage.documents import Stage, headings
 from polybook.stage.sphinx_run import SphinxJob, SphinxRun, located_warnings, run_sphinx
 
@@ -189,6 +189,8 @@ class _Build:
         self.status = options.status_pages if options.status else None
         self.site = settings.site_info(config, options.pdfs, options.notebooks, options.notebook_places)
         self.site = self.site.with_languages(self.linked)
+        if self.status is not None:  # on every build: a no-op one too assembles the sitemap from it
+            self.site = self.site.with_status(self.status.DOCNAME)
         self.builds: dict[str, LanguageBuild] = {}
         self.diagnostics: list[Diagnostic] = []
         self.stages: dict[str, Stage] = {}
@@ -225,22 +227,17 @@ class _Build:
         status_fresh = not self.stale and read_json(self.work / STATUS_STAMP).get("key") == self.status_key
         doctrees = {lang: self.work / lang / "doctrees" for lang in self.stale}
         fresh = workers.fresh(self.stale, doctrees)
-        if self.stale and not fresh:  # the Sphinx workers' fork server imports Sphinx while the book is parsed
-            workers.start([*settings.SITE_MODULES, *settings.search_preload(self.stale)], doctrees.values())
+        if self.stale:  # the Sphinx workers' fork server imports Sphinx (and what their environments
+            # hold, when they have one) while the book is parsed: it needs nothing of the book
+            workers.start(
+                [*settings.SITE_MODULES, *settings.search_preload(self.stale)], [] if fresh else doctrees.values()
+            )
         self.timings["inputs"] = self.lap()
         book = None
         if self.stale:  # what staging needs first; the other languages once Sphinx runs (the status pages)
             book = load_book(config, list(dict.fromkeys([config.source_language, *self.stale])), cached=True)
         elif self.status is not None and not status_fresh:
             book = load_book(config, cached=True)
-        if fresh and book is not None:  # and, for an API page, the frameworks autodoc will import
-            workers.start(
-                [
-                    *settings.SITE_MODULES,
-                    *workers.api_imports(config, book, fresh),
-                    *settings.search_preload(self.stale),
-                ]
-            )
         self.timings["parse"] = self.lap()
         return book
 
@@ -259,12 +256,12 @@ class _Build:
         if status is not None:
             source_name = config.languages[config.source_language].name
             generated = {lang: {status.DOCNAME: status_page.frame(lang, source_name)} for lang in self.selected}
-            self.site = self.site.with_status(status.DOCNAME)
         source_headings = {name: headings(doc) for name, doc in book.chapters[config.source_language].items()}
         running: dict[str, Future[SphinxRun]] = {}
         for lang in self.stale:
             self.say(f"staging {lang}")
-            self.own[lang] = [d for doc in book.chapters[lang].values() for d in doc.diagnostics]
+            self.own[lang] = config.refused_links(lang)  # links in its chapters not followed
+            self.own[lang] += [d for doc in book.chapters[lang].values() for d in doc.diagnostics]
             self.own[lang] += [d for d in executed if _in_language(config, d, lang)]
             results = outputs.results if outputs is not None else {}
             chapter_results = {name: doc for (of, name), doc in results.items() if of == lang}
@@ -307,6 +304,10 @@ class _Build:
             self.builds[lang] = LanguageBuild(lang, len(stage.docs), SphinxStatus.UP_TO_DATE, 0.0, 0, kept)
             _write_stamp(lang_out / STAMP, digest, kept, self.fingerprints[lang], self.own[lang], len(stage.docs))
             return None
+        doctrees = work / lang / "doctrees"
+        locales = sphinx_state.locale_dirs(config.root, overrides, config.sphinx)
+        repaired = sphinx_state.repair(lang_out, doctrees, locales, work / lang)
+        sphinx_state.started(work / lang)
         (lang_out / STAMP).unlink(missing_ok=True)
         self.builds[lang] = LanguageBuild(lang, len(stage.docs), SphinxStatus.BUILT, 0.0)
         self.digests[lang] = digest
@@ -315,9 +316,10 @@ class _Build:
             str(stage.srcdir),
             str(config.root.resolve()),  # the worker's folder is the fork server's
             str(lang_out),
-            str(work / lang / "doctrees"),
+            str(doctrees),
             overrides,
-            fresh=_read_warnings(work / lang / WARNINGS) is None,  # no record of the documents it would not read
+            # no record of the documents it would not read, or Sphinx's state of them is not to be trusted
+            fresh=repaired.fresh or _read_warnings(work / lang / WARNINGS) is None,
         )
 
     def collect(self, running: dict[str, Future[SphinxRun]]) -> None:
@@ -331,6 +333,7 @@ class _Build:
             found = sphinx_diagnostics(self.config, done, self.stages[lang], warnings, self.site)
             build.diagnostics, build.seconds, build.written = found, done.seconds, done.written
             if done.succeeded:
+                sphinx_state.finished(self.work / lang)
                 stamp = self.outdir / lang / STAMP
                 _write_stamp(stamp, self.digests[lang], found, self.fingerprints[lang], self.own[lang], build.pages)
             else:

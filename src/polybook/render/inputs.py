@@ -38,12 +38,16 @@ def tree_stats(folder: Path) -> list[tuple[str, int, int]]:
     for root, dirs, files in os.walk(top):  # strings, not Paths: d2l's 7,000 files a build
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         prefix = os.path.relpath(root, top).replace(os.sep, "/") + "/" if root != top else ""
+        # a link to a folder is not walked here: it stands for itself (a new one, maybe refused, a loop)
+        out += [(prefix + d + "/", -1, 0) for d in dirs if os.path.islink(os.path.join(root, d))]
         for name in sorted(files):
             if name.startswith("."):
                 continue
             try:
                 info = os.stat(os.path.join(root, name))
             except OSError:
+                if os.path.islink(os.path.join(root, name)):  # to nothing, or a loop: refused, said
+                    out.append((prefix + name, -1, 0))
                 continue
             out.append((prefix + name, info.st_size, info.st_mtime_ns))
     return out

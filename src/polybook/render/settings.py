@@ -16,7 +16,7 @@ from polybook.render.site_info import LanguageSite, NotebookPlace, PdfLink, Site
 from polybook.render.stage import LOCALE_DIR, STAGED_DIRS
 from polybook.stage.documents import Stage
 from polybook.stage.i18n import SPHINX_LANGUAGE, text
-from polybook.stage.settings import bibtex_settings, myst_extensions
+from polybook.stage.settings import bibtex_settings, guard_settings, myst_extensions
 
 ASSETS = Path(__file__).parent / "assets"
 MATHJAX_DIR = "_mathjax"  # at the site root, shared by every language
@@ -125,8 +125,7 @@ def overrides(
     if stage and stage.catalog:
         values["locale_dirs"] = [*user.get("locale_dirs", ["locales"]), str(stage.srcdir / LOCALE_DIR)]
     values.update(bibtex_settings(config, bibs, extensions))
-    if stage is not None:
-        values.update(stage.api.settings(extensions))
+    values.update(guard_settings(config, extensions))
     return values
 
 

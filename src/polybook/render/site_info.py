@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from typing import Any
+from urllib.parse import quote
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,9 +74,10 @@ class SiteInfo:
         return replace(self, languages=languages, status=docname)
 
     def url(self, path: str) -> str:
-        """``path`` (relative to the site root) under the site's base URL, when it has one."""
+        """``path`` (relative to the site root), percent-encoded (a page's file may be named with
+        spaces or in any script), under the site's base URL when it has one."""
         base = self.baseurl.rstrip("/")
-        return f"{base}/{path}" if base else path
+        return f"{base}/{quote(path)}" if base else quote(path)
 
 
 @dataclass(frozen=True, slots=True)

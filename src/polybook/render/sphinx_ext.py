@@ -11,6 +11,7 @@ import json
 import posixpath
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from docutils import nodes
 from sphinx import addnodes
@@ -114,7 +115,7 @@ def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[st
             target, fallback = f"{source}/{pagename}.html", language.lang
         else:
             target, fallback = f"{language.lang}/index.html", ""
-        href = _relative(page, target)
+        href = quote(_relative(page, target))  # a file named with spaces or in another script
         links.append(
             {
                 "code": language.lang,
@@ -129,7 +130,7 @@ def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[st
             alternates.append(f'<link rel="alternate" hreflang="{language.hreflang}" href="{url}" />')
     if in_source:
         target = f"{source}/{pagename}.html"
-        url = site.url(target) if site.baseurl.rstrip("/") else _relative(page, target)
+        url = site.url(target) if site.baseurl.rstrip("/") else quote(_relative(page, target))
         alternates.append(f'<link rel="alternate" hreflang="x-default" href="{url}" />')
     data = json.dumps(
         {

@@ -15,7 +15,7 @@ from typing import Any
 from polybook.config import BookConfig
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Document, Heading
-from polybook.files import display_path
+from polybook.files import display_path, resolved
 from polybook.render.notebook_links import notebook_links
 from polybook.render.site_info import NotebookPlace
 from polybook.stage.documents import (
@@ -103,9 +103,9 @@ class SitePages(StagePolicy):
                 return href
             path, rest = local
             if path.startswith("/"):
-                target = (root / path.lstrip("/")).resolve()
+                target = resolved(root / path.lstrip("/"))  # never raises, a link loop too
             else:
-                target = staging.files.find(name, path) or (doc_file.parent / path).resolve()
+                target = staging.files.find(name, path) or resolved(doc_file.parent / path)
             if not target.is_relative_to(root):
                 message = f"link {href!r} is outside the book root {display_path(root)}; shown as text"
                 staging.say(doc.path, line, Code.HTML_LINK_OUTSIDE, message)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic
+from polybook.files import DamagedCopy, atomic_copy, atomic_write, atomic_write_bytes, display_path
 from polybook.render.settings import MATHJAX_DIR
 from polybook.render.site_info import SiteInfo
 from polybook.stage.i18n import text
@@ -34,8 +35,7 @@ def write_if_changed(path: Path, content: str) -> None:
     data = content.encode("utf-8")
     if path.is_file() and path.read_bytes() == data:
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
+    atomic_write_bytes(path, data)
 
 
 def assemble(config: BookConfig, site: SiteInfo, outdir: Path) -> list[Diagnostic]:
@@ -48,7 +48,7 @@ def assemble(config: BookConfig, site: SiteInfo, outdir: Path) -> list[Diagnosti
             write_if_changed(outdir / language.lang / "404.html", not_found(language.lang, site))
     # Hosts such as GitHub Pages serve only the root's 404.html, for every missing page.
     write_if_changed(outdir / "404.html", not_found(None, site))
-    copy_pdfs(config, site, outdir)
+    problems += copy_pdfs(config, site, outdir)
     copy_notebooks(config, site, outdir)
     if not copy_mathjax(outdir / MATHJAX_DIR):
         message = f"MathJax not found in {MATHJAX_SOURCE}: math is shown as TeX (run scripts/setup-html.sh)"
@@ -200,14 +200,42 @@ def not_found(lang: str | None, site: SiteInfo) -> str:
 """
 
 
-def copy_pdfs(config: BookConfig, site: SiteInfo, outdir: Path) -> None:
+def copy_pdfs(config: BookConfig, site: SiteInfo, outdir: Path) -> list[Diagnostic]:
+    """Each language's PDFs where its header links them: copied when the site's copy is not the
+    PDF (by size and time), checked as copied by the size and SHA-256 its stamp records; a PDF
+    that is not what its stamp says is left out, with an error."""
+    from polybook.pdf.build import pdf_targets, read_stamp
+
+    problems = []
+    stamps = {target.pdf.resolve(): read_stamp(target) for target in pdf_targets(config)}
     for language in site.languages:
         for pdf in site.pdfs.get(language.lang, ()):
             target = outdir / pdf.path
             source = config.build_dir / "pdf" / language.lang / target.name
-            if source.is_file() and (not target.is_file() or target.stat().st_mtime < source.stat().st_mtime):
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(source, target)
+            stamp = stamps.get(source.resolve())
+            if not source.is_file():
+                continue
+            # no stamp (a failed build's PDF, which publish refuses) or an older one: by size only
+            expect = (stamp.size, stamp.sha256) if stamp is not None and stamp.size is not None else None
+            if _same_file(target, source, expect):
+                continue
+            try:
+                atomic_copy(source, target, expect)
+            except DamagedCopy as exc:
+                message = f"{exc}: not copied into the site; run `polybook build pdf --force`"
+                problems.append(Diagnostic.make(display_path(source), 1, Code.HTML_PDF, message))
+    return problems
+
+
+def _same_file(copy: Path, source: Path, expect: tuple[int, str] | None) -> bool:
+    """Whether the site's ``copy`` is ``source`` as copied: its size (the stamp's, when it has one)
+    and its modification time (a copy keeps it)."""
+    try:
+        mine, theirs = copy.stat(), source.stat()
+    except OSError:
+        return False
+    size = expect[0] if expect is not None else theirs.st_size
+    return mine.st_size == size == theirs.st_size and mine.st_mtime_ns == theirs.st_mtime_ns
 
 
 def copy_notebooks(config: BookConfig, site: SiteInfo, outdir: Path) -> None:
@@ -226,8 +254,7 @@ def copy_notebooks(config: BookConfig, site: SiteInfo, outdir: Path) -> None:
             )
         for target, source in wanted.items():
             if not target.is_file() or target.stat().st_mtime_ns != source.stat().st_mtime_ns:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(source, target)
+                atomic_copy(source, target)
         folder = outdir / lang / "notebooks"
         for path in sorted(folder.rglob("*"), reverse=True) if folder.is_dir() else []:
             if path.is_file() and path not in wanted:
@@ -246,9 +273,8 @@ def copy_mathjax(target: Path) -> bool:
     for part in MATHJAX_PARTS:
         source = MATHJAX_SOURCE / part
         if source.is_dir():
-            shutil.copytree(source, target / part, dirs_exist_ok=True)
+            shutil.copytree(source, target / part, copy_function=atomic_copy, dirs_exist_ok=True)
         elif source.is_file():
-            (target / part).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target / part)
-    stamp.write_text("libjs-mathjax\n", encoding="utf-8")
+            atomic_copy(source, target / part)
+    atomic_write(stamp, "libjs-mathjax\n")  # last: a copy the disk stopped is done again
     return True

@@ -25,12 +25,12 @@ from urllib.parse import urlsplit
 from polybook.config import BookConfig
 from polybook.diagnostics import fails_build
 from polybook.execute.report import fatal_programs
-from polybook.files import display_path, file_sha256, replace_folder
+from polybook.files import atomic_write, disk_full, display_path, file_sha256, replace_folder
 from polybook.render.build import STAMP
 from polybook.site.html import read_report
 
 #: Build bookkeeping that is never published (Sphinx's and polybook's stamps, copied sources).
-PRIVATE = {".buildinfo", ".polybook-build.json", ".polybook-complete", "_sources"}
+PRIVATE = {".buildinfo", ".buildinfo.bak", ".polybook-build.json", ".polybook-complete", "_sources"}
 #: What every published site has at its root besides the languages; a folder holding these
 #: is one ``publish --to`` may replace.
 MARKERS = (".nojekyll", "index.html", "sitemap.xml")
@@ -122,8 +122,8 @@ def assemble_site(config: BookConfig, target: Path, base_url: str | None = None)
     if base_url:
         absolute_urls(target, base, str(config.sphinx.get("html_baseurl") or "").rstrip("/"))
     robots = "User-agent: *\nAllow: /\n" + (f"\nSitemap: {base}/sitemap.xml\n" if base else "")
-    (target / "robots.txt").write_text(robots, encoding="utf-8")
-    (target / ".nojekyll").write_text("", encoding="utf-8")  # GitHub Pages: serve _static/ as is
+    atomic_write(target / "robots.txt", robots)
+    atomic_write(target / ".nojekyll", "")  # GitHub Pages: serve _static/ as is
     for path in target.rglob("*"):
         if path.is_file():
             stats.files += 1
@@ -160,11 +160,12 @@ def absolute_urls(site: Path, base: str, built_with: str) -> None:
         text = path.read_text(encoding="utf-8")
         new = _LINK_RE.sub(lambda m, page=page: m[1] + rewrite(page, m[2]) + m[3], text)
         if new != text:
-            path.write_text(new, encoding="utf-8")
+            atomic_write(path, new)
     sitemap = site / "sitemap.xml"
     if sitemap.is_file():
         text = sitemap.read_text(encoding="utf-8")
-        sitemap.write_text(
+        atomic_write(
+            sitemap,
             _SITEMAP_RE.sub(
                 lambda m: (
                     (m[1] + rewrite("sitemap.xml", m[2]) + m[3])
@@ -173,7 +174,6 @@ def absolute_urls(site: Path, base: str, built_with: str) -> None:
                 ),
                 text,
             ),
-            encoding="utf-8",
         )
 
 
@@ -197,18 +197,42 @@ def target_problem(config: BookConfig, dest: Path) -> str | None:
 
 
 def publish_folder(config: BookConfig, dest: Path, base_url: str | None = None) -> SiteStats:
-    """Assemble the site beside ``dest`` and swap it in; ``dest`` is untouched on any failure."""
-    problem = target_problem(config, dest)
+    """Assemble the site beside ``dest`` and swap it in; ``dest`` is untouched on any failure.
+    A folder that cannot be written (or its old site removed) is said, naming it, as a
+    :class:`PublishRefused` -- not a traceback; a full disk is left to the command's own message."""
+    try:
+        problem = target_problem(config, dest)
+    except OSError as exc:  # a folder above it that may not be looked into
+        raise _unwritable(exc, f"cannot look at {display_path(dest)}") from None
     if problem:
         raise PublishRefused("cannot publish there:", [problem])
     dest = dest.resolve()
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fresh = Path(tempfile.mkdtemp(prefix=f".{dest.name}.new-", dir=dest.parent))
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        fresh = Path(tempfile.mkdtemp(prefix=f".{dest.name}.new-", dir=dest.parent))
+    except OSError as exc:
+        where = f"cannot write in {display_path(dest.parent)} (to publish {dest.name})"
+        raise _unwritable(exc, where) from None
     try:
         fresh.chmod(0o755)  # mkdtemp makes it private; a web server must read it
         stats = assemble_site(config, fresh, base_url)
-        replace_folder(fresh, dest)
+        left = replace_folder(fresh, dest)
+    except OSError as exc:
+        raise _unwritable(exc, f"cannot publish to {display_path(dest)}; it is as it was") from None
     finally:
-        if fresh.exists():
-            shutil.rmtree(fresh)
+        shutil.rmtree(fresh, ignore_errors=True)  # gone already when it was swapped in
+    if left is not None:
+        raise PublishRefused(
+            f"published to {display_path(dest)}, but its old site could not be removed:",
+            [f"{display_path(left)} is left: remove it by hand"],
+        )
     return stats
+
+
+def _unwritable(exc: OSError, what: str) -> OSError | PublishRefused:
+    """``exc`` as the refusal to say (``what`` names the folder), with the file the system named; a full
+    disk as it is (the command says what it kept and what to do)."""
+    if disk_full(exc):
+        return exc
+    where = f" ({display_path(Path(exc.filename))})" if exc.filename else ""
+    return PublishRefused(f"{what}:", [f"{exc.strerror or exc}{where}"])

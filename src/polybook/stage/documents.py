@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
 import re
 import shutil
-import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,8 +26,9 @@ from docutils.nodes import make_id
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect.nodes import Document, Heading
+from polybook.files import link_or_copy, resolved, write_through
 from polybook.stage.bibliography import BibliographyPlan
-from polybook.stage.eval_rst import ApiImports, EvalRstResolver, relative_to_page
+from polybook.stage.eval_rst import ApiPages, EvalRstResolver, relative_to_page
 from polybook.stage.myst import Transpiled, transpile
 from polybook.stage.outputs import ChapterResults, OutputRenderer, asset_name
 from polybook.toc import entry_target, resolve_entry
@@ -48,7 +47,7 @@ class Stage:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     hasher: Any = field(default_factory=hashlib.sha256)
     catalog: str = ""  # hash of the staged catalog of theme strings ("" when there is none)
-    api: ApiImports = field(default_factory=ApiImports)  # what the API pages need to import
+    api: ApiPages = field(default_factory=ApiPages)  # the library modules the API pages were written from
 
     @property
     def digest(self) -> str:
@@ -60,8 +59,7 @@ class Stage:
         path = self.srcdir / relative
         if path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data:
             return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        _replace(path, lambda tmp: tmp.write_bytes(data))
+        write_through(path, lambda tmp: tmp.write_bytes(data))
 
     def copy(self, relative: str, source: Path) -> None:
         """Stage a copy of ``source`` unless an identical one (size and modification time) is there."""
@@ -74,32 +72,7 @@ class Stage:
             mine = None
         if mine is not None and mine.st_size == info.st_size and mine.st_mtime_ns == info.st_mtime_ns:
             return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        _replace(path, lambda tmp: _link_or_copy(source, tmp))
-
-
-def _link_or_copy(source: Path, target: Path) -> None:
-    """A hard link when the build folder and the book share a file system (a book's figures are
-    hundreds of megabytes, staged once per language and PDF), else a copy with its times."""
-    target.unlink(missing_ok=True)
-    try:
-        os.link(source, target)
-    except OSError:
-        shutil.copy2(source, target)
-
-
-def _replace(path: Path, fill: Any) -> None:
-    """Write ``path`` through a temporary file of a unique name beside it, then rename: two
-    builds staging at once never collide, and readers never see half a file."""
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    os.close(fd)
-    tmp = Path(name)
-    try:
-        fill(tmp)
-        tmp.replace(path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+        link_or_copy(source, path)
 
 
 class BookFiles:
@@ -120,7 +93,7 @@ class BookFiles:
 
     def own(self, name: str, ref: str) -> Path:
         """Where ``ref`` would be in this language (for messages)."""
-        return (self.config.document_path(self.language, name).parent / ref).resolve()
+        return resolved(self.config.document_path(self.language, name).parent / ref)
 
     def find(self, name: str, ref: str) -> Path | None:
         found = self.config.locate(self.language, name, ref)

@@ -54,6 +54,12 @@ Labeller = Callable[[str], str]
 
 #: ``:Caption of the table`` -- a colon then text, not a role (``:numref:`x```).
 _CAPTION_RE = re.compile(r":(?![A-Za-z][\w-]*:`)\s*\S")
+#: A MyST directive opened in a chapter's own text -- a fence whose info is ``{name}`` in a list
+#: item or a quote, a colon fence -- which d2lbook's dialect does not have: MyST would run it
+#: past polybook (``{eval-rst}`` with ``.. include::`` of any file, or autodoc). Shown as text.
+_MYST_DIRECTIVE_RE = re.compile(
+    r"^(?P<lead>[ \t>]*(?:(?:[-*+]|\d+[.)])[ \t]+[ \t>]*)*)(?P<fence>`{3,}|~{3,}|:{3,})(?P<space>[ \t]*)\{", re.M
+)
 SYNC_GROUP = "framework"  # the sphinx-design sync group; also the ``?framework=`` query key
 
 
@@ -82,7 +88,7 @@ class _Writer:
         link: LinkResolver,
         toc: TocResolver,
         bibliography: list[str] | None,
-        eval_rst: Callable[[EvalRst], str],
+        eval_rst: Callable[[EvalRst], list[str]],
         label: Labeller,
         after_title: list[str] | None = None,
     ) -> None:
@@ -114,8 +120,8 @@ class _Writer:
             self.out.extend((part, line) for part in chunk.split("\n"))
 
     def emit_source(self, source: str, line: int) -> None:
-        """Prose lines keep their own chapter line numbers."""
-        for offset, part in enumerate(self.prose(source, line).split("\n")):
+        """Prose lines keep their own chapter line numbers; a MyST directive they open is text."""
+        for offset, part in enumerate(_inert(self.prose(source, line)).split("\n")):
             self.out.append((part, line + offset))
         self.out.append(("", line))
 
@@ -197,10 +203,10 @@ class _Writer:
         elif isinstance(node, Bibliography) and self.bibliography is not None:
             self.emit(self.bibliography, node.line)
         elif isinstance(node, EvalRst):
-            source = self.eval_rst(node)
-            marks = inline.fence(source)
+            parts = self.eval_rst(node)
+            marks = inline.fence("\n".join(parts))
             self.emit(f"{marks}{{eval-rst}}", node.line)
-            for offset, part in enumerate(source.split("\n")):  # keep each line's own number
+            for offset, part in enumerate(parts):  # each line keeps its own number, and what it became its
                 self.emit(part, node.line + 1 + offset)
             self.emit([marks, ""], node.end_line)
 
@@ -368,6 +374,18 @@ class _Writer:
         self.emit([set_marks, ""], line)
 
 
+def _inert(text: str) -> str:
+    """``text`` with each MyST directive it opens shown as text: a backtick or tilde fence as a
+    ``text`` code block, a colon fence escaped."""
+
+    def inert(m: re.Match[str]) -> str:
+        if m["fence"][0] == ":":
+            return f"{m['lead']}\\{m['fence']}{m['space']}{{"
+        return f"{m['lead']}{m['fence']}text {{"
+
+    return _MYST_DIRECTIVE_RE.sub(inert, text) if "{" in text else text
+
+
 def is_table_caption(node: Node) -> bool:
     """d2l's table caption: a paragraph that starts with ``:`` but not with a role."""
     return isinstance(node, Paragraph) and bool(_CAPTION_RE.match(node.source))
@@ -384,13 +402,14 @@ def transpile(
     link: LinkResolver | None = None,
     toc: TocResolver | None = None,
     bibliography: list[str] | None = None,
-    eval_rst: Callable[[EvalRst], str] | None = None,
+    eval_rst: Callable[[EvalRst], list[str]] | None = None,
     label: Labeller | None = None,
     after_title: list[str] | None = None,
 ) -> Transpiled:
     """MyST for ``doc`` in ``language``: all frameworks in tabs, or only ``framework``.
     ``bibliography``: the MyST a ``:bibliography:`` line becomes (None: nothing);
-    ``eval_rst(node)``: the reStructuredText of an eval_rst block, line for line; ``label``: how
+    ``eval_rst(node)``: the reStructuredText of an eval_rst block, line for line (a line may
+    become several, numbered as it); ``label``: how
     a framework is named for readers (default: as written); ``after_title``: MyST lines under the
     page's title."""
     writer = _Writer(
@@ -403,7 +422,7 @@ def transpile(
         link or (lambda href, line: href),
         toc or (lambda entry, line: entry),
         bibliography,
-        eval_rst or (lambda node: node.source),
+        eval_rst or (lambda node: node.source.split("\n")),
         label or (lambda framework: framework),
         after_title,
     )

@@ -24,7 +24,6 @@ from polybook.stage.workers import PRELOAD_VARIABLE, SETUP_VARIABLE
 SPHINX_MODULES = (
     "polybook.stage.sphinx_run",
     "sphinx.application",
-    "sphinx.ext.autodoc",
     "myst_parser.parsers.sphinx_",
     "sphinxcontrib.bibtex",
     "polybook.stage.sphinx_speed:installed_entry_points",

@@ -29,6 +29,18 @@ def myst_extensions(config: BookConfig) -> list[str]:
     return sorted({*config.sphinx.get("myst_enable_extensions", []), *MYST_EXTENSIONS})
 
 
+def guard_settings(config: BookConfig, extensions: list[str]) -> dict[str, Any]:
+    """What makes a Sphinx build refuse to import the book's code (:mod:`polybook.stage.guard`):
+    the folders a translation can change or ``build eval`` builds from, with the extension;
+    ``extensions`` is extended in place."""
+    from polybook.stage.guard import SETTING
+
+    if "polybook.stage.guard" not in extensions:
+        extensions.append("polybook.stage.guard")
+    folders = [config.chapters_dir, config.build_dir, *(edition.folder for edition in config.editions.values())]
+    return {SETTING: [str(folder.resolve()) for folder in folders]}
+
+
 def bibtex_settings(config: BookConfig, bibs: list[Path], extensions: list[str]) -> dict[str, Any]:
     """sphinxcontrib-bibtex for a language with a .bib (HTML and PDF alike): its files, the
     d2l citation style (:mod:`polybook.stage.bibstyle`) unless the book chose one;

@@ -20,6 +20,7 @@ from typing import Any
 
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.execute.runner import strip_ansi
+from polybook.files import disk_full
 from polybook.stage import sphinx_speed, workers
 from polybook.stage.myst import Transpiled
 
@@ -114,7 +115,9 @@ def sphinx_build(
             workers.record_setup_modules(Path(doctreedir), before)
             app.build()
         code, failure = app.statuscode, ""
-    except Exception:  # a broken extension, theme or config: report it, do not stop the other builds
+    except Exception as exc:  # a broken extension, theme or config: report it, do not stop the other builds
+        if (full := disk_full(exc)) is not None:
+            raise full from None  # not this language's failure: the command stops, saying what to do
         code, failure = 2, traceback.format_exc()
         if isinstance(warning, PhasedWarnings) and warning.current:
             failure = (

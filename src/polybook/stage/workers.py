@@ -1,18 +1,14 @@
 """The processes a Sphinx build runs in -- a language's site, a PDF -- one way for both.
 
 Every language builds in a process of its own (:mod:`polybook.stage.sphinx_run` says why).
-Spawning one is a new interpreter that imports Sphinx and its extensions (half a second) and,
-when the language has an API page, the frameworks the book's library imports (torch,
-torchvision, mxnet: five seconds, in every language). The workers are forked instead from
-multiprocessing's fork server, which imports all that once per polybook process (a ``serve``
-session keeps it): it is started as soon as a build knows a language is out of date, so its
-imports overlap parsing and staging. Where there is no fork server (Windows), workers are
-spawned as before.
-
-The frameworks are imported only when a language with an API page builds from nothing (no
-Sphinx environment yet; the server is then started once the book is parsed): an incremental
-build reads its API page again only when it changed. A zh build's search dictionary is loaded
-there too (:func:`polybook.stage.sphinx_speed.load_chinese_dictionary`). What the server
+Spawning one is a new interpreter that imports Sphinx and its extensions (half a second).
+The workers are forked instead from multiprocessing's fork server, which imports all that once
+per polybook process (a ``serve`` session keeps it): it is started as soon as a build knows a
+language is out of date, so its imports overlap parsing and staging. Where there is no fork
+server (Windows), workers are spawned as before. Nothing of the book is imported there: API
+pages are written from the library's source (:mod:`polybook.stage.api_source`), so the
+frameworks it imports are not needed either. A zh build's search dictionary is loaded there
+(:func:`polybook.stage.sphinx_speed.load_chinese_dictionary`). What the server
 imports is named in :data:`PRELOAD_VARIABLE` for :mod:`polybook.stage.preload`, which imports
 each module on its own and lets a failing one fail later, in the worker, where Sphinx reports
 it.
@@ -31,9 +27,7 @@ from multiprocessing import forkserver
 from pathlib import Path
 from typing import TypeVar
 
-from polybook.book import Book
-from polybook.config import BookConfig
-from polybook.stage.eval_rst import documents_api, library_imports
+from polybook.files import atomic_write
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -54,13 +48,6 @@ SERVER_BASE: frozenset[str] = frozenset()
 def fresh(languages: list[str], doctrees: dict[str, Path]) -> list[str]:
     """The languages whose Sphinx builds from nothing (no environment in its ``doctrees``)."""
     return [lang for lang in languages if not (doctrees[lang] / "environment.pickle").is_file()]
-
-
-def api_imports(config: BookConfig, book: Book, languages: list[str]) -> set[str]:
-    """What autodoc will import in the builds of ``languages`` that have an API page: the
-    installed packages the book's library imports."""
-    with_api = [lang for lang in languages if any(documents_api(doc) for doc in book.chapters[lang].values())]
-    return library_imports(config, with_api) if with_api else set()
 
 
 def start(modules: Iterable[str] = (), doctrees: Iterable[Path] = ()) -> None:
@@ -101,7 +88,7 @@ def record_setup_modules(doctrees: Path, before: set[str]) -> None:
     names = sorted(name for name in sys.modules if name not in base and not name.startswith("__"))
     if names != setup_modules(doctrees):
         with contextlib.suppress(OSError):
-            (doctrees / SETUP_MODULES).write_text(json.dumps(names), encoding="utf-8")
+            atomic_write(doctrees / SETUP_MODULES, json.dumps(names))
 
 
 class SphinxWorkers:

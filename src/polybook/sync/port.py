@@ -106,8 +106,8 @@ class Port:
                 if f.new is not None and f.changed:
                     f.new.parent.mkdir(parents=True, exist_ok=True)
                     temp = f.new.with_name(f".{f.new.name}.{os.getpid()}.port")
+                    staged.append((temp, f.new))  # first: a write the disk stops is removed too
                     temp.write_text(f.text, encoding="utf-8")
-                    staged.append((temp, f.new))
         except OSError:
             for temp, _ in staged:
                 temp.unlink(missing_ok=True)
