@@ -187,3 +187,19 @@ def test_exclusions_beyond_the_regex_are_globbed(tmp_path: Path) -> None:
 
     for pattern in ("chapter_[ab]/s.md", "/abs/x.md", "a**b/x.md", "../x.md"):
         assert exclusion_regex((pattern,)) is None  # pathlib is asked, as before
+
+
+def test_trusted_html_names_source_documents_only(tmp_path: Path) -> None:
+    """The raw HTML conf.py trusts is the source language's, by document name; a translation's never is."""
+    base = 'polybook = {"source_language": "en", "frameworks": ["mxnet"], "languages": {"en": {"name": "E"}, '
+    base += '"ja": {"name": "J"}}'
+    assert not load_config(_write(tmp_path, base + "}\n")).trusts_html("en", "index")  # default: nothing
+    conf = tmp_path / "conf.py"
+    conf.write_text(base + ', "trusted_html": ["index", "front/*"]}\n', encoding="utf-8")
+    config = load_config(conf)
+    assert config.trusts_html("en", "index") and config.trusts_html("en", "front/page")
+    assert not config.trusts_html("ja", "index") and not config.trusts_html("en", "chapter/index")
+    conf.write_text(base + ',\n "trusted_html": ["index.md"]}\n', encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_config(conf)
+    assert "conf.py:2: error: polybook.trusted_html: 'index.md': name a document as the toc does" in str(caught.value)

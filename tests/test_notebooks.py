@@ -485,3 +485,14 @@ def test_a_ports_marks_tell_the_notebooks_reader_what_is_not_translated_or_to_re
     assert "この部分の翻訳は、まだ原文の内容をすべて伝えていません。" in markdown
     assert "この部分はまだ翻訳されていません。" in markdown
     assert "The sum of the first" not in markdown  # the mark's text is for translators
+
+
+def test_a_translations_notebook_carries_no_active_html(tmp_path: Path) -> None:
+    """The site's rule for Markdown cells: what would run is cleaned out, the rest kept as written."""
+    shutil.copytree(FIXTURES / "html_safety", tmp_path / "book")
+    build_notebooks(load_config(tmp_path / "book" / "conf.py"))
+    prose = text_of(notebook(tmp_path, "ja", "mxnet", "index"), "markdown")
+    prose += text_of(notebook(tmp_path, "ja", "mxnet", "trusted"), "markdown")
+    for active in ("onerror", "<script", "javascript:", "<iframe", "onload"):
+        assert active not in prose, active
+    assert "Some <b>bold</b> words, a <sup>1</sup>" in prose and '<div align="center">' in prose

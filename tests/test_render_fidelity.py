@@ -145,7 +145,8 @@ def test_api_pages_document_the_books_own_module_or_say_which_is_missing(tmp_pat
         "```eval_rst\n.. automodule:: mylib.missing\n   :members:\n```\n\n"
         "```eval_rst\n.. raw:: html\n   :file: front.html\n```\n\n"
         "```eval_rst\n.. raw:: html\n   :file: nowhere.html\n```\n\n"
-        "```eval_rst\n.. currentmodule:: mylib.core\n\n.. autofunction:: helper\n.. autoclass:: Newer\n```\n"
+        "```eval_rst\n.. currentmodule:: mylib.core\n\n.. autofunction:: helper\n.. autoclass:: Newer\n```\n\n"
+        "```eval_rst\n.. raw:: html\n   :url: https://evil.example/page.html\n```\n"
     )
     (book / "chapters" / "en" / "api.md").write_text(api, encoding="utf-8")
     (book / "chapters" / "en" / "front.html").write_text("<p>front</p>\n", encoding="utf-8")
@@ -155,7 +156,8 @@ def test_api_pages_document_the_books_own_module_or_say_which_is_missing(tmp_pat
     doc = parse_text(api, "chapters/en/api.md", SETTINGS)
     stage = stage_language(config, "en", {"api": doc}, {}, {}, tmp_path / "src", [])
     found = [(d.line, d.code) for d in stage.diagnostics]
-    assert found == [(9, "api.module"), (20, "rst.file"), (27, "api.module")]
+    assert found == [(9, "api.module"), (20, "rst.file"), (27, "api.module"), (32, "rst.file")]
+    assert "a URL is read while the book is built" in stage.diagnostics[3].message
     assert "mylib.core (" in stage.diagnostics[2].message and "has no 'Newer'" in stage.diagnostics[2].message
     assert "'mylib.missing' is not found" in stage.diagnostics[0].message
     text = stage.docs["api"].text
@@ -167,6 +169,7 @@ def test_api_pages_document_the_books_own_module_or_say_which_is_missing(tmp_pat
     assert "nowhere.html" in text.split(".. polybook: left out: raw:: html")[1]
     assert stage.api.modules == [library / "core.py"]  # what the page was written from (its digest)
     assert "polybook_import_roots" not in overrides(config, "en", site_info(config, {}), [], stage)
+    assert "evil.example" in text.split(".. polybook: left out: raw:: html")[2]
 
 
 def test_the_fork_servers_imports_leave_a_failing_module_to_the_worker(tmp_path: Path) -> None:

@@ -73,6 +73,7 @@ class Code(StrEnum):
     # What a translation adds that the build would run, import or read (docs/trust.md)
     TRUST_DIRECTIVE = "trust.directive"  # an eval_rst directive that imports, runs or reads a file
     TRUST_MODULE = "trust.module"  # a Python module file (.py, .pyc, .so) in the language's folder
+    HTML_ACTIVE = "html.active"  # raw HTML that would run, load or redirect, which the source has not there
     STALE_SOURCE = "stale.source"
     STALE_UNKNOWN = "stale.unknown"
     STALE_PLAN = "stale.plan"  # a document's row of the migration plan (renamed, new, gone, changed)
@@ -181,6 +182,7 @@ DEFAULT_LEVEL: dict[Code, Level] = {
     Code.STRUCTURE_CHAPTER: Level.ERROR,
     Code.TRUST_DIRECTIVE: Level.ERROR,
     Code.TRUST_MODULE: Level.ERROR,
+    Code.HTML_ACTIVE: Level.ERROR,
     Code.STALE_SOURCE: Level.INFO,  # how far behind the source: a migration plan, never a mistake
     Code.STALE_UNKNOWN: Level.INFO,
     Code.STALE_PLAN: Level.INFO,  # how far behind, document by document: never a mistake

@@ -42,6 +42,7 @@ from polybook.check.migration import (
 )
 from polybook.check.plan import Changes, DocumentState
 from polybook.check.prose import check_sections, check_texttabs, extra_section_lines
+from polybook.check.raw_html import check_raw_html
 from polybook.check.references import (
     check_references,
     not_yet_here,
@@ -161,6 +162,7 @@ def check_chapter(
     findings = followed_since(findings, source, current, translation)
     if stale:  # a stale or review block is read as the source's text: what is found at it is said by its mark
         findings = [f for f in findings if id(f) in own or not _at(f, translation.path, stale)]
+    findings += check_raw_html(lang, name, source, written)  # what the page shows: the text as written
     findings += resource_fallbacks(config, lang, name, translation)
     findings += added_directives(lang, name, written, source, current, config.library.packages)  # as written
     findings += lock_problem(lang, name, translation, record)

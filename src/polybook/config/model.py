@@ -3,6 +3,7 @@ each validated by :mod:`polybook.config.validate`."""
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import os
 from dataclasses import dataclass, field
@@ -148,10 +149,17 @@ class BookConfig:
     # them (polybook build lib, build eval); the others run on what is usable.
     library_problems: tuple[Diagnostic, ...] = ()
     notebooks: NotebooksConfig = field(default_factory=NotebooksConfig)  # where launch notebooks are published
+    # globs (fnmatch) of source-language document names whose raw HTML the site keeps as written
+    trusted_html: tuple[str, ...] = ()
 
     def edition_path(self, edition: str, name: str) -> Path:
         """The file of document ``name`` in a held edition of the source language."""
         return _file_in(self.editions[edition].folder, name)
+
+    def trusts_html(self, lang: str, name: str) -> bool:
+        """Whether document ``name`` of ``lang`` puts its raw HTML on the page as written
+        (``trusted_html``): only the source language's can; a translation's is always cleaned."""
+        return lang == self.source_language and any(fnmatch.fnmatchcase(name, glob) for glob in self.trusted_html)
 
     def label_of(self, framework: str) -> str:
         """How the book writes ``framework`` for readers (tabs, notices, PDF names)."""

@@ -62,6 +62,9 @@ _BOOK_KEYS = {
     "language's documents (polybook import d2lbook --as-base), which translations made from it are checked against",
     "notebooks": "the notebooks for readers (polybook build notebooks): {'launch': 'owner/name@branch'}, where "
     "the launch notebooks are published",
+    "trusted_html": "globs (fnmatch) of source-language document names whose raw HTML the site keeps as written, "
+    "scripts and all (d2l: ['index'], its front page); every other page's, and every translation's, is cleaned "
+    "(default: none)",
 }
 _LANGUAGE_KEYS = {
     "name": "how readers see the language (the language switch, notices); default: its name in babel",
@@ -226,6 +229,7 @@ class _Validator(Checks):
             raw.get("editions", {}), key_node(node, "editions") or node, languages, node, frameworks, default_tab
         )
         notebooks = read_notebooks(self, raw.get("notebooks", {}), key_node(node, "notebooks") or node)
+        trusted_html = self.document_globs(raw.get("trusted_html", []), "polybook.trusted_html", node)
         if self.errors or not isinstance(source, str):
             return None
         ordered = {source: languages[source], **{k: v for k, v in languages.items() if k != source}}
@@ -249,6 +253,7 @@ class _Validator(Checks):
             editions,
             tuple(library_problems),
             notebooks,
+            trusted_html,
         )
 
     def source_language(self, source: Any, node: ast.expr | None, languages: dict[str, LanguageConfig]) -> Any:
@@ -333,6 +338,17 @@ class _Validator(Checks):
             self.error(key, node, "must be a list of non-empty strings")
             return ()
         return tuple(value)
+
+    def document_globs(self, value: Any, key: str, book: ast.expr | None) -> tuple[str, ...]:
+        """Globs of document names (``index``, ``chapter_*/intro``): no ``.md``, no language folder."""
+        node = key_node(book, key.rpartition(".")[2]) or book
+        globs = self.strings(value, key, node)
+        for glob in globs:
+            if glob.endswith(".md") or glob.startswith("/"):
+                name = glob.removesuffix(".md").lstrip("/")
+                self.error(key, node, f"{glob!r}: name a document as the toc does (below its language's folder, "
+                           f"without .md): {name!r}")  # fmt: skip
+        return globs
 
     def names(self, value: Any, key: str, node: ast.AST | None) -> tuple[str, ...]:
         if not isinstance(value, list | tuple) or not value:

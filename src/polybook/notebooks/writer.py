@@ -38,6 +38,7 @@ from polybook.dialect.nodes import (
     Paragraph,
     TocBlock,
 )
+from polybook.dialect.raw_html import clean_markdown
 from polybook.dialect.slides import shown_prose
 from polybook.files import resolved
 from polybook.notebooks.files import DownloadFiles
@@ -83,6 +84,7 @@ class NotebookWriter:
         self.doc = doc
         self.framework = shared.framework
         self.shown = shown_prose(doc.nodes)
+        self.trusted = shared.config.trusts_html(shared.language, name)  # its raw HTML kept as written
         offered = self.framework in doc.offered()
         program = doc.cells(self.framework)
         self.outputs = RecordedOutputs(results, self.framework, program) if offered else None
@@ -150,7 +152,7 @@ class NotebookWriter:
             marks = inline.fence(node.code)
             self.add(f"{marks}{node.language}\n{node.code}\n{marks}", node.line)
         elif isinstance(node, TocBlock):
-            self.add(self.toc(node), node.line)
+            self.add(self.safe(self.toc(node)), node.line)  # the titles of other documents too
         elif isinstance(node, Bibliography | EvalRst):  # Sphinx writes these: the page has them
             url = self.shared.pages.url(self.name, self.name)
             words = text(self.shared.language, "references" if isinstance(node, Bibliography) else "published_page")
@@ -211,9 +213,14 @@ class NotebookWriter:
         return "\n".join(items)
 
     # -- prose -----------------------------------------------------------------------------
+    def safe(self, markdown: str) -> str:
+        """No active raw HTML in a Markdown cell unless conf.py trusts the document (the site's
+        rule, :mod:`polybook.stage.safe_html`)."""
+        return markdown if self.trusted else clean_markdown(markdown)
+
     def markdown(self, source: str, line: int) -> str:
         return inline.convert(
-            source,
+            self.safe(source),
             image=lambda src: src if "://" in src or src.startswith("data:") else self.file(src, line),
             link=lambda href: self.link(href, line),
             role=lambda name, target: self.role(name, target, line),

@@ -12,17 +12,27 @@ from pathlib import Path
 from typing import Any
 
 from polybook.config import BookConfig
+from polybook.render import status_page
 from polybook.render.site_info import LanguageSite, NotebookPlace, PdfLink, SiteInfo, SiteLanguage
 from polybook.render.stage import LOCALE_DIR, STAGED_DIRS
 from polybook.stage.documents import Stage
 from polybook.stage.i18n import SPHINX_LANGUAGE, text
+from polybook.stage.safe_html import CONFIG_NAME as TRUSTED_HTML
+from polybook.stage.safe_html import POLICY_NAME, policy_version, trusted_documents
 from polybook.stage.settings import bibtex_settings, guard_settings, myst_extensions
 
 ASSETS = Path(__file__).parent / "assets"
 MATHJAX_DIR = "_mathjax"  # at the site root, shared by every language
 #: sphinx-copybutton's strings (its ``messages`` table), from :mod:`polybook.stage.i18n`.
 COPYBUTTON_KEYS = ("copy", "copy_to_clipboard", "copy_success", "copy_failure")
-EXTENSIONS = ["myst_parser", "sphinx_design", "sphinx_copybutton", "sphinx.ext.mathjax", "polybook.render.sphinx_ext"]
+EXTENSIONS = [
+    "myst_parser",
+    "sphinx_design",
+    "sphinx_copybutton",
+    "sphinx.ext.mathjax",
+    "polybook.render.sphinx_ext",
+    "polybook.stage.safe_html",  # no active HTML from a chapter (raw HTML cleaned, javascript: links dropped)
+]
 #: What the site's Sphinx workers import ahead, in the fork server (:mod:`polybook.stage.workers`).
 SITE_MODULES = ("sphinx.builders.html", "pydata_sphinx_theme", *EXTENSIONS)
 
@@ -118,6 +128,8 @@ def overrides(
         },
         "copybutton_selector": "div:not(.output) > div.highlight > pre",
         "copybutton_exclude": ".linenos, .gp, .go",
+        TRUSTED_HTML: _trusted_pages(config, language),
+        POLICY_NAME: policy_version(),
         "polybook_site": LanguageSite(
             site, language, {key: text(language, key) for key in COPYBUTTON_KEYS}, stage.catalog if stage else ""
         ).to_json(),
@@ -127,6 +139,14 @@ def overrides(
     values.update(bibtex_settings(config, bibs, extensions))
     values.update(guard_settings(config, extensions))
     return values
+
+
+def _trusted_pages(config: BookConfig, language: str) -> list[str]:
+    """The pages whose raw HTML is kept: those of conf.py's ``trusted_html`` and polybook's own
+    status page (its tables are filled in its raw HTML after Sphinx), unless a chapter has its name."""
+    names = config.document_names(language)
+    own = [] if status_page.DOCNAME in names else [status_page.DOCNAME]
+    return sorted([*trusted_documents(config, language, names), *own])
 
 
 #: Search languages whose index loads a large dictionary: what loads it in the Sphinx workers'

@@ -14,10 +14,11 @@ the directive is left out.
 
 ``.. raw:: html`` / ``.. include::`` with a file: the file is found like a figure (the
 language's, else the source language's), staged with the pages and its path rewritten;
-a file that is not in the book, or a URL, is an error at its line and the directive is left
-out. The PDF leaves out a raw block for HTML without looking for its file. A directive that
-runs code while Sphinx reads the page (``exec``, ``ifconfig``, ``plot``...: a conf.py may load
-their extensions) is left out with an error: a book's code runs in ``build eval`` only.
+a file that is not in the book, or a URL (docutils would fetch it while the site is built), is an
+error at its line and the directive is left out. The PDF leaves out a raw block for HTML without
+looking for its file. A directive that runs code while Sphinx reads the page (``exec``,
+``ifconfig``, ``plot``...: a conf.py may load their extensions) is left out with an error: a
+book's code runs in ``build eval`` only.
 """
 
 from __future__ import annotations

@@ -71,6 +71,8 @@ RULE_TEXT: dict[Code, str] = {
     Code.STRUCTURE_CHAPTER: "A chapter of the source is missing from the translation, or the other way round.",
     Code.TRUST_DIRECTIVE: "A translation adds an eval_rst directive that imports, runs or reads code or files.",
     Code.TRUST_MODULE: "A translation adds a Python module file the source language does not have.",
+    Code.HTML_ACTIVE: "A translation's raw HTML has a script, event handler, javascript: URL, frame, form or style "
+    "its source has not there: the site takes it out.",
     Code.STALE_SOURCE: "The source changed after the translation was last updated.",
     Code.STALE_PLAN: "A document's row of the migration plan: renamed, new, gone or changed since its base.",
     Code.STALE_MARKED: "Blocks a port left untranslated or stale: translate them and remove their marks.",
