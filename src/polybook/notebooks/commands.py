@@ -63,7 +63,7 @@ def notebooks(
         [*uninstallable, *targets],
         verbose,
         {Code.OUTPUT_MISSING: collapse_missing_outputs("never evaluated (notebooks are made without running code)")},
-        lambda diagnostic: format_grouped(diagnostic, targets.get(diagnostic, []), len(report.outcomes)),
+        lambda d: format_grouped(d, targets[d], len(report.outcomes)) if d in targets else d.format(),
     )
     folder = display_path(config.build_dir / "notebooks")
     table = Table(title=f"{config.title}: notebooks in {folder}/")
