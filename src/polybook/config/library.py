@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import ast
 import posixpath
+import re
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
@@ -53,7 +55,7 @@ _FRAMEWORK_KEYS = {
     "fluent_alias": "'numpy -> asnumpy': d2l.numpy(x) calls x.asnumpy()",
     "alias": "Python lines written as they are at the end of the module",
     "args_alias": "one 'name(args) -> expression' per line: a function returning the expression",
-    "reverse_alias": "one 'regex -> replacement' per line (for showing code; not written into the module)",
+    "reverse_alias": "one 'text -> replacement' per line, replaced in the code readers see (as written, not a regex)",
 }
 _TEXT_KEYS = ("simple_alias", "fluent_alias", "alias", "args_alias", "reverse_alias")
 
@@ -111,17 +113,53 @@ def parse_mapping(text: str, split_line: bool = True) -> Mapping:
     d2lbook's rule: terms are separated by commas (or only by lines with ``split_line=False``),
     a term with exactly one ``->`` maps its left side to its right side, any other maps to itself.
     """
+    return tuple(pair for _, pair in _terms(text, split_line))
+
+
+def _terms(text: str, split_line: bool) -> list[tuple[str, tuple[str, str]]]:
+    """Each term of an alias setting as written, and the pair d2lbook reads it as."""
     terms: list[str] = []
     for line in text.splitlines():
         terms.extend(line.split(",") if split_line else [line])
-    mapping = []
+    out = []
     for raw in terms:
         term = raw.strip()
         if not term:
             continue
         sides = term.split("->")
-        mapping.append((sides[0].strip(), sides[1].strip()) if len(sides) == 2 else (term, term))
-    return tuple(mapping)
+        out.append((raw, (sides[0].strip(), sides[1].strip()) if len(sides) == 2 else (term, term)))
+    return out
+
+
+def _alias_problem(kind: str, raw: str, pair: tuple[str, str]) -> str | None:
+    """Why d2lbook would misread one term of an alias setting (None: it reads it as meant)."""
+    if raw.count("->") > 1:
+        return "has more than one '->'"
+    left, right = pair
+    if kind == "reverse_alias":
+        if "->" not in raw:
+            return "write 'text -> replacement'"
+        return "replaces nothing: its left side is empty" if not left else None
+    if kind == "args_alias":
+        if "->" not in raw:
+            return "write 'name(a_x, key=value) -> expression'"
+        if not _parses(left) or not re.fullmatch(r"[A-Za-z_]\w*\s*\(.*\)", left):
+            return "its left side must be a call such as name(a_x, key=value)"
+        return None if _parses(right) else "its right side is not a Python expression"
+    if not left.removesuffix("(").isidentifier():
+        return "its left side must be a name (d2l.<name>)"
+    if kind == "simple_alias":
+        ok = all(part.isidentifier() for part in right.removesuffix("(").split("."))
+        return None if ok else "its right side must be a name of the module, such as random.normal"
+    return None if _parses(f"x.{right}") else "its right side must be a method, such as detach().numpy"
+
+
+def _parses(expression: str) -> bool:
+    try:
+        ast.parse(expression, mode="eval")
+    except SyntaxError:
+        return False
+    return True
 
 
 def read_library(
@@ -200,16 +238,44 @@ class _Reader(Checks):
                     self.error(f"{key}.{alias_key}", key_node(node, alias_key), "needs lib_name (the module aliased)")
         if lib_file is None:
             return None
+        mappings = {
+            k: self.mapping(texts.get(k), k, f"{key}.{k}", key_node(node, k))
+            for k in ("simple_alias", "fluent_alias", "args_alias", "reverse_alias")
+        }
+        alias = texts.get("alias")
+        if alias is not None:
+            self.alias_lines(alias, f"{key}.alias", key_node(node, "alias"))
         return FrameworkLibrary(
             name,
             lib_file,
             lib_name,
-            _mapping(texts.get("simple_alias")),
-            _mapping(texts.get("fluent_alias")),
-            _mapping(texts.get("args_alias"), split_line=False),
-            texts.get("alias"),
-            _mapping(texts.get("reverse_alias"), split_line=False),
+            mappings["simple_alias"],
+            mappings["fluent_alias"],
+            mappings["args_alias"],
+            alias,
+            mappings["reverse_alias"],
         )
+
+    def mapping(self, text: str | None, kind: str, key: str, node: ast.expr | None) -> Mapping | None:
+        """An alias setting's terms, as d2lbook parses them; a term d2lbook would misread (or
+        crash on) is an error and left out."""
+        if text is None:
+            return None
+        kept = []
+        for raw, pair in _terms(text, split_line=kind in ("simple_alias", "fluent_alias")):
+            problem = _alias_problem(kind, raw, pair)
+            if problem:
+                self.error(key, node, f"{raw.strip()!r}: {problem}")
+            else:
+                kept.append(pair)
+        return tuple(kept)
+
+    def alias_lines(self, text: str, key: str, node: ast.expr | None) -> None:
+        """``alias`` is written into the module as it is: it must be Python."""
+        try:
+            ast.parse(textwrap.dedent(text).strip())
+        except SyntaxError as exc:
+            self.error(key, node, f"is not Python (line {exc.lineno} of it: {exc.msg}); the module would not import")
 
     def relative_path(self, value: Any, key: str, node: ast.expr | None) -> str | None:
         if not isinstance(value, str) or not value.strip():
@@ -229,7 +295,3 @@ class _Reader(Checks):
             return "\n".join(value)
         self.error(key, node, "must be a string (config.ini's text) or a list of strings")
         return None
-
-
-def _mapping(text: str | None, split_line: bool = True) -> Mapping | None:
-    return None if text is None else parse_mapping(text, split_line)

@@ -7,9 +7,11 @@ a cell whose comments are translated gets the outputs of the shared run all the 
 
 A cell's results are found by its place in its framework's program (``index``) and the
 hash of the normalised code of the program up to and including it (``code``, see
-:func:`code_hashes`), never by line: a paragraph inserted above moves every line but
-keeps the outputs, and a code edit -- of this cell or of one before it, which its outputs
-depend on -- leaves them unmatched rather than showing old outputs under new code.
+:func:`code_hashes`; the code as the framework's reader sees it and the program ran it,
+:mod:`polybook.library.reader_code`, wherever results are matched), never by line: a
+paragraph inserted above moves every line but keeps the outputs, and a code edit -- of this
+cell or of one before it, which its outputs depend on -- leaves them unmatched rather than
+showing old outputs under new code.
 ``line`` is kept for people reading the file.
 """
 
@@ -23,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from polybook.diagnostics import Code, Diagnostic
 from polybook.dialect.normalize import normalize_code
 from polybook.files import atomic_write, display_path
+from polybook.library.reader_code import reader_code
 
 if TYPE_CHECKING:
     from polybook.execute.evaluate import Evaluation
@@ -52,6 +55,7 @@ def code_hashes(codes: list[str]) -> list[str]:
 
 def chapter_outputs(evaluation: Evaluation) -> dict[tuple[str, str], dict[str, Any]]:
     """(language, chapter) -> the JSON document described above."""
+    reader = reader_code(evaluation.book.config)  # the code each use's cells ran, as its reader sees it
     docs: dict[tuple[str, str], dict[str, Any]] = {}
     for outcome in evaluation.outcomes:
         program, result = outcome.program, outcome.result
@@ -69,7 +73,7 @@ def chapter_outputs(evaluation: Evaluation) -> dict[tuple[str, str], dict[str, A
                 "provenance": result.provenance,
                 "failure": {k: failure[k] for k in ("cell", "kind", "url", "module") if k in failure} or None,
             }
-            codes = [cell.code_for(program.framework) for cell in use.cells]
+            codes = reader.program(use.cells, program.framework)
             hashes, raw = code_hashes(codes), raw_hashes(codes)
             for index, (cell, cell_result) in enumerate(zip(use.cells, result.cells, strict=True)):
                 doc["cells"].append(

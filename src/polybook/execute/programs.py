@@ -1,7 +1,9 @@
 """Programs: one framework's code cells of one chapter, in order, keyed by their content.
 
-A program is what one kernel runs. Its key hashes the framework, the normalised code of
-every cell (comments, docstrings and whitespace do not count, so translated comments do
+A program is what one kernel runs: the code its framework's reader sees
+(:mod:`polybook.library.reader_code`: the library's aliases applied, imports sorted, as d2lbook
+runs it). Its key hashes the framework, the normalised code of every cell
+(comments, docstrings and whitespace do not count, so translated comments do
 not split the cache), the cells' execution options and the kernel environment's
 fingerprint. Prose never enters it. Languages whose programs have the same key share one
 run: :func:`build_programs` groups them, and each :class:`Use` remembers where the cells
@@ -31,6 +33,7 @@ from polybook.dialect.nodes import CodeCell
 from polybook.dialect.normalize import normalize_code
 from polybook.execute.envs import Wanted, kernel_dir
 from polybook.execute.workdir import run_folder, run_root
+from polybook.library.reader_code import reader_code
 
 if TYPE_CHECKING:
     from polybook.config import BookConfig
@@ -173,6 +176,7 @@ def build_programs(
     for them (:mod:`.envs`), whose kernel then runs that document's programs.
     """
     config = book.config
+    reader = reader_code(config)
     programs: dict[tuple[str, tuple[int, ...]], Program] = {}
     for lang, chapters in book.chapters.items():
         for name, doc in chapters.items():
@@ -187,7 +191,7 @@ def build_programs(
                 if want not in (derived or {}):
                     want = (framework, ())
                 kernel = fingerprint.get("kernel") or config.execution.kernel_for(framework)
-                sources = [c.code_for(framework) for c in cells]
+                sources = reader.program(cells, framework)
                 imported = library.key(lang, framework, name) if library is not None else None
                 key = program_key(framework, sources, options, fingerprint, imported)
                 group = (key, tuple(opt.timeout for opt in options))

@@ -169,25 +169,27 @@ def save_lines(lines: Sequence[Line]) -> list[Line]:
     return block
 
 
-def format_code(source: str, root: Path) -> str:
+def format_code(source: str, root: Path | None) -> str:
     """Imports sorted by isort with d2lbook's settings (one group, no blank lines between
-    sections); trailing spaces and surrounding blank lines removed."""
+    sections); trailing spaces and surrounding blank lines removed. ``root``: the folder whose
+    modules are first-party (None: none is)."""
     if "import " in source:
         import isort
 
-        source = isort.code(source, config=_isort_config(str(root)))
+        source = isort.code(source, config=_isort_config(None if root is None else str(root)))
     return "\n".join(line.rstrip() for line in source.split("\n")).strip()
 
 
 @functools.lru_cache(maxsize=8)
-def _isort_config(root: str) -> isort.Config:
+def _isort_config(root: str | None) -> isort.Config:
     import isort
 
     sections = [isort.settings.FUTURE, isort.settings.STDLIB, isort.settings.THIRDPARTY]
     sections += [isort.settings.FIRSTPARTY, isort.settings.LOCALFOLDER]
     # src_paths as isort derives them from the folder d2lbook ran in; fixed here so the result
     # does not depend on where polybook runs
-    return isort.settings.Config(no_lines_before=sections, src_paths=(Path(root) / "src", Path(root)))
+    src_paths = () if root is None else (Path(root) / "src", Path(root))
+    return isort.settings.Config(no_lines_before=sections, src_paths=src_paths)
 
 
 def latest_label(doc: Document, cells: list[_Unit], index: int) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 from polybook.dialect.nodes import CodeCell
 from polybook.execute.outputs import code_hashes, raw_hashes
 from polybook.execute.results import RunStatus
+from polybook.library.reader_code import ReaderCode
 from polybook.stage.outputs import ChapterResults
 
 #: Keys an output of each kind may have in nbformat 4 (the results file may hold more).
@@ -28,11 +29,11 @@ _KEYS = {
 class RecordedOutputs:
     """The stored results of one document's program for one framework."""
 
-    def __init__(self, results: ChapterResults, framework: str, program: list[CodeCell]) -> None:
+    def __init__(self, results: ChapterResults, framework: str, program: list[CodeCell], reader: ReaderCode) -> None:
         self.results = results
         self.framework = framework
         self.program = program
-        self.codes = [cell.code_for(framework) for cell in program]
+        self.codes = reader.program(program, framework)  # as the program ran them
         self.raw = raw_hashes(self.codes)
         self._normalised: list[str] | None = None
 

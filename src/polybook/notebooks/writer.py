@@ -3,7 +3,8 @@ cells of the framework's code with the outputs ``build eval`` recorded.
 
 What the notebook holds is what the framework's tab of the page holds
 (:func:`polybook.stage.views.framework_nodes`): its text tabs, its code cells, each cell's code
-as the framework sees it (``tab.selected`` branches resolved, :meth:`CodeCell.code_for`), the
+as the framework's reader sees it (:mod:`polybook.library.reader_code`: branches resolved, the
+library's aliases and sorted imports, as d2lbook writes it), the
 prose without its slide marks as the page shows it. A cell the page hides (``#@hide``) stays
 in the notebook -- the code after it needs it -- marked hidden as Jupyter marks it.
 
@@ -41,6 +42,7 @@ from polybook.dialect.nodes import (
 from polybook.dialect.raw_html import clean_markdown
 from polybook.dialect.slides import shown_prose
 from polybook.files import resolved
+from polybook.library.reader_code import reader_code
 from polybook.notebooks.files import DownloadFiles
 from polybook.notebooks.outputs import RecordedOutputs, notebook_outputs
 from polybook.notebooks.references import LabelIndex, PublishedPages, plain
@@ -87,7 +89,8 @@ class NotebookWriter:
         self.trusted = shared.config.trusts_html(shared.language, name)  # its raw HTML kept as written
         offered = self.framework in doc.offered()
         program = doc.cells(self.framework)
-        self.outputs = RecordedOutputs(results, self.framework, program) if offered else None
+        self.reader = reader_code(shared.config)
+        self.outputs = RecordedOutputs(results, self.framework, program, self.reader) if offered else None
         self.cells: list[dict[str, Any]] = []
         self.prose: list[str] = []
         self.line = 1  # the first line of the prose being gathered
@@ -282,7 +285,7 @@ class NotebookWriter:
                 "id": self.cell_id("code", cell.line),
                 "metadata": metadata,
                 "execution_count": count,
-                "source": cell.code_for(self.framework),
+                "source": self.reader(cell, self.framework),
                 "outputs": outputs,
             }
         )

@@ -27,6 +27,7 @@ from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect.nodes import Document, Heading
 from polybook.files import link_or_copy, resolved, write_through
+from polybook.library.reader_code import reader_code
 from polybook.stage.bibliography import BibliographyPlan
 from polybook.stage.eval_rst import ApiPages, EvalRstResolver, relative_to_page
 from polybook.stage.myst import Transpiled, transpile
@@ -240,6 +241,7 @@ def stage_documents(
         stage.hasher.update(bib.name.encode() + hashlib.sha256(bib.read_bytes()).digest())
     rst = EvalRstResolver(config, lang, output=policy.rst_output)
     stage.api = rst.api
+    reader = reader_code(config)
     for name, doc in docs.items():
         if only is not None and name not in only:
             continue
@@ -249,6 +251,7 @@ def stage_documents(
             functools.partial(policy.asset, staging, doc),
             rich=policy.rich,
             label=config.label_of,
+            reader=reader,
         )
         myst = transpile(
             doc,
@@ -263,6 +266,7 @@ def stage_documents(
             eval_rst=rst.resolver(doc, rst_files(staging.files, name), stage.diagnostics),
             label=config.label_of,
             after_title=policy.after_title(staging, name, doc),
+            reader=reader,
         )
         if stored or policy.missing_always:
             stage.diagnostics += renderer.missing_diagnostics(doc.path)

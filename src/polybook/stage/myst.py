@@ -33,6 +33,7 @@ from polybook.dialect.nodes import (
     TocBlock,
 )
 from polybook.dialect.slides import shown_prose
+from polybook.library.reader_code import ReaderCode
 from polybook.stage import inline
 from polybook.stage.i18n import MARK_NOTICES, text
 from polybook.stage.outputs import OutputRenderer
@@ -91,8 +92,10 @@ class _Writer:
         eval_rst: Callable[[EvalRst], list[str]],
         label: Labeller,
         after_title: list[str] | None = None,
+        reader: ReaderCode | None = None,
     ) -> None:
         self.doc = doc
+        self.reader = reader or ReaderCode()  # the code a framework's reader sees
         self.after_title = after_title or []  # lines under the page's title (the site's notebook links)
         self.label = label
         self.eval_rst = eval_rst
@@ -163,10 +166,10 @@ class _Writer:
 
     def tabbed(self, cell: CodeCell) -> bool:
         """Whether a cell is shown per framework: it runs for some of the page's frameworks only,
-        or its ``tab.selected`` branches give them different code."""
+        or they see different code in it (its ``tab.selected`` branches, the library's aliases)."""
         if set(cell.frameworks) & set(self.frameworks) != set(self.frameworks):
             return True
-        return cell.varies and len({cell.code_for(fw) for fw in self.frameworks}) > 1
+        return len({self.reader(cell, fw) for fw in self.frameworks}) > 1
 
     def node(self, node: Node) -> None:
         if isinstance(node, Heading):
@@ -266,10 +269,10 @@ class _Writer:
 
     # -- code -----------------------------------------------------------------------
     def code(self, cell: CodeCell, framework: str | None) -> None:
-        """The code ``framework`` sees (None: the cell as written, the same for every framework)."""
+        """The code ``framework``'s reader sees (None: the cell as written, the same for every framework)."""
         if any(m.name in ("hide", "hide_code") for m in cell.markers):
             return
-        code = cell.code_for(framework) if framework else cell.code
+        code = self.reader(cell, framework) if framework else cell.code
         marks = inline.fence(code)
         self.emit([f"{marks}{highlight_language(cell.language, code)}", code, marks, ""], cell.line)
 
@@ -405,13 +408,15 @@ def transpile(
     eval_rst: Callable[[EvalRst], list[str]] | None = None,
     label: Labeller | None = None,
     after_title: list[str] | None = None,
+    reader: ReaderCode | None = None,
 ) -> Transpiled:
     """MyST for ``doc`` in ``language``: all frameworks in tabs, or only ``framework``.
     ``bibliography``: the MyST a ``:bibliography:`` line becomes (None: nothing);
     ``eval_rst(node)``: the reStructuredText of an eval_rst block, line for line (a line may
     become several, numbered as it); ``label``: how
     a framework is named for readers (default: as written); ``after_title``: MyST lines under the
-    page's title."""
+    page's title; ``reader``: the code each framework's reader sees (default: without the
+    library's aliases), as the ``outputs`` renderer matches results to it."""
     writer = _Writer(
         doc,
         lang,
@@ -425,6 +430,7 @@ def transpile(
         eval_rst or (lambda node: node.source.split("\n")),
         label or (lambda framework: framework),
         after_title,
+        reader,
     )
     writer.nodes(doc.nodes)
     while writer.out and not writer.out[-1][0].strip():

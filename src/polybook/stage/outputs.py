@@ -22,6 +22,7 @@ from polybook.dialect.nodes import CodeCell
 from polybook.execute.outputs import code_hashes, raw_hashes
 from polybook.execute.results import RunStatus, Source
 from polybook.execute.runner import strip_ansi
+from polybook.library.reader_code import ReaderCode
 from polybook.stage.i18n import text
 from polybook.stage.inline import fence
 
@@ -90,8 +91,10 @@ class OutputRenderer:
         write_asset: AssetWriter,
         rich: bool = True,
         label: Callable[[str], str] = str,
+        reader: ReaderCode | None = None,
     ) -> None:
         self.language = lang
+        self.reader = reader or ReaderCode()  # the code a framework runs, which results are matched to
         self.label = label  # how readers see a framework's name (conf.py's framework_labels)
         self.results = results
         self.write_asset = write_asset
@@ -104,7 +107,7 @@ class OutputRenderer:
         """MyST lines for the results of ``code_cell`` run by ``framework``; ``program`` is that
         framework's cells of the page, in order (as :meth:`Document.cells` gives them)."""
         index = next(i for i, c in enumerate(program) if c is code_cell)
-        codes = tuple(c.code_for(framework) for c in program)
+        codes = tuple(self.reader.program(program, framework))
         if codes not in self._raw:
             self._raw[codes] = raw_hashes(list(codes))
         cell = self.results.find(framework, index, self._raw[codes][index], lambda: self._normalised(codes)[index])
