@@ -95,7 +95,7 @@ def test_a_page_linking_into_a_link_loop_is_said_not_a_traceback(tmp_path: Path,
     os.symlink("d", "chapters/en/d")
     assert load_config(conf).locate("en", "index", "loop.md") is None
     assert load_config(conf).locate("en", "index", "d/img.png") is None
-    result = CliRunner().invoke(main, ["build", "notebooks"])
+    result = CliRunner().invoke(main, ["build", "notebooks", "-v"])  # -v: every warning in full
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output
     assert "chapters/en/index.md:3: warning: 'd/img.png' not found inside the book" in result.output
 

@@ -292,7 +292,7 @@ def test_a_failing_environment_is_one_diagnostic_at_its_line_and_its_programs_di
         encoding="utf-8",
     )
     monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(main, ["--conf", str(conf), "build", "eval"])
+    result = CliRunner().invoke(main, ["--conf", str(conf), "build", "eval", "-v"])  # -v: every warning in full
     assert result.exit_code == 0, result.output  # what the machine lacks is a warning, never a crash
     said = [line for line in result.output.split("\n") if "[polybook.exec.no_framework]" in line]
     folder = env_spec(load_config(conf).execution, "pytorch").folder
@@ -318,7 +318,7 @@ def test_a_failing_environment_is_one_diagnostic_at_its_line_and_its_programs_di
         raise AssertionError("uv was called for an environment that failed before")
 
     monkeypatch.setattr(envs, "run_uv", no_uv)
-    again = CliRunner().invoke(main, ["--conf", str(conf), "build", "eval"])
+    again = CliRunner().invoke(main, ["--conf", str(conf), "build", "eval", "-v"])
     assert again.exit_code == 0, again.output
     said_again = [line for line in again.output.split("\n") if "[polybook.exec.no_framework]" in line]
     assert len(said_again) == 1 and "polybook-no-such-package" in said_again[0]

@@ -109,7 +109,7 @@ def test_a_path_that_names_no_document_is_a_usage_error_naming_it(tmp_path: Path
 def test_a_path_of_a_language_left_out_is_refused(tmp_path: Path) -> None:
     result = eval_cli(write_book(tmp_path), "-l", "en", "chapters/ja/chapter_one/a.md")
     assert result.exit_code == 2
-    assert "chapters/ja/chapter_one/a.md: a document of language 'ja', which --language leaves out" in result.output
+    assert "chapters/ja/chapter_one/a.md: a document of language 'ja', which -l/--lang leaves out" in result.output
 
 
 # -- one path's programs, every other result kept ------------------------------------------

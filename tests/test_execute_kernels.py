@@ -62,7 +62,8 @@ def copy_book(dest: Path, chapters: list[str] | None = None, execution: str | No
 def eval_cli(conf: Path, *args: str) -> tuple[int, str, dict[str, Any]]:
     mount()
     with contextlib.chdir(conf.parent):  # diagnostics show paths relative to the book
-        result = CliRunner().invoke(main, ["--conf", str(conf), "build", "eval", *args])
+        # -v: every warning in full (the tests look for them), not the table by code
+        result = CliRunner().invoke(main, ["--conf", str(conf), "build", "eval", "-v", *args])
     report = conf.parent / "build" / "eval-report.json"
     data = json.loads(report.read_text(encoding="utf-8")) if report.exists() else {}
     return result.exit_code, result.output, data

@@ -54,7 +54,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, int]:
     library.mkdir(parents=True)
     (library / "__init__.py").write_text("", encoding="utf-8")
     (library / "core.py").write_text('def area(r: float) -> float:\n    """The area of a disc."""\n', "utf-8")
-    result = CliRunner().invoke(html, ["--no-eval"], obj={"conf": conf})
+    result = CliRunner().invoke(html, ["--no-eval", "-v"], obj={"conf": conf})  # -v: every warning, to look through
     return root, result.output, result.exit_code
 
 
@@ -92,7 +92,7 @@ def test_without_a_references_page_each_work_is_listed_once_at_the_first_page_ci
     (en / "other.md").write_text("# Other\n\nAgain :cite:`Turing.1950`, then :cite:`Hopper.1952`.\n", "utf-8")
     (en / "refs.bib").write_text(BIB, encoding="utf-8")
     conf.write_text(conf.read_text().replace('"build_dir": "build",', '"build_dir": "build", "bibfile": "refs.bib",'))
-    result = CliRunner().invoke(html, ["--no-eval", "--lang", "en"], obj={"conf": conf})
+    result = CliRunner().invoke(html, ["--no-eval", "--lang", "en", "-v"], obj={"conf": conf})
     assert result.exit_code == 0, result.output
     assert not [line for line in result.output.splitlines() if any(named in line for named in NAMED)]
     first, other = page(tmp_path, "en", "index"), page(tmp_path, "en", "other")

@@ -29,7 +29,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
         source = BOOK / name
         (shutil.copytree if source.is_dir() else shutil.copy)(source, root / name)
     shutil.copytree(BOOK / "eval", root / "build" / "eval")
-    result = CliRunner().invoke(html, ["--no-eval", "--strict"], obj={"conf": root / "conf.py"})
+    result = CliRunner().invoke(html, ["--no-eval", "--strict", "-v"], obj={"conf": root / "conf.py"})  # every line
     return root, result
 
 

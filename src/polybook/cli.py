@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from polybook import __version__
-from polybook.usage import DiskFull, UsageProblem, book_config, config_at, known
+from polybook.usage import DiskFull, UsageProblem, book_config, config_at, known, lang_option, report, verbose_option
 
 __all__ = ["UsageProblem", "book_config", "known", "main", "run"]
 
@@ -56,7 +56,26 @@ class _LazyGroup(click.Group):
         return super().get_command(ctx, cmd_name)
 
 
-@click.group(cls=_LazyGroup)
+class _MainGroup(_LazyGroup):
+    """The ``polybook`` group: its help, run inside a book, ends with the book's languages."""
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_epilog(ctx, formatter)
+        from polybook.config import ConfigError, find_config, load_config
+
+        path = find_config(Path.cwd())
+        try:
+            config = load_config(path) if path else None
+        except ConfigError:
+            return  # a command will say what is wrong with it
+        if config is not None:
+            with formatter.section(f"This book ({path})"):
+                languages = ", ".join(f"{lang} ({c.name})" for lang, c in config.languages.items())
+                formatter.write_text(f"languages: {languages}; source: {config.source_language}")
+                formatter.write_text(f"frameworks: {', '.join(config.frameworks)}")
+
+
+@click.group(cls=_MainGroup)
 @click.version_option(__version__, prog_name="polybook")
 @click.option(
     "--conf",
@@ -66,7 +85,8 @@ class _LazyGroup(click.Group):
 )
 @click.pass_context
 def main(ctx: click.Context, conf: Path | None) -> None:
-    """polybook: one book, five languages, every framework executed and checked."""
+    """polybook: one book in several languages and frameworks -- its code executed, its
+    translations checked, built into one site, PDFs and notebooks."""
     ctx.obj = {"conf": conf}
 
 
@@ -123,8 +143,9 @@ def _files_to_parse(ctx: click.Context, paths: tuple[Path, ...]) -> list[Path]:
 
 @main.group(cls=_LazyGroup, invoke_without_command=True)
 @click.option("--strict", is_flag=True, help="Exit 1 when any chapter has an error diagnostic.")
+@verbose_option
 @click.pass_context
-def build(ctx: click.Context, strict: bool) -> None:
+def build(ctx: click.Context, strict: bool, verbose: bool) -> None:
     """Build the book, stage by stage: eval (run the code), pdf, html (the site).
 
     Without a stage: parse every chapter into build/model/<lang>/<chapter>.json.
@@ -144,18 +165,19 @@ def build(ctx: click.Context, strict: bool) -> None:
     for column in ("language", "chapters", *(f"{f} cells" for f in config.frameworks), "errors", "warnings"):
         table.add_column(column, justify="left" if column == "language" else "right")
     errors = 0
+    found = []
     for lang, chapters in book.chapters.items():
         out = config.build_dir / "model" / lang
         diags = [*config.refused_links(lang), *(d for doc in chapters.values() for d in doc.diagnostics)]
         for name, doc in chapters.items():
             atomic_write(out / f"{name}.json", json.dumps(doc.to_dict(), ensure_ascii=False, indent=1))
-        for d in diags:
-            click.echo(d.format(), err=True)
+        found += diags
         n_err = sum(d.level is Level.ERROR for d in diags)
         errors += n_err
         cells = [str(sum(len(doc.cells(f)) for doc in chapters.values())) for f in config.frameworks]
         warnings = sum(d.level is Level.WARNING for d in diags)
         table.add_row(lang, str(len(chapters)), *cells, str(n_err), str(warnings))
+    report(found, verbose)
     Console(stderr=True).print(table)
     if strict and errors:
         ctx.exit(1)
@@ -175,7 +197,7 @@ def _check_languages(config: BookConfig, languages: tuple[str, ...]) -> list[str
     help="Report format.",
 )
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write here.")
-@click.option("--lang", "languages", multiple=True, help="Only this translation (repeatable).")
+@lang_option("Only this translation (repeatable).")
 @click.option("--chapter", "chapters", multiple=True, help="Only this document, by name (chapter_x/section, no .md).")
 @click.option(
     "--fail-on", type=click.Choice(["error", "warning"]), default="error", show_default=True, help="Exit 1 from here."
@@ -368,6 +390,7 @@ def _mount() -> None:
     )
     main.lazy.update(
         cache="polybook.execute.commands:cache",
+        init="polybook.importer.commands:init_command",
         publish="polybook.site.commands:publish",
         serve="polybook.site.commands:serve",
         **{"import": "polybook.importer.commands:import_group"},

@@ -8,7 +8,7 @@ so users can grep, suppress and count them, and every one prints the same way:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -313,3 +313,76 @@ def grouped(found: Iterable[tuple[Diagnostic, str]]) -> list[tuple[Diagnostic, l
 def format_grouped(diagnostic: Diagnostic, targets: list[str], of: int) -> str:
     """``diagnostic.format()`` and the targets that reported it, when there were ``of`` > 1."""
     return diagnostic.format() + (f" ({', '.join(targets)})" if of > 1 else "")
+
+
+#: How many places the summary of a command's diagnostics names per code.
+PLACES_SHOWN = 3
+
+#: The one line that stands for every diagnostic of a code an option asked for, given them all.
+Collapse = Callable[[list[Diagnostic]], str]
+
+
+def collapse_missing_outputs(why: str) -> Collapse:
+    """``output.missing`` said once: the cells a command shows without output because ``why``
+    (``--no-eval``: no code run; a PDF never runs code) -- each cell's line is for ``-v``."""
+
+    def line(found: list[Diagnostic]) -> str:
+        documents = sum("for this document" in d.message for d in found)  # notebooks: once per document
+        counts = {"cell": len(found) - documents, "document": documents}
+        what = " and ".join(f"{n} {noun}{'s' * (n != 1)}" for noun, n in counts.items() if n)
+        verb = "shows" if len(found) == 1 else "show"
+        return f"{what} {verb} no output: {why}; run polybook build eval [polybook.{Code.OUTPUT_MISSING}]"
+
+    return line
+
+
+def report_lines(
+    diagnostics: Iterable[Diagnostic],
+    verbose: bool = False,
+    collapsed: Mapping[Code, Collapse] | None = None,
+    describe: Callable[[Diagnostic], str] = Diagnostic.format,
+) -> list[str]:
+    """What a command prints of its diagnostics, so that a person reads it: every error in full
+    (``describe``: ``path:line: error: message [polybook.code]``), then the warnings and notes
+    as a table by code -- how many, the first places and what the first says -- and one line
+    for each code in ``collapsed`` (what an option asked for: ``output.missing`` under
+    ``--no-eval``). ``verbose``: every line in full instead of the table, sorted by place."""
+    found = sorted(diagnostics, key=sort_key)
+    errors = [d for d in found if d.level is Level.ERROR]
+    rest = [d for d in found if d.level is not Level.ERROR]
+    lines = [describe(d) for d in errors]
+    if verbose:
+        return lines + [describe(d) for d in rest]
+    collapsed = collapsed or {}
+    kept = [d for d in rest if d.code not in collapsed]
+    for code, one_line in collapsed.items():
+        if of_code := [d for d in rest if d.code is code]:
+            lines.append(one_line(of_code))
+    return lines + _table(kept)
+
+
+#: What the summary calls a level's diagnostics.
+_NOUN = {Level.ERROR: "error", Level.WARNING: "warning", Level.INFO: "note"}
+
+
+def _table(found: list[Diagnostic]) -> list[str]:
+    """Warnings and notes by level and code, most frequent first: a row of count, level, code and
+    first places, and under it what the first one says."""
+    groups: dict[tuple[Level, Code], list[Diagnostic]] = {}
+    for diagnostic in found:
+        groups.setdefault((diagnostic.level, diagnostic.code), []).append(diagnostic)
+    if not groups:
+        return []
+    rows = sorted(groups.items(), key=lambda item: (-RANK[item[0][0]], -len(item[1]), item[0][1]))
+    counts = {level: sum(len(ds) for (at, _), ds in groups.items() if at is level) for level in Level}
+    said = ", ".join(f"{n} {_NOUN[level]}{'s' * (n != 1)}" for level, n in counts.items() if n)
+    width = max(len(f"polybook.{code}") for _, code in groups)
+    indent = " " * (2 + 6 + 2 + 7 + 2 + width + 2)
+    lines = [f"{said} by code (-v/--verbose: every line):"]
+    lines.append(f"  {'count':>6}  {'level':<7}  {'code':<{width}}  first places")
+    for (level, code), ds in rows:
+        places = ", ".join(f"{d.path}:{d.line}" for d in ds[:PLACES_SHOWN]) + (", …" if len(ds) > PLACES_SHOWN else "")
+        lines.append(f"  {len(ds):>6}  {_NOUN[level]:<7}  {f'polybook.{code}':<{width}}  {places}")
+        first = ds[0].message.splitlines()[0] if ds[0].message else ""
+        lines.append(f"{indent}e.g. {first}")
+    return lines

@@ -13,9 +13,10 @@ from typing import Any
 from polybook.diagnostics import Code, Diagnostic
 
 
-def did_you_mean(name: object, known: Collection[str]) -> str:
-    """``"; did you mean 'x'?"`` naming the known name closest to ``name``; ``""`` when none is close."""
-    close = difflib.get_close_matches(str(name), list(known), n=1)
+def did_you_mean(name: object, known: Collection[str], cutoff: float = 0.6) -> str:
+    """``"; did you mean 'x'?"`` naming the known name closest to ``name``; ``""`` when none is close
+    (``cutoff``: difflib's; 0.5 lets a two-letter code differ in one letter, ``jp`` for ``ja``)."""
+    close = difflib.get_close_matches(str(name), list(known), n=1, cutoff=cutoff)
     return f"; did you mean {close[0]!r}?" if close else ""
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +118,40 @@ def load_config(path: Path) -> BookConfig:
     except SyntaxError as exc:
         raise ConfigError([Diagnostic.make(shown, exc.lineno or 1, Code.CONFIG, f"syntax error: {exc.msg}")]) from None
     return _Validator(path, tree).run()
+
+
+def language_folder_problems(config: BookConfig, built: Collection[str] = ()) -> list[Diagnostic]:
+    """A language whose chapters folder is missing -- a misspelt code (``jp`` for the folder
+    ``ja``) -- or, for the languages ``built`` (a site or a PDF, which Sphinx cannot make of
+    nothing), holds no Markdown: each at its line of conf.py, with the folder under ``chapters``
+    it may have meant. Not part of :func:`load_config`: ``polybook import`` validates conf.py
+    before it puts the language's folder in place, and a translation just begun may be empty."""
+    chapters = config.chapters_dir
+    problems = []
+    for lang in config.languages:
+        folder = chapters / lang
+        if folder.is_dir() and (lang not in built or next(folder.rglob("*.md"), None) is not None):
+            continue
+        present = sorted(p.name for p in chapters.iterdir() if p.is_dir() and not p.name.startswith("."))
+        unclaimed = [name for name in present if name not in config.languages]
+        shown = folder.relative_to(config.root) if folder.is_relative_to(config.root) else folder
+        what = "holds no Markdown (.md) file: nothing to build" if folder.is_dir() else "does not exist"
+        listed = f"; folders there: {', '.join(present)}" if present else ""
+        hint = did_you_mean(lang, unclaimed, cutoff=0.5) or listed
+        message = f"polybook.languages.{lang}: its chapters folder {shown.as_posix()}/ {what}{hint}"
+        problems.append(Diagnostic.make(str(config.path), _language_line(config.path, lang), Code.CONFIG, message))
+    return problems
+
+
+def _language_line(path: Path, lang: str) -> int:
+    """The line of ``lang``'s entry in conf.py's ``polybook.languages`` (1 when not found)."""
+    try:
+        nodes = dict(_literals(ast.parse(path.read_bytes())))
+    except (OSError, SyntaxError):
+        return 1
+    languages = key_node(nodes.get("polybook"), "languages")
+    entry = key_node(languages, lang) or languages or nodes.get("polybook")
+    return getattr(entry, "lineno", 1)
 
 
 def _literals(tree: ast.Module) -> Iterator[tuple[str, ast.expr]]:

@@ -14,6 +14,8 @@ from typing import Any
 
 import click
 
+from polybook.usage import framework_option, lang_option, verbose_option
+
 
 @click.command("eval")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Programs run at once (default: cores).")
@@ -26,7 +28,8 @@ import click
     help="Run on a Dask cluster (tcp://host:8786). Programs whose code asks for a GPU go only to workers "
     "started with --resources GPU=1; without one they are not run and reported as needing a GPU.",
 )
-@click.option("-l", "--language", "languages", multiple=True, help="Only these languages (repeatable).")
+@lang_option("Only these languages (repeatable).")
+@verbose_option
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.pass_context
 def eval_command(
@@ -37,6 +40,7 @@ def eval_command(
     scheduler: str | None,
     languages: tuple[str, ...],
     paths: tuple[Path, ...],
+    verbose: bool,
 ) -> None:
     """Execute every chapter's programs (one kernel per framework program, shared by all
     languages whose code is the same) and write build/eval-report.json and build/eval/.
@@ -58,6 +62,7 @@ def eval_command(
     from polybook.execute.selection import NotADocument, documents_at
     from polybook.files import display_path
     from polybook.usage import UsageProblem, book_config, known
+    from polybook.usage import report as report_diagnostics
 
     config = book_config(ctx)
     known(languages, config.languages, "language")
@@ -75,8 +80,7 @@ def eval_command(
         raise UsageProblem(str(exc)) from None
     report = write_report(evaluation)
     write_outputs(evaluation)
-    for d in diagnostics(evaluation):
-        click.echo(d.format(), err=True)
+    report_diagnostics(diagnostics(evaluation), verbose)
     print_table(console, summary_table(evaluation))
     frozen = f", {len(evaluation.frozen)} frozen into {display_path(config.execution.frozen_dir)}" if freeze else ""
     click.echo(f"report: {display_path(report)} ({evaluation.wall_time:.1f}s{frozen})", err=True)
@@ -85,7 +89,7 @@ def eval_command(
 
 
 @click.command("env")
-@click.option("-f", "--framework", "frameworks", multiple=True, help="Only this framework (repeatable).")
+@framework_option()
 @click.pass_context
 def env_command(ctx: click.Context, frameworks: tuple[str, ...]) -> None:
     """Make the frameworks' environments (polybook.execution.environments) that are missing,

@@ -31,7 +31,7 @@ def documents_at(config: BookConfig, paths: Iterable[Path], languages: Iterable[
     for path in paths:
         lang, inner = _place(config, path)
         if chosen and lang not in chosen:
-            raise NotADocument(f"{path}: a document of language {lang!r}, which --language leaves out")
+            raise NotADocument(f"{path}: a document of language {lang!r}, which -l/--lang leaves out")
         if lang not in names:
             names[lang] = config.document_names(lang)
         out.update((lang, name) for name in _named(path, inner, names[lang], config.chapters_dir / lang))

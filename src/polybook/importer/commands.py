@@ -14,7 +14,7 @@ def import_group() -> None:
 
 @import_group.command(name="d2lbook")
 @click.argument("path", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--lang", required=True, help="The language code to import it as (e.g. en, zh, pt_BR).")
+@click.option("-l", "--lang", required=True, help="The language code to import it as (e.g. en, zh, pt_BR).")
 @click.option("--force", is_flag=True, help="Replace the language's folder if it exists already.")
 @click.option(
     "--as-base",
@@ -56,3 +56,40 @@ def d2lbook_command(ctx: click.Context, path: Path, lang: str, force: bool, as_b
         raise UsageProblem(str(exc)) from None
     for line in result.report():
         click.echo(line)
+
+
+@click.command(name="init")
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path), default=".")
+@click.option(
+    "-l", "--lang", "languages", multiple=True, required=True, help="A language code (repeatable; the first: source)."
+)
+@click.option("--title", default=None, help="The book's title (default: the folder's name).")
+@click.option(
+    "-f", "--framework", "frameworks", multiple=True, help="A framework, in tab order (repeatable; default: pytorch)."
+)
+def init_command(folder: Path, languages: tuple[str, ...], title: str | None, frameworks: tuple[str, ...]) -> None:
+    """Start a new book in FOLDER (default: here): a conf.py with comments and
+    chapters/LANG/index.md with its toc block, for each language. It builds and checks as it is.
+
+    Refuses, writing nothing, when FOLDER has a conf.py already (exit 2). A d2lbook project
+    comes in with polybook import d2lbook PATH --lang LANG instead.
+    """
+    from polybook.config import ConfigError, load_config
+    from polybook.files import display_path
+    from polybook.importer.start import BookExists, start_book
+    from polybook.usage import UsageProblem
+
+    fws = list(dict.fromkeys(frameworks)) or ["pytorch"]
+    try:
+        written = start_book(folder, list(dict.fromkeys(languages)), title or folder.resolve().name, fws)
+    except BookExists as exc:
+        raise UsageProblem(str(exc)) from None
+    try:
+        load_config(written[0])
+    except ConfigError as exc:  # a language code or framework name conf.py does not take
+        for path in written:
+            path.unlink()
+        raise UsageProblem(f"not a book polybook can read, nothing written:\n{exc}") from None
+    for path in written:
+        click.echo(f"wrote {display_path(path)}")
+    click.echo("next: write chapters beside index.md and list them in its toc; polybook build html")

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import click
 
+from polybook.usage import verbose_option
+
 
 @click.command("lib")
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 when a file is not up to date.")
+@verbose_option
 @click.pass_context
-def lib(ctx: click.Context, check_only: bool) -> None:
+def lib(ctx: click.Context, check_only: bool, verbose: bool) -> None:
     """Collect the #@save code into the book's library, one module per framework.
 
     As `d2lbook build lib`: the source language's documents in toc order (a framework only a
@@ -21,11 +24,11 @@ def lib(ctx: click.Context, check_only: bool) -> None:
     from rich.table import Table
 
     from polybook.config import ConfigError
-    from polybook.diagnostics import sort_key
     from polybook.files import display_path
     from polybook.library import load_library_book, write_library
     from polybook.library.build import Written
     from polybook.usage import UsageProblem, book_config
+    from polybook.usage import report as report_diagnostics
 
     config = book_config(ctx)
     try:
@@ -35,8 +38,7 @@ def lib(ctx: click.Context, check_only: bool) -> None:
         raise UsageProblem(f"{len(exc.diagnostics)} problem(s) in polybook.library:\n{exc}") from None
     if not report.libraries:
         raise UsageProblem("polybook.library has no frameworks: nothing to build (see polybook.library.frameworks)")
-    for diagnostic in sorted(report.diagnostics, key=sort_key):
-        click.echo(diagnostic.format(), err=True)
+    report_diagnostics(report.diagnostics, verbose)
     console = Console(stderr=True)
     folder = display_path(config.chapters_dir / config.source_language)
     table = Table(title=f"library in {folder}/")  # short: rich squeezes tables into 80 columns off a terminal

@@ -4,19 +4,27 @@ from __future__ import annotations
 
 import click
 
+from polybook.usage import framework_option, lang_option, verbose_option
+
 
 @click.command("notebooks")
-@click.option("--lang", "languages", multiple=True, help="Only this language (repeatable).")
-@click.option("--framework", "frameworks", multiple=True, help="Only this framework (repeatable).")
+@lang_option()
+@framework_option()
 @click.option("--force", is_flag=True, help="Make again even the notebooks whose inputs did not change.")
 @click.option(
     "--check-install",
     is_flag=True,
     help="Resolve every launch notebook's install cell against the package index (uv; nothing installed).",
 )
+@verbose_option
 @click.pass_context
 def notebooks(
-    ctx: click.Context, languages: tuple[str, ...], frameworks: tuple[str, ...], force: bool, check_install: bool
+    ctx: click.Context,
+    languages: tuple[str, ...],
+    frameworks: tuple[str, ...],
+    force: bool,
+    check_install: bool,
+    verbose: bool,
 ) -> None:
     """Make one notebook per document, language and framework in build/notebooks/<lang>/<framework>/.
 
@@ -29,19 +37,19 @@ def notebooks(
     from rich.console import Console
     from rich.table import Table
 
-    from polybook.diagnostics import Level, format_grouped, grouped
+    from polybook.diagnostics import Code, Level, collapse_missing_outputs, format_grouped, grouped
     from polybook.files import display_path
     from polybook.notebooks.build import NotebookStatus, build_notebooks, install_problems
-    from polybook.usage import book_config, known
+    from polybook.usage import book_config, languages_and_frameworks
+    from polybook.usage import report as report_diagnostics
 
     config = book_config(ctx)
-    known(languages, config.languages, "language")
-    known(frameworks, config.frameworks, "framework")
+    langs, fws = languages_and_frameworks(config, languages, frameworks)
     console = Console(stderr=True)
     report = build_notebooks(
         config,
-        list(languages) or None,
-        list(frameworks) or None,
+        langs or None,
+        fws or None,
         force=force,
         say=lambda message: click.echo(message, err=True),
     )
@@ -49,11 +57,14 @@ def notebooks(
     if check_install:
         with console.status("resolving the launch notebooks' install cells"):
             uninstallable = install_problems(report)
-        for diagnostic in uninstallable:
-            click.echo(diagnostic.format(), err=True)
     found = grouped((d, o.target.name) for o in report.outcomes for d in o.diagnostics if d.level is not Level.INFO)
-    for diagnostic, targets in found:
-        click.echo(format_grouped(diagnostic, targets, len(report.outcomes)), err=True)
+    targets = dict(found)
+    report_diagnostics(
+        [*uninstallable, *targets],
+        verbose,
+        {Code.OUTPUT_MISSING: collapse_missing_outputs("never evaluated (notebooks are made without running code)")},
+        lambda d: format_grouped(d, targets[d], len(report.outcomes)) if d in targets else d.format(),
+    )
     folder = display_path(config.build_dir / "notebooks")
     table = Table(title=f"{config.title}: notebooks in {folder}/")
     for column in ("notebooks", "status", "count", "written", "seconds", "errors", "warnings"):

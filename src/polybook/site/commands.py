@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
+
+from polybook.usage import lang_option, verbose_option
 
 #: Seconds between a warm rebuild and refilling the status pages' tables.
 STATUS_DELAY = 0.5
 
 if TYPE_CHECKING:
     from polybook.config import BookConfig
+    from polybook.diagnostics import Diagnostic
     from polybook.site.serve import SiteServer
     from polybook.site.warm import WarmSite
 
@@ -143,39 +147,49 @@ def _publish_notebooks(
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", "-p", type=click.IntRange(0, 65535), default=8000, show_default=True, help="0: any free port.")
-@click.option("-l", "--lang", "languages", multiple=True, help="Only build these languages (repeatable).")
+@lang_option("Only build these languages (repeatable).")
 @click.option("--no-eval", is_flag=True, help="Run no code: render the outputs already in build/eval.")
 @click.option(
     "--interval", type=click.FloatRange(min=0.05), default=0.5, show_default=True, help="Seconds per scan (--poll)."
 )
 @click.option("--poll", is_flag=True, help="Scan for changes instead of listening for file events (network mounts).")
+@verbose_option
 @click.pass_context
 def serve(
-    ctx: click.Context, host: str, port: int, languages: tuple[str, ...], no_eval: bool, interval: float, poll: bool
+    ctx: click.Context,
+    host: str,
+    port: int,
+    languages: tuple[str, ...],
+    no_eval: bool,
+    interval: float,
+    poll: bool,
+    verbose: bool,
 ) -> None:
     """Build the site, serve it on localhost, and rebuild and reload pages as chapters change.
 
     Watches the chapters (figures included), conf.py, the bibliography and the files conf.py's
     HTML settings name (a logo, static folders); a prose edit is
     re-read alone by the language's live Sphinx and only its page written, any other change
-    runs the incremental HTML build (only what changed); open pages reload.
+    runs the incremental HTML build (only what changed); open pages reload. Problems are
+    summed up once, after the first build; a rebuild says only those it finds anew.
     """
     import threading
 
     from polybook.config import ConfigError, load_config
     from polybook.site.serve import SiteServer, snapshot, watch
     from polybook.site.warm import WarmSite, start_warming
-    from polybook.usage import UsageProblem, book_config, known
+    from polybook.usage import UsageProblem, book_config, languages_to_build
 
     config = book_config(ctx)
-    known(languages, config.languages, "language")
+    languages_to_build(config, languages)
     conf_path = config.path
     current = {"config": config}
 
     warm = WarmSite(config, list(languages), not no_eval)
+    said = Said(verbose, no_eval)
 
     def rebuild(changed: list[str]) -> int:
-        if str(conf_path) not in changed and (done := warm_rebuild(warm, changed)) is not None:
+        if str(conf_path) not in changed and (done := warm_rebuild(warm, changed, said)) is not None:
             threading.Thread(target=refresh_status, args=(warm, site), name="polybook-status", daemon=True).start()
             return done
         warm.drop()  # the full build below changes what the warm path holds
@@ -187,7 +201,7 @@ def serve(
                 return 1
         shown = ", ".join(Path(p).name for p in changed[:3]) + (" …" if len(changed) > 3 else "")
         click.echo(f"serve: {shown} changed; rebuilding", err=True)
-        problems = build(current["config"], languages, no_eval)
+        problems = build(current["config"], languages, no_eval, said)
         warm.config = current["config"]
         start_warming(warm, lambda m: click.echo(m, err=True))
         return problems
@@ -201,7 +215,7 @@ def serve(
         return [book.chapters_dir, conf_path, *bibs, *named_paths(book, "html")]  # a logo, a static folder
 
     before = snapshot(paths())
-    build(config, languages, no_eval)
+    build(config, languages, no_eval, said)
     try:
         site = SiteServer(config.build_dir / "html", host, port).start()
     except OSError as exc:
@@ -220,15 +234,41 @@ def serve(
         warm.drop()
 
 
-def build(config: BookConfig, languages: tuple[str, ...], no_eval: bool) -> int:
+class Said:
+    """What serve has told of the book's problems: the first build sums them all up (the
+    shared report: errors in full, warnings by code), a rebuild only those it finds anew,
+    and how many said before are still there."""
+
+    def __init__(self, verbose: bool, no_eval: bool) -> None:
+        self.verbose = verbose
+        self.no_eval = no_eval
+        self.before: set[Diagnostic] = set()
+
+    def tell(self, found: Iterable[Diagnostic]) -> None:
+        from polybook.diagnostics import Level
+        from polybook.site.html import asked_for
+        from polybook.usage import report
+
+        shown = [d for d in found if d.level is not Level.INFO]
+        new = [d for d in shown if d not in self.before]
+        report(new, self.verbose, asked_for(self.no_eval))
+        if again := len(shown) - len(new):
+            errors = sum(d.level is Level.ERROR for d in shown if d in self.before)
+            click.echo(f"serve: {again} problem(s) said before still there ({errors} error(s))", err=True)
+        self.before.update(shown)
+
+
+def build(config: BookConfig, languages: tuple[str, ...], no_eval: bool, said: Said | None = None) -> int:
     """One incremental HTML build, its report written like ``polybook build html``'s; the
-    number of errors (problems are printed, the server keeps serving the last good pages)."""
-    from polybook.diagnostics import Level, sort_key
+    number of errors (problems are told through ``said``, the server keeps serving the last
+    good pages)."""
+    from polybook.diagnostics import Level
     from polybook.execute.environment import KernelProblem
     from polybook.render.build import SphinxStatus
     from polybook.site.build import HtmlOptions, build_html
     from polybook.site.html import write_report
 
+    said = said or Said(False, no_eval)
     started = time.monotonic()
     try:
         result = build_html(
@@ -239,10 +279,8 @@ def build(config: BookConfig, languages: tuple[str, ...], no_eval: bool) -> int:
     except KernelProblem as exc:
         click.echo(f"serve: {exc}", err=True)
         return 1
-    found = sorted(result.all_diagnostics(), key=sort_key)
-    for diag in found:
-        if diag.level is not Level.INFO:
-            click.echo(diag.format(), err=True)
+    found = result.all_diagnostics()
+    said.tell(found)
     write_report(config, result, strict=False)
     rebuilt = [b.language for b in result.languages if b.sphinx is SphinxStatus.BUILT]
     failed = [b.language for b in result.languages if b.sphinx.fatal]
@@ -252,11 +290,10 @@ def build(config: BookConfig, languages: tuple[str, ...], no_eval: bool) -> int:
     return sum(d.level is Level.ERROR for d in found) + len(failed)
 
 
-def warm_rebuild(warm: WarmSite, changed: list[str]) -> int | None:
+def warm_rebuild(warm: WarmSite, changed: list[str], said: Said | None = None) -> int | None:
     """The warm rebuild of ``changed`` (:mod:`polybook.site.warm`): the number of errors, said as
     :func:`build` says them; None when the change needs the full incremental build."""
-    from polybook.diagnostics import Level, sort_key
-
+    said = said or Said(False, False)
     started = time.monotonic()
     try:
         done = warm.rebuild(changed)
@@ -265,9 +302,7 @@ def warm_rebuild(warm: WarmSite, changed: list[str]) -> int | None:
         return None
     if done is None:
         return None
-    for diag in sorted(done.diagnostics, key=sort_key):
-        if diag.level is not Level.INFO:
-            click.echo(diag.format(), err=True)
+    said.tell(done.diagnostics)
     pages = ", ".join(done.written) or "no page"
     click.echo(f"serve: rewrote {pages} ({time.monotonic() - started:.2f}s, warm)", err=True)
     return done.errors

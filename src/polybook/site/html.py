@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from polybook.diagnostics import fails_build
+from polybook.diagnostics import Code, Collapse, collapse_missing_outputs, fails_build
 from polybook.files import atomic_write
 from polybook.render.build import SphinxStatus
+from polybook.usage import lang_option, verbose_option
 
 if TYPE_CHECKING:
     from polybook.config import BookConfig
@@ -22,12 +23,15 @@ REPORT_NAME = "html-report.json"
 
 
 @click.command("html")
-@click.option("-l", "--lang", "languages", multiple=True, help="Only these languages (repeatable; default: all).")
+@lang_option()
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Parallel builds (default: cores).")
 @click.option("--strict", is_flag=True, help="Exit 1 on parse and render warnings too (Sphinx's included).")
 @click.option("--no-eval", is_flag=True, help="Run no code: render the outputs already in build/eval.")
+@verbose_option
 @click.pass_context
-def html(ctx: click.Context, languages: tuple[str, ...], jobs: int | None, strict: bool, no_eval: bool) -> None:
+def html(
+    ctx: click.Context, languages: tuple[str, ...], jobs: int | None, strict: bool, no_eval: bool, verbose: bool
+) -> None:
     """Build the site: evaluate code (cached), render every language with Sphinx, assemble
     build/html (language chooser, sitemap, 404 pages).
 
@@ -37,14 +41,15 @@ def html(ctx: click.Context, languages: tuple[str, ...], jobs: int | None, stric
     from rich.console import Console
     from rich.table import Table
 
-    from polybook.diagnostics import Level, sort_key
+    from polybook.diagnostics import Level
     from polybook.execute.environment import KernelProblem
     from polybook.files import display_path
     from polybook.site.build import HtmlOptions, build_html
-    from polybook.usage import UsageProblem, book_config, known
+    from polybook.usage import UsageProblem, book_config, languages_to_build
+    from polybook.usage import report as report_diagnostics
 
     config = book_config(ctx)
-    known(languages, config.languages, "language")
+    languages_to_build(config, languages)
     console = Console(stderr=True)
     options = HtmlOptions(list(languages) or None, jobs, evaluate=not no_eval)
     try:
@@ -52,9 +57,7 @@ def html(ctx: click.Context, languages: tuple[str, ...], jobs: int | None, stric
             result = build_html(config, options, on_status=status.update, on_wait=lambda m: click.echo(m, err=True))
     except KernelProblem as exc:
         raise UsageProblem(str(exc)) from None
-    found = result.all_diagnostics()
-    if found:  # one write: click flushes after each echo (d2l: 16,000 lines, a tenth of a second)
-        click.echo("\n".join(diag.format() for diag in sorted(found, key=sort_key)), err=True)
+    report_diagnostics(result.all_diagnostics(), verbose, asked_for(no_eval))
     report, merged = write_report(config, result, strict)
     table = Table(title=f"html: {result.kernel_runs} kernel runs, {result.cache_hits} cached programs")
     for column in ("language", "pages", "sphinx", "seconds", "errors", "warnings"):
@@ -78,6 +81,12 @@ def html(ctx: click.Context, languages: tuple[str, ...], jobs: int | None, stric
     built = {b.language for b in result.languages}
     if merged["failed"] or any(entry["failed"] for entry in merged["languages"] if entry["language"] in built):
         ctx.exit(1)
+
+
+def asked_for(no_eval: bool) -> dict[Code, Collapse]:
+    """What an HTML build's options asked for, said in one line each: the cells ``--no-eval``
+    shows without output."""
+    return {Code.OUTPUT_MISSING: collapse_missing_outputs("--no-eval, and never evaluated")} if no_eval else {}
 
 
 @dataclass(frozen=True, slots=True)
