@@ -130,11 +130,13 @@ def test_init_starts_a_book_that_builds_and_checks(tmp_path: Path, monkeypatch: 
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(main, ["init", "mybook", "-l", "en", "-l", "zh", "--title", "My Book", "-f", "jax"])
     assert result.exit_code == 0, result.output
-    assert result.output.splitlines()[:3] == [
+    assert result.output.splitlines()[:4] == [
         "wrote mybook/conf.py",
         "wrote mybook/chapters/en/index.md",
         "wrote mybook/chapters/zh/index.md",
+        "wrote mybook/.gitignore",
     ]
+    assert "build/" in (tmp_path / "mybook" / ".gitignore").read_text(encoding="utf-8").splitlines()
     conf = tmp_path / "mybook" / "conf.py"
     config = load_config(conf)
     assert (config.title, config.source_language, config.frameworks, config.default_tab) == (

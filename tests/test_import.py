@@ -536,3 +536,18 @@ def test_a_translations_front_page_is_carried_and_said_to_be_cleaned(tmp_path: P
     assert (tmp_path / "chapters/fr/_images/dot.png").is_file()
     assert "a translation's raw HTML is cleaned by the allow-list" in out
     assert load_config(tmp_path / "conf.py").trusted_html == ()
+
+
+def test_a_new_book_ignores_what_polybook_builds_and_a_users_gitignore_is_kept(tmp_path: Path) -> None:
+    new, own, merged = tmp_path / "new", tmp_path / "own", tmp_path / "merged"
+    for folder in (new, own, merged):
+        folder.mkdir()
+    assert run(new, str(EN), "--lang", "en")[0] == 0
+    assert "build/" in (new / ".gitignore").read_text(encoding="utf-8").splitlines()
+    (own / ".gitignore").write_text("*.pyc\n", encoding="utf-8")
+    assert run(own, str(EN), "--lang", "en")[0] == 0
+    assert (own / ".gitignore").read_text(encoding="utf-8") == "*.pyc\n"  # the user's file, as written
+    (merged / "conf.py").write_text(USER_CONF, encoding="utf-8")
+    (merged / "chapters").mkdir()
+    assert run(merged, str(JA), "--lang", "ja")[0] == 0
+    assert not (merged / ".gitignore").exists()  # a book that was there: its files are its author's

@@ -27,6 +27,7 @@ from polybook.importer.ini import IniError, read_ini
 from polybook.importer.links import add_own_links
 from polybook.importer.mapping import ProjectSettings, Unmapped, read_settings
 from polybook.importer.merge import BookSettings, Merged, merge
+from polybook.importer.start import ignore_build
 from polybook.importer.tree import Selection, assemble, select_files, uncovered
 
 _SAFE_LANG = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")  # a folder name; conf.py validation says more
@@ -230,6 +231,8 @@ def _validate(text: str, conf_path: Path) -> None:
 def _commit(conf_path: Path, old_text: str | None, new_text: str, fresh: Path, destination: Path) -> None:
     """Write conf.py, then swap the language folder in; a failed swap puts conf.py back."""
     atomic_write(conf_path, new_text)
+    if old_text is None:  # a new book: what it builds is not to be committed
+        ignore_build(conf_path.parent)
     try:
         replace_folder(fresh, destination)
     except BaseException:

@@ -56,6 +56,20 @@ class BookExists(Exception):
     """``polybook init`` would overwrite a book: nothing was written."""
 
 
+#: What a new book's .gitignore holds: what polybook builds, never committed.
+GITIGNORE = "# What polybook builds (polybook init and import write this file when there is none)\nbuild/\n"
+
+
+def ignore_build(folder: Path) -> Path | None:
+    """A ``.gitignore`` naming ``build/`` in a new book's ``folder``, when it has none (one the
+    user wrote is never changed); the file written, if any."""
+    path = folder / ".gitignore"
+    if path.exists():
+        return None
+    atomic_write(path, GITIGNORE)
+    return path
+
+
 def start_book(folder: Path, languages: list[str], title: str, frameworks: list[str]) -> list[Path]:
     """Write a new book into ``folder`` (made if need be): conf.py and ``chapters/<lang>/index.md``
     for each language, the first the source; the files written. Refuses, writing nothing, when
@@ -76,5 +90,6 @@ def start_book(folder: Path, languages: list[str], title: str, frameworks: list[
     for index in indexes:
         index.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(index, INDEX.format(title=title))
+    ignored = ignore_build(folder)
     atomic_write(conf, text)  # last: a book is there once its conf.py is
-    return [conf, *indexes]
+    return [conf, *indexes, *([ignored] if ignored else [])]
