@@ -54,7 +54,7 @@ from polybook.stage.settings import bibfiles
 
 NOTEBOOKS_DIR = "notebooks"
 LAUNCH_DIR = "launch"  # <build>/launch/<lang>/<framework>/: the launch notebooks, as a branch holds them
-STAMP_FORMAT = 1
+STAMP_FORMAT = 2  # 2: no notebook for a framework a document has no version for
 
 
 @dataclass(frozen=True, slots=True)

@@ -274,7 +274,7 @@ class NotebookWriter:
             else:
                 self.count += 1
                 count = self.count
-                outputs = notebook_outputs(stored, count)
+                outputs = notebook_outputs(stored, count, self.shared.config.execution.quiet_stderr)
         self.cells.append(
             {
                 "cell_type": "code",

@@ -249,6 +249,7 @@ def stage_documents(
             functools.partial(policy.asset, staging, doc),
             rich=policy.rich,
             label=config.label_of,
+            quiet=config.execution.quiet_stderr,
         )
         myst = transpile(
             doc,
