@@ -94,11 +94,36 @@ def page(browser: Any) -> Iterator[Any]:
 
 
 def selected(page: Any) -> set[str]:
-    """The framework shown by every framework tab-set of the page."""
+    """The framework shown by every framework tab-set the reader sees (a set without the reader's
+    framework is hidden)."""
     return set(page.eval_on_selector_all(
         ".sd-tab-set.polybook-tabs > input:checked + label",
-        "labels => labels.map(l => l.dataset.syncId)",
+        "labels => labels.filter(l => l.parentElement.offsetParent !== null).map(l => l.dataset.syncId)",
     ))  # fmt: skip
+
+
+def hidden_sets(page: Any) -> list[str]:
+    """The frameworks of each framework tab-set hidden from the reader."""
+    return page.eval_on_selector_all(
+        ".sd-tab-set.polybook-tabs",
+        "sets => sets.filter(s => s.offsetParent === null).map(s => Array.from(s.querySelectorAll(':scope > label'))"
+        ".map(l => l.dataset.syncId).join(','))",
+    )
+
+
+def test_a_tab_group_without_the_readers_framework_is_hidden(site: str, page: Any) -> None:
+    """As d2l.ai: a group with tabs only for MXNet says nothing to a PyTorch reader (no "Nothing
+    specific to PyTorch here" box); a reader of a framework the page lacks reads its default."""
+    page.goto(f"{site}/en/async-computation.html", wait_until="networkidle")
+    assert selected(page) == {"pytorch"}  # en's default tab
+    only_mxnet = page.locator(".sd-tab-set.polybook-lacks-pytorch").first
+    assert not only_mxnet.is_visible() and hidden_sets(page) and set(hidden_sets(page)) == {"mxnet"}
+    assert "Nothing specific" not in page.locator("article").inner_text()
+    page.locator("label.polybook-tab-mxnet").first.click()
+    assert selected(page) == {"mxnet"} and only_mxnet.is_visible() and hidden_sets(page) == []
+    page.goto(f"{site}/en/async-computation.html?framework=jax", wait_until="networkidle")  # no JAX version
+    assert selected(page) == {"pytorch"} and not only_mxnet.is_visible()
+    assert page.problems == []
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

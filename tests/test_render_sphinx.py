@@ -77,7 +77,7 @@ def test_outputs_are_escaped_unless_real_html(built: tuple[Path, object]) -> Non
 def test_tabs_notices_and_figures(built: tuple[Path, object]) -> None:
     root, _ = built
     text = page(root, "en", "tiny")
-    assert text.count('data-sync-group="framework"') >= 6
+    assert text.count('data-sync-group="framework"') >= 5  # a tab only where a framework has something
     assert "Needs a GPU" in text and "CPU: Test CPU" in text
     assert "Not run: an earlier PyTorch cell" in text
     assert "code for this step" not in text and "polybook-lacks-mxnet" in text  # no MXNet tab, no notice

@@ -321,9 +321,9 @@ class _Writer:
         self.tab_set({fw: panel(fw) for fw in mine}, cells[0].line, "polybook-code")
 
     def text_tabs(self, tabs: list[TextTab]) -> None:
-        if self.framework:
+        if self.framework or len(self.frameworks) == 1:  # a page of one framework has no tabs (d2lbook)
             for tab in tabs:
-                if shows(tab, self.framework):
+                if shows(tab, self.frameworks[0]):
                     self.nodes(tab.children)
             return
 
