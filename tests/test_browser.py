@@ -111,21 +111,6 @@ def hidden_sets(page: Any) -> list[str]:
     )
 
 
-def test_a_tab_group_without_the_readers_framework_is_hidden(site: str, page: Any) -> None:
-    """As d2l.ai: a group with tabs only for MXNet says nothing to a PyTorch reader (no "Nothing
-    specific to PyTorch here" box); a reader of a framework the page lacks reads its default."""
-    page.goto(f"{site}/en/async-computation.html", wait_until="networkidle")
-    assert selected(page) == {"pytorch"}  # en's default tab
-    only_mxnet = page.locator(".sd-tab-set.polybook-lacks-pytorch").first
-    assert not only_mxnet.is_visible() and hidden_sets(page) and set(hidden_sets(page)) == {"mxnet"}
-    assert "Nothing specific" not in page.locator("article").inner_text()
-    page.locator("label.polybook-tab-mxnet").first.click()
-    assert selected(page) == {"mxnet"} and only_mxnet.is_visible() and hidden_sets(page) == []
-    page.goto(f"{site}/en/async-computation.html?framework=jax", wait_until="networkidle")  # no JAX version
-    assert selected(page) == {"pytorch"} and not only_mxnet.is_visible()
-    assert page.problems == []
-
-
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_chapter_page_loads_without_console_errors(site: str, page: Any, language: str) -> None:
     page.goto(f"{site}/{language}/async-computation.html", wait_until="networkidle")
@@ -301,3 +286,20 @@ def test_d2lbook10_tabs_switch_together_when_clicked(site10: str, page: Any) -> 
     page.locator("label.polybook-tab-jax").first.click()
     assert selected(page) == {"jax"}
     assert "jax-shelf" in shown_code(page) and "torch-shelf" not in shown_code(page)
+
+
+def test_a_tab_group_without_the_readers_framework_is_hidden(site10: str, page: Any) -> None:
+    """As d2l.ai: a text group only JAX has says nothing to a PyTorch reader (no "Nothing specific
+    to PyTorch here" box); a reader of a framework the page lacks reads the page's default."""
+    page.goto(f"{site10}/en/tensors.html", wait_until="networkidle")
+    assert selected(page) == {"pytorch"}  # en's default tab
+    only_jax = page.locator(".sd-tab-set.polybook-lacks-pytorch").first
+    assert not only_jax.is_visible() and hidden_sets(page) == ["jax"]
+    assert "Nothing specific" not in page.locator("article").inner_text()
+    page.locator("label.polybook-tab-jax").first.click()
+    assert selected(page) == {"jax"} and only_jax.is_visible() and hidden_sets(page) == []
+    page.locator("label.polybook-tab-mxnet").first.click()
+    assert selected(page) == {"mxnet"} and not only_jax.is_visible()
+    page.goto(f"{site10}/en/tensors.html?framework=paddle", wait_until="networkidle")  # not this page's
+    assert selected(page) == {"pytorch"} and not only_jax.is_visible()
+    assert page.problems == []
