@@ -94,11 +94,21 @@ def page(browser: Any) -> Iterator[Any]:
 
 
 def selected(page: Any) -> set[str]:
-    """The framework shown by every framework tab-set of the page."""
+    """The framework shown by every framework tab-set the reader sees (a set without the reader's
+    framework is hidden)."""
     return set(page.eval_on_selector_all(
         ".sd-tab-set.polybook-tabs > input:checked + label",
-        "labels => labels.map(l => l.dataset.syncId)",
+        "labels => labels.filter(l => l.parentElement.offsetParent !== null).map(l => l.dataset.syncId)",
     ))  # fmt: skip
+
+
+def hidden_sets(page: Any) -> list[str]:
+    """The frameworks of each framework tab-set hidden from the reader."""
+    return page.eval_on_selector_all(
+        ".sd-tab-set.polybook-tabs",
+        "sets => sets.filter(s => s.offsetParent === null).map(s => Array.from(s.querySelectorAll(':scope > label'))"
+        ".map(l => l.dataset.syncId).join(','))",
+    )
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -276,3 +286,20 @@ def test_d2lbook10_tabs_switch_together_when_clicked(site10: str, page: Any) -> 
     page.locator("label.polybook-tab-jax").first.click()
     assert selected(page) == {"jax"}
     assert "jax-shelf" in shown_code(page) and "torch-shelf" not in shown_code(page)
+
+
+def test_a_tab_group_without_the_readers_framework_is_hidden(site10: str, page: Any) -> None:
+    """As d2l.ai: a text group only JAX has says nothing to a PyTorch reader (no "Nothing specific
+    to PyTorch here" box); a reader of a framework the page lacks reads the page's default."""
+    page.goto(f"{site10}/en/tensors.html", wait_until="networkidle")
+    assert selected(page) == {"pytorch"}  # en's default tab
+    only_jax = page.locator(".sd-tab-set.polybook-lacks-pytorch").first
+    assert not only_jax.is_visible() and hidden_sets(page) == ["jax"]
+    assert "Nothing specific" not in page.locator("article").inner_text()
+    page.locator("label.polybook-tab-jax").first.click()
+    assert selected(page) == {"jax"} and only_jax.is_visible() and hidden_sets(page) == []
+    page.locator("label.polybook-tab-mxnet").first.click()
+    assert selected(page) == {"mxnet"} and not only_jax.is_visible()
+    page.goto(f"{site10}/en/tensors.html?framework=paddle", wait_until="networkidle")  # not this page's
+    assert selected(page) == {"pytorch"} and not only_jax.is_visible()
+    assert page.problems == []

@@ -153,7 +153,10 @@ def test_sphinx_settings_use_xelatex_numbered_figures_and_the_language_title() -
     assert overrides["language"] == "zh_CN"
     assert overrides["numfig"] is True
     assert overrides["latex_documents"][0][:3] == ("index", "dive-into-deep-learning-pytorch.tex", "动手学深度学习")
-    assert overrides["release"] == "PyTorch"
+    # The cover names the framework as conf.py labels it, the release is the library's version
+    # (its version file, written from conf.py's release); before, the framework stood where the release goes.
+    assert overrides["release"] == "0.1.0"
+    assert r"{\itshape\LARGE PyTorch\par}" in overrides["latex_elements"]["maketitle"]
 
 
 # -- staging: one framework, no tabs --------------------------------------------------------

@@ -356,3 +356,49 @@ def test_every_script_is_typeset_in_its_own_face(
     assert face.replace(" ", "") in log.replace(" ", ""), f"{face} not loaded"
     # NFKC: Arabic comes out of the text layer as the presentation forms it was shaped into
     assert word in unicodedata.normalize("NFKC", " ".join(pdftotext(outcome.target.pdf).split()))
+
+
+def test_the_cover_fits_any_title_and_authors_and_names_framework_and_release(tmp_path: Path) -> None:
+    """Sphinx's title page sets the authors in one tabular row: d2l's ran past the page's edge
+    ("... Alexander J. Smol"). Every word of page 1 is inside the page, the framework is named as
+    conf.py labels it and "Release 2.5.1" is the book's (before, "pytorch" stood where the release goes)."""
+    conf = tiny_book(tmp_path, "The last paragraph.")
+    title = "Dive into Deep Learning: Interactive Deep Learning Book with Code, Math, and Discussions"
+    authors = ", ".join(
+        [
+            "Aston Zhang",
+            "Zachary C. Lipton",
+            "Mu Li",
+            "Alexander J. Smola",
+            "Brent Werness",
+            "Rachel Hu",
+            "Shuai Zhang",
+            "Yi Tay",
+            "Anirudh Dagar",
+            "and Yuan Tang",
+        ]
+    )
+    text = conf.read_text(encoding="utf-8").replace('project = "Tiny Book"', f'project = "{title}"')
+    text = text.replace('author = "polybook tests"', f'author = "{authors}"\nrelease = "2.5.1"')
+    text = text.replace(
+        '"default_tab": "mxnet",', '"default_tab": "mxnet",\n    "framework_labels": {"pytorch": "PyTorch"},'
+    )
+    conf.write_text(text, encoding="utf-8")
+    code, output = run_cli("--conf", str(conf), "build", "pdf", "--framework", "pytorch", "-j", "1")
+    assert code == 0, output
+    pdf = pdf_targets(load_config(conf), ["en"], ["pytorch"])[0].pdf
+    bbox = subprocess.run(
+        ["pdftotext", "-bbox", "-f", "1", "-l", "1", str(pdf), "-"], capture_output=True, text=True, check=True
+    ).stdout
+    width = float(re.search(r'<page width="([\d.]+)"', bbox)[1])  # type: ignore[index]
+    words = re.findall(r'<word xMin="([\d.]+)" yMin="[\d.]+" xMax="([\d.]+)" yMax="[\d.]+">([^<]*)</word>', bbox)
+    shown = [word for _, _, word in words]
+    assert "Smola," in shown and "Tang" in shown and "Discussions" in shown
+    assert "PyTorch" in shown and "2.5.1" in shown and "pytorch" not in shown
+    outside = [(word, x0, x1) for x0, x1, word in words if float(x0) < 0 or float(x1) > width]
+    assert not outside, f"past the page's edge ({width}): {outside}"
+    subprocess.run(
+        ["pdftoppm", "-png", "-r", "40", "-f", "1", "-l", "1", "-singlefile", str(pdf), str(tmp_path / "cover")],
+        check=True,
+    )
+    assert (tmp_path / "cover.png").stat().st_size > 0

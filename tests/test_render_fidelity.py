@@ -76,7 +76,9 @@ def _results(*cells: dict[str, object]) -> ChapterResults:
     return ChapterResults.from_doc({"programs": {}, "cells": list(cells)})
 
 
-def test_no_tab_panel_is_ever_empty() -> None:
+def test_no_tab_panel_is_ever_empty_and_none_says_it_has_nothing() -> None:
+    """As d2lbook's tab groups: a framework with nothing in a group (an empty text tab, a cell that
+    printed nothing where another's printed something) has no tab in it, rather than a notice."""
     source = (
         "```{.python .input}\n#@tab all\nx = 1\n```\n\n"
         ":begin_tab:`mxnet`\nOnly MXNet.\n:end_tab:\n\n:begin_tab:`pytorch`\n\n:end_tab:\n"
@@ -89,12 +91,14 @@ def test_no_tab_panel_is_ever_empty() -> None:
     labels = {"mxnet": "MXNet", "pytorch": "PyTorch"}.__getitem__  # conf.py's framework_labels
     text = transpile(doc, "en", outputs=OutputRenderer("en", _results(ok), str, label=labels), label=labels).text
     panels = text.split("{tab-item}")[1:]
-    assert len(panels) == 4
+    assert [panel.split("\n", 1)[0].strip() for panel in panels] == ["PyTorch", "MXNet"]
     for panel in panels:
         body = panel.split("\n", 4)[4]
         assert body.strip(": \n"), panel  # sphinx-design refuses a tab without content
-    assert "No output for MXNet." in text and "No outputs: this cell has not been executed." in text
-    assert "Nothing specific to PyTorch here." in text
+    assert "No outputs: this cell has not been executed." in text and "Only MXNet." in text
+    assert "No output for" not in text and "Nothing specific" not in text
+    assert ":class: polybook-tabs polybook-outputs polybook-lacks-mxnet polybook-default-mxnet" in text
+    assert ":class: polybook-tabs polybook-text polybook-lacks-pytorch polybook-default-mxnet" in text
 
 
 def test_the_references_page_lists_every_work_else_the_first_page_citing_it() -> None:

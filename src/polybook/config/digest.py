@@ -39,7 +39,8 @@ _PATH_SETTINGS = (
 #: The settings of one builder only, by their prefix (the others concern every output).
 _BUILDERS = {"html": "html_", "latex": "latex_"}
 #: The polybook settings that decide nothing a reader sees: how and where code runs (its
-#: results are the builds' inputs themselves) and the editions translations are checked against.
+#: results are the builds' inputs themselves; but ``execution.quiet_stderr``, which decides which
+#: of their lines readers see) and the editions translations are checked against.
 _UNSEEN = ("execution", "editions")
 
 
@@ -121,7 +122,10 @@ def book_settings(config: BookConfig, lang: str | None = None) -> str:
     except ValueError:  # load_config refused it already; never here
         raw = ast.dump(node) if node is not None else {}
     if isinstance(raw, dict):
+        execution = raw.get("execution")
         raw = {key: value for key, value in raw.items() if key not in _UNSEEN}
+        if isinstance(execution, dict) and "quiet_stderr" in execution:  # the outputs readers see
+            raw["quiet_stderr"] = execution["quiet_stderr"]
         languages = raw.get("languages")
         if lang is not None and isinstance(languages, dict):
             kept = {config.source_language, lang}

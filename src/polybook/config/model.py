@@ -72,6 +72,23 @@ class EnvironmentConfig:
         return tuple(dict.fromkeys(str(canonicalize_name(Requirement(r).name)) for r in self.requirements))
 
 
+#: stderr lines of library start-up chatter, left out of the outputs readers see (``polybook.
+#: execution.quiet_stderr``'s default; each searched in one line): TensorFlow's and XLA's C++ log
+#: lines (``2023-08-18 07:02:10.520395: I tensorflow/core/...``, ``E external/local_xla/...``, absl's
+#: ``W0000 00:00:1700000000.123456 12 file.cc:38] ...``), what they carry on the next line, CUDA
+#: plugin registration, JAX's CPU fallback and oneDNN's notice.
+QUIET_STDERR = (
+    r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: [IWEF] (tensorflow|external|third_party|xla)/\S+:\d+\] ",
+    r"^[IWEF]\d{4} [\d:.]+ +\d+ \S+:\d+\] ",
+    r"^WARNING: All log messages before absl::InitializeLog\(\) is called are written to STDERR$",
+    r"^To enable the following instructions: .*rebuild TensorFlow with the appropriate compiler flags\.$",
+    r"Unable to register cu(DNN|FFT|BLAS) factory: Attempting to register factory for plugin",
+    r"^(WARNING:[\w.]+:)?No GPU/TPU found, falling back to CPU\.",
+    r"^(WARNING:[\w.]+:)?An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed\.",
+    r"oneDNN custom operations are on\. You may see slightly different numerical results",
+)
+
+
 @dataclass(frozen=True, slots=True)
 class ExecutionConfig:
     """``polybook.execution``: see ``validate._EXECUTION_KEYS`` for each setting."""
@@ -88,6 +105,7 @@ class ExecutionConfig:
     environments: dict[str, EnvironmentConfig] = field(default_factory=dict)
     env_dir: Path | None = None  # None: <build_dir>/envs, filled in by load_config
     as_of: str | None = None  # YYYY-MM-DD: packages as the registry had them that day
+    quiet_stderr: tuple[str, ...] = QUIET_STDERR  # regexes of stderr lines readers are not shown
 
     def kernel_for(self, framework: str) -> str:
         """The kernel of a framework without an environment (one with has its own kernel)."""

@@ -18,6 +18,7 @@ from typing import Any
 from polybook.config.checks import Checks, did_you_mean, key_node
 from polybook.config.library import read_library
 from polybook.config.model import (
+    QUIET_STDERR,
     BookConfig,
     ChapterExecution,
     ConfigError,
@@ -89,6 +90,12 @@ _EXECUTION_KEYS = {
     "as_of": "a date (YYYY-MM-DD): environments install packages as the registry had them that day (what "
     "requirements leave open resolves the same way years later; polybook import sets the project's date)",
     "chapters": "mapping chapter name -> {timeout?, allow_errors?}",
+    "quiet_stderr": "regular expressions (Python's re, searched in each line) of stderr lines the pages, PDFs and "
+    "notebooks leave out of a cell's outputs -- libraries' start-up chatter; the stored results keep every line. "
+    "Default: TensorFlow/XLA/absl C++ log lines ('2023-08-18 07:02:10.520395: I tensorflow/core/...', "
+    "'W0000 00:00:1700000000.1 12 x.cc:38] ...'), TensorFlow's 'To enable the following instructions' line, "
+    "CUDA's 'Unable to register cuDNN factory', JAX's 'No GPU/TPU found, falling back to CPU' and 'An NVIDIA GPU "
+    "may be present', oneDNN's 'custom operations are on' (polybook.config.model.QUIET_STDERR); [] shows all",
 }
 _CHAPTER_EXECUTION_KEYS = {
     "timeout": "seconds a cell of this chapter may run (default: polybook.execution.timeout)",
@@ -474,6 +481,7 @@ class _Validator(Checks):
         if as_of is not None and not (isinstance(as_of, str) and _DATE_RE.match(as_of)):
             self.error("polybook.execution.as_of", at["as_of"], f"must be a date like '2023-08-18', not {as_of!r}")
             as_of = None
+        quiet = self.patterns(value.get("quiet_stderr", QUIET_STDERR), "polybook.execution.quiet_stderr", at)
         return ExecutionConfig(
             paths["cache_dir"],
             paths["frozen_dir"],
@@ -487,7 +495,25 @@ class _Validator(Checks):
             environments,
             (root / env_dir).resolve() if env_dir else (build / "envs").resolve(),
             as_of,
+            quiet,
         )
+
+    def patterns(self, value: Any, key: str, at: dict[str, ast.expr | None]) -> tuple[str, ...]:
+        """A list of regular expressions, each said at its own line when it is not one."""
+        node = at[key.rsplit(".", 1)[-1]]
+        if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+            self.error(key, node, "must be a list of regular expressions (strings)")
+            return QUIET_STDERR
+        items = node.elts if isinstance(node, ast.List | ast.Tuple) and len(node.elts) == len(value) else []
+        kept = []
+        for index, pattern in enumerate(value):
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                self.error(f"{key}[{index}]", items[index] if items else node, f"{pattern!r} is not a regex: {exc}")
+                continue
+            kept.append(pattern)
+        return tuple(kept)
 
     def environments(
         self, value: Any, node: ast.expr | None, frameworks: tuple[str, ...]

@@ -248,41 +248,46 @@ class Document:
         return [n for n in self.walk() if isinstance(n, CodeCell) and (framework is None or framework in n.frameworks)]
 
     def offers(self, framework: str) -> bool:
-        """Whether the document has a version for ``framework``, as d2lbook decides (its
-        ``get_tab_notebook``): the default tab always; another framework only when a code cell's
-        ``#@tab`` or a text tab names it -- ``#@tab all`` alone does not (a d2l chapter with no
-        TensorFlow code of its own has no TensorFlow version: no program, no tab, no library code).
-        A d2lbook 1.0 document that declares its frameworks (``tab.interact_select([...])``)
-        offers those too, and -- as d2lbook, which builds a version for every tab a cell names --
-        a framework its cells name that the declaration forgot (the parser warns about it)."""
-        setup = self.setup
-        if setup is not None and setup.frameworks is not None and framework in setup.frameworks:
-            return True
-        return framework in self.named()
+        """Whether the document has a version for ``framework`` (:meth:`offered`)."""
+        return framework in self.offered()
 
     def named(self) -> set[str]:
-        """The frameworks the document's cells (not ``#@tab all``) and text tabs name, and the
-        default tab when there is no declaration."""
-        setup = self.setup
-        out = set() if setup is not None and setup.frameworks is not None else {self.default_tab}
+        """The frameworks the document's cells (not ``#@tab all``, not untagged) and text tabs
+        (not ``all``) name."""
+        out: set[str] = set()
         for node in self.naming():
             out.update(node.frameworks)
         return out
 
     def naming(self) -> Iterator[CodeCell | TextTab]:
-        """The code cells whose tab names frameworks (not ``all``, not untagged) and the text tabs."""
+        """The code cells and text tabs whose tab names frameworks (not ``all``, not untagged)."""
         for node in self.walk():
-            if isinstance(node, TextTab) or (
-                isinstance(node, CodeCell) and node.tab is not None and node.tab.strip() != "all"
-            ):
-                yield node
+            tab = node.spec if isinstance(node, TextTab) else node.tab if isinstance(node, CodeCell) else None
+            if tab is not None and tab.strip() != "all":
+                yield node  # type: ignore[misc]
 
     def offered(self) -> tuple[str, ...]:
-        """:meth:`offers` for each of the document's frameworks, in order."""
-        setup = self.setup
-        named = self.named()
-        declared = set(setup.frameworks or ()) if setup is not None else set()
-        return tuple(framework for framework in self.frameworks if framework in named or framework in declared)
+        """The frameworks the document has a version for -- a notebook, a tab on its page, a
+        program, library code -- in the book's order, as d2lbook decides (its
+        ``get_tab_notebook``, which writes nothing for the others):
+
+        - the default tab, or a framework a code cell's ``#@tab``/``%%tab`` or a text tab names
+          (``#@tab all`` names none; nor does ``tab.interact_select([...])``: d2lbook reads the
+          ``%load_ext d2lbook.tab`` cell as untagged code, and a framework it declares but no
+          cell names gets no version);
+        - and, when the document has code, some cell of it for that framework (an untagged cell is
+          the default tab's, ``#@tab all`` everyone's; the setup cell counts for none): a document
+          whose every cell is ``#@tab mxnet`` has no version for the default tab either.
+
+        A document without code has a version for every framework (its prose)."""
+        named = self.named() | {self.default_tab}
+        has_code = False
+        runs: set[str] = set()
+        for node in self.walk():
+            if isinstance(node, CodeCell | TextTab):
+                runs.update(node.frameworks)
+            has_code = has_code or isinstance(node, CodeCell | TabSetup)
+        return tuple(fw for fw in self.frameworks if not has_code or (fw in named and fw in runs))
 
     def to_dict(self) -> dict[str, Any]:
         return {

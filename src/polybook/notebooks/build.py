@@ -54,7 +54,7 @@ from polybook.stage.settings import bibfiles
 
 NOTEBOOKS_DIR = "notebooks"
 LAUNCH_DIR = "launch"  # <build>/launch/<lang>/<framework>/: the launch notebooks, as a branch holds them
-STAMP_FORMAT = 1
+STAMP_FORMAT = 2  # 2: no notebook for a framework a document has no version for
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,11 +296,14 @@ def make_notebooks(
     docs: dict[str, Document],
     results: dict[str, dict[str, Any]],
 ) -> Made:
-    """Every document's notebook (and launch notebook, when conf.py says where they are published)."""
+    """The notebook of every document with a version for the framework (as d2lbook writes one:
+    :meth:`Document.offered`), and its launch notebook when conf.py says where they are published."""
     made = Made()
     launching = config.notebooks.place(target.language, target.framework) is not None
     kernels: dict[tuple[str, ...], str] = {}  # the document's extra requirements -> its kernel
     for name, doc in docs.items():
+        if target.framework not in doc.offered():
+            continue
         if doc.required_libs not in kernels:
             kernels[doc.required_libs] = kernel_name(config, target.framework, doc.required_libs)
         stored = ChapterResults.from_doc(results.get(name))
@@ -348,8 +351,9 @@ def language_notebooks(config: BookConfig, book: Book, target: NotebookTarget) -
     def references_page(key: str) -> str | None:
         return plan.references_pages[0] if plan.references_pages else listed.get(key.lower())
 
+    offered = frozenset(name for name, doc in docs.items() if target.framework in doc.offered())
     return LanguageNotebooks(
-        config, lang, target.framework, labels, pages, DownloadFiles(config, lang), references_page
+        config, lang, target.framework, labels, pages, DownloadFiles(config, lang), references_page, offered
     )
 
 

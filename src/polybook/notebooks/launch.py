@@ -29,8 +29,8 @@ from typing import Any
 
 from polybook.config import BookConfig
 from polybook.dialect.nodes import Document
+from polybook.stage.names import library_version
 
-_VERSION_RE = re.compile(r"""^__version__\s*=\s*['"]([^'"]+)['"]""", re.M)
 #: What Colab reads to start a notebook on a GPU runtime.
 GPU_METADATA = {"accelerator": "GPU", "colab": {"gpuType": "T4", "provenance": []}}
 
@@ -87,27 +87,6 @@ def library_distribution(config: BookConfig, framework: str) -> str:
     """The distribution the book's library is published as: its package folder (``d2l``)."""
     settings = config.library.frameworks.get(framework)
     return settings.lib_file.split("/")[0] if settings and "/" in settings.lib_file else ""
-
-
-def library_version(config: BookConfig, lang: str, framework: str) -> str:
-    """The version of the library the build used: its version file's ``__version__`` (in
-    ``build eval``'s mirror, else the language's folder, else the source's), else conf.py's release."""
-    from polybook.execute.workdir import run_root
-
-    version_file = config.library.version_file
-    if version_file:
-        for base in (
-            run_root(config, lang, framework),
-            config.chapters_dir / lang,
-            config.chapters_dir / config.source_language,
-        ):
-            try:
-                found = _VERSION_RE.search((base / version_file).read_text(encoding="utf-8"))
-            except OSError:
-                continue
-            if found:
-                return found.group(1)
-    return str(config.sphinx.get("release") or "")
 
 
 def wants_gpu(doc: Document, framework: str) -> bool:

@@ -15,7 +15,7 @@ from polybook.dialect.nodes import CodeCell
 from polybook.execute.outputs import code_hashes, raw_hashes
 from polybook.execute.results import RunStatus
 from polybook.library.reader_code import ReaderCode
-from polybook.stage.outputs import ChapterResults
+from polybook.stage.outputs import ChapterResults, quiet_outputs
 
 #: Keys an output of each kind may have in nbformat 4 (the results file may hold more).
 _KEYS = {
@@ -53,12 +53,13 @@ class RecordedOutputs:
         return self.results.find(self.framework, index, self.raw[index], lambda: self._code_hashes()[index])
 
 
-def notebook_outputs(stored: dict[str, Any], count: int) -> list[dict[str, Any]]:
-    """A stored cell's outputs as nbformat 4 outputs (nothing for a cell that did not run)."""
+def notebook_outputs(stored: dict[str, Any], count: int, quiet: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    """A stored cell's outputs as nbformat 4 outputs (nothing for a cell that did not run), without
+    the stderr lines ``quiet`` names (conf.py's ``execution.quiet_stderr``), as the page shows them."""
     if RunStatus(stored.get("status", RunStatus.OK)) is RunStatus.NOT_RUN:
         return []
     out = []
-    for output in stored.get("outputs", []):
+    for output in quiet_outputs(stored.get("outputs", []), quiet):
         kind = output.get("output_type")
         if kind not in _KEYS:
             continue

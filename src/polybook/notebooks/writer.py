@@ -69,6 +69,7 @@ class LanguageNotebooks:
     pages: PublishedPages
     files: DownloadFiles
     references_page: Callable[[str], str | None]  # a cited key -> the page that lists it
+    notebooks: frozenset[str] = frozenset()  # the documents with a notebook of this framework
 
 
 @dataclass(slots=True)
@@ -87,10 +88,8 @@ class NotebookWriter:
         self.framework = shared.framework
         self.shown = shown_prose(doc.nodes)
         self.trusted = shared.config.trusts_html(shared.language, name)  # its raw HTML kept as written
-        offered = self.framework in doc.offered()
-        program = doc.cells(self.framework)
         self.reader = reader_code(shared.config)
-        self.outputs = RecordedOutputs(results, self.framework, program, self.reader) if offered else None
+        self.outputs = RecordedOutputs(results, self.framework, doc.cells(self.framework), self.reader)
         self.cells: list[dict[str, Any]] = []
         self.prose: list[str] = []
         self.line = 1  # the first line of the prose being gathered
@@ -209,8 +208,8 @@ class NotebookWriter:
                     items.append(f"* [{titled or entry.strip()}]({entry.strip().rsplit('<', 1)[-1].rstrip('>')})")
                 continue
             child = resolve_entry(self.name, target)
-            if child not in self.shared.labels.titles:
-                continue
+            if child not in self.shared.labels.titles or child not in self.shared.notebooks:
+                continue  # no such document, or none with a version for this framework
             link = posixpath.relpath(f"{child}.ipynb", posixpath.dirname(self.name) or ".")
             items.append(f"* [{titled or self.shared.labels.titles[child]}]({link})")
         return "\n".join(items)
@@ -278,7 +277,7 @@ class NotebookWriter:
             else:
                 self.count += 1
                 count = self.count
-                outputs = notebook_outputs(stored, count)
+                outputs = notebook_outputs(stored, count, self.shared.config.execution.quiet_stderr)
         self.cells.append(
             {
                 "cell_type": "code",

@@ -28,6 +28,7 @@ from polybook.config.digest import sphinx_settings
 from polybook.diagnostics import Code, Diagnostic, Level, has_errors
 from polybook.execute.outputs import read_outputs
 from polybook.files import atomic_copy, atomic_write, disk_full, display_path, file_sha256, stage_lock
+from polybook.pdf.cover import cover, tex_text
 from polybook.pdf.fonts import plan_fonts
 from polybook.pdf.languages import Typesetting, latex_elements, main_fonts, numfig_format, typesetting
 from polybook.pdf.latex import LatexJob, LatexRun, LatexStep, missing_tools, run_latex, tex_installation, worker_failure
@@ -37,7 +38,7 @@ from polybook.pdf.stage import stage_framework
 from polybook.stage import sphinx_state, workers
 from polybook.stage.documents import Stage
 from polybook.stage.i18n import SPHINX_LANGUAGE
-from polybook.stage.names import book_name
+from polybook.stage.names import book_name, library_version
 from polybook.stage.settings import bibfiles, bibtex_settings, guard_settings, myst_extensions
 from polybook.stage.sphinx_run import map_warnings
 
@@ -139,7 +140,12 @@ def sphinx_overrides(config: BookConfig, target: PdfTarget, stage: Stage | None 
     lang = config.languages[target.language]
     spec = stage_typesetting(stage) if stage else typesetting(target.language)
     fonts = plan_fonts((doc.text for doc in stage.docs.values()), *main_fonts(spec)) if stage else None
-    elements = {**latex_elements(target.language, spec, fonts), **config.sphinx.get("latex_elements", {})}
+    cover_page = {"maketitle": cover(config.label_of(target.framework))}
+    elements = {
+        **latex_elements(target.language, spec, fonts),
+        **cover_page,
+        **config.sphinx.get("latex_elements", {}),
+    }
     overrides: dict[str, Any] = {
         "language": SPHINX_LANGUAGE.get(target.language, target.language),
         "extensions": ["myst_parser", "polybook.pdf.sphinx_ext"],
@@ -149,12 +155,19 @@ def sphinx_overrides(config: BookConfig, target: PdfTarget, stage: Stage | None 
         "suppress_warnings": ["toc.not_included"],  # reported by polybook's toc (toc.unreached)
         "numfig": True,
         "numfig_secnum_depth": 1,
-        "release": config.label_of(target.framework),
+        "release": library_version(config, target.language, target.framework),  # the cover names the framework
         "version": "",
         "latex_engine": "xelatex",
         "latex_docclass": {"manual": "report", "howto": "article"},
         "latex_documents": [
-            ("index", target.pdf.with_suffix(".tex").name, lang.title, config.sphinx.get("author", ""), "manual", True)
+            (
+                "index",
+                target.pdf.with_suffix(".tex").name,
+                tex_text(lang.title),
+                tex_text(str(config.sphinx.get("author", ""))),
+                "manual",
+                True,
+            )
         ],
         "latex_elements": elements,
         "latex_use_xindy": False,

@@ -30,13 +30,10 @@ LATIN_FONTS = r"""
 
 # \tracinglostchars=2: every glyph a font lacks is logged as "Missing character", which
 # the build turns into an error (a silent blank would reach the readers).
-# \py@release: the framework ("PyTorch") under the title and in the header, without
-# Sphinx's "Release" word in front of it.
 # \polybooksecnumdepth: the numbering depth Sphinx sets, so a chapter the toc leaves unnumbered
 # (d2l's preface, notation, references) can switch numbering off and the next one back on.
 COMMON_PREAMBLE = r"""
 \tracinglostchars=2
-\makeatletter\renewcommand{\py@release}{\version}\makeatother
 \AtBeginDocument{\edef\polybooksecnumdepth{\the\value{secnumdepth}}}
 """
 

@@ -75,10 +75,26 @@ class UnicodeMath(SphinxPostTransform):
                 node += nodes.Text(rewritten)
 
 
+def release_name(app: Sphinx) -> None:
+    """ "Release" (in the book's language, Sphinx's word) before the release on the cover and in
+    the page headers: Sphinx's own default leaves it blank (its ``releasename`` element is empty)."""
+    context = getattr(app.builder, "context", None)
+    if (
+        app.builder.name == "latex"
+        and app.config.release
+        and isinstance(context, dict)
+        and not context.get("releasename")
+    ):
+        from sphinx.locale import _
+
+        context["releasename"] = _("Release")
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     from polybook.stage import sphinx_speed
 
     sphinx_speed.install(app)
+    app.connect("builder-inited", release_name)
     app.add_post_transform(SourceMarkers)
     app.add_post_transform(CaptionCitations)
     app.add_post_transform(UnicodeMath)

@@ -15,7 +15,7 @@ from urllib.parse import quote
 from polybook.dialect.nodes import Document
 from polybook.render.site_info import NotebookPlace
 from polybook.stage.i18n import text
-from polybook.stage.myst import SYNC_GROUP
+from polybook.stage.myst import SYNC_GROUP, page_default, partial_classes
 
 
 def notebook_links(lang: str, name: str, doc: Document, places: tuple[NotebookPlace, ...]) -> list[str]:
@@ -24,7 +24,9 @@ def notebook_links(lang: str, name: str, doc: Document, places: tuple[NotebookPl
     mine = [place for place in places if place.framework in offered and doc.cells(place.framework)]
     if not mine:
         return []
-    lines = ["::::{tab-set}", f":sync-group: {SYNC_GROUP}", ":class: polybook-tabs polybook-notebook-links", ""]
+    partial = partial_classes([place.framework for place in mine], offered, page_default(doc))
+    classes = " ".join(["polybook-tabs", "polybook-notebook-links", *partial])
+    lines = ["::::{tab-set}", f":sync-group: {SYNC_GROUP}", f":class: {classes}", ""]
     for place in mine:
         lines += [
             f":::{{tab-item}} {place.label}",

@@ -278,6 +278,7 @@ def stage_documents(
             rich=policy.rich,
             label=config.label_of,
             reader=reader,
+            quiet=config.execution.quiet_stderr,
         )
         myst = transpile(
             doc,

@@ -105,6 +105,7 @@ class _Writer:
         # The site shows a tab for each framework the document has a version for (as d2lbook:
         # a chapter without TensorFlow code of its own has no TensorFlow tab).
         self.offered = doc.offered()
+        self.default = page_default(doc)  # the framework the page shows before the reader chooses
         self.frameworks = (framework,) if framework else self.offered
         self.outputs = outputs
         self.figure = figure
@@ -300,7 +301,7 @@ class _Writer:
             self.results(cell, runs[0])
             return
         panels = {fw: lambda fw=fw: self.results(cell, fw) for fw in runs}
-        self.tab_set(panels, cell.line, "polybook-outputs", "no_output")
+        self.tab_set(panels, cell.line, "polybook-outputs")
 
     def cell_tabs(self, cells: list[CodeCell]) -> None:
         if self.framework:
@@ -312,69 +313,90 @@ class _Writer:
 
         def panel(fw: str) -> Callable[[], None]:
             def write() -> None:
-                mine = [c for c in cells if fw in c.frameworks]
-                for cell in mine:
-                    self.code(cell, fw)
-                    self.results(cell, fw)
-                if not mine:
-                    self.notice("no_code", fw, cells[0].line)
+                for cell in cells:
+                    if shows(cell, fw):
+                        self.code(cell, fw)
+                        self.results(cell, fw)
 
             return write
 
-        self.tab_set({fw: panel(fw) for fw in self.frameworks}, cells[0].line, "polybook-code", "no_code")
+        mine = [fw for fw in self.frameworks if any(shows(cell, fw) for cell in cells)]
+        self.tab_set({fw: panel(fw) for fw in mine}, cells[0].line, "polybook-code")
 
     def text_tabs(self, tabs: list[TextTab]) -> None:
-        if self.framework:
+        if self.framework or len(self.frameworks) == 1:  # a page of one framework has no tabs (d2lbook)
             for tab in tabs:
-                if shows(tab, self.framework):
+                if shows(tab, self.frameworks[0]):
                     self.nodes(tab.children)
             return
 
         def panel(fw: str) -> Callable[[], None]:
             def write() -> None:
-                mine = [t for t in tabs if fw in t.frameworks]
-                for tab in mine:
-                    self.nodes(tab.children)
-                if not mine:
-                    self.notice("no_text", fw, tabs[0].line)
+                for tab in tabs:
+                    if shows(tab, fw):
+                        self.nodes(tab.children)
 
             return write
 
-        self.tab_set({fw: panel(fw) for fw in self.frameworks}, tabs[0].line, "polybook-text", "no_text")
+        mine = [fw for fw in self.frameworks if any(shows(tab, fw) for tab in tabs)]
+        self.tab_set({fw: panel(fw) for fw in mine}, tabs[0].line, "polybook-text")
 
-    def notice(self, key: str, framework: str, line: int) -> None:
-        message = text(self.language, key, framework=self.label(framework))
-        self.emit(["```{rst-class} polybook-notice polybook-empty", "```", "", message, ""], line)
-
-    def tab_set(self, panels: dict[str, Callable[[], None]], line: int, kind: str, empty: str) -> None:
+    def tab_set(self, panels: dict[str, Callable[[], None]], line: int, kind: str) -> None:
         """A sphinx-design tab-set synced on the framework; each panel writes its own lines.
 
-        A panel that wrote nothing (an empty text tab, a cell that printed nothing where
-        another framework's shows a notice) gets the notice ``empty``: sphinx-design refuses
-        a tab without content."""
+        As d2lbook's tab groups, a set has a tab only for the frameworks with something in it (a
+        panel that wrote nothing -- an empty text tab, a cell that printed nothing where another
+        framework's printed something -- is left out; sphinx-design refuses an empty tab), and
+        none when no framework has: the page says nothing where a framework has nothing to say.
+        A set lacking some of the page's frameworks is marked (:func:`partial_classes`) for the
+        site's script to hide it from a reader of those."""
         outer, bodies = self.out, {}
         for fw, write in panels.items():
             self.out = []
             write()
-            if not any(text.strip() for text, _ in self.out):
-                self.notice(empty, fw, line)
-            bodies[fw] = self.out
+            if any(text.strip() for text, _ in self.out):
+                bodies[fw] = self.out
         self.out = outer
+        if not bodies:
+            return
         # Colon fences must be longer than any colon fence nested in the panels.
         inner = max((len(text) - len(text.lstrip(":")) for body in bodies.values() for text, _ in body), default=0)
         item_marks = ":" * max(3, inner + 1)
         set_marks = item_marks + ":"
-        self.emit([f"{set_marks}{{tab-set}}", f":sync-group: {SYNC_GROUP}", f":class: polybook-tabs {kind}", ""], line)
+        classes = " ".join(["polybook-tabs", kind, *partial_classes(list(bodies), self.offered, self.default)])
+        self.emit([f"{set_marks}{{tab-set}}", f":sync-group: {SYNC_GROUP}", f":class: {classes}", ""], line)
+        first = next(iter(bodies))
         for fw, body in bodies.items():
             head = [
                 f"{item_marks}{{tab-item}} {self.label(fw)}",
                 f":sync: {fw}",
                 f":class-label: polybook-tab-{fw}",
             ]
+            if fw == self.default and fw != first:  # the page's default framework, not the set's first
+                head.append(":selected:")
             self.emit([*head, ""], line)
             self.out.extend(body)
             self.emit([item_marks, ""], line)
         self.emit([set_marks, ""], line)
+
+
+def page_default(doc: Document) -> str | None:
+    """The framework a page shows before the reader chooses one: its default tab, or the first
+    framework it has a version for when it has none for that (d2l's MXNet-only chapters)."""
+    offered = doc.offered()
+    return doc.default_tab if doc.default_tab in offered else next(iter(offered), None)
+
+
+def partial_classes(present: list[str], offered: tuple[str, ...], default: str | None) -> list[str]:
+    """The classes of a framework tab-set that lacks some of the page's frameworks:
+    ``polybook-lacks-<framework>`` for each, and ``polybook-default-<framework>`` for the page's
+    default. The site's script (``polybook-tabs.js``) hides such a set from a reader whose
+    framework it lacks (the page's default for a reader whose framework the page does not have);
+    a set with every framework of the page gets none."""
+    lacking = [fw for fw in offered if fw not in present]
+    if not lacking:
+        return []
+    return [*(f"polybook-lacks-{fw}" for fw in lacking), *([f"polybook-default-{default}"] if default else [])]
 
 
 def _inert(text: str) -> str:

@@ -5,15 +5,18 @@ escapes: a ``<script>`` printed by a cell is shown, never run. Only a real ``tex
 output is passed through as raw HTML, as Jupyter does. Images are written once to
 ``_outputs/<hash>.<ext>`` of the staged source. Failures are notices, never hidden:
 "needs a GPU" says where it ran and what it raised; a program whose outputs were frozen
-on a GPU machine says where they come from, once, on its first cell.
+on a GPU machine says where they come from, once, on its first cell. Libraries' start-up
+chatter on stderr (conf.py's ``polybook.execution.quiet_stderr``) is left out of what readers
+see (:func:`quiet_outputs`, for the notebooks too); the stored results keep every line.
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -81,6 +84,30 @@ def _date(provenance: dict[str, Any]) -> str:
     return escape(str(provenance.get("date", "?")).split("T")[0])
 
 
+@functools.lru_cache(maxsize=8)
+def _quiet_regex(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
+    return re.compile("|".join(f"(?:{p})" for p in patterns)) if patterns else None
+
+
+def quiet_outputs(outputs: Sequence[dict[str, Any]], patterns: tuple[str, ...]) -> list[dict[str, Any]]:
+    """``outputs`` without the stderr lines one of ``patterns`` is found in (each searched in one
+    line, its newline aside); a stderr output left empty goes. Nothing else is touched."""
+    regex = _quiet_regex(patterns)
+    if regex is None:
+        return list(outputs)
+    kept = []
+    for output in outputs:
+        if output.get("output_type") == "stream" and output.get("name") == "stderr":
+            raw = output.get("text", "")
+            lines = ("".join(raw) if isinstance(raw, list) else str(raw)).splitlines(keepends=True)
+            shown = "".join(line for line in lines if not regex.search(line.rstrip("\r\n")))
+            if not shown:
+                continue
+            output = {**output, "text": shown}
+        kept.append(output)
+    return kept
+
+
 class OutputRenderer:
     """Renders the results of one chapter in one language."""
 
@@ -92,9 +119,11 @@ class OutputRenderer:
         rich: bool = True,
         label: Callable[[str], str] = str,
         reader: ReaderCode | None = None,
+        quiet: tuple[str, ...] = (),
     ) -> None:
         self.language = lang
         self.reader = reader or ReaderCode()  # the code a framework runs, which results are matched to
+        self.quiet = quiet  # regexes of stderr lines not shown (conf.py's execution.quiet_stderr)
         self.label = label  # how readers see a framework's name (conf.py's framework_labels)
         self.results = results
         self.write_asset = write_asset
@@ -120,7 +149,7 @@ class OutputRenderer:
         if status is RunStatus.NOT_RUN:
             return self.notice("not_run", "polybook-not-run", framework=self.label(framework))
         out: list[str] = []
-        outputs = _merge_streams(cell.get("outputs", []))
+        outputs = _merge_streams(quiet_outputs(cell.get("outputs", []), self.quiet))
         errors = [o for o in outputs if o.get("output_type") == "error"]
         lacking = status in (RunStatus.NEEDS_GPU, RunStatus.DOWNLOAD_FAILED)  # the machine lacked it: a notice
         for output in outputs:

@@ -137,3 +137,83 @@
     ready();
   }
 })();
+
+// polybook: a framework tab-set without the reader's framework shows nothing, as d2l.ai shows a
+// tab group only with the frameworks it has something for. The build marks such a set
+// `polybook-lacks-<framework>` for each framework of the page it lacks and
+// `polybook-default-<framework>` with the framework the page shows before the reader chooses one
+// (polybook.stage.myst.partial_classes); a reader whose framework the page does not have at all
+// reads the page's default version.
+(function () {
+  "use strict";
+  const GROUP = "framework"; // the sync group (and ?framework=), polybook.stage.myst.SYNC_GROUP
+
+  function chosen() {
+    const query = new URLSearchParams(window.location.search).get(GROUP);
+    if (query) return query;
+    const script = document.querySelector("script[data-sd-tabs-storage-prefix]");
+    const prefix = script ? script.getAttribute("data-sd-tabs-storage-prefix") : "sphinx-design-tab-id-";
+    if (!prefix) return null;
+    try {
+      return window.localStorage.getItem(prefix + GROUP);
+    } catch (err) {
+      return null;
+    }
+  }
+
+  function sets() {
+    return Array.prototype.slice.call(document.querySelectorAll(".sd-tab-set.polybook-tabs"));
+  }
+
+  function label(set, framework) {
+    return Array.prototype.slice.call(set.querySelectorAll(":scope > label.sd-tab-label")).find(function (el) {
+      return el.getAttribute("data-sync-group") === GROUP && el.getAttribute("data-sync-id") === framework;
+    });
+  }
+
+  function pageDefault(all) {
+    for (const set of all) {
+      const found = Array.prototype.slice.call(set.classList).find(function (c) {
+        return c.indexOf("polybook-default-") === 0;
+      });
+      if (found) return found.slice("polybook-default-".length);
+    }
+    return null;
+  }
+
+  function show(reader) {
+    const all = sets();
+    const fallback = pageDefault(all);
+    if (!fallback) return; // every set has every framework of the page
+    const onPage = reader && all.some(function (set) {
+      return label(set, reader) || set.classList.contains("polybook-lacks-" + reader);
+    });
+    const framework = onPage ? reader : fallback;
+    all.forEach(function (set) {
+      set.style.display = set.classList.contains("polybook-lacks-" + framework) ? "none" : "";
+      const own = !onPage && label(set, framework);
+      const input = own && document.getElementById(own.getAttribute("for"));
+      if (input) input.checked = true; // the page's default version, not the set's first tab
+    });
+  }
+
+  function ready() {
+    show(chosen());
+    sets().forEach(function (set) {
+      set.querySelectorAll(":scope > input").forEach(function (input) {
+        input.addEventListener("change", function () {
+          const own = input.nextElementSibling;
+          if (input.checked && own && own.getAttribute("data-sync-group") === GROUP) {
+            show(own.getAttribute("data-sync-id"));
+          }
+        });
+      });
+    });
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", ready);
+  } else {
+    ready();
+  }
+})();
