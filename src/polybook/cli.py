@@ -370,6 +370,7 @@ def _mount() -> None:
         cache="polybook.execute.commands:cache",
         publish="polybook.site.commands:publish",
         serve="polybook.site.commands:serve",
+        translate="polybook.translate.commands:translate",
         **{"import": "polybook.importer.commands:import_group"},
     )
 
