@@ -60,7 +60,7 @@ def translate(
     book = load_book(config, [config.source_language, lang], cached=True)
     options = Options(stale=stale, names=_names(config, lang, paths), batch=config.translate.batch)
     cache = AnswerCache(config.build_dir)
-    plans = plan_language(book, lang, glossary, cache, settings.engine, settings.model, options)
+    plans = plan_language(book, lang, glossary, cache, settings.engine, settings.identity, options)
     if dry_run:
         _print_plan(plans)
         return
@@ -94,24 +94,27 @@ def _names(config, lang: str, paths: tuple[Path, ...]) -> set[str] | None:  # ty
 
 
 def _print_plan(plans) -> None:  # type: ignore[no-untyped-def]
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table("document", "blocks", "words", "characters", "from the book", "kept answers", box=None)
-    totals = [0, 0, 0, 0, 0]
+    """Per document, what would be sent (blocks, words, characters) and what the book's own
+    translations and the kept answers give already; then the totals."""
+    head = ("blocks", "words", "characters", "from the book", "kept answers")
+    rows = []
     for plan in plans:
         send = plan.to_send()
-        row = [
-            len(send),
-            sum(b.words for b in send),
-            sum(len(b.masked.prose.strip()) for b in send),
-            sum(b.origin == "memory" for b in plan.blocks),
-            sum(b.origin == "cache" for b in plan.blocks),
-        ]
-        totals = [a + b for a, b in zip(totals, row, strict=True)]
-        table.add_row(plan.name, *(f"{n:,}" for n in row))
-    table.add_row("total (to send)", *(f"{n:,}" for n in totals), style="bold")
-    Console(soft_wrap=True).print(table)
+        rows.append(
+            (
+                plan.name,
+                len(send),
+                sum(b.words for b in send),
+                sum(len(b.masked.prose.strip()) for b in send),
+                sum(b.origin == "memory" for b in plan.blocks),
+                sum(b.origin == "cache" for b in plan.blocks),
+            )
+        )
+    totals = ("total", *(sum(row[i] for row in rows) for i in range(1, 6)))
+    widths = [max(len(name), len(f"{n:,}")) for name, n in zip(head, totals[1:], strict=True)]
+    click.echo("  ".join(name.rjust(w) for name, w in zip(head, widths, strict=True)) + "  document")
+    for row in [*rows, totals]:
+        click.echo("  ".join(f"{n:,}".rjust(w) for n, w in zip(row[1:], widths, strict=True)) + f"  {row[0]}")
 
 
 def _run(ctx, book, lang, plans, made, who, glossary, cache, options) -> None:  # type: ignore[no-untyped-def]
@@ -121,7 +124,7 @@ def _run(ctx, book, lang, plans, made, who, glossary, cache, options) -> None:  
     from polybook.translate.engines import EngineError
     from polybook.translate.run import draft_document
 
-    console = Console(stderr=True)
+    console = Console(stderr=True, soft_wrap=True)
     results = []
     total = sum(len(plan.to_send()) for plan in plans)
     interrupted = False

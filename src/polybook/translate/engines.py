@@ -78,6 +78,12 @@ class EngineSettings:
     command: str | None = None
     where: str = "conf.py"  # conf.py:LINE of the settings, for errors
 
+    @property
+    def identity(self) -> str:
+        """What besides the engine's name decides its answers, for the cache's key: the model,
+        and the command engine's program."""
+        return f"{self.model} {self.command}" if self.engine == "command" else self.model
+
     @classmethod
     def of(cls, config: TranslateConfig, path: str, engine: str | None, command: str | None) -> EngineSettings:
         chosen = engine or config.engine
