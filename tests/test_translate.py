@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from polybook.cli import main
 from polybook.config.glossary import GlossaryError, from_terminology, parse_glossary
-from polybook.translate.engines import Batch, EngineError, Segment, answers_by_id, with_retries, Transient
+from polybook.translate.engines import Batch, EngineError, Segment, Transient, answers_by_id, with_retries
 from polybook.translate.protect import TokensLost, mask, restore
 from test_port import book
 
@@ -129,7 +129,7 @@ def test_protected_pieces_come_back_exactly() -> None:
     masked = mask(text)
     assert all(piece not in masked.text for piece in ("fig_x", "x_i", "np.sum", "https", "<b>", "(**"))
     assert restore(masked.text, masked) == text
-    with pytest.raises(TokensLost, match="lost '`np.sum`'"):
+    with pytest.raises(TokensLost, match=r"lost '`np\.sum`'"):
         restore(masked.text.replace("⟦2⟧", ""), masked)
     with pytest.raises(TokensLost, match="repeated"):
         restore(masked.text + "⟦0⟧", masked)
@@ -303,7 +303,7 @@ def server(handle: Handler) -> Iterator[tuple[str, list[dict[str, Any]]]]:
     seen: list[dict[str, Any]] = []
 
     class Answer(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])) or b"{}")
             seen.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
             status, answer = handle(self.path, body, self)
@@ -383,9 +383,8 @@ def test_an_openai_endpoint_answering_garbage_is_an_error(tmp_path: Path) -> Non
         answer["choices"][0]["message"]["content"] = "Sure! Here is your translation."
         return 200, answer
 
-    with server(handle) as (url, _):
-        with pytest.raises(EngineError, match="openai answered what is not JSON: Sure!"):
-            OpenAIEngine("m", "k", url + "/v1").translate(Batch("en", "ja", {}, (Segment("1", "a"),)))
+    with server(handle) as (url, _), pytest.raises(EngineError, match="openai answered what is not JSON: Sure!"):
+        OpenAIEngine("m", "k", url + "/v1").translate(Batch("en", "ja", {}, (Segment("1", "a"),)))
 
 
 def test_the_deepl_engine_speaks_deepls_api_with_its_glossaries() -> None:
@@ -406,7 +405,7 @@ def test_the_deepl_engine_speaks_deepls_api_with_its_glossaries() -> None:
         made.translate(batch)  # the glossary is made once
     glossaries = [s for s in seen if s["path"] == "/v2/glossaries"]
     assert len(glossaries) == 1 and glossaries[0]["body"]["entries"] == "loop\tループ"
-    translate = [s for s in seen if s["path"] == "/v2/translate"][0]
+    translate = next(s for s in seen if s["path"] == "/v2/translate")
     assert translate["body"]["glossary_id"] == "g-1" and translate["body"]["target_lang"] == "JA"
     assert translate["auth"] == "DeepL-Auth-Key key:fx"
 
