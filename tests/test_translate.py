@@ -443,3 +443,21 @@ def test_the_aws_engine_imports_a_terminology_and_translates() -> None:
         made = AwsEngine("default", url)
         assert made.translate(Batch("en", "ja", {"loop": "ループ"}, (Segment("1", "a ⟦0⟧"),))) == ["[ja] a ⟦0⟧"]
     assert seen[-1]["body"]["TerminologyNames"] == [seen[0]["body"]["Name"]]
+
+
+def test_the_import_writes_the_glossary_from_terminology_md(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    from conftest import FIXTURES
+
+    for lang in ("en", "ja"):
+        shutil.copytree(FIXTURES / "d2lbook" / lang, tmp_path / "projects" / lang)
+    (tmp_path / "projects/ja/TERMINOLOGY.md").write_text("## 用語\n\nsaddle point; 鞍点, サドル点\n", encoding="utf-8")
+    (tmp_path / "book").mkdir()
+    monkeypatch.chdir(tmp_path / "book")
+    for lang in ("en", "ja"):
+        result = CliRunner().invoke(main, ["import", "d2lbook", str(tmp_path / "projects" / lang), "--lang", lang])
+        assert result.exit_code == 0, result.output
+    glossary = parse_glossary((tmp_path / "book/chapters/ja/glossary").read_text(encoding="utf-8"), "glossary")
+    assert glossary.mapping() == {"saddle point": "鞍点"} and glossary.terms[0].variants == ("サドル点",)
+    assert not (tmp_path / "book/chapters/en/glossary").exists()
