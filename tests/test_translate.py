@@ -461,3 +461,21 @@ def test_the_import_writes_the_glossary_from_terminology_md(tmp_path: Path, monk
     glossary = parse_glossary((tmp_path / "book/chapters/ja/glossary").read_text(encoding="utf-8"), "glossary")
     assert glossary.mapping() == {"saddle point": "鞍点"} and glossary.terms[0].variants == ("サドル点",)
     assert not (tmp_path / "book/chapters/en/glossary").exists()
+
+
+def test_a_stale_block_goes_with_its_old_translation_and_the_sources_word_diff(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with server(lambda path, body, request: (200, _openai_answer(body))) as (url, seen):
+        conf = ported(tmp_path)
+        text = conf.read_text(encoding="utf-8").replace(
+            '"editions"', f'"translate": {{"engine": "openai", "endpoint": "{url}/v1"}},\n    "editions"'
+        )
+        conf.write_text(text, encoding="utf-8")
+        monkeypatch.setenv("OPENAI_API_KEY", "k")
+        cli(conf, "translate", "ja", str(tmp_path / "chapters/ja/loops.md"), "--stale")
+    user = json.loads(seen[0]["body"]["messages"][1]["content"])
+    (context,) = user["earlier_translations"].values()
+    assert "十まで数えます。" in context  # the old translation
+    assert "the source changed since: 'ten.' -> 'a hundred.'" in context
+    assert "[ja] We count to a hundred." in ja(tmp_path, "loops")

@@ -23,8 +23,10 @@ from pathlib import Path
 
 from polybook.book import Book
 from polybook.check import check_chapter
+from polybook.check.align import token_ratio
 from polybook.check.bases import Base, BaseKind
 from polybook.check.findings import Finding
+from polybook.check.staleness import word_diff
 from polybook.config.glossary import Glossary
 from polybook.diagnostics import Level
 from polybook.dialect import parse_text
@@ -63,6 +65,7 @@ class Planned:
     key: str  # the cache's
     found: str | None = None  # the draft (memory) or the masked answer (cache), when known already
     origin: str = "send"  # memory, cache or send
+    context: str = ""  # a stale block's old translation and what the source changed since
 
     @property
     def words(self) -> int:
@@ -123,10 +126,12 @@ def plan_language(
         if options.names is not None and name not in options.names:
             continue
         blocks = []
+        older = _edition_paragraphs(book, name) if options.stale else []
         for item in todos(doc, texts[name], options.stale):
             masked = mask(item.text)
-            key = cache_key(engine, model, source_lang, lang, glossary.digest(), masked.text, item.old)
-            planned = Planned(item, masked, key)
+            context = _context(item, older)
+            key = cache_key(engine, model, source_lang, lang, glossary.digest(), masked.text, context)
+            planned = Planned(item, masked, key, context=context)
             if item.kind.value == "untranslated" and item.text.strip() in memory:
                 planned.found, planned.origin = memory[item.text.strip()], "memory"
             elif (answer := cache.get(key)) is not None:
@@ -202,7 +207,7 @@ def _ask(
     terms = glossary.mapping()
     for start in range(0, len(to_send), options.batch):
         chunk = to_send[start : start + options.batch]
-        segments = tuple(Segment(b.todo.id, b.masked.text, _context(b.todo)) for b in chunk)
+        segments = tuple(Segment(b.todo.id, b.masked.text, b.context) for b in chunk)
         context = tuple(neighbours(plan.doc, plan.text, chunk[0].todo.line))
         batch = Batch(book.config.source_language, lang, terms, segments, context)
         made = engine()
@@ -216,9 +221,32 @@ def _ask(
     return out
 
 
-def _context(todo: Todo) -> str:
-    """A stale block's old translation, for the engine to keep what still holds."""
-    return f"earlier translation (of an older source text): {todo.old}" if todo.old else ""
+def _context(todo: Todo, older: list[str]) -> str:
+    """A stale block's old translation, for the engine to keep what still holds, and the words
+    the source changed since (against the most alike paragraph of the edition the book holds)."""
+    if not todo.old:
+        return ""
+    out = f"earlier translation (of an older source text): {todo.old}"
+    ratios = [(token_ratio(paragraph, todo.text), paragraph) for paragraph in older]
+    ratio, then = max(ratios, default=(0.0, ""))
+    if ratio >= _ALIKE and then != todo.text:
+        pairs = word_diff(then, todo.text)
+        changes = "; ".join(f"{old or '(nothing)'!r} -> {new or '(nothing)'!r}" for old, new in pairs)
+        out += f"\nthe source changed since: {changes}"
+    return out
+
+
+_ALIKE = 0.5  # an edition's paragraph this alike to a stale block's new text is its older version
+
+
+def _edition_paragraphs(book: Book, name: str) -> list[str]:
+    """The paragraphs of document ``name`` in the editions of the source the book holds."""
+    out: list[str] = []
+    for edition in book.config.editions:
+        path = book.config.edition_path(edition, name)
+        if path.is_file():
+            out += [part.strip() for part in path.read_text(encoding="utf-8").split("\n\n") if part.strip()]
+    return out
 
 
 def _checked(
