@@ -479,3 +479,23 @@ def test_a_stale_block_goes_with_its_old_translation_and_the_sources_word_diff(
     assert "十まで数えます。" in context  # the old translation
     assert "the source changed since: 'ten.' -> 'a hundred.'" in context
     assert "[ja] We count to a hundred." in ja(tmp_path, "loops")
+
+
+def test_terms_missing_names_a_glossary_term_the_translation_renders_otherwise(tmp_path: Path) -> None:
+    from polybook.book import load_book
+    from polybook.check import check_book
+    from polybook.config import load_config
+
+    conf = ported(tmp_path)
+    (tmp_path / "chapters/ja/glossary").write_text("loop = 繰り返し | ループ処理\n", encoding="utf-8")
+    result = check_book(load_book(load_config(conf)))
+    found = [f for f in result.active if str(f.code) == "terms.missing"]
+    # "The loop ends." -> "ループが終わります。": neither 繰り返し nor ループ処理
+    assert [(f.location.line, f.message) for f in found if f.location is not None] == [
+        (21, "the source says 'loop' here; the glossary renders it '繰り返し' or 'ループ処理', which this does not use")
+    ]
+    assert str(found[0].level) == "info"
+    assert "terms.missing" in cli(conf, "check", "--notes")
+    (tmp_path / "chapters/ja/glossary").write_text("loop = ループ\n", encoding="utf-8")
+    assert not [f for f in check_book(load_book(load_config(conf))).active if str(f.code) == "terms.missing"]
+    assert "terms.missing" not in cli(conf, "check", "--notes")  # the glossary is in the kept findings' keys
