@@ -16,7 +16,7 @@ import sys
 def main() -> None:
     request = json.load(sys.stdin)
     drop = "--drop" in sys.argv[1:]
-    marker = f"[{request['target_lang']}] "
+    marker = f"‹{request['target_lang']}› "
     segments = []
     for segment in request["segments"]:
         text = segment["text"]

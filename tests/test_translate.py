@@ -80,7 +80,11 @@ def test_drafts_are_counted_in_the_check_and_said_on_the_page(tmp_path: Path) ->
     assert not [f for f in result.active if str(f.level) != "info"]  # the drafts are consistent with the source
     notes = [f.message for f in result.active if str(f.code) == "stale.marked"]
     assert any("1 draft" in note and "1 stale" in note for note in notes), notes
-    assert any("2 draft" in note for note in notes), notes
+    assert "2 draft blocks of `polybook translate`: review them and remove their marks" in notes, notes
+    from polybook.site.status import collect, page_html
+
+    loaded = load_book(load_config(conf))
+    assert "1 draft, 1 stale blocks" in page_html(collect(loaded), "ja", loaded)  # and on the status page
     page = transpile(parse_text(ja(tmp_path, "fresh"), "fresh.md", None), "ja").text
     assert page.count(":class: polybook-draft") == 1  # one notice a page
     assert page.index("# [ja] Fresh") < page.index("まだ確認されていない機械翻訳")
@@ -499,3 +503,8 @@ def test_terms_missing_names_a_glossary_term_the_translation_renders_otherwise(t
     (tmp_path / "chapters/ja/glossary").write_text("loop = ループ\n", encoding="utf-8")
     assert not [f for f in check_book(load_book(load_config(conf))).active if str(f.code) == "terms.missing"]
     assert "terms.missing" not in cli(conf, "check", "--notes")  # the glossary is in the kept findings' keys
+
+
+def test_a_text_tab_is_drafted_whole_its_begin_and_end_protected() -> None:
+    masked = mask(":begin_tab:`pytorch`\nWe use `torch`.\n:end_tab:")
+    assert masked.text == "⟦0⟧\nWe use ⟦1⟧.\n⟦2⟧"

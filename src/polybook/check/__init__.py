@@ -186,12 +186,17 @@ def _at(finding: Finding, path: str, lines: set[int]) -> bool:
 
 
 def marked_findings(lang: str, name: str, translation: Document, marks: Counter[MarkKind]) -> list[Finding]:
-    """What a port left to translate in a document, as one note."""
+    """What a port left to translate in a document, and the drafts of ``polybook translate`` not
+    reviewed yet, as one note."""
     if document_mark(translation) is not None:
         message = "left by `polybook port`: the whole document is the source's text; translate it and remove its mark"
+    elif marks[MarkKind.DRAFT] and sum(marks.values()) == marks[MarkKind.DRAFT]:
+        message = f"{marks[MarkKind.DRAFT]} draft blocks of `polybook translate`: review them and remove their marks"
     elif marks:
         parts = ", ".join(f"{n} {kind}" for kind, n in sorted(marks.items()) if n)
         message = f"left by `polybook port`: {parts} blocks; translate them and remove their marks"
+        if marks[MarkKind.DRAFT]:
+            message += " (a draft's once reviewed)"
     else:
         return []
     return [Finding.make(Code.STALE_MARKED, message, lang, name, Location(translation.path, 1), subject=(message, ""))]

@@ -9,6 +9,7 @@ that still says the term as the source does (untranslated, or the term kept) is 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 from polybook.check.findings import Finding, Location
@@ -60,7 +61,7 @@ def _rendered(term: Term, text: str) -> bool:
 
 
 @lru_cache(maxsize=8)
-def _finder(glossary: Glossary):  # type: ignore[no-untyped-def]
+def _finder(glossary: Glossary) -> Callable[[str], list[Term]]:
     """The terms a lowercased text uses: one pattern of every term, longest first."""
     by_text = {term.source.lower(): term for term in glossary.terms}
     pattern = re.compile(

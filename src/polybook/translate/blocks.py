@@ -57,7 +57,7 @@ def todos(doc: Document, text: str, stale: bool = False) -> list[Todo]:
     out: list[Todo] = []
     if whole is not None:
         for node in doc.nodes[1:]:
-            if is_prose(node) and not isinstance(node, TextTab):
+            if is_prose(node):
                 out.append(
                     Todo(node.line, node.line, node.end_line, of(node.line, node.end_line), MarkKind.UNTRANSLATED)
                 )
@@ -65,7 +65,7 @@ def todos(doc: Document, text: str, stale: bool = False) -> list[Todo]:
     marks = marked(doc)
     for node in doc.nodes:
         mark = marks.get(id(node))
-        if mark is None or not is_prose(node) or isinstance(node, TextTab):
+        if mark is None or not is_prose(node):
             continue
         if mark.kind is MarkKind.UNTRANSLATED:
             out.append(Todo(node.line, mark.line, node.end_line, of(node.line, node.end_line), mark.kind))

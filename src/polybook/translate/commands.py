@@ -3,11 +3,23 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from polybook.usage import UsageProblem, book_config, known
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from polybook.book import Book
+    from polybook.config import BookConfig
+    from polybook.config.glossary import Glossary
+    from polybook.translate.engines import Engine
+    from polybook.translate.memory import AnswerCache
+    from polybook.translate.run import DocumentPlan, DocumentResult, Options
 
 
 @click.command(name="translate")
@@ -74,7 +86,7 @@ def _shown(path: Path) -> str:
     return display_path(path)
 
 
-def _names(config, lang: str, paths: tuple[Path, ...]) -> set[str] | None:  # type: ignore[no-untyped-def]
+def _names(config: BookConfig, lang: str, paths: tuple[Path, ...]) -> set[str] | None:
     """The documents ``paths`` name (files, or folders of them); None: every document."""
     if not paths:
         return None
@@ -93,7 +105,7 @@ def _names(config, lang: str, paths: tuple[Path, ...]) -> set[str] | None:  # ty
     return names
 
 
-def _print_plan(plans) -> None:  # type: ignore[no-untyped-def]
+def _print_plan(plans: list[DocumentPlan]) -> None:
     """Per document, what would be sent (blocks, words, characters) and what the book's own
     translations and the kept answers give already; then the totals."""
     head = ("blocks", "words", "characters", "from the book", "kept answers")
@@ -117,7 +129,18 @@ def _print_plan(plans) -> None:  # type: ignore[no-untyped-def]
         click.echo("  ".join(f"{n:,}".rjust(w) for n, w in zip(row[1:], widths, strict=True)) + f"  {row[0]}")
 
 
-def _run(ctx, book, lang, plans, made, who, glossary, cache, options) -> None:  # type: ignore[no-untyped-def]
+def _run(
+    ctx: click.Context,
+    book: Book,
+    lang: str,
+    plans: list[DocumentPlan],
+    made: Callable[[], Engine],
+    who: tuple[str, str],
+    glossary: Glossary,
+    cache: AnswerCache,
+    options: Options,
+) -> None:
+    """Each document drafted in turn, with progress; the refusals said as they come, a summary last."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -125,7 +148,7 @@ def _run(ctx, book, lang, plans, made, who, glossary, cache, options) -> None:  
     from polybook.translate.run import draft_document
 
     console = Console(stderr=True, soft_wrap=True)
-    results = []
+    results: list[DocumentResult] = []
     total = sum(len(plan.to_send()) for plan in plans)
     interrupted = False
     with Progress(
@@ -154,7 +177,7 @@ def _run(ctx, book, lang, plans, made, who, glossary, cache, options) -> None:  
         ctx.exit(130)
 
 
-def _summary(console, lang: str, results) -> None:  # type: ignore[no-untyped-def]
+def _summary(console: Console, lang: str, results: list[DocumentResult]) -> None:
     drafted = sum(r.drafted for r in results)
     words = sum(r.words for r in results)
     memory = sum(r.from_memory for r in results)
@@ -170,7 +193,7 @@ def _summary(console, lang: str, results) -> None:  # type: ignore[no-untyped-de
     )
 
 
-def _accept(config, accepted: tuple[str, ...]) -> None:  # type: ignore[no-untyped-def]
+def _accept(config: BookConfig, accepted: tuple[str, ...]) -> None:
     from polybook.translate.accept import NoDraft, accept
 
     for item in accepted:
@@ -186,7 +209,7 @@ def _accept(config, accepted: tuple[str, ...]) -> None:  # type: ignore[no-untyp
         click.echo(f"{item}: {count} draft(s) accepted", err=True)
 
 
-def _lang_of(config, path: Path) -> str:  # type: ignore[no-untyped-def]
+def _lang_of(config: BookConfig, path: Path) -> str:
     try:
         lang = path.resolve().relative_to(config.chapters_dir.resolve()).parts[0]
     except ValueError:

@@ -21,7 +21,8 @@ _PROTECTED = re.compile(
     "|".join(
         [
             r"(?m:^[ \t]*(`{3,}|~{3,})[^\n]*\n(?:.*?\n)?[ \t]*\1[ \t]*$)",  # a fenced block inside a list
-            r"(?m:^[ \t]*:(?:label|width|height|begin_tab|end_tab):`[^`\n]*`[ \t]*$)",  # a label line, figure options
+            # a label line, figure options, a text tab's begin and end
+            r"(?m:^[ \t]*(?::(?:label|eqlabel|width|height|begin_tab):`[^`\n]*`|:end_tab:)[ \t]*$)",
             r"(?m:^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$)",  # a table's rule
             r"(?:^|\n)[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+|\d{1,3}[.)][ \t]+|>[ \t]?)",  # a line's marker
             r"\$\$.+?\$\$",  # display math inside a paragraph
