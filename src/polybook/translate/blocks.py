@@ -115,13 +115,11 @@ def with_drafts(
 
 def neighbours(doc: Document, text: str, line: int, count: int = 2) -> list[str]:
     """Up to ``count`` translated prose blocks before and after ``line``, as context."""
+    if document_mark(doc) is not None:
+        return []
     lines = text.split("\n")
     marks = marked(doc)
-    translated = [
-        node
-        for node in doc.nodes
-        if is_prose(node) and read_mark(node) is None and id(node) not in marks and document_mark(doc) is None
-    ]
+    translated = [node for node in doc.nodes if is_prose(node) and read_mark(node) is None and id(node) not in marks]
     before = [n for n in translated if n.end_line < line][-count:]
     after = [n for n in translated if n.line > line][:count]
     return ["\n".join(lines[n.line - 1 : n.end_line]) for n in [*before, *after]]

@@ -158,8 +158,7 @@ def draft_document(
     makes the engine when there is something to send; ``who`` is its name and model, for the marks."""
     shown = display_path(plan.path)
     result = DocumentResult(plan.name, shown)
-    answers = _ask(book, lang, plan, engine, glossary, cache, options, sent, said)
-    result.sent = len(plan.to_send())
+    answers, result.sent = _ask(book, lang, plan, engine, glossary, cache, options, sent, said)
     drafts: dict[str, tuple[str, str]] = {}
     for block in plan.blocks:
         text = answers.get(block.todo.id, block.found)
@@ -199,11 +198,17 @@ def _ask(
     options: Options,
     sent: Callable[[int], None],
     said: Callable[[str], None] | None,
-) -> dict[str, str]:
+) -> tuple[dict[str, str], int]:
     """The engine's answers (protected text) for the blocks to send, batch by batch, each
-    batch's kept in the cache as soon as it comes."""
-    to_send = plan.to_send()
+    batch's kept in the cache as soon as it comes; and how many blocks were sent."""
     out: dict[str, str] = {}
+    to_send = []
+    for block in plan.to_send():  # an answer an earlier document of this run paid for already
+        answer = cache.get(block.key)
+        if answer is None:
+            to_send.append(block)
+        else:
+            out[block.todo.id] = answer
     terms = glossary.mapping()
     for start in range(0, len(to_send), options.batch):
         chunk = to_send[start : start + options.batch]
@@ -218,7 +223,7 @@ def _ask(
         cache.add({b.key: text for b, text in zip(chunk, texts, strict=True)})
         out.update({b.todo.id: text for b, text in zip(chunk, texts, strict=True)})
         sent(len(chunk))
-    return out
+    return out, len(to_send)
 
 
 def _context(todo: Todo, older: list[str]) -> str:
