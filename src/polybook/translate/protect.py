@@ -15,15 +15,22 @@ from dataclasses import dataclass
 
 from polybook.dialect.slides import PAIRS
 
+
+def _whole_line(pattern: str) -> str:
+    """A line that is ``pattern`` alone, with the line break that joins it to the text (before
+    it; after it, for the text's first line): nothing an engine writes can land on that line."""
+    line = rf"[ \t]*{pattern}[ \t]*"
+    return rf"(?:\A{line}(?:\n|\Z)|\n{line}(?=\n|\Z))"
+
+
 _SLIDES = "|".join(re.escape(mark) for pair in PAIRS for mark in pair)
 #: Each alternative is one protected piece, tried left to right.
 _PROTECTED = re.compile(
     "|".join(
         [
             r"(?m:^[ \t]*(`{3,}|~{3,})[^\n]*\n(?:.*?\n)?[ \t]*\1[ \t]*$)",  # a fenced block inside a list
-            # a label line, figure options, a text tab's begin and end
-            r"(?m:^[ \t]*(?::(?:label|eqlabel|width|height|begin_tab):`[^`\n]*`|:end_tab:)[ \t]*$)",
-            r"(?m:^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$)",  # a table's rule
+            _whole_line(r"(?::(?:label|eqlabel|width|height|begin_tab):`[^`\n]*`|:end_tab:)"),  # labels, options, tabs
+            _whole_line(r"\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?"),  # a table's rule
             r"(?:^|\n)[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+|\d{1,3}[.)][ \t]+|>[ \t]?)",  # a line's marker
             r"\$\$.+?\$\$",  # display math inside a paragraph
             r"(?<![\\$])\$(?!\s)[^$\n]+?(?<![\s\\])\$",  # inline math
