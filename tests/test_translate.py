@@ -508,3 +508,29 @@ def test_terms_missing_names_a_glossary_term_the_translation_renders_otherwise(t
 def test_a_text_tab_is_drafted_whole_its_begin_and_end_protected() -> None:
     masked = mask(":begin_tab:`pytorch`\nWe use `torch`.\n:end_tab:")
     assert masked.text == "⟦0⟧We use ⟦1⟧.⟦2⟧"  # the line breaks with them: no text lands on their lines
+
+
+def test_ctrl_c_keeps_the_documents_written_and_a_second_run_continues(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from polybook.translate.engines import CommandEngine
+
+    conf = ported(tmp_path)
+    real, calls = CommandEngine.translate, []
+
+    def interrupted(self: CommandEngine, batch: Batch) -> list[str]:
+        calls.append(batch)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(self, batch)
+
+    monkeypatch.setattr(CommandEngine, "translate", interrupted)
+    result = CliRunner().invoke(main, ["--conf", str(conf), "translate", "ja", *engine("echo")])
+    assert result.exit_code == 130, result.output
+    assert "interrupted: the documents above are written; run again to continue" in result.output
+    assert "polybook:draft" in ja(tmp_path, "fresh") and "polybook:draft" not in ja(tmp_path, "loops")
+    monkeypatch.setattr(CommandEngine, "translate", real)
+    log = tmp_path / "requests.jsonl"
+    cli(conf, "translate", "ja", *engine("echo", log))
+    assert "polybook:draft" in ja(tmp_path, "loops")
+    assert len(log.read_text(encoding="utf-8").splitlines()) == 1  # only what the first run had not done
