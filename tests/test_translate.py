@@ -534,3 +534,8 @@ def test_ctrl_c_keeps_the_documents_written_and_a_second_run_continues(
     cli(conf, "translate", "ja", *engine("echo", log))
     assert "polybook:draft" in ja(tmp_path, "loops")
     assert len(log.read_text(encoding="utf-8").splitlines()) == 1  # only what the first run had not done
+
+
+def test_a_figure_whose_caption_runs_over_two_lines_keeps_its_opening() -> None:
+    masked = mask("![A long caption\nover two lines $x$.](../img/a.svg)\n:label:`fig_a`")
+    assert masked.pieces[0] == "![" and masked.text.startswith("⟦0⟧A long caption")

@@ -37,7 +37,7 @@ _PROTECTED = re.compile(
             r"(`+)[^`].*?(?<!`)\2(?!`)",  # inline code
             r":[A-Za-z][\w-]*:`[^`\n]+`",  # a role: :numref:`x`, :cite:`a,b`, :eqref:`e`
             r"\]\([^)\s]*(?:\s+\"[^\"]*\")?\)",  # a link's or an image's target
-            r"!?\[(?=[^\[\]\n]*\]\()",  # a link's or an image's opening (its text is prose)
+            r"!?\[(?=[^\[\]]*\]\()",  # a link's or an image's opening (its text is prose)
             r"<!--.*?-->",  # a comment
             r"</?[A-Za-z][^<>]*>",  # an HTML tag, an autolink
             r"https?://[^\s<>()]+",  # a bare address
