@@ -132,7 +132,7 @@ def plan_language(
             context = _context(item, older)
             key = cache_key(engine, model, source_lang, lang, glossary.digest(), masked.text, context)
             planned = Planned(item, masked, key, context=context)
-            if item.kind.value == "untranslated" and item.text.strip() in memory:
+            if item.text.strip() in memory:
                 planned.found, planned.origin = memory[item.text.strip()], "memory"
             elif (answer := cache.get(key)) is not None:
                 planned.found, planned.origin = answer, "cache"
