@@ -326,9 +326,11 @@ class AwsEngine:
     def __post_init__(self) -> None:
         try:
             import boto3
+            from botocore.config import Config
         except ImportError:
             raise EngineError("the aws engine needs boto3: pip install 'polybook[aws]'") from None
-        self.client = boto3.client("translate", endpoint_url=self.endpoint)
+        once = Config(retries={"total_max_attempts": 1})  # retried by the caller, with back-off
+        self.client = boto3.client("translate", endpoint_url=self.endpoint, config=once)
 
     def translate(self, batch: Batch) -> list[str]:
         from botocore.exceptions import BotoCoreError, ClientError
