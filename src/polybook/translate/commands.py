@@ -77,6 +77,11 @@ def translate(
         _print_plan(plans)
         return
     made = functools.cache(lambda: make_engine(settings))
+    if any(plan.to_send() for plan in plans):
+        try:  # its key and client before anything is written
+            made()
+        except EngineError as exc:
+            raise UsageProblem(str(exc)) from None
     _run(ctx, book, lang, plans, made, (settings.engine, settings.model), glossary, cache, options)
 
 
