@@ -1,5 +1,5 @@
 """The packages import one way, as the pipeline runs: dialect -> config -> book -> library,
-importer -> check -> sync -> execute -> stage -> render, pdf, notebooks -> site -> cli. A module may import
+importer -> check -> sync, translate -> execute -> stage -> render, pdf, notebooks -> site -> cli. A module may import
 from its own package and from any lower layer, never from a higher one nor from another package
 of its own layer (HTML and PDF share what they share through ``stage``). Imports inside
 functions count too: a lazy import is still a dependency."""
@@ -22,7 +22,7 @@ LAYERS = [
     {"book", "usage"},
     {"library", "importer"},
     {"check"},
-    {"sync"},
+    {"sync", "translate"},
     {"execute"},
     {"stage"},
     {"render", "pdf", "notebooks"},

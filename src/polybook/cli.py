@@ -393,6 +393,7 @@ def _mount() -> None:
         init="polybook.importer.commands:init_command",
         publish="polybook.site.commands:publish",
         serve="polybook.site.commands:serve",
+        translate="polybook.translate.commands:translate",
         **{"import": "polybook.importer.commands:import_group"},
     )
 

@@ -53,8 +53,10 @@ from polybook.check.references import (
 from polybook.check.segments import flatten, pair_segments
 from polybook.check.staleness import ORIGIN_SUFFIX, SyncRecord, lock_problem, origin_file, read_lock
 from polybook.check.suppress import Suppression, apply, inline_suppressions, unused
+from polybook.check.terms import check_terms
 from polybook.check.trust import added_directives, added_modules
 from polybook.config import BookConfig
+from polybook.config.glossary import Glossary, GlossaryError, read_glossary
 from polybook.database import flush_stores, shelf
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect import DialectSettings, parse_text
@@ -120,6 +122,7 @@ def check_chapter(
     lock: dict[str, SyncRecord] | None = None,
     store: Path | None = None,
     base: Base | None = None,
+    glossary: Glossary | None = None,
 ) -> list[Finding]:
     """Every chapter-local check of one translated chapter: its consistency with its base (what it
     was made from, :mod:`.bases`), then what the source changed since (``current``: the source's
@@ -128,7 +131,8 @@ def check_chapter(
     ``lock`` is the language's sync records (:func:`read_lock`); callers that check many
     chapters read it once and pass it, else it is read here. ``store``: the parsed documents
     kept in the build folder (:mod:`polybook.models`), for the sources translations were made from.
-    ``base``: the chapter's, when the caller knows it already.
+    ``base``: the chapter's, when the caller knows it already. ``glossary``: the language's
+    (``terms.missing``), when the caller has read it.
     """
     config = book.config
     if lock is None:
@@ -158,6 +162,8 @@ def check_chapter(
     findings += check_math_numbers(lang, name, source, translation, src_items, tgt_items, match.common, alignment)
     findings += check_sections(lang, name, alignment, source, translation, match, src_items, tgt_items)
     findings += check_references(lang, name, source, translation, alignment.place, config.localised_links, match.common)
+    if glossary is not None:
+        findings += check_terms(lang, name, alignment, translation.path, glossary)
     findings = _within_extra_sections(findings, extra_section_lines(tgt_items, match), translation.path)
     findings = followed_since(findings, source, current, translation)
     if stale:  # a stale or review block is read as the source's text: what is found at it is said by its mark
@@ -180,12 +186,17 @@ def _at(finding: Finding, path: str, lines: set[int]) -> bool:
 
 
 def marked_findings(lang: str, name: str, translation: Document, marks: Counter[MarkKind]) -> list[Finding]:
-    """What a port left to translate in a document, as one note."""
+    """What a port left to translate in a document, and the drafts of ``polybook translate`` not
+    reviewed yet, as one note."""
     if document_mark(translation) is not None:
         message = "left by `polybook port`: the whole document is the source's text; translate it and remove its mark"
+    elif marks[MarkKind.DRAFT] and sum(marks.values()) == marks[MarkKind.DRAFT]:
+        message = f"{marks[MarkKind.DRAFT]} draft blocks of `polybook translate`: review them and remove their marks"
     elif marks:
         parts = ", ".join(f"{n} {kind}" for kind, n in sorted(marks.items()) if n)
         message = f"left by `polybook port`: {parts} blocks; translate them and remove their marks"
+        if marks[MarkKind.DRAFT]:
+            message += " (a draft's once reviewed)"
     else:
         return []
     return [Finding.make(Code.STALE_MARKED, message, lang, name, Location(translation.path, 1), subject=(message, ""))]
@@ -213,6 +224,7 @@ def check_chunk(book: Book, names: list[str], langs: list[str], store: Path | No
             out.suppressions += found
             out.findings += problems
     locks = {lang: read_lock(book.config.chapters_dir / lang) for lang in langs}
+    glossaries = {lang: _glossary(book.config, lang) for lang in langs}
     source_names = book.names_of(source_lang)
     known = set(source_names)
     orphans = {lang: [n for n in book.names_of(lang) if n not in known] for lang in langs}  # no source document
@@ -244,11 +256,23 @@ def check_chunk(book: Book, names: list[str], langs: list[str], store: Path | No
                 memo = kept_in if not renamed else None  # its key names its own file
                 out.findings += chapter_findings(
                     memo, book.config, lang, name, source, target, locks[lang], base,
-                    functools.partial(check_chapter, book, lang, name, source, target, locks[lang], store, base),
+                    functools.partial(
+                        check_chapter, book, lang, name, source, target, locks[lang], store, base, glossaries[lang]
+                    ),
                 )  # fmt: skip
                 shared = source_refs.get(name, set())
                 out.refs += [(lang, name, target.path, *ref, ref[:2] in shared) for ref in resolvable_refs(target)]
     return out
+
+
+def _glossary(config: BookConfig, lang: str) -> Glossary | None:
+    """The language's glossary (None when it has none, or one that does not parse: ``polybook
+    translate`` says where)."""
+    try:
+        glossary = read_glossary(config.chapters_dir, lang)
+    except (GlossaryError, OSError, UnicodeDecodeError):
+        return None
+    return glossary if glossary.terms else None
 
 
 _MISSPELT = 0.8  # a chapter name this similar to one of the source's is that one misspelt

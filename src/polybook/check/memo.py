@@ -20,6 +20,7 @@ from polybook.check.keys import checker_version, file_digest, key_of, package_ve
 from polybook.check.plan import Changes, Counts, DocumentPlan
 from polybook.check.staleness import LOCK_NAME, SyncRecord, origin_file
 from polybook.config import BookConfig
+from polybook.config.glossary import GLOSSARY_NAME
 from polybook.database import Shelf, store_at
 from polybook.dialect.nodes import Document
 from polybook.files import kept, pickled_by_fields, swept
@@ -65,6 +66,7 @@ def chapter_findings(
         base.kind,
         str(base.file or ""),
         file_digest(base.file) if base.file is not None else b"",
+        file_digest(config.chapters_dir / lang / GLOSSARY_NAME),
     ])  # fmt: skip
     if isinstance(store, Shelf):
         return store.get(("findings", lang), key, list, compute)
@@ -89,6 +91,7 @@ def chunk_key(
     parts: list[str | bytes] = [package_version(), file_digest(config.path), os.getcwd(), repr(langs), repr(present)]
     for lang in [source, *langs]:
         parts.append(file_digest(config.chapters_dir / lang / LOCK_NAME))
+        parts.append(file_digest(config.chapters_dir / lang / GLOSSARY_NAME))
         edition = config.languages[lang].base
         for name in names:
             document = config.document_path(lang, name)

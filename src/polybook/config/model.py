@@ -23,6 +23,24 @@ class ConfigError(DiagnosticError):
     """conf.py is unusable; ``diagnostics`` lists every problem found."""
 
 
+#: The machine translation engines ``polybook translate`` knows.
+ENGINES = ("command", "openai", "deepl", "aws")
+
+
+@dataclass(frozen=True, slots=True)
+class TranslateConfig:
+    """``polybook.translate``: the engine that drafts translations and how to reach it. The key
+    itself is never in conf.py: ``key_env`` names the environment variable that holds it."""
+
+    engine: str | None = None
+    model: str | None = None
+    endpoint: str | None = None
+    key_env: str | None = None
+    command: str | None = None
+    batch: int = 20  # segments per request
+    line: int = 1  # conf.py's line of the setting, for errors found when the engine starts
+
+
 @dataclass(frozen=True, slots=True)
 class LanguageConfig:
     lang: str
@@ -169,6 +187,7 @@ class BookConfig:
     notebooks: NotebooksConfig = field(default_factory=NotebooksConfig)  # where launch notebooks are published
     # globs (fnmatch) of source-language document names whose raw HTML the site keeps as written
     trusted_html: tuple[str, ...] = ()
+    translate: TranslateConfig = field(default_factory=lambda: TranslateConfig())  # polybook translate's engine
 
     def edition_path(self, edition: str, name: str) -> Path:
         """The file of document ``name`` in a held edition of the source language."""

@@ -18,6 +18,7 @@ _PARTS = (
     ("polybook.library", "The book's own package, from its `#@save` cells", library._LIBRARY_KEYS),
     ("polybook.library.frameworks.FRAMEWORK", "One framework's module of the library", library._FRAMEWORK_KEYS),
     ("polybook.notebooks", "The notebooks for readers", notebooks._KEYS),
+    ("polybook.translate", "The machine translation engine of `polybook translate`", validate._TRANSLATE_KEYS),
 )
 
 _HEAD = """\

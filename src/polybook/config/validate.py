@@ -18,6 +18,7 @@ from typing import Any
 from polybook.config.checks import Checks, did_you_mean, key_node
 from polybook.config.library import read_library
 from polybook.config.model import (
+    ENGINES,
     QUIET_STDERR,
     BookConfig,
     ChapterExecution,
@@ -26,6 +27,7 @@ from polybook.config.model import (
     EnvironmentConfig,
     ExecutionConfig,
     LanguageConfig,
+    TranslateConfig,
 )
 from polybook.config.notebooks import read_notebooks
 from polybook.diagnostics import Code, Diagnostic
@@ -63,6 +65,8 @@ _BOOK_KEYS = {
     "language's documents (polybook import d2lbook --as-base), which translations made from it are checked against",
     "notebooks": "the notebooks for readers (polybook build notebooks): {'launch': 'owner/name@branch'}, where "
     "the launch notebooks are published",
+    "translate": "the machine translation engine polybook translate drafts with: {engine, model?, endpoint?, "
+    "key_env?, command?, batch?}",
     "trusted_html": "globs (fnmatch) of source-language document names whose raw HTML the site keeps as written, "
     "scripts and all (d2l: ['index'], its front page); every other page's, and every translation's, is cleaned "
     "(default: none)",
@@ -74,6 +78,18 @@ _LANGUAGE_KEYS = {
     "default_tab": "framework of this language's untagged cells and first tab (default: polybook.default_tab)",
     "origin": "the language this one is translated from, when it is not the source language",
     "base": "the edition (a key of polybook.editions) this translation was made from",
+}
+_TRANSLATE_KEYS = {
+    "engine": "command (any program: JSON on stdin and stdout), openai (an OpenAI-compatible chat-completions "
+    "endpoint), deepl or aws (Amazon Translate); --engine overrides it",
+    "model": "the engine's model (openai: e.g. 'gpt-4o-mini'; deepl: 'quality_optimized'...); written in each "
+    "draft's mark and part of the cache's key",
+    "endpoint": "the engine's URL, when not its public one (an OpenAI-compatible server, a DeepL or AWS endpoint)",
+    "key_env": "the name of the environment variable holding the engine's key (never the key itself); default "
+    "OPENAI_API_KEY, DEEPL_AUTH_KEY, or AWS's own credentials chain",
+    "command": "the program of the command engine, with its arguments (e.g. 'python mt.py --to {lang}'); "
+    "--command overrides it",
+    "batch": "segments sent per request (default 20)",
 }
 _EXECUTION_KEYS = {
     "timeout": "seconds a cell may run before it is stopped (default 300)",
@@ -237,6 +253,7 @@ class _Validator(Checks):
         )
         notebooks = read_notebooks(self, raw.get("notebooks", {}), key_node(node, "notebooks") or node)
         trusted_html = self.document_globs(raw.get("trusted_html", []), "polybook.trusted_html", node)
+        translate = self.translate(raw.get("translate", {}), key_node(node, "translate") or node)
         if self.errors or not isinstance(source, str):
             return None
         ordered = {source: languages[source], **{k: v for k, v in languages.items() if k != source}}
@@ -261,7 +278,39 @@ class _Validator(Checks):
             tuple(library_problems),
             notebooks,
             trusted_html,
+            translate,
         )
+
+    def translate(self, value: Any, node: ast.expr | None) -> TranslateConfig:
+        """``polybook.translate``: the engine's settings, each checked at its line."""
+        line = getattr(node, "lineno", 1)
+        if not isinstance(value, dict):
+            self.error("polybook.translate", node, "must be a dict, e.g. {'engine': 'deepl', 'key_env': 'DEEPL_KEY'}")
+            return TranslateConfig(line=line)
+        self.unknown_keys(value, _TRANSLATE_KEYS, "polybook.translate", node, f"known: {', '.join(_TRANSLATE_KEYS)}")
+        found: dict[str, Any] = {}
+        for key in ("engine", "model", "endpoint", "key_env", "command"):
+            item = value.get(key)
+            if item is not None and (not isinstance(item, str) or not item.strip()):
+                self.error(f"polybook.translate.{key}", key_node(node, key) or node, "must be a non-empty string")
+            elif item is not None:
+                found[key] = item
+        engine = found.get("engine")
+        if engine is not None and engine not in ENGINES:
+            hint = did_you_mean(engine, ENGINES) or f"; known: {', '.join(ENGINES)}"
+            self.error(
+                "polybook.translate.engine", key_node(node, "engine") or node, f"unknown engine {engine!r}{hint}"
+            )
+        key_env = found.get("key_env")
+        if key_env is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key_env):
+            self.error(
+                "polybook.translate.key_env",
+                key_node(node, "key_env") or node,
+                f"{key_env!r} is not an environment variable's name: name the variable that holds the key, "
+                "never the key itself",
+            )
+        batch = self.positive(value.get("batch", 20), "polybook.translate.batch", key_node(node, "batch") or node)
+        return TranslateConfig(**found, batch=batch, line=line)
 
     def source_language(self, source: Any, node: ast.expr | None, languages: dict[str, LanguageConfig]) -> Any:
         """``polybook.source_language``: one of the languages (said when it is not)."""

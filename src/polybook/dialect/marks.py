@@ -15,6 +15,10 @@ kept aside where a translator finds it.
     <!-- polybook:aside                       translated text kept, out of the page
     the old translation
     -->
+    <!-- polybook:draft engine=deepl model=x date=2026-11-28 -->
+                                              the next block is a machine's draft (``polybook
+                                              translate``), not yet reviewed: removing the
+                                              mark accepts it
 
 Comments, not a new syntax: the file stays valid d2lbook Markdown and renders everywhere; the
 checker reads a stale or review block as the source text the mark holds (so consistency stays
@@ -33,8 +37,11 @@ from polybook.dialect.nodes import Block, Document, Node
 
 PREFIX = "<!-- polybook:"
 _MARK = re.compile(
-    r"\A<!-- polybook:(untranslated|stale|review|aside)( document)?[ \t]*(?:\n(.*?))?\n?[ \t]*-->\s*\Z", re.S
+    r"\A<!-- polybook:(untranslated|stale|review|aside|draft)( document)?((?:[ \t]+[\w.-]+=[^\s=]*)*)[ \t]*"
+    r"(?:\n(.*?))?\n?[ \t]*-->\s*\Z",
+    re.S,
 )
+_UNSAFE = re.compile(r"[\s=]|--")  # what a draft mark's value cannot hold
 _CLOSE = "-->"
 _ESCAPED = "-- >"  # what a mark's text holds for ``-->``, which would end the comment
 
@@ -44,6 +51,7 @@ class MarkKind(StrEnum):
     STALE = "stale"
     REVIEW = "review"
     ASIDE = "aside"
+    DRAFT = "draft"
 
 
 #: The marks whose block the checker reads as the source text they hold (:func:`as_checked`).
@@ -56,6 +64,7 @@ class Mark:
     text: str  # a stale mark's source text, an aside's translation ("" for untranslated)
     document: bool = False  # ``untranslated document``: the whole document
     line: int = 1
+    attributes: tuple[tuple[str, str], ...] = ()  # a draft's ``engine=... model=... date=...``
 
 
 def read_mark(node: Node) -> Mark | None:
@@ -65,12 +74,20 @@ def read_mark(node: Node) -> Mark | None:
     found = _MARK.match(node.source.strip() + "\n")
     if found is None:
         return None
-    text = (found.group(3) or "").replace(_ESCAPED, _CLOSE)
-    return Mark(MarkKind(found.group(1)), text, bool(found.group(2)), node.line)
+    text = (found.group(4) or "").replace(_ESCAPED, _CLOSE)
+    attributes = tuple(tuple(pair.split("=", 1)) for pair in found.group(3).split())
+    return Mark(MarkKind(found.group(1)), text, bool(found.group(2)), node.line, attributes)  # type: ignore[arg-type]
 
 
 def untranslated(document: bool = False) -> str:
     return f"{PREFIX}untranslated{' document' if document else ''} -->"
+
+
+def draft(**attributes: str) -> str:
+    """A draft mark: who drafted the next block (``engine``, ``model``, ``date``); a value's
+    spaces and ``=`` become ``-`` (the mark is one line of ``name=value`` pairs)."""
+    pairs = " ".join(f"{name}={_UNSAFE.sub('-', value) or '-'}" for name, value in attributes.items())
+    return f"{PREFIX}draft {pairs} -->"
 
 
 def holding(kind: MarkKind, text: str) -> str:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from polybook.config import CONFIG_NAME, ConfigError, find_config, load_config
+from polybook.config.glossary import GLOSSARY_NAME, from_terminology
 from polybook.diagnostics import Code, Diagnostic, DiagnosticError
 from polybook.files import atomic_write, replace_folder
 from polybook.importer.confpy import Change, ConfEditError, edit_conf, new_conf, read_book_settings
@@ -133,6 +134,7 @@ def import_d2lbook(
     )
     with _staging(book.chapters, lang) as fresh:
         assemble(project, selection, fresh)
+        _glossary(project, fresh)
         exclusions = [*((book.settings.polybook or {}).get("exclusions") or []), *settings.exclusions]
         origin_pattern = bool(uncovered(fresh, selection.origins, exclusions))
         copied = {*selection.files, *selection.carried}
@@ -144,6 +146,15 @@ def import_d2lbook(
     result.notes = merged.notes
     result.unmapped = sorted([*settings.unmapped, *merged.unmapped], key=lambda u: u.line)
     return result
+
+
+def _glossary(project: Path, fresh: Path) -> None:
+    """The project's ``TERMINOLOGY.md`` (d2l-zh's, d2l-tr's), as the language's glossary."""
+    terminology = project / "TERMINOLOGY.md"
+    if terminology.is_file():
+        text = from_terminology(_read_text(terminology))
+        if text.count("\n") > 1:
+            (fresh / GLOSSARY_NAME).write_text(text, encoding="utf-8")
 
 
 def _locate_book(conf: Path | None, cwd: Path, settings: ProjectSettings) -> _Book:

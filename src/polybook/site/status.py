@@ -45,7 +45,7 @@ STATES = {
     "behind": ("fa-solid fa-clock-rotate-left", "status_behind"),
     "ok": ("fa-solid fa-circle-check", "status_ok"),
 }
-_FAMILIES = {"code", "math", "numbers", "ref", "structure", "stale", "suppression"}
+_FAMILIES = {"code", "math", "numbers", "ref", "structure", "stale", "suppression", "terms"}
 
 
 @dataclass(slots=True)

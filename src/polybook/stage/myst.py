@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from polybook.diagnostics import Diagnostic
 from polybook.dialect.cells import highlight_language
-from polybook.dialect.marks import Mark, document_mark, read_mark
+from polybook.dialect.marks import Mark, MarkKind, document_mark, marked, read_mark
 from polybook.dialect.nodes import (
     Bibliography,
     Block,
@@ -117,6 +117,8 @@ class _Writer:
         self.captions: dict[int, Paragraph] = {}  # id(table) -> its ``:caption`` paragraph
         self.out: list[tuple[str, int]] = []
         self.untranslated_page = document_mark(doc) is not None  # a port's new document, not translated yet
+        # a page holding drafts of ``polybook translate`` says so once, under its title
+        self.draft_page = any(mark.kind is MarkKind.DRAFT for mark in marked(doc).values())
 
     # -- output ---------------------------------------------------------------------
     def emit(self, lines: list[str] | str, line: int) -> None:
@@ -181,6 +183,9 @@ class _Writer:
             if self.untranslated_page:  # under the page's title, which Sphinx takes from the first heading
                 self.untranslated_page = False
                 self.emit(_notice("polybook-untranslated", text(self.language, "untranslated_page")), node.line)
+            if self.draft_page:
+                self.draft_page = False
+                self.emit(_notice("polybook-draft", text(self.language, "draft_page")), node.line)
             if self.after_title:
                 self.emit([*self.after_title, ""], node.line)
                 self.after_title = []

@@ -76,6 +76,8 @@ RULE_TEXT: dict[Code, str] = {
     Code.STALE_SOURCE: "The source changed after the translation was last updated.",
     Code.STALE_PLAN: "A document's row of the migration plan: renamed, new, gone or changed since its base.",
     Code.STALE_MARKED: "Blocks a port left untranslated or stale: translate them and remove their marks.",
+    Code.TERMS_MISSING: "The source uses a term of the glossary the translation renders neither as the glossary "
+    "says nor as a variant it declares.",
     Code.STALE_BASE: "The translation was made from an edition of the source the book does not hold.",
     Code.STALE_UNKNOWN: "Whether the translation is up to date cannot be told from the history.",
     Code.STALE_LOCK: "An entry of the translation's sync lock file is invalid (its commit is not a commit hash).",

@@ -1,0 +1,142 @@
+"""A book's glossary: how each term of the source is rendered in a language.
+
+``chapters/<lang>/glossary``, one term a line::
+
+    # comments and blank lines are skipped
+    attention pooling = 注意プーリング
+    token = トークン | 字句          # the rendering, then variants a translation may use instead
+    softmax = =                      # kept as the source writes it
+
+``polybook import d2lbook`` writes it from a project's ``TERMINOLOGY.md`` (d2l-zh's
+``中文，english`` lines, d2l-tr's ``english; türkçe``). ``polybook translate`` gives it to every
+engine; ``polybook check`` looks for its terms in translations (``terms.missing``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+GLOSSARY_NAME = "glossary"
+_KEEP = "="
+
+
+class GlossaryError(Exception):
+    """A glossary line that does not parse: ``path:line: message``."""
+
+    def __init__(self, path: str, line: int, message: str) -> None:
+        super().__init__(f"{path}:{line}: {message}")
+        self.path, self.line, self.message = path, line, message
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    source: str  # the term as the source language writes it
+    rendering: str  # how the language renders it (the term itself when kept)
+    variants: tuple[str, ...] = ()
+    line: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Glossary:
+    terms: tuple[Term, ...] = ()
+    path: str = ""
+
+    def mapping(self) -> dict[str, str]:
+        """``term -> rendering``, what an engine is given."""
+        return {term.source: term.rendering for term in self.terms}
+
+    def digest(self) -> str:
+        """What the glossary says, as a key (an engine's answer depends on it)."""
+        text = "\n".join(f"{t.source}\t{t.rendering}\t{'|'.join(t.variants)}" for t in self.terms)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+    def used_in(self, text: str) -> list[Term]:
+        """The terms ``text`` (of the source language) uses, as whole words, any case."""
+        lowered = text.lower()
+        return [term for term in self.terms if _word(term.source).search(lowered)]
+
+
+@dataclass(slots=True)
+class _Lines:
+    terms: list[Term] = field(default_factory=list)
+    seen: dict[str, int] = field(default_factory=dict)
+
+
+def _word(term: str) -> re.Pattern[str]:
+    return re.compile(r"(?<!\w)" + re.escape(term.lower()) + r"(?!\w)")
+
+
+def parse_glossary(text: str, path: str) -> Glossary:
+    """The glossary in ``text``; :class:`GlossaryError` at the first line that does not parse."""
+    out = _Lines()
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = _comment_free(raw).strip()
+        if not line:
+            continue
+        term, sep, rest = line.partition(" = ")
+        if not sep and line.endswith(" ="):
+            term, sep, rest = line[:-2], " =", ""
+        if not sep:
+            raise GlossaryError(path, number, f"{raw.strip()!r} is not `term = rendering` (or `term = =` to keep it)")
+        term = term.strip()
+        parts = [part.strip() for part in rest.split("|")]
+        if not term or not parts[0] or any(not part for part in parts[1:]):
+            raise GlossaryError(path, number, f"{raw.strip()!r}: a term, a rendering and variants may not be empty")
+        if term.lower() in out.seen:
+            raise GlossaryError(path, number, f"{term!r} is given already at line {out.seen[term.lower()]}")
+        out.seen[term.lower()] = number
+        rendering = term if parts[0] == _KEEP else parts[0]
+        out.terms.append(Term(term, rendering, tuple(parts[1:]), number))
+    return Glossary(tuple(out.terms), path)
+
+
+def _comment_free(line: str) -> str:
+    """A line without its ``#`` comment (a ``#`` that starts the line or follows a space)."""
+    found = re.search(r"(?:^|\s)#", line)
+    return line[: found.start()] if found else line
+
+
+def read_glossary(chapters: Path, lang: str, shown: str | None = None) -> Glossary:
+    """``chapters/<lang>/glossary`` (an empty glossary when there is none)."""
+    path = chapters / lang / GLOSSARY_NAME
+    if not path.is_file():
+        return Glossary()
+    return parse_glossary(path.read_text(encoding="utf-8"), shown or str(path))
+
+
+_FULLWIDTH_COMMA = "，"
+
+
+def from_terminology(text: str) -> str:
+    """A glossary's text from a d2lbook project's ``TERMINOLOGY.md``: ``中文，english`` (d2l-zh)
+    or ``english; türkçe, variant`` (d2l-tr) lines; headings, labels and other lines skipped."""
+    lines = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith(("#", ":", "<", "|", "`")):
+            continue
+        if _FULLWIDTH_COMMA in line:  # 中文，english: the rendering first
+            rendering, _, term = line.partition(_FULLWIDTH_COMMA)
+            variants: list[str] = []
+        elif ";" in line:  # english; türkçe, variant
+            term, _, rest = line.partition(";")
+            rendering, *variants = (part.strip() for part in rest.split(","))
+        else:
+            continue
+        term, rendering = _clean(term), _clean(rendering)
+        variants = [_clean(v) for v in variants if _clean(v)]
+        if term and rendering:
+            lines.append(" | ".join([f"{term} = {rendering}", *variants]))
+    unique = list({line.split(" = ")[0].lower(): line for line in reversed(lines)}.values())[
+        ::-1
+    ]  # the first of a term
+    head = "# term = rendering | variant ...   (written by polybook import d2lbook from TERMINOLOGY.md)\n"
+    return head + "".join(line + "\n" for line in unique)
+
+
+def _clean(part: str) -> str:
+    """A term without Markdown emphasis, ``#`` (a comment here), ``|`` and ``=`` (separators)."""
+    return re.sub(r"\s+", " ", re.sub(r"[*_#|=]", "", part)).strip()
