@@ -328,7 +328,7 @@ class AwsEngine:
             import boto3
             from botocore.config import Config
         except ImportError:
-            raise EngineError("the aws engine needs boto3: pip install 'polybook[aws]'") from None
+            raise EngineError("the aws engine needs boto3: pip install 'polybook[translate]'") from None
         once = Config(retries={"total_max_attempts": 1})  # retried by the caller, with back-off
         self.client = boto3.client("translate", endpoint_url=self.endpoint, config=once)
 
