@@ -308,3 +308,13 @@ def test_results_stored_by_another_eval_rebuild_the_language(tmp_path: Path) -> 
     assert "torch says hello again" in page(tmp_path, "ja", "tiny")
     again = CliRunner().invoke(html, ["--no-eval"], obj={"conf": conf})
     assert "built" not in "".join(line for line in again.output.splitlines() if line.startswith("│"))
+
+
+def test_a_language_without_index_md_is_one_error_naming_it_and_the_others_build(tmp_path: Path) -> None:
+    conf = make_multilingual_book(tmp_path, {"en": "# Book\n\nIntro.\n", "ja": "# 本\n\n序文。\n"})
+    (tmp_path / "chapters" / "ja" / "index.md").rename(tmp_path / "chapters" / "ja" / "other.md")
+    result = build_html(load_config(conf), HtmlOptions(evaluate=False))
+    assert {b.language: str(b.sphinx) for b in result.languages} == {"en": "built", "ja": "failed"}
+    found = [(d.path, d.line, d.code) for d in result.all_diagnostics() if d.level == "error"]
+    assert found == [(str(tmp_path / "chapters" / "ja" / "index.md"), 1, "toc.missing")], found
+    assert "ja has no index.md" in next(d.message for d in result.all_diagnostics() if d.code == "toc.missing")

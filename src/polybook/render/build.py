@@ -44,6 +44,7 @@ from polybook.stage import settings as stage_settings
 from polybook.stage import sphinx_state, workers
 from polybook.stage.documents import Stage, headings
 from polybook.stage.sphinx_run import SphinxJob, SphinxRun, located_warnings, run_sphinx
+from polybook.toc import ROOT
 
 STAMP = ".polybook-build.json"
 #: Every Sphinx warning of a language, with its phase and document (``build/.sphinx/<lang>/``).
@@ -287,6 +288,9 @@ class _Build:
         """Stage one language; its Sphinx job, None when its staged pages and settings are those
         of its last build (then it is up to date as built)."""
         config, work = self.config, self.work
+        if ROOT not in book.chapters[lang]:  # Sphinx starts from it: without it, every page fails
+            self.builds[lang] = LanguageBuild(lang, 0, SphinxStatus.FAILED, 0.0, 0, [_no_root(config, lang)])
+            return None
         bibfiles = stage_settings.bibfiles(config, lang)
         srcdir = work / lang / "src"
         stage = stage_language(
@@ -348,6 +352,17 @@ class _Build:
         ]
         if self.status_tables and all(filled) and set(self.status_tables) >= set(self.linked):
             _write_json(self.work / STATUS_STAMP, {"key": self.status_key})  # every site's page is current
+
+
+def _no_root(config: BookConfig, lang: str) -> Diagnostic:
+    """The error of a language that has chapters but no ``index.md``, its first page."""
+    path = display_path(config.chapters_dir / lang / f"{ROOT}.md")
+    source = display_path(config.chapters_dir / config.source_language / f"{ROOT}.md")
+    message = (
+        f"{lang} has no {ROOT}.md, the page its site starts from: write one with a toc block listing its "
+        f"chapters (as {source} does), or the language has no pages"
+    )
+    return Diagnostic.make(path, 1, Code.TOC_MISSING, message)
 
 
 def _status_key(config: BookConfig, fingerprints: dict[str, str]) -> str:
