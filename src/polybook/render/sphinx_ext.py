@@ -224,6 +224,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("env-before-read-docs", _phase("read"))
     app.connect("env-get-updated", _phase("consistency"))  # after the read warnings are flushed
     app.connect("env-get-updated", navigation.rewrite_on_change)
+    app.connect("html-page-context", navigation.page_written)
+    app.connect("build-finished", navigation.record_written)
     app.connect("builder-inited", navigation.write_parents_only_on_change)
     app.connect("env-check-consistency", _record("consistency"))
     app.connect("write-started", _phase("write"))
