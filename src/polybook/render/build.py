@@ -39,8 +39,8 @@ from polybook.render import settings, status_page
 from polybook.render.inputs import SiteInputs
 from polybook.render.site_info import NotebookPlace, PdfLink, SiteInfo
 from polybook.render.stage import stage_language
+from polybook.stage import interrupted, workers
 from polybook.stage import settings as stage_settings
-from polybook.stage import workers
 from polybook.stage.documents import Stage, headings
 from polybook.stage.sphinx_run import SphinxJob, SphinxRun, located_warnings, run_sphinx
 
@@ -208,6 +208,9 @@ class _Build:
         """Which languages changed since their last build (the others are as their stamps say),
         and the book as far as staging and the status pages need it, parsed."""
         config = self.config
+        for lang in config.languages:
+            if self._restart(lang):
+                self.say(f"{lang}: its last build stopped halfway; building it whole")
         inputs = self._inputs()
         self.fingerprints = {lang: inputs.of(lang) for lang in config.languages}
         self.stamps = {lang: read_json(self.outdir / lang / STAMP) for lang in self.selected}
@@ -242,6 +245,13 @@ class _Build:
         self.timings["parse"] = self.lap()
         return book
 
+    def _restart(self, lang: str) -> bool:
+        """When ``lang``'s last Sphinx run was stopped halfway (:mod:`polybook.stage.interrupted`),
+        forget what it kept -- its stamp, Sphinx's environment and doctrees (the navigation state and
+        templates with them), the warnings of the documents it read -- so it is built whole."""
+        work = self.work / lang
+        return interrupted.restart(work, [self.outdir / lang / STAMP, work / "doctrees", work / WARNINGS])
+
     def refingerprint(self) -> None:
         inputs = self._inputs()
         self.fingerprints.update({lang: inputs.of(lang) for lang in self.stale})
@@ -269,6 +279,9 @@ class _Build:
             job = self._stage_language(book, lang, source_headings, chapter_results, generated.get(lang))
             if job is not None:
                 assert pool is not None
+                # Sphinx may rewrite every page now: the status pages' tables and the pages are done no more
+                (self.work / STATUS_STAMP).unlink(missing_ok=True)
+                interrupted.begin(self.work / lang)
                 running[lang] = pool.submit(run_sphinx, job)
         self.diagnostics += [d for lang in self.stale for d in self.own[lang]]
         self.diagnostics += [d for d in executed if config.language_of(Path(d.path)) not in self.stale]
@@ -332,7 +345,8 @@ class _Build:
             if done.succeeded:
                 stamp = self.outdir / lang / STAMP
                 _write_stamp(stamp, self.digests[lang], found, self.fingerprints[lang], self.own[lang], build.pages)
-            else:
+                interrupted.end(self.work / lang)
+            else:  # it may have stopped halfway through the pages: the next build builds it whole
                 build.sphinx = SphinxStatus.FAILED
 
     def fill_status(self) -> None:
