@@ -187,6 +187,8 @@ class _Build:
         self.status = options.status_pages if options.status else None
         self.site = settings.site_info(config, options.pdfs, options.notebooks, options.notebook_places)
         self.site = self.site.with_languages(self.linked)
+        if self.status is not None:  # also when nothing is staged: the sitemap lists the status pages
+            self.site = self.site.with_status(self.status.DOCNAME)
         self.builds: dict[str, LanguageBuild] = {}
         self.diagnostics: list[Diagnostic] = []
         self.stages: dict[str, Stage] = {}
@@ -267,7 +269,6 @@ class _Build:
         if status is not None:
             source_name = config.languages[config.source_language].name
             generated = {lang: {status.DOCNAME: status_page.frame(lang, source_name)} for lang in self.selected}
-            self.site = self.site.with_status(status.DOCNAME)
         source_headings = {name: headings(doc) for name, doc in book.chapters[config.source_language].items()}
         running: dict[str, Future[SphinxRun]] = {}
         for lang in self.stale:
