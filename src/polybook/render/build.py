@@ -36,7 +36,7 @@ from polybook.execute.site_outputs import SiteOutputs, site_outputs
 from polybook.execute.site_outputs import environment as site_environment
 from polybook.files import atomic_write, display_path, hash_files, read_json
 from polybook.render import settings, status_page
-from polybook.render.inputs import SiteInputs
+from polybook.render.inputs import SiteInputs, file_stats, tree_stats
 from polybook.render.site_info import NotebookPlace, PdfLink, SiteInfo
 from polybook.render.stage import stage_language
 from polybook.stage import interrupted, workers
@@ -153,7 +153,7 @@ def render_html(config: BookConfig, options: HtmlOptions, on_status: Any = None)
     outputs = site_outputs(config, book, build.stale, options.evaluate, options.jobs, build.say) if book else None
     build.timings["evaluate"] = build.lap()
     if outputs is not None:
-        build.refingerprint()  # the evaluation may have written new results: stamp the inputs as they are now
+        build.refingerprint()  # the evaluation may have written new results
     pool = workers.SphinxWorkers(len(build.stale), options.jobs) if build.stale else None
     try:
         running = build.stage(book, outputs, pool) if book is not None else {}
@@ -232,6 +232,7 @@ class _Build:
             workers.start([*settings.SITE_MODULES, *settings.search_preload(self.stale)], doctrees.values())
         self.timings["inputs"] = self.lap()
         book = None
+        self.read = _book_files(config) if self.stale else []  # before the book is read
         if self.stale:  # what staging needs first; the other languages once Sphinx runs (the status pages)
             book = load_book(config, list(dict.fromkeys([config.source_language, *self.stale])), cached=True)
         elif self.status is not None and not status_fresh:
@@ -255,8 +256,14 @@ class _Build:
         return interrupted.restart(work, [self.outdir / lang / STAMP, work / "doctrees", work / WARNINGS])
 
     def refingerprint(self) -> None:
+        """The stale languages' fingerprints again after the evaluation, which may have written
+        new results -- unless the book's files changed since the fingerprints were taken (a chapter
+        saved while a kernel ran: the pages show it or not). Then they stay as they were before the
+        book was read, and the next build, finding the files changed, builds them again."""
         inputs = self._inputs()
-        self.fingerprints.update({lang: inputs.of(lang) for lang in self.stale})
+        after = {lang: inputs.of(lang) for lang in self.stale}
+        if _book_files(self.config) == self.read:  # after the fingerprints: an edit in between is seen
+            self.fingerprints.update(after)
 
     def stage(
         self, book: Book, outputs: SiteOutputs | None, pool: workers.SphinxWorkers | None
@@ -359,6 +366,13 @@ class _Build:
         ]
         if self.status_tables and all(filled) and set(self.status_tables) >= set(self.linked):
             _write_json(self.work / STATUS_STAMP, {"key": self.status_key})  # every site's page is current
+
+
+def _book_files(config: BookConfig) -> list[Any]:
+    """The book's files a build reads, as sizes and modification times: the chapters folder,
+    conf.py and the bibliography."""
+    bibliography = [Path(p) for p in config.sphinx.get("bibtex_bibfiles") or []]
+    return [tree_stats(config.chapters_dir), file_stats([config.path, *bibliography])]
 
 
 def _status_key(config: BookConfig, fingerprints: dict[str, str]) -> str:
