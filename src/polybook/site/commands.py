@@ -186,6 +186,7 @@ def serve(
                 return 1
         shown = ", ".join(Path(p).name for p in changed[:3]) + (" …" if len(changed) > 3 else "")
         click.echo(f"serve: {shown} changed; rebuilding", err=True)
+        warm.built_from = snapshot([current["config"].chapters_dir])  # as the build will read them
         problems = build(current["config"], languages, no_eval)
         warm.config = current["config"]
         start_warming(warm, lambda m: click.echo(m, err=True))
@@ -198,6 +199,7 @@ def serve(
         return [book.chapters_dir, conf_path, *{bib for lang in book.languages for bib in bibfiles(book, lang)}]
 
     before = snapshot(paths())
+    warm.built_from = snapshot([config.chapters_dir])
     build(config, languages, no_eval)
     try:
         site = SiteServer(config.build_dir / "html", host, port).start()
