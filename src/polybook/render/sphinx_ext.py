@@ -18,7 +18,7 @@ from sphinx.application import Sphinx
 from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 
-from polybook import __version__
+from polybook import __version__, faults
 from polybook.render import navigation
 from polybook.render.site_info import LanguageSite
 from polybook.render.stage import SIDECAR_DIR
@@ -97,6 +97,7 @@ def _relative(from_page: str, to_path: str) -> str:
 
 
 def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
+    faults.reached("page")  # the interruption tests' (polybook.faults)
     context["polybook_navigation"] = navigation.sidebar(app, pagename, context)
     if not app.config.polybook_site:
         return
