@@ -27,14 +27,14 @@ from polybook.book import load_book
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic, Level, has_errors
 from polybook.execute.outputs import read_outputs
-from polybook.files import display_path, stage_lock
+from polybook.files import atomic_write, display_path, stage_lock
 from polybook.pdf.fonts import plan_fonts
 from polybook.pdf.languages import Typesetting, latex_elements, main_fonts, numfig_format, typesetting
 from polybook.pdf.latex import LatexJob, LatexRun, LatexStep, missing_tools, run_latex, tex_installation, worker_failure
 from polybook.pdf.log import diagnose, read_log, source_of
 from polybook.pdf.scripts import main_script
 from polybook.pdf.stage import stage_framework
-from polybook.stage import workers
+from polybook.stage import interrupted, workers
 from polybook.stage.documents import Stage
 from polybook.stage.i18n import SPHINX_LANGUAGE
 from polybook.stage.names import book_name
@@ -227,6 +227,8 @@ def _build(
 ) -> PdfReport:
     started = time.monotonic()
     targets = pdf_targets(config, languages, frameworks)
+    for target in targets:  # a build stopped halfway: its LaTeX files and Sphinx environment are no start
+        interrupted.restart(target.workdir, [target.workdir / "latex", target.workdir / "doctrees"])
     book = load_book(config, sorted({t.language for t in targets}), cached=True)
     outcomes: dict[PdfTarget, PdfOutcome] = {}
     pending: dict[PdfTarget, tuple[LatexJob, Stage, str]] = {}
@@ -296,6 +298,8 @@ def _run_pool(
     order = sorted(pending, key=lambda t: stage_typesetting(pending[t][1]).cjk is None)
     workers.start(PDF_MODULES)
     pool = workers.SphinxWorkers(len(pending), jobs)
+    for target in order:
+        interrupted.begin(target.workdir)
     try:
         futures = {pool.submit(run_latex, pending[t][0]): t for t in order}
         for future in as_completed(futures):
@@ -312,7 +316,8 @@ def _run_pool(
 
 def _finish(config: BookConfig, target: PdfTarget, stage: Stage, digest: str, result: LatexRun) -> PdfOutcome:
     """The worker's result -> diagnostics; when LaTeX made a PDF, it lands in place -- with a
-    stamp that lists the errors of the formulas it set as text, if any (``publish`` refuses it)."""
+    stamp that lists the errors of the formulas it set as text, if any (``publish`` refuses it).
+    A failed build's work folder stays marked: the next starts it from nothing."""
     found = _latex_diagnostics(config, target, stage, result)
     unset = _unset_diagnostics(target, stage, result.unset)
     unset += _set_aside_diagnostics(target, stage, result.set_aside)
@@ -324,6 +329,7 @@ def _finish(config: BookConfig, target: PdfTarget, stage: Stage, digest: str, re
     target.pdf.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.pdf.with_name(target.pdf.name + ".tmp")
     shutil.copyfile(built, tmp)
+    target.stamp.unlink(missing_ok=True)  # it tells of the PDF about to be replaced
     tmp.replace(target.pdf)
     log_text = target.log.read_text(encoding="utf-8", errors="replace") if target.log.is_file() else ""
     pages = re.findall(r"Output written on .*?\((\d+) pages?", log_text)
@@ -332,6 +338,7 @@ def _finish(config: BookConfig, target: PdfTarget, stage: Stage, digest: str, re
     found = [*stage.diagnostics, *found, *unset]
     outcome = PdfOutcome(target, status, seconds, found, int(pages[-1]) if pages else None)
     PdfStamp(digest, outcome.pages, seconds, costs).write(target.stamp)
+    interrupted.end(target.workdir)
     return outcome
 
 
@@ -425,7 +432,7 @@ class PdfStamp:
         data = {"digest": self.digest, "pages": self.pages, "seconds": self.seconds}
         if self.errors:
             data["errors"] = [d.to_dict() for d in self.errors]
-        path.write_text(json.dumps(data, ensure_ascii=False) + "\n", encoding="utf-8")
+        atomic_write(path, json.dumps(data, ensure_ascii=False) + "\n")
 
 
 def read_stamp(target: PdfTarget) -> PdfStamp | None:
