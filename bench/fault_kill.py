@@ -17,7 +17,7 @@ Each point stops the build's process group either after a seeded random delay (w
 run takes) with SIGKILL or SIGINT (Ctrl-C), or -- html -- at the k-th page Sphinx writes
 (:mod:`polybook.faults`, a seeded k and signal).
 
-    .venv/bin/python bench/fault_kill.py BOOK_FOLDER [-n 50] [--seed 1] [--commands html,eval,pdf]
+    .venv/bin/python bench/fault_kill.py BOOK_FOLDER [-n 50] [--seed 1] [--commands html:60,eval:10,pdf]
 
 Exits 1 when a build after a stopped one differs from the cold one.
 """
@@ -395,9 +395,12 @@ def main() -> int:
     parser.add_argument("book", type=Path, help="the book's folder (its conf.py)")
     parser.add_argument("-n", "--points", type=int, default=50, help="kill points per command")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--commands", default="html,eval,pdf")
+    parser.add_argument("--commands", default="html,eval,pdf", help="which, each with its own count: html:60,eval:10")
     args = parser.parse_args()
-    counts = {command: args.points for command in args.commands.split(",") if command}
+    counts = {}
+    for item in filter(None, args.commands.split(",")):
+        command, _, count = item.partition(":")
+        counts[command] = int(count or args.points)
     outcomes = kill_points(args.book.resolve(), counts, args.seed)
     print("command  points  stopped  equal to cold")
     for command, done in outcomes.items():
