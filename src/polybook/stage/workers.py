@@ -25,6 +25,7 @@ import json
 import multiprocessing
 import os
 import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from multiprocessing import forkserver
@@ -108,7 +109,9 @@ class SphinxWorkers:
     """Up to ``workers`` processes (the cores), each used for one build -- Sphinx's translator
     state must not leak from one language into the next -- and each job handed to them from a
     thread of its own: starting a worker waits for the fork server to finish its imports, and
-    the build stages the next language meanwhile. A worker that dies is its job's failure."""
+    the build stages the next language meanwhile. A worker that dies is its job's failure; a
+    worker whose build died (an out-of-memory kill of the build alone) dies with it
+    (:func:`_with_the_build`)."""
 
     def __init__(self, languages: int, workers: int | None) -> None:
         count = max(1, min(languages, workers or multiprocessing.cpu_count()))
@@ -125,7 +128,22 @@ class SphinxWorkers:
 
 
 def _in_worker(pool: ProcessPoolExecutor, function: Callable[[T], R], job: T) -> R:
-    return pool.submit(function, job).result()  # a dead worker raises BrokenProcessPool here
+    return pool.submit(_with_the_build, function, job).result()  # a dead worker raises BrokenProcessPool here
+
+
+def _with_the_build(function: Callable[[T], R], job: T) -> R:
+    """``function(job)`` in a worker that ends as soon as the build that asked for it does: a build
+    killed alone (an out-of-memory kill) would otherwise leave its Sphinx writing pages and
+    environments beside the next build."""
+    parent = multiprocessing.parent_process()  # the build's process, whichever process forked this one
+    if parent is not None:
+        threading.Thread(target=_end_with, args=(parent,), name="polybook-build-watch", daemon=True).start()
+    return function(job)
+
+
+def _end_with(parent: multiprocessing.process.BaseProcess) -> None:
+    parent.join()  # returns when the build's process is gone
+    os._exit(1)
 
 
 @contextlib.contextmanager
