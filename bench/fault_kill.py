@@ -13,9 +13,10 @@ A scenario per command, on a copy of the book:
 * pdf -- the PDFs built, then the same edit; ``build pdf`` stopped, run again, and each PDF's text
   (``pdftotext``), page count and stamp compared with a cold build's.
 
-Each point stops the build's process group either after a seeded random delay (within the time the
-run takes) with SIGKILL or SIGINT (Ctrl-C), or -- html -- at the k-th page Sphinx writes
-(:mod:`polybook.faults`, a seeded k and signal).
+Each point stops the build either after a seeded random delay (within the time the run takes) --
+SIGKILL or SIGINT to its process group (a CI cancel, Ctrl-C), or SIGKILL to its first process
+alone (an out-of-memory kill), the next build started at once -- or, html, at the k-th page Sphinx
+writes (:mod:`polybook.faults`, a seeded k and signal).
 
     .venv/bin/python bench/fault_kill.py BOOK_FOLDER [-n 50] [--seed 1] [--commands html:60,eval:10,pdf]
 
@@ -41,7 +42,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 COMMANDS = ("html", "eval", "pdf")
-SIGNALS = ("SIGKILL", "SIGINT")
+#: To the build's process group (Ctrl-C, a CI cancel); ``-alone``: to its first process only (an
+#: out-of-memory kill), the next build started at once.
+SIGNALS = ("SIGKILL", "SIGINT", "SIGKILL-alone")
 #: Seconds a stopped build's processes get to end before they are killed.
 GRACE = 30.0
 
@@ -98,9 +101,9 @@ def run(root: Path, command: str, extra: tuple[str, ...] = ()) -> float:
     return time.monotonic() - started
 
 
-def stopped_run(root: Path, command: str, point: Point, extra: tuple[str, ...] = ()) -> bool:
-    """``command`` stopped at ``point``, its process group gone when it returns; whether it was
-    still running when stopped."""
+def stopped_run(root: Path, command: str, point: Point, extra: tuple[str, ...] = ()) -> tuple[bool, int]:
+    """``command`` stopped at ``point``, its process group gone when it returns (but after a kill of
+    its first process alone); whether it was still running when stopped, and the group."""
     env = environment(POLYBOOK_FAULT=f"page:{point.page}:{point.signal}") if point.page is not None else environment()
     process = subprocess.Popen(
         polybook(root, *ARGS[command], *extra), cwd=root, env=env, stdout=subprocess.DEVNULL,
@@ -113,8 +116,9 @@ def stopped_run(root: Path, command: str, point: Point, extra: tuple[str, ...] =
             process.wait(timeout=point.delay)
             running = False
         except subprocess.TimeoutExpired:
+            name, _, alone = point.signal.partition("-")
             with contextlib.suppress(ProcessLookupError):
-                os.killpg(group, getattr(signal, point.signal))
+                (os.kill if alone else os.killpg)(group, getattr(signal, name))
     try:
         process.wait(timeout=GRACE if point.delay is not None else 1800)
     except subprocess.TimeoutExpired:
@@ -123,8 +127,9 @@ def stopped_run(root: Path, command: str, point: Point, extra: tuple[str, ...] =
         process.wait()
     if point.page is not None:
         running = process.returncode != 0  # the hook stopped it (a build with fewer pages ends well)
-    _end_group(group, root)
-    return running
+    if not point.signal.endswith("-alone"):
+        _end_group(group, root)
+    return running, group
 
 
 def _end_group(group: int, root: Path) -> None:
@@ -328,15 +333,16 @@ class Scenario:
 
     def point(self, rng: random.Random, index: int, pages: int) -> Point:
         sig = rng.choice(SIGNALS)
-        if self.command == "html" and index % 2 == 1:
-            return Point("html", sig, page=rng.randint(1, pages + 3))
+        if self.command == "html" and index % 2 == 1:  # the hook stops the group
+            return Point("html", rng.choice(SIGNALS[:2]), page=rng.randint(1, pages))
         return Point(self.command, sig, delay=rng.uniform(0.0, self.seconds))
 
     def attempt(self, point: Point, index: int) -> Outcome:
         root = self.copy_base(self.work / f"{self.command}-{index}")
         try:
-            stopped = stopped_run(root, self.command, point, self.extra)
+            stopped, group = stopped_run(root, self.command, point, self.extra)
             run(root, self.command, self.extra)
+            _end_group(group, root)  # what a kill of the first process alone left
             return Outcome(point, stopped, COMPARE[self.command](root, self.cold))
         finally:
             shutil.rmtree(root, ignore_errors=True)
@@ -352,9 +358,10 @@ def _share_environments(book: Path, root: Path) -> None:
 
 
 def pages_of(root: Path) -> int:
-    """Pages a language's Sphinx writes (the most of any language): the range of ``page`` points."""
+    """Pages a language's Sphinx writes (the most of any language; its 404 page is polybook's): the
+    range of ``page`` points."""
     html = root / "build" / "html"
-    return max((len(list(folder.glob("*.html"))) for folder in html.iterdir() if folder.is_dir()), default=1)
+    return max((len(list(folder.glob("*.html"))) - 1 for folder in html.iterdir() if folder.is_dir()), default=1)
 
 
 def kill_points(
