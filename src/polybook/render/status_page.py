@@ -14,6 +14,7 @@ import html
 import re
 from pathlib import Path
 
+from polybook.files import atomic_write
 from polybook.stage.i18n import text
 
 #: The status page's docname in every language (a chapter of that name would hide it).
@@ -48,5 +49,5 @@ def fill(page: Path, content: str) -> bool:
         return False
     filled = _SLOT_RE.sub(lambda m: f"{_START}\n{content}\n{_END}", built, count=1)
     if filled != built:
-        page.write_text(filled, encoding="utf-8")
+        atomic_write(page, filled)  # never half a page: the next fill would find no slot in it
     return True

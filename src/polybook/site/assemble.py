@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -201,13 +202,25 @@ def not_found(lang: str | None, site: SiteInfo) -> str:
 
 
 def copy_pdfs(config: BookConfig, site: SiteInfo, outdir: Path) -> None:
+    """Each built PDF where its language's header links it, copied when it is not the same file
+    (time and size): a copy cut off by a kill is newer than its PDF, and is copied again."""
     for language in site.languages:
         for pdf in site.pdfs.get(language.lang, ()):
             target = outdir / pdf.path
             source = config.build_dir / "pdf" / language.lang / target.name
-            if source.is_file() and (not target.is_file() or target.stat().st_mtime < source.stat().st_mtime):
+            if source.is_file() and _stat(target) != _stat(source):
                 target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(source, target)
+                tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+                shutil.copy2(source, tmp)
+                tmp.replace(target)
+
+
+def _stat(path: Path) -> tuple[int, int] | None:
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return None
+    return info.st_mtime_ns, info.st_size
 
 
 def copy_notebooks(config: BookConfig, site: SiteInfo, outdir: Path) -> None:
