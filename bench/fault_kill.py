@@ -332,10 +332,13 @@ class Scenario:
         return dest
 
     def point(self, rng: random.Random, index: int, pages: int) -> Point:
+        """The ``index``-th point: html's odd ones at a page; the others after a delay in one fifth
+        of the run's time, the fifths in turn from the middle one (a few points spread over it)."""
         sig = rng.choice(SIGNALS)
         if self.command == "html" and index % 2 == 1:  # the hook stops the group
             return Point("html", rng.choice(SIGNALS[:2]), page=rng.randint(1, pages))
-        return Point(self.command, sig, delay=rng.uniform(0.0, self.seconds))
+        fifth = ((index // 2 if self.command == "html" else index) * 3 + 2) % 5
+        return Point(self.command, sig, delay=rng.uniform(fifth, fifth + 1) / 5 * self.seconds)
 
     def attempt(self, point: Point, index: int) -> Outcome:
         root = self.copy_base(self.work / f"{self.command}-{index}")
