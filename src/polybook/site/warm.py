@@ -58,6 +58,8 @@ from polybook.stage.sphinx_run import SphinxJob
 
 #: What :meth:`WarmSite.rebuild` answers when the change needs the full incremental build.
 FALLBACK = None
+#: Said once a warm-up ended: from now on a prose edit is rebuilt warm (one saved before may not be).
+WARM_READY = "prose edits are rebuilt warm from now on"
 
 
 @dataclass(slots=True)
@@ -286,6 +288,8 @@ def start_warming(site: WarmSite, say: Callable[[str], None]) -> threading.Threa
             site.warm_up()
         except Exception as exc:  # the warm path is a speed-up: the full build still works
             say(f"serve: the warm rebuild is off ({exc}); every change runs the incremental build")
+            return
+        say(f"serve: {WARM_READY}")
 
     thread = threading.Thread(target=run, name="polybook-warm-up", daemon=True)
     thread.start()
