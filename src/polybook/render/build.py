@@ -12,6 +12,10 @@
 
 The site drives this (:mod:`polybook.site.build`): it gives the status pages' tables and the
 PDFs the header links, and assembles the one site after.
+
+State is written after the work it describes: a language's stamp once its Sphinx run ended, the
+run marked meanwhile (:mod:`polybook.stage.interrupted`: one stopped halfway is built whole by the
+next build), with its inputs' fingerprints as they were when the book was read.
 """
 
 from __future__ import annotations
