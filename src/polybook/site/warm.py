@@ -19,8 +19,9 @@ next full build, and says so by removing the stamps that would let it skip: the 
 before its Sphinx writes; its run is marked as a build's is (:mod:`polybook.stage.interrupted`).
 
 The kept book is parsed after the full build it follows; a chapter saved in between -- while
-that build ran -- may be on the kept book and not on the site. Serve says which chapters the
-build read (:attr:`WarmSite.built_from`); a change to one saved since goes to the full build.
+that build ran, or before the warm-up parsed it -- may be on the kept book and not on the site.
+Serve says which chapters the build read (:attr:`WarmSite.built_from`); a change to one saved
+since goes to the full build.
 """
 
 from __future__ import annotations
@@ -171,7 +172,7 @@ class WarmSite:
             lang, name = config.language_of(path), config.document_name(path)
             if lang not in self.languages or name is None or path.suffix != ".md" or not path.is_file():
                 return None
-            if file in self.unsure:  # saved while the full build ran: its page may be older than the kept book
+            if file in self.unsure:  # saved since the full build read it: its page may be older than the kept book
                 return None
             before = book.chapters[lang].get(name)
             if before is None:
