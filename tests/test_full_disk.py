@@ -144,7 +144,7 @@ def test_damaged_sphinx_state_is_found_before_the_build_and_built_again(tmp_path
 
 
 def test_a_sphinx_run_that_did_not_finish_has_everything_built_again(tmp_path: Path) -> None:
-    from polybook.stage import sphinx_state
+    from polybook.stage import interrupted, sphinx_state
 
     out, doctrees, work = tmp_path / "html", tmp_path / "doctrees", tmp_path / "work"
     for folder in (out, doctrees, work):
@@ -153,11 +153,11 @@ def test_a_sphinx_run_that_did_not_finish_has_everything_built_again(tmp_path: P
     (out / ".buildinfo").write_text(good, encoding="utf-8")
     (doctrees / "environment.pickle").write_bytes(pickle.dumps({"env": 1}, protocol=pickle.HIGHEST_PROTOCOL))
     assert sphinx_state.repair(out, doctrees, [], work).notes == []  # whole and finished: left alone
-    sphinx_state.started(work)  # ... and then the disk filled up: never finished
+    interrupted.begin(work)  # ... and then the disk filled up: never finished
     done = sphinx_state.repair(out, doctrees, [], work)
     assert done.fresh and (out / ".buildinfo").read_text(encoding="utf-8") == sphinx_state.STALE_BUILDINFO
-    sphinx_state.finished(work)
-    assert not (work / sphinx_state.UNFINISHED).exists()
+    interrupted.end(work)
+    assert not interrupted.running(work)
 
 
 def test_a_sphinx_worker_on_a_full_disk_stops_the_command_not_just_its_language(monkeypatch) -> None:
@@ -298,6 +298,8 @@ def test_after_a_full_disk_the_next_site_build_equals_a_cold_one(tmp_path: Path,
     """The disk fills up while a build stages its pages (injected), and Sphinx is left as a full
     disk leaves it (an empty catalogue and .buildinfo, a cut environment and page, a run that did
     not finish); once space is freed, the next build makes the site a cold build makes."""
+    from polybook.stage import interrupted
+
     from minibook import make_multilingual_book
 
     chapters = {"en": "# Intro\n\nText.\n\n## Part\n\nMore.\n", "tr": "# Giriş\n\nMetin.\n\n## Bölüm\n\nDaha.\n"}
@@ -320,7 +322,7 @@ def test_after_a_full_disk_the_next_site_build_equals_a_cold_one(tmp_path: Path,
     environment.write_bytes(environment.read_bytes()[:100])
     (out / "index.html").write_bytes((out / "index.html").read_bytes()[:300])
     (out / ".polybook-build.json").unlink(missing_ok=True)
-    (work / "sphinx-unfinished").write_text("", encoding="utf-8")
+    (work / interrupted.MARK).write_text("", encoding="utf-8")  # the run the disk stopped
     again = CliRunner().invoke(main, ["--conf", str(conf), *build])
     assert again.exit_code == 0, again.output
     assert _site_pages(tmp_path / "warm") == _site_pages(tmp_path / "cold")

@@ -15,7 +15,7 @@ PACKAGE = Path(polybook.__file__).parent
 
 #: The layers, lowest first; each name is a module or subpackage of polybook.
 LAYERS = [
-    {"polybook", "diagnostics", "files", "uvtool"},
+    {"polybook", "diagnostics", "files", "uvtool", "faults"},
     {"database"},
     {"dialect"},
     {"config", "toc", "models"},

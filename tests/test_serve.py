@@ -16,6 +16,7 @@ from urllib.request import urlopen
 import pytest
 
 from polybook.site.serve import RELOAD_SCRIPT, VERSION_PATH, SiteServer, wait_for_version, watch
+from polybook.site.warm import WARM_READY
 
 from conftest import FIXTURES
 
@@ -223,6 +224,13 @@ def _serve_copy(tmp_path: Path) -> tuple[subprocess.Popen[str], str, Path]:
     return server, url, log
 
 
+def _wait_for_line(log: Path, text: str, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while text not in log.read_text(encoding="utf-8"):
+        assert time.monotonic() < deadline, log.read_text(encoding="utf-8")
+        time.sleep(0.1)
+
+
 def _pages(folder: Path) -> dict[str, int]:
     return {str(p.relative_to(folder)): p.stat().st_mtime_ns for p in folder.rglob("*.html")}
 
@@ -230,7 +238,8 @@ def _pages(folder: Path) -> dict[str, int]:
 @pytest.mark.slow
 def test_a_prose_edit_is_rebuilt_warm_and_only_its_page_is_rewritten(tmp_path: Path) -> None:
     server, url, log = _serve_copy(tmp_path)
-    try:  # an edit saved while the warm-up runs waits for it
+    try:  # once the warm-up parsed the book (an edit saved before goes to the full build: test_serve_warm.py)
+        _wait_for_line(log, WARM_READY)
         html = tmp_path / "build" / "html"
         before = _pages(html)
         chapter = tmp_path / "chapters" / "en" / "tiny.md"

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from polybook.config import load_config
 from polybook.dialect import parse_text
-from polybook.site.warm import shape
+from polybook.site.serve import snapshot
+from polybook.site.warm import WarmSite, shape
+
+from minibook import make_book
 
 CHAPTER = """# Title
 :label:`sec_title`
@@ -70,3 +76,18 @@ def test_a_warm_build_reports_the_set_up_warnings_as_a_build_in_a_new_process_do
     finally:
         sphinx_speed.uninstall()
     assert run.phases == [*setup, ("read", "page.md:3: WARNING: a warning of the page\n")]
+
+
+def test_a_chapter_saved_while_the_full_build_ran_goes_to_the_full_build(tmp_path: Path) -> None:
+    """The kept book is parsed after the full build: a title saved while that build ran is on the
+    kept book and not on the site, so its change must not look like a prose edit to the warm path."""
+    conf = make_book(tmp_path, "# Book\n\nWords.\n", "# 本\n\n文。\n", name="index")
+    config = load_config(conf)
+    warm = WarmSite(config, [], evaluate=False)
+    warm.built_from = snapshot([config.chapters_dir])  # serve: as the full build reads them
+    en, ja = (tmp_path / "chapters" / lang / "index.md" for lang in ("en", "ja"))
+    en.write_text("# Book, Retitled\n\nWords.\n", encoding="utf-8")  # saved while it runs
+    warm._load()  # the warm-up, once it ended
+    assert warm._changed_docs([str(en)]) is None  # the full build: the neighbours' navigation too
+    ja.write_text("# 本\n\n文、書き直した。\n", encoding="utf-8")  # a prose edit saved after
+    assert warm._changed_docs([str(ja)]) is not None

@@ -35,7 +35,7 @@ from polybook.pdf.latex import LatexJob, LatexRun, LatexStep, missing_tools, run
 from polybook.pdf.log import diagnose, read_log, source_of
 from polybook.pdf.scripts import main_script
 from polybook.pdf.stage import stage_framework
-from polybook.stage import sphinx_state, workers
+from polybook.stage import interrupted, sphinx_state, workers
 from polybook.stage.documents import Stage
 from polybook.stage.i18n import SPHINX_LANGUAGE
 from polybook.stage.names import book_name, library_version
@@ -241,6 +241,8 @@ def _build(
 ) -> PdfReport:
     started = time.monotonic()
     targets = pdf_targets(config, languages, frameworks)
+    for target in targets:  # a build stopped halfway: its LaTeX files and Sphinx environment are no start
+        interrupted.restart(target.workdir, [target.workdir / "latex", target.workdir / "doctrees"])
     book = load_book(config, sorted({t.language for t in targets}), cached=True)
     outcomes: dict[PdfTarget, PdfOutcome] = {}
     pending: dict[PdfTarget, tuple[LatexJob, Stage, str]] = {}
@@ -314,6 +316,8 @@ def _run_pool(
     order = sorted(pending, key=lambda t: stage_typesetting(pending[t][1]).cjk is None)
     workers.start(PDF_MODULES)
     pool = workers.SphinxWorkers(len(pending), jobs)
+    for target in order:
+        interrupted.begin(target.workdir)
     try:
         futures = {pool.submit(run_latex, pending[t][0]): t for t in order}
         for future in as_completed(futures):
@@ -332,7 +336,8 @@ def _run_pool(
 
 def _finish(config: BookConfig, target: PdfTarget, stage: Stage, digest: str, result: LatexRun) -> PdfOutcome:
     """The worker's result -> diagnostics; when LaTeX made a PDF, it lands in place -- with a
-    stamp that lists the errors of the formulas it set as text, if any (``publish`` refuses it)."""
+    stamp that lists the errors of the formulas it set as text, if any (``publish`` refuses it).
+    A failed build's work folder stays marked: the next starts it from nothing."""
     found = _latex_diagnostics(config, target, stage, result)
     unset = _unset_diagnostics(target, stage, result.unset)
     unset += _set_aside_diagnostics(target, stage, result.set_aside)
@@ -342,6 +347,7 @@ def _finish(config: BookConfig, target: PdfTarget, stage: Stage, digest: str, re
         return PdfOutcome(target, PdfStatus.FAILED, seconds, [*stage.diagnostics, *found, *unset])
     built = target.log.with_suffix(".pdf")
     made = (built.stat().st_size, file_sha256(built))
+    target.stamp.unlink(missing_ok=True)  # it tells of the PDF about to be replaced
     atomic_copy(built, target.pdf, made)  # checked as copied, by the bytes the stamp records
     log_text = target.log.read_text(encoding="utf-8", errors="replace") if target.log.is_file() else ""
     pages = re.findall(r"Output written on .*?\((\d+) pages?", log_text)
@@ -350,6 +356,7 @@ def _finish(config: BookConfig, target: PdfTarget, stage: Stage, digest: str, re
     found = [*stage.diagnostics, *found, *unset]
     outcome = PdfOutcome(target, status, seconds, found, int(pages[-1]) if pages else None)
     PdfStamp(digest, outcome.pages, seconds, costs, *made).write(target.stamp)  # last: the PDF is in place
+    interrupted.end(target.workdir)
     return outcome
 
 

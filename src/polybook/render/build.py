@@ -12,6 +12,10 @@
 
 The site drives this (:mod:`polybook.site.build`): it gives the status pages' tables and the
 PDFs the header links, and assembles the one site after.
+
+State is written after the work it describes: a language's stamp once its Sphinx run ended, the
+run marked meanwhile (:mod:`polybook.stage.interrupted`: one stopped halfway is built whole by the
+next build), with its inputs' fingerprints as they were when the book was read.
 """
 
 from __future__ import annotations
@@ -37,11 +41,11 @@ from polybook.execute.site_outputs import SiteOutputs, site_outputs
 from polybook.execute.site_outputs import environment as site_environment
 from polybook.files import atomic_write, display_path, hash_files, read_json
 from polybook.render import settings, status_page
-from polybook.render.inputs import SiteInputs
+from polybook.render.inputs import SiteInputs, file_stats, tree_stats
 from polybook.render.site_info import NotebookPlace, PdfLink, SiteInfo
 from polybook.render.stage import stage_language
+from polybook.stage import interrupted, sphinx_state, workers
 from polybook.stage import settings as stage_settings
-from polybook.stage import sphinx_state, workers
 from polybook.stage.documents import Stage, headings
 from polybook.stage.sphinx_run import SphinxJob, SphinxRun, located_warnings, run_sphinx
 from polybook.toc import ROOT
@@ -155,7 +159,7 @@ def render_html(config: BookConfig, options: HtmlOptions, on_status: Any = None)
     outputs = site_outputs(config, book, build.stale, options.evaluate, options.jobs, build.say) if book else None
     build.timings["evaluate"] = build.lap()
     if outputs is not None:
-        build.refingerprint()  # the evaluation may have written new results: stamp the inputs as they are now
+        build.refingerprint()  # the evaluation may have written new results
     pool = workers.SphinxWorkers(len(build.stale), options.jobs) if build.stale else None
     try:
         running = build.stage(book, outputs, pool) if book is not None else {}
@@ -213,6 +217,9 @@ class _Build:
         """Which languages changed since their last build (the others are as their stamps say),
         and the book as far as staging and the status pages need it, parsed."""
         config = self.config
+        for lang in config.languages:
+            if self._restart(lang):
+                self.say(f"{lang}: its last build stopped halfway; building it whole")
         inputs = self._inputs()
         self.fingerprints = {lang: inputs.of(lang) for lang in config.languages}
         self.stamps = {lang: read_json(self.outdir / lang / STAMP) for lang in self.selected}
@@ -235,6 +242,7 @@ class _Build:
             )
         self.timings["inputs"] = self.lap()
         book = None
+        self.read = _book_files(config) if self.stale else []  # before the book is read
         if self.stale:  # what staging needs first; the other languages once Sphinx runs (the status pages)
             book = load_book(config, list(dict.fromkeys([config.source_language, *self.stale])), cached=True)
         elif self.status is not None and not status_fresh:
@@ -242,9 +250,22 @@ class _Build:
         self.timings["parse"] = self.lap()
         return book
 
+    def _restart(self, lang: str) -> bool:
+        """When ``lang``'s last Sphinx run was stopped halfway (:mod:`polybook.stage.interrupted`),
+        forget what it kept -- its stamp, Sphinx's environment and doctrees (the navigation state and
+        templates with them), the warnings of the documents it read -- so it is built whole."""
+        work = self.work / lang
+        return interrupted.restart(work, [self.outdir / lang / STAMP, work / "doctrees", work / WARNINGS])
+
     def refingerprint(self) -> None:
+        """The stale languages' fingerprints again after the evaluation, which may have written
+        new results -- unless the book's files changed since the fingerprints were taken (a chapter
+        saved while a kernel ran: the pages show it or not). Then they stay as they were before the
+        book was read, and the next build, finding the files changed, builds them again."""
         inputs = self._inputs()
-        self.fingerprints.update({lang: inputs.of(lang) for lang in self.stale})
+        after = {lang: inputs.of(lang) for lang in self.stale}
+        if _book_files(self.config) == self.read:  # after the fingerprints: an edit in between is seen
+            self.fingerprints.update(after)
 
     def stage(
         self, book: Book, outputs: SiteOutputs | None, pool: workers.SphinxWorkers | None
@@ -269,6 +290,9 @@ class _Build:
             job = self._stage_language(book, lang, source_headings, chapter_results, generated.get(lang))
             if job is not None:
                 assert pool is not None
+                # Sphinx may rewrite every page now: the status pages' tables and the pages are done no more
+                (self.work / STATUS_STAMP).unlink(missing_ok=True)
+                interrupted.begin(self.work / lang)
                 running[lang] = pool.submit(run_sphinx, job)
         self.diagnostics += [d for lang in self.stale for d in self.own[lang]]
         self.diagnostics += [d for d in executed if config.language_of(Path(d.path)) not in self.stale]
@@ -311,7 +335,6 @@ class _Build:
         doctrees = work / lang / "doctrees"
         locales = sphinx_state.locale_dirs(config.root, overrides, config.sphinx)
         repaired = sphinx_state.repair(lang_out, doctrees, locales, work / lang)
-        sphinx_state.started(work / lang)
         (lang_out / STAMP).unlink(missing_ok=True)
         self.builds[lang] = LanguageBuild(lang, len(stage.docs), SphinxStatus.BUILT, 0.0)
         self.digests[lang] = digest
@@ -337,10 +360,10 @@ class _Build:
             found = sphinx_diagnostics(self.config, done, self.stages[lang], warnings, self.site)
             build.diagnostics, build.seconds, build.written = found, done.seconds, done.written
             if done.succeeded:
-                sphinx_state.finished(self.work / lang)
                 stamp = self.outdir / lang / STAMP
                 _write_stamp(stamp, self.digests[lang], found, self.fingerprints[lang], self.own[lang], build.pages)
-            else:
+                interrupted.end(self.work / lang)
+            else:  # it may have stopped halfway through the pages: the next build builds it whole
                 build.sphinx = SphinxStatus.FAILED
 
     def fill_status(self) -> None:
@@ -363,6 +386,13 @@ def _no_root(config: BookConfig, lang: str) -> Diagnostic:
         f"chapters (as {source} does), or the language has no pages"
     )
     return Diagnostic.make(path, 1, Code.TOC_MISSING, message)
+
+
+def _book_files(config: BookConfig) -> list[Any]:
+    """The book's files a build reads, as sizes and modification times: the chapters folder,
+    conf.py and the bibliography."""
+    bibliography = [Path(p) for p in config.sphinx.get("bibtex_bibfiles") or []]
+    return [tree_stats(config.chapters_dir), file_stats([config.path, *bibliography])]
 
 
 def _status_key(config: BookConfig, fingerprints: dict[str, str]) -> str:

@@ -22,7 +22,8 @@ that shape links and labels, the theme's and this module's versions): a build th
 of them -- a prose edit -- fills the kept template instead of having the theme render the whole
 book's toctree for its first page (a quarter of a one-section edit's Sphinx time on d2l). The same
 state decides which pages an incremental build writes: when it changed, every page's sidebar did
-(:func:`rewrite_on_change`).
+(:func:`rewrite_on_change`). The state the pages were written with is recorded only once every page
+is (:func:`record_written`): a build stopped halfway leaves none, and the next writes every page.
 """
 
 from __future__ import annotations
@@ -48,10 +49,14 @@ _MARK = "data-polybook-slot"
 _ARIA_MARK = "aria-polybook-slot"
 _MARK_RE = re.compile(' (?:data|aria)-polybook-slot="(\\d+)"')
 _APP_ATTRIBUTE = "_polybook_navigation"
-#: The state of the sidebars the pages were last written with: on the environment, and the app's build.
+#: On the app, for this build: the state of the sidebars.
 _STATE = "polybook_navigation_state"
 #: On the app, for this build: whether that state is as the pages were last written with.
 _UNCHANGED = "_polybook_navigation_unchanged"
+#: On the app, for this build: the pages to write before the new state may be recorded.
+_PENDING = "_polybook_navigation_pending"
+#: The state every page was last written with, in the language's doctree folder (:func:`record_written`).
+WRITTEN = "polybook-navigation-written"
 #: The kept templates, in the language's doctree folder: {key: (fingerprint, template or None)}.
 KEPT = "polybook-navigation.pickle"
 
@@ -125,12 +130,37 @@ def rewrite_on_change(app: Any, env: Any) -> list[str]:
     """``env-get-updated``: every page, when what the sidebar shows changed since the pages
     were written (a title, a section, a toctree, a document added or gone). Sphinx would write
     again only the edited page and the pages whose toctree names it, and leave the old title in
-    the sidebar of every other page."""
+    the sidebar of every other page.
+
+    Not kept on the environment: Sphinx pickles it before it writes the pages, and a build
+    stopped in between would leave the pages not yet written with the old sidebar for good."""
     state = app.__dict__[_STATE] = _state(app)
-    before = getattr(env, _STATE, None)
-    env.__dict__[_STATE] = state  # pickled with the environment, before the pages are written
+    written = Path(app.doctreedir) / WRITTEN
+    try:
+        before = written.read_text(encoding="utf-8")
+    except OSError:  # none yet, or the last build stopped before every page was written
+        before = None
     app.__dict__[_UNCHANGED] = state == before
-    return sorted(env.found_docs) if state != before else []
+    if state == before:
+        app.__dict__[_PENDING] = set()
+        return []
+    written.unlink(missing_ok=True)  # from now on some pages have one sidebar, some the other
+    app.__dict__[_PENDING] = set(env.found_docs)
+    return sorted(env.found_docs)
+
+
+def page_written(app: Any, pagename: str, *args: Any) -> None:
+    """``html-page-context``: ``pagename`` is being written (the build ends only once it is)."""
+    app.__dict__.get(_PENDING, set()).discard(pagename)
+
+
+def record_written(app: Any, exception: BaseException | None) -> None:
+    """``build-finished``: the state every page is now written with, once the build wrote them
+    all (not one that failed, nor one that wrote only the pages it was asked for)."""
+    state = app.__dict__.get(_STATE)
+    if exception is not None or state is None or app.__dict__.get(_PENDING) or app.__dict__.get(_UNCHANGED):
+        return
+    store_bytes(Path(app.doctreedir) / WRITTEN, state.encode("utf-8"))
 
 
 def write_parents_only_on_change(app: Any) -> None:

@@ -19,7 +19,7 @@ from sphinx.application import Sphinx
 from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 
-from polybook import __version__
+from polybook import __version__, faults
 from polybook.render import navigation
 from polybook.render.site_info import LanguageSite
 from polybook.render.stage import SIDECAR_DIR
@@ -98,6 +98,7 @@ def _relative(from_page: str, to_path: str) -> str:
 
 
 def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
+    faults.reached("page")  # the interruption tests' (polybook.faults)
     context["polybook_navigation"] = navigation.sidebar(app, pagename, context)
     if not app.config.polybook_site:
         return
@@ -225,6 +226,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("env-before-read-docs", _phase("read"))
     app.connect("env-get-updated", _phase("consistency"))  # after the read warnings are flushed
     app.connect("env-get-updated", navigation.rewrite_on_change)
+    app.connect("html-page-context", navigation.page_written)
+    app.connect("build-finished", navigation.record_written)
     app.connect("builder-inited", navigation.write_parents_only_on_change)
     app.connect("env-check-consistency", _record("consistency"))
     app.connect("write-started", _phase("write"))

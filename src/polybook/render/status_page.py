@@ -49,5 +49,5 @@ def fill(page: Path, content: str) -> bool:
         return False
     filled = _SLOT_RE.sub(lambda m: f"{_START}\n{content}\n{_END}", built, count=1)
     if filled != built:
-        atomic_write(page, filled)
+        atomic_write(page, filled)  # never half a page: the next fill would find no slot in it
     return True

@@ -201,6 +201,7 @@ def serve(
                 return 1
         shown = ", ".join(Path(p).name for p in changed[:3]) + (" …" if len(changed) > 3 else "")
         click.echo(f"serve: {shown} changed; rebuilding", err=True)
+        warm.built_from = snapshot([current["config"].chapters_dir])  # as the build will read them
         problems = build(current["config"], languages, no_eval, said)
         warm.config = current["config"]
         start_warming(warm, lambda m: click.echo(m, err=True))
@@ -215,6 +216,7 @@ def serve(
         return [book.chapters_dir, conf_path, *bibs, *named_paths(book, "html")]  # a logo, a static folder
 
     before = snapshot(paths())
+    warm.built_from = snapshot([config.chapters_dir])
     build(config, languages, no_eval, said)
     try:
         site = SiteServer(config.build_dir / "html", host, port).start()

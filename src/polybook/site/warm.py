@@ -15,7 +15,13 @@ The translation-status pages' tables are filled in again after the page reloaded
 (:meth:`WarmSite.refresh_status`, in the background: the check of the edited document, then the
 tables), and a served status page that changed reloads again. What the warm path leaves for the
 next full build, and says so by removing the stamps that would let it skip: the language's stamp
-(``build/html/<lang>/.polybook-build.json``) and the status pages' (``build/.sphinx/status.json``).
+(``build/html/<lang>/.polybook-build.json``) and the status pages' (``build/.sphinx/status.json``),
+before its Sphinx writes; its run is marked as a build's is (:mod:`polybook.stage.interrupted`).
+
+The kept book is parsed after the full build it follows; a chapter saved in between -- while
+that build ran, or before the warm-up parsed it -- may be on the kept book and not on the site.
+Serve says which chapters the build read (:attr:`WarmSite.built_from`); a change to one saved
+since goes to the full build.
 """
 
 from __future__ import annotations
@@ -43,7 +49,9 @@ from polybook.render.site_info import SiteInfo
 from polybook.render.stage import stage_language
 from polybook.site import status
 from polybook.site.build import html_lock, site_links
+from polybook.site.serve import Snapshot, changed_files, snapshot
 from polybook.site.warm_sphinx import WarmSphinx
+from polybook.stage import interrupted
 from polybook.stage import settings as stage_settings
 from polybook.stage.bibliography import cited_keys
 from polybook.stage.documents import Stage, headings
@@ -51,6 +59,8 @@ from polybook.stage.sphinx_run import SphinxJob
 
 #: What :meth:`WarmSite.rebuild` answers when the change needs the full incremental build.
 FALLBACK = None
+#: Said once a warm-up ended: from now on a prose edit is rebuilt warm (one saved before may not be).
+WARM_READY = "prose edits are rebuilt warm from now on"
 
 
 @dataclass(slots=True)
@@ -81,6 +91,8 @@ class WarmSite:
         self.site: SiteInfo | None = None
         self.workers: dict[str, WarmSphinx] = {}
         self.stages: dict[str, Stage] = {}  # each language's staged documents, kept up to date
+        self.built_from: Snapshot | None = None  # the chapters as the last full build read them (serve's)
+        self.unsure: set[str] = set()  # the chapters saved since: the kept book may not be the site's
 
     def warm_up(self) -> None:
         """Parse the book and start every language's Sphinx (call it in a thread of its own)."""
@@ -139,7 +151,9 @@ class WarmSite:
     def _load(self) -> None:
         config = self.config
         wanted = list(dict.fromkeys([config.source_language, *self.languages]))
+        read = snapshot([config.chapters_dir])  # before the book is parsed
         self.book = load_book(config, wanted, cached=True)
+        self.unsure = set(changed_files(self.built_from, read)) if self.built_from is not None else set()
         outdir = config.build_dir / "html"
         built = {lang for lang in config.languages if (outdir / lang / "index.html").is_file()}
         linked = [lang for lang in config.languages if lang in self.languages or lang in built]
@@ -157,6 +171,8 @@ class WarmSite:
             path = Path(file)
             lang, name = config.language_of(path), config.document_name(path)
             if lang not in self.languages or name is None or path.suffix != ".md" or not path.is_file():
+                return None
+            if file in self.unsure:  # saved since the full build read it: its page may be older than the kept book
                 return None
             before = book.chapters[lang].get(name)
             if before is None:
@@ -178,11 +194,15 @@ class WarmSite:
             worker = self.workers.get(lang) or self._worker(lang)
             stage = self._restage(lang, set(changed))
             srcdir = stage.srcdir
+            work = self.config.build_dir / ".sphinx" / lang
+            if worker.wait_ready():  # before it writes: the next full build checks lang, whole if stopped
+                self._forget_stamps(lang)
+                interrupted.begin(work)
             run = worker.build([str(srcdir / f"{name}.md") for name in changed])
-            if run is None or not run.succeeded:
+            if run is None or not run.succeeded:  # the full build follows (whole, if Sphinx had begun)
                 self.workers.pop(lang).close()
                 return FALLBACK
-            self._forget_stamps(lang)
+            interrupted.end(work)
             assert self.site is not None
             warnings = self.config.build_dir / ".sphinx" / lang / WARNINGS
             found = sphinx_diagnostics(self.config, run, stage, warnings, self.site)
@@ -269,6 +289,8 @@ def start_warming(site: WarmSite, say: Callable[[str], None]) -> threading.Threa
             site.warm_up()
         except Exception as exc:  # the warm path is a speed-up: the full build still works
             say(f"serve: the warm rebuild is off ({exc}); every change runs the incremental build")
+            return
+        say(f"serve: {WARM_READY}")
 
     thread = threading.Thread(target=run, name="polybook-warm-up", daemon=True)
     thread.start()

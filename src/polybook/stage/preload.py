@@ -18,7 +18,7 @@ import os
 import sys
 
 from polybook.stage import sphinx_speed, workers
-from polybook.stage.workers import PRELOAD_VARIABLE, SETUP_VARIABLE
+from polybook.stage.workers import PARENT_VARIABLE, PRELOAD_VARIABLE, SETUP_VARIABLE
 
 #: What every Sphinx worker imports, HTML or PDF: the build, Sphinx, MyST and the bibliography.
 SPHINX_MODULES = (
@@ -31,6 +31,8 @@ SPHINX_MODULES = (
 
 
 def _import_all() -> None:
+    parent = os.environ.get(PARENT_VARIABLE, "")
+    workers.end_with_parent(int(parent) if parent.isdigit() else None)  # first: a killed build's server ends
     extra = [name for name in os.environ.get(PRELOAD_VARIABLE, "").split(",") if name]
     _import(*SPHINX_MODULES, *extra)
     workers.SERVER_BASE = frozenset(sys.modules)  # what a worker's set-up imports beyond is recorded

@@ -7,9 +7,9 @@ from then on), an empty ``.buildinfo`` (every later build crashes on it with an
 ``IndexError``), a truncated ``environment.pickle``, and pages half written but newer than
 their sources. :func:`repair` looks at what is cheap to look at on every build -- the
 catalogues, ``.buildinfo``, the environment's first and last bytes -- and, when the last
-Sphinx run of the language did not finish (its build stamp is missing), has every document
-read and every page written again. A run is marked started (:func:`started`, in the
-language's work folder) before it runs, and finished (:func:`finished`) only once it succeeded.
+Sphinx run of the language did not finish (:mod:`polybook.stage.interrupted` marks a run from
+before it starts until its stamp is written), has every document read and every page written
+again.
 """
 
 from __future__ import annotations
@@ -22,10 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from polybook.files import atomic_write, display_path
+from polybook.stage import interrupted
 
-#: In a language's work folder (``build/.sphinx/<lang>/``): its Sphinx run started and has not
-#: finished (it is running, or it failed, was killed, or the disk filled up).
-UNFINISHED = "sphinx-unfinished"
 BUILDINFO = ".buildinfo"
 ENVIRONMENT = "environment.pickle"
 _BUILDINFO_VERSION = "# Sphinx build info version 1"
@@ -45,21 +43,11 @@ class Repair:
     notes: list[str] = field(default_factory=list)
 
 
-def started(workdir: Path) -> None:
-    """Mark the Sphinx run about to start in the language's ``workdir`` as not finished."""
-    atomic_write(workdir / UNFINISHED, "")
-
-
-def finished(workdir: Path) -> None:
-    """Mark the language's last Sphinx run as finished (after it succeeded)."""
-    (workdir / UNFINISHED).unlink(missing_ok=True)
-
-
 def repair(outdir: Path, doctreedir: Path, locale_dirs: Iterable[Path], workdir: Path) -> Repair:
     """Make Sphinx's state in ``outdir`` (the pages), ``doctreedir`` and ``locale_dirs`` safe to
     build on; ``workdir`` (``build/.sphinx/<lang>``) says whether its last run finished."""
     done = Repair(notes=repair_catalogs(locale_dirs))
-    finished = not (workdir / UNFINISHED).exists()
+    finished = not interrupted.running(workdir)
     buildinfo = outdir / BUILDINFO
     if buildinfo.is_file() and not (finished and buildinfo_readable(buildinfo)):
         atomic_write(buildinfo, STALE_BUILDINFO)

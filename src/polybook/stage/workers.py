@@ -20,6 +20,7 @@ import contextlib
 import json
 import multiprocessing
 import os
+import signal
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
@@ -38,6 +39,8 @@ PRELOAD_VARIABLE = "POLYBOOK_SPHINX_PRELOAD"
 SETUP_VARIABLE = "POLYBOOK_SPHINX_SETUP_MODULES"
 #: ... the Sphinx environments to unpickle ahead (``os.pathsep``).
 ENVIRONMENTS_VARIABLE = "POLYBOOK_SPHINX_ENVIRONMENTS"
+#: ... the process that started it: it ends when that one does (:func:`end_with_parent`).
+PARENT_VARIABLE = "POLYBOOK_SPHINX_PARENT"
 #: In a doctree folder: the modules its last build's Sphinx set-up imported (extensions, builder,
 #: theme, the book's conf.py) beyond what the fork server imports anyway.
 SETUP_MODULES = "polybook-setup-modules.json"
@@ -67,6 +70,7 @@ def start(modules: Iterable[str] = (), doctrees: Iterable[Path] = ()) -> None:
         _variable(PRELOAD_VARIABLE, ",".join(sorted(modules))),
         _variable(SETUP_VARIABLE, ",".join(setup)),
         _variable(ENVIRONMENTS_VARIABLE, os.pathsep.join(environments)),
+        _variable(PARENT_VARIABLE, str(os.getpid())),
     ):
         forkserver.ensure_running()
 
@@ -95,12 +99,16 @@ class SphinxWorkers:
     """Up to ``workers`` processes (the cores), each used for one build -- Sphinx's translator
     state must not leak from one language into the next -- and each job handed to them from a
     thread of its own: starting a worker waits for the fork server to finish its imports, and
-    the build stages the next language meanwhile. A worker that dies is its job's failure."""
+    the build stages the next language meanwhile. A worker that dies is its job's failure; a
+    worker whose build died (an out-of-memory kill of the build alone) dies with it, as the fork
+    server does (:func:`end_with_parent`)."""
 
     def __init__(self, languages: int, workers: int | None) -> None:
         count = max(1, min(languages, workers or multiprocessing.cpu_count()))
         context = multiprocessing.get_context(_METHOD)
-        self.pool = ProcessPoolExecutor(max_workers=count, mp_context=context, max_tasks_per_child=1)
+        self.pool = ProcessPoolExecutor(
+            max_workers=count, mp_context=context, max_tasks_per_child=1, initializer=_worker_started
+        )
         self.threads = ThreadPoolExecutor(max_workers=max(1, languages), thread_name_prefix="polybook-sphinx")
 
     def submit(self, function: Callable[[T], R], job: T) -> Future[R]:
@@ -113,6 +121,33 @@ class SphinxWorkers:
 
 def _in_worker(pool: ProcessPoolExecutor, function: Callable[[T], R], job: T) -> R:
     return pool.submit(function, job).result()  # a dead worker raises BrokenProcessPool here
+
+
+def end_with_parent(parent: int | None) -> None:
+    """Have this process killed as soon as its parent ends (Linux; elsewhere nothing): the fork
+    server, started by a build, and each worker, forked by the server. A build killed alone (an
+    out-of-memory kill) would otherwise leave its Sphinx writing pages and environments beside
+    the next build, and idle workers holding their imports for good. ``parent``: the pid it
+    must have, when known (it may have ended before this is set)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        return
+    if parent is not None and os.getppid() != parent:
+        os._exit(1)
+
+
+def _worker_started() -> None:
+    end_with_parent(None)  # forked by the fork server, whose pid only it knows
+    build = multiprocessing.parent_process()
+    if build is not None and not build.is_alive():  # the build ended before: so does this worker
+        os._exit(1)
+
+
+_PR_SET_PDEATHSIG = 1
 
 
 @contextlib.contextmanager
