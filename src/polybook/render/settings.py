@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from polybook.config import BookConfig
-from polybook.render import status_page
+from polybook.render import search, status_page
 from polybook.render.site_info import LanguageSite, NotebookPlace, PdfLink, SiteInfo, SiteLanguage
 from polybook.render.stage import LOCALE_DIR, STAGED_DIRS
 from polybook.stage.documents import Stage
@@ -115,6 +115,7 @@ def overrides(
         "html_last_updated_fmt": None,
         "html_search_language": search_language(language),
         "html_search_options": {**_search_options(language), **user.get("html_search_options", {})},
+        "html_search_scorer": user.get("html_search_scorer") or str(search.SCORER),  # polybook's ranking
         "mathjax_path": f"../../{MATHJAX_DIR}/MathJax.js?config=TeX-AMS_CHTML",  # after Sphinx's _static/
         "mathjax2_config": {
             "tex2jax": {

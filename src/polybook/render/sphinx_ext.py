@@ -20,7 +20,7 @@ from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 
 from polybook import __version__
-from polybook.render import navigation
+from polybook.render import navigation, search
 from polybook.render.site_info import LanguageSite
 from polybook.render.stage import SIDECAR_DIR
 
@@ -220,6 +220,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("polybook_site", {}, "html", types=frozenset({dict}))
     app.add_transform(CrossLanguageAnchors)
     app.add_transform(KeepFilesInside)
+    search.setup(app)  # what the index skips, and the ranking searchindex.js gets
     app.connect("html-page-context", page_context)
     # Which warnings an incremental build re-emits (polybook.stage.sphinx_run.PhasedWarnings):
     app.connect("env-before-read-docs", _phase("read"))
