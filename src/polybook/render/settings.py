@@ -78,8 +78,10 @@ def overrides(
     user = config.sphinx
     extensions = [*user.get("extensions", []), *(e for e in EXTENSIONS if e not in user.get("extensions", []))]
     theme_options = {
-        "navbar_end": ["polybook-pdfs", "polybook-languages", "theme-switcher"],
-        "navbar_persistent": ["search-button-field"],
+        # the downloads and the languages stay in the header on a phone too (the theme moves
+        # navbar_end into the side menu, under the chapters)
+        "navbar_end": ["theme-switcher"],
+        "navbar_persistent": ["search-button-field", "polybook-pdfs", "polybook-languages"],
         "secondary_sidebar_items": ["page-toc"],
         "show_prev_next": True,
         "show_toc_level": 2,
