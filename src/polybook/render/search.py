@@ -8,7 +8,7 @@ started every snippet. So:
 * :class:`SearchSkips` marks what polybook writes around a chapter's own text -- the framework
   tabs' labels, the notebook links, the notices, the outputs -- with Sphinx's ``no-search`` class:
   the indexer skips them, and the scorer leaves them out of the snippets.
-* The pages' word counts (:func:`count_words`, with the index's own splitter and stemmer, so
+* The pages' word counts (:func:`word_counts`, with the index's own splitter and stemmer, so
   jieba's and the Japanese segmenter's words) and each page's title words are added to
   ``searchindex.js`` after Sphinx writes it (:func:`add_ranking`, key ``polybook``); they are
   kept beside the doctrees for the pages an incremental build does not write again.
@@ -53,12 +53,10 @@ class SearchSkips(SphinxTransform):
                 classes.append(NO_SEARCH)
 
 
-def count_words(app: Sphinx, doctree: nodes.document) -> tuple[list[str], dict[str, int]]:
-    """The stemmed words of the page's title, and how often the page uses each word, as the
-    search index has them (the same splitter, stemmer and filter; ``no-search`` skipped)."""
-    indexer = app.builder.indexer  # type: ignore[attr-defined]
-    lang = indexer.lang
-    store = indexer._word_collector(doctree)
+def word_counts(lang: Any, store: Any) -> tuple[list[str], dict[str, int]]:
+    """The stemmed words of a page's title, and how often the page uses each word, from what
+    Sphinx's indexer collected of it (``store``) with its language ``lang``: the same splitter,
+    stemmer and filter as the index, ``no-search`` skipped."""
 
     @functools.cache
     def stem(word: str) -> str | None:
@@ -73,11 +71,31 @@ def count_words(app: Sphinx, doctree: nodes.document) -> tuple[list[str], dict[s
     return title_words, {word: n for word, n in counts.items() if n >= MIN_COUNT}
 
 
-def page_words(app: Sphinx, doctree: nodes.document, docname: str) -> None:
-    """Count the words of every page as Sphinx indexes it (``doctree-resolved``: in the main
-    process, where the index is fed, however many processes write the pages)."""
-    if getattr(app.builder, "indexer", None) is not None:
-        _counted(app)[docname] = count_words(app, doctree)
+def watch_index(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Count the words of every page as Sphinx's indexer collects them (``doctree-resolved``,
+    before the page is fed, in the main process however many write the pages): this build's
+    indexer hands each page's collected words on as well (segmenting a Japanese page twice would
+    cost what its index costs)."""
+    indexer = getattr(app.builder, "indexer", None)
+    if indexer is None or "_word_collector" in vars(indexer) or not hasattr(indexer, "_word_collector"):
+        return
+    collect, feed, counted = indexer._word_collector, indexer.feed, _counted(app)
+    feeding: list[str] = []
+
+    def collector(doctree: nodes.document) -> Any:
+        store = collect(doctree)
+        if feeding:
+            counted[feeding[-1]] = word_counts(indexer.lang, store)
+        return store
+
+    def fed(docname: str, *args: Any) -> None:
+        feeding.append(docname)
+        try:
+            feed(docname, *args)
+        finally:
+            feeding.pop()
+
+    indexer._word_collector, indexer.feed = collector, fed
 
 
 def _counted(app: Sphinx) -> dict[str, tuple[list[str], dict[str, int]]]:
@@ -107,8 +125,8 @@ def add_ranking(app: Sphinx, exception: Exception | None) -> None:
     docnames = index.get("docnames", [])
     for name in docnames:
         if name not in counted:  # indexed before, its counts lost: count it from its doctree
-            title, counts = count_words(app, app.env.get_doctree(name))
-            counted[name] = [title, counts]
+            indexer = app.builder.indexer  # type: ignore[attr-defined]
+            counted[name] = list(word_counts(indexer.lang, indexer._word_collector(app.env.get_doctree(name))))
     counted = {name: counted[name] for name in docnames}
     atomic_write(store_file, json.dumps(counted, ensure_ascii=False, sort_keys=True))
     words: dict[str, list[int]] = {}
@@ -123,5 +141,5 @@ def add_ranking(app: Sphinx, exception: Exception | None) -> None:
 def setup(app: Sphinx) -> None:
     """Wire the search's skips and ranking into a build (called by polybook's Sphinx extension)."""
     app.add_transform(SearchSkips)
-    app.connect("doctree-resolved", page_words)
+    app.connect("doctree-resolved", watch_index)
     app.connect("build-finished", add_ranking)
