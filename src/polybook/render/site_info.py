@@ -63,8 +63,11 @@ class SiteInfo:
     def counterpart(self, lang: str, page: str, other: str) -> Counterpart | None:
         """Where ``lang``'s ``page`` switches to in ``other``: the page of the same name when it
         has one, else its counterpart (:mod:`polybook.render.counterparts`); None: the source's
-        page of that name (with a notice) or, when there is none, ``other``'s front page."""
-        if page in self.language(other).pages:
+        page of that name (with a notice), ``other``'s front page, or ``other`` is not linked."""
+        theirs = next((language for language in self.languages if language.lang == other), None)
+        if theirs is None:  # not linked: not built yet
+            return None
+        if page in theirs.pages:
             return Counterpart(page)
         return self.switch.get(lang, {}).get(page, {}).get(other)
 
