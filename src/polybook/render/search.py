@@ -33,8 +33,21 @@ from polybook.files import atomic_write, read_json
 
 SCORER = Path(__file__).parent / "assets" / "search-scorer.js"
 NO_SEARCH = "no-search"  # Sphinx's class for what its indexer skips
-#: Classes of what polybook writes around a chapter's text: notices, notebook links, outputs.
-SKIPPED = frozenset({"polybook-notice", "polybook-notebook-links", "output", "polybook-needs-gpu", "polybook-failed"})
+#: Classes of what polybook writes around a chapter's text: notices (of a cell, a framework, an
+#: untranslated page or block), notebook links, outputs.
+SKIPPED = frozenset(
+    {
+        "polybook-notice",
+        "polybook-needs-gpu",
+        "polybook-download-failed",
+        "polybook-failed",
+        "polybook-untranslated",
+        "polybook-stale",
+        "polybook-review",
+        "polybook-notebook-links",
+        "output",
+    }
+)
 STORE = "polybook-search.json"  # in the doctree folder: the counts of every page indexed
 INDEX_KEY = "polybook"
 MIN_COUNT = 3  # fewer uses count as one: the index says the page has the word
