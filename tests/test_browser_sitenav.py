@@ -161,6 +161,15 @@ def test_the_page_whose_title_holds_the_term_comes_first(site: str, page: Any, l
     assert page.problems == []
 
 
+@pytest.mark.parametrize(("lang", "query"), [("ja", "テンソルの演算"), ("zh", "张量运算")])
+def test_a_query_written_without_spaces_is_cut_into_the_indexs_words(
+    site: str, page: Any, lang: str, query: str
+) -> None:
+    results = search(page, site, lang, query)
+    assert results[0][0] == "basics/algebra.html", results  # the one page using both words
+    assert page.problems == []
+
+
 def test_tab_labels_and_notices_are_not_indexed(site: str, page: Any) -> None:
     results = search(page, site, "en", "TensorFlow")
     assert [href for href, _ in results] == ["basics/calculus.html"]  # the one page whose text says it
