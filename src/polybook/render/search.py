@@ -122,15 +122,13 @@ def add_ranking(app: Sphinx, exception: Exception | None) -> None:
     counts of its pages; those of pages not written this time come from the store."""
     if exception is not None or getattr(app.builder, "indexer", None) is None:
         return
+    from sphinx.search import js_index  # Sphinx's own reading and writing of searchindex.js
+
     index_file = Path(app.outdir) / "searchindex.js"
     try:
-        text = index_file.read_text(encoding="utf-8")
-    except OSError:
+        index = js_index.loads(index_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
         return
-    prefix, suffix = "Search.setIndex(", ")"
-    if not text.startswith(prefix):
-        return
-    index = json.loads(text[len(prefix) : text.rstrip().rindex(suffix)])
     store_file = Path(app.doctreedir) / STORE
     kept = read_json(store_file)
     counted: dict[str, Any] = {name: list(entry) for name, entry in kept.items()}
@@ -147,8 +145,7 @@ def add_ranking(app: Sphinx, exception: Exception | None) -> None:
         for word, count in counted[name][1].items():
             words.setdefault(word, []).extend((number, count))
     index[INDEX_KEY] = {"titles": [counted[name][0] for name in docnames], "counts": dict(sorted(words.items()))}
-    data = json.dumps(index, ensure_ascii=False, separators=(",", ":"))
-    atomic_write(index_file, f"{prefix}{data}{suffix}")
+    atomic_write(index_file, js_index.dumps(index))
 
 
 def setup(app: Sphinx) -> None:
