@@ -26,9 +26,10 @@ from polybook.config import load_config
 from polybook.notebooks.build import build_notebooks
 from polybook.site.build import HtmlOptions, build_html
 
-from conftest import FIXTURES
+from conftest import FIXTURES, ROOT
 
 pytestmark = pytest.mark.slow
+SHOTS = ROOT / "build" / "screenshots"
 BOOK = FIXTURES / "notebooks" / "book"
 LAUNCH = '"notebooks": {"launch": "example/tiny-notebooks@{lang}-{framework}"},\n    '
 CHAPTERS = {  # language -> top-level chapters with long names, as d2l's header lists them
@@ -39,7 +40,8 @@ CHAPTERS = {  # language -> top-level chapters with long names, as d2l's header 
 HEADER = {
     "title": ".bd-header .navbar-brand",
     "navigation": ".bd-header .navbar-header-items__center .navbar-nav > li:not(.polybook-moved)",
-    "search": ".bd-header .navbar-persistent--container, .bd-header .search-button",
+    "search": ".bd-header .navbar-persistent--container .search-button-field, .bd-header .search-button,"
+    " .bd-header .navbar-persistent--mobile .search-button-field",
     "downloads": ".bd-header .polybook-downloads",
     "languages": ".bd-header .polybook-languages",
     "theme": ".bd-header .theme-switch-button",
@@ -111,8 +113,10 @@ def test_the_headers_items_do_not_overlap(site: str, browser: Any, lang: str, wi
     context.close()
     names = {name for name, _ in shown}
     assert "title" in names
-    if width >= 960:  # the desktop header: everything in it; a phone's has them in its side menu
+    if width >= 960:  # the desktop header: everything in it; a phone's has the navigation in its side menu
         assert {"navigation", "search", "downloads", "languages"} <= names, names
+    else:
+        assert {"search", "downloads", "languages"} <= names, names
     crowded = [
         (a[0], b[0], round(overlap(a[1], b[1])))
         for i, a in enumerate(shown)
@@ -122,6 +126,35 @@ def test_the_headers_items_do_not_overlap(site: str, browser: Any, lang: str, wi
     assert not crowded, f"{lang} at {width} px: {crowded}"
     outside = [name for name, box in shown if box["x"] < 0 or box["x"] + box["w"] > width + 1]
     assert not outside, f"{lang} at {width} px: {outside} run off the screen"
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_phone_switches_language_and_downloads_from_its_header_and_lists_the_chapters_once(
+    site: str, browser: Any, lang: str
+) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    page.goto(f"{site}/{lang}/counting.html", wait_until="networkidle")
+    page.locator(".bd-header .polybook-languages-button:visible").click()
+    other = "ja" if lang == "en" else "en"
+    switch = page.locator(f'.bd-header .polybook-languages-menu:visible a[data-language="{other}"]')
+    assert switch.is_visible() and switch.bounding_box()["x"] >= 0
+    page.keyboard.press("Escape")
+    page.locator(".bd-header .polybook-downloads-button:visible").click()
+    zips = page.locator(".bd-header .polybook-downloads-menu:visible a.polybook-notebooks")
+    assert zips.count() == 2 and zips.first.is_visible()
+    box = zips.first.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 391
+    page.keyboard.press("Escape")
+    page.screenshot(path=str(SHOTS / f"phone-header-{lang}.png"))
+    page.locator(".bd-header .primary-toggle").click()
+    drawer = page.locator(".bd-sidebar-primary")
+    drawer.locator(".polybook-toc").first.wait_for(state="visible")
+    chapter = CHAPTERS[lang][0]
+    shown = drawer.locator("a:visible", has_text=chapter)
+    assert shown.count() == 1, f"{chapter!r} is listed {shown.count()} times in the side menu"
+    page.screenshot(path=str(SHOTS / f"phone-menu-{lang}.png"))
+    context.close()
 
 
 def test_the_chosen_framework_picks_the_pages_notebook_and_where_it_launches(site: str, browser: Any) -> None:
@@ -148,8 +181,8 @@ def test_the_header_downloads_the_languages_zips(site: str, browser: Any) -> Non
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     page = context.new_page()
     page.goto(f"{site}/ja/counting.html", wait_until="networkidle")
-    page.locator(".bd-header .polybook-downloads-button").click()
-    items = page.locator(".bd-header .polybook-downloads-menu a.polybook-notebooks")
+    page.locator(".bd-header .polybook-downloads-button:visible").click()
+    items = page.locator(".bd-header .polybook-downloads-menu:visible a.polybook-notebooks")
     found = {items.nth(i).inner_text().strip(): items.nth(i).evaluate("a => a.href") for i in range(items.count())}
     assert items.first.is_visible()
     context.close()

@@ -41,6 +41,7 @@ from polybook.execute.site_outputs import SiteOutputs, site_outputs
 from polybook.execute.site_outputs import environment as site_environment
 from polybook.files import atomic_write, display_path, hash_files, read_json
 from polybook.render import settings, status_page
+from polybook.render.counterparts import LanguagePages, language_switch, switch_targets
 from polybook.render.inputs import SiteInputs, file_stats, tree_stats
 from polybook.render.site_info import NotebookPlace, PdfLink, SiteInfo
 from polybook.render.stage import stage_language
@@ -51,6 +52,7 @@ from polybook.stage.sphinx_run import SphinxJob, SphinxRun, located_warnings, ru
 from polybook.toc import ROOT
 
 STAMP = ".polybook-build.json"
+SWITCH_PAGES, SWITCH = "switch_pages", "switch"  # the stamp's record of the language switch
 #: Every Sphinx warning of a language, with its phase and document (``build/.sphinx/<lang>/``).
 WARNINGS = "warnings.json"
 #: What the translation-status pages were last filled from (``build/.sphinx/``).
@@ -247,6 +249,7 @@ class _Build:
             book = load_book(config, list(dict.fromkeys([config.source_language, *self.stale])), cached=True)
         elif self.status is not None and not status_fresh:
             book = load_book(config, cached=True)
+        book = self.language_switch(book)
         self.timings["parse"] = self.lap()
         return book
 
@@ -256,6 +259,52 @@ class _Build:
         templates with them), the warnings of the documents it read -- so it is built whole."""
         work = self.work / lang
         return interrupted.restart(work, [self.outdir / lang / STAMP, work / "doctrees", work / WARNINGS])
+
+    def language_switch(self, book: Book | None) -> Book | None:
+        """Where each page's language switch goes (:mod:`polybook.render.counterparts`), from the
+        labels and tocs of every linked language: as parsed for the languages loaded, as its stamp
+        keeps them for the others. A language whose switch changed (another language's labels or
+        toc did) is built again too; the book returned has what staging it needs."""
+        config, pages, missing = self.config, {}, []
+        for lang in self.linked:
+            if book is not None and lang in book.tocs:
+                pages[lang] = LanguagePages.of(book.chapters[lang], book.tocs[lang])
+            elif (kept := LanguagePages.from_json(self._stamp(lang).get(SWITCH_PAGES))) is not None:
+                pages[lang] = kept
+            else:
+                missing.append(lang)
+        if missing:
+            more = load_book(config, missing, cached=True)
+            pages.update({lang: LanguagePages.of(more.chapters[lang], more.tocs[lang]) for lang in missing})
+        self.switch_pages = pages
+        self.site = self.site.with_switch(switch_targets(pages, config.source_language))
+        moved = [
+            lang
+            for lang in self.selected
+            if lang not in self.stale and self.stamps[lang].get(SWITCH) != language_switch(self.site.switch, lang)
+        ]
+        if not moved:
+            return book
+        self.stale += moved
+        for lang in moved:
+            del self.builds[lang]
+        self.diagnostics = [Diagnostic.from_dict(d) for lang in self.builds for d in self.stamps[lang].get("own", [])]
+        wanted = [lang for lang in [config.source_language, *moved] if book is None or lang not in book.chapters]
+        if not wanted:
+            return book
+        more = load_book(config, wanted, cached=True)
+        if book is None:
+            return more
+        chapters, tocs = {**book.chapters, **more.chapters}, {**book.tocs, **more.tocs}
+        return Book(config, chapters, tocs, {**book.names, **more.names})
+
+    def _stamp(self, lang: str) -> dict[str, Any]:
+        return self.stamps[lang] if lang in self.stamps else read_json(self.outdir / lang / STAMP)
+
+    def switch_stamp(self, lang: str) -> dict[str, Any]:
+        """What a language's stamp keeps of the language switch: its pages' labels and parents,
+        and where they switch to."""
+        return {SWITCH_PAGES: self.switch_pages[lang].to_json(), SWITCH: language_switch(self.site.switch, lang)}
 
     def refingerprint(self) -> None:
         """The stale languages' fingerprints again after the evaluation, which may have written
@@ -330,7 +379,10 @@ class _Build:
         if self.stamps[lang].get("digest") == digest and (lang_out / "index.html").is_file():
             kept = [Diagnostic.from_dict(d) for d in self.stamps[lang].get("diagnostics", [])]
             self.builds[lang] = LanguageBuild(lang, len(stage.docs), SphinxStatus.UP_TO_DATE, 0.0, 0, kept)
-            _write_stamp(lang_out / STAMP, digest, kept, self.fingerprints[lang], self.own[lang], len(stage.docs))
+            _write_stamp(
+                lang_out / STAMP, digest, kept, self.fingerprints[lang], self.own[lang], len(stage.docs),
+                self.switch_stamp(lang),
+            )  # fmt: skip
             return None
         doctrees = work / lang / "doctrees"
         locales = sphinx_state.locale_dirs(config.root, overrides, config.sphinx)
@@ -361,7 +413,10 @@ class _Build:
             build.diagnostics, build.seconds, build.written = found, done.seconds, done.written
             if done.succeeded:
                 stamp = self.outdir / lang / STAMP
-                _write_stamp(stamp, self.digests[lang], found, self.fingerprints[lang], self.own[lang], build.pages)
+                _write_stamp(
+                    stamp, self.digests[lang], found, self.fingerprints[lang], self.own[lang], build.pages,
+                    self.switch_stamp(lang),
+                )  # fmt: skip
                 interrupted.end(self.work / lang)
             else:  # it may have stopped halfway through the pages: the next build builds it whole
                 build.sphinx = SphinxStatus.FAILED
@@ -467,12 +522,20 @@ def merge_warnings(
 
 
 def _write_stamp(
-    path: Path, digest: str, found: list[Diagnostic], inputs: str, own: list[Diagnostic], pages: int
+    path: Path,
+    digest: str,
+    found: list[Diagnostic],
+    inputs: str,
+    own: list[Diagnostic],
+    pages: int,
+    switch: dict[str, Any],
 ) -> None:
     """What a language's site was built from (``inputs``: :class:`SiteInputs`; ``digest``: the
     staged files), Sphinx's diagnostics (``found``) and the language's own (parse, staging,
-    execution) -- reported again when the next build finds nothing changed."""
+    execution) -- reported again when the next build finds nothing changed -- and what it knows
+    of the language switch (:meth:`_Build.switch_stamp`)."""
     stamp = {
+        **switch,
         "digest": digest,
         "inputs": inputs,
         "pages": pages,

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from polybook.config import BookConfig
-from polybook.render import status_page
+from polybook.render import search, status_page
 from polybook.render.site_info import LanguageSite, NotebookPlace, PdfLink, SiteInfo, SiteLanguage
 from polybook.render.stage import LOCALE_DIR, STAGED_DIRS
 from polybook.stage.documents import SERVED_DIR, Stage
@@ -78,8 +78,10 @@ def overrides(
     user = config.sphinx
     extensions = [*user.get("extensions", []), *(e for e in EXTENSIONS if e not in user.get("extensions", []))]
     theme_options = {
-        "navbar_end": ["polybook-pdfs", "polybook-languages", "theme-switcher"],
-        "navbar_persistent": ["search-button-field"],
+        # the downloads and the languages stay in the header on a phone too (the theme moves
+        # navbar_end into the side menu, under the chapters)
+        "navbar_end": ["theme-switcher"],
+        "navbar_persistent": ["search-button-field", "polybook-pdfs", "polybook-languages"],
         "secondary_sidebar_items": ["page-toc"],
         "show_prev_next": True,
         "show_toc_level": 2,
@@ -115,6 +117,7 @@ def overrides(
         "html_last_updated_fmt": None,
         "html_search_language": search_language(language),
         "html_search_options": {**_search_options(language), **user.get("html_search_options", {})},
+        "html_search_scorer": user.get("html_search_scorer") or str(search.SCORER),  # polybook's ranking
         "mathjax_path": f"../../{MATHJAX_DIR}/MathJax.js?config=TeX-AMS_CHTML",  # after Sphinx's _static/
         "mathjax2_config": {
             "tex2jax": {

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import quote
 
+from polybook.render.counterparts import Counterpart, Switch, language_switch, switch_from_json
+
 
 @dataclass(frozen=True, slots=True)
 class PdfLink:
@@ -53,9 +55,24 @@ class SiteInfo:
     status: str = ""  # the translation-status page's docname, "" when there is none
     notebooks: dict[str, tuple[PdfLink, ...]] = field(default_factory=dict)  # the notebooks' zips each header links
     notebook_places: dict[str, tuple[NotebookPlace, ...]] = field(default_factory=dict)  # per language
+    switch: Switch = field(default_factory=dict)  # where a page switches to another language that lacks its name
 
     def language(self, lang: str) -> SiteLanguage:
         return next(language for language in self.languages if language.lang == lang)
+
+    def counterpart(self, lang: str, page: str, other: str) -> Counterpart | None:
+        """Where ``lang``'s ``page`` switches to in ``other``: the page of the same name when it
+        has one, else its counterpart (:mod:`polybook.render.counterparts`); None: the source's
+        page of that name (with a notice), ``other``'s front page, or ``other`` is not linked."""
+        theirs = next((language for language in self.languages if language.lang == other), None)
+        if theirs is None:  # not linked: not built yet
+            return None
+        if page in theirs.pages:
+            return Counterpart(page)
+        return self.switch.get(lang, {}).get(page, {}).get(other)
+
+    def with_switch(self, switch: Switch) -> SiteInfo:
+        return replace(self, switch=switch)
 
     def with_languages(self, langs: list[str]) -> SiteInfo:
         """Only the languages ``langs`` (their pages, chooser and sitemap)."""
@@ -63,6 +80,11 @@ class SiteInfo:
             self,
             languages=tuple(language for language in self.languages if language.lang in langs),
             documents={lang: pages for lang, pages in self.documents.items() if lang in langs},
+            switch={
+                lang: {page: {o: c for o, c in targets.items() if o in langs} for page, targets in pages.items()}
+                for lang, pages in self.switch.items()
+                if lang in langs
+            },
         )
 
     def with_status(self, docname: str) -> SiteInfo:
@@ -121,6 +143,8 @@ class LanguageSite:
             data["notebooks"] = [{"name": link.name, "path": link.path} for link in self.notebooks]
         if site.status:
             data["status"] = site.status
+        if site.switch.get(self.language):
+            data["switch"] = language_switch(site.switch, self.language)
         return {**data, "language": self.language, "copybutton": self.copybutton, "catalog": self.catalog}
 
     @classmethod
@@ -139,5 +163,6 @@ class LanguageSite:
             {language: tuple(PdfLink(p["name"], p["path"]) for p in data.get("pdfs", []))},
             str(data.get("status") or ""),
             {language: tuple(PdfLink(p["name"], p["path"]) for p in data.get("notebooks", []))},
+            switch={language: switch_from_json(data.get("switch", {}))},
         )
         return cls(site, language, dict(data.get("copybutton") or {}), str(data.get("catalog", "")))

@@ -20,13 +20,15 @@ from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 
 from polybook import __version__, faults
-from polybook.render import navigation
+from polybook.render import navigation, search
 from polybook.render.site_info import LanguageSite
 from polybook.render.stage import SIDECAR_DIR
+from polybook.stage.i18n import text
 
 logger = logging.getLogger(__name__)
 
 ASSETS = Path(__file__).parent / "assets"
+SPHINX_PAGES = ("search", "genindex")  # pages Sphinx writes in every language
 
 
 class CrossLanguageAnchors(SphinxTransform):
@@ -109,28 +111,33 @@ def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[st
     in_source = pagename in site.documents.get(source, [])
     links, alternates = [], []
     for language in site.languages:
-        has_page = pagename in language.pages
-        if has_page:
-            target, fallback = f"{language.lang}/{pagename}.html", ""
-        elif in_source:
-            target, fallback = f"{source}/{pagename}.html", language.lang
+        if language.lang == here or pagename in SPHINX_PAGES:
+            found = None
         else:
-            target, fallback = f"{language.lang}/index.html", ""
+            found = site.counterpart(here, pagename, language.lang)
+        if language.lang == here or pagename in SPHINX_PAGES or (found and not found.nearest):
+            target, query = f"{language.lang}/{found.page if found else pagename}.html", ""
+        elif in_source:  # the source's page, saying it is not in this language yet
+            target, query = f"{source}/{pagename}.html", f"?polybook-from={language.lang}"
+        else:  # the nearest part of the book the language has, saying the page is not in it
+            target, query = f"{language.lang}/{found.page if found else 'index'}.html", f"?polybook-nearest={here}"
         href = quote(_relative(page, target))  # a file named with spaces or in another script
+        available = not query
         links.append(
             {
                 "code": language.lang,
                 "name": language.name,
-                "href": href + (f"?polybook-from={language.lang}" if fallback else ""),
+                "href": href + query,
                 "current": language.lang == here,
-                "available": has_page,
+                "available": available,
             }
         )
-        if has_page and pagename not in ("search", "genindex"):
+        if available and pagename not in SPHINX_PAGES:
             url = site.url(target) if site.baseurl.rstrip("/") else href
             alternates.append(f'<link rel="alternate" hreflang="{language.hreflang}" href="{url}" />')
-    if in_source:
-        target = f"{source}/{pagename}.html"
+    default = site.counterpart(here, pagename, source) if here != source else None
+    if in_source or (default and not default.nearest):
+        target = f"{source}/{default.page if default else pagename}.html"
         url = site.url(target) if site.baseurl.rstrip("/") else quote(_relative(page, target))
         alternates.append(f'<link rel="alternate" hreflang="x-default" href="{url}" />')
     data = json.dumps(
@@ -138,6 +145,7 @@ def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[st
             "language": here,
             "source": source,
             "fallback": site.fallback_notices,
+            "nearest": text(here, "nearest", language=site.names.get(here, here)),
             "names": site.names,
             "copybutton": mine.copybutton or None,
         },
@@ -148,8 +156,6 @@ def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[st
     context["polybook_languages"] = links
     context["polybook_current"] = next(link for link in links if link["current"])
     if site.status:  # the translation-status page (polybook.site.status), linked from the sidebar
-        from polybook.stage.i18n import text
-
         context["polybook_status"] = {
             "href": _relative(page, f"{here}/{site.status}.html"),
             "title": text(here, "status"),
@@ -157,9 +163,7 @@ def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[st
         }
     context["polybook_pdfs"] = [{"name": pdf.name, "href": _relative(page, pdf.path)} for pdf in mine.pdfs]
     context["polybook_notebooks"] = [{"name": z.name, "href": _relative(page, z.path)} for z in mine.notebooks]
-    from polybook.stage.i18n import text as ui_text
-
-    context["polybook_downloads_label"] = ui_text(here, "downloads")
+    context["polybook_downloads_label"] = text(here, "downloads")
 
 
 def _phase(name: str) -> Any:
@@ -221,6 +225,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("polybook_site", {}, "html", types=frozenset({dict}))
     app.add_transform(CrossLanguageAnchors)
     app.add_transform(KeepFilesInside)
+    search.setup(app)  # what the index skips, and the ranking searchindex.js gets
     app.connect("html-page-context", page_context)
     # Which warnings an incremental build re-emits (polybook.stage.sphinx_run.PhasedWarnings):
     app.connect("env-before-read-docs", _phase("read"))

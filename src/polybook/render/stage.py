@@ -138,5 +138,40 @@ class SitePages(StagePolicy):
             folder = f"{LOCALE_DIR}/{SPHINX_LANGUAGE.get(language, language)}/LC_MESSAGES"
             catalog = po.read_bytes()
             staging.put(f"{folder}/sphinx.po", catalog)
+            script = script_catalog(SPHINX_LANGUAGE.get(language, language), po)
+            if script is not None:  # the search page's strings (Sphinx looks in locale_dirs first)
+                staging.put(f"{folder}/sphinx.js", script)
             staging.stage.catalog = hashlib.sha256(catalog).hexdigest()[:16]
             staging.wanted.add(f"{folder}/sphinx.mo")
+
+
+def script_catalog(language: str, po: Path) -> bytes | None:
+    """Sphinx's catalog of its scripts' strings (the search page's) in ``language``, with the
+    strings it leaves empty -- shown as nothing at all -- taken from polybook's catalog ``po``,
+    or else left out (shown in English); None when Sphinx's has none empty or there is none."""
+    from babel.messages.pofile import read_po
+    from sphinx import package_dir
+
+    shipped = Path(package_dir) / "locale" / language / "LC_MESSAGES" / "sphinx.js"
+    try:
+        text = shipped.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    prefix, suffix = "Documentation.addTranslations(", ");"
+    body = text.strip()
+    if not body.startswith(prefix) or not body.endswith(suffix):
+        return None
+    data = json.loads(body[len(prefix) : -len(suffix)])
+    messages: dict[str, Any] = data.get("messages", {})
+    empty = [key for key, value in messages.items() if not (any(value) if isinstance(value, list) else value)]
+    if not empty:
+        return None
+    with po.open("rb") as file:
+        ours = {m.id[0] if isinstance(m.id, tuple) else m.id: m.string for m in read_po(file) if m.id and m.string}
+    for key in empty:
+        found = ours.get(key)
+        if found and any(found):
+            messages[key] = list(found) if isinstance(found, tuple) else found
+        else:
+            del messages[key]
+    return f"{prefix}{json.dumps(data, ensure_ascii=False, indent=4)}{suffix}\n".encode()

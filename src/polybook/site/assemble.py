@@ -126,15 +126,17 @@ def root_index(config: BookConfig, site: SiteInfo) -> str:
 
 
 def sitemap(site: SiteInfo) -> str:
-    """Every page of every language, each with its alternates (hreflang)."""
+    """Every page of every language, each with its alternates (hreflang): its counterparts, a page
+    of the same name or sharing its labels (:mod:`polybook.render.counterparts`)."""
     rows = []
     for language in site.languages:
         for page in language.pages:
+            counterparts = [(other, site.counterpart(language.lang, page, other.lang)) for other in site.languages]
             alternates = "".join(
                 f'\n    <xhtml:link rel="alternate" hreflang="{other.hreflang}" '
-                f'href="{html.escape(site.url(other.lang + "/" + page + ".html"))}"/>'
-                for other in site.languages
-                if page in other.pages
+                f'href="{html.escape(site.url(other.lang + "/" + found.page + ".html"))}"/>'
+                for other, found in counterparts
+                if found is not None and not found.nearest
             )
             loc = html.escape(site.url(f"{language.lang}/{page}.html"))
             rows.append(f"  <url>\n    <loc>{loc}</loc>{alternates}\n  </url>")

@@ -31,15 +31,26 @@
     });
   }
 
+  // ?polybook-from=ja: this source page is not in Japanese yet (said in Japanese);
+  // ?polybook-nearest=en: the English page the reader came from is not in this language, this is
+  // the nearest part of the book it has (said in this page's language).
   function fallbackNotice(info) {
     const params = new URLSearchParams(window.location.search);
     const wanted = params.get("polybook-from");
-    if (!info || !wanted || wanted === info.language) return;
-    const text = info.fallback[wanted];
+    const from = params.get("polybook-nearest");
+    if (!info) return;
+    let text, lang;
+    if (wanted && wanted !== info.language) {
+      text = info.fallback[wanted];
+      lang = wanted;
+    } else if (from && from !== info.language) {
+      text = info.nearest;
+      lang = info.language;
+    }
     if (!text) return;
     const notice = document.createElement("div");
-    notice.className = "admonition note polybook-fallback";
-    notice.setAttribute("lang", wanted);
+    notice.className = "admonition note polybook-fallback" + (lang === info.language ? " polybook-nearest" : "");
+    notice.setAttribute("lang", lang);
     notice.setAttribute("role", "status");
     const p = document.createElement("p");
     p.textContent = text;
