@@ -318,3 +318,18 @@ def test_a_language_without_index_md_is_one_error_naming_it_and_the_others_build
     found = [(d.path, d.line, d.code) for d in result.all_diagnostics() if d.level == "error"]
     assert found == [(str(tmp_path / "chapters" / "ja" / "index.md"), 1, "toc.missing")], found
     assert "ja has no index.md" in next(d.message for d in result.all_diagnostics() if d.code == "toc.missing")
+
+
+def test_a_new_renderer_reads_every_document_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """polybook's transforms shape the doctrees Sphinx keeps (what search skips, the tabs): a new
+    polybook reads every document again, as a cold build would, not only the edited ones."""
+    from polybook.render import build as render_build
+
+    conf = make_multilingual_book(tmp_path, {"en": "# Book\n\nIntro.\n", "ja": "# 本\n\n序文。\n"})
+    build = lambda: build_html(load_config(conf), HtmlOptions(evaluate=False))  # noqa: E731
+    build()
+    doctree = tmp_path / "build" / ".sphinx" / "en" / "doctrees" / "index.doctree"
+    before = doctree.stat().st_mtime_ns
+    monkeypatch.setattr(render_build, "renderer_version", lambda: "a newer polybook")
+    assert [str(b.sphinx) for b in build().languages] == ["built", "built"]
+    assert doctree.stat().st_mtime_ns != before  # read again, though the document did not change

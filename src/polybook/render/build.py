@@ -373,6 +373,7 @@ class _Build:
         self.stages[lang] = stage
         self.own[lang] += stage.diagnostics
         overrides = settings.overrides(config, lang, self.site, bibfiles, stage)
+        overrides[settings.RENDERER] = self.version
         blob = f"{stage.digest}\n{json.dumps(overrides, sort_keys=True, default=str)}\n{self.sphinx}\n{self.version}"
         digest = hashlib.sha256(blob.encode()).hexdigest()
         lang_out = self.outdir / lang

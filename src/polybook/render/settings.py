@@ -21,6 +21,9 @@ from polybook.stage.safe_html import CONFIG_NAME as TRUSTED_HTML
 from polybook.stage.safe_html import POLICY_NAME, policy_version, trusted_documents
 from polybook.stage.settings import bibtex_settings, guard_settings, myst_extensions
 
+#: The Sphinx setting that holds polybook's renderer version (``render.build.renderer_version``),
+#: registered by :mod:`polybook.render.sphinx_ext` as one whose change reads every document again.
+RENDERER = "polybook_renderer"
 ASSETS = Path(__file__).parent / "assets"
 MATHJAX_DIR = "_mathjax"  # at the site root, shared by every language
 #: sphinx-copybutton's strings (its ``messages`` table), from :mod:`polybook.stage.i18n`.

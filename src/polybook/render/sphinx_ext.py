@@ -21,6 +21,7 @@ from sphinx.util import logging
 
 from polybook import __version__, faults
 from polybook.render import navigation, search
+from polybook.render.settings import RENDERER
 from polybook.render.site_info import LanguageSite
 from polybook.render.stage import SIDECAR_DIR
 from polybook.stage.i18n import text
@@ -223,6 +224,9 @@ def setup(app: Sphinx) -> dict[str, Any]:
     sphinx_speed.install(app)
     _chinese_search()
     app.add_config_value("polybook_site", {}, "html", types=frozenset({dict}))
+    # polybook's renderer: a new one reads every document again (its transforms shape the doctrees:
+    # what search skips, the tabs), as a cold build would, where Sphinx would keep the old doctrees
+    app.add_config_value(RENDERER, "", "env", types=frozenset({str}))
     app.add_transform(CrossLanguageAnchors)
     app.add_transform(KeepFilesInside)
     search.setup(app)  # what the index skips, and the ranking searchindex.js gets
