@@ -333,3 +333,15 @@ def test_a_new_renderer_reads_every_document_again(tmp_path: Path, monkeypatch: 
     monkeypatch.setattr(render_build, "renderer_version", lambda: "a newer polybook")
     assert [str(b.sphinx) for b in build().languages] == ["built", "built"]
     assert doctree.stat().st_mtime_ns != before  # read again, though the document did not change
+
+
+def test_a_numbered_amsmath_block_has_the_same_anchor_on_every_build(tmp_path: Path) -> None:
+    """MyST labels such a block with a random UUID: its link broke with every build."""
+    text = "# Book\n\n\\begin{equation}\na = b\n\\end{equation}\n\nText.\n\n\\begin{align}\nx &= y\n\\end{align}\n"
+    conf = make_multilingual_book(tmp_path, {"en": text, "ja": "# 本\n\n序文。\n"})
+    anchors = []
+    for _ in range(2):
+        shutil.rmtree(tmp_path / "build", ignore_errors=True)
+        build_html(load_config(conf), HtmlOptions(evaluate=False))
+        anchors.append(re.findall(r'id="(equation-[^"]*)"', page(tmp_path, "en", "index")))
+    assert anchors[0] == anchors[1] == ["equation-amsmath-index-1", "equation-amsmath-index-2"]

@@ -148,7 +148,7 @@ def sphinx_overrides(config: BookConfig, target: PdfTarget, stage: Stage | None 
     }
     overrides: dict[str, Any] = {
         "language": SPHINX_LANGUAGE.get(target.language, target.language),
-        "extensions": ["myst_parser", "polybook.pdf.sphinx_ext"],
+        "extensions": ["myst_parser", "polybook.stage.math_labels", "polybook.pdf.sphinx_ext"],
         "myst_enable_extensions": myst_extensions(config),
         "root_doc": "index",
         "exclude_patterns": ["_book", "_outputs"],

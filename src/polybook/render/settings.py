@@ -35,6 +35,7 @@ EXTENSIONS = [
     "sphinx.ext.mathjax",
     "polybook.render.sphinx_ext",
     "polybook.stage.safe_html",  # no active HTML from a chapter (raw HTML cleaned, javascript: links dropped)
+    "polybook.stage.math_labels",  # an amsmath block's anchor the same on every build
 ]
 #: What the site's Sphinx workers import ahead, in the fork server (:mod:`polybook.stage.workers`).
 SITE_MODULES = ("sphinx.builders.html", "pydata_sphinx_theme", *EXTENSIONS)
