@@ -418,7 +418,9 @@ def test_a_notebook_nbformat_refuses_is_said_and_not_written() -> None:
 
 
 @pytest.mark.slow
-def test_a_bundled_book_notebook_run_in_its_framework_environment_gives_the_recorded_outputs(tmp_path: Path) -> None:
+def test_a_bundled_book_notebook_run_in_its_framework_environment_gives_the_recorded_outputs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The bundled book's benchmark section, evaluated in each framework's environment (made where
     ``make site`` makes them), then its notebooks run with nbclient in the kernels their metadata
     name: the outputs are the recorded ones, timings aside."""
@@ -438,6 +440,8 @@ def test_a_bundled_book_notebook_run_in_its_framework_environment_gives_the_reco
         result = CliRunner().invoke(main, ["--conf", str(conf), "build", "eval", "-l", "en"])
     assert result.exit_code == 0, result.output
     build_notebooks(load_config(conf), ["en"])
+    # the kernels are the book's, in its build/kernels (never in polybook's environment): Jupyter is told
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "build"))
 
     def shown(outputs: list[Any]) -> list[str]:
         merged: list[dict[str, Any]] = []
