@@ -251,3 +251,19 @@ def test_a_bad_alias_is_a_conf_py_error_at_its_line(tmp_path: Path) -> None:
         (9, "is not Python (line 1 of it: invalid syntax); the module would not import"),
     ]
     assert config.library.frameworks["pytorch"].simple_alias == (("ones", "ones"),)  # the usable part kept
+
+
+def test_the_readers_code_is_kept_for_the_next_command_while_its_settings_are_the_same(tmp_path: Path) -> None:
+    from polybook.library.reader_code import ReaderCode, _keep
+
+    store = tmp_path / "reader-code.pickle"
+    first = ReaderCode()
+    write_back = _keep(first, store, "settings A")
+    assert first.code("import sys\nimport os\nx = 1", "pytorch") == "import os\nimport sys\n\nx = 1"
+    write_back()
+    again = ReaderCode()
+    _keep(again, store, "settings A")
+    assert again._memo == first._memo  # the next command asks isort nothing it asked before
+    other = ReaderCode()
+    _keep(other, store, "settings B")  # another library, folder or isort: nothing of it is used
+    assert other._memo == {}

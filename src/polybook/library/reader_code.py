@@ -26,6 +26,8 @@ changed; the checker compares the source's text (it does not use this).
 from __future__ import annotations
 
 import ast
+import atexit
+import pickle
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +36,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from polybook.config.library import FrameworkLibrary, LibrarySettings
 from polybook.dialect.nodes import CodeCell
+from polybook.files import read_pickled, store_bytes
 from polybook.library.collect import format_code
 
 if TYPE_CHECKING:
@@ -249,14 +252,43 @@ class ReaderCode:
 
 
 _READERS: dict[int, tuple[LibrarySettings, Path, ReaderCode]] = {}
+#: Below the build folder: every cell's reader code the last commands made, for the next one
+#: (isort and the aliases take a tenth of a second a language otherwise: a one-page edit's staging
+#: asks for every cell of the language).
+STORE = ".polybook/reader-code.pickle"
 
 
 def reader_code(config: BookConfig) -> ReaderCode:
-    """The book's :class:`ReaderCode`, made once per config."""
+    """The book's :class:`ReaderCode`, made once per config, with what the book's last commands
+    made (:data:`STORE`, kept while the library's settings, the library folder and isort are the
+    same; written back as the process ends when it grew)."""
     root = config.chapters_dir / config.source_language
     held = _READERS.get(id(config.library))
     if held is not None and held[0] is config.library and held[1] == root:
         return held[2]
     reader = ReaderCode(config.library, root)
     _READERS[id(config.library)] = (config.library, root, reader)
+    _keep(reader, config.build_dir / STORE, repr((config.library, str(root), isort_version())))
     return reader
+
+
+def _keep(reader: ReaderCode, store: Path, key: str) -> Callable[[], None]:
+    """Fill ``reader``'s memo from ``store`` when it was made under ``key``, and write the memo
+    back there as the process ends, when it grew (the function that does, returned)."""
+    found = read_pickled(store, tuple)
+    if found is not None and len(found) == 2 and found[0] == key and isinstance(found[1], dict):
+        reader._memo.update(found[1])
+    known = len(reader._memo)
+
+    def write_back() -> None:
+        if len(reader._memo) > known:
+            store_bytes(store, pickle.dumps((key, reader._memo), protocol=pickle.HIGHEST_PROTOCOL))
+
+    atexit.register(write_back)
+    return write_back
+
+
+def isort_version() -> str:
+    from importlib.metadata import version
+
+    return version("isort")

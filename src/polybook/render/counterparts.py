@@ -21,7 +21,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from polybook.check.migration import pair_renames
 from polybook.dialect import Document
 from polybook.toc import Toc
 
@@ -99,6 +98,8 @@ def _counterparts(mine: LanguagePages, theirs: LanguagePages) -> dict[str, str]:
     among those ``mine`` has no page of that name for: paired as the checker pairs a document
     the source renamed (:func:`polybook.check.migration.pair_renames`), by the labels they share,
     the most first, then by a file name only one page of each has."""
+    from polybook.check.migration import pair_renames  # the checker, loaded once a build needs it
+
     gone = {name: frozenset(labels) for name, labels in mine.labels.items() if name not in theirs.labels}
     new = {name: frozenset(labels) for name, labels in theirs.labels.items() if name not in mine.labels}
     return pair_renames(gone, new)

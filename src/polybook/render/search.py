@@ -31,7 +31,6 @@ from sphinx.transforms import SphinxTransform
 
 from polybook.files import atomic_write, read_json
 
-SCORER = Path(__file__).parent / "assets" / "search-scorer.js"
 NO_SEARCH = "no-search"  # Sphinx's class for what its indexer skips
 #: Classes of what polybook writes around a chapter's text: notices (of a cell, a framework, an
 #: untranslated page or block), notebook links, outputs.

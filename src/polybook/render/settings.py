@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from polybook.config import BookConfig
-from polybook.render import search, status_page
+from polybook.render import status_page
 from polybook.render.site_info import LanguageSite, NotebookPlace, PdfLink, SiteInfo, SiteLanguage
 from polybook.render.stage import LOCALE_DIR, STAGED_DIRS
 from polybook.stage.documents import SERVED_DIR, Stage
@@ -25,6 +25,9 @@ from polybook.stage.settings import bibtex_settings, guard_settings, myst_extens
 #: registered by :mod:`polybook.render.sphinx_ext` as one whose change reads every document again.
 RENDERER = "polybook_renderer"
 ASSETS = Path(__file__).parent / "assets"
+#: polybook's search ranking (the page whose title holds the query first: :mod:`polybook.render.search`),
+#: a path: importing that module here would load Sphinx's application before any build needs it.
+SEARCH_SCORER = ASSETS / "search-scorer.js"
 MATHJAX_DIR = "_mathjax"  # at the site root, shared by every language
 #: sphinx-copybutton's strings (its ``messages`` table), from :mod:`polybook.stage.i18n`.
 COPYBUTTON_KEYS = ("copy", "copy_to_clipboard", "copy_success", "copy_failure")
@@ -121,7 +124,7 @@ def overrides(
         "html_last_updated_fmt": None,
         "html_search_language": search_language(language),
         "html_search_options": {**_search_options(language), **user.get("html_search_options", {})},
-        "html_search_scorer": user.get("html_search_scorer") or str(search.SCORER),  # polybook's ranking
+        "html_search_scorer": user.get("html_search_scorer") or str(SEARCH_SCORER),  # polybook's ranking
         "mathjax_path": f"../../{MATHJAX_DIR}/MathJax.js?config=TeX-AMS_CHTML",  # after Sphinx's _static/
         "mathjax2_config": {
             "tex2jax": {
