@@ -1,7 +1,11 @@
 from __future__ import annotations
 
+import functools
 import shutil
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -43,3 +47,19 @@ def browser() -> Iterator[Any]:
         browser = p.chromium.launch(executable_path=chromium, args=[*args, "--no-first-run"])
         yield browser
         browser.close()
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@contextmanager
+def served(folder: Path) -> Iterator[str]:
+    """``folder`` served on 127.0.0.1 (a port of its own, no request logged): its URL, no trailing slash."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(folder)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()

@@ -6,11 +6,8 @@ import made it trusted), its image loads, and nothing the page asks for is missi
 
 from __future__ import annotations
 
-import functools
 import os
-import threading
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -20,14 +17,9 @@ from polybook.cli import main
 from polybook.config import load_config
 from polybook.site.build import HtmlOptions, build_html
 
-from conftest import FIXTURES
+from conftest import FIXTURES, served
 
 pytestmark = pytest.mark.slow
-
-
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *args: Any) -> None:
-        pass
 
 
 @pytest.fixture(scope="module")
@@ -43,10 +35,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     assert imported.exit_code == 0, imported.output
     result = build_html(load_config(root / "conf.py"), HtmlOptions(evaluate=False))
     assert all(b.sphinx == "built" for b in result.languages), result.to_dict()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root / "build" / "html")))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    with served(root / "build" / "html") as url:
+        yield url
 
 
 def test_the_front_page_shows_with_its_image_and_script(site: str, browser: Any) -> None:

@@ -8,11 +8,8 @@ script; the translation of it does not."""
 
 from __future__ import annotations
 
-import functools
 import shutil
-import threading
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -20,14 +17,9 @@ import pytest
 from polybook.config import load_config
 from polybook.site.build import HtmlOptions, build_html
 
-from conftest import ROOT
+from conftest import ROOT, served
 
 pytestmark = pytest.mark.slow
-
-
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *args: Any) -> None:
-        pass
 
 
 @pytest.fixture(scope="module")
@@ -36,10 +28,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     shutil.copytree(ROOT / "tests" / "fixtures" / "html_safety", root)
     result = build_html(load_config(root / "conf.py"), HtmlOptions(evaluate=False))
     assert all(b.sphinx == "built" for b in result.languages), result.to_dict()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root / "build" / "html")))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    with served(root / "build" / "html") as url:
+        yield url
 
 
 @pytest.fixture

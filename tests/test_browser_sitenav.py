@@ -12,10 +12,7 @@ Needs ``scripts/setup-html.sh`` (chromium, fonts-noto-cjk); never ``playwright i
 
 from __future__ import annotations
 
-import functools
-import threading
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +20,8 @@ import pytest
 
 from polybook.config import load_config
 from polybook.site.build import HtmlOptions, build_html
+
+from conftest import served
 
 pytestmark = pytest.mark.slow
 
@@ -94,11 +93,6 @@ BOOK = {
 }
 
 
-class _Handler(SimpleHTTPRequestHandler):
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
 def write_book(root: Path) -> Path:
     for lang, documents in BOOK.items():
         for name, text in documents.items():
@@ -114,11 +108,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     root = tmp_path_factory.mktemp("sitenav") / "book"
     result = build_html(load_config(write_book(root)), HtmlOptions(evaluate=False))
     assert all(b.sphinx == "built" for b in result.languages), result.to_dict()
-    handler = functools.partial(_Handler, directory=str(root / "build" / "html"))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    with served(root / "build" / "html") as url:
+        yield url
 
 
 @pytest.fixture
