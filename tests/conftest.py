@@ -25,6 +25,15 @@ def copy_conf(root: Path) -> Path:
     return root / "conf.py"
 
 
+def save(path: Path, text: str) -> None:
+    """``text`` saved to ``path`` whole, as an editor that writes a new file and renames it does: a
+    watcher never sees it half written (a write in place can be, when a loaded machine pauses
+    the writer between emptying the file and filling it; that is two rebuilds, not one)."""
+    part = path.with_name(f".{path.name}.saving")
+    part.write_text(text, encoding="utf-8")
+    part.replace(path)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--regen", action="store_true", help="Rewrite expected fixture outputs from the current code.")
 

@@ -18,7 +18,7 @@ import pytest
 from polybook.site.serve import RELOAD_SCRIPT, VERSION_PATH, SiteServer, wait_for_version, watch
 from polybook.site.warm import WARM_READY
 
-from conftest import FIXTURES
+from conftest import FIXTURES, save
 
 BOOK = FIXTURES / "render" / "book"
 
@@ -133,6 +133,34 @@ def test_a_change_rebuilds_once_and_bumps_the_version(site: SiteServer, tmp_path
     assert b"second" in fetch(site.url + "en/page.html")[2]
 
 
+@pytest.mark.parametrize("poll", [False, True], ids=["file-events", "scans"])
+def test_an_editors_own_files_rebuild_nothing(site: SiteServer, tmp_path: Path, poll: bool) -> None:
+    sources = tmp_path / "sources"
+    (sources / "part").mkdir(parents=True)
+    (sources / "a.md").write_text("a", encoding="utf-8")
+    rebuilt: list[list[str]] = []
+
+    def rebuild(changed: list[str]) -> int:
+        rebuilt.append(changed)
+        return 0
+
+    stop = threading.Event()
+    watcher = threading.Thread(target=watch, args=(lambda: [sources], rebuild, site, stop, 0.05, None, poll))
+    watcher.start()
+    try:
+        time.sleep(0.2)
+        for name in (".a.md.swp", "part/#a.md#", "a.md~", ".git/index"):  # vim, emacs, a backup, a hidden folder
+            (sources / name).parent.mkdir(exist_ok=True)
+            (sources / name).write_text("typing", encoding="utf-8")
+        time.sleep(0.5)
+        (sources / "a.md").write_text("saved", encoding="utf-8")
+        state = wait_for_version(site.url, 0, timeout=10)
+    finally:
+        stop.set()
+        watcher.join()
+    assert state["version"] == 1 and rebuilt == [[str(sources / "a.md")]]
+
+
 @pytest.mark.slow
 def test_serve_rebuilds_the_page_after_an_edit(tmp_path: Path) -> None:
     for name in ("conf.py", "refs.bib", "chapters"):
@@ -151,7 +179,7 @@ def test_serve_rebuilds_the_page_after_an_edit(tmp_path: Path) -> None:
         chapter = tmp_path / "chapters" / "en" / "tiny.md"
         edited = chapter.read_text(encoding="utf-8").replace("# Tiny Chapter", "# Tiny Chapter, Edited")
         started = time.monotonic()
-        chapter.write_text(edited, encoding="utf-8")
+        save(chapter, edited)
         state = wait_for_version(url, 0, timeout=120)
         seconds = time.monotonic() - started
         assert state == {"version": 1, "building": False, "problems": 0}
@@ -244,7 +272,7 @@ def test_a_prose_edit_is_rebuilt_warm_and_only_its_page_is_rewritten(tmp_path: P
         before = _pages(html)
         chapter = tmp_path / "chapters" / "en" / "tiny.md"
         text = chapter.read_text(encoding="utf-8")
-        chapter.write_text(text.replace("is math.", "is math. A warm sentence."), encoding="utf-8")
+        save(chapter, text.replace("is math.", "is math. A warm sentence."))
         state = wait_for_version(url, 0, timeout=120)
         assert state == {"version": 1, "building": False, "problems": 0}, log.read_text()
         assert b"A warm sentence." in fetch(url + "en/tiny.html")[2]
@@ -258,7 +286,7 @@ def test_a_prose_edit_is_rebuilt_warm_and_only_its_page_is_rewritten(tmp_path: P
         assert not (html / "en" / ".polybook-build.json").exists()  # the next full build checks en again
 
         # A title change is not the warm path's: the full build rebuilds the neighbours' navigation too.
-        chapter.write_text(text.replace("# Tiny Chapter", "# Tiny Chapter, Retitled"), encoding="utf-8")
+        save(chapter, text.replace("# Tiny Chapter", "# Tiny Chapter, Retitled"))
         state = wait_for_version(url, 1, timeout=120)
         assert state == {"version": 2, "building": False, "problems": 0}, log.read_text()
         assert b"Tiny Chapter, Retitled" in fetch(url + "en/tiny.html")[2]

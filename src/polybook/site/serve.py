@@ -191,10 +191,16 @@ def inject(page: bytes) -> bytes:
 
 
 def snapshot(paths: Iterable[Path]) -> Snapshot:
-    """(mtime, size) of every file under ``paths`` (files or folders)."""
+    """(mtime, size) of every file under ``paths`` (files or folders), but an editor's own files
+    below a folder (see :func:`editor_file`)."""
     found: Snapshot = {}
     for top in paths:
-        files = [top] if top.is_file() else (p for p in top.rglob("*") if p.is_file()) if top.is_dir() else []
+        if top.is_file():
+            files: Iterable[Path] = [top]
+        elif top.is_dir():
+            files = (p for p in top.rglob("*") if not editor_file(p.relative_to(top)) and p.is_file())
+        else:
+            files = []
         for path in files:
             try:
                 stat = path.stat()
@@ -202,6 +208,13 @@ def snapshot(paths: Iterable[Path]) -> Snapshot:
                 continue
             found[str(path)] = (stat.st_mtime_ns, stat.st_size)
     return found
+
+
+def editor_file(relative: Path) -> bool:
+    """A file no build reads and editors write as one types: hidden (vim's ``.name.swp``, a
+    save's temporary file; the book skips hidden files too), emacs's ``#name#`` and backups
+    ``name~``. Their changes rebuild nothing."""
+    return any(part.startswith((".", "#")) for part in relative.parts) or relative.name.endswith("~")
 
 
 def changed_files(before: Snapshot, after: Snapshot) -> list[str]:
