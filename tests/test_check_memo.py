@@ -102,7 +102,7 @@ def test_the_cycle_collector_is_off_while_a_book_is_checked_and_on_again_after(
 ) -> None:
     import gc
 
-    import polybook.check as check
+    import polybook.check.run as check
 
     shutil.copytree(FIXTURES / "book", tmp_path / "book", ignore=shutil.ignore_patterns("build"))
     seen: list[bool] = []

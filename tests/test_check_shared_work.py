@@ -10,9 +10,9 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from polybook.check import _rename_key
 from polybook.check.bases import Base, BaseKind, _closest
 from polybook.check.code import align_code
+from polybook.check.merge import rename_key
 from polybook.check.migration import document_changes
 from polybook.check.staleness import by_documents, source_steps
 from polybook.config import load_config
@@ -138,9 +138,9 @@ def test_languages_renaming_one_base_text_share_its_changes(tmp_path: Path) -> N
     moved = tmp_path / "chapters" / "en" / "moved.md"
     moved.write_text(NEW, encoding="utf-8")
     config = load_config(tmp_path / "conf.py")
-    assert _rename_key(config, files["ja"], moved) == _rename_key(config, files["zh"], moved)
+    assert rename_key(config, files["ja"], moved) == rename_key(config, files["zh"], moved)
     files["zh"].write_text(OLD + "\nMore.\n", encoding="utf-8")
-    assert _rename_key(config, files["ja"], moved) != _rename_key(config, files["zh"], moved)
+    assert rename_key(config, files["ja"], moved) != rename_key(config, files["zh"], moved)
 
 
 SNIPPETS = [

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-import polybook.check
+import polybook.check.chapter
+import polybook.check.chunk
 import polybook.sync
 from polybook import sync
 from polybook.book import load_book
@@ -88,7 +89,8 @@ def test_each_language_reads_its_lock_once(tmp_path: Path, monkeypatch: pytest.M
         calls.append(folder)
         return read_lock(folder)
 
-    monkeypatch.setattr(polybook.check, "read_lock", counting)
+    monkeypatch.setattr(polybook.check.chunk, "read_lock", counting)
+    monkeypatch.setattr(polybook.check.chapter, "read_lock", counting)
     monkeypatch.setattr(polybook.sync, "read_lock", counting)
     book = load_book(load_config(conf))
     check_book(book)

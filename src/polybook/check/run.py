@@ -1,0 +1,206 @@
+"""How a book is checked: in this process (:func:`check_book`) or split into chunks of chapters over
+worker processes, each chunk's result kept by its files' bytes (:func:`check_config`)."""
+
+from __future__ import annotations
+
+import functools
+import os
+import pickle
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from pathlib import Path
+
+from polybook.book import Book, load_book
+from polybook.check.chunk import ChunkResult, check_chunk, misspelt
+from polybook.check.findings import CheckResult, Finding
+from polybook.check.keys import read_once
+from polybook.check.library import kept_library_findings, library_findings
+from polybook.check.memo import chunk_key, findings_dir
+from polybook.check.merge import Baseline, merge, rename_changes, rename_keys
+from polybook.check.migration import (
+    rename_files,
+)
+from polybook.check.trust import added_modules
+from polybook.config import BookConfig
+from polybook.database import flush_stores
+from polybook.diagnostics import Diagnostic
+from polybook.dialect.shortcuts import cycle_collection_paused
+from polybook.files import kept, kept_pickle
+from polybook.models import MODELS_DIR, shared_documents
+
+
+def _scope(config: BookConfig, languages: list[str] | None, chapters: list[str] | None, present: dict) -> tuple:
+    """The languages and chapters to check, and whether those are all the book's chapters."""
+    langs = [lang for lang in config.translations if not languages or lang in languages]
+    names = sorted({n for lang in [config.source_language, *langs] for n in present.get(lang, ())})
+    chosen = [n for n in names if not chapters or n in chapters]
+    every = {n for docs in present.values() for n in docs}
+    return langs, chosen, every <= set(chosen), langs == list(config.translations)
+
+
+# The cycle collector is off while a book is checked (and in the workers it forks): a check makes
+# millions of small objects (nodes, tokens, findings) that live until its end and hold almost no
+# cycles, and each collection walks them again. With its threshold raised to 50,000 instead,
+# bookmix's cold check still spent 0.45 CPU-s in it; off, its largest process grew 120 -> 121-125 MB.
+@cycle_collection_paused()
+@read_once()  # the book as it was when the check started
+def check_book(
+    book: Book,
+    languages: list[str] | None = None,
+    chapters: list[str] | None = None,
+    baseline: Baseline | None = None,
+    *,
+    cached: bool = False,
+) -> CheckResult:
+    """Check an already parsed book, in this process; ``cached``: with the findings (and the
+    parsed sources translations were made from) kept in the build folder, as the commands do."""
+    started = time.perf_counter()
+    langs, names, *whole = _scope(book.config, languages, chapters, book.chapters)
+    store = book.config.build_dir / MODELS_DIR if cached else None
+    with shared_documents():  # the bases two languages share are one document, as in a chunk's worker
+        chunks = [check_chunk(book, names, langs, store)]
+    memo = findings_dir(book.config) if cached else None
+    modules = _modules(book.config, whole[0])
+    extra = [found for framework in modules for found in library_findings(book, langs, memo, framework)]
+    extra += added_modules(book.config, langs)
+    return merge(book.config, langs, len(names), chunks, baseline or {}, started, *whole, extra=extra, kept_in=memo)
+
+
+def _check_in_worker(
+    config: BookConfig, names: list[str], langs: list[str], present: dict[str, list[str]], entry: Path | None
+) -> ChunkResult:
+    """One chunk's result, kept whole at ``entry`` (:func:`_chunk_entry`; None: worked out here):
+    a book unchanged since the last run is not even loaded (each chapter's findings are kept
+    too, for a chunk with one change)."""
+
+    found = kept(
+        entry or _chunk_entry(config, names, langs, present), ChunkResult, _chunk(config, names, langs, present)
+    )
+    flush_stores()  # the documents it parsed, for the tasks after it (the library's read the source's)
+    return found
+
+
+def _chunk_pickled(
+    config: BookConfig, names: list[str], langs: list[str], present: dict[str, list[str]], entry: Path | None
+) -> bytes:
+    """:func:`_check_in_worker` in a worker process: the result as the pickle it keeps, which is
+    sent back as it is (one pickle of some thousand findings less)."""
+    found = kept_pickle(
+        entry or _chunk_entry(config, names, langs, present), ChunkResult, _chunk(config, names, langs, present)
+    )
+    flush_stores()
+    return found
+
+
+def _chunk(
+    config: BookConfig, names: list[str], langs: list[str], present: dict[str, list[str]]
+) -> Callable[[], ChunkResult]:
+    """How a chunk's result is worked out: its chapters loaded (through the kept documents), checked."""
+
+    def compute() -> ChunkResult:
+        with shared_documents():  # a base two languages share is one document (what is memoised of it serves both)
+            book = load_book(config, [config.source_language, *langs], set(names), cached=True, present=present)
+            return check_chunk(book, names, langs, config.build_dir / MODELS_DIR)
+
+    return compute
+
+
+def _chunk_entry(config: BookConfig, names: list[str], langs: list[str], present: dict[str, list[str]]) -> Path:
+    """Where a chunk's whole result is kept, by :func:`chunk_key`."""
+    source = present.get(config.source_language, [])
+    close = {near for n in names if n not in source for near in misspelt(n, source)}
+    key = chunk_key(config, names, langs, present, [config.document_path(config.source_language, n) for n in close])
+    return findings_dir(config) / "chunks" / key[:2] / f"{key}.pickle"
+
+
+def _weight(sizes: dict[str, dict[str, int]], names: list[str], langs: list[str]) -> int:
+    """How much checking a chunk's chapters costs, roughly: the bytes of their documents
+    (``sizes``: each language's, as :meth:`BookConfig.document_sizes` gives them)."""
+    return sum(sizes.get(lang, {}).get(name, 0) for lang in langs for name in names)
+
+
+def _modules(config: BookConfig, whole_book: bool) -> list[tuple[str, ...]]:
+    """The library's modules, :data:`_MODULES_TOGETHER` at a time, when the whole book is checked
+    and it has a library (each group is checked and kept apart: the workers share them out)."""
+    if not (whole_book and config.library.enabled):
+        return []
+    frameworks = list(config.library.frameworks)
+    return [tuple(frameworks[i : i + _MODULES_TOGETHER]) for i in range(0, len(frameworks), _MODULES_TOGETHER)]
+
+
+#: The library's modules checked by one task: each task loads the source language whole (from the
+#: kept documents, some 0.05 s), so a module each cost more than it spread (bookmix: 5 modules).
+_MODULES_TOGETHER = 2
+
+
+def _library(
+    config: BookConfig,
+    langs: list[str],
+    frameworks: tuple[str, ...] | None = None,
+    load: Callable[[], Book] | None = None,
+) -> list[Finding]:
+    """The book's library against its committed modules and the translations' copies (only for
+    a book that has one: the languages the modules come from are then loaded whole, for their
+    tocs, unless the findings are kept); ``frameworks``: only these modules; ``load``: how the
+    book is loaded (the caller's, to load it once for several calls)."""
+    if not config.library.enabled:
+        return []
+    return kept_library_findings(config, langs, findings_dir(config), load, frameworks)
+
+
+@cycle_collection_paused()
+@read_once()
+def check_config(
+    config: BookConfig,
+    languages: list[str] | None = None,
+    chapters: list[str] | None = None,
+    baseline: Baseline | None = None,
+    jobs: int | None = None,
+) -> tuple[CheckResult, list[Diagnostic]]:
+    """Parse and check the book in ``jobs`` processes; also return unreadable-input problems."""
+    started = time.perf_counter()
+    sizes = {lang: config.document_sizes(lang) for lang in config.languages}
+    present = {lang: sorted(found) for lang, found in sizes.items()}
+    langs, names, *whole = _scope(config, languages, chapters, present)
+    jobs = max(1, jobs or os.cpu_count() or 1)
+    size = max(1, -(-len(names) // (jobs * 4)))
+    groups = [names[i : i + size] for i in range(0, len(names), size)]
+    source = config.source_language
+    # a book checked before: the chunks' keys (every file's bytes) here, to know whether all are kept;
+    # else (a fresh clone) each worker works out its own, in parallel
+    checked = (findings_dir(config) / "chunks").is_dir()
+    entries = [_chunk_entry(config, group, langs, present) if checked else None for group in groups]
+    # every chunk kept (an unchanged book): read here, no worker processes to start and feed
+    renamed = None  # the renames' changes, when the workers worked them out
+    if jobs == 1 or len(groups) <= 1 or all(entry is not None and entry.is_file() for entry in entries):
+        chunks = [
+            _check_in_worker(config, group, langs, present, entry) for group, entry in zip(groups, entries, strict=True)
+        ]
+        once = functools.cache(functools.partial(load_book, config, [config.source_language], cached=True))
+        extra = [found for modules in _modules(config, whole[0]) for found in _library(config, langs, modules, once)]
+    else:
+        with ProcessPoolExecutor(jobs, mp_context=get_context("fork")) as pool:
+            # the heaviest chunks first, so that the last ones to end are small (the cores end together)
+            futures = {
+                i: pool.submit(_chunk_pickled, config, groups[i], langs, present, entries[i])
+                for i in sorted(range(len(groups)), key=lambda i: -_weight(sizes, groups[i], [source, *langs]))
+            }
+            # the library last, in workers, a few modules each: they then read most of the source's
+            # models the chunks kept instead of parsing the source again beside them (a third process
+            # on two cores), and the cores end together instead of one checking the whole library alone
+            library = [pool.submit(_library, config, langs, modules) for modules in _modules(config, whole[0])]
+            chunks = [pickle.loads(futures[i].result()) for i in range(len(groups))]
+            # the renames' changes, kept for the merge, worked out in parallel (bookmix: 80 pairs, 1.4 s)
+            # on the cores the library leaves free, not after it
+            keys = rename_keys(config, rename_files([f for chunk in chunks for f in chunk.findings]))
+            distinct = {key: pair for pair, key in keys.items()}
+            work_out = functools.partial(rename_changes, config, findings_dir(config))
+            found = dict(zip(distinct, pool.map(work_out, *zip(*distinct.values(), strict=True)), strict=True))
+            renamed = {pair: found[key] for pair, key in keys.items()}  # for the merge: no key to work out again
+            extra = [finding for task in library for finding in task.result()]
+    extra += added_modules(config, langs)
+    memo = findings_dir(config)
+    result = merge(config, langs, len(names), chunks, baseline or {}, started, *whole, True, extra, memo, renamed)
+    return result, [d for chunk in chunks for d in chunk.unreadable]
