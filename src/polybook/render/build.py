@@ -40,6 +40,7 @@ from polybook.dialect.nodes import Heading
 from polybook.execute.site_outputs import SiteOutputs, site_outputs
 from polybook.execute.site_outputs import environment as site_environment
 from polybook.files import atomic_write, display_path, hash_files, read_json
+from polybook.forked import Forked
 from polybook.render import settings, status_page
 from polybook.render.counterparts import LanguagePages, language_switch, switch_targets
 from polybook.render.inputs import SiteInputs, file_stats, tree_stats
@@ -204,6 +205,7 @@ class _Build:
         self.digests: dict[str, str] = {}
         self.own: dict[str, list[Diagnostic]] = {}
         self.status_tables: dict[str, str] = {}  # language -> the status page's tables, filled in after Sphinx
+        self.status_job: Forked[dict[str, str]] | None = None  # the tables being made
 
     def lap(self) -> float:
         """The seconds since the last lap (or the start)."""
@@ -320,8 +322,14 @@ class _Build:
         self, book: Book, outputs: SiteOutputs | None, pool: workers.SphinxWorkers | None
     ) -> dict[str, Future[SphinxRun]]:
         """Stage the languages one by one, each one's Sphinx started as soon as it is staged;
-        then, while Sphinx runs, the status pages' tables (filled in afterwards)."""
+        meanwhile, in a forked child (:mod:`polybook.forked`), the status pages' tables (filled in
+        after Sphinx): they read every language and check the whole book, the longest step of an
+        edit in one language, and now use the core that staging leaves free."""
         config, status = self.config, self.status
+        if status is not None:
+            selected, linked = self.selected, set(self.linked)
+            self.say("translation status")
+            self.status_job = Forked(lambda: status.pages(complete_book(book), selected, linked=linked))
         executed = outputs.diagnostics if outputs is not None else []
         generated: dict[str, dict[str, str]] = {}  # language -> docname -> MyST of pages polybook writes
         if status is not None:
@@ -345,9 +353,6 @@ class _Build:
                 running[lang] = pool.submit(run_sphinx, job)
         self.diagnostics += [d for lang in self.stale for d in self.own[lang]]
         self.diagnostics += [d for d in executed if config.language_of(Path(d.path)) not in self.stale]
-        if status is not None:  # while Sphinx runs: the tables are filled in afterwards
-            self.say("translation status")
-            self.status_tables = status.pages(complete_book(book), self.selected, linked=set(self.linked))
         return running
 
     def _stage_language(
@@ -424,6 +429,8 @@ class _Build:
 
     def fill_status(self) -> None:
         """The status pages' tables into the pages Sphinx wrote (not into a failed language's)."""
+        if self.status_job is not None:
+            self.status_tables, self.status_job = self.status_job.result(), None
         filled = [
             status_page.fill(self.outdir / lang / f"{self.site.status}.html", content)
             for lang, content in self.status_tables.items()
