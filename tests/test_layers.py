@@ -17,6 +17,7 @@ PACKAGE = Path(polybook.__file__).parent
 LAYERS = [
     {"polybook", "diagnostics", "files", "uvtool", "faults"},
     {"database"},
+    {"forked"},
     {"dialect"},
     {"config", "toc", "models"},
     {"book", "usage"},
