@@ -19,11 +19,16 @@ from polybook.diagnostics import Level
 NONE = "-"
 
 
-def overview(result: CheckResult, langs: Sequence[str]) -> str:
-    """The table of ``result``'s active findings, a column for each of ``langs``."""
-    active = result.active
-    counts = Counter((f.lang, f.level, f.code) for f in active)
-    has = {f.lang for f in active}  # every translation (a clean one is a column of dashes); the source if it has any
+def overview(result: CheckResult, active: Sequence[Finding], langs: Sequence[str]) -> str:
+    """The table of ``active``, ``result``'s active findings, a column for each of ``langs``."""
+    counts: Counter[tuple[str, Level, str]] = Counter()
+    documents: dict[str, set[str]] = {}  # lang -> the paths with an error or warning
+    for f in active:  # (one pass: the 1.0 book has 17,000 findings)
+        counts[f.lang, f.level, f.code] += 1
+        if f.level is not Level.INFO:
+            documents.setdefault(f.lang, set()).add(f.primary.path)
+    # every translation (a clean one is a column of dashes); the source when it has findings
+    has = {lang for lang, _, _ in counts}
     shown = [lang for lang in langs if lang in has or lang != result.source_language]
     rows: list[tuple[str, ...]] = [("", *shown)]
     for level in Level:
@@ -32,7 +37,7 @@ def overview(result: CheckResult, langs: Sequence[str]) -> str:
             continue
         rows.append((_level_title(level), *(_n(sum(counts[lang, level, c] for c in codes)) for lang in shown)))
         rows += [(f"  {code}", *(_n(counts[lang, level, code]) for lang in shown)) for code in codes]
-    rows.append(("documents with an error or warning", *(_n(_documents(active, lang)) for lang in shown)))
+    rows.append(("documents with an error or warning", *(_n(len(documents.get(lang, ()))) for lang in shown)))
     width = max(len(row[0]) for row in rows)
     widths = [max(len(row[i]) for row in rows) for i in range(1, len(shown) + 1)]
     lines = [
@@ -46,10 +51,6 @@ def overview(result: CheckResult, langs: Sequence[str]) -> str:
 
 def _level_title(level: Level) -> str:
     return {Level.ERROR: "errors", Level.WARNING: "warnings", Level.INFO: "info"}[level]
-
-
-def _documents(findings: Sequence[Finding], lang: str) -> int:
-    return len({f.primary.path for f in findings if f.lang == lang and f.level is not Level.INFO})
 
 
 def _n(count: int) -> str:

@@ -34,12 +34,13 @@ def render(result: CheckResult, *, color: bool = False, notes: bool = False, top
     (but the notes a plan's table sums up, unless ``notes``; at most ``top`` findings a language,
     errors first); each language's migration plan (when it is behind the source); what each
     language is checked against; what is counted but not listed; the summary line."""
-    if not result.active:
+    active = result.active
+    if not active:
         return summary_line(result)
     plans = result.plans()  # (made from every finding: once)
     behind = {lang for lang, plan in plans.items() if plan.behind}
     langs = languages(result)
-    listed = [f for f in result.active if notes or not (f.code in _PLAN_NOTES and f.lang in behind)]
+    listed = [f for f in active if notes or not (f.code in _PLAN_NOTES and f.lang in behind)]
     faults, infos, left_out = [], [], 0
     for lang in langs:
         mine = [f for f in listed if f.lang == lang]
@@ -51,8 +52,8 @@ def render(result: CheckResult, *, color: bool = False, notes: bool = False, top
         infos += [section(name, shown[len(problems) :], mine, color)] if len(shown) > len(problems) else []
     tables = render_plans(plans.values())
     follows = [f"{lang} follows {what}" for lang, what in result.follows.items() if lang in behind]
-    unlisted = _unlisted(len(result.active) - len(listed), left_out, top)
-    parts = [overview(result, langs), *faults, *infos, *([tables] if tables else [])]
+    unlisted = _unlisted(len(active) - len(listed), left_out, top)
+    parts = [overview(result, active, langs), *faults, *infos, *([tables] if tables else [])]
     return "\n\n".join(parts) + "\n\n" + "\n".join([*follows, *unlisted, summary_line(result)])
 
 
