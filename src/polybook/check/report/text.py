@@ -50,7 +50,7 @@ def render(result: CheckResult, *, color: bool = False, notes: bool = False, top
         name = f"{lang} (the source's own)" if lang == result.source_language else lang
         faults += [section(name, shown[: len(problems)], problems, color)] if problems else []
         infos += [section(name, shown[len(problems) :], mine, color)] if len(shown) > len(problems) else []
-    tables = render_plans(plans.values())
+    tables = render_plans(plans.values(), top)
     follows = [f"{lang} follows {what}" for lang, what in result.follows.items() if lang in behind]
     unlisted = _unlisted(len(active) - len(listed), left_out, top)
     parts = [overview(result, active, langs), *faults, *infos, *([tables] if tables else [])]
