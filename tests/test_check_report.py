@@ -142,16 +142,16 @@ def test_text_lists_documents_with_errors_first_and_errors_first_in_each() -> No
 
 
 def test_text_top_lists_the_first_findings_of_each_language_and_says_how_many_more() -> None:
-    findings = [*errors(5, "pt"), *errors(2, "ja")]
+    findings = [*errors(5, "pt"), *errors(2, "ja"), at(Code.REF_TARGET, "pt", "chapters/pt/b.md", 1)]
     out = render(CheckResult("en", ["ja", "pt"], 1, findings), "text", top=3)
     assert out.count(": error: cell") == 5  # 2 of ja's, 3 of pt's
-    assert "pt: 5 errors in 1 document; the first 3 listed" in out
+    assert "pt: 5 errors, 1 warning in 2 documents; the first 3 listed" in out  # what it has, not what is shown
     assert "ja: 2 errors in 1 document\n" in out
     assert (
         out.splitlines()[-2]
-        == "2 more findings are past --top 3 a language: a larger --top, --code or --lang lists them"
+        == "3 more findings are past --top 3 a language: a larger --top, --code or --lang lists them"
     )
-    assert out.splitlines()[-1].startswith("7 errors, 0 warnings, 0 info")  # the totals count every finding
+    assert out.splitlines()[-1].startswith("7 errors, 1 warning, 0 info")  # the totals count every finding
 
 
 def test_codes_are_named_whole_or_by_prefix() -> None:

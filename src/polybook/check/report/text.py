@@ -45,11 +45,12 @@ def render(result: CheckResult, *, color: bool = False, notes: bool = False, top
     for lang in langs:
         mine = [f for f in listed if f.lang == lang]
         problems = by_document([f for f in mine if f.level is not Level.INFO])
-        shown = [*problems, *by_document([f for f in mine if f.level is Level.INFO])][:top]
+        info = by_document([f for f in mine if f.level is Level.INFO])
+        shown = [*problems, *info][:top]
         left_out += len(mine) - len(shown)
         name = f"{lang} (the source's own)" if lang == result.source_language else lang
         faults += [section(name, shown[: len(problems)], problems, color)] if problems else []
-        infos += [section(name, shown[len(problems) :], mine, color)] if len(shown) > len(problems) else []
+        infos += [section(name, shown[len(problems) :], info, color)] if len(shown) > len(problems) else []
     tables = render_plans(plans.values(), top)
     follows = [f"{lang} follows {what}" for lang, what in result.follows.items() if lang in behind]
     unlisted = _unlisted(len(active) - len(listed), left_out, top)
@@ -75,11 +76,9 @@ def by_document(findings: Sequence[Finding]) -> list[Finding]:
     return sorted(findings, key=key)
 
 
-def section(name: str, shown: Sequence[Finding], of: Sequence[Finding], color: bool) -> str:
-    """A heading that counts the language's findings of the levels ``shown`` has (``of``: all the
-    language's), then ``shown``, a block a finding, under a line a document with its counts."""
-    levels = {f.level for f in shown}
-    counted = [f for f in of if f.level in levels]
+def section(name: str, shown: Sequence[Finding], counted: Sequence[Finding], color: bool) -> str:
+    """A heading that counts ``counted`` (a language's errors and warnings, or its info), then
+    ``shown`` (the first of them), a block a finding, under a line a document with its counts."""
     documents: dict[str, list[Finding]] = {}
     for f in counted:
         documents.setdefault(f.primary.path, []).append(f)
