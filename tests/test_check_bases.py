@@ -217,3 +217,12 @@ def test_an_edition_is_imported_beside_the_book_and_translations_follow_it(tmp_p
     assert runner.invoke(main, [*args, "--force"], catch_exceptions=False).exit_code == 0
     ja_only = runner.invoke(main, [*args[:-2], "ja", "--as-base"], catch_exceptions=False)
     assert ja_only.exit_code == 2 and "an edition of the source language (en), not ja" in ja_only.output
+
+
+def test_top_cuts_each_plan_table_and_says_how_many_rows_more(tmp_path: Path) -> None:
+    conf = book(tmp_path, edition=True)
+    text = CliRunner().invoke(main, ["--conf", str(conf), "check", "--top", "1"]).output
+    table = text[text.index("Migration plan for ja") :].splitlines()
+    assert table[1].split() == ["state", "paragraphs", "cells", "formulas", "words", "document"]
+    assert table[3] == "  … 2 more documents past --top 1 (without it: every one)"
+    assert table[4].startswith("  ja: 1 new, 1 gone, 1 changed")  # the totals stay the plan's

@@ -88,3 +88,28 @@ def test_write_baseline_needs_a_reason_and_then_silences(tmp_path: Path) -> None
     assert synced.exit_code == 0, synced.output
     assert "kept: suppressed (ja keeps a short loop): code.changed" in synced.output
     assert "range(1000)" in (tmp_path / "chapters" / "ja" / "intro.md").read_text(encoding="utf-8")
+
+
+def test_code_narrows_the_report_and_the_exit_status(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    book = FIXTURES / "book"
+    monkeypatch.chdir(book)
+    out_file = tmp_path / "report.json"
+    code, _ = invoke(
+        book, "--lang", "pt", "--code", "ref.", "--code", "math.changed", "--format", "json", "-o", str(out_file)
+    )
+    codes = {f["code"] for f in json.loads(out_file.read_text(encoding="utf-8"))["findings"]}
+    assert codes and all(c.startswith("polybook.ref.") or c == "polybook.math.changed" for c in codes), codes
+    code, out = invoke(book, "--lang", "pt", "--code", "code.coverage")  # pt has none: nothing fails
+    assert code == 0 and out.startswith("No findings: 1 translation of"), out
+    code, out = invoke(book, "--code", "refs")
+    assert code == 2 and "--code: no code is 'refs' or starts with it" in out
+
+
+def test_top_is_for_the_text_report(monkeypatch: pytest.MonkeyPatch) -> None:
+    book = FIXTURES / "book"
+    monkeypatch.chdir(book)
+    code, out = invoke(book, "--lang", "pt", "--top", "2")
+    assert code == 1 and out.count(": error: ") + out.count(": warning: ") == 2
+    assert "more findings are past --top 2 a language" in out
+    code, out = invoke(book, "--top", "2", "--format", "json")
+    assert code == 2 and "--top is for the text report" in out

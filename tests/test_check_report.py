@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 
 from polybook.check.findings import CheckResult, Finding, Location
 from polybook.check.report import FORMATS, render, step_summary, write_step_summary
+from polybook.check.report.common import codes_named, with_codes
 from polybook.check.report.sarif import RULE_TEXT
 from polybook.diagnostics import Code, Level
 
@@ -69,18 +71,97 @@ def errors(n: int, lang: str = "pt") -> list[Finding]:
 # text
 
 
-def test_text_is_one_compiler_style_block_per_finding(result: CheckResult) -> None:
+def test_text_opens_with_a_table_then_lists_each_language_by_document(result: CheckResult) -> None:
     assert render(result, "text") == (
-        "chapters/en/async-computation.md:1: info: no common history with the source [polybook.stale.unknown]\n"
+        "Findings by language and code\n"
+        "                                    ja  pt  tr\n"
+        "errors                               -   1   -\n"
+        "  code.changed                       -   1   -\n"
+        "warnings                             1   -   -\n"
+        "  numbers.missing                    1   -   -\n"
+        "info                                 -   1   -\n"
+        "  stale.unknown                      -   1   -\n"
+        "documents with an error or warning   1   1   -\n"
+        "\n"
+        "ja: 1 warning in 1 document\n"
+        "\n"
+        "chapters/ja/async-computation.md (1 warning)\n"
         "chapters/ja/async-computation.md:40: warning: numbers missing: 10000 [polybook.numbers.missing]\n"
+        "\n"
+        "pt: 1 error in 1 document\n"
+        "\n"
+        "chapters/pt/async-computation.md (1 error)\n"
         "chapters/pt/async-computation.md:182: error: mxnet cell 7 differs from the source [polybook.code.changed]\n"
         "  source: chapters/en/async-computation.md:176\n"
         "  - range(1000)   <- translation\n"
         "  + range(10000)  <- source\n"
         "  - y.wait_to_read()\n"
         "  + npx.waitall()\n"
+        "\n"
+        "pt: 1 info in 1 document\n"
+        "\n"
+        "chapters/en/async-computation.md (1 info)\n"
+        "chapters/en/async-computation.md:1: info: no common history with the source [polybook.stale.unknown]\n"
+        "\n"
         "1 error, 1 warning, 1 info in 3 translations of 2 chapters (1 suppressed) — 0.42 s"
     )
+
+
+def at(code: Code, lang: str, path: str, line: int, level: Level | None = None) -> Finding:
+    finding = Finding.make(code, f"{code} here", lang, "c", Location(path, line))
+    return finding if level is None else replace(finding, level=level)
+
+
+def test_text_lists_documents_with_errors_first_and_errors_first_in_each() -> None:
+    a, b, c = "chapters/pt/a.md", "chapters/pt/b.md", "chapters/pt/c.md"
+    findings = [
+        at(Code.REF_TARGET, "pt", a, 5),  # a warning only: after b, which has an error
+        at(Code.TERMS_MISSING, "pt", c, 1),  # info: after every error and warning of the language
+        at(Code.REF_TARGET, "pt", b, 2),
+        at(Code.MATH_CHANGED, "pt", b, 9),
+        at(Code.REF_TARGET, "en", "chapters/en/b.md", 3),
+        Finding.make(Code.STRUCTURE_CHAPTER, "not translated", "pt", "d", None, source=Location("chapters/en/d.md", 1)),
+    ]
+    findings[-1] = replace(findings[-1], level=Level.WARNING)
+    lines = render(CheckResult("en", ["pt"], 4, findings), "text").splitlines()
+    heads = [line for line in lines if line.startswith(("pt", "en", "chapters/")) and not line.endswith("]")]
+    assert heads == [
+        "pt: 1 error, 3 warnings in 3 documents",
+        "chapters/pt/b.md (1 error, 1 warning)",
+        "chapters/pt/a.md (1 warning)",
+        "chapters/en/d.md (1 warning)",  # a chapter not translated: told at the source's file, after pt's own
+        "en (the source's own): 1 warning in 1 document",
+        "chapters/en/b.md (1 warning)",
+        "pt: 1 info in 1 document",
+        "chapters/pt/c.md (1 info)",
+    ]
+    listed = [line.split(": ")[0] for line in lines if line.endswith("]")]
+    assert listed[:2] == [f"{b}:9", f"{b}:2"]  # the error before the warning above it
+    assert lines[0] == "Findings by language and code (en: the source's own)"
+    assert lines[2].split() == ["errors", "1", "-"] and lines[-1].startswith("1 error, 4 warnings, 1 info")
+
+
+def test_text_top_lists_the_first_findings_of_each_language_and_says_how_many_more() -> None:
+    findings = [*errors(5, "pt"), *errors(2, "ja"), at(Code.REF_TARGET, "pt", "chapters/pt/b.md", 1)]
+    out = render(CheckResult("en", ["ja", "pt"], 1, findings), "text", top=3)
+    assert out.count(": error: cell") == 5  # 2 of ja's, 3 of pt's
+    assert "pt: 5 errors, 1 warning in 2 documents; the first 3 listed" in out  # what it has, not what is shown
+    assert "ja: 2 errors in 1 document\n" in out
+    assert (
+        out.splitlines()[-2]
+        == "3 more findings are past --top 3 a language: a larger --top, --code or --lang lists them"
+    )
+    assert out.splitlines()[-1].startswith("7 errors, 1 warning, 0 info")  # the totals count every finding
+
+
+def test_codes_are_named_whole_or_by_prefix() -> None:
+    assert codes_named(["ref.label"]) == {Code.REF_LABEL} == codes_named(["polybook.ref.label"])
+    assert codes_named(["ref."]) == codes_named(["ref"]) == {code for code in Code if code.startswith("ref.")}
+    assert codes_named(["math.changed", "code.missing"]) == {Code.MATH_CHANGED, Code.CODE_MISSING}
+    with pytest.raises(ValueError, match=r"no code is 're' or starts with it; prefixes are .*ref\."):
+        codes_named(["re"])
+    chosen = with_codes(CheckResult("en", ["pt"], 1, [changed_cell(), extra_cell()]), codes_named(["code.extra"]))
+    assert [f.code for f in chosen.findings] == [Code.CODE_EXTRA] and chosen.chapters == 1
 
 
 def test_text_caps_the_diff_and_colours_on_request() -> None:

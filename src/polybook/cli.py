@@ -209,6 +209,15 @@ def _check_languages(config: BookConfig, languages: tuple[str, ...]) -> list[str
 @click.option(
     "--notes", is_flag=True, help="Text: list each change of the source a migration plan sums up (json has them)."
 )
+@click.option(
+    "--code",
+    "codes",
+    multiple=True,
+    help="Only findings of this code (repeatable): ref.label, or every code under a prefix: ref.",
+)
+@click.option(
+    "--top", type=click.IntRange(min=1), default=None, help="Text: list the first N findings of each language."
+)
 @click.pass_context
 def check(
     ctx: click.Context,
@@ -222,6 +231,8 @@ def check(
     reason: str | None,
     jobs: int | None,
     notes: bool,
+    codes: tuple[str, ...],
+    top: int | None,
 ) -> None:
     """Check every translation against the source language, statically.
 
@@ -234,6 +245,7 @@ def check(
 
     from polybook.check import check_config
     from polybook.check.report import render, write_step_summary
+    from polybook.check.report.common import codes_named, with_codes
     from polybook.check.suppress import baseline_json
     from polybook.diagnostics import RANK, Level
     from polybook.dialect.shortcuts import cycle_collection_paused
@@ -241,6 +253,12 @@ def check(
 
     if write_baseline and not (reason and reason.strip()):
         raise UsageProblem("--write-baseline needs --reason: every accepted finding must say why")
+    if top is not None and fmt != "text":
+        raise UsageProblem(f"--top is for the text report; --format {fmt} has every finding")
+    try:
+        chosen = codes_named(codes) if codes else None
+    except ValueError as exc:
+        raise UsageProblem(f"--code: {exc}") from None
     config = book_config(ctx)
     langs = _check_languages(config, languages)
     if chapters:  # every language's documents listed: only to tell a wrong name
@@ -250,6 +268,8 @@ def check(
     # would walk the book's findings, which hold no cycle (bookmix: 0.015 s of the report's time)
     with cycle_collection_paused():
         result, bad = check_config(config, langs or None, list(chapters) or None, accepted, jobs)
+        if chosen is not None:  # the report, the baseline and the exit status: those codes alone
+            result = with_codes(result, chosen)
         checked = [config.source_language, *(langs or config.translations)]
         bad = [*(d for lang in checked for d in config.refused_links(lang)), *bad]  # links not followed
         if bad:
@@ -259,7 +279,7 @@ def check(
             click.echo(f"wrote {len(result.active)} finding(s) to {write_baseline}", err=True)
         tty = sys.stdout.isatty()
         color = fmt == "text" and output is None and tty and "NO_COLOR" not in os.environ
-        report = render(result, fmt, color=color, notes=notes)
+        report = render(result, fmt, color=color, notes=notes, top=top)
         if _process_ends_with_command:  # nor after it: nothing the check made is ever collected
             gc.freeze()
     if output:

@@ -1,5 +1,6 @@
 """Math and numbers of a chapter against its translation's: math.changed, math.missing,
-math.extra (paired as :mod:`polybook.check.formulas` says) and numbers.missing.
+math.extra (paired as :mod:`polybook.check.formulas` says) and numbers.missing
+(:mod:`polybook.check.numbers_missing`).
 
 Math inside a text tab for frameworks the translation does not offer (zh's paddle text) is
 not compared, and math that is only a number (``$10.000$``) is compared as a number.
@@ -12,7 +13,6 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
 
 from polybook.check.findings import Finding, Location
 from polybook.check.formulas import (
@@ -26,14 +26,13 @@ from polybook.check.formulas import (
     within_others,
 )
 from polybook.check.math_places import anchored, arguments_left_out, broken_dollars, pair_nearby, said_once
+from polybook.check.numbers_missing import Number, check_numbers
 from polybook.check.segments import Alignment, Item, by_identity, walked
 from polybook.check.tex import looks_like_prose, normalize_tex, numbers_in_math, numbers_of, pure_number
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import CodeCell, DisplayMath, Document, TextTab
 from polybook.dialect.slides import prose_of
 
-_REPEAT = 5  # lines: the same number said again this close may be said once in a translation
-_ORDER = 10  # a number the translation says instead of the source's is within this factor of it
 #: A formula that differs may be the sign of a sentence translated from an older text of the source.
 _OLDER = "; if the sentence around it says what an older text of the source said, translate it anew"
 _A_NUMBER = re.compile(r"\s*(?:\\%\s*)?\d[\d.,]*\s*(?:\\%)?\s*")
@@ -44,15 +43,6 @@ _ARITHMETIC = r"(?:[\d.,()\[\]+\-=/]|\\[$%]|\\(?:times|cdot|div|approx)(?![A-Za-
 _SET = r"(?:\\[{}]|[()\[\],\s]|\\text\{\})*"  # braces, brackets and commas around words
 _WORDS = rf"(?:\\text\{{\}}|[\s.,;:'\"-])+|{_SET}\\text\{{\}}{_SET}"
 _NOT_FORMULA = re.compile(rf"{_WORDS}|{_ARITHMETIC}*\d{_ARITHMETIC}*|\\(?:times|cdot|pm|sim|approx|rightarrow)")
-
-
-@dataclass(frozen=True, slots=True)
-class Number:
-    values: tuple[str, ...]  # as written, and scaled (``110 million``)
-    line: int
-    node: int
-    in_math: bool = False  # a formula's (``$t_1 + 1000 t_2$``): never missing, but it may be the one found
-    tab: frozenset[str] | None = None
 
 
 @dataclass(slots=True)
@@ -191,170 +181,6 @@ def check_math(
                 Location(translation.path, t.line), diff=((t.tex, ""),), subject=(t.key, ""),
             ))  # fmt: skip
     return out
-
-
-def check_numbers(
-    lang: str,
-    name: str,
-    source: Document,
-    translation: Document,
-    s_numbers: list[Number],
-    t_numbers: list[Number],
-    places: Places,
-    at: Callable[[int], float],
-) -> list[Finding]:
-    """numbers.missing: a number of the source's text (above :data:`~polybook.check.tex.SMALL`)
-    that the translation has fewer times. Each occurrence pairs with the nearest one of the same
-    value to where it belongs (``at``), over the whole chapter: the formulas' numbers with each
-    other first, then the text's with the text's, written the same way before another way
-    (``6万``), and last with a number left in a formula (``$1/32$`` for the source's "1/32")."""
-    everything = frozenset(source.frameworks)
-    at = functools.cache(at)  # asked once for every number the source's may pair with
-    holding: dict[str, list[int]] = {}
-    for j, number in enumerate(t_numbers):
-        for value in number.values:
-            holding.setdefault(value, []).append(j)
-    options = sorted(
-        (
-            number.in_math != t_numbers[j].in_math,
-            t_numbers[j].in_math,
-            number.tab is not None,  # a number said in every framework's tab may share one said once
-            rank,
-            abs(t_numbers[j].line - at(number.line)),
-            i,
-            j,
-        )
-        for i, number in enumerate(s_numbers)
-        for rank, value in enumerate(number.values)
-        for j in holding.get(value, ())
-        if not (number.in_math and not t_numbers[j].in_math)
-    )
-    owner: dict[int, int] = {}  # source number -> the translation's it pairs with
-    t_used: dict[int, frozenset[str]] = {}  # the frameworks a translation's number served so far
-    for *_, i, j in options:
-        serves = s_numbers[i].tab or everything
-        if i not in owner and not (t_used.get(j, frozenset()) & serves):
-            owner[i] = j
-            t_used[j] = t_used.get(j, frozenset()) | serves  # once per framework: text tabs repeat
-    _reassign(s_numbers, t_numbers, holding, owner, t_used, everything)
-    for i, j in owner.items():
-        places.pair(s_numbers[i].node, t_numbers[j].node)
-    s_used = set(owner)
-    missing = [
-        number
-        for i, number in enumerate(s_numbers)
-        if i not in s_used and not number.in_math and not _said_once(number, [s_numbers[k] for k in owner])
-    ]
-    out: list[Finding] = []
-    reported: set[tuple[str, int]] = set()  # a number missing twice from one paragraph is one finding
-    free = [j for j, n in enumerate(t_numbers) if j not in t_used and not n.in_math]
-    found: list[_Left] = []
-    for number in missing:
-        value, where = number.values[0], places(number.node, number.line)
-        if (value, where) in reported:
-            continue
-        reported.add((value, where))
-        other = _instead(number, where, [t_numbers[j] for j in free], at)
-        if other is not None:
-            free = [j for j in free if t_numbers[j] is not other]
-        found.append(_Left(number, where, ("", f"{value}#{sum(v == value for v, _ in reported)}"), other))
-    # a paragraph that says other numbers instead of some of the source's was rewritten with
-    # other figures (zh's alexnet: Ampere's 312 TFlops for Volta's 120 and 24): its numbers that
-    # have no counterpart are told with those, not as left untranslated
-    rewritten = {left.where for left in found if left.instead is not None}
-    lone = {where: [left for left in found if left.where == where and left.instead is None] for where in rewritten}
-    for number, where, subject, other in found:
-        value = number.values[0]
-        if other is None and where in rewritten:
-            continue  # (told with the paragraph's numbers said instead)
-        if other is None:
-            out.append(Finding.make(
-                Code.NUMBERS_MISSING,
-                f"the number {value} of the source's text is missing here: translate what the source says with it",
-                lang, name,
-                Location(translation.path, where), source=Location(source.path, number.line),
-                diff=(("", value),), subject=subject,
-            ))  # fmt: skip
-            continue
-        values = [value, *(left.number.values[0] for left in lone.pop(where, []))]
-        said = " and ".join(values)
-        out.append(Finding.make(
-            Code.NUMBERS_MISSING,
-            f"the source's text says {said} where this says {other.values[0]}: write the source's "
-            f"number{'s' * (len(values) > 1)}, unless the translation changes {'them' if len(values) > 1 else 'it'} "
-            "on purpose", lang, name,
-            Location(translation.path, other.line), source=Location(source.path, number.line),
-            diff=((other.values[0], ", ".join(values)),), subject=subject,
-        ))  # fmt: skip
-    return out
-
-
-class _Left(NamedTuple):
-    """A number of the source's text the translation does not have: where it belongs, its
-    finding's subject, and the number the translation says there instead, if any."""
-
-    number: Number
-    where: int
-    subject: tuple[str, str]
-    instead: Number | None
-
-
-def _size(number: Number) -> float | None:
-    """The number as written, when it is written in digits (not ``百`` of zh's ``维基百科``)."""
-    try:
-        return abs(float(number.values[0]))
-    except ValueError:
-        return None
-
-
-def _instead(number: Number, where: int, free: list[Number], at: Callable[[int], float]) -> Number | None:
-    """The number the translation's paragraph says instead of a missing one: of the numbers it
-    pairs with none of the source's, the nearest to where the missing one belongs, when it is of
-    the same order (a year written 1654 for 1655, "150 por 225" from an older "300 by 450")."""
-    size = _size(number)
-    if not size:
-        return None
-    near = [
-        other
-        for other in free
-        if other.node == where and (theirs := _size(other)) and size / _ORDER <= theirs <= size * _ORDER
-    ]
-    return min(near, key=lambda other: abs(other.line - at(number.line)), default=None)
-
-
-def _said_once(number: Number, found: list[Number]) -> bool:
-    """Whether a number the source repeats close by (the same paragraph, or within
-    :data:`_REPEAT` lines) is one the translation has for the other occurrence: two sentences
-    that say the same year, joined into one, say it once."""
-    return any(
-        other.values[0] == number.values[0] and (other.node == number.node or abs(other.line - number.line) <= _REPEAT)
-        for other in found
-        if not other.in_math
-    )
-
-
-def _reassign(
-    s_numbers: list[Number],
-    t_numbers: list[Number],
-    holding: dict[str, list[int]],
-    owner: dict[int, int],
-    t_used: dict[int, frozenset[str]],
-    everything: frozenset[str],
-) -> None:
-    """Give a number left alone the translation's number another one took when that one can
-    take another (the source's "10 million" and "1000 objects" for ja's "1000 万" and "1000 個")."""
-    for i, number in enumerate(s_numbers):
-        if i in owner or number.in_math:
-            continue
-        for j in (j for v in number.values for j in holding.get(v, ())):
-            other = next((k for k, taken in owner.items() if taken == j and not s_numbers[k].tab), None)
-            free = [
-                f for v in s_numbers[other].values for f in holding.get(v, ()) if f not in t_used
-            ] if other is not None else []  # fmt: skip
-            if other is not None and free and not number.tab:
-                owner[other], owner[i] = free[0], j
-                t_used[free[0]] = everything
-                break
 
 
 @by_identity  # a source document is compared with every translation

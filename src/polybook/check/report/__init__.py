@@ -16,11 +16,12 @@ FORMATS = ("text", "json", "sarif", "github", "junit")
 __all__ = ["FORMATS", "render", "step_summary", "write_step_summary"]
 
 
-def render(result: CheckResult, fmt: str, *, color: bool = False, notes: bool = False) -> str:
-    """The report of ``result`` in format ``fmt`` (one of :data:`FORMATS`); ``color`` and
-    ``notes`` (list every note of the migration plans) are for text only."""
+def render(result: CheckResult, fmt: str, *, color: bool = False, notes: bool = False, top: int | None = None) -> str:
+    """The report of ``result`` in format ``fmt`` (one of :data:`FORMATS`); ``color``, ``notes``
+    (list every note of the migration plans) and ``top`` (list at most so many findings a
+    language) are for text only."""
     if fmt == "text":
-        return text.render(result, color=color, notes=notes)
+        return text.render(result, color=color, notes=notes, top=top)
     renderers = {"json": json_report.render, "sarif": sarif.render, "github": github.render, "junit": junit.render}
     if fmt not in renderers:
         raise ValueError(f"unknown report format {fmt!r}; choose one of {', '.join(FORMATS)}")

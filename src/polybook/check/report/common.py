@@ -1,13 +1,15 @@
-"""What every reporter shares: finding order, plurals, the one-line diff, the language list."""
+"""What every reporter shares: finding order, plurals, the one-line diff, the language list, the
+codes ``--code`` names."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from polybook.check.findings import CheckResult, Finding
-from polybook.diagnostics import RANK
+from polybook.diagnostics import RANK, Code
 
 #: Diff pairs shown per finding before "… N more".
 MAX_DIFF = 6
@@ -66,3 +68,23 @@ def json_listing(document: dict[str, Any], place: list[Any], items: list[Any]) -
         return head[:start] + "[]" + head[end + 1 :]
     pad = ",\n" + head[head.rindex("\n", 0, at) + 1 : at]  # the list's own indentation
     return head[:at] + pad.join(json.dumps(item, ensure_ascii=False) for item in items) + head[at + len(token) :]
+
+
+def codes_named(patterns: Iterable[str]) -> frozenset[Code]:
+    """The codes ``--code`` names: a whole code (``ref.label``, ``polybook.ref.label``) or every
+    code under a prefix (``ref`` or ``ref.``). A pattern that names no code is a ValueError that
+    lists the codes, so a typo never passes as "no findings"."""
+    chosen: set[Code] = set()
+    for pattern in patterns:
+        name = pattern.strip().removeprefix("polybook.").rstrip(".")
+        named = {code for code in Code if code == name or code.startswith(name + ".")} if name else set()
+        if not named:
+            groups = sorted({code.split(".")[0] + "." for code in Code if "." in code})
+            raise ValueError(f"no code is {pattern!r} or starts with it; prefixes are {', '.join(groups)}")
+        chosen |= named
+    return frozenset(chosen)
+
+
+def with_codes(result: CheckResult, codes: frozenset[Code]) -> CheckResult:
+    """``result`` with only the findings of ``codes`` (suppressed ones included, as in any result)."""
+    return replace(result, findings=[f for f in result.findings if f.code in codes])

@@ -10,9 +10,10 @@ from polybook.check.plan import DocumentPlan, DocumentState, LanguagePlan
 HEADER = ("state", "document", "paragraphs", "cells", "formulas", "words")
 
 
-def render_plans(plans: Iterable[LanguagePlan]) -> str:
-    """The tables of the plans of languages behind the source (an empty string when none is)."""
-    return "\n\n".join(table(plan) for plan in plans if plan.behind)
+def render_plans(plans: Iterable[LanguagePlan], top: int | None = None) -> str:
+    """The tables of the plans of languages behind the source (an empty string when none is);
+    ``top``: the first rows of each (``polybook check --top``), and how many more there are."""
+    return "\n\n".join(table(plan, top) for plan in plans if plan.behind)
 
 
 #: The terminal's order of :data:`HEADER`'s columns: the document last, unpadded (a rename's
@@ -21,13 +22,17 @@ _TERMINAL = (0, 2, 3, 4, 5, 1)
 _NUMERIC = {2, 3, 4, 5}
 
 
-def table(plan: LanguagePlan) -> str:
-    rows = [HEADER, *(_cells(row) for row in plan.rows if row.state is not DocumentState.UNCHANGED)]
+def table(plan: LanguagePlan, top: int | None = None) -> str:
+    changed = [row for row in plan.rows if row.state is not DocumentState.UNCHANGED]
+    shown = changed[:top]
+    rows = [HEADER, *(_cells(row) for row in shown)]
     widths = [max(len(row[i]) for row in rows) for i in range(len(HEADER))]
     lines = [f"Migration plan for {plan.lang} (behind the source; `polybook port {plan.lang}` carries it forward)"]
     for row in rows:
         cells = [row[i].rjust(widths[i]) if i in _NUMERIC else row[i].ljust(widths[i]) for i in _TERMINAL]
         lines.append("  " + "  ".join(cells).rstrip())
+    if len(shown) < len(changed):
+        lines.append(f"  … {len(changed) - len(shown):,} more documents past --top {top} (without it: every one)")
     lines.append("  " + plan.summary())
     return "\n".join(lines)
 

@@ -10,7 +10,6 @@ content rather than line numbers, so an alert survives edits above it.
 from __future__ import annotations
 
 import functools
-from importlib import metadata
 from typing import Any
 from urllib.parse import quote
 
@@ -153,7 +152,10 @@ def document(result: CheckResult) -> dict[str, Any]:
 
 
 def information_uri() -> str | None:
-    """The project's URL from the installed package's metadata, if it declares one."""
+    """The project's URL from the installed package's metadata, if it declares one (importlib.metadata
+    is imported here: every other report, the terminal's of a kept check too, is made without it)."""
+    from importlib import metadata
+
     try:
         meta = metadata.metadata("polybook")
     except metadata.PackageNotFoundError:
