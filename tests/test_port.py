@@ -101,7 +101,9 @@ def test_the_port_keeps_every_translated_sentence_and_takes_the_rest_from_the_so
     port(conf, "--write")
     loops = (tmp_path / "chapters/ja/loops.md").read_text(encoding="utf-8")
     assert "ループが終わります。" in loops  # unchanged in the source: its translation kept in place
-    assert "<!-- polybook:stale\nWe count to a hundred.\n-->\n十まで数えます。" in loops  # changed: marked
+    assert (
+        "<!-- polybook:stale\nWe count to a hundred.\npolybook:was\nWe count to ten.\n-->\n十まで数えます。" in loops
+    )  # changed: marked, then and now
     assert "<!-- polybook:untranslated -->\nA brand new paragraph." in loops  # new: the source's text
     assert "<!-- polybook:aside\n数えるのは楽しい。\n-->" in loops  # dropped by the source: kept aside
     assert "for i in range(100):" in loops  # code from the source; the old cell's translated comment kept aside

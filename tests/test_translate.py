@@ -496,7 +496,7 @@ def test_terms_missing_names_a_glossary_term_the_translation_renders_otherwise(t
     found = [f for f in result.active if str(f.code) == "terms.missing"]
     # "The loop ends." -> "ループが終わります。": neither 繰り返し nor ループ処理
     assert [(f.location.line, f.message) for f in found if f.location is not None] == [
-        (21, "the source says 'loop' here; the glossary renders it '繰り返し' or 'ループ処理', which this does not use")
+        (23, "the source says 'loop' here; the glossary renders it '繰り返し' or 'ループ処理', which this does not use")
     ]
     assert str(found[0].level) == "info"
     assert "terms.missing" in cli(conf, "check", "--notes")
