@@ -79,3 +79,14 @@ def test_the_plan_counts_the_words_of_the_word_diff() -> None:
     changes = document_changes(base, source)
     assert (changes.paragraphs.unchanged, changes.paragraphs.changed, changes.paragraphs.added) == (2, 1, 1)
     assert changes.words == 2 + 3  # "a hundred" and the new paragraph's three
+
+
+def test_contractions_case_and_hyphens_are_form_a_formula_or_a_role_is_not() -> None:
+    assert same_words("Let us see.", "Let's see.")
+    assert same_words("It does not fit in a fully-connected layer.", "It doesn't fit in a fully connected layer.")
+    assert same_words("The transformer", "The Transformer")
+    assert same_words("We [**train it**] (**now**).", "We train it now.")  # slide marks
+    # the checker compares a translation's formulas and citations with the source's: they follow it
+    assert not same_words("the $i^\\mathrm{th}$ row", "the $i^\\textrm{th}$ row")
+    assert not same_words("see :cite:`a.b`", "see :citet:`a.b`")
+    assert not same_words("Let us see.", "Let us look.")

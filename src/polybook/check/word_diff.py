@@ -17,6 +17,8 @@ from enum import StrEnum
 
 from cydifflib import SequenceMatcher  # difflib's, compiled: the same opcodes
 
+from polybook.dialect.slides import PAIRS
+
 #: Typography with one plain spelling: quotes, dashes, spaces that do not break, ellipses.
 _TYPOGRAPHY = str.maketrans(
     {
@@ -49,12 +51,33 @@ _TYPOGRAPHY = str.maketrans(
 _EMPHASIS = re.compile(r"(?<![\w*])[*_]+|[*_]+(?![\w*])")
 _LEADING = re.compile(r"^[ \t]*(?:[-*+]|>|#{1,6})[ \t]+", re.M)
 _DASHES = re.compile(r"-{2,}")
+#: d2l's slide marks (``[**shown on a slide**]``): markup for the slides, not words.
+_SLIDES = re.compile("|".join(re.escape(mark) for pair in PAIRS for mark in pair))
+#: English contractions, one way of writing the same words (d2l 1.0 wrote "let's" for 0.17's
+#: "let us" in some 250 paragraphs): no translation says them otherwise.
+_CONTRACTIONS = (
+    (re.compile(r"\b(let)'s\b"), r"\1 us"),
+    (re.compile(r"\bcan't\b|\bcannot\b"), "can not"),
+    (re.compile(r"\bwon't\b"), "will not"),
+    (re.compile(r"\b(\w+)n't\b"), r"\1 not"),
+    (re.compile(r"\b(it|that|there|what|here)'s\b"), r"\1 is"),
+    (re.compile(r"\b(we|you|they)'re\b"), r"\1 are"),
+    (re.compile(r"\b(we|you|they|i)'ve\b"), r"\1 have"),
+    (re.compile(r"\b(we|you|they|i|it)'ll\b"), r"\1 will"),
+    (re.compile(r"\bi'm\b"), "i am"),
+)
+#: What separates words in one text and not in the other (``fully-connected``, ``fully connected``).
+_APART = re.compile(r"[\s-]+")
 
 
 def _normal(text: str) -> str:
-    """``text`` with its typography, emphasis and bullets made plain (its words stay)."""
-    plain = _LEADING.sub("", text.translate(_TYPOGRAPHY))
-    return _DASHES.sub("-", _EMPHASIS.sub("", plain))
+    """``text`` with its typography, emphasis, slide marks, bullets, case and contractions made
+    plain (its words stay)."""
+    plain = _LEADING.sub("", _SLIDES.sub("", text.translate(_TYPOGRAPHY)))
+    plain = _DASHES.sub("-", _EMPHASIS.sub("", plain)).casefold()
+    for pattern, spelled in _CONTRACTIONS:
+        plain = pattern.sub(spelled, plain)
+    return plain
 
 
 def _key(word: str) -> str:
@@ -62,8 +85,9 @@ def _key(word: str) -> str:
 
 
 def same_words(old: str, new: str) -> bool:
-    """Whether two texts differ only in white space, typography or markup."""
-    return _normal(old).split() == _normal(new).split()
+    """Whether two texts differ only in white space, typography (quotes, dashes, spaces that do
+    not break, hyphens between words, case, contractions) or markup."""
+    return _APART.sub("", _normal(old)) == _APART.sub("", _normal(new))
 
 
 class Step(StrEnum):
@@ -101,6 +125,8 @@ def word_runs(old: str, new: str) -> list[Words]:
 def changed_words(old: str, new: str) -> int:
     """How many words of ``new`` a translator has to look at: those added or replaced (0 when
     only white space, typography or markup changed); a change that only drops words counts one."""
+    if same_words(old, new):
+        return 0
     diff = word_runs(old, new)
     added = sum(len(run.text.split()) for run in diff if run.step is Step.ADDED)
     return added or (1 if any(run.step is Step.GONE for run in diff) else 0)
