@@ -174,8 +174,15 @@ def test_the_reader_is_told_in_their_language_what_is_not_translated_yet(tmp_pat
     assert page.index("# Fresh") < page.index(":class: polybook-untranslated")  # under the title
     assert "このページはまだ翻訳されていません。原文のまま表示しています。" in page
     loops = transpile(parse_text((tmp_path / "chapters/ja/loops.md").read_text(encoding="utf-8"), "l.md", None), "ja")
-    assert ":class: polybook-stale" in loops.text and "この部分の原文は翻訳後に変更されました。" in loops.text
-    assert ":class: polybook-untranslated" in loops.text
+    # one notice a page, under its title, with the counts; a small mark at each block
+    assert loops.text.count("```{note}") == 1 and ":class: polybook-page-notice" in loops.text
+    assert "（未翻訳 1 箇所、原文変更 1 箇所）" in loops.text
+    assert loops.text.index("# ループ") < loops.text.index("polybook-page-notice")
+    stale = '<div class="polybook-mark polybook-mark-stale"><details><summary>'
+    assert loops.text.index(stale) < loops.text.index("十まで数えます。")  # before the block it marks
+    assert '<div class="polybook-mark-text" style="white-space:pre-wrap">We count to a hundred.</div>' in loops.text
+    assert "We count to <del>ten.</del> <ins>a hundred.</ins>" in loops.text  # the word diff, then -> now
+    assert '<div class="polybook-mark polybook-mark-untranslated">' in loops.text
     assert "数えるのは楽しい。" not in loops.text  # an aside is for translators only
 
 

@@ -156,7 +156,9 @@ def test_a_kept_translation_at_odds_with_its_unchanged_source_is_marked_for_revi
     marked = next(f for f in after.active if str(f.code) == "stale.marked")
     assert marked.message == "left by `polybook port`: 1 review, 1 stale blocks; translate them and remove their marks"
     page = transpile(parse_text(text, "norms.md", None), "ja").text
-    assert ":class: polybook-review" in page and "この部分の翻訳は、まだ原文の内容をすべて伝えていません。" in page
+    assert "要確認 1 箇所" in page and page.count("```{note}") == 1  # the page's one notice
+    assert '<div class="polybook-mark polybook-mark-review"><details>' in page  # opens onto the source's text
+    assert "The norm $\\|x\\|$ of $x$ is 2015&#x27;s.</div>" in page
     again = CliRunner().invoke(main, ["--conf", str(tmp_path / "conf.py"), "port", "ja"])
     assert "diff --polybook" not in again.output  # a second port keeps the mark as it is
 
