@@ -202,6 +202,38 @@ def test_the_status_page_shows_the_plan_before_the_port_and_what_is_left_after(t
     assert "stale.marked" in page  # what the port left to translate, per chapter
 
 
+def test_the_status_page_counts_documents_and_blocks_as_the_plan_then_the_marks_say(tmp_path: Path) -> None:
+    """Before the port from the plan (loops: 1 block changed, 1 added; fresh: new, 2 blocks),
+    after it from the marks: the same counts, and a document wholly untranslated is never up to date."""
+    import re
+
+    from polybook.site.status import collect, page_html
+
+    conf = book(tmp_path)
+    expected = {
+        "documents-untranslated": 2,  # fresh (new: wholly the source's), loops (a new paragraph)
+        "documents-stale": 0,
+        "documents-review": 0,
+        "documents-current": 1,  # moving, renamed part/moving
+        "blocks-untranslated": 3,
+        "blocks-stale": 1,
+        "blocks-review": 0,
+        "blocks-current": 4,
+    }
+    for ported in (False, True):
+        if ported:
+            port(conf, "--write")
+        loaded = load_book(load_config(conf))
+        page = page_html(collect(loaded), "ja", loaded)
+        row = re.search(r'<tr data-progress-lang="ja"[^>]*>(.*?)</tr>', page)
+        assert row is not None, page
+        assert dict(re.findall(r'data-progress="([\w-]+)">([\d,]+)<', row.group(1))) == {
+            key: str(n) for key, n in expected.items()
+        }, ported
+    assert 'data-chapter="fresh" data-state="missing"' in page  # wholly untranslated: not "up to date"
+    assert 'data-chapter="loops" data-state="behind"' in page  # its marks: behind the source
+
+
 def test_a_heading_the_source_replaced_is_not_taken_for_a_changed_one() -> None:
     from polybook.dialect import parse_text
     from polybook.sync.port_document import port_document

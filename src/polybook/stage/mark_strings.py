@@ -1,11 +1,20 @@
 """What readers are told of a page a port or a machine left behind the source, in each language
 of the bundled book (:mod:`.i18n` merges them into its strings; a language missing here falls back
-to English): the page's one notice, its counts, and the short label of a marked block."""
+to English): the page's one notice, its counts, and the short label of a marked block; the status
+page's progress table."""
 
 from __future__ import annotations
 
 MARK_STRINGS: dict[str, dict[str, str]] = {
     "en": {
+        "progress_title": "Translation progress",
+        "progress_documents": "Documents",
+        "progress_blocks": "Prose blocks",
+        "progress_untranslated": "Untranslated",
+        "progress_stale": "Stale",
+        "progress_review": "To review",
+        "progress_draft": "Machine drafts",
+        "progress_current": "Up to date",
         "untranslated_page": "This page is not translated yet: it is shown as the source language has it.",
         "marked_page": (
             "Parts of this page are not up to date with the source: {parts}. Each is marked where it stands."
@@ -23,6 +32,14 @@ MARK_STRINGS: dict[str, dict[str, str]] = {
         "mark_changes": "What changed (struck out: removed; underlined: added):",
     },
     "ja": {
+        "progress_title": "翻訳の進み具合",
+        "progress_documents": "文書",
+        "progress_blocks": "段落などのブロック",
+        "progress_untranslated": "未翻訳",
+        "progress_stale": "原文変更",
+        "progress_review": "要確認",
+        "progress_draft": "機械翻訳",
+        "progress_current": "最新",
         "untranslated_page": "このページはまだ翻訳されていません。原文のまま表示しています。",
         "marked_page": (
             "このページには原文の現在の内容に追いついていない部分があります（{parts}）。各部分に印があります。"
@@ -40,6 +57,14 @@ MARK_STRINGS: dict[str, dict[str, str]] = {
         "mark_changes": "変更点（取り消し線：削除、下線：追加）：",
     },
     "zh": {
+        "progress_title": "翻译进度",
+        "progress_documents": "文档",
+        "progress_blocks": "段落等文本块",
+        "progress_untranslated": "尚未翻译",
+        "progress_stale": "原文已更改",
+        "progress_review": "待审校",
+        "progress_draft": "机器翻译",
+        "progress_current": "最新",
         "untranslated_page": "本页尚未翻译：显示的是原文。",
         "marked_page": "本页有部分内容尚未与原文同步（{parts}）。各处均已标出。",
         "marked_separator": "，",
@@ -55,6 +80,14 @@ MARK_STRINGS: dict[str, dict[str, str]] = {
         "mark_changes": "改动（删除线：删除；下划线：新增）：",
     },
     "pt": {
+        "progress_title": "Progresso da tradução",
+        "progress_documents": "Documentos",
+        "progress_blocks": "Blocos de texto",
+        "progress_untranslated": "Não traduzidos",
+        "progress_stale": "Desatualizados",
+        "progress_review": "A revisar",
+        "progress_draft": "Traduções automáticas",
+        "progress_current": "Em dia",
         "untranslated_page": "Esta página ainda não foi traduzida: é mostrada no idioma de origem.",
         "marked_page": (
             "Partes desta página ainda não acompanham o texto original: {parts}. Cada uma está marcada onde aparece."
@@ -72,6 +105,14 @@ MARK_STRINGS: dict[str, dict[str, str]] = {
         "mark_changes": "O que mudou (riscado: removido; sublinhado: acrescentado):",
     },
     "tr": {
+        "progress_title": "Çeviri ilerlemesi",
+        "progress_documents": "Belgeler",
+        "progress_blocks": "Metin blokları",
+        "progress_untranslated": "Çevrilmemiş",
+        "progress_stale": "Eskimiş",
+        "progress_review": "Gözden geçirilecek",
+        "progress_draft": "Makine çevirileri",
+        "progress_current": "Güncel",
         "untranslated_page": "Bu sayfa henüz çevrilmedi: kaynak dildeki hâliyle gösteriliyor.",
         "marked_page": (
             "Bu sayfanın bazı bölümleri kaynak metnin güncel hâline henüz uymuyor: {parts}. "
