@@ -44,8 +44,9 @@ def stale_sizes(book: object, lang: str) -> Counter[str]:
     return out
 
 
-_NOTICE = re.compile(r'class="[^"]*\bpolybook-(?:page-notice|untranslated|stale|review|draft)\b[^"]*admonition')
-_BLOCK_MARK = re.compile(r'class="polybook-mark\b')
+#: A full-width note of polybook's about the page or a block (before: one a block; now: one a page).
+_NOTICE = re.compile(r'class="(?=[^"]*\badmonition\b)[^"]*\bpolybook-(?:page-notice|untranslated|stale|review|draft)\b')
+_BLOCK_MARK = re.compile(r'class="polybook-mark ')
 
 
 def notices(site: Path, lang: str) -> tuple[list[int], list[int], int, int]:
@@ -90,16 +91,31 @@ def main() -> None:
 
 
 def status_counts(book: object, root: Path, lang: str) -> None:
-    """The status page's counts as built, beside the ones the check's marks give."""
-    from polybook.site.progress import language_progress
+    """The status page's progress row as built, beside what ``polybook check`` says: its
+    ``stale.marked`` notes (blocks by mark, documents wholly the source's text) and its plan's
+    rows (documents new in the source)."""
+    from polybook.check import check_book
 
-    progress = language_progress(book, lang)  # type: ignore[arg-type]
-    print(f"{lang}: from the files (check's marks): {progress.said()}")
+    result = check_book(book, cached=True)  # type: ignore[arg-type]
+    marks: Counter[str] = Counter()
+    whole = 0
+    for finding in result.active:
+        if finding.lang == lang and str(finding.code) == "stale.marked":
+            whole += "the whole document" in finding.message
+            marks.update({kind: int(n) for n, kind in _MARKED.findall(finding.message)})
+    plan = result.plans().get(lang)
+    behind = Counter(str(row.state) for row in plan.rows) if plan is not None else Counter()
+    print(
+        f"{lang}: check: marked blocks {dict(marks)}; {whole} documents wholly untranslated; plan rows {dict(behind)}"
+    )
     page = root / "build" / "html" / lang / "polybook-status.html"
     if page.is_file():
-        text = page.read_text(encoding="utf-8")
-        found = dict(re.findall(r'data-progress="([\w-]+)"[^>]*>([\d,]+)<', text))
-        print(f"{lang}: on the status page: {found}")
+        row = re.search(f'<tr data-progress-lang="{lang}"[^>]*>(.*?)</tr>', page.read_text(encoding="utf-8"))
+        found = dict(re.findall(r'data-progress="([\w-]+)">([\d,]+)<', row.group(1))) if row else {}
+        print(f"{lang}: status page: {found}")
+
+
+_MARKED = re.compile(r"(\d+) (untranslated|stale|review|draft)\b")
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ Needs ``scripts/setup-html.sh`` (chromium, fonts-noto-cjk); never ``playwright i
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest

@@ -14,6 +14,7 @@ typesets a marked block once, plainly, under the one notice.
 from __future__ import annotations
 
 import html
+import re
 from collections import Counter
 
 from polybook.check.word_diff import Step, word_runs
@@ -70,8 +71,15 @@ def _titled(lang: str, key: str, inner: str) -> str:
 
 
 def _text(source: str) -> str:
-    """The source's Markdown as written, its lines kept (``&#10;``: the HTML stays one line)."""
-    return f'<div class="polybook-mark-text" style="white-space:pre-wrap">{_escaped(source)}</div>'
+    """The source's Markdown as written, a paragraph's lines joined (d2l writes a line a clause),
+    a list's or a table's kept (``&#10;``: the HTML stays one line)."""
+    paragraphs = [part if _LINED.search(part) else " ".join(part.split("\n")) for part in source.split("\n\n")]
+    shown = _escaped("\n\n".join(paragraphs))
+    return f'<div class="polybook-mark-text" style="white-space:pre-wrap">{shown}</div>'
+
+
+#: A line that starts a list item, a table row, a quote or a heading: its lines stay apart.
+_LINED = re.compile(r"^[ \t]*(?:[-*+>|#]|\d+[.)])", re.M)
 
 
 def _diff(then: str, now: str) -> str:
