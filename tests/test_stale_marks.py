@@ -90,3 +90,20 @@ def test_contractions_case_and_hyphens_are_form_a_formula_or_a_role_is_not() -> 
     assert not same_words("the $i^\\mathrm{th}$ row", "the $i^\\textrm{th}$ row")
     assert not same_words("see :cite:`a.b`", "see :citet:`a.b`")
     assert not same_words("Let us see.", "Let us look.")
+
+
+def test_the_pdf_typesets_a_marked_block_once_plainly_under_the_pages_one_notice() -> None:
+    from polybook.stage.myst import transpile
+
+    text = (
+        "# ループ\n\n<!-- polybook:stale\nWe count to a hundred.\npolybook:was\nWe count to ten.\n-->\n"
+        "十まで数えます。\n\n"
+        "<!-- polybook:untranslated -->\nA brand new paragraph.\n"
+    )
+    doc = parse_text(text, "t.md", None)
+    pdf = transpile(doc, "ja", framework="mxnet").text  # a framework alone: the PDF's pages
+    assert pdf.count("```{note}") == 1 and "（未翻訳 1 箇所、原文変更 1 箇所）" in pdf
+    assert "polybook-mark" not in pdf and "We count to" not in pdf  # no mark, no source text
+    assert pdf.count("十まで数えます。") == 1 and pdf.count("A brand new paragraph.") == 1
+    site = transpile(doc, "ja").text
+    assert site.count("```{note}") == 1 and site.count('<div class="polybook-mark ') == 2
