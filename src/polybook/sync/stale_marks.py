@@ -17,6 +17,9 @@ from polybook.dialect.nodes import Block, Figure, Heading, Node, Paragraph, Text
 from polybook.sync.source_parts import with_references
 
 
+_PROSE = (Paragraph, Block, Heading, Figure, TextTab)
+
+
 def text_then(base: Node, node: Node, now: str) -> str | None:
     """The source block ``node`` (its text ``now``) as its ``base`` said it; None when the two
     are not of one kind (no text then to show)."""
@@ -55,8 +58,8 @@ def only_form_changed(base: Node | None, node: Node, renamed: Mapping[str, str])
     """Whether the source block ``node`` says what its ``base`` said, but for white space,
     typography, markup or references to ``renamed`` labels (the port renames them in the
     translation too): its translation needs nothing."""
-    if base is None or type(base) is not type(node):
-        return False
+    if base is None or type(base) is not type(node) or not isinstance(node, _PROSE):
+        return False  # code, math and the rest come from the source whatever changed
     return same_words(with_references(_said(base), dict(renamed)), _said(node))
 
 
