@@ -16,7 +16,6 @@ from polybook.dialect.marks import MarkKind, holding
 from polybook.dialect.nodes import Block, Figure, Heading, Node, Paragraph, TextTab
 from polybook.sync.source_parts import with_references
 
-
 _PROSE = (Paragraph, Block, Heading, Figure, TextTab)
 
 
