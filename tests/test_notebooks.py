@@ -486,9 +486,10 @@ def test_a_ports_marks_tell_the_notebooks_reader_what_is_not_translated_or_to_re
     counting.write_text(text, encoding="utf-8")
     build_notebooks(load_config(conf))
     markdown = text_of(notebook(tmp_path, "ja", "alpha"), "markdown")
-    assert "この部分の翻訳は、まだ原文の内容をすべて伝えていません。" in markdown
-    assert "この部分はまだ翻訳されていません。" in markdown
-    assert "The sum of the first" not in markdown  # the mark's text is for translators
+    assert markdown.count("（未翻訳 1 箇所、要確認 1 箇所）") == 1  # the page's one notice, with its counts
+    assert '<div class="polybook-mark polybook-mark-review"><details>' in markdown  # small marks that open
+    assert "The sum of the first $n$ numbers is</div>" in markdown  # onto the source's text
+    assert '<div class="polybook-mark polybook-mark-untranslated">' in markdown
 
 
 def test_a_translations_notebook_carries_no_active_html(tmp_path: Path) -> None:

@@ -101,7 +101,9 @@ def test_the_port_keeps_every_translated_sentence_and_takes_the_rest_from_the_so
     port(conf, "--write")
     loops = (tmp_path / "chapters/ja/loops.md").read_text(encoding="utf-8")
     assert "ループが終わります。" in loops  # unchanged in the source: its translation kept in place
-    assert "<!-- polybook:stale\nWe count to a hundred.\n-->\n十まで数えます。" in loops  # changed: marked
+    assert (
+        "<!-- polybook:stale\nWe count to a hundred.\npolybook:was\nWe count to ten.\n-->\n十まで数えます。" in loops
+    )  # changed: marked, then and now
     assert "<!-- polybook:untranslated -->\nA brand new paragraph." in loops  # new: the source's text
     assert "<!-- polybook:aside\n数えるのは楽しい。\n-->" in loops  # dropped by the source: kept aside
     assert "for i in range(100):" in loops  # code from the source; the old cell's translated comment kept aside
@@ -172,8 +174,15 @@ def test_the_reader_is_told_in_their_language_what_is_not_translated_yet(tmp_pat
     assert page.index("# Fresh") < page.index(":class: polybook-untranslated")  # under the title
     assert "このページはまだ翻訳されていません。原文のまま表示しています。" in page
     loops = transpile(parse_text((tmp_path / "chapters/ja/loops.md").read_text(encoding="utf-8"), "l.md", None), "ja")
-    assert ":class: polybook-stale" in loops.text and "この部分の原文は翻訳後に変更されました。" in loops.text
-    assert ":class: polybook-untranslated" in loops.text
+    # one notice a page, under its title, with the counts; a small mark at each block
+    assert loops.text.count("```{note}") == 1 and ":class: polybook-page-notice" in loops.text
+    assert "（未翻訳 1 箇所、原文変更 1 箇所）" in loops.text
+    assert loops.text.index("# ループ") < loops.text.index("polybook-page-notice")
+    stale = '<div class="polybook-mark polybook-mark-stale"><details><summary>'
+    assert loops.text.index(stale) < loops.text.index("十まで数えます。")  # before the block it marks
+    assert '<div class="polybook-mark-text" style="white-space:pre-wrap">We count to a hundred.</div>' in loops.text
+    assert "We count to <del>ten.</del> <ins>a hundred.</ins>" in loops.text  # the word diff, then -> now
+    assert '<div class="polybook-mark polybook-mark-untranslated">' in loops.text
     assert "数えるのは楽しい。" not in loops.text  # an aside is for translators only
 
 
@@ -191,6 +200,38 @@ def test_the_status_page_shows_the_plan_before_the_port_and_what_is_left_after(t
     page = page_html(collect(after), "ja", after)
     assert "polybook-status-plan" not in page  # nothing behind any more
     assert "stale.marked" in page  # what the port left to translate, per chapter
+
+
+def test_the_status_page_counts_documents_and_blocks_as_the_plan_then_the_marks_say(tmp_path: Path) -> None:
+    """Before the port from the plan (loops: 1 block changed, 1 added; fresh: new, 2 blocks),
+    after it from the marks: the same counts, and a document wholly untranslated is never up to date."""
+    import re
+
+    from polybook.site.status import collect, page_html
+
+    conf = book(tmp_path)
+    expected = {
+        "documents-untranslated": 2,  # fresh (new: wholly the source's), loops (a new paragraph)
+        "documents-stale": 0,
+        "documents-review": 0,
+        "documents-current": 1,  # moving, renamed part/moving
+        "blocks-untranslated": 3,
+        "blocks-stale": 1,
+        "blocks-review": 0,
+        "blocks-current": 4,
+    }
+    for ported in (False, True):
+        if ported:
+            port(conf, "--write")
+        loaded = load_book(load_config(conf))
+        page = page_html(collect(loaded), "ja", loaded)
+        row = re.search(r'<tr data-progress-lang="ja"[^>]*>(.*?)</tr>', page)
+        assert row is not None, page
+        assert dict(re.findall(r'data-progress="([\w-]+)">([\d,]+)<', row.group(1))) == {
+            key: str(n) for key, n in expected.items()
+        }, ported
+    assert 'data-chapter="fresh" data-state="missing"' in page  # wholly untranslated: not "up to date"
+    assert 'data-chapter="loops" data-state="behind"' in page  # its marks: behind the source
 
 
 def test_a_heading_the_source_replaced_is_not_taken_for_a_changed_one() -> None:

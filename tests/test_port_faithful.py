@@ -33,7 +33,8 @@ def test_a_figure_takes_the_sources_image_and_label_and_references_follow_the_re
     out = ported(base, source, target)
     assert "![セル。](../img/lstm-1.svg)\n:label:`fig_lstm_1`" in out  # translated caption, the source's rest
     assert "lstm_1`" not in out.replace("fig_lstm_1`", "")  # no reference to the old label is left
-    assert "<!-- polybook:stale\nSee :numref:`fig_lstm_1`.\n-->\n:numref:`fig_lstm_1` を見よ。" in out
+    # the source changed nothing but the label (followed) and the image (the source's is taken): kept
+    assert out.startswith(":numref:`fig_lstm_1` を見よ。\n\n![セル。]") and "polybook:stale" not in out
 
 
 def test_a_reference_follows_a_label_the_source_renamed_in_another_document() -> None:
@@ -82,7 +83,8 @@ def test_translated_blocks_pair_by_their_formulas_not_by_their_place() -> None:
     source = base.replace("last", "final")
     target = "一 $a$。二。\n\n三 $b$。\n\n(**$$c$$**)\n\n五。\n"  # the translator joined the first two
     out = ported(base, source, target)
-    assert "三 $b$。\n\n(**$$c$$**)\n\n<!-- polybook:stale\nFive is the final one here.\n-->\n五。" in out
+    stale = "<!-- polybook:stale\nFive is the final one here.\npolybook:was\nFive is the last one here.\n-->"
+    assert f"三 $b$。\n\n(**$$c$$**)\n\n{stale}\n五。" in out
     assert "<!-- polybook:untranslated -->\nTwo." in out  # not "(**$$c$$**)" given to "Two."
 
 
@@ -154,7 +156,9 @@ def test_a_kept_translation_at_odds_with_its_unchanged_source_is_marked_for_revi
     marked = next(f for f in after.active if str(f.code) == "stale.marked")
     assert marked.message == "left by `polybook port`: 1 review, 1 stale blocks; translate them and remove their marks"
     page = transpile(parse_text(text, "norms.md", None), "ja").text
-    assert ":class: polybook-review" in page and "この部分の翻訳は、まだ原文の内容をすべて伝えていません。" in page
+    assert "要確認 1 箇所" in page and page.count("```{note}") == 1  # the page's one notice
+    assert '<div class="polybook-mark polybook-mark-review"><details>' in page  # opens onto the source's text
+    assert "The norm $\\|x\\|$ of $x$ is 2015&#x27;s.</div>" in page
     again = CliRunner().invoke(main, ["--conf", str(tmp_path / "conf.py"), "port", "ja"])
     assert "diff --polybook" not in again.output  # a second port keeps the mark as it is
 

@@ -86,8 +86,9 @@ def test_drafts_are_counted_in_the_check_and_said_on_the_page(tmp_path: Path) ->
     loaded = load_book(load_config(conf))
     assert "1 draft, 1 stale blocks" in page_html(collect(loaded), "ja", loaded)  # and on the status page
     page = transpile(parse_text(ja(tmp_path, "fresh"), "fresh.md", None), "ja").text
-    assert page.count(":class: polybook-draft") == 1  # one notice a page
-    assert page.index("# [ja] Fresh") < page.index("まだ確認されていない機械翻訳")
+    assert page.count("```{note}") == 1 and "未確認の機械翻訳 2 箇所" in page  # one notice a page, counted
+    assert page.index("# [ja] Fresh") < page.index("未確認の機械翻訳")
+    assert page.count('<div class="polybook-mark polybook-mark-draft">') == 2  # a small mark at each draft
 
 
 def test_stale_blocks_are_drafted_with_their_old_translation_as_context(tmp_path: Path) -> None:
@@ -496,7 +497,7 @@ def test_terms_missing_names_a_glossary_term_the_translation_renders_otherwise(t
     found = [f for f in result.active if str(f.code) == "terms.missing"]
     # "The loop ends." -> "ループが終わります。": neither 繰り返し nor ループ処理
     assert [(f.location.line, f.message) for f in found if f.location is not None] == [
-        (21, "the source says 'loop' here; the glossary renders it '繰り返し' or 'ループ処理', which this does not use")
+        (23, "the source says 'loop' here; the glossary renders it '繰り返し' or 'ループ処理', which this does not use")
     ]
     assert str(found[0].level) == "info"
     assert "terms.missing" in cli(conf, "check", "--notes")

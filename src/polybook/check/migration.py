@@ -21,6 +21,7 @@ from polybook.check.documents import cells_of
 from polybook.check.findings import Finding, Location
 from polybook.check.plan import Changes, Counts, DocumentPlan, DocumentState
 from polybook.check.staleness import by_documents, prose_blocks, prose_pairs, prose_text
+from polybook.check.word_diff import changed_words
 from polybook.diagnostics import Code, Level
 from polybook.dialect.nodes import DisplayMath, Document
 
@@ -30,16 +31,31 @@ def _counts(pairs: list[Pair]) -> Counts:
     return Counts(kinds.count("equal"), kinds.count("similar"), kinds.count("extra"), kinds.count("missing"))
 
 
+def _prose_changes(old: Document, new: Document) -> tuple[Counts, int]:
+    """The prose blocks kept, changed, added and removed, and the words to translate: all of an
+    added block, those of a changed one's word diff (:func:`changed_words`). A block whose words
+    stayed -- white space, typography or markup changed -- is kept: its translation still holds."""
+    then, now = prose_blocks(old), prose_blocks(new)
+    pairs, words = [], 0
+    for pair in prose_pairs(old, new):
+        if pair.kind == "similar" and pair.source is not None and pair.target is not None:
+            changed = changed_words(prose_text(then[pair.source]), prose_text(now[pair.target]))
+            pair = pair if changed else Pair(pair.source, pair.target, "equal")
+            words += changed
+        elif pair.kind == "extra" and pair.target is not None:
+            words += len(prose_text(now[pair.target]).split())
+        pairs.append(pair)
+    return _counts(pairs), words
+
+
 @by_documents
 def document_changes(old: Document, new: Document) -> Changes:
     """What changed from ``old`` (a base) to ``new`` (the source today). Memoised on both
     documents: the languages that share a base ask for the same."""
-    now = prose_blocks(new)
-    pairs = prose_pairs(old, new)
-    words = sum(len(prose_text(now[p.target]).split()) for p in pairs if p.target is not None and p.kind != "equal")
+    paragraphs, words = _prose_changes(old, new)
     cells = align_code([c.code for c in cells_of(old)], [c.code for c in cells_of(new)])
     formulas = align(_formulas(old), _formulas(new), char_ratio, 0.6)
-    return Changes(_counts(pairs), _counts(cells), _counts(formulas), words)
+    return Changes(paragraphs, _counts(cells), _counts(formulas), words)
 
 
 def _formulas(doc: Document) -> list[str]:

@@ -28,6 +28,7 @@ from polybook.check.code import CellMatch, align_code, cell_key, token_diff
 from polybook.check.documents import cells_of
 from polybook.check.findings import Finding, Location
 from polybook.check.segments import by_identity
+from polybook.check.word_diff import same_words
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Block, CodeCell, Document, Heading, Paragraph
 from polybook.files import atomic_write
@@ -229,6 +230,8 @@ def source_steps(old: Document, source: Document) -> tuple[list[CellStep], list[
             continue
         node = now_prose[pair.target]
         before_text = prose_text(then_prose[pair.source]) if pair.source is not None else ""
+        if pair.source is not None and same_words(before_text, prose_text(node)):
+            continue  # white space, typography or markup alone: the translation still holds
         prose.append(ProseStep(anchor_line, node, word_diff(before_text, prose_text(node))))
     return cells, prose
 

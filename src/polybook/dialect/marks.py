@@ -7,8 +7,10 @@ kept aside where a translator finds it.
     <!-- polybook:untranslated document -->   the whole document is the source's text
     <!-- polybook:untranslated -->            the next block is the source's text
     <!-- polybook:stale                       the next block translates an older source text;
-    the source's text now                     the source says this now
-    -->
+    the source's text now                     the source says this now, and said that when it
+    polybook:was                              was translated (a page shows the words that
+    the source's text then                    changed; marks of earlier ports hold the text
+    -->                                       now only)
     <!-- polybook:review                      the next block translates this text, but says
     the source's text                         less or other than it (a formula, a number lost)
     -->
@@ -23,6 +25,9 @@ kept aside where a translator finds it.
 Comments, not a new syntax: the file stays valid d2lbook Markdown and renders everywhere; the
 checker reads a stale or review block as the source text the mark holds (so consistency stays
 the source's), the renderer shows a notice in the reader's language.
+
+A text a mark holds never holds ``-->`` (written ``-- >``, which would end the comment) nor a
+line ``polybook:was`` (written with a backslash after it), the separator of a stale mark's two texts.
 """
 
 from __future__ import annotations
@@ -44,6 +49,9 @@ _MARK = re.compile(
 _UNSAFE = re.compile(r"[\s=]|--")  # what a draft mark's value cannot hold
 _CLOSE = "-->"
 _ESCAPED = "-- >"  # what a mark's text holds for ``-->``, which would end the comment
+_WAS = "polybook:was"  # the line between a stale mark's text now and its text then
+_WAS_ESCAPED = re.compile(r"^(polybook:was)(\\*)$", re.M)  # a text's own such line, one ``\`` more
+_WAS_UNESCAPED = re.compile(r"^(polybook:was)\\(\\*)$", re.M)
 
 
 class MarkKind(StrEnum):
@@ -65,6 +73,7 @@ class Mark:
     document: bool = False  # ``untranslated document``: the whole document
     line: int = 1
     attributes: tuple[tuple[str, str], ...] = ()  # a draft's ``engine=... model=... date=...``
+    was: str | None = None  # a stale mark's source text then (None: a mark of an older port)
 
 
 def read_mark(node: Node) -> Mark | None:
@@ -74,9 +83,22 @@ def read_mark(node: Node) -> Mark | None:
     found = _MARK.match(node.source.strip() + "\n")
     if found is None:
         return None
-    text = (found.group(4) or "").replace(_ESCAPED, _CLOSE)
+    text, separator, was = (found.group(4) or "").partition(f"\n{_WAS}\n")
+    if not separator and text.endswith(f"\n{_WAS}"):  # the text then is empty
+        text, separator, was = text[: -len(_WAS) - 1], _WAS, ""
     attributes = tuple(tuple(pair.split("=", 1)) for pair in found.group(3).split())
-    return Mark(MarkKind(found.group(1)), text, bool(found.group(2)), node.line, attributes)  # type: ignore[arg-type]
+    return Mark(
+        MarkKind(found.group(1)), _unescaped(text), bool(found.group(2)), node.line, attributes,  # type: ignore[arg-type]
+        _unescaped(was) if separator else None,
+    )  # fmt: skip
+
+
+def _escaped(text: str) -> str:
+    return _WAS_ESCAPED.sub(lambda m: m.group(1) + m.group(2) + "\\", text.rstrip().replace(_CLOSE, _ESCAPED))
+
+
+def _unescaped(text: str) -> str:
+    return _WAS_UNESCAPED.sub(r"\1\2", text.replace(_ESCAPED, _CLOSE))
 
 
 def untranslated(document: bool = False) -> str:
@@ -90,9 +112,11 @@ def draft(**attributes: str) -> str:
     return f"{PREFIX}draft {pairs} -->"
 
 
-def holding(kind: MarkKind, text: str) -> str:
-    """A stale or aside mark holding ``text``."""
-    return f"{PREFIX}{kind}\n{text.rstrip().replace(_CLOSE, _ESCAPED)}\n{_CLOSE}"
+def holding(kind: MarkKind, text: str, was: str | None = None) -> str:
+    """A stale, review or aside mark holding ``text``; a stale one also the source's text ``was``
+    when the translation was made."""
+    then = f"\n{_WAS}\n{_escaped(was)}".rstrip() if was is not None else ""
+    return f"{PREFIX}{kind}\n{_escaped(text)}{then}\n{_CLOSE}"
 
 
 def marked(doc: Document) -> dict[int, Mark]:

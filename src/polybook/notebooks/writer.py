@@ -24,7 +24,7 @@ from typing import Any
 from polybook.config import BookConfig
 from polybook.diagnostics import Code, Diagnostic
 from polybook.dialect.markdown import CITE_ROLES
-from polybook.dialect.marks import document_mark, read_mark
+from polybook.dialect.marks import Mark, read_mark
 from polybook.dialect.nodes import (
     Bibliography,
     Block,
@@ -47,8 +47,9 @@ from polybook.notebooks.files import DownloadFiles
 from polybook.notebooks.outputs import RecordedOutputs, notebook_outputs
 from polybook.notebooks.references import LabelIndex, PublishedPages, plain
 from polybook.stage import inline
+from polybook.stage.block_marks import mark_html, page_notice
 from polybook.stage.documents import local_link
-from polybook.stage.i18n import MARK_NOTICES, text
+from polybook.stage.i18n import text
 from polybook.stage.myst import is_table_caption
 from polybook.stage.outputs import ChapterResults
 from polybook.stage.views import framework_nodes, hides_code, hides_output
@@ -100,12 +101,12 @@ class NotebookWriter:
     # -- the notebook -------------------------------------------------------------------
     def write(self) -> Written:
         nodes = list(framework_nodes(self.doc.nodes, self.framework))
-        untranslated = document_mark(self.doc) is not None  # a port's new document: said under its title
+        said = page_notice(self.shared.language, self.doc)  # behind the source: said once, under the title
         for index, node in enumerate(nodes):
             self.node(node, nodes[index + 1] if index + 1 < len(nodes) else None)
-            if untranslated and isinstance(node, Heading):
-                untranslated = False
-                self.add(notice(text(self.shared.language, "untranslated_page")), node.line)
+            if said is not None and isinstance(node, Heading):
+                self.add(notice(said[1]), node.line)
+                said = None
         self.flush()
         return Written({"cells": self.cells}, self.diagnostics)
 
@@ -139,9 +140,7 @@ class NotebookWriter:
         elif isinstance(node, Heading):
             self.add(self.heading(node), node.line)
         elif (mark := read_mark(node)) is not None:
-            key = MARK_NOTICES.get(mark.kind)
-            if key is not None and not mark.document:
-                self.add(notice(text(self.shared.language, key)), node.line)
+            self.mark(mark)
         elif isinstance(node, Paragraph) and is_table_caption(node):
             self.add(self.table_caption(node, following), node.line)
         elif isinstance(node, Paragraph | Block):
@@ -261,6 +260,13 @@ class NotebookWriter:
         return f"[{shown}]({self.shared.pages.url(self.name, found.document, label)})"
 
     # -- code ------------------------------------------------------------------------------
+    def mark(self, mark: Mark) -> None:
+        """A marked block's small mark, as the site shows it (every kind: untranslated, stale,
+        review, draft; :func:`mark_html`), HTML a notebook's Markdown renders."""
+        shown = mark_html(self.shared.language, mark)
+        if shown is not None:
+            self.add(shown, mark.line)
+
     def code_cell(self, cell: CodeCell) -> None:
         metadata: dict[str, Any] = {}
         hidden = {

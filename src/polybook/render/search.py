@@ -41,8 +41,8 @@ SKIPPED = frozenset(
         "polybook-download-failed",
         "polybook-failed",
         "polybook-untranslated",
-        "polybook-stale",
-        "polybook-review",
+        "polybook-page-notice",
+        "polybook-block-mark",
         "polybook-notebook-links",
         "output",
     }

@@ -27,7 +27,10 @@ from polybook.check.report.common import by_importance
 from polybook.check.report.plan_table import HEADER, document_name
 from polybook.check.staleness import read_lock, run_git
 from polybook.diagnostics import Code, Level
+from polybook.dialect.marks import document_mark
 from polybook.render.status_page import DOCNAME
+from polybook.site.progress import Progress, language_progress, progress_table
+from polybook.stage.block_marks import block_counts
 from polybook.stage.documents import cross_language_anchors, heading_slug, headings
 from polybook.stage.i18n import text
 
@@ -56,6 +59,7 @@ class ChapterStatus:
     suppressed: int = 0
     synced: str | None = None  # the source commit of the last sync
     changes_since: int | None = None  # source commits touching the chapter since; None: unknown
+    marked: int = 0  # blocks a port or a machine left behind the source (untranslated, stale, review, draft)
 
     def count(self, level: Level) -> int:
         return sum(f.level is level for f in self.findings)
@@ -71,7 +75,7 @@ class ChapterStatus:
             return "missing"
         if self.count(Level.ERROR):
             return "failing"
-        if self.count(Level.WARNING) or self.changes_since:
+        if self.count(Level.WARNING) or self.changes_since or self.marked:
             return "behind"
         return "ok"
 
@@ -82,6 +86,7 @@ class LanguageStatus:
     chapters: list[ChapterStatus] = field(default_factory=list)
     plan: LanguagePlan | None = None  # how far behind the source, when it is
     follows: str = ""  # what it follows and its documents are checked against
+    progress: Progress | None = None  # documents and blocks by state (a translation's)
 
     def count(self, level: Level) -> int:
         return sum(c.count(level) for c in self.chapters)
@@ -115,13 +120,17 @@ def collect(book: Book, result: CheckResult | None = None) -> dict[str, Language
         plan = plans.get(lang)
         status = LanguageStatus(lang, plan=plan if plan is not None and plan.behind else None)
         status.follows = result.follows.get(lang, "")
+        status.progress = language_progress(book, lang, plan) if lang != source else None
         docs = book.chapters.get(lang, {})
         lock = read_lock(config.chapters_dir / lang) if lang != source else {}
         for name in names:
             if name not in book.chapters.get(source, {}) and name not in docs:
                 continue
             found = by_place.get((lang, name), [])
-            row = ChapterStatus(name, name in docs, [f for f in found if f.suppressed is None])
+            doc = docs.get(name)  # wholly the source's text (a port's new document): not translated
+            translated = doc is not None and document_mark(doc) is None
+            row = ChapterStatus(name, translated, [f for f in found if f.suppressed is None])
+            row.marked = sum(block_counts(doc).values()) if translated and doc is not None else 0
             row.suppressed = len(found) - len(row.findings)
             record = lock.get(name)
             if record and record.commit:
@@ -263,6 +272,8 @@ def page_html(statuses: dict[str, LanguageStatus], lang: str, book: Book, linked
             + "</tr>"
         )
     out.append("</tbody></table>")
+    progress = {other: status.progress for other, status in statuses.items() if status.progress is not None}
+    out.append(progress_table(progress, lang, t, names) if progress else "")
     mine = statuses[lang]
     if lang != source:
         out.append(_plan_table(mine, t))

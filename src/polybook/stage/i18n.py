@@ -6,7 +6,7 @@ notices about code cells, tabs and languages. A language missing here falls back
 
 from __future__ import annotations
 
-from polybook.dialect.marks import MarkKind
+from polybook.stage.mark_strings import MARK_STRINGS
 
 STRINGS: dict[str, dict[str, str]] = {
     "en": {
@@ -17,11 +17,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "notebooks": "Notebooks",
         "open_colab": "Open in Colab",
         "open_studio_lab": "Open in SageMaker Studio Lab",
-        "untranslated_page": "This page is not translated yet: it is shown as the source language has it.",
-        "untranslated_block": "Not translated yet.",
-        "draft_page": "This page holds machine translation, not yet reviewed.",
-        "stale_block": "The source text of this passage changed since it was translated.",
-        "review_block": "This translation does not yet say all that its source text says.",
         "needs_gpu": "Needs a GPU",
         "needs_gpu_body": "This cell needs a GPU. It ran on {device} ({date}), which has none, and stopped with:",
         "download_failed": "Needs the network",
@@ -84,11 +79,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "notebooks": "ノートブック",
         "open_colab": "Colab で開く",
         "open_studio_lab": "SageMaker Studio Lab で開く",
-        "untranslated_page": "このページはまだ翻訳されていません。原文のまま表示しています。",
-        "untranslated_block": "この部分はまだ翻訳されていません。",
-        "draft_page": "このページには、まだ確認されていない機械翻訳が含まれています。",
-        "stale_block": "この部分の原文は翻訳後に変更されました。",
-        "review_block": "この部分の翻訳は、まだ原文の内容をすべて伝えていません。",
         "needs_gpu": "GPU が必要です",
         "needs_gpu_body": (
             "このセルには GPU が必要です。GPU のない {device} ({date}) で実行され、次のエラーで停止しました:"
@@ -155,11 +145,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "notebooks": "Notebooks",
         "open_colab": "Abrir no Colab",
         "open_studio_lab": "Abrir no SageMaker Studio Lab",
-        "untranslated_page": "Esta página ainda não foi traduzida: é mostrada no idioma de origem.",
-        "untranslated_block": "Ainda não traduzido.",
-        "draft_page": "Esta página contém tradução automática, ainda não revisada.",
-        "stale_block": "O texto original deste trecho mudou desde que foi traduzido.",
-        "review_block": "Esta tradução ainda não diz tudo o que o texto original diz.",
         "needs_gpu": "Requer uma GPU",
         "needs_gpu_body": (
             "Esta célula requer uma GPU. Foi executada em {device} ({date}), que não tem nenhuma, e parou com:"
@@ -226,11 +211,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "notebooks": "Notebook",
         "open_colab": "在 Colab 中打开",
         "open_studio_lab": "在 SageMaker Studio Lab 中打开",
-        "untranslated_page": "本页尚未翻译：显示的是原文。",
-        "untranslated_block": "此段尚未翻译。",
-        "draft_page": "本页含有尚未审校的机器翻译。",
-        "stale_block": "此段的原文在翻译之后有所修改。",
-        "review_block": "此段译文尚未完整表达原文的内容。",
         "needs_gpu": "需要 GPU",
         "needs_gpu_body": "此单元需要 GPU。它在没有 GPU 的 {device}（{date}）上运行，并因以下错误而停止：",
         "download_failed": "需要网络",
@@ -287,11 +267,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "notebooks": "Not defterleri",
         "open_colab": "Colab'de aç",
         "open_studio_lab": "SageMaker Studio Lab'de aç",
-        "untranslated_page": "Bu sayfa henüz çevrilmedi: kaynak dildeki hâliyle gösteriliyor.",
-        "untranslated_block": "Henüz çevrilmedi.",
-        "draft_page": "Bu sayfa henüz gözden geçirilmemiş makine çevirisi içeriyor.",
-        "stale_block": "Bu bölümün kaynak metni çevrildikten sonra değişti.",
-        "review_block": "Bu çeviri, kaynak metnin söylediklerinin hepsini henüz söylemiyor.",
         "needs_gpu": "GPU gerekiyor",
         "needs_gpu_body": (
             "Bu hücre bir GPU gerektiriyor. GPU'su olmayan {device} ({date}) üzerinde çalıştı ve şu hatayla durdu:"
@@ -356,12 +331,8 @@ STRINGS: dict[str, dict[str, str]] = {
 SPHINX_LANGUAGE = {"zh": "zh_CN"}
 
 
-#: The notice each kind of a port's mark shows the reader (an aside is for translators: none).
-MARK_NOTICES = {
-    MarkKind.UNTRANSLATED: "untranslated_block",
-    MarkKind.STALE: "stale_block",
-    MarkKind.REVIEW: "review_block",
-}
+for _lang, _table in MARK_STRINGS.items():
+    STRINGS.setdefault(_lang, {}).update(_table)
 
 
 def text(lang: str, key: str, **values: str) -> str:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from polybook.diagnostics import Diagnostic
 from polybook.dialect.cells import highlight_language
-from polybook.dialect.marks import Mark, MarkKind, document_mark, marked, read_mark
+from polybook.dialect.marks import Mark, read_mark
 from polybook.dialect.nodes import (
     Bibliography,
     Block,
@@ -35,7 +35,7 @@ from polybook.dialect.nodes import (
 from polybook.dialect.slides import shown_prose
 from polybook.library.reader_code import ReaderCode
 from polybook.stage import inline
-from polybook.stage.i18n import MARK_NOTICES, text
+from polybook.stage.block_marks import BLOCK_MARK, mark_html, page_notice
 from polybook.stage.outputs import OutputRenderer
 from polybook.stage.views import shows
 
@@ -116,9 +116,8 @@ class _Writer:
         self.shown = shown_prose(doc.nodes)  # prose without its slide marks, where it has some
         self.captions: dict[int, Paragraph] = {}  # id(table) -> its ``:caption`` paragraph
         self.out: list[tuple[str, int]] = []
-        self.untranslated_page = document_mark(doc) is not None  # a port's new document, not translated yet
-        # a page holding drafts of ``polybook translate`` says so once, under its title
-        self.draft_page = any(mark.kind is MarkKind.DRAFT for mark in marked(doc).values())
+        # a page behind the source (a port's marks, ``polybook translate``'s drafts) says so once, under its title
+        self.page_notice = page_notice(lang, doc)
 
     # -- output ---------------------------------------------------------------------
     def emit(self, lines: list[str] | str, line: int) -> None:
@@ -180,12 +179,9 @@ class _Writer:
                 self.emit(f"({node.label})=", node.line)
             self.emit(f"{'#' * node.level} {self.prose(self.shown.get(id(node), node.text), node.line)}", node.line)
             self.emit("", node.line)
-            if self.untranslated_page:  # under the page's title, which Sphinx takes from the first heading
-                self.untranslated_page = False
-                self.emit(_notice("polybook-untranslated", text(self.language, "untranslated_page")), node.line)
-            if self.draft_page:
-                self.draft_page = False
-                self.emit(_notice("polybook-draft", text(self.language, "draft_page")), node.line)
+            if self.page_notice is not None:  # under the page's title, which Sphinx takes from the first heading
+                self.emit(_notice(*self.page_notice), node.line)
+                self.page_notice = None
             if self.after_title:
                 self.emit([*self.after_title, ""], node.line)
                 self.after_title = []
@@ -220,11 +216,12 @@ class _Writer:
             self.emit([marks, ""], node.end_line)
 
     def mark(self, mark: Mark) -> None:
-        """What a port's mark says to the reader: a block not translated yet, translated from an
-        older source text, or to be reviewed (asides are for translators: never shown)."""
-        key = MARK_NOTICES.get(mark.kind)
-        if key is not None and not mark.document:
-            self.emit(_notice(f"polybook-{mark.kind}", text(self.language, key)), mark.line)
+        """A marked block's small mark (:func:`mark_html`), on the HTML site; the PDF typesets the
+        block plainly (the page's notice says what is behind the source)."""
+        shown = mark_html(self.language, mark) if self.framework is None else None
+        if shown is not None:
+            marks = inline.fence(shown)
+            self.emit([f"{marks}{{raw}} html", f":class: {BLOCK_MARK}", "", shown, marks, ""], mark.line)
 
     def display_math(self, node: DisplayMath) -> None:
         marks = inline.fence(node.tex)

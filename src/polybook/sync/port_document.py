@@ -43,6 +43,7 @@ from polybook.dialect.nodes import Document as Doc
 from polybook.dialect.slides import PAIRS, find_slide_marks
 from polybook.sync.mend import mended
 from polybook.sync.source_parts import in_source_figure, renamed_labels, with_references, with_source_attributes
+from polybook.sync.stale_marks import only_form_changed, stale, text_then
 
 _PROSE = (Paragraph, Heading, Figure, TextTab)
 #: A block's text that is only slide marks: what it writes is no translation of anything.
@@ -251,6 +252,8 @@ def port_document(
     blocks: list[str] = []
     for index, node in enumerate(content):
         base_node, unchanged = bases.get(id(node), (None, False))
+        unchanged = unchanged or only_form_changed(base_node, node, renamed)  # white space, typography...
+        then = text_then(base_node, node, src_lines.of(node)) if base_node is not None and not unchanged else None
         mine = translated.get(id(base_node)) if base_node is not None else None
         if mine is not None and _kind_name(mine) != _kind_name(node):
             mine = None  # of another kind (a list for a table)
@@ -259,7 +262,9 @@ def port_document(
         else:
             mine = None if not isinstance(node, CodeCell) else mine
         kept_before = counts.kept
-        block = _block(node, mine, unchanged, marks.get(id(mine)), src_lines, tgt_lines, counts, index in disagreeing)
+        block = _block(
+            node, mine, unchanged, marks.get(id(mine)), src_lines, tgt_lines, counts, index in disagreeing, then
+        )
         blocks.append(with_references(block, renamed) if mine is not None and is_prose(node) else block)
         if counts.kept > kept_before:
             kept.add(index)
@@ -333,9 +338,11 @@ def _block(
     tgt: _Lines,
     counts: PortCounts,
     disagrees: bool = False,
+    then: str | None = None,
 ) -> str:
     """One block of the ported document (``disagrees``: its translation, of an unchanged text,
-    disagrees with it: kept behind a review mark)."""
+    disagrees with it: kept behind a review mark; ``then``: the source's text the translation
+    was made from, :func:`text_then`, for a stale mark)."""
     if isinstance(node, CodeCell):
         if isinstance(mine, CodeCell) and _same_code(mine, node) and mine.code != node.code:
             counts.cells_kept += 1  # the source's fence and tab line, the translation's commented code
@@ -365,7 +372,7 @@ def _block(
         if mark is not None and mark.kind in READ_AS_SOURCE:  # marked by an earlier port, not translated since
             counts.review += mark.kind is MarkKind.REVIEW
             counts.stale += mark.kind is MarkKind.STALE
-            return holding(mark.kind, mark.text) + "\n" + mine_text
+            return holding(mark.kind, mark.text, mark.was) + "\n" + mine_text
         if disagrees:
             counts.review += 1
             return holding(MarkKind.REVIEW, src.of(node)) + "\n" + mine_text
@@ -373,7 +380,7 @@ def _block(
         return mine_text
     if mine is not None and not still_untranslated:
         counts.stale += 1
-        return holding(MarkKind.STALE, src.of(node)) + "\n" + mine_text
+        return stale(src.of(node), then, mine_text)
     counts.untranslated += 1
     return untranslated() + "\n" + src.of(node)
 

@@ -1,0 +1,132 @@
+"""What really changed between two texts of one source block: the words, not the white space,
+the typography or the markup around them.
+
+d2l 1.0 rewrapped lines, straightened quotes, turned ``--`` into dashes and ``*x*`` into ``_x_``
+in hundreds of paragraphs whose words stayed the same; a translation of such a paragraph is still
+right. ``polybook port`` keeps it (:func:`same_words`), the migration plan counts only the words a
+translator has to look at (:func:`changed_words`), and a reader of a stale block is shown the
+words that changed (:func:`word_runs`). Words are compared after :func:`_normal`; what is shown
+are the source's own words.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+from cydifflib import SequenceMatcher  # difflib's, compiled: the same opcodes
+
+from polybook.dialect.slides import PAIRS
+
+#: Typography with one plain spelling: quotes, dashes, spaces that do not break, ellipses.
+_TYPOGRAPHY = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201a": "'",
+        "\u201b": "'",
+        "\u2032": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201e": '"',
+        "\u201f": '"',
+        "\u2033": '"',
+        "\u2010": "-",
+        "\u2011": "-",
+        "\u2012": "-",
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2015": "-",
+        "\u2212": "-",
+        "\u00a0": " ",
+        "\u202f": " ",
+        "\u2009": " ",
+        "\u200b": "",
+        "\u2026": "...",
+    }
+)
+#: Emphasis marks (``*``, ``_`` at a word's edge), a list item's bullet, a quote's ``>``, a
+#: heading's ``#``s: markup that says nothing a translation keeps.
+_EMPHASIS = re.compile(r"(?<![\w*])[*_]+|[*_]+(?![\w*])")
+_LEADING = re.compile(r"^[ \t]*(?:[-*+]|>|#{1,6})[ \t]+", re.M)
+_DASHES = re.compile(r"-{2,}")
+#: d2l's slide marks (``[**shown on a slide**]``): markup for the slides, not words.
+_SLIDES = re.compile("|".join(re.escape(mark) for pair in PAIRS for mark in pair))
+#: English contractions, one way of writing the same words (d2l 1.0 wrote "let's" for 0.17's
+#: "let us" in some 250 paragraphs): no translation says them otherwise.
+_CONTRACTIONS = (
+    (re.compile(r"\b(let)'s\b"), r"\1 us"),
+    (re.compile(r"\bcan't\b|\bcannot\b"), "can not"),
+    (re.compile(r"\bwon't\b"), "will not"),
+    (re.compile(r"\b(\w+)n't\b"), r"\1 not"),
+    (re.compile(r"\b(it|that|there|what|here)'s\b"), r"\1 is"),
+    (re.compile(r"\b(we|you|they)'re\b"), r"\1 are"),
+    (re.compile(r"\b(we|you|they|i)'ve\b"), r"\1 have"),
+    (re.compile(r"\b(we|you|they|i|it)'ll\b"), r"\1 will"),
+    (re.compile(r"\bi'm\b"), "i am"),
+)
+#: What separates words in one text and not in the other (``fully-connected``, ``fully connected``).
+_APART = re.compile(r"[\s-]+")
+
+
+def _normal(text: str) -> str:
+    """``text`` with its typography, emphasis, slide marks, bullets, case and contractions made
+    plain (its words stay)."""
+    plain = _LEADING.sub("", _SLIDES.sub("", text.translate(_TYPOGRAPHY)))
+    plain = _DASHES.sub("-", _EMPHASIS.sub("", plain)).casefold()
+    for pattern, spelled in _CONTRACTIONS:
+        plain = pattern.sub(spelled, plain)
+    return plain
+
+
+def _key(word: str) -> str:
+    return _normal(word) or word
+
+
+def same_words(old: str, new: str) -> bool:
+    """Whether two texts differ only in white space, typography (quotes, dashes, spaces that do
+    not break, hyphens between words, case, contractions) or markup."""
+    return _APART.sub("", _normal(old)) == _APART.sub("", _normal(new))
+
+
+class Step(StrEnum):
+    SAME = "same"
+    GONE = "gone"  # words of the old text the new one does not have
+    ADDED = "added"  # words of the new text
+
+
+@dataclass(frozen=True, slots=True)
+class Words:
+    """A run of words of one kind, as the texts write them (one space apart)."""
+
+    step: Step
+    text: str
+
+
+def word_runs(old: str, new: str) -> list[Words]:
+    """The words of ``old`` and ``new`` as runs kept, gone and added (a replacement: gone then
+    added), compared as :func:`_normal` makes them: a word whose quotes or emphasis alone
+    changed is the same word, shown as ``new`` writes it."""
+    before, after = old.split(), new.split()
+    matcher = SequenceMatcher(None, [_key(w) for w in before], [_key(w) for w in after], autojunk=False)
+    out: list[Words] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            out.append(Words(Step.SAME, " ".join(after[j1:j2])))
+            continue
+        if i2 > i1:
+            out.append(Words(Step.GONE, " ".join(before[i1:i2])))
+        if j2 > j1:
+            out.append(Words(Step.ADDED, " ".join(after[j1:j2])))
+    return out
+
+
+def changed_words(old: str, new: str) -> int:
+    """How many words of ``new`` a translator has to look at: those added or replaced (0 when
+    only white space, typography or markup changed); a change that only drops words counts one."""
+    if same_words(old, new):
+        return 0
+    diff = word_runs(old, new)
+    added = sum(len(run.text.split()) for run in diff if run.step is Step.ADDED)
+    return added or (1 if any(run.step is Step.GONE for run in diff) else 0)
