@@ -1,0 +1,76 @@
+"""``polybook port --chapter NAME``: which documents a port takes, and how a half-ported language reads.
+
+A chapter is a document's folder (``chapter_attention-mechanisms``) or one document
+(``chapter_attention-mechanisms/attention-cues``), by the translation's name for it or the
+source's. Each document's base is recorded on its own (the sync records), so a language can be
+ported a chapter at a time: a ported document is checked against the source at its port, the
+others against their old base (the edition, their ``X_origin.md``) as before.
+
+Until the last chapter is ported the language keeps its default tab in conf.py -- its documents
+not yet ported are written in it (d2l 0.17's untagged cells are mxnet's) -- and takes the
+source's frameworks besides its own (a ported document's ``%%tab jax`` cell names one); a ported
+document's untagged cells, the source's default tab's, are then written with their tab
+(:func:`with_explicit_tabs`), so they read the same before and after conf.py changes.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from polybook.dialect import DialectSettings, parse_text
+from polybook.dialect.nodes import CodeCell
+
+
+class UnknownChapter(ValueError):
+    """A ``--chapter`` that names no document or folder of the language or the source."""
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """The ``--chapter`` names given (none: the whole language)."""
+
+    names: tuple[str, ...] = ()
+
+    @property
+    def whole(self) -> bool:
+        return not self.names
+
+    def takes(self, *names: str | None) -> bool:
+        """Whether a document known by ``names`` (the translation's, the source's) is ported."""
+        if self.whole:
+            return True
+        known = {n for n in names if n} | {n.split("/", 1)[0] for n in names if n}
+        return any(_plain(name) in known for name in self.names)
+
+
+def selection(chapters: Sequence[str], documents: Iterable[str]) -> Selection:
+    """The selection of ``chapters`` among ``documents`` (both languages' names); raises
+    :class:`UnknownChapter` naming each that matches none, with the names nearest to it."""
+    names = set(documents)
+    known = names | {n.split("/", 1)[0] for n in names}
+    for chapter in chapters:
+        if _plain(chapter) not in known:
+            near = difflib.get_close_matches(_plain(chapter), sorted(known), n=3)
+            hint = f"; did you mean {', '.join(near)}?" if near else ""
+            raise UnknownChapter(f"--chapter {chapter}: no chapter folder or document of that name{hint}")
+    return Selection(tuple(chapters))
+
+
+def _plain(name: str) -> str:
+    """A chapter as given on the command line: ``chapter_x/``, ``chapter_x/y.md`` read as names."""
+    name = name.strip().strip("/")
+    return name[: -len(".md")] if name.endswith(".md") else name
+
+
+def with_explicit_tabs(text: str, settings: DialectSettings) -> str:
+    """``text`` (read in ``settings``, the source's dialect) with each untagged code cell's tab
+    written out (``%%tab pytorch`` for d2l 1.0's default): the cell then belongs to the same
+    framework in a language whose default tab is another."""
+    document = parse_text(text, "ported.md", settings)
+    lines = text.split("\n")
+    untagged = [n for n in document.walk() if isinstance(n, CodeCell) and n.tab is None and n.frameworks]
+    for cell in sorted(untagged, key=lambda c: c.line, reverse=True):
+        lines.insert(cell.line, f"%%tab {settings.default_tab}")  # the line after the fence
+    return "\n".join(lines)
