@@ -26,16 +26,17 @@ from polybook.dialect import DialectSettings, parse_text
 from polybook.dialect.nodes import Document, Node
 from polybook.files import display_path, file_sha256
 from polybook.models import MODELS_DIR
+from polybook.sync.followed import followed
 from polybook.sync.port_document import (
     PortCounts,
     PortedText,
     base_to_source,
-    book_renamed_labels,
     new_document,
     port_document,
 )
 from polybook.sync.port_files import FileKind, PortedFile, apply
 from polybook.sync.port_select import Selection, UnknownChapter, selection, with_explicit_tabs
+from polybook.sync.renames import dangling, label_renames, referred_labels
 
 EDITIONS_DIR = "editions"
 
@@ -52,6 +53,7 @@ class Port:
     dropped: list[str] = field(default_factory=list)  # records of documents no longer translated here
     complete: bool = True  # every document of the language follows the source after it (not half ported)
     dangling: list[str] = field(default_factory=list)  # ``file:line: reference`` to labels the source dropped
+    notes: list[str] = field(default_factory=list)  # files whose references could not follow (uncommitted)
 
     def count(self, kind: FileKind) -> int:
         return sum(1 for f in self.files if f.kind == kind)
@@ -141,7 +143,8 @@ def port_language(book: Book, lang: str, chapters: Sequence[str] = ()) -> Port:
             base = found.document or source
             carried[name] = _Carried(source_name, base, source, base_to_source(base, source))
     # labels are the book's: a reference in one document names a label the source renamed in another
-    renamed = book_renamed_labels([(c.bases, c.source) for c in carried.values()], sources.values())
+    pairs = [(c.bases, c.source) for c in carried.values()]
+    renamed = label_renames(pairs, sources.values(), referred_labels(targets.values()))
     for name, target in sorted(targets.items()):
         if not chosen.takes(name, carried[name].source_name if name in carried else None):
             continue
@@ -159,7 +162,25 @@ def port_language(book: Book, lang: str, chapters: Sequence[str] = ()) -> Port:
             _new(port, config, name, sources[name], commit)
     if not port.complete:
         _tagged(port, config)
+    _follow_renames(port, book, chosen, renamed)
     return port
+
+
+def _follow_renames(port: Port, book: Book, chosen: Selection, renamed: dict[str, str]) -> None:
+    """References follow the labels the source renamed in every document that follows the source
+    after the port and was not ported now (:mod:`.followed`); those to labels it dropped are
+    listed, ``file:line``."""
+    config = book.config
+    sources, targets = book.chapters[config.source_language], book.chapters[port.lang]
+    defined = {label for doc in sources.values() for label in doc.labels}
+    unported = {name: doc for name, doc in targets.items() if not chosen.takes(name)}
+    own = defined | {label for doc in unported.values() for label in doc.labels}
+    source_own = own | referred_labels(sources.values())  # a reference the source makes is not the translation's
+    for f in port.files:
+        if f.kind in (FileKind.PORTED, FileKind.RENAMED, FileKind.NEW) and f.new is not None:
+            port.dangling += dangling(f.text, display_path(f.new), source_own)
+    files, port.notes = followed(book, port.lang, unported, renamed, own)
+    port.files += files
 
 
 def _completes(

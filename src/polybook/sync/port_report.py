@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from polybook.sync.port_document import PortCounts
-from polybook.sync.port_files import PortedFile
+from polybook.sync.port_files import FileKind, PortedFile
 
 if TYPE_CHECKING:
     from polybook.sync.port import Port
@@ -62,7 +62,7 @@ def summary_table(files: list[PortedFile]) -> list[str]:
     rows: dict[str, tuple[int, PortCounts]] = {}
     total = PortCounts()
     for f in files:
-        if not f.kind.translation:
+        if not f.kind.translation or f.kind is FileKind.REFERENCES:
             continue
         chapter = chapter_of(f.name)
         documents, counts = rows.get(chapter, (0, PortCounts()))
@@ -140,6 +140,7 @@ def report_lines(port: Port, root: Path, *, written: bool, stat: bool, rewrites:
     if port.dangling:
         yield f"references to labels the source dropped ({len(port.dangling)}), for a translator to mend:\n"
         yield from (f"  {line}\n" for line in port.dangling)
+    yield from (f"  {note}\n" for note in port.notes)
     if stat:
         yield "\n"
         yield from (line + "\n" for line in stat_lines(diffs, root, rewrites))
