@@ -183,3 +183,24 @@ def test_an_interrupted_write_leaves_every_file_as_it_was(tmp_path: Path, monkey
     assert files_of(tmp_path) == before  # no file changed, none left staged, no sync record
     port(conf, "--write")
     assert files_of(tmp_path) != before
+
+
+def test_another_languages_references_follow_once_it_follows_the_source_and_not_before(tmp_path: Path) -> None:
+    conf = book(tmp_path)
+    zh = '"zh": {"name": "中文", "frameworks": ["mxnet"], "default_tab": "mxnet", "base": "0.1"},'
+    text = CONF.replace('"base": "0.1"},', '"base": "0.1"},\n        ' + zh)
+    conf.write_text(text, encoding="utf-8")
+    for name in ("index", "a/one", "b/two", "b/three", "c/gone"):
+        (tmp_path / f"chapters/zh/{name}.md").parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / f"chapters/zh/{name}.md").write_text(read(tmp_path, f"chapters/ja/{name}.md"), encoding="utf-8")
+    out = port(conf, "--stat")
+    assert "chapters/zh/" not in out  # zh follows 0.1 still: its references to 0.1's labels are right
+    result = CliRunner().invoke(main, ["--conf", str(conf), "port", "zh", "--write"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    added = (
+        read(tmp_path, "chapters/zh/a/one.md") + "\n:numref:`sec_two` 再び。\n"
+    )  # a zh translator copies an old reference
+    (tmp_path / "chapters/zh/a/one.md").write_text(added, encoding="utf-8")
+    out = port(conf, "--write", "--stat")
+    assert re.search(r"^ references +chapters/zh/a/one\.md +\| \+1 -1$", out, re.M)  # shown with ja's own
+    assert read(tmp_path, "chapters/zh/a/one.md") == added.replace("`sec_two` 再び", "`sec_second` 再び")

@@ -4,9 +4,11 @@ Per document (:mod:`.port_document`): renamed documents (the migration plan's re
 labels they share) move to their new names, documents new in the source are created from its
 text marked untranslated, documents the source dropped leave the book for
 ``editions/<lang>-<base>/`` (kept, where a translator finds them), and every other document is
-carried from its base to the source block by block. The change is shown as a unified diff
-first; :meth:`Port.write` applies it -- every file staged beside its place, then all renamed
-in -- and records the source each document now follows (the sync records, ``X_origin.md``).
+carried from its base to the source block by block. What it prints, a summary first, is
+:mod:`.port_report`'s; ``--chapter`` ports some documents only (:mod:`.port_select`); references
+to labels the source renamed follow in every document (:mod:`.renames`, :mod:`.followed`).
+:meth:`Port.write` applies it (:func:`.port_files.apply`: every file or none) and records the
+source each ported document now follows (the sync records, ``X_origin.md``).
 """
 
 from __future__ import annotations

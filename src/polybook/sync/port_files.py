@@ -54,6 +54,9 @@ class PortedFile:
     counts: PortCounts = field(default_factory=PortCounts)
     name: str = ""
 
+    def __post_init__(self) -> None:
+        self.kind = FileKind(self.kind)  # a kind given by its name ("ported") is the enum's
+
     @property
     def changed(self) -> bool:
         return self.old != self.new or self.before != self.text
