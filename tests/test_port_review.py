@@ -145,11 +145,13 @@ def test_a_chapter_at_a_time_each_document_checked_against_its_own_base(tmp_path
     assert (tmp_path / "editions/ja-0.1/c/gone.md").is_file()
 
 
-def test_a_chapter_the_book_does_not_have_is_refused_with_the_nearest_names(tmp_path: Path) -> None:
+def test_a_chapter_the_book_or_the_source_does_not_have_is_refused_saying_why(tmp_path: Path) -> None:
     conf = book(tmp_path)
     before = files_of(tmp_path)
     out = port(conf, "--chapter", "b/tow", "--write", code=2)
     assert "port of ja refused: --chapter b/tow: no chapter folder or document of that name; did you mean b/two" in out
+    out = port(conf, "--chapter", "c", "--write", code=2)  # a chapter the source no longer has
+    assert "--chapter c: the source has no chapter c any more; its documents go: c/gone -> dropped: to the" in out
     assert files_of(tmp_path) == before
 
 

@@ -372,22 +372,17 @@ def port(
     applies it and records each ported document's new base.
     """
     from polybook.book import load_book
-    from polybook.sync.port import PortRefused, port_language, refusals
+    from polybook.sync.port import PortRefused, chapter_selection, port_language, refusals
     from polybook.sync.port_report import report_lines
-    from polybook.sync.port_select import UnknownChapter, selection
 
     config = book_config(ctx)
     known((lang,), config.translations, "translation")
     book = load_book(config, [config.source_language, lang], cached=True)
     try:
-        chosen = selection(chapters, [*book.chapters[config.source_language], *book.chapters[lang]])
-    except UnknownChapter as exc:
-        raise UsageProblem(f"port of {lang} refused: {exc}") from None
-    problems = refusals(book, lang, chosen)
-    if problems and not force:
-        shown = "\n".join(f"  {p}" for p in problems[:20]) + ("\n  ..." if len(problems) > 20 else "")
-        raise UsageProblem(f"port of {lang} refused (--force to port anyway):\n{shown}")
-    try:
+        problems = refusals(book, lang, chapter_selection(book, lang, chapters))
+        if problems and not force:
+            shown = "\n".join(f"  {p}" for p in problems[:20]) + ("\n  ..." if len(problems) > 20 else "")
+            raise UsageProblem(f"port of {lang} refused (--force to port anyway):\n{shown}")
         ported = port_language(book, lang, chapters)
     except PortRefused as exc:
         raise UsageProblem(f"port of {lang} refused: {exc}") from None

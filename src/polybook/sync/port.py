@@ -113,6 +113,24 @@ def refusals(book: Book, lang: str, chosen: Selection | None = None) -> list[str
     return problems
 
 
+def chapter_selection(book: Book, lang: str, chapters: Sequence[str]) -> Selection:
+    """The documents ``--chapter`` names (:func:`.port_select.selection`); raises
+    :class:`PortRefused` for a name the port cannot take."""
+    sources, targets = book.chapters[book.config.source_language], book.chapters[lang]
+    try:
+        return selection(chapters, sources, targets, _renames(sources, targets))
+    except UnknownChapter as exc:
+        raise PortRefused(str(exc)) from None
+
+
+def _renames(sources: dict[str, Document], targets: dict[str, Document]) -> dict[str, str]:
+    """The translation's documents the source renamed: translation's name -> source's."""
+    return pair_renames(
+        {name: frozenset(doc.labels) for name, doc in targets.items() if name not in sources},
+        {name: frozenset(doc.labels) for name, doc in sources.items() if name not in targets},
+    )
+
+
 def port_language(book: Book, lang: str, chapters: Sequence[str] = ()) -> Port:
     """What ``polybook port`` would change in ``lang`` (nothing is written); ``chapters``: only
     those (:mod:`.port_select`), the whole language when empty."""
@@ -122,14 +140,8 @@ def port_language(book: Book, lang: str, chapters: Sequence[str] = ()) -> Port:
     lock = read_lock(config.chapters_dir / lang)
     store = config.build_dir / MODELS_DIR
     commit = head_commit(config.chapters_dir / source_lang)
-    renames = pair_renames(
-        {name: frozenset(doc.labels) for name, doc in targets.items() if name not in sources},
-        {name: frozenset(doc.labels) for name, doc in sources.items() if name not in targets},
-    )
-    try:
-        chosen = selection(chapters, [*sources, *targets])
-    except UnknownChapter as exc:
-        raise PortRefused(str(exc)) from None
+    renames = _renames(sources, targets)
+    chosen = chapter_selection(book, lang, chapters)
     port = Port(lang, complete=_completes(config, lang, chosen, targets, sources, renames, lock))
     _settings(port, config)
     archive = config.root / EDITIONS_DIR / f"{lang}-{config.languages[lang].base or 'before-port'}"

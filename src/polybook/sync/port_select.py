@@ -16,7 +16,7 @@ document's untagged cells, the source's default tab's, are then written with the
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from polybook.dialect import DialectSettings, parse_text
@@ -45,17 +45,36 @@ class Selection:
         return any(_plain(name) in known for name in self.names)
 
 
-def selection(chapters: Sequence[str], documents: Iterable[str]) -> Selection:
-    """The selection of ``chapters`` among ``documents`` (both languages' names); raises
-    :class:`UnknownChapter` naming each that matches none, with the names nearest to it."""
-    names = set(documents)
-    known = names | {n.split("/", 1)[0] for n in names}
+def selection(
+    chapters: Sequence[str], sources: Iterable[str], targets: Iterable[str], renames: Mapping[str, str]
+) -> Selection:
+    """The selection of ``chapters`` among the documents of the source (``sources``) and of the
+    translation (``targets``; ``renames``: the translation's name -> the source's). Raises
+    :class:`UnknownChapter` for a name that matches none (with the names nearest to it), and for
+    a chapter folder the source no longer has, saying where its documents go: they are ported
+    with the source's chapters that took them (or one by one, by their names)."""
+    sources, targets = set(sources), set(targets)
+    source_known = sources | {_folder(n) for n in sources}
+    known = source_known | targets | {_folder(n) for n in targets}
     for chapter in chapters:
-        if _plain(chapter) not in known:
-            near = difflib.get_close_matches(_plain(chapter), sorted(known), n=3)
+        name = _plain(chapter)
+        if name not in known:
+            near = difflib.get_close_matches(name, sorted(known), n=3)
             hint = f"; did you mean {', '.join(near)}?" if near else ""
             raise UnknownChapter(f"--chapter {chapter}: no chapter folder or document of that name{hint}")
+        if name not in source_known and name not in targets:  # a folder only the translation has
+            inside = [n for n in sorted(targets) if _folder(n) == name]
+            went = [f"{n} -> {renames.get(n) or 'dropped: to the archive'}" for n in inside]
+            raise UnknownChapter(
+                f"--chapter {chapter}: the source has no chapter {name} any more; its documents go: "
+                + "; ".join(went)
+                + ". Port the source's chapters that took them, or name each document"
+            )
     return Selection(tuple(chapters))
+
+
+def _folder(name: str) -> str:
+    return name.split("/", 1)[0]
 
 
 def _plain(name: str) -> str:
