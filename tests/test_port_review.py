@@ -138,7 +138,9 @@ def test_a_chapter_at_a_time_each_document_checked_against_its_own_base(tmp_path
     assert [f.format() for f in ja if str(f.level) == "error" and f.name.startswith("b/")] == []
     planned = {f.name for f in ja if str(f.code) == "stale.plan"}
     assert "a/one" in planned and "b/two" not in planned  # a/one still follows 0.1; b/two the source
-    out = port(conf, "--chapter", "a", "--chapter", "c/gone", "--chapter", "index", "--write")
+    port(conf, "--chapter", "c/gone", "--write")  # out of the book: out of the toc that is not ported yet
+    assert read(tmp_path, "chapters/ja/index.md") == "# 本\n\n```toc\na/one\nb/two\nb/three\n```\n"
+    out = port(conf, "--chapter", "a", "--chapter", "index", "--write")
     assert "a half port" not in out
     settings = load_config(conf).languages["ja"]
     assert settings.default_tab == "pytorch"  # the last chapter ported: ja reads as the source
@@ -206,3 +208,16 @@ def test_another_languages_references_follow_once_it_follows_the_source_and_not_
     out = port(conf, "--write", "--stat")
     assert re.search(r"^ references +chapters/zh/a/one\.md +\| \+1 -1$", out, re.M)  # shown with ja's own
     assert read(tmp_path, "chapters/zh/a/one.md") == added.replace("`sec_two` 再び", "`sec_second` 再び")
+
+
+def test_a_toc_not_ported_follows_the_documents_a_half_port_moved(tmp_path: Path) -> None:
+    from test_port import book as renaming_book
+
+    conf = renaming_book(tmp_path)  # ja's moving.md is en's part/moving.md now
+    (tmp_path / "chapters/en/index.md").write_text("# B\n\n```toc\nloops\npart/moving\nfresh\n```\n", encoding="utf-8")
+    (tmp_path / "chapters/ja/index.md").write_text("# 本\n\n```toc\nloops\nmoving\ngone\n```\n", encoding="utf-8")
+    out = port(conf, "--chapter", "part", "--write", "--stat")  # the source's folder takes the renamed document
+    assert re.search(r"^ renamed +chapters/ja/moving\.md -> chapters/ja/part/moving\.md", out, re.M)
+    assert read(tmp_path, "chapters/ja/index.md") == "# 本\n\n```toc\nloops\npart/moving\ngone\n```\n"
+    result = check_book(load_book(load_config(conf)))
+    assert [f.format() for f in result.active if f.lang == "ja" and str(f.code).startswith("toc.")] == []

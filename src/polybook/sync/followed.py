@@ -11,6 +11,7 @@ references alike: nothing of it is touched. A file with uncommitted changes is l
 
 from __future__ import annotations
 
+import posixpath
 from pathlib import Path
 
 from polybook.book import Book, load_book
@@ -19,16 +20,27 @@ from polybook.dialect.nodes import Document
 from polybook.files import file_sha256
 from polybook.sync.port_files import FileKind, PortedFile
 from polybook.sync.source_parts import with_references
+from polybook.toc import entry_target, resolve_entry, toc_blocks
 
 
 def followed(
-    book: Book, lang: str, unported: dict[str, Document], renamed: dict[str, str], defined: set[str]
+    book: Book,
+    lang: str,
+    unported: dict[str, Document],
+    renamed: dict[str, str],
+    defined: set[str],
+    moved: dict[str, str | None] | None = None,
 ) -> tuple[list[PortedFile], list[str]]:
     """The files whose references follow ``renamed``: ``lang``'s ``unported`` documents (its book
-    after the port defines ``defined``), and the other languages' documents that follow the
+    after the port defines ``defined``; their toc entries follow the documents the port ``moved``,
+    old name -> new, None: out of the book), and the other languages' documents that follow the
     source; and a note for each such file left alone because it has uncommitted changes."""
     config = book.config
-    files = [_file(config.document_path(lang, name), name, renamed, defined) for name in unported]
+    files = []
+    for name, doc in unported.items():
+        made = _file(config.document_path(lang, name), name, renamed, defined)
+        made.text = with_toc_following(made.text, name, doc, moved or {})
+        files.append(made)
     notes: list[str] = []
     source_labels = {label for doc in book.chapters[config.source_language].values() for label in doc.labels}
     for other in config.translations:
@@ -55,6 +67,33 @@ def _file(path: Path, name: str, renamed: dict[str, str], defined: set[str]) -> 
     text = path.read_text(encoding="utf-8")
     wanted = {old: new for old, new in renamed.items() if old not in defined}
     return PortedFile(FileKind.REFERENCES, path, path, text, with_references(text, wanted), name=name)
+
+
+def with_toc_following(text: str, name: str, doc: Document, moved: dict[str, str | None]) -> str:
+    """``text`` (document ``name``, read as ``doc``) with its toc entries naming a document the
+    port moved naming its new name (relative to ``name``'s folder when it lies there, else from
+    the language's folder, ``/chapter_x/y``), and those naming one it moved out of the book gone."""
+    if not moved:
+        return text
+    lines = text.split("\n")
+    gone: list[int] = []
+    for block in toc_blocks(doc):
+        for raw, line in zip(block.entries, block.entry_lines, strict=False):
+            target = entry_target(raw)
+            entry = resolve_entry(name, target) if target is not None else None
+            if entry not in moved:
+                continue
+            new = moved[entry]
+            if new is None:
+                gone.append(line)
+                continue
+            folder = posixpath.dirname(name)
+            written = posixpath.relpath(new, folder) if folder and new.startswith(folder + "/") else new
+            written = written if not folder or written != new else "/" + new
+            lines[line - 1] = lines[line - 1].replace(target, written, 1)  # type: ignore[arg-type]
+    for line in sorted(gone, reverse=True):
+        del lines[line - 1]
+    return "\n".join(lines)
 
 
 def _following(book: Book, lang: str) -> set[str]:

@@ -176,24 +176,28 @@ def port_language(book: Book, lang: str, chapters: Sequence[str] = ()) -> Port:
             _new(port, config, name, sources[name], commit)
     if not port.complete:
         _tagged(port, config)
-    _follow_renames(port, book, chosen, renamed)
+    taken = {name for name in targets if chosen.takes(name, carried[name].source_name if name in carried else None)}
+    _follow_renames(port, book, taken, renamed)
     return port
 
 
-def _follow_renames(port: Port, book: Book, chosen: Selection, renamed: dict[str, str]) -> None:
+def _follow_renames(port: Port, book: Book, taken: set[str], renamed: dict[str, str]) -> None:
     """References follow the labels the source renamed in every document that follows the source
-    after the port and was not ported now (:mod:`.followed`); those to labels it dropped are
-    listed, ``file:line``."""
+    after the port and was not ported now (``taken``: the translation's documents it ported;
+    :mod:`.followed`), and toc entries the documents it moved; references to labels the source
+    dropped are listed, ``file:line``."""
     config = book.config
     sources, targets = book.chapters[config.source_language], book.chapters[port.lang]
     defined = {label for doc in sources.values() for label in doc.labels}
-    unported = {name: doc for name, doc in targets.items() if not chosen.takes(name)}
+    unported = {name: doc for name, doc in targets.items() if name not in taken}
     own = defined | {label for doc in unported.values() for label in doc.labels}
     source_own = own | referred_labels(sources.values())  # a reference the source makes is not the translation's
     for f in port.files:
         if f.kind in (FileKind.PORTED, FileKind.RENAMED, FileKind.NEW) and f.new is not None:
             port.dangling += dangling(f.text, display_path(f.new), source_own)
-    files, port.notes = followed(book, port.lang, unported, renamed, own)
+    moved: dict[str, str | None] = {f.name: None for f in port.files if f.kind is FileKind.GONE}
+    moved |= {old: new for old, new in _renames(sources, targets).items() if old in taken}
+    files, port.notes = followed(book, port.lang, unported, renamed, own, moved)
     port.files += files
 
 
