@@ -159,8 +159,9 @@ def port_language(book: Book, lang: str, chapters: Sequence[str] = ()) -> Port:
     # labels are the book's: a reference in one document names a label the source renamed in another
     pairs = [(c.bases, c.source) for c in carried.values()]
     renamed = label_renames(pairs, sources.values(), referred_labels(targets.values()))
+    taken = {name for name in targets if chosen.takes(name)}
     for name, target in sorted(targets.items()):
-        if not chosen.takes(name, carried[name].source_name if name in carried else None):
+        if name not in taken:
             continue
         if name not in carried:
             _gone(port, config.document_path(lang, name), archive / f"{name}.md", name)
@@ -176,7 +177,6 @@ def port_language(book: Book, lang: str, chapters: Sequence[str] = ()) -> Port:
             _new(port, config, name, sources[name], commit)
     if not port.complete:
         _tagged(port, config)
-    taken = {name for name in targets if chosen.takes(name, carried[name].source_name if name in carried else None)}
     _follow_renames(port, book, taken, renamed)
     return port
 
@@ -216,7 +216,7 @@ def _completes(
         return True
     for name in targets:
         source_name = renames.get(name) or name
-        if chosen.takes(name, source_name):
+        if chosen.takes(name):
             continue
         record = lock.get(source_name)
         if source_name not in sources or record is None or name != source_name:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from polybook.dialect import DialectSettings, parse_text
 from polybook.dialect.nodes import CodeCell
@@ -29,20 +29,24 @@ class UnknownChapter(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Selection:
-    """The ``--chapter`` names given (none: the whole language)."""
+    """The ``--chapter`` names given (none: the whole language); ``renames``: the translation's
+    documents the source renamed (translation's name -> source's), which either name takes."""
 
     names: tuple[str, ...] = ()
+    renames: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def whole(self) -> bool:
         return not self.names
 
-    def takes(self, *names: str | None) -> bool:
-        """Whether a document known by ``names`` (the translation's, the source's) is ported."""
+    def takes(self, name: str) -> bool:
+        """Whether the document ``name`` (the translation's name, or the source's for a document
+        new in it) is ported."""
         if self.whole:
             return True
-        known = {n for n in names if n} | {n.split("/", 1)[0] for n in names if n}
-        return any(_plain(name) in known for name in self.names)
+        names = {name, self.renames.get(name, name)}
+        known = names | {_folder(n) for n in names}
+        return any(_plain(given) in known for given in self.names)
 
 
 def selection(
@@ -70,7 +74,7 @@ def selection(
                 + "; ".join(went)
                 + ". Port the source's chapters that took them, or name each document"
             )
-    return Selection(tuple(chapters))
+    return Selection(tuple(chapters), renames)
 
 
 def _folder(name: str) -> str:
