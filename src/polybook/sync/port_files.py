@@ -90,9 +90,12 @@ def apply(files: list[PortedFile]) -> None:
     staged: list[tuple[Path, PortedFile]] = []
     done: list[PortedFile] = []  # files replaced or removed, in order, to put back on failure
     made: list[Path] = []  # folders made for new files
+    replaced: dict[Path, str] = {}  # what a file's new place held (an archive written by an earlier port)
     try:
         for f in changed:
             if f.new is not None:
+                if f.new != f.old and f.new.is_file():
+                    replaced[f.new] = f.new.read_text(encoding="utf-8")
                 made += _make_folder(f.new.parent)
                 temp = f.new.with_name(f".{f.new.name}.{os.getpid()}.port")
                 staged.append((temp, f))  # first: a write the disk stops is removed too
@@ -107,7 +110,7 @@ def apply(files: list[PortedFile]) -> None:
     except BaseException:
         for temp, _ in staged:
             temp.unlink(missing_ok=True)
-        _put_back(done, made)
+        _put_back(done, made, replaced)
         raise
 
 
@@ -122,14 +125,17 @@ def _make_folder(folder: Path) -> list[Path]:
     return missing
 
 
-def _put_back(done: list[PortedFile], made: list[Path]) -> None:
+def _put_back(done: list[PortedFile], made: list[Path], replaced: dict[Path, str]) -> None:
     """Undo what :func:`apply` did before it failed: each file's text as the port read it, a
-    file it created removed, a folder it made removed when empty."""
+    file it created removed (or what it replaced written back), a folder it made removed when empty."""
     for f in reversed(done):
         if f.old is not None:
             f.old.write_text(f.before, encoding="utf-8")
         if f.new is not None and f.new != f.old:
-            f.new.unlink(missing_ok=True)
+            if f.new in replaced:
+                f.new.write_text(replaced[f.new], encoding="utf-8")
+            else:
+                f.new.unlink(missing_ok=True)
     for folder in made:
         with contextlib.suppress(OSError):  # not empty: something else is in it
             folder.rmdir()
