@@ -221,3 +221,18 @@ def test_a_toc_not_ported_follows_the_documents_a_half_port_moved(tmp_path: Path
     assert read(tmp_path, "chapters/ja/index.md") == "# 本\n\n```toc\nloops\npart/moving\ngone\n```\n"
     result = check_book(load_book(load_config(conf)))
     assert [f.format() for f in result.active if f.lang == "ja" and str(f.code).startswith("toc.")] == []
+
+
+def test_a_half_ported_documents_untagged_cells_are_written_with_the_sources_default_tab() -> None:
+    from polybook.dialect import DialectSettings, parse_text
+    from polybook.sync.port_select import with_explicit_tabs
+
+    source = DialectSettings("en", ("pytorch", "mxnet"), "pytorch")
+    text = "# A\n\n```{.python .input}\nx = 1\n```\n\n```{.python .input}\n%%tab mxnet\ny = 2\n```\n\n"
+    text += "  ```{.python .input}\n  z = 3\n  ```\n"  # a fence indented: its tab line too
+    tagged = with_explicit_tabs(text, source)
+    assert tagged.count("%%tab pytorch") == 2 and "  ```{.python .input}\n  %%tab pytorch\n  z = 3" in tagged
+    old = DialectSettings("ja", ("pytorch", "mxnet"), "mxnet")  # the language's, not ported yet
+    cells = [n for n in parse_text(tagged, "t.md", old).walk() if type(n).__name__ == "CodeCell"]
+    assert [c.frameworks for c in cells] == [("pytorch",), ("mxnet",), ("pytorch",)]  # as the source reads them
+    assert [c.code for c in cells] == ["x = 1", "y = 2", "z = 3"]

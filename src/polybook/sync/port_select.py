@@ -95,5 +95,7 @@ def with_explicit_tabs(text: str, settings: DialectSettings) -> str:
     lines = text.split("\n")
     untagged = [n for n in document.walk() if isinstance(n, CodeCell) and n.tab is None and n.frameworks]
     for cell in sorted(untagged, key=lambda c: c.line, reverse=True):
-        lines.insert(cell.line, f"%%tab {settings.default_tab}")  # the line after the fence
+        fence = lines[cell.line - 1]
+        indent = fence[: len(fence) - len(fence.lstrip())]  # a fence in a list item: its lines are indented
+        lines.insert(cell.line, f"{indent}%%tab {settings.default_tab}")  # the line after the fence
     return "\n".join(lines)
