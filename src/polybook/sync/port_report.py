@@ -84,10 +84,18 @@ def _row(chapter: str, documents: int, counts: PortCounts, width: int) -> str:
 
 
 def files_line(diffs: list[FileDiff], rewrites_shown: bool, patch: bool) -> list[str]:
-    """The two groups of files: the translation's documents, what the port rewrites from the source."""
-    own = [d for d in diffs if d.file.kind.translation]
+    """The groups of files: the translation's documents, the documents not ported whose references
+    (or toc) follow the port, what the port rewrites from the source."""
+    own = [d for d in diffs if d.file.kind.translation and d.file.kind is not FileKind.REFERENCES]
+    followed = [d for d in diffs if d.file.kind is FileKind.REFERENCES]
     rest = [d for d in diffs if not d.file.kind.translation]
-    lines = [f"  the translation's documents: {len(own)} files, {_lines(own)}" + (" (below)" if patch else "")]
+    below = " (below)" if patch else ""
+    lines = [f"  the translation's documents: {len(own)} files, {_lines(own)}{below}"]
+    if followed:
+        lines.append(
+            f"  documents not ported whose references or toc follow it: {len(followed)} files, "
+            f"{_lines(followed)}{below}"
+        )
     if rest:
         kinds: dict[str, int] = {}
         for d in rest:
@@ -112,7 +120,8 @@ def stat_lines(diffs: list[FileDiff], root: Path, rewrites: bool) -> list[str]:
         shown += [d for d in diffs if not d.file.kind.translation]
     if not shown:
         return []
-    names = [f"{d.file.kind.value:8} {d.file.shown(root)}" for d in shown]
+    kind = max(len(d.file.kind.value) for d in shown)
+    names = [f"{d.file.kind.value:{kind}} {d.file.shown(root)}" for d in shown]
     width = max(len(n) for n in names)
     return [f" {n.ljust(width)} | +{d.added} -{d.removed}" for n, d in zip(names, shown, strict=True)]
 
