@@ -364,37 +364,52 @@ def sync(ctx: click.Context, languages: tuple[str, ...], write: bool, prune: boo
 
 @main.command()
 @click.argument("lang")
-@click.option("--write", is_flag=True, help="Apply the port (default: print it as a unified diff).")
+@click.option("--write", is_flag=True, help="Apply the port (default: print the summary and the diff).")
+@click.option(
+    "--chapter",
+    "chapters",
+    multiple=True,
+    metavar="NAME",
+    help="Port only this chapter folder or document (repeatable); the others keep their base.",
+)
+@click.option("--stat", is_flag=True, help="List the changed files with their lines added and removed, no diff.")
+@click.option(
+    "--rewrites", is_flag=True, help="Also show the files rewritten from the source (X_origin.md, library, conf.py)."
+)
 @click.option("--force", is_flag=True, help="Port despite parse errors or uncommitted changes to the language's files.")
 @click.pass_context
-def port(ctx: click.Context, lang: str, write: bool, force: bool) -> None:
+def port(
+    ctx: click.Context, lang: str, write: bool, chapters: tuple[str, ...], stat: bool, rewrites: bool, force: bool
+) -> None:
     """Move translation LANG to the source as it is now.
 
     Renamed documents move to their new names, documents new in the source come in as its text
     marked untranslated, documents it dropped move to editions/LANG-<base>/; inside a document a
     paragraph whose source is unchanged keeps its translation, a changed one keeps it marked
     stale with the source's new text beside it, and code, math and labels come from the source.
-    Prints the change as a unified diff; --write applies it and records the new base.
+    Prints a summary per chapter, then the diff of the translation's documents (the files the
+    port rewrites from the source with --rewrites; a list of files instead with --stat); --write
+    applies it and records each ported document's new base.
     """
     from polybook.book import load_book
-    from polybook.sync.port import PortRefused, port_language, refusals
+    from polybook.sync.port import PortRefused, chapter_selection, port_language, refusals
+    from polybook.sync.port_report import report_lines
 
     config = book_config(ctx)
     known((lang,), config.translations, "translation")
     book = load_book(config, [config.source_language, lang], cached=True)
-    problems = refusals(book, lang)
-    if problems and not force:
-        shown = "\n".join(f"  {p}" for p in problems[:20]) + ("\n  ..." if len(problems) > 20 else "")
-        raise UsageProblem(f"port of {lang} refused (--force to port anyway):\n{shown}")
     try:
-        ported = port_language(book, lang)
+        problems = refusals(book, lang, chapter_selection(book, lang, chapters))
+        if problems and not force:
+            shown = "\n".join(f"  {p}" for p in problems[:20]) + ("\n  ..." if len(problems) > 20 else "")
+            raise UsageProblem(f"port of {lang} refused (--force to port anyway):\n{shown}")
+        ported = port_language(book, lang, chapters)
     except PortRefused as exc:
         raise UsageProblem(f"port of {lang} refused: {exc}") from None
     if write:
         ported.write(config)
-    else:
-        click.echo(ported.diff(config.root), nl=False)
-    click.echo(("ported " if write else "would port ") + ported.summary(), err=True)
+    for line in report_lines(ported, config.root, written=write, stat=stat, rewrites=rewrites):
+        click.echo(line, nl=False)
 
 
 def _mount() -> None:

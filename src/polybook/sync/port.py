@@ -4,15 +4,16 @@ Per document (:mod:`.port_document`): renamed documents (the migration plan's re
 labels they share) move to their new names, documents new in the source are created from its
 text marked untranslated, documents the source dropped leave the book for
 ``editions/<lang>-<base>/`` (kept, where a translator finds them), and every other document is
-carried from its base to the source block by block. The change is shown as a unified diff
-first; :meth:`Port.write` applies it -- every file staged beside its place, then all renamed
-in -- and records the source each document now follows (the sync records, ``X_origin.md``).
+carried from its base to the source block by block. What it prints, a summary first, is
+:mod:`.port_report`'s; ``--chapter`` ports some documents only (:mod:`.port_select`); references
+to labels the source renamed follow in every document (:mod:`.renames`, :mod:`.followed`).
+:meth:`Port.write` applies it (:func:`.port_files.apply`: every file or none) and records the
+source each ported document now follows (the sync records, ``X_origin.md``).
 """
 
 from __future__ import annotations
 
-import difflib
-import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,14 +28,17 @@ from polybook.dialect import DialectSettings, parse_text
 from polybook.dialect.nodes import Document, Node
 from polybook.files import display_path, file_sha256
 from polybook.models import MODELS_DIR
+from polybook.sync.followed import followed
 from polybook.sync.port_document import (
     PortCounts,
     PortedText,
     base_to_source,
-    book_renamed_labels,
     new_document,
     port_document,
 )
+from polybook.sync.port_files import FileKind, PortedFile, apply
+from polybook.sync.port_select import Selection, UnknownChapter, selection, with_explicit_tabs
+from polybook.sync.renames import dangling, label_renames, referred_labels
 
 EDITIONS_DIR = "editions"
 
@@ -44,38 +48,16 @@ class PortRefused(Exception):
 
 
 @dataclass(slots=True)
-class PortedFile:
-    """One file's change: ``old`` -> ``new`` (None: created / removed), ``text`` its new content."""
-
-    kind: str  # ported, renamed, new, gone (moved out to ``new``), origin, settings (conf.py), library (or .bib)
-    old: Path | None
-    new: Path | None
-    before: str
-    text: str
-    counts: PortCounts = field(default_factory=PortCounts)
-
-    @property
-    def changed(self) -> bool:
-        return self.old != self.new or self.before != self.text
-
-    def diff(self, root: Path) -> str:
-        a = f"a/{_rel(self.old, root)}" if self.old else "/dev/null"
-        b = f"b/{_rel(self.new, root)}" if self.new else "/dev/null"
-        head = f"diff --polybook {a} {b}\n"
-        if self.old and self.new and self.old != self.new:
-            head += f"rename from {_rel(self.old, root)}\nrename to {_rel(self.new, root)}\n"
-        lines = difflib.unified_diff(self.before.splitlines(True), self.text.splitlines(True), a, b)
-        return head + "".join(lines)
-
-
-@dataclass(slots=True)
 class Port:
     lang: str
     files: list[PortedFile] = field(default_factory=list)
     records: dict[str, SyncRecord] = field(default_factory=dict)  # the new base of each document
     dropped: list[str] = field(default_factory=list)  # records of documents no longer translated here
+    complete: bool = True  # every document of the language follows the source after it (not half ported)
+    dangling: list[str] = field(default_factory=list)  # ``file:line: reference`` to labels the source dropped
+    notes: list[str] = field(default_factory=list)  # files whose references could not follow (uncommitted)
 
-    def count(self, kind: str) -> int:
+    def count(self, kind: FileKind) -> int:
         return sum(1 for f in self.files if f.kind == kind)
 
     def counts(self) -> PortCounts:
@@ -87,10 +69,12 @@ class Port:
     def summary(self) -> str:
         c = self.counts()
         return (
-            f"{self.lang}: {self.count('ported')} documents carried forward, {self.count('renamed')} renamed, "
-            f"{self.count('new')} new (untranslated), {self.count('gone')} gone (kept in {EDITIONS_DIR}/); "
+            f"{self.lang}: {self.count(FileKind.PORTED)} documents carried forward, "
+            f"{self.count(FileKind.RENAMED)} renamed, {self.count(FileKind.NEW)} new (untranslated), "
+            f"{self.count(FileKind.GONE)} gone (kept in {EDITIONS_DIR}/); "
             f"paragraphs: {c.kept:,} kept, {c.review:,} to review (they disagree with their unchanged "
-            f"source text), {c.stale:,} stale, {c.untranslated:,} untranslated, {c.aside:,} kept aside; "
+            f"source text), {c.stale:,} stale, {c.untranslated:,} untranslated, {c.aside:,} kept aside, "
+            f"{c.moved:,} moved with their source; "
             f"{c.cells_kept:,} cells keep their translated comments; {c.mended:,} with damaged markup mended"
         )
 
@@ -98,46 +82,30 @@ class Port:
         return "".join(f.diff(root) for f in self.files if f.changed)
 
     def write(self, config: BookConfig) -> None:
-        """Apply the port: stage every new text beside its file, rename them all in, remove what
-        moved, then record each document's new base."""
-        staged: list[tuple[Path, Path]] = []
-        try:
-            for f in self.files:
-                if f.new is not None and f.changed:
-                    f.new.parent.mkdir(parents=True, exist_ok=True)
-                    temp = f.new.with_name(f".{f.new.name}.{os.getpid()}.port")
-                    staged.append((temp, f.new))  # first: a write the disk stops is removed too
-                    temp.write_text(f.text, encoding="utf-8")
-        except OSError:
-            for temp, _ in staged:
-                temp.unlink(missing_ok=True)
-            raise
-        for temp, path in staged:
-            os.replace(temp, path)
-        for f in self.files:
-            if f.old is not None and f.new != f.old:
-                f.old.unlink(missing_ok=True)
+        """Apply the port (:func:`.port_files.apply`: every file or none), then -- last, once the
+        work it describes is done -- record each ported document's new base."""
+        apply(self.files)
         folder = config.chapters_dir / self.lang
         records = {k: v for k, v in read_lock(folder).items() if k not in self.dropped}
         write_lock(folder, config.source_language, {**records, **self.records})
-
-
-def _rel(path: Path, root: Path) -> str:
-    try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return path.as_posix()
 
 
 def _read(path: Path) -> str:
     return path.read_text(encoding="utf-8")
 
 
-def refusals(book: Book, lang: str) -> list[str]:
-    """Why a port of ``lang`` would be unsafe: parse errors in its documents, uncommitted changes
-    to its files (``git status``)."""
+def refusals(book: Book, lang: str, chosen: Selection | None = None) -> list[str]:
+    """Why a port of ``lang`` would be unsafe: parse errors in the documents it would port
+    (``path:line``), uncommitted changes to the language's files (``git status``)."""
     config = book.config
-    problems = [d.format() for doc in book.chapters[lang].values() for d in doc.diagnostics if d.level is Level.ERROR]
+    chosen = chosen or Selection()
+    problems = [
+        d.format()
+        for name, doc in book.chapters[lang].items()
+        if chosen.takes(name)
+        for d in doc.diagnostics
+        if d.level is Level.ERROR
+    ]
     folder = config.chapters_dir / lang
     status = run_git(folder, "status", "--porcelain", "--", ".")
     if status:
@@ -145,22 +113,40 @@ def refusals(book: Book, lang: str) -> list[str]:
     return problems
 
 
-def port_language(book: Book, lang: str) -> Port:
-    """What ``polybook port`` would change in ``lang`` (nothing is written)."""
+def chapter_selection(book: Book, lang: str, chapters: Sequence[str]) -> Selection:
+    """The documents ``--chapter`` names (:func:`.port_select.selection`); raises
+    :class:`PortRefused` for a name the port cannot take."""
+    sources, targets = book.chapters[book.config.source_language], book.chapters[lang]
+    try:
+        return selection(chapters, sources, targets, _renames(sources, targets))
+    except UnknownChapter as exc:
+        raise PortRefused(str(exc)) from None
+
+
+def _renames(sources: dict[str, Document], targets: dict[str, Document]) -> dict[str, str]:
+    """The translation's documents the source renamed: translation's name -> source's."""
+    return pair_renames(
+        {name: frozenset(doc.labels) for name, doc in targets.items() if name not in sources},
+        {name: frozenset(doc.labels) for name, doc in sources.items() if name not in targets},
+    )
+
+
+def port_language(book: Book, lang: str, chapters: Sequence[str] = ()) -> Port:
+    """What ``polybook port`` would change in ``lang`` (nothing is written); ``chapters``: only
+    those (:mod:`.port_select`), the whole language when empty."""
     config = book.config
     source_lang = config.source_language
     sources, targets = book.chapters[source_lang], book.chapters[lang]
     lock = read_lock(config.chapters_dir / lang)
     store = config.build_dir / MODELS_DIR
     commit = head_commit(config.chapters_dir / source_lang)
-    renames = pair_renames(
-        {name: frozenset(doc.labels) for name, doc in targets.items() if name not in sources},
-        {name: frozenset(doc.labels) for name, doc in sources.items() if name not in targets},
-    )
-    port = Port(lang)
+    renames = _renames(sources, targets)
+    chosen = chapter_selection(book, lang, chapters)
+    port = Port(lang, complete=_completes(config, lang, chosen, targets, sources, renames, lock))
     _settings(port, config)
     archive = config.root / EDITIONS_DIR / f"{lang}-{config.languages[lang].base or 'before-port'}"
-    _library(port, config, archive)
+    if port.complete:
+        _library(port, config, archive)
     carried: dict[str, _Carried] = {}
     for name, target in sorted(targets.items()):
         moved = renames.get(name)
@@ -171,10 +157,14 @@ def port_language(book: Book, lang: str) -> Port:
             base = found.document or source
             carried[name] = _Carried(source_name, base, source, base_to_source(base, source))
     # labels are the book's: a reference in one document names a label the source renamed in another
-    renamed = book_renamed_labels([(c.bases, c.source) for c in carried.values()], sources.values())
+    pairs = [(c.bases, c.source) for c in carried.values()]
+    renamed = label_renames(pairs, sources.values(), referred_labels(targets.values()))
+    taken = {name for name in targets if chosen.takes(name)}
     for name, target in sorted(targets.items()):
+        if name not in taken:
+            continue
         if name not in carried:
-            _gone(port, config.document_path(lang, name), archive / f"{name}.md")
+            _gone(port, config.document_path(lang, name), archive / f"{name}.md", name)
             port.dropped.append(name)
             continue
         _carry(port, book, name, carried[name], target, renamed)
@@ -183,30 +173,98 @@ def port_language(book: Book, lang: str) -> Port:
         if name != source_name:
             port.dropped.append(name)
     for name in sorted(set(sources) - set(targets) - set(renames.values())):
-        source_file = config.document_path(source_lang, name)
-        made = new_document(_read(source_file), sources[name])
-        port.files.append(PortedFile("new", None, config.document_path(lang, name), "", made.text, made.counts))
-        port.records[name] = SyncRecord(commit, file_sha256(source_file))
+        if chosen.takes(name):
+            _new(port, config, name, sources[name], commit)
+    if not port.complete:
+        _tagged(port, config)
+    _follow_renames(port, book, taken, renamed)
     return port
+
+
+def _follow_renames(port: Port, book: Book, taken: set[str], renamed: dict[str, str]) -> None:
+    """References follow the labels the source renamed in every document that follows the source
+    after the port and was not ported now (``taken``: the translation's documents it ported;
+    :mod:`.followed`), and toc entries the documents it moved; references to labels the source
+    dropped are listed, ``file:line``."""
+    config = book.config
+    sources, targets = book.chapters[config.source_language], book.chapters[port.lang]
+    defined = {label for doc in sources.values() for label in doc.labels}
+    unported = {name: doc for name, doc in targets.items() if name not in taken}
+    own = defined | {label for doc in unported.values() for label in doc.labels}
+    source_own = own | referred_labels(sources.values())  # a reference the source makes is not the translation's
+    for f in port.files:
+        if f.kind in (FileKind.PORTED, FileKind.RENAMED, FileKind.NEW) and f.new is not None:
+            port.dangling += dangling(f.text, display_path(f.new), source_own)
+    moved: dict[str, str | None] = {f.name: None for f in port.files if f.kind is FileKind.GONE}
+    moved |= {old: new for old, new in _renames(sources, targets).items() if old in taken}
+    files, port.notes = followed(book, port.lang, unported, renamed, own, moved)
+    port.files += files
+
+
+def _completes(
+    config: BookConfig,
+    lang: str,
+    chosen: Selection,
+    targets: dict[str, Document],
+    sources: dict[str, Document],
+    renames: dict[str, str],
+    lock: dict[str, SyncRecord],
+) -> bool:
+    """Whether every document of ``lang`` follows the source once the ``chosen`` ones are ported:
+    each other one ported before (its record names the source file as it is)."""
+    if chosen.whole:
+        return True
+    for name in targets:
+        source_name = renames.get(name) or name
+        if chosen.takes(name):
+            continue
+        record = lock.get(source_name)
+        if source_name not in sources or record is None or name != source_name:
+            return False
+        if record.sha256 != file_sha256(config.document_path(config.source_language, source_name)):
+            return False
+    return True
+
+
+def _new(port: Port, config: BookConfig, name: str, source: Document, commit: str | None) -> None:
+    """A document new in the source: its text, marked untranslated."""
+    source_file = config.document_path(config.source_language, name)
+    made = new_document(_read(source_file), source)
+    path = config.document_path(port.lang, name)
+    port.files.append(PortedFile(FileKind.NEW, None, path, "", made.text, made.counts, name))
+    port.records[name] = SyncRecord(commit, file_sha256(source_file))
+
+
+def _tagged(port: Port, config: BookConfig) -> None:
+    """A half port's documents with their untagged cells' tab written out, when the language
+    keeps a default tab other than the source's (:func:`.port_select.with_explicit_tabs`)."""
+    own, settings = config.languages[port.lang], ported_settings(config, port.lang)
+    if own.default_tab == settings.default_tab:
+        return
+    for f in port.files:
+        if f.kind in (FileKind.PORTED, FileKind.RENAMED, FileKind.NEW):
+            f.text = with_explicit_tabs(f.text, settings)
 
 
 def _settings(port: Port, config: BookConfig) -> None:
     """conf.py: the language takes the source's frameworks and default tab (its code cells are
-    the source's now, in the source's dialect), keeping a framework only it has."""
+    the source's now, in the source's dialect), keeping a framework only it has; a half port
+    (:mod:`.port_select`) only the frameworks."""
     from polybook.importer.confpy import ConfEditError, edit_conf  # conf.py's one editor
 
     own = config.languages[port.lang]
     settings = ported_settings(config, port.lang)
     frameworks = list(settings.frameworks)
-    if (list(own.frameworks), own.default_tab) == (frameworks, settings.default_tab):
+    default_tab = settings.default_tab if port.complete else own.default_tab
+    if (list(own.frameworks), own.default_tab) == (frameworks, default_tab):
         return
-    wanted = {"languages": {port.lang: {"frameworks": frameworks, "default_tab": settings.default_tab}}}
+    wanted = {"languages": {port.lang: {"frameworks": frameworks, "default_tab": default_tab}}}
     before = config.path.read_text(encoding="utf-8")
     try:
         after, _ = edit_conf(before, {}, wanted, str(config.path))
     except ConfEditError as exc:
         raise PortRefused(str(exc)) from None
-    port.files.append(PortedFile("settings", config.path, config.path, before, after))
+    port.files.append(PortedFile(FileKind.SETTINGS, config.path, config.path, before, after))
 
 
 def ported_settings(config: BookConfig, lang: str) -> DialectSettings:
@@ -226,17 +284,17 @@ def _library(port: Port, config: BookConfig, archive: Path) -> None:
     for rel in filter(None, files):
         mine, source = config.chapters_dir / port.lang / rel, config.chapters_dir / config.source_language / rel
         if mine.is_file() and source.is_file() and _read(mine) != _read(source):
-            port.files.append(PortedFile("library", mine, mine, _read(mine), _read(source)))
-            port.files.append(PortedFile("library", None, archive / rel, "", _read(mine)))
+            port.files.append(PortedFile(FileKind.LIBRARY, mine, mine, _read(mine), _read(source)))
+            port.files.append(PortedFile(FileKind.LIBRARY, None, archive / rel, "", _read(mine)))
 
 
-def _gone(port: Port, path: Path, kept: Path) -> None:
+def _gone(port: Port, path: Path, kept: Path, name: str) -> None:
     """A document the source dropped: out of the book, into the archive (its origin file too)."""
     text = _read(path)
-    port.files.append(PortedFile("gone", path, kept, text, text))
+    port.files.append(PortedFile(FileKind.GONE, path, kept, text, text, name=name))
     if origin_file(path).is_file():
         origin = _read(origin_file(path))
-        port.files.append(PortedFile("origin", origin_file(path), origin_file(kept), origin, origin))
+        port.files.append(PortedFile(FileKind.ORIGIN, origin_file(path), origin_file(kept), origin, origin, name=name))
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,12 +328,11 @@ def _carry(
             break
         disagreeing |= more
         ported = port_document(base, source, source_text, translation, text, disagreeing, renamed, carried.bases)
-    kind = "ported" if name == source_name else "renamed"
-    port.files.append(PortedFile(kind, path, new_path, text, ported.text, ported.counts))
+    kind = FileKind.PORTED if name == source_name else FileKind.RENAMED
+    port.files.append(PortedFile(kind, path, new_path, text, ported.text, ported.counts, source_name))
     if origin_file(path).is_file():
-        port.files.append(
-            PortedFile("origin", origin_file(path), origin_file(new_path), _read(origin_file(path)), source_text)
-        )
+        origin = _read(origin_file(path))
+        port.files.append(PortedFile(FileKind.ORIGIN, origin_file(path), origin_file(new_path), origin, source_text))
 
 
 def _disagreeing(book: Book, lang: str, name: str, source: Document, ported: PortedText, path: Path) -> frozenset[int]:
@@ -296,4 +353,4 @@ _LOUD = (Level.ERROR, Level.WARNING)
 _ROUNDS = 3  # checks of a ported document, each after marking what the last one found (d2l: 2 at most)
 
 
-__all__ = ["Port", "PortRefused", "PortedFile", "port_language", "refusals"]
+__all__ = ["FileKind", "Port", "PortRefused", "PortedFile", "port_language", "refusals"]

@@ -61,9 +61,10 @@ class PortCounts:
     cells_kept: int = 0
     review: int = 0  # translations of an unchanged text that disagree with it
     mended: int = 0  # translations whose damaged markup was mended (:mod:`.mend`)
+    moved: int = 0  # blocks whose translation moved with them to where the source put them
 
     def add(self, other: PortCounts) -> None:
-        for name in ("kept", "stale", "untranslated", "aside", "cells_kept", "review", "mended"):
+        for name in ("kept", "stale", "untranslated", "aside", "cells_kept", "review", "mended", "moved"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
