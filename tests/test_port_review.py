@@ -117,8 +117,10 @@ def test_references_follow_labels_the_source_renamed_and_those_to_dropped_labels
     assert ":numref:`sec_second` を見よ。" in read(tmp_path, "chapters/ja/a/one.md")  # by the source's own reference
     assert ":numref:`sec-one` のように" in read(tmp_path, "chapters/ja/b/two.md")  # by the labelled heading
     assert "references to labels the source dropped (1)" in out
-    assert "chapters/ja/b/three.md:7: :numref:`sec_gone` names a label the source no longer has" in out
-    assert ":numref:`sec_gone` の後の三。" in read(tmp_path, "chapters/ja/b/three.md")  # a translator mends it
+    three = read(tmp_path, "chapters/ja/b/three.md")
+    assert ":numref:`sec_gone` の後の三。" in three  # a translator mends it
+    line = next(n for n, text in enumerate(three.splitlines(), 1) if ":numref:`sec_gone` の後の三。" in text)
+    assert f"chapters/ja/b/three.md:{line}: :numref:`sec_gone` names a label the source no longer has" in out
 
 
 def test_a_chapter_at_a_time_each_document_checked_against_its_own_base(tmp_path: Path) -> None:
