@@ -2,13 +2,17 @@
 
 Each folder of ``fixtures/check/`` holds ``en.md`` (the source), ``ja.md`` (its translation)
 and ``expected.txt``: one finding a line, ``LEVEL CODE FILE:LINE: MESSAGE``, in the order the
-checker reports them (the ``stale.*`` notes about sync records aside). A contributor adds a case
+checker reports them (the ``stale.*`` notes about sync records aside). A case may also hold
+``edition.md`` (the chapter in an older edition of the source the book holds, which ja follows:
+``languages.ja.base``) and ``ja_origin.md`` (the English ja was made from, as d2lbook keeps it).
+A contributor adds a case
 by adding a folder; ``pytest tests/test_check_cases.py --regen`` writes its ``expected.txt``
 from the checker as it is, to be read and kept (or fixed) in review.
 """
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -26,7 +30,20 @@ CASES = sorted(path for path in (FIXTURES / "check").iterdir() if path.is_dir())
 def findings(case: Path, root: Path) -> str:
     """The checker's findings of the case, one a line, as ``expected.txt`` writes them."""
     en, ja = ((case / f"{lang}.md").read_text(encoding="utf-8") for lang in ("en", "ja"))
-    result = check_book(load_book(load_config(make_book(root, en, ja))))
+    conf = make_book(root, en, ja)
+    if (case / "ja_origin.md").is_file():
+        shutil.copy(case / "ja_origin.md", root / "chapters" / "ja" / "intro_origin.md")
+        text = conf.read_text(encoding="utf-8")
+        text = text.replace('"chapters":', '"exclusions": ["*_origin.md"],\n    "chapters":')
+        conf.write_text(text, encoding="utf-8")
+    if (case / "edition.md").is_file():
+        (root / "editions" / "en-0.1").mkdir(parents=True)
+        shutil.copy(case / "edition.md", root / "editions" / "en-0.1" / "intro.md")
+        text = conf.read_text(encoding="utf-8")
+        text = text.replace('"name": "日本語"', '"name": "日本語", "base": "0.1"')
+        text = text.replace('"chapters":', '"editions": {"0.1": {"folder": "editions/en-0.1"}},\n    "chapters":')
+        conf.write_text(text, encoding="utf-8")
+    result = check_book(load_book(load_config(conf)))
     lines = []
     for finding in result.active:
         if str(finding.code).startswith("stale."):

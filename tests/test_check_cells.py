@@ -73,7 +73,7 @@ def test_cells_a_translation_joins_are_one_finding_that_says_to_split_them(tmp_p
     ja = "テキスト。\n\n" + cell(SAVED_F + "\n\n" + SAVED_G) + "\n" + cell("y = g(f(1))")
     assert found(tmp_path, en, ja) == [
         ("code.markers", 3, "mxnet cell 1 joins the source's cells 1 and 2 (lines 3, 11) into one: split it where "
-         "the source does, with the markers [#@save] and [#@save]"),
+         "the source does, each part with the source's markers (cell 1 with #@save; cell 2 with #@save)"),
     ]  # fmt: skip
 
 
@@ -82,7 +82,7 @@ def test_a_cell_a_translation_splits_is_one_finding_that_says_to_join_them(tmp_p
     ja = "テキスト。\n\n" + cell("def f(x):  #@save\n    return x + 1") + "\n次。\n\n"
     assert found(tmp_path, en, ja + cell("def g(x):\n    return 2 * x")) == [
         ("code.markers", 3, "mxnet cells 1 and 2 here are the source's cell 1 split in two or more: join them as "
-         "the source does, with its markers [#@save, #@save]"),
+         "the source does, the cell with #@save, #@save"),
     ]  # fmt: skip
     # each part with its #@save (zh gives pytorch its own show_trace_2d so): the library is the same
     assert found(tmp_path, en, ja + cell("def g(x):  #@save\n    return 2 * x")) == []

@@ -27,9 +27,12 @@ def test_the_book_is_consistent(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_exit_codes_and_thresholds(tmp_path: Path) -> None:
-    make_book(tmp_path, cell("x = 1") + "\nAbout 60000 images.\n", cell("x = 1") + "\n約 6000 枚。\n")
-    assert invoke(tmp_path)[0] == 0  # a warning (numbers.missing) does not fail by default
+    make_book(tmp_path, cell("x = 1") + "\nAbout 60000 images.\n", cell("x = 1") + "\n多くの画像。\n")
+    assert invoke(tmp_path)[0] == 0  # a warning (numbers.missing: left untranslated) does not fail by default
     code, out = invoke(tmp_path, "--fail-on", "warning")
+    assert code == 1 and "[polybook.numbers.missing]" in out
+    make_book(tmp_path, cell("x = 1") + "\nAbout 60000 images.\n", cell("x = 1") + "\n約 6000 枚。\n")
+    code, out = invoke(tmp_path)  # another number than the source's: the text is wrong, an error
     assert code == 1 and "[polybook.numbers.missing]" in out
     assert invoke(tmp_path, "--lang", "xx")[0] == 2
     assert invoke(tmp_path, "--format", "nope")[0] == 2

@@ -211,3 +211,31 @@ def test_a_copy_that_only_moves_a_statement_lacks_nothing(tmp_path: Path) -> Non
     copy.write_text(moved.replace("return 2 * x", "return x + x"), encoding="utf-8")
     (found,) = [f for f in check_book(load_book(load_config(conf))).active if str(f.code) == "lib.copy"]
     assert "'double' differs" in found.message and "missing" not in found.message
+
+
+def test_a_copy_that_is_another_version_of_the_library_is_told_so_once(tmp_path: Path) -> None:
+    """pt's d2l copy differs from the book's in over a hundred definitions: what to do is about the
+    file, not a list of 141 more places."""
+    conf = book(tmp_path)
+    copy = own_copy(tmp_path, committed(conf))
+    extra = "".join(f"\n\ndef old_{k}(x):\n    return x + {k}\n" for k in range(5))
+    copy.write_text(copy.read_text(encoding="utf-8") + extra, encoding="utf-8")
+    (found,) = [f for f in check_book(load_book(load_config(conf))).active if str(f.code) == "lib.copy"]
+    assert found.message.startswith("ja's own alpha module is another version of the book's library (5 top-level ")
+    assert "more place" not in found.message
+    assert found.message.endswith("remove it to use the book's (polybook build lib)")
+
+
+def test_the_copy_of_a_language_that_follows_an_older_edition_is_not_compared_with_todays(tmp_path: Path) -> None:
+    """ja follows an edition whose library its chapters call (d2l.train_ch3, which the source has
+    dropped since): removing its copy for today's library would break them."""
+    conf = book(tmp_path)
+    copy = own_copy(tmp_path, committed(conf))
+    copy.write_text(copy.read_text(encoding="utf-8").replace("return 2 * x", "return x + x"), encoding="utf-8")
+    edition = tmp_path / "editions" / "en-0.1"
+    edition.mkdir(parents=True)
+    (edition / "basics.md").write_text(BASICS, encoding="utf-8")
+    text = CONF.replace('"name": "日本語"}', '"name": "日本語", "base": "0.1"}')
+    text = text.replace('"library":', '"editions": {"0.1": {"folder": "editions/en-0.1"}},\n    "library":')
+    conf.write_text(text, encoding="utf-8")
+    assert [f for f in check_book(load_book(load_config(conf))).active if str(f.code) == "lib.copy"] == []

@@ -273,3 +273,13 @@ def test_the_chinese_search_dictionary_loaded_ahead_leaves_jieba_as_sphinx_leave
         for mode in ("plain", "ahead")
     )
     assert plain == ahead and int(plain.split()[0]) > 0 and "梯度" in plain
+
+
+def test_d2l_en_1_0s_table_form_caption_label_table_is_numbered() -> None:
+    """d2l-en 1.0 writes the caption, its :label:, then the table ("Fix table references"): the
+    label is the table's, and no orphan."""
+    source = "# T\n\nSee :numref:`tab_ec2`.\n\n:EC2 instance types\n:label:`tab_ec2`\n\n|name|gpu|\n|-|-|\n|g2|K520|\n"
+    doc = parse_text(source, "chapters/en/x.md", SETTINGS)
+    assert doc.diagnostics == [] and doc.labels["tab_ec2"].kind == "table"
+    out = transpile(doc, "en")
+    assert ":::{table} EC2 instance types\n:name: tab_ec2\n\n|name|gpu|" in out.text

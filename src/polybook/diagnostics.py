@@ -169,7 +169,7 @@ DEFAULT_LEVEL: dict[Code, Level] = {
     Code.CODE_TABS: Level.ERROR,
     Code.CODE_COVERAGE: Level.INFO,
     Code.MATH_CHANGED: Level.ERROR,
-    Code.MATH_MISSING: Level.ERROR,
+    Code.MATH_MISSING: Level.WARNING,  # only left untranslated (a paragraph whose `$` do not pair: an error)
     Code.MATH_EXTRA: Level.WARNING,
     Code.NUMBERS_MISSING: Level.WARNING,
     Code.REF_LABEL: Level.ERROR,

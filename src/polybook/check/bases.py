@@ -56,6 +56,9 @@ class Base:
     document: Document | None
     label: str  # how messages name it: "v0.17.6", "chapter_x/y_origin.md", "the sync at 1a2b3c4d5e"
     file: Path | None = None  # the file it was read from (origin, edition), for the key of kept findings
+    # an X_origin.md's: the document in the edition the language follows, newer than the origin
+    # file (d2l-zh took 0.17.6's code and kept older origin files), when the book holds it
+    held: Document | None = None
 
     @property
     def known(self) -> bool:
@@ -125,6 +128,8 @@ def base_of(
     if best.kind is BaseKind.SOURCE and best.document is current:
         # the translation's code is today's source's: translated from it (or synced without a record)
         return Base(BaseKind.SOURCE_MATCHED, current, "the source")
+    if best.kind is BaseKind.ORIGIN and held is not None and held is not best.document:
+        return replace(best, held=held)
     return best
 
 
@@ -151,7 +156,17 @@ def _closest(
                 return earlier.index(max(earlier))
         shared = {id(b.document): len(mine & _marks(b.document)) for b in scored if b.document is not None}
         counts = [shared[id(b.document)] if b.document is not None else -1 for b in scored]
-        return counts.index(max(counts))
+        best = counts.index(max(counts))
+        if best == len(scored) - 1 and last is not None and scored[-1].kind is BaseKind.SOURCE and best:
+            # the source today is chosen for "the translation's code is today's": not when its
+            # code is no more today's than an earlier candidate's (zh's why-conv has no code and
+            # took one formula from the newer source; its text follows its edition)
+            earlier = counts[:-1].index(max(counts[:-1]))
+            code = frozenset(m for m in mine if m[0].startswith("code:"))
+            earlier_document = scored[earlier].document
+            if earlier_document is not None and len(code & _marks(last)) <= len(code & _marks(earlier_document)):
+                return earlier
+        return best
 
     documents = list({id(b.document): b.document for b in scored if b.document is not None}.values())
     first = next((k for k, b in enumerate(scored) if b.document is not None), 0)

@@ -8,7 +8,7 @@ from functools import lru_cache
 from typing import Any
 
 from polybook.check.align import Pair, align, never
-from polybook.check.code_diff import Hunk, token_diff
+from polybook.check.code_diff import Hunk, parses_alike, token_diff
 from polybook.check.code_keys import cell_key, code_tokens, uncommented_key, without_comments
 from polybook.check.documents import cells_of
 from polybook.check.findings import Finding, Location
@@ -371,14 +371,15 @@ def _regrouped(
     if joined:
         numbers = " and ".join(str(n) for n, _ in joined)
         lines = ", ".join(str(cell.line) for cell in cells)
-        parts = " and ".join(f"[{_marks(sorted(m.name for m in cell.markers))}]" for cell in cells)
         message = f"{framework} cell {common['cell']} joins the source's cells {numbers} (lines {lines}) into one: "
-        message += "split it where the source does" + (f", with the markers {parts}" if marked else "")
+        message += "split it where the source does"
+        if marked:
+            parts = "; ".join(f"cell {n} {_marked_as(cell)}" for n, cell in joined)
+            message += f", each part with the source's markers ({parts})"
     else:
         numbers = " and ".join(str(n) for n, _ in split)
-        shown = _marks(sorted(m.name for m in s.markers))
         message = f"{framework} cells {numbers} here are the source's cell {common['cell']} split in two or more: "
-        message += "join them as the source does" + (f", with its markers [{shown}]" if marked else "")
+        message += "join them as the source does" + (f", the cell {_marked_as(s)}" if marked else "")
     return Finding.make(
         Code.CODE_MARKERS if marked else Code.CODE_CHANGED,
         message,
@@ -399,7 +400,23 @@ def _saves_alike(s: CodeCell, parts: list[CodeCell], framework: str) -> bool:
     gives, each part with its ``#@save`` (zh splits ``train_2d`` and ``show_trace_2d`` to give
     pytorch its own ``show_trace_2d``): a split readers and the library do not tell apart."""
     mine = _saved_names(set().union(*(_saves(cell, framework) for cell in parts)))
-    return bool(mine) and mine == _saved_names(_saves(s, framework))
+    if not mine:
+        return False
+    if mine == _saved_names(_saves(s, framework)):
+        return True
+    # saved code that defines no name (``d2l.DATA_HUB[...] = (...)``), wrapped otherwise
+    return _saved_tokens(parts, framework) == _saved_tokens([s], framework)
+
+
+def _saved_tokens(cells: list[CodeCell], framework: str) -> list[str]:
+    """The code the cells' ``#@save`` marks give the library, in order, as tokens (its line
+    breaks and indents aside)."""
+    return [
+        word
+        for cell in cells
+        for text, _ in save_lines(cell.lines_for(framework))
+        for word in normalize_code(text).split()
+    ]
 
 
 def _saved_names(saved: set[str]) -> set[str]:
@@ -450,6 +467,8 @@ def _changed(
     else:  # a translated label beside a real change is no change of its own
         hunks = [h for h in hunks if without_strings(h.translation) != without_strings(h.source)
                  or differing_strings(h.translation, h.source)]  # fmt: skip
+        if hunks and all(parses_alike(h.translation, h.source) for h in hunks):
+            return []  # spelt otherwise only (``return (a, b)`` for ``return a, b``): the same program
     code = Code.CODE_STRINGS if only_strings else Code.CODE_CHANGED
     what = ": a string the code uses differs from the source's" if only_strings else " differs from the source"
     todo = "write the source's" if only_strings else TAKE_SOURCE
@@ -496,6 +515,12 @@ def _file_line(cell: CodeCell, framework: str, index: int) -> int:
         return cell.code_line + index
     lines = cell.lines_for(framework)
     return lines[min(index, len(lines) - 1)][1] if lines else cell.line
+
+
+def _marked_as(cell: CodeCell) -> str:
+    """How a message says a cell's markers: ``with #@save``, ``without a marker``."""
+    names = sorted(m.name for m in cell.markers)
+    return f"with {_marks(names)}" if names else "without a marker"
 
 
 def _marks(names: list[str]) -> str:

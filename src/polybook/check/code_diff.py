@@ -3,7 +3,9 @@ a readable unit (the call or subscript around the changed tokens), at its lines 
 
 from __future__ import annotations
 
+import ast
 import re
+import textwrap
 from dataclasses import dataclass
 
 from cydifflib import SequenceMatcher  # difflib's, compiled: the same opcodes (see pyproject.toml)
@@ -47,13 +49,32 @@ def token_diff(translation: str, source: str) -> list[Hunk]:
         if pair.kind == "equal":
             continue
         if pair.kind == "similar":
-            out.extend(Hunk(a, b, t_at, s_at) for a, b in _token_pairs(t_toks, s_toks, t_src, s_src))
+            # each at the line of its first changed token: a statement's changed line, not its first
+            out.extend(Hunk(a, b, t_at + dt, s_at + ds) for a, b, dt, ds in _token_pairs(t_toks, s_toks, t_src, s_src))
         else:
             out.append(Hunk(_render(t_toks, t_src), _render(s_toks, s_src), t_at, s_at))
     return [h for h in out if h.translation or h.source]
 
 
-def _token_pairs(t_toks: list[Token], s_toks: list[Token], t_src: list[str], s_src: list[str]) -> list[tuple[str, str]]:
+def parses_alike(translation: str, source: str) -> bool:
+    """Whether two pieces of code Python reads as the same program (``return (a, b)`` and
+    ``return a, b``, a call's arguments wrapped otherwise): a difference of spelling only, which
+    the library and the reader get alike. Pieces that do not parse on their own are not alike."""
+    dumps = []
+    for code in (translation, source):
+        code = textwrap.dedent(code).strip()
+        try:
+            dumps.append(ast.dump(ast.parse(code)))
+        except (SyntaxError, ValueError):
+            return False
+    return dumps[0] == dumps[1]
+
+
+def _token_pairs(
+    t_toks: list[Token], s_toks: list[Token], t_src: list[str], s_src: list[str]
+) -> list[tuple[str, str, int, int]]:
+    """The changed regions of two similar logical lines, widened (:func:`_widen`), with how many
+    lines after each line's first the region starts."""
     t_text, s_text = [x.text for x in t_toks], [x.text for x in s_toks]
     regions: list[list[int]] = []
     for op, t0, t1, s0, s1 in SequenceMatcher(None, t_text, s_text, autojunk=False).get_opcodes():
@@ -69,9 +90,17 @@ def _token_pairs(t_toks: list[Token], s_toks: list[Token], t_src: list[str], s_s
         t0, t1, s0, s1 = _widen(t_toks, s_toks, t0, t1, s0, s1)
         pair = (_render(t_toks[t0:t1], t_src), _render(s_toks[s0:s1], s_src))
         if any(side and not (side[0].isalnum() or side[0] in "_([{'\"") for side in pair):
-            return [(_render(t_toks, t_src), _render(s_toks, s_src))]  # a fragment: show the lines
-        out.append(pair)
+            return [(_render(t_toks, t_src), _render(s_toks, s_src), 0, 0)]  # a fragment: show the lines
+        out.append((*pair, _offset(t_toks, t0), _offset(s_toks, s0)))
     return out
+
+
+def _offset(tokens: list[Token], at: int) -> int:
+    """How many lines after the logical line's first the token ``at`` (or the one before an
+    insertion there) stands."""
+    if not tokens:
+        return 0
+    return tokens[min(at, len(tokens) - 1)].line - tokens[0].line
 
 
 def _widen(t: list[Token], s: list[Token], t0: int, t1: int, s0: int, s1: int) -> tuple[int, int, int, int]:
@@ -80,6 +109,10 @@ def _widen(t: list[Token], s: list[Token], t0: int, t1: int, s0: int, s1: int) -
     def text(toks: list[Token], i: int) -> str:
         return toks[i].text if 0 <= i < len(toks) else ""
 
+    # left: a keyword argument's name (``gradient_clip_val=5``, not ``5``)
+    keyword = text(t, t0 - 1) == "=" == text(s, s0 - 1) and text(t, t0 - 3) in (",", "(")
+    if keyword and _IDENT.match(text(t, t0 - 2)) and text(t, t0 - 2) == text(s, s0 - 2) and t1 - t0 <= 1 >= s1 - s0:
+        return t0 - 2, t1, s0 - 2, s1
     # left: an opening bracket, then the dotted name before it
     if text(t, t0 - 1) in _OPEN and text(t, t0 - 1) == text(s, s0 - 1):
         t0, s0 = t0 - 1, s0 - 1
@@ -89,6 +122,8 @@ def _widen(t: list[Token], s: list[Token], t0: int, t1: int, s0: int, s1: int) -
             t0, s0 = t0 - 1, s0 - 1
         else:
             break
+    if text(t, t0) == "." and _IDENT.match(text(t, t0 - 1)) and text(t, t0 - 1) == text(s, s0 - 1):
+        t0, s0 = t0 - 1, s0 - 1  # the head of a dotted name (``tf`` of ``tf.keras.initializers.Constant``)
     if _IDENT.match(text(t, t0 - 1)) and text(t, t0) in _OPEN and text(t, t0 - 1) == text(s, s0 - 1):
         t0, s0 = t0 - 1, s0 - 1
     # right: close what the region opened, and a call's parentheses right after a name

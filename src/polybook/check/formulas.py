@@ -33,6 +33,7 @@ _PIECES = 4  # a formula the translation splits into up to this many (``$c_i, u_
 _WINDOW = 6  # lines around a paragraph where what it says may have gone
 # a product of single letters: ``c\cdot h``, ``h \times w`` (the same as ``hw``)
 _DOT = re.compile(r"(?<![\\A-Za-z])([A-Za-z])\\(?:cdot|times) ?(?=[A-Za-z](?![A-Za-z]))")
+_SYMBOL_NEAR = 6  # lines: a symbol said further than this from its paragraph's place does not move it
 SYMBOL = re.compile(r"(?:\\[A-Za-z]+ ?)?[A-Za-z](?:_[A-Za-z0-9])?")  # ``$k$``, ``$x_i$``, ``$\mathbf B$``
 
 
@@ -167,6 +168,7 @@ def within_others(
     everywhere = {s.key for s in source} | labelled
     symbols = "\n".join(everywhere)  # a symbol the source's math uses (``x`` of ``f(x)``)
     unsure = {places(node, node) for node in broken}
+    unpaired = {s.key for s, t in pairs if s is not None and t is None}
     out = []
     for s, t in pairs:
         if s is not None and _said_otherwise(s.key, theirs.parts_near(places(s.node, s.line)), t):
@@ -180,9 +182,9 @@ def within_others(
                 continue
             near = mine.parts_near(t.node)
             if _said_otherwise(t.key, near, None) or any(
-                t.key in key for key in mine.keys_near(t.node) if len(t.key) >= 3
+                t.key in key for key in mine.keys_near(t.node) if len(t.key) >= 3 and key not in unpaired
             ):
-                continue
+                continue  # (a part of a missing formula, ``$O(m)$`` of ``$\mathcal{O}(m)$``, is it changed)
         out.append((s, t))
     return out
 
@@ -269,8 +271,11 @@ def pair_formulas(
     ``places`` where their paragraphs went)."""
     ordered, moved = pair_by_content([matching(f.key) for f in source], [matching(f.key) for f in target])
     for a, b in ordered + moved:
-        places.pair(source[a].node, target[b].node)
         places.equal[a] = target[b]
+        node = source[a].node
+        if SYMBOL.fullmatch(source[a].key) and abs(places(node) - target[b].node) > _SYMBOL_NEAR:
+            continue  # a symbol said far from where the paragraph went (``$n_w$`` again in the summary)
+        places.pair(node, target[b].node)
     s_left = sorted(set(range(len(source))) - {a for a, _ in ordered} - {a for a, _ in moved})
     t_left = sorted(set(range(len(target))) - {b for _, b in ordered} - {b for _, b in moved})
     s_kept, t_kept = _without_splits(source, target, s_left, t_left, places)

@@ -199,8 +199,16 @@ def _library_findings(
             copy = config.chapters_dir / lang / settings.frameworks[framework].lib_file
             if framework not in config.languages[lang].frameworks or copy == library.target:
                 continue  # (the language's own library: the module itself, checked above)
+            if config.languages[lang].base is not None:
+                # its chapters follow an older edition and call that edition's library
+                # (d2l.train_ch3, which 1.0 dropped): today's is not what its copy should be
+                continue
             out += _copy(config.chapters_dir / lang / settings.frameworks[framework].lib_file, lang, library)
     return out
+
+
+#: More places than this and a copy is told as another version of the library, not place by place.
+_FEW_PLACES = 3
 
 
 def _copy(copy: Path, lang: str, library: SavedLibrary) -> list[Finding]:
@@ -212,10 +220,17 @@ def _copy(copy: Path, lang: str, library: SavedLibrary) -> list[Finding]:
         return []
     block = found.block
     where = f", defined at {block.location}" if block else ""
-    message = (
-        f"{lang}'s own {library.framework} module differs from the book's library in code at line {found.line}: "
-        f"{found.what}{where}; its kernels import this copy: remove it to use the book's (polybook build lib)"
-    )
+    if found.places > _FEW_PLACES:  # another version of the library: what to do is about the file, not a place
+        message = (
+            f"{lang}'s own {library.framework} module is another version of the book's library ({found.places} "
+            f"top-level statements differ; the first at line {found.line}: {found.first or found.what}{where}); "
+            f"its kernels import this copy: remove it to use the book's (polybook build lib)"
+        )
+    else:
+        message = (
+            f"{lang}'s own {library.framework} module differs from the book's library in code at line {found.line}: "
+            f"{found.what}{where}; its kernels import this copy: remove it to use the book's (polybook build lib)"
+        )
     return [Finding.make(
         Code.LIB_COPY, message, lang, block.document if block else "", Location(display_path(copy), found.line),
         source=Location(block.path, block.line) if block else None, framework=library.framework,
@@ -230,6 +245,8 @@ class CodeDifference:
     line: int  # in the file
     what: str  # "'train_epoch' differs", "'f' is only in the file", "'g' of the book's is missing"
     block: SavedBlock | None  # where the book defines it (or what follows)
+    places: int = 1  # how many top-level statements differ
+    first: str = ""  # what differs at ``line`` alone ("" : ``what``)
 
     def stale_message(self) -> str:
         where = f" ({self.block.location})" if self.block else ""
@@ -274,11 +291,12 @@ def code_difference(text: str, library: SavedLibrary) -> CodeDifference | None:
     line, what, _, k = places[0]
     k = k if k is not None else changes[0][3]  # (else what follows in the book's)
     block = library.origin(book[k][0]) if k < len(book) else None
+    first = what
     if len(places) > 1:
         names = [p[2] for p in places[1:4]]
         more = ", …" if len(places) > 4 else ""
         what += f" (and {len(places) - 1} more place(s): {', '.join(names)}{more})"
-    return CodeDifference(line, what, block)
+    return CodeDifference(line, what, block, len(places), first)
 
 
 def _name(statement: tuple[int, str, str]) -> str:

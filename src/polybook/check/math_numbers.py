@@ -25,7 +25,14 @@ from polybook.check.formulas import (
     sides,
     within_others,
 )
-from polybook.check.math_places import anchored, arguments_left_out, broken_dollars, pair_nearby, said_once
+from polybook.check.math_places import (
+    anchored,
+    arguments_left_out,
+    broken_dollars,
+    changed_in_place,
+    pair_nearby,
+    said_once,
+)
 from polybook.check.numbers_missing import Number, check_numbers
 from polybook.check.segments import Alignment, Item, by_identity, walked
 from polybook.check.tex import looks_like_prose, normalize_tex, numbers_in_math, numbers_of, pure_number
@@ -252,8 +259,10 @@ def check_math_numbers(
     pairs = shapes_said(pairs, theirs.formulas, places)
     pairs = said_once(arguments_left_out(pairs), mine.formulas, places)
     numbers = check_numbers(lang, name, source, translation, mine.numbers, theirs.numbers, places, alignment.at)
+    lost = _lost(pairs, mine)
+    pairs = changed_in_place(pairs, places, lost)
     line_of = anchored(pairs, mine.formulas, places)
-    out = damaged + check_math(lang, name, source, translation, pairs, places, line_of, _lost(pairs, mine))
+    out = damaged + check_math(lang, name, source, translation, pairs, places, line_of, lost)
     out += numbers
     out += check_labelled_math(lang, name, source, translation)
     return out

@@ -16,8 +16,9 @@ can be found, and the missing and extra math the break explains are left out.
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from cydifflib import SequenceMatcher  # difflib's, compiled: the same results (see pyproject.toml)
 
@@ -25,7 +26,7 @@ from polybook.check.findings import Finding, Location
 from polybook.check.formulas import SYMBOL, Formula, Places
 from polybook.check.segments import walked
 from polybook.check.tex import TEXT_CMD, looks_like_prose
-from polybook.diagnostics import Code
+from polybook.diagnostics import Code, Level
 from polybook.dialect.nodes import Document
 
 Pairs = list[tuple[Formula | None, Formula | None]]
@@ -71,6 +72,76 @@ def pair_nearby(pairs: Pairs, places: Places) -> Pairs:
     return [(s, t) for s, t in kept if s is not None or t is None or not _VALUE.fullmatch(t.key)]
 
 
+def changed_in_place(pairs: Pairs, places: Places, lost: Collection[int]) -> Pairs:
+    """``pairs`` with the missing and the extra formulas left in one paragraph, as many of each
+    (up to :data:`_IN_PLACE`), paired the most alike: formulas changed where they stand (pt's ``\\mathbf{w}``
+    of an older source for today's ``\\mathbf{x}``), not one to remove and one to add. A source
+    paragraph none of whose formulas is here (``lost``) is told whole instead."""
+    missing: dict[int, list[int]] = {}
+    extra: dict[int, list[int]] = {}
+    for k, (s, t) in enumerate(pairs):
+        if s is not None and t is None and s.node not in lost:
+            missing.setdefault(places(s.node, s.line), []).append(k)
+        elif t is not None and s is None:
+            extra.setdefault(t.node, []).append(k)
+    joined: dict[int, tuple[Formula | None, Formula | None]] = {}
+    taken: set[int] = set()
+    for node, found in missing.items():
+        mine = extra.get(node, [])
+        if len(found) == len(mine) <= _IN_PLACE:
+            # the most alike one for one (a language may say the formulas in another order)
+            order = max(itertools.permutations(mine), key=lambda order: _likeness(pairs, found, order))
+            for i, j in zip(found, order, strict=True):
+                joined[i] = (pairs[i][0], pairs[j][1])
+                taken |= {i, j}
+    _moved_and_changed(pairs, lost, taken, joined)
+    if not joined:
+        return pairs
+    return [joined.get(k, pair) for k, pair in enumerate(pairs) if k not in taken or k in joined]
+
+
+def _moved_and_changed(
+    pairs: Pairs, lost: Collection[int], taken: set[int], joined: dict[int, tuple[Formula | None, Formula | None]]
+) -> None:
+    """Into ``joined``: a missing formula and an extra one anywhere in the chapter that are
+    nearly the same (a translation of an older text that says ``\\log(x_{ij})`` for ``\\log\\, x_{ij}``
+    in another paragraph): one changed formula, not one to remove and one to add."""
+    missing = [k for k, (s, t) in enumerate(pairs) if t is None and k not in taken and s and s.node not in lost]
+    extra = [k for k, (s, t) in enumerate(pairs) if s is None and k not in taken]
+    options = []
+    for i in missing:
+        a = _skeleton(pairs[i][0].tex)  # type: ignore[union-attr]
+        if len(a) < _LONG:
+            continue
+        for j in extra:
+            b = _skeleton(pairs[j][1].tex)  # type: ignore[union-attr]
+            matcher = SequenceMatcher(None, a, b, autojunk=False)
+            if len(b) >= _LONG and matcher.quick_ratio() >= _NEARLY and (ratio := matcher.ratio()) >= _NEARLY:
+                options.append((-ratio, i, j))
+    for _, i, j in sorted(options):
+        if i not in taken and j not in taken:
+            joined[i] = (pairs[i][0], pairs[j][1])
+            taken |= {i, j}
+
+
+_LONG = 8  # characters of a formula's skeleton: shorter ones (symbols) are not paired across paragraphs
+_NEARLY = 0.85  # skeletons at least this similar, anywhere in the chapter, are one formula changed
+
+
+_SHOWN = 60  # characters of damaged math a message quotes
+_IN_PLACE = 3  # formulas of a paragraph paired when as many are missing as extra
+
+
+def _likeness(pairs: Pairs, missing: list[int], extra: tuple[int, ...]) -> float:
+    """How alike the missing formulas are to the extra ones taken in this order, in all."""
+    total = 0.0
+    for i, j in zip(missing, extra, strict=True):
+        s, t = pairs[i][0], pairs[j][1]
+        assert s is not None and t is not None
+        total += SequenceMatcher(None, _skeleton(s.tex), _skeleton(t.tex), autojunk=False).ratio()
+    return total
+
+
 def _paragraphs(doc: Document) -> dict[int, tuple[int, str]]:
     """First line -> (last line, raw text) of the nodes that hold prose (a heading's too: a
     translation may have run a list of exercises into it)."""
@@ -94,7 +165,9 @@ def broken_dollars(
 ) -> tuple[Pairs, list[Finding]]:
     """``pairs`` without the missing and extra math that a paragraph's unpaired ``$`` explains,
     and one finding per such paragraph (see the module's text)."""
-    prose_math = {t.node for _, t in pairs if t and looks_like_prose(t.tex)}
+    # a paragraph holding "math" of words (``$の成功が…{k!(n-k)!}$``, ``$validação cruzada K$``): its
+    # `$` pair wrongly even when their count is even
+    prose_math = {t.node for _, t in pairs if t and (looks_like_prose(t.tex) or _in_words(t.tex))}
     broken = {
         line: text
         for line, (_, text) in _paragraphs(translation).items()
@@ -105,9 +178,12 @@ def broken_dollars(
     kept: Pairs = []
     culprits: dict[int, tuple[int, str, str]] = {}  # paragraph -> (line, formula, what is wrong)
     explained: set[int] = set()
+    worded: dict[int, str] = {}  # paragraph -> its first "math" holding words
     for s, t in pairs:
         if t is not None and t.node in broken and _text_as_math(t.tex) and (s is None or _in_words(t.tex)):
             explained.add(t.node)  # (and a "changed" formula holding the paragraph's words: ja's ``があります。``)
+            if _in_words(t.tex):
+                worded.setdefault(t.node, t.tex)
             continue
         if s is not None and t is None:
             node = places(s.node, s.line)
@@ -124,12 +200,18 @@ def broken_dollars(
             line, tex, wrong = culprits[node]
             message = f"math ${tex}$ of the source is here {wrong}: write `${tex}$`; until then the `$` of this "
             message += "paragraph pair wrongly, and its formulas read as text"
+        elif node in worded and not _unpaired_dollars(broken[node]):
+            line, tex = node, " ".join(worded[node].split())
+            shown = tex if len(tex) <= _SHOWN else tex[: _SHOWN - 1] + "…"
+            message = f"math ${shown}$ holds words of the text: a formula here is damaged (words, or a `$` "
+            message += "moved, inside it); write the source's formulas, each between its own `$`"
         else:
             line = node
             message = "the `$` of this paragraph do not pair (one is missing or stray): its text reads as math "
             message += "and its formulas as text; find the formula that lost its `$`"
         findings.append(Finding.make(
             Code.MATH_MISSING, message, lang, name, Location(translation.path, line), subject=("$", f"{node}"),
+            level=Level.ERROR,  # the page shows text as math: not only left untranslated
         ))  # fmt: skip
     return kept, findings
 

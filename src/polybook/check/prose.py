@@ -14,7 +14,7 @@ from fnmatch import fnmatchcase
 from polybook.check.code import CellMatch
 from polybook.check.findings import Finding, Location
 from polybook.check.segments import Alignment, Item, Segment, by_identity, prose_text
-from polybook.diagnostics import Code
+from polybook.diagnostics import Code, Level
 from polybook.dialect.builder import HASH_HEADING_RE
 from polybook.dialect.nodes import CodeCell, Document, Heading, Paragraph, TextTab
 
@@ -168,7 +168,12 @@ def _missing_tabs(
     where = min((u.line for u in untabbed), key=lambda line: abs(line - placed), default=alignment.place(first.line))
     specs = " and ".join(dict.fromkeys(f"`:begin_tab:`{tab.spec}``" for tab in missing))
     names = ", ".join(dict.fromkeys(f"[{', '.join(tab.frameworks)}]" for tab in missing))
-    if untabbed and len(dict.fromkeys(tab.spec for tab in missing)) > 1:  # one text here for the source's several
+    glued = next((u for u in untabbed if _GLUED_TAB.match(getattr(u, "source", ""))), None)
+    if glued is not None:  # ``:begin_tab:`mxnet` Isso é…``: the directive is read as text, with the words after it
+        where = glued.line
+        todo = "this translation writes `:begin_tab:` with its text on the same line, which reads as text: put the "
+        todo += f"directive on a line of its own, as the source's {specs}"
+    elif untabbed and len(dict.fromkeys(tab.spec for tab in missing)) > 1:  # one text here for the source's several
         todo = (
             f"this translation shows its text here for every framework: put it in the tab of the framework it speaks "
             f"of, and translate the source's other tabs, each in its {specs}"
@@ -187,6 +192,10 @@ def _missing_tabs(
         diff=(("untabbed" if untabbed else "", specs),),
         subject=(" ".join(prose_text(Item(u, None)) for u in untabbed), names),
     )
+
+
+#: A paragraph that begins with a text tab's directive and goes on on its line (read as text).
+_GLUED_TAB = re.compile(r":(?:begin|end)_tab:(?:`[^`\n]*`)?[ \t]*\S")
 
 
 def _compared(node: object, localised: tuple[str, ...]) -> bool:
@@ -321,6 +330,7 @@ def check_sections(
             lang, name, Location(translation.path, alignment.place(heading.line)),
             source=Location(source.path, heading.line),
             diff=(("", heading.text),), subject=("", heading.text),
+            level=Level.ERROR if n else Level.WARNING,  # its cells are code readers lack; words, only untranslated
         ))  # fmt: skip
         skip |= {id(heading)} | {id(h) for h in section.headings}
     heads = [
@@ -340,8 +350,7 @@ def check_sections(
                 continue  # ``##[**Her Şeyi…**]`` reads as text: heading.damaged says so, at it
             out.append(Finding.make(
                 Code.STRUCTURE_HEADING,
-                f"{len(t_heads)} heading(s) here where the source has {len(s_heads)}: "
-                "give this part the source's headings",
+                _heading_count_message(t_heads, s_heads),
                 lang, name, Location(translation.path, t_heads[0].line if t_heads else _first_line(tgt)),
                 source=Location(source.path, s_heads[0].line if s_heads else _first_line(src)),
                 diff=((" | ".join(h.text for h in t_heads), " | ".join(h.text for h in s_heads)),),
@@ -358,3 +367,17 @@ def check_sections(
                     diff=(("#" * t.level, "#" * s.level),), subject=(t.text, s.text),
                 ))  # fmt: skip
     return out
+
+
+def _heading_count_message(here: list[Heading], there: list[Heading]) -> str:
+    """Headings of a part that the source has more or fewer of: which, and where, so that the
+    translator finds the part and writes the source's."""
+    lines = f" (line{'s' * (len(here) > 1)} {', '.join(str(h.line) for h in here)})" if here else ""
+    shown = "; ".join(f"{'#' * h.level} {h.text}, line {h.line}" for h in there[:_HEADINGS_SHOWN])
+    shown = f" ({shown}{'; …' if len(there) > _HEADINGS_SHOWN else ''})" if there else ""
+    fewer = len(here) < len(there)
+    todo = "translate the source's headings missing here" if fewer else "remove the headings the source does not have"
+    return f"{len(here)} heading(s) here{lines} where the source has {len(there)}{shown}: {todo}"
+
+
+_HEADINGS_SHOWN = 4

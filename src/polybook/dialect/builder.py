@@ -49,6 +49,8 @@ _GLUED_RE = re.compile(r"(?<=\S):(?P<name>label|eqlabel|width|height):`(?P<value
 #: thousands of fences. A FenceInfo is only read (a cell copies its attrs).
 _fence_info = functools.lru_cache(maxsize=1024)(parse_fence_info)
 _PAIRS = (("[", "]"), ("(", ")"), ("{", "}"))
+#: d2l's table caption: a paragraph that starts with ``:`` but not with a role (``:numref:`x```).
+TABLE_CAPTION_RE = re.compile(r":(?![A-Za-z][\w-]*:`)\s*\S")
 _LABEL_KINDS: dict[type, str] = {Figure: "figure", Heading: "heading", DisplayMath: "equation"}
 #: Which attribute lines each labelled kind accepts.
 _ATTACHES = {
@@ -64,6 +66,10 @@ _FOLLOWS = {
     "width": "a figure",
     "height": "a figure",
 }
+
+
+def _is_caption(node: Node | None) -> bool:
+    return isinstance(node, Paragraph) and bool(TABLE_CAPTION_RE.match(node.source))
 
 
 def glued_to(before: str) -> bool:
@@ -106,6 +112,9 @@ class _Builder(CellBuilder):
         self.open_tab: TextTab | None = None
         self.last: Node | None = None  # the node a following :label: line attaches to
         self.last_in: list[Node] = self.doc.nodes  # the list that holds ``last``
+        # a :label: after a table's caption (d2l-en 1.0 writes caption, label, table): the table's
+        # when the next node is one, (name, line)
+        self.caption_label: tuple[str, int] | None = None
 
     # -- helpers -------------------------------------------------------------------
     def report(self, line: int, code: Code, message: str, level: Level | None = None) -> None:
@@ -120,6 +129,8 @@ class _Builder(CellBuilder):
         return self.settings.default_tab
 
     def emit(self, node: Node) -> None:
+        if self.caption_label is not None:
+            self.label_table(node)
         self.last_in = self.open_tab.children if self.open_tab else self.doc.nodes
         self.last_in.append(node)
         self.last = node
@@ -206,9 +217,12 @@ class _Builder(CellBuilder):
         if not damaged:
             return False
         name = damaged["name"]
-        raw = f"{damaged.group(0)}`{code.content}`"
+        ticks = code.markup or "`"
+        raw = f"{damaged.group(0)}{ticks}{code.content}{ticks}"
         before = text.content[damaged.start() - 1] if damaged.start() else ""
         space = ", with a space before it (a role glued to a word or comma is none)" if glued_to(before) else ""
+        if len(ticks) > 1:
+            space += f" (one backtick each side, not {len(ticks)})"
         message = f"damaged role {raw.strip()!r}; did you mean ':{name}:`{code.content.strip()}`'{space}?"
         self.report(line, Code.ROLE_DAMAGED, message)
         out.append(Inline("role", line, code.content, name, damaged=True))
@@ -241,6 +255,8 @@ class _Builder(CellBuilder):
             last = len(self.lines) - (len(self.lines) > 1 and self.lines[-1] == "")  # a final newline ends a line
             tab.closed, tab.end_line = False, max(last, tab.line)
             self.open_tab = None
+        if self.caption_label is not None:
+            self.label_table(None)
         self.check_marks()
         self.check_declared()
         return self.doc
@@ -419,7 +435,10 @@ class _Builder(CellBuilder):
         if self.open_tab is not None:
             tab = self.open_tab
             self.report(
-                line, Code.TAB_NESTED, f"`:begin_tab:` inside the tab opened at line {tab.line}; that tab ends here"
+                line,
+                Code.TAB_NESTED,
+                f"`:begin_tab:` inside the tab opened at line {tab.line} (read as ending here): "
+                f"close that tab with `:end_tab:` on the line before this one",
             )
             tab.closed, tab.end_line = False, line - 1
             self.open_tab = None
@@ -450,9 +469,31 @@ class _Builder(CellBuilder):
                 self.last = node
                 return
 
+    def label_table(self, node: Node | None) -> None:
+        """The :label: written between a table's caption and the table given to ``node``, the
+        next node, when it is that table (d2lbook's reference then finds it); else an orphan."""
+        assert self.caption_label is not None
+        name, line = self.caption_label
+        self.caption_label = None
+        if isinstance(node, Block) and node.kind == "table" and node.label is None:
+            node.label = name
+            return
+        message = (
+            "`:label:` after a table's caption names no table: put the table right after it, "
+            "or move the label to the line after the table"
+        )
+        self.report(line, Code.LABEL_ORPHAN, message)
+        self.doc.labels[name] = Label(name, "orphan", line)
+
     def attribute(self, line: int, name: str, value: str) -> None:
         self.split_last(name)
         target = self.last
+        if name == "label" and _is_caption(target) and value not in self.doc.labels:
+            self.caption_label = (value, line)  # the table after the caption takes it (label_table)
+            assert target is not None
+            target.end_line = line
+            self.register(value, "table", line)
+            return
         kind = _LABEL_KINDS.get(type(target), "orphan")
         if isinstance(target, Block) and target.kind == "table":
             kind = "table"

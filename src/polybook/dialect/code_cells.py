@@ -124,7 +124,8 @@ class CellBuilder:
         for framework in [f for f in self.frameworks if f in named and f not in setup.frameworks]:
             first = next(n.line for n in self.doc.naming() if framework in n.frameworks)
             message = (
-                f"line {first} names {framework}, which tab.interact_select does not declare; "
-                f"the document offers {framework} as d2lbook does"
+                f"line {first} names {framework}, which tab.interact_select does not declare (the document "
+                f"offers {framework} as d2lbook does): add '{framework}' to tab.interact_select, "
+                f"or remove the {framework} cells"
             )
             self.report(setup.line, Code.TAB_SETUP, message)

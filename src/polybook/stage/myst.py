@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from polybook.diagnostics import Diagnostic
+from polybook.dialect.builder import TABLE_CAPTION_RE
 from polybook.dialect.cells import highlight_language
 from polybook.dialect.marks import Mark, read_mark
 from polybook.dialect.nodes import (
@@ -54,7 +55,6 @@ CiteHandler = Callable[[str, str, int], "str | None"]
 Labeller = Callable[[str], str]
 
 #: ``:Caption of the table`` -- a colon then text, not a role (``:numref:`x```).
-_CAPTION_RE = re.compile(r":(?![A-Za-z][\w-]*:`)\s*\S")
 #: A MyST directive opened in a chapter's own text -- a fence whose info is ``{name}`` in a list
 #: item or a quote, a colon fence -- which d2lbook's dialect does not have: MyST would run it
 #: past polybook (``{eval-rst}`` with ``.. include::`` of any file, or autodoc). Shown as text.
@@ -415,7 +415,7 @@ def _inert(text: str) -> str:
 
 def is_table_caption(node: Node) -> bool:
     """d2l's table caption: a paragraph that starts with ``:`` but not with a role."""
-    return isinstance(node, Paragraph) and bool(_CAPTION_RE.match(node.source))
+    return isinstance(node, Paragraph) and bool(TABLE_CAPTION_RE.match(node.source))
 
 
 def transpile(
