@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import re
 import shutil
@@ -168,9 +169,7 @@ def keyword_value(doc, lines, rng, frameworks) -> list[Place]:
                     new = "False" if value == "True" else "True"
                 elif value.isidentifier():
                     new = value + "2"
-                elif value[:1] in "'\"" and len(value) > 2:
-                    new = value[0] + value[1:-1][::-1] + value[-1] if value[1:-1][::-1] != value[1:-1] else value + "x"
-                else:
+                else:  # a string: a translator may translate it (a plot's label)
                     continue
                 edited = text[: m.start(2)] + new + text[m.end(2) :]
                 out.append(Place(line, _set(line, edited), line, f"{m.group(1)}={value}→{new}"))
@@ -212,11 +211,15 @@ def formula_symbol(doc, lines, rng, frameworks) -> list[Place]:
     return out
 
 
+def _bare(tex: str) -> str:
+    return re.sub(r"\s+", "", tex)
+
+
 def formula_swap(doc, lines, rng, frameworks) -> list[Place]:
     formulas = [f for f in _formulas(doc, lines) if f[0] <= len(lines)]
     out = []
     for line, start, end, tex in formulas:
-        others = [f[3] for f in formulas if f[3].strip() != tex.strip() and abs(f[0] - line) > WITHIN]
+        others = [f[3] for f in formulas if _bare(f[3]) != _bare(tex) and abs(f[0] - line) > WITHIN]
         if not others:
             continue
         new = rng.choice(others)
@@ -312,7 +315,11 @@ KINDS: dict[str, Callable[..., list[Place]]] = {
 
 def run_check(book: Path, out: Path) -> list[dict]:
     cmd = [sys.executable, "-c", "from polybook.cli import run; run()", "check", "--format", "json", "-o", str(out)]
-    subprocess.run(cmd, cwd=book, check=False, stdout=subprocess.DEVNULL)
+    env = dict(os.environ)  # a relative PYTHONPATH (``src``) would be read from the book's folder
+    env["PYTHONPATH"] = os.pathsep.join(
+        str(Path(p).resolve()) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p
+    )
+    subprocess.run(cmd, cwd=book, check=False, stdout=subprocess.DEVNULL, env=env)
     return json.loads(out.read_text(encoding="utf-8"))["findings"]
 
 

@@ -297,7 +297,7 @@ def _unpaired(
     """A source cell the translation lacks (said after the translation's ``previous`` cell), or
     a translation cell the source lacks."""
     if s is not None:
-        where = Location(translation.path, previous.end_line if previous else place(s.line))
+        where = Location(translation.path, place(s.line))
         return [
             Finding.make(
                 Code.CODE_MISSING, f"{framework} cell {index} of the source is missing here: add it "
