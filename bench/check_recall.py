@@ -247,12 +247,12 @@ def prose_number(doc, lines, rng, frameworks) -> list[Place]:
 def cell_removed(doc, lines, rng, frameworks) -> list[Place]:
     """One framework's cell taken out, where the document has cells of other frameworks."""
     cells = _cells(doc)
-    tabbed = {fw for cell in cells for fw in cell.frameworks}
+    tabbed = {fw for cell in cells for fw in cell.frameworks if fw in frameworks}
     out = []
     if len(tabbed) < 2:
         return out
     for cell in cells:
-        if len(cell.frameworks) != 1:
+        if len(cell.frameworks) != 1 or cell.frameworks[0] not in frameworks:
             continue
         last = cell.end_line + (1 if cell.end_line < len(lines) and not lines[cell.end_line].strip() else 0)
         out.append(
@@ -264,7 +264,7 @@ def cell_removed(doc, lines, rng, frameworks) -> list[Place]:
 def tab_changed(doc, lines, rng, frameworks) -> list[Place]:
     out = []
     for cell in _cells(doc):
-        if cell.tab is None or len(cell.frameworks) != 1:
+        if cell.tab is None or len(cell.frameworks) != 1 or cell.frameworks[0] not in frameworks:
             continue
         line = cell.code_line - 1  # the #@tab line
         text = lines[line - 1]
@@ -341,7 +341,8 @@ def inject(root: Path, config, rng: random.Random, before: dict[Path, list[dict]
     drifts = []
     used: set[Path] = set()
     for lang in langs:
-        frameworks = list(config.languages[lang].frameworks)
+        offered = config.languages[config.source_language].frameworks  # what there is to compare with
+        frameworks = [fw for fw in config.languages[lang].frameworks if fw in offered]
         names = config.document_names(lang)
         for kind, places_of in KINDS.items():
             for name in rng.sample(names, len(names)):
