@@ -100,9 +100,7 @@ def check_chapter(
     alignment = pair_segments(source, translation, match)
     src_items, tgt_items = flatten(source), flatten(translation)
     placed = partial(cell_place, source=source, translation=translation, match=match, alignment=alignment)
-    findings += saved_drift(
-        lang, source, check_code(lang, name, source, translation, match, placed), translation
-    )
+    findings += saved_drift(lang, source, check_code(lang, name, source, translation, match, placed), translation)
     findings += check_coverage(lang, name, source, translation, match.common)
     offered = config.languages[config.source_language].frameworks
     findings += check_texttabs(
