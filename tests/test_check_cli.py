@@ -27,10 +27,13 @@ def test_the_book_is_consistent(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_exit_codes_and_thresholds(tmp_path: Path) -> None:
-    make_book(tmp_path, cell("x = 1") + "\nAbout 60000 images.\n", cell("x = 1") + "\n約 6000 枚。\n")
-    assert invoke(tmp_path)[0] == 0  # a warning (numbers.missing) does not fail by default
+    make_book(tmp_path, cell("x = 1") + "\nAbout 60000 images.\n\nAll.\n", cell("x = 1") + "\n画像。\n\n全部。\n")
+    assert invoke(tmp_path)[0] == 0  # a warning (a number left out: numbers.missing) does not fail by default
     code, out = invoke(tmp_path, "--fail-on", "warning")
     assert code == 1 and "[polybook.numbers.missing]" in out
+    make_book(tmp_path, cell("x = 1") + "\nAbout 60000 images.\n", cell("x = 1") + "\n約 6000 枚。\n")
+    code, out = invoke(tmp_path)  # a number that contradicts the source's is an error
+    assert code == 1 and "says 60000 where this says 6000" in out
     assert invoke(tmp_path, "--lang", "xx")[0] == 2
     assert invoke(tmp_path, "--format", "nope")[0] == 2
     code, out = invoke(tmp_path, "--chapter", "nope")

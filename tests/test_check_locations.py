@@ -115,3 +115,13 @@ def test_a_formula_swapped_for_another_of_the_chapter_is_one_changed_formula(tmp
     en = "# A\n\nLet $k$ be the size, so $f(x)$ has $k$ values.\n\nThe function $f(x)$ is smooth.\n"
     ja = "# A\n\n大きさを $f(x)$ とし、$f(x)$ は $k$ 個の値をもつ。\n\n関数 $f(x)$ は滑らか。\n"
     assert located(en, ja, tmp_path) == [("math.changed", 3, 3)]
+
+
+def test_a_reference_moved_to_another_label_names_the_one_written_in_its_place(tmp_path: Path) -> None:
+    en = "# A\n:label:`sec_a`\n\n## B\n:label:`sec_b`\n\nSee :numref:`sec_a`.\n\nThen :numref:`sec_b`.\n"
+    ja = en.replace("See :numref:`sec_a`.", ":numref:`sec_b` を見る。").replace("Then", "次に")
+    result = check_book(load_book(load_config(make_book(tmp_path, en, ja))))
+    found = [(f.code, f.level, f.primary.line, f.message) for f in result.active if f.code.startswith("ref")]
+    assert found == [
+        ("ref.target", "error", 7, ":numref:`sec_b` here is :numref:`sec_a` in the source: write the source's")
+    ]

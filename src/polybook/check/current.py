@@ -125,7 +125,9 @@ def _follows(finding: Finding, today: _Today, translation: Document, current: Do
     if code is Code.REF_TARGET and theirs:
         role = theirs.partition(":")[0]
         written = mine.split("`")[1] if mine.count("`") >= 2 else None
-        return (f"{role}:{written}" in today.refs) if written is not None else theirs not in today.refs
+        if written is None:
+            return theirs not in today.refs
+        return f"{role}:{written}" in today.refs and theirs not in today.refs  # where the source changed it
     if code is Code.REF_LINK:
         return mine in today.links if mine else theirs not in today.links and "*" not in theirs
     if code is Code.REF_FIGURE and mine.startswith("src="):  # a figure's file as the source's today

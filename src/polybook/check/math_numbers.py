@@ -28,7 +28,7 @@ from polybook.check.formulas import (
 from polybook.check.math_places import anchored, arguments_left_out, broken_dollars, pair_nearby, said_once
 from polybook.check.segments import Alignment, Item, by_identity, walked
 from polybook.check.tex import looks_like_prose, normalize_tex, numbers_in_math, numbers_of, pure_number
-from polybook.diagnostics import Code
+from polybook.diagnostics import Code, Level
 from polybook.dialect.nodes import CodeCell, DisplayMath, Document, TextTab
 from polybook.dialect.slides import prose_of
 
@@ -240,10 +240,16 @@ def check_numbers(
     for i, j in owner.items():
         places.pair(s_numbers[i].node, t_numbers[j].node)
     s_used = set(owner)
-    missing = [
+    unpaired = [n for j, n in enumerate(t_numbers) if j not in t_used and not n.in_math]
+    missing = [  # (a number said once for two is none, unless another is said where it belongs: 301 for 300)
         number
         for i, number in enumerate(s_numbers)
-        if i not in s_used and not number.in_math and not _said_once(number, [s_numbers[k] for k in owner])
+        if i not in s_used
+        and not number.in_math
+        and (
+            not _said_once(number, [s_numbers[k] for k in owner])
+            or _instead(number, places(number.node, number.line), unpaired, at) is not None
+        )
     ]
     out: list[Finding] = []
     reported: set[tuple[str, int]] = set()  # a number missing twice from one paragraph is one finding
@@ -278,13 +284,14 @@ def check_numbers(
             continue
         values = [value, *(left.number.values[0] for left in lone.pop(where, []))]
         said = " and ".join(values)
+        # a number that contradicts the source's is an error (CI fails on it), a missing one a warning
         out.append(Finding.make(
             Code.NUMBERS_MISSING,
             f"the source's text says {said} where this says {other.values[0]}: write the source's "
             f"number{'s' * (len(values) > 1)}, unless the translation changes {'them' if len(values) > 1 else 'it'} "
             "on purpose", lang, name,
             Location(translation.path, other.line), source=Location(source.path, number.line),
-            diff=((other.values[0], ", ".join(values)),), subject=subject,
+            diff=((other.values[0], ", ".join(values)),), subject=subject, level=Level.ERROR,
         ))  # fmt: skip
     return out
 
