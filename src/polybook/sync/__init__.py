@@ -296,18 +296,19 @@ def sync_chapter(
     keep = previous and previous.sha256 == digest and not previous.problem
     # the record says what sync made equal (code, math, labels): the prose still follows its older
     # base (X_origin.md, a held edition), whose staleness the check keeps telling
-    result.record = previous if keep else SyncRecord(head_commit(config.root), digest, covers=_covers(book, lang, name))
+    result.record = (
+        previous if keep else SyncRecord(head_commit(config.root), digest, covers=_covers(book, lang, name, previous))
+    )
     origin = origin_file(path)
     if previous is None and origin.is_file():
         result.kept.append(f"{origin.name} stays the base of the prose; the sync record covers code, math and labels")
     return result
 
 
-def _covers(book: Book, lang: str, name: str) -> tuple[str, ...] | None:
+def _covers(book: Book, lang: str, name: str, record: SyncRecord | None) -> tuple[str, ...] | None:
     """What a sync record of the chapter covers: all of it when the prose already followed the
     source today (or the last full record), else only what sync makes equal (:data:`SYNCED`)."""
     config = book.config
-    record = read_lock(config.chapters_dir / lang).get(name)
     if record is not None and record.prose:
         return None
     base = base_of(
