@@ -33,7 +33,7 @@ def test_exit_codes_and_thresholds(tmp_path: Path) -> None:
     assert code == 1 and "[polybook.numbers.missing]" in out
     make_book(tmp_path, cell("x = 1") + "\nAbout 60000 images.\n", cell("x = 1") + "\n約 6000 枚。\n")
     code, out = invoke(tmp_path)  # another number than the source's: the text is wrong, an error
-    assert code == 1 and "[polybook.numbers.missing]" in out
+    assert code == 1 and "[polybook.numbers.missing]" in out and "says 60000 where this says 6000" in out
     assert invoke(tmp_path, "--lang", "xx")[0] == 2
     assert invoke(tmp_path, "--format", "nope")[0] == 2
     code, out = invoke(tmp_path, "--chapter", "nope")

@@ -63,3 +63,25 @@ def test_a_cell_taken_from_the_source_today_with_its_label_translated_is_no_drif
     (tmp_path / "chapters" / "ja" / "intro_origin.md").write_text(old, encoding="utf-8")
     result = check_book(load_book(load_config(conf)))
     assert [f.message for f in result.active if f.code.startswith("code")] == []
+
+
+def test_a_cell_that_equals_another_cell_of_the_source_today_is_drift(tmp_path: Path) -> None:
+    """zh's ``train(num_gpus=2)`` where the base and the source today still say ``num_gpus=1``:
+    the next cell's code, not its counterpart's."""
+    old = OLD.replace("c = 3", "train(num_gpus=1)\n```\n\n```{.python .input}\ntrain(num_gpus=2)")
+    now = NOW.replace("c = 4", "train(num_gpus=1)\n```\n\n```{.python .input}\ntrain(num_gpus=2)")
+    conf = make_book(tmp_path, now, old.replace("train(num_gpus=1)", "train(num_gpus=2)", 1))
+    conf.write_text(conf.read_text().replace('"chapters":', '"exclusions": ["**/*_origin.md"],\n    "chapters":'))
+    (tmp_path / "chapters" / "ja" / "intro_origin.md").write_text(old, encoding="utf-8")
+    result = check_book(load_book(load_config(conf)))
+    assert [(str(f.code), f.primary.line) for f in result.active if f.code.startswith("code")] == [("code.changed", 13)]
+
+
+def test_a_formula_that_equals_another_formula_of_the_source_today_is_drift(tmp_path: Path) -> None:
+    text = "\nLet $a$ be one.\n\nLet $b$ be two.\n\nLet $c$ be three.\n\nThen $y = 2x$ holds.\n"
+    old, now = OLD + text, NOW + text
+    conf = make_book(tmp_path, now, old.replace("Let $b$", "Let $y = 2x$"))
+    conf.write_text(conf.read_text().replace('"chapters":', '"exclusions": ["**/*_origin.md"],\n    "chapters":'))
+    (tmp_path / "chapters" / "ja" / "intro_origin.md").write_text(old, encoding="utf-8")
+    result = check_book(load_book(load_config(conf)))
+    assert [str(f.code) for f in result.active if f.code.startswith("math")] == ["math.changed"]

@@ -101,3 +101,27 @@ def test_numbers_at_their_own_line_in_lists_and_paragraphs(tmp_path: Path) -> No
     en = "Intro `code 777`\nand <span\nclass='x'>then</span>\n256 items.\n\n* one\n* two `a\nb` 300\n"
     ja = "序文。\n\n* 一\n* 二\n"
     assert located(en, ja, tmp_path) == [("numbers.missing", 1, 4), ("numbers.missing", 3, 8)]
+
+
+def test_a_framework_cell_left_out_is_told_between_the_cells_around_it(tmp_path: Path) -> None:
+    """Not at the end of the previous pytorch cell, paragraphs above: where the source has it."""
+    en = cell("a = 1", "pytorch") + "\nWords.\n\n" + cell("b = 1") + "\n" + cell("b = 2", "pytorch") + "\n"
+    en += cell("b = 3") + "\nMore.\n"
+    ja = en.replace("Words.", "言葉。").replace(cell("b = 2", "pytorch") + "\n", "")
+    assert located(en, ja, tmp_path) == [("code.missing", 10, 12)]  # after the mxnet cell it follows
+
+
+def test_a_formula_swapped_for_another_of_the_chapter_is_one_changed_formula(tmp_path: Path) -> None:
+    en = "# A\n\nLet $k$ be the size, so $f(x)$ has $k$ values.\n\nThe function $f(x)$ is smooth.\n"
+    ja = "# A\n\n大きさを $f(x)$ とし、$f(x)$ は $k$ 個の値をもつ。\n\n関数 $f(x)$ は滑らか。\n"
+    assert located(en, ja, tmp_path) == [("math.changed", 3, 3)]
+
+
+def test_a_reference_moved_to_another_label_names_the_one_written_in_its_place(tmp_path: Path) -> None:
+    en = "# A\n:label:`sec_a`\n\n## B\n:label:`sec_b`\n\nSee :numref:`sec_a`.\n\nThen :numref:`sec_b`.\n"
+    ja = en.replace("See :numref:`sec_a`.", ":numref:`sec_b` を見る。").replace("Then", "次に")
+    result = check_book(load_book(load_config(make_book(tmp_path, en, ja))))
+    found = [(f.code, f.level, f.primary.line, f.message) for f in result.active if f.code.startswith("ref")]
+    assert found == [
+        ("ref.target", "error", 7, ":numref:`sec_b` here is :numref:`sec_a` in the source: write the source's")
+    ]

@@ -37,13 +37,18 @@ def test_the_origin_file_says_what_changed_in_the_source_since_the_translation(t
     assert ("ten", "a hundred") in prose[2]
 
 
-def test_a_sync_record_replaces_the_origin_file_as_the_base(tmp_path: Path) -> None:
+def test_a_sync_record_covers_code_math_and_labels_and_the_origin_file_stays_the_prose_base(tmp_path: Path) -> None:
+    """sync makes code, math and labels equal and leaves the prose: its staleness still counts
+    from the origin file afterwards (it did not vanish with a record that said "synced")."""
     conf = make_book(tmp_path, NOW, JA, name="loops")
     origin = tmp_path / "chapters" / "ja" / "loops_origin.md"
     origin.write_text(THEN, encoding="utf-8")
+    before = stale(conf)
     book = load_book(load_config(conf))
     results = sync.sync_book(book)
-    assert any("loops_origin.md stays" in why for r in results for why in r.kept)
+    assert any("loops_origin.md stays the base of the prose" in why for r in results for why in r.kept)
     sync.write(book, results)
     assert origin.is_file()  # nothing the user wrote is removed
-    assert stale(conf) == []  # the record is of today's source
+    assert '"covers": [' in (tmp_path / "chapters" / "ja" / "polybook-sync.json").read_text(encoding="utf-8")
+    after = stale(conf)
+    assert after and after == before

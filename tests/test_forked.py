@@ -20,7 +20,7 @@ def test_an_exception_of_the_work_is_raised_in_the_parent() -> None:
     def fails() -> None:
         raise ValueError("chapters/ja/a.md:3: not a table")
 
-    with pytest.raises(ValueError, match="a.md:3"):
+    with pytest.raises(ValueError, match=r"a\.md:3"):
         Forked(fails).result()
 
 
@@ -37,5 +37,5 @@ def test_a_child_that_dies_leaves_the_work_to_the_parent() -> None:
 
 def test_a_result_that_does_not_pickle_is_worked_out_in_the_parent() -> None:
     parent = os.getpid()
-    job = Forked(lambda: (lambda: os.getpid()))  # a lambda does not pickle
+    job = Forked(lambda: lambda: os.getpid())  # a lambda does not pickle
     assert job.result()() == parent

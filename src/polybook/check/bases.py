@@ -5,8 +5,9 @@ against its base, and what CI fails on. *How far behind the source is it?* -- th
 the source today (:mod:`.staleness`): a migration plan, never an error. The base of a document
 is the first of:
 
-1. its sync record (``polybook sync --write``): the source as it is when the recorded file is
-   today's, else the source at the recorded commit (git);
+1. its sync record (``polybook port``; a ``polybook sync --write`` record only when none of the
+   older bases of 2. exists, for sync makes code, math and labels equal and leaves the prose): the
+   source as it is when the recorded file is today's, else the source at the recorded commit;
 2. of its ``X_origin.md`` (d2lbook translations keep the English they were made from), the
    edition of the source its language follows (conf.py's ``languages.X.base``, one of
    ``editions``, a folder ``polybook import d2lbook --as-base`` fills) and the source today, the
@@ -92,12 +93,8 @@ def base_of(
     # X_origin.md is written in the dialect the translation was (its untagged cells are its default tab's)
     own = config.languages[lang].settings
     source_file = config.document_path(config.source_language, name)
-    if record is not None:
-        if current is not None and record.sha256 == file_sha256(source_file):
-            return Base(BaseKind.SYNC, current, "the last sync")
-        since = f"the sync at {record.commit[:10]}" if record.commit else "the last sync"
-        old = source_at(source_file.parent, record.commit, source_file) if record.commit else None
-        return Base(BaseKind.SYNC, parse_text(old, shown, settings) if old is not None else None, since)
+    if record is not None and record.prose:
+        return _synced(record, current, source_file, shown, settings)
     candidates: list[Base] = []
     edition = config.languages[lang].base
     held: Document | None = None
@@ -116,11 +113,13 @@ def base_of(
     if edition is not None and (held is not None or not candidates):
         candidates.append(Base(BaseKind.EDITION, held, edition, path))
     if not candidates:
+        if record is not None:
+            return _synced(record, current, source_file, shown, settings)
         return Base(BaseKind.SOURCE, current, "the source")
-    if translation is None or len(candidates) + (current is not None) == 1:
+    if translation is None or len(candidates) + (current is not None and record is None) == 1:
         return candidates[0]
     scored = candidates
-    if current is not None:
+    if current is not None and record is None:  # (synced, the prose still follows one of the older bases)
         scored = [*candidates, Base(BaseKind.SOURCE, current, "the source", source_file)]
     dialects = (own, settings, config.editions[edition].settings if edition is not None else None)
     target_file = config.document_path(lang, name)
@@ -131,6 +130,16 @@ def base_of(
     if best.kind is BaseKind.ORIGIN and held is not None and held is not best.document:
         return replace(best, held=held)
     return best
+
+
+def _synced(record: SyncRecord, current: Document | None, source_file: Path, shown: str, settings: object) -> Base:
+    """The source as the sync record says the translation follows it: today's, when the recorded
+    file is today's, else the source at the recorded commit (git)."""
+    if current is not None and record.sha256 == file_sha256(source_file):
+        return Base(BaseKind.SYNC, current, "the last sync")
+    since = f"the sync at {record.commit[:10]}" if record.commit else "the last sync"
+    old = source_at(source_file.parent, record.commit, source_file) if record.commit else None
+    return Base(BaseKind.SYNC, parse_text(old, shown, settings) if old is not None else None, since)  # type: ignore[arg-type]
 
 
 def _closest(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 from polybook.book import Book
@@ -27,7 +28,7 @@ from polybook.check.references import (
     check_references,
     resource_fallbacks,
 )
-from polybook.check.segments import flatten, pair_segments
+from polybook.check.segments import cell_place, flatten, pair_segments
 from polybook.check.staleness import SyncRecord, lock_problem, read_lock
 from polybook.check.terms import check_terms
 from polybook.check.trust import added_directives
@@ -100,9 +101,8 @@ def check_chapter(
     match = match_cells(source, translation)
     alignment = pair_segments(source, translation, match)
     src_items, tgt_items = flatten(source), flatten(translation)
-    findings += saved_drift(
-        lang, source, check_code(lang, name, source, translation, match, alignment.place), translation
-    )
+    placed = partial(cell_place, source=source, translation=translation, match=match, alignment=alignment)
+    findings += saved_drift(lang, source, check_code(lang, name, source, translation, match, placed), translation)
     findings += check_coverage(lang, name, source, translation, match.common)
     offered = config.languages[config.source_language].frameworks
     findings += check_texttabs(

@@ -173,10 +173,10 @@ def check_coverage(
 
 
 def check_code(
-    lang: str, name: str, source: Document, translation: Document, match: CellMatch, place: Callable[[int], int]
+    lang: str, name: str, source: Document, translation: Document, match: CellMatch, place: Callable[[CodeCell], int]
 ) -> list[Finding]:
-    """Code findings of the cell streams in ``match``; ``place`` maps a source line to where it
-    belongs in the translation (for a missing cell with no paired cell before it)."""
+    """Code findings of the cell streams in ``match``; ``place`` says where a source cell the
+    translation lacks belongs in it (:func:`polybook.check.segments.cell_place`)."""
     findings: list[Finding] = []
     seen: set[tuple[Code, int, int]] = set()
     streams = streams_of(match)
@@ -185,7 +185,6 @@ def check_code(
         splits = holders(pairs, tgt, src, framework, match.target_to_source, joined=False)
         held_s = {i for cells in joins.values() for i in cells}
         held_t = {j for cells in splits.values() for j in cells}
-        previous: CodeCell | None = None  # the last translation cell paired so far
         for pair in pairs:
             s = src[pair.source] if pair.source is not None else None
             t = tgt[pair.target] if pair.target is not None else None
@@ -197,7 +196,7 @@ def check_code(
             s_cells = sorted([pair.source, *joins[pair.target]]) if pair.target in joins else []
             t_cells = sorted([pair.target, *splits[pair.source]]) if pair.source in splits else []
             found = _compare(
-                lang, name, framework, pair.kind, s, t, pair, previous, translation, place, match.common,
+                lang, name, framework, pair.kind, s, t, pair, translation, place, match.common,
                 [(i + 1, src[i]) for i in s_cells], [(j + 1, tgt[j]) for j in t_cells], streams,
             )  # fmt: skip
             for f in found:
@@ -209,8 +208,6 @@ def check_code(
                 if key not in seen:
                     seen.add(key)
                     findings.append(f)
-            if s is not None and t is not None:
-                previous = t if not t_cells else tgt[t_cells[-1]]
     return findings
 
 
@@ -227,9 +224,8 @@ def _compare(
     s: CodeCell | None,
     t: CodeCell | None,
     pair: object,
-    previous: CodeCell | None,
     translation: Document,
-    place: Callable[[int], int],
+    place: Callable[[CodeCell], int],
     shared: frozenset[str],
     joined: list[tuple[int, CodeCell]] = (),  # type: ignore[assignment]
     split: list[tuple[int, CodeCell]] = (),  # type: ignore[assignment]
@@ -241,7 +237,7 @@ def _compare(
     index = (pair.source if s is not None else pair.target) + 1  # type: ignore[attr-defined]
     common = {"framework": framework, "cell": index}
     if s is None or t is None:
-        return _unpaired(lang, name, framework, index, s, t, previous, translation, place, common)
+        return _unpaired(lang, name, framework, index, s, t, translation, place, common)
     assert s is not None and t is not None
     cells = [cell for _, cell in joined] or [s]
     t_cells = [cell for _, cell in split] or [t]
@@ -289,15 +285,14 @@ def _unpaired(
     index: int,
     s: CodeCell | None,
     t: CodeCell | None,
-    previous: CodeCell | None,
     translation: Document,
-    place: Callable[[int], int],
+    place: Callable[[CodeCell], int],
     common: dict[str, Any],
 ) -> list[Finding]:
-    """A source cell the translation lacks (said after the translation's ``previous`` cell), or
-    a translation cell the source lacks."""
+    """A source cell the translation lacks (said where it belongs: ``place``), or a translation
+    cell the source lacks."""
     if s is not None:
-        where = Location(translation.path, previous.end_line if previous else place(s.line))
+        where = Location(translation.path, place(s))
         return [
             Finding.make(
                 Code.CODE_MISSING, f"{framework} cell {index} of the source is missing here: add it "

@@ -6,7 +6,10 @@ the older base those read as drift -- ``nn.CrossEntropyLoss(reduction='none')`` 
 the origin's ``nn.CrossEntropyLoss()`` -- though they are exactly the source's today. A finding
 about something the translation has as the source has it today (or lacks as the source lacks
 it today) is left out: the translation follows the source there, and what the source changed
-since its base is the staleness report's business.
+since its base is the staleness report's business. Only where the source changed it, though: a
+cell or formula the source still has as the base had it must be the translation's too, though
+the translation's equals another of today's (zh's ``train(num_gpus=2, ...)`` for the base's
+``num_gpus=1``: the next cell's code, not this one's).
 """
 
 from __future__ import annotations
@@ -105,11 +108,15 @@ def _follows(finding: Finding, today: _Today, translation: Document, current: Do
             marks = tuple(sorted(m.name for m in cell.markers))
             runs = tuple(f for f in cell.frameworks if f in today.frameworks)  # zh's paddle aside
             return (finding.framework, key, runs, marks) in today.marked
+        if theirs and (finding.framework, theirs) in today.cells:
+            return False  # the source still has its cell as the base had it: the translation's drifted from it
         code_here = cell.code_for(finding.framework)
         return (finding.framework, key) in today.cells or _same_as_today(finding.framework, code_here, current)
     if code is Code.CODE_MISSING:
         return bool(finding.framework) and (finding.framework, theirs) not in today.cells
-    if code in (Code.MATH_CHANGED, Code.MATH_EXTRA):
+    if code is Code.MATH_CHANGED:  # as today's source, where today's source changed the base's formula
+        return bool(mine) and mine in today.formulas and theirs not in today.formulas
+    if code is Code.MATH_EXTRA:
         return bool(mine) and mine in today.formulas
     if code is Code.MATH_MISSING:
         return mine != "$" and bool(theirs) and theirs not in today.formulas  # "$": a paragraph's `$` do not pair
@@ -118,7 +125,9 @@ def _follows(finding: Finding, today: _Today, translation: Document, current: Do
     if code is Code.REF_TARGET and theirs:
         role = theirs.partition(":")[0]
         written = mine.split("`")[1] if mine.count("`") >= 2 else None
-        return (f"{role}:{written}" in today.refs) if written is not None else theirs not in today.refs
+        if written is None:
+            return theirs not in today.refs
+        return f"{role}:{written}" in today.refs and theirs not in today.refs  # where the source changed it
     if code is Code.REF_LINK:
         return mine in today.links if mine else theirs not in today.links and "*" not in theirs
     if code is Code.REF_FIGURE and mine.startswith("src="):  # a figure's file as the source's today

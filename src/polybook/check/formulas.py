@@ -293,6 +293,9 @@ def pair_formulas(
         if not s_gap or not t_gap:
             out += [(source[i], None) for i in s_gap] + [(None, target[j]) for j in t_gap]
             continue
+        if len(s_gap) == 1 and len(t_gap) == 1 and places(source[s_gap[0]].node) == target[t_gap[0]].node:
+            out.append((source[s_gap[0]], target[t_gap[0]]))  # one formula, changed where it stands
+            continue
         for pair in align([source[i].key for i in s_gap], [target[j].key for j in t_gap], tex_ratio, _RATIO):
             s = source[s_gap[pair.source]] if pair.source is not None else None
             t = target[t_gap[pair.target]] if pair.target is not None else None

@@ -11,13 +11,14 @@ backtick.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 
 from cydifflib import SequenceMatcher  # difflib's, compiled: the same results (see pyproject.toml)
 
 from polybook.check.findings import Finding, Location
 from polybook.check.segments import walked, written_text
-from polybook.diagnostics import Code
+from polybook.diagnostics import Code, Level
 from polybook.dialect.nodes import Document, Label
 
 _RENAMED = 0.6  # a label this similar to a missing one of the source is that one, renamed
@@ -116,9 +117,13 @@ def check_roles(
     s_targets = {(n, v) for n, v, _ in s_roles}
     t_targets = {(n, v) for n, v, _ in t_roles}
     unmatched = [(n, v, line) for n, v, line in t_roles if (n, v) not in s_targets]
+    extra = _more_often(s_roles, t_roles)
     out = []
     for role, value, line in s_roles:
         if (role, value) in t_targets:
+            if (moved := _moved_here(role, value, line, t_roles, extra, here)) is not None:
+                out.append(_moved_finding(lang, name, moved, f":{role}:`{value}`", role, value, translation,
+                                          Location(source.path, line)))  # fmt: skip
             continue
         t_targets.add((role, value))  # once per target
         shown = f":{role}:`{value}`"
@@ -134,6 +139,10 @@ def check_roles(
                 subject=(mine, f"{role}:{value}"),
             ))  # fmt: skip
             continue
+        moved = _written_instead(extra, role, here(line).line)
+        if moved is not None:
+            out.append(_moved_finding(lang, name, moved, shown, role, value, translation, Location(source.path, line)))
+            continue
         written = _written(translation, rf"{role}\W{{0,4}}{re.escape(value)}(?!\w)", value)
         message = (
             f"{shown} of the source is written here but is not a reference: write `{shown}`, with its backticks"
@@ -145,3 +154,64 @@ def check_roles(
             diff=(("", shown),), subject=("", f"{role}:{value}"),
         ))  # fmt: skip
     return out
+
+
+_REFERENCES = ("numref", "ref", "eqref")  # (citations name works, not places)
+_NEAR = 10  # lines around where a source's reference belongs that hold the one written in its place
+
+
+def _more_often(s_roles: list[tuple[str, str, int]], t_roles: list[tuple[str, str, int]]) -> list[tuple[str, str, int]]:
+    """The translation's references to a target it names more often than the source does (all
+    of their instances: which one is the extra is told by where the source's go missing)."""
+    s_count = Counter((n, v) for n, v, _ in s_roles)
+    t_count = Counter((n, v) for n, v, _ in t_roles)
+    return [(n, v, line) for n, v, line in t_roles if n in _REFERENCES and t_count[(n, v)] > s_count[(n, v)]]
+
+
+def _written_instead(extra: list[tuple[str, str, int]], role: str, at: int) -> tuple[str, str, int] | None:
+    """The translation's extra reference of ``role`` nearest to line ``at``, taken from
+    ``extra``: the one written in place of the source's that is missing there."""
+    near = [r for r in extra if r[0] == role and abs(r[2] - at) <= _NEAR]
+    found = min(near, key=lambda r: abs(r[2] - at), default=None)
+    if found is not None:
+        extra[:] = [r for r in extra if r[:2] != found[:2]]  # one target stands in once
+    return found
+
+
+def _moved_here(
+    role: str,
+    value: str,
+    line: int,
+    t_roles: list[tuple[str, str, int]],
+    extra: list[tuple[str, str, int]],
+    here: Callable[[int], Location],
+) -> tuple[str, str, int] | None:
+    """The reference written where the source's ``:role:`value``` (at ``line``) belongs, when the
+    translation names that target elsewhere but not there, and another target more often than
+    the source does right there (a reference moved to another label)."""
+    if not extra:
+        return None
+    at = here(line).line
+    if any(n == role and v == value and abs(t_line - at) <= _NEAR for n, v, t_line in t_roles):
+        return None
+    return _written_instead(extra, role, at)
+
+
+def _moved_finding(
+    lang: str,
+    name: str,
+    moved: tuple[str, str, int],
+    shown: str,
+    role: str,
+    value: str,
+    translation: Document,
+    source: Location,
+) -> Finding:
+    """A reference that points at another label than the source's there: an error (it sends the
+    reader elsewhere)."""
+    mine = f":{moved[0]}:`{moved[1]}`"
+    return Finding.make(
+        Code.REF_TARGET, f"{mine} here is {shown} in the source: write the source's", lang, name,
+        Location(translation.path, moved[2]), source=source, diff=((mine, shown),),
+        subject=(mine, f"{role}:{value}"), level=Level.ERROR,
+    )  # fmt: skip

@@ -103,10 +103,16 @@ def _left_out(
     """The source's numbers of the text that pair with none of the translation's, once a
     paragraph (a number missing twice from one paragraph is one finding), each with the number
     its paragraph says instead, if one is left free."""
-    missing = [
+    unpaired = [n for j, n in enumerate(t_numbers) if j not in t_used and not n.in_math]
+    missing = [  # (a number said once for two is none, unless another is said where it belongs: 301 for 300)
         number
         for i, number in enumerate(s_numbers)
-        if i not in owner and not number.in_math and not _said_once(number, [s_numbers[k] for k in owner])
+        if i not in owner
+        and not number.in_math
+        and (
+            not _said_once(number, [s_numbers[k] for k in owner])
+            or _instead(number, places(number.node, number.line), unpaired, at) is not None
+        )
     ]
     reported: set[tuple[str, int]] = set()
     free = [j for j, n in enumerate(t_numbers) if j not in t_used and not n.in_math]

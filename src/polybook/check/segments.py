@@ -226,3 +226,27 @@ def pair_segments(source: Document, translation: Document, match: CellMatch) -> 
         tgt_seg = Segment(tgt_items[t0].node.line if t0 >= 0 else 1, tgt_items[t0 + 1 : t1])
         out.append((src_seg, tgt_seg))
     return Alignment(out, [(src_items[s].node, tgt_items[t].node) for s, t in shared])
+
+
+def cell_place(cell: CodeCell, source: Document, translation: Document, match: CellMatch, alignment: Alignment) -> int:
+    """The translation line where the source's ``cell``, which the translation lacks, belongs:
+    the last line of the counterpart of what stands before it in the source, else the first of the
+    counterpart of the cell that follows it -- what both documents share, so a missing pytorch cell is told between the
+    mxnet and tensorflow cells around it, not at the end of the last pytorch cell before it (the
+    line ``polybook sync`` inserts it at)."""
+    nodes = [node for node in walked(source) if not isinstance(node, TextTab)]
+    k = next((i for i, node in enumerate(nodes) if node is cell), None)
+    if k is None:
+        return alignment.place(cell.line)
+    before = nodes[k - 1] if k else None
+    after = nodes[k + 1] if k + 1 < len(nodes) else None
+    if isinstance(before, CodeCell) and (t := match.source_to_target.get(id(before))) is not None:
+        return t.end_line  # (its last line: the cell belongs right after it)
+    if before is not None and not isinstance(before, CodeCell):
+        line = alignment.place(before.line)
+        t_node = next((n for n in walked(translation) if n.line == line and not isinstance(n, TextTab)), None)
+        if t_node is not None and type(t_node) is type(before):
+            return t_node.end_line
+    if isinstance(after, CodeCell) and (t := match.source_to_target.get(id(after))) is not None:
+        return t.line
+    return alignment.place(cell.line)

@@ -50,6 +50,18 @@ class SyncRecord:
     sha256: str
     problem: str | None = None
     line: int = 1
+    # what the record says follows the source at ``commit``: None, all of it (``polybook port``
+    # carries the prose too); :data:`SYNCED` for ``polybook sync``, which makes code, math and
+    # labels equal and leaves the prose as it was, so its staleness still counts from the older base
+    covers: tuple[str, ...] | None = None
+
+    @property
+    def prose(self) -> bool:
+        """Whether the record covers the prose (else the older base stays the prose's)."""
+        return self.covers is None or "prose" in self.covers
+
+
+SYNCED = ("code", "math", "labels")  # what `polybook sync` makes equal to the source
 
 
 def read_lock(folder: Path) -> dict[str, SyncRecord]:
@@ -68,8 +80,10 @@ def _record(text: str, name: str, rec: dict) -> SyncRecord:
     """One entry of the lock file whose ``text`` holds it (for the line of a bad entry)."""
     commit, sha256 = rec.get("commit"), rec.get("sha256", "")
     sha256 = sha256 if isinstance(sha256, str) else ""
+    covers = rec.get("covers")
+    covers = tuple(str(c) for c in covers) if isinstance(covers, list) else None
     if commit is None or (isinstance(commit, str) and _COMMIT.fullmatch(commit)):
-        return SyncRecord(commit, sha256)
+        return SyncRecord(commit, sha256, covers=covers)
     at = text.find(json.dumps(name) + ":")
     line = text.count("\n", 0, at) + 1 if at >= 0 else 1
     problem = f"entry {name!r} has commit {commit!r}, not a commit hash (7 to 40 lowercase hex digits); it is ignored"
@@ -79,7 +93,10 @@ def _record(text: str, name: str, rec: dict) -> SyncRecord:
 def write_lock(folder: Path, source_language: str, records: dict[str, SyncRecord]) -> None:
     data = {
         "source_language": source_language,
-        "chapters": {k: {"commit": r.commit, "sha256": r.sha256} for k, r in sorted(records.items())},
+        "chapters": {
+            k: {"commit": r.commit, "sha256": r.sha256, **({"covers": list(r.covers)} if r.covers is not None else {})}
+            for k, r in sorted(records.items())
+        },
     }
     atomic_write(folder / LOCK_NAME, json.dumps(data, indent=2) + "\n")
 

@@ -18,9 +18,10 @@ from pathlib import Path
 from polybook.book import Book
 from polybook.check import Baseline, check_chapter
 from polybook.check.align import align, token_ratio
+from polybook.check.bases import BaseKind, base_of
 from polybook.check.code import cell_key, shared_frameworks, without_strings
 from polybook.check.findings import Finding
-from polybook.check.staleness import SyncRecord, head_commit, origin_file, read_lock, write_lock
+from polybook.check.staleness import SYNCED, SyncRecord, head_commit, origin_file, read_lock, write_lock
 from polybook.check.suppress import apply, inline_suppressions
 from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect import parse_text
@@ -293,11 +294,27 @@ def sync_chapter(
     previous = lock.get(name)
     digest = file_sha256(source_file)
     keep = previous and previous.sha256 == digest and not previous.problem
-    result.record = previous if keep else SyncRecord(head_commit(config.root), digest)
+    # the record says what sync made equal (code, math, labels): the prose still follows its older
+    # base (X_origin.md, a held edition), whose staleness the check keeps telling
+    result.record = (
+        previous if keep else SyncRecord(head_commit(config.root), digest, covers=_covers(book, lang, name, previous))
+    )
     origin = origin_file(path)
     if previous is None and origin.is_file():
-        result.kept.append(f"{origin.name} stays, but the sync record replaces it as the base of `polybook check`")
+        result.kept.append(f"{origin.name} stays the base of the prose; the sync record covers code, math and labels")
     return result
+
+
+def _covers(book: Book, lang: str, name: str, record: SyncRecord | None) -> tuple[str, ...] | None:
+    """What a sync record of the chapter covers: all of it when the prose already followed the
+    source today (or the last full record), else only what sync makes equal (:data:`SYNCED`)."""
+    config = book.config
+    if record is not None and record.prose:
+        return None
+    base = base_of(
+        config, lang, name, book.chapters[config.source_language][name], None, None, book.chapters[lang][name]
+    )
+    return None if base.kind in (BaseKind.SOURCE, BaseKind.SOURCE_MATCHED) else SYNCED
 
 
 def sync_book(
