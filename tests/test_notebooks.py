@@ -492,6 +492,22 @@ def test_a_ports_marks_tell_the_notebooks_reader_what_is_not_translated_or_to_re
     assert '<div class="polybook-mark polybook-mark-untranslated">' in markdown
 
 
+def test_a_page_with_drafts_says_once_under_its_title_that_it_holds_machine_translation(tmp_path: Path) -> None:
+    conf = copy_book(tmp_path)
+    counting = tmp_path / "book" / "chapters" / "ja" / "counting.md"
+    draft = "<!-- polybook:draft engine=command model=- date=2026-11-28 -->\n"
+    text = counting.read_text(encoding="utf-8").replace(
+        "最初の $n$ 個の数の和は", f"{draft}最初の数の和は\n\n{draft}次の段落。"
+    )
+    counting.write_text(text, encoding="utf-8")
+    build_notebooks(load_config(conf))
+    markdown = text_of(notebook(tmp_path, "ja", "alpha"), "markdown")
+    said = "未確認の機械翻訳 2 箇所"  # the page's one notice counts them (stage/mark_strings.py)
+    assert markdown.count(said) == 1 and "polybook:draft" not in markdown
+    title = next(line for line in markdown.splitlines() if line.startswith("# "))
+    assert markdown.index(title) < markdown.index(said) < markdown.index("最初の数の和は")
+
+
 def test_a_translations_notebook_carries_no_active_html(tmp_path: Path) -> None:
     """The site's rule for Markdown cells: what would run is cleaned out, the rest kept as written."""
     shutil.copytree(FIXTURES / "html_safety", tmp_path / "book")

@@ -5,6 +5,7 @@ engines' wire protocols spoken by small servers of our own on 127.0.0.1."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -18,8 +19,8 @@ from click.testing import CliRunner
 
 from polybook.cli import main
 from polybook.config.glossary import GlossaryError, from_terminology, parse_glossary
+from polybook.dialect.protect import TokensLost, mask, restore
 from polybook.translate.engines import Batch, EngineError, Segment, Transient, answers_by_id, with_retries
-from polybook.translate.protect import TokensLost, mask, restore
 from test_port import book
 
 MT = Path(__file__).parent / "fixtures" / "translate" / "mt.py"
@@ -97,8 +98,11 @@ def test_stale_blocks_are_drafted_with_their_old_translation_as_context(tmp_path
     cli(conf, "translate", "ja", "--stale", *engine("echo", log))
     loops = ja(tmp_path, "loops")
     assert "polybook:stale" not in loops and "[ja] We count to a hundred." in loops
-    sent = [s["text"] for line in log.read_text(encoding="utf-8").splitlines() for s in json.loads(line)["segments"]]
-    assert "We count to a hundred." in sent
+    sent = [s for line in log.read_text(encoding="utf-8").splitlines() for s in json.loads(line)["segments"]]
+    (stale,) = [s for s in sent if s["text"] == "We count to a hundred."]
+    assert "十まで数えます。" in stale["context"]  # the old translation, and what the source changed
+    assert "the source changed since: 'ten.' -> 'a hundred.'" in stale["context"]
+    assert all("context" not in s for s in sent if s is not stale)  # the shape without it, as before
 
 
 def test_paths_limit_the_documents(tmp_path: Path) -> None:
@@ -117,6 +121,21 @@ def test_a_draft_that_loses_a_token_is_refused_at_its_line_and_left_untranslated
     fresh = ja(tmp_path, "fresh")
     assert "<!-- polybook:untranslated -->\n# Fresh" in fresh  # the refused heading, marked as before
     assert "[ja] All new." in fresh  # the block without tokens is drafted
+
+
+def test_refusals_are_said_as_written_whatever_their_line_and_text(tmp_path: Path) -> None:
+    """No console markup or emoji codes: line 100 stays ``:100:``, a lost ``a[b]`` stays itself."""
+    conf = book(tmp_path)
+    paragraphs = [f"Step {n} uses `x`." for n in range(60)] + ["We index `a[b]` here."]
+    (tmp_path / "chapters/en/fresh.md").write_text(
+        "# Fresh\n\nTwo\nlines.\n\n" + "\n\n".join(paragraphs) + "\n", encoding="utf-8"
+    )
+    cli(conf, "port", "ja", "--write")
+    out = cli(conf, "translate", "ja", *engine("drop"))
+    said = [line for line in out.splitlines() if "refused:" in line]
+    assert len(said) == 62 and all(re.match(r"\S+fresh\.md:\d+: refused: ", line) for line in said)
+    assert any(line.endswith("fresh.md:100: refused: the engine lost '`x`'") for line in said)
+    assert said[-1].endswith("refused: the engine lost '`a[b]`'")
 
 
 def test_a_draft_the_checker_finds_at_odds_with_its_source_is_refused(tmp_path: Path) -> None:
@@ -413,6 +432,22 @@ def test_the_deepl_engine_speaks_deepls_api_with_its_glossaries() -> None:
     translate = next(s for s in seen if s["path"] == "/v2/translate")
     assert translate["body"]["glossary_id"] == "g-1" and translate["body"]["target_lang"] == "JA"
     assert translate["auth"] == "DeepL-Auth-Key key:fx"
+
+
+def test_the_deepl_engine_gives_a_stale_block_its_context() -> None:
+    from polybook.translate.engines import DeepLEngine
+
+    def handle(path: str, body: dict[str, Any], request: Any) -> tuple[int, Any]:
+        return 200, {"translations": [{"detected_source_language": "EN", "text": "[ja] " + t} for t in body["text"]]}
+
+    stale = Segment("2", "B.", "earlier translation (of an older source text): 前のB。")
+    batch = Batch("en", "ja", {}, (Segment("1", "A."), stale, Segment("3", "C.")))
+    with server(handle) as (url, seen):
+        assert DeepLEngine("default", "k", url).translate(batch) == ["[ja] A.", "[ja] B.", "[ja] C."]
+    assert [(s["body"]["text"], s["body"].get("context")) for s in seen] == [
+        (["A.", "C."], None),
+        (["B."], stale.context),
+    ]
 
 
 def test_a_deepl_server_error_is_transient_and_a_refusal_is_not() -> None:

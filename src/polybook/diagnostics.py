@@ -79,6 +79,7 @@ class Code(StrEnum):
     STALE_PLAN = "stale.plan"  # a document's row of the migration plan (renamed, new, gone, changed)
     STALE_MARKED = "stale.marked"  # blocks `polybook port` marked untranslated or stale, drafts not reviewed
     TERMS_MISSING = "terms.missing"  # a glossary term of the source the translation renders otherwise
+    TERMS_UNFOLLOWED = "terms.unfollowed"  # a glossary term a language renders otherwise in most blocks
     STALE_BASE = "stale.base"  # a language made from an edition the book does not hold
     STALE_LOCK = "stale.lock"  # an entry of the sync lock file that cannot be trusted
     SUPPRESSION = "suppression"
@@ -189,6 +190,7 @@ DEFAULT_LEVEL: dict[Code, Level] = {
     Code.STALE_PLAN: Level.INFO,  # how far behind, document by document: never a mistake
     Code.STALE_MARKED: Level.INFO,  # left to translate after a port: not a mistake
     Code.TERMS_MISSING: Level.INFO,  # a glossary is advice: a translator may have a reason
+    Code.TERMS_UNFOLLOWED: Level.INFO,
     Code.STALE_BASE: Level.WARNING,
     Code.STALE_LOCK: Level.ERROR,
     Code.SUPPRESSION: Level.ERROR,

@@ -112,7 +112,7 @@ def check_chapter(
     findings += check_sections(lang, name, alignment, source, translation, match, src_items, tgt_items)
     findings += check_references(lang, name, source, translation, alignment.place, config.localised_links, match.common)
     if glossary is not None:
-        findings += check_terms(lang, name, alignment, translation.path, glossary)
+        findings += check_terms(lang, name, alignment, translation.path, glossary, source.path)
     findings = _within_extra_sections(findings, extra_section_lines(tgt_items, match), translation.path)
     findings = followed_since(findings, source, current, translation)
     if base.held is not None:  # an older X_origin.md: what the translation has as the edition has it is no drift

@@ -26,6 +26,7 @@ from polybook.check.references import (
 )
 from polybook.check.staleness import ORIGIN_SUFFIX
 from polybook.check.suppress import Suppression, apply, unused
+from polybook.check.terms import terms_once
 from polybook.config import BookConfig
 from polybook.diagnostics import Code
 from polybook.dialect import DialectSettings
@@ -100,7 +101,7 @@ def merge(
     for chunk in chunks:
         documents.update({lang: len(names) for lang, names in chunk.paths.items()})
     findings = missing_bases(findings, documents, source_lang)
-    findings = _said_once(findings)
+    findings = terms_once(_said_once(findings))
     findings = apply(findings, suppressions, baseline)
     findings += unused(findings, [s for s in suppressions if every_language or s.lang != source_lang])
     findings.sort(key=lambda f: f.order)

@@ -3,41 +3,169 @@
 
 Blocks are paired as the checker pairs them (:func:`pair_segments`): between two shared anchors,
 block by block when both sides have as many prose blocks, else the stretch as a whole. A block
-that still says the term as the source does (untranslated, or the term kept) is left alone.
+that still says the term as the source does (untranslated, or the term kept) is left alone. How a
+term and a rendering are found: :mod:`.term_forms`.
+
+``terms.unfollowed``: a term a language renders otherwise in most of the blocks that use it (in
+fewer than 9 of 10, of 5 blocks or more) is said once, at its glossary line, with the counts --
+the book has its own word for it, which the glossary should declare or the translators change --
+and its blocks are not listed one by one: a block note is for the block that departs from what
+the translation otherwise does. A block every language checked with it leaves unrendered (two or
+more) uses the word in another sense: no note. Each chapter counts its blocks (a ``terms.unfollowed`` tally per
+term, :func:`check_terms`); the merge adds them up per language (:func:`terms_once`).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
-from functools import lru_cache
+import hashlib
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 from polybook.check.findings import Finding, Location
 from polybook.check.segments import Alignment, Item, prose_text
+from polybook.check.term_forms import finder, rendered, source_prose
 from polybook.config.glossary import Glossary, Term
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Block, Figure, Heading, Paragraph
+from polybook.files import display_path
+
+#: A term followed in fewer of its blocks than this share, of at least ``_ENOUGH`` blocks, is
+#: rendered otherwise by the language as a rule: said once, not block by block.
+_FOLLOWED = 0.9
+_ENOUGH = 5
 
 
-def check_terms(lang: str, name: str, alignment: Alignment, path: str, glossary: Glossary) -> list[Finding]:
-    if not glossary.terms:
-        return []
-    find = _finder(glossary)
+def check_terms(
+    lang: str, name: str, alignment: Alignment, path: str, glossary: Glossary, source_path: str = ""
+) -> list[Finding]:
+    """A ``terms.missing`` note per block that does not render a term its source uses, and a
+    ``terms.unfollowed`` tally per term the document uses (the merge's to add up)."""
     out: list[Finding] = []
+    uses: Counter[Term] = Counter()
+    followed: Counter[Term] = Counter()
+    for use in term_uses(alignment, glossary, lang):
+        uses[use.term] += 1
+        followed[use.term] += use.rendered
+        if not use.rendered:
+            where = Location(source_path, use.source_line)
+            out.append(_finding(lang, name, Location(path, use.line), where, use))
+    shown = display_path(Path(glossary.path)) if glossary.path else "glossary"
+    for term, n in uses.items():
+        message = f"the glossary renders {term.source!r} {_ways(term)}"
+        tally = Finding.make(
+            Code.TERMS_UNFOLLOWED, message, lang, name, Location(shown, term.line), subject=(term.source, "")
+        )
+        out.append(replace(tally, diff=((str(n), str(followed[term])),)))
+    return out
+
+
+def terms_once(findings: list[Finding]) -> list[Finding]:
+    """The chapters' ``terms.unfollowed`` tallies added up per language and term: a term the
+    language follows in fewer than 9 of 10 of its blocks (5 or more) is said once, and its
+    ``terms.missing`` notes left out; the other tallies are dropped."""
+    tallies: dict[tuple[str, str], list[Finding]] = {}
+    for finding in findings:
+        if finding.code is Code.TERMS_UNFOLLOWED:
+            tallies.setdefault((finding.lang, finding.subject[0]), []).append(finding)
+    said: dict[tuple[str, str], Finding] = {}
+    for key, found in tallies.items():
+        uses = sum(int(f.diff[0][0]) for f in found)
+        followed = sum(int(f.diff[0][1]) for f in found)
+        if uses >= _ENOUGH and followed < _FOLLOWED * uses:
+            first = min(found, key=lambda f: f.name)
+            message = (
+                f"{first.message}, which {followed} of the {uses} translated blocks that use the term follow "
+                f"({len(found)} documents); the {uses - followed} others are not listed block by block: declare "
+                "their rendering a variant in the glossary, or follow it"
+            )
+            said[key] = replace(first, message=message, diff=())
+    other_sense = _missed_by_all(findings)
+    out = [
+        f
+        for f in findings
+        if f.code is not Code.TERMS_UNFOLLOWED
+        and not (f.code is Code.TERMS_MISSING and ((f.lang, f.subject[0]) in said or _place(f) in other_sense))
+    ]
+    return out + list(said.values())
+
+
+def _place(finding: Finding) -> tuple[str, str, str]:
+    """A note's document, term and source block (by its prose: a language's base may be its
+    own copy of the source, d2l-zh's ``_origin.md``)."""
+    return finding.name, finding.subject[0], finding.subject[1]
+
+
+def _missed_by_all(findings: list[Finding]) -> set[tuple[str, str, str]]:
+    """The source blocks and terms that two languages or more checked together both leave
+    unrendered: two translators departing from their glossaries at one word of one block say
+    the source uses the word in another sense there (a library's ``features``, a body's
+    ``weight``), not the glossary's term."""
+    langs: dict[tuple[str, str, str], set[str]] = {}
+    for finding in findings:
+        if finding.code is Code.TERMS_MISSING:
+            langs.setdefault(_place(finding), set()).add(finding.lang)
+    return {place for place, found in langs.items() if len(found) > 1}
+
+
+@dataclass(frozen=True, slots=True)
+class Use:
+    """A glossary term a source block uses, and whether its translation renders it: the two
+    texts as compared (the blocks' prose), and the first line of each."""
+
+    term: Term
+    line: int
+    source_line: int
+    source: str
+    translation: str
+    rendered: bool
+
+
+def term_uses(alignment: Alignment, glossary: Glossary, lang: str) -> Iterator[Use]:
+    """Every :class:`Use` of a document pair, blocks paired as the checker pairs them. A block's
+    rendering is looked for in its translated block and the ones on either side of it (across a
+    stretch's end too): a translation that splits or joins paragraphs, or says a sentence after
+    the formula rather than before it, moves it by a block."""
+    if not glossary.terms:
+        return
+    find = finder(glossary)
+    pairs: list[tuple[Item | list[Item], Item | list[Item]]] = []
     for src_seg, tgt_seg in alignment.pairs:
         theirs = [item for item in src_seg.items if _prose(item)]
         mine = [item for item in tgt_seg.items if _prose(item)]
         if not theirs or not mine:
             continue
-        pairs = list(zip(theirs, mine, strict=True)) if len(theirs) == len(mine) else [(theirs, mine)]
-        for source, translation in pairs:
-            src_text = _text(source)
-            tgt_text = _text(translation)
-            line = (translation[0] if isinstance(translation, list) else translation).node.line
-            for term in find(src_text.lower()):
-                if not _rendered(term, tgt_text):
-                    out.append(_finding(lang, name, path, line, term))
-    return out
+        blockwise = list(zip(theirs, mine, strict=True)) if len(theirs) == len(mine) else []
+        pairs += blockwise if len(blockwise) == 1 or (blockwise and _in_step(blockwise)) else [(theirs, mine)]
+    texts = [_text(translation) for _, translation in pairs]
+    for index, (source, translation) in enumerate(pairs):
+        src_text = _text(source)
+        near = "\n".join(texts[max(0, index - 1) : index + 2])
+        line = (translation[0] if isinstance(translation, list) else translation).node.line
+        source_line = (source[0] if isinstance(source, list) else source).node.line
+        for term in find(source_prose(src_text)):
+            yield Use(term, line, source_line, src_text, texts[index], rendered(term, near, lang))
+
+
+#: A translated block this many times shorter or longer than the stretch's translation runs
+#: against its source is not that source block's translation.
+_OUT_OF_STEP = 4.0
+
+
+def _in_step(pairs: list[tuple[Item, Item]]) -> bool:
+    """Whether each block of a stretch paired block by block is about as long, against its
+    source block, as the stretch is against its source: a translation that moved a paragraph
+    (a summary's list where the source still has it, an exercise that is a link) pairs blocks
+    that say different things, and the stretch is then read as a whole."""
+    lengths = [(len(_text(source)) or 1, len(_text(translation)) or 1) for source, translation in pairs]
+    overall = sum(mine for _, mine in lengths) / sum(theirs for theirs, _ in lengths)
+    return all(1 / _OUT_OF_STEP <= (mine / theirs) / overall <= _OUT_OF_STEP for theirs, mine in lengths)
+
+
+def term_misses(alignment: Alignment, glossary: Glossary, lang: str) -> Iterator[Use]:
+    """The uses whose translation does not render the term."""
+    return (use for use in term_uses(alignment, glossary, lang) if not use.rendered)
 
 
 def _prose(item: Item) -> bool:
@@ -55,26 +183,12 @@ def _one(item: Item) -> str:
     return item.node.caption if isinstance(item.node, Figure) else prose_text(item)
 
 
-def _rendered(term: Term, text: str) -> bool:
-    lowered = text.lower()
-    return any(way.lower() in lowered for way in (term.rendering, *term.variants, term.source))
+def _ways(term: Term) -> str:
+    return " or ".join(repr(way) for way in (term.rendering, *term.variants))
 
 
-@lru_cache(maxsize=8)
-def _finder(glossary: Glossary) -> Callable[[str], list[Term]]:
-    """The terms a lowercased text uses: one pattern of every term, longest first."""
-    by_text = {term.source.lower(): term for term in glossary.terms}
-    pattern = re.compile(
-        r"(?<!\w)(" + "|".join(re.escape(t) for t in sorted(by_text, key=len, reverse=True)) + r")(?!\w)"
-    )
-
-    def find(text: str) -> list[Term]:
-        return [by_text[found] for found in dict.fromkeys(pattern.findall(text))]
-
-    return find
-
-
-def _finding(lang: str, name: str, path: str, line: int, term: Term) -> Finding:
-    ways = " or ".join(repr(way) for way in (term.rendering, *term.variants))
-    message = f"the source says {term.source!r} here; the glossary renders it {ways}, which this does not use"
-    return Finding.make(Code.TERMS_MISSING, message, lang, name, Location(path, line), subject=(term.source, ""))
+def _finding(lang: str, name: str, location: Location, source: Location, use: Use) -> Finding:
+    term = use.term
+    message = f"the source says {term.source!r} here; the glossary renders it {_ways(term)}, which this does not use"
+    said = hashlib.sha256(" ".join(source_prose(use.source).split()).encode()).hexdigest()[:12]  # the source block
+    return Finding.make(Code.TERMS_MISSING, message, lang, name, location, source=source, subject=(term.source, said))

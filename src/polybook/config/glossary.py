@@ -108,33 +108,94 @@ def read_glossary(chapters: Path, lang: str, shown: str | None = None) -> Glossa
 
 
 _FULLWIDTH_COMMA = "，"
+#: Words that join two renderings of one term in a TERMINOLOGY.md line (d2l-tr's ``kayıp veya
+#: yitim fonksiyonu``: "loss or yitim function").
+_OR = re.compile(r"\s+(?:veya|ya da|or|或)\s+")
 
 
 def from_terminology(text: str) -> str:
     """A glossary's text from a d2lbook project's ``TERMINOLOGY.md``: ``中文，english`` (d2l-zh)
-    or ``english; türkçe, variant`` (d2l-tr) lines; headings, labels and other lines skipped."""
-    lines = []
+    or ``english; türkçe, variant`` (d2l-tr) lines; headings, labels and other lines skipped.
+
+    A rendering's alternatives become variants: d2l-zh's ``实例/示例``, d2l-tr's ``bağlanım veya
+    regresyon`` (``kayıp veya yitim fonksiyonu``: ``kayıp fonksiyonu``, ``yitim fonksiyonu``) and a
+    term given twice (d2l-tr's two ``bias`` lines). A parenthesis is left out of a term (``long
+    short-term memory (LSTM)``: the source says the words) and of a rendering (``(matrisin)
+    sağlamlık sayısı``)."""
+    renderings: dict[str, list[str]] = {}
+    terms: dict[str, str] = {}
     for raw in text.splitlines():
         line = raw.strip()
         if not line or line.startswith(("#", ":", "<", "|", "`")):
             continue
         if _FULLWIDTH_COMMA in line:  # 中文，english: the rendering first
             rendering, _, term = line.partition(_FULLWIDTH_COMMA)
-            variants: list[str] = []
+            parts = [rendering]
         elif ";" in line:  # english; türkçe, variant
             term, _, rest = line.partition(";")
-            rendering, *variants = (part.strip() for part in rest.split(","))
+            parts = rest.split(",")
         else:
             continue
-        term, rendering = _clean(term), _clean(rendering)
-        variants = [_clean(v) for v in variants if _clean(v)]
-        if term and rendering:
-            lines.append(" | ".join([f"{term} = {rendering}", *variants]))
-    unique = list({line.split(" = ")[0].lower(): line for line in reversed(lines)}.values())[
-        ::-1
-    ]  # the first of a term
+        term = _clean(_term_words(term))
+        ways = [_clean(_unbracketed(way)) for part in parts for way in _alternatives(part)]
+        ways = [way for way in ways if way]
+        if term and ways:
+            key = term.lower()
+            terms.setdefault(key, term)
+            known = renderings.setdefault(key, [])
+            known += [way for way in ways if way not in known]
     head = "# term = rendering | variant ...   (written by polybook import d2lbook from TERMINOLOGY.md)\n"
-    return head + "".join(line + "\n" for line in unique)
+    return head + "".join(f"{terms[key]} = {' | '.join(ways)}\n" for key, ways in renderings.items())
+
+
+def _alternatives(part: str) -> list[str]:
+    """``A veya B`` -> A, B; when A is one word and B more (``kayıp veya yitim fonksiyonu``), A
+    takes B's last word too. A rendering that says where it holds (d2l-tr's ``sinir ağlarında ek
+    girdi``, "in neural networks: ek girdi") gives what follows as a variant."""
+    ways = [way.strip() for way in _OR.split(part.strip())]
+    if len(ways) == 2 and " " not in ways[0] and " " in ways[1]:
+        ways[0] = f"{ways[0]} {ways[1].rsplit(' ', 1)[1]}"
+    ways = [alternative for way in ways for alternative in _slashed(way)]
+    for way in list(ways):
+        where = _WHERE.match(way)
+        if where:
+            ways.append(way[where.end() :])
+    return ways
+
+
+def _slashed(way: str) -> list[str]:
+    """``A/B rest`` -> ``A rest``, ``B rest`` (d2l-tr's ``veri/komut işleme hattı``, d2l-zh's ``实例/示例``)."""
+    words = way.split(" ")
+    for index, word in enumerate(words):
+        if "/" in word:
+            return [" ".join([*words[:index], choice, *words[index + 1 :]]) for choice in word.split("/") if choice]
+    return [way]
+
+
+#: Leading words that end in a locative (Turkish ``-(n)da``, ``-daki``...), then the rendering.
+_WHERE = re.compile(r"^(?:\S+\s+)*?\S+(?:ında|inde|unda|ünde|daki|deki|taki|teki)\s+(?=\S)")
+
+
+def _term_words(term: str) -> str:
+    """A term without a parenthesis that is its abbreviation (``long short-term memory (LSTM)``,
+    ``independent and identically distributed (i.i.d.)``) or spells out an abbreviation
+    (``api (application programming interface)``); with the words of another (``momentum
+    (method)``: d2l-zh's 动量法 is the momentum method)."""
+    found = re.search(r"\s*[(（]([^)）]*)[)）]\s*", term)
+    if found is None:
+        return term
+    inner, outer = found.group(1).strip(), (term[: found.start()] + " " + term[found.end() :]).strip()
+    if _abbreviation(inner) or _abbreviation(outer):
+        return outer
+    return f"{outer} {inner}"
+
+
+def _abbreviation(words: str) -> bool:
+    return " " not in words and (words.upper() == words or "." in words or len(words) <= 4)
+
+
+def _unbracketed(part: str) -> str:
+    return re.sub(r"\s*[(（][^)）]*[)）]\s*", " ", part)
 
 
 def _clean(part: str) -> str:

@@ -152,7 +152,8 @@ def _run(
     from polybook.translate.engines import EngineError
     from polybook.translate.run import draft_document
 
-    console = Console(stderr=True, soft_wrap=True)
+    # said as written: a path's `:100:` is no emoji code, a lost `a[b]` no markup
+    console = Console(stderr=True, soft_wrap=True, markup=False, emoji=False, highlight=False)
     results: list[DocumentResult] = []
     total = sum(len(plan.to_send()) for plan in plans)
     interrupted = False
@@ -190,9 +191,10 @@ def _summary(console: Console, lang: str, results: list[DocumentResult]) -> None
     sent = sum(r.sent for r in results)
     refused = sum(len(r.refused) for r in results)
     documents = sum(1 for r in results if r.drafted)
+    waited = f" (the engine answered in {sum(r.waited for r in results):.1f} s)" if sent else ""
     console.print(
         f"translate {lang}: {drafted:,} blocks drafted ({words:,} words) in {documents} documents; "
-        f"{memory:,} from the book's own translations, {cached:,} from kept answers, {sent:,} sent; "
+        f"{memory:,} from the book's own translations, {cached:,} from kept answers, {sent:,} sent{waited}; "
         f"{refused:,} refused",
         highlight=False,
     )

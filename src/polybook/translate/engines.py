@@ -2,10 +2,14 @@
 one text per segment of the batch, in order. Each engine's client library is imported when the
 engine is made (``polybook check`` never loads openai).
 
-* ``command``: any program; one JSON object on its stdin, one on its stdout (:data:`COMMAND_PROTOCOL`);
-* ``openai``: an OpenAI-compatible chat-completions endpoint, through the official client;
-* ``deepl``: DeepL through its official SDK, the glossary as a DeepL glossary;
-* ``aws``: Amazon Translate through boto3, the glossary as a custom terminology.
+* ``command``: any program; one JSON object on its stdin, one on its stdout (:data:`COMMAND_PROTOCOL`),
+  a segment's context in it;
+* ``openai``: an OpenAI-compatible chat-completions endpoint, through the official client; the
+  context and the neighbouring translated paragraphs in the prompt;
+* ``deepl``: DeepL through its official SDK, the glossary as a DeepL glossary, the context as its
+  ``context`` parameter;
+* ``aws``: Amazon Translate through boto3, the glossary as a custom terminology (no context: its
+  API has none).
 
 A rate limit or a server's error (429, 5xx) is :class:`Transient` (the caller retries with
 back-off); anything else an engine does wrong -- an answer that is not JSON, ids it was not sent,
@@ -29,13 +33,15 @@ from polybook.config.model import ENGINES, TranslateConfig
 
 COMMAND_PROTOCOL = """\
 stdin:  {"source_lang": "en", "target_lang": "ja", "glossary": {"term": "訳語"},
-         "segments": [{"id": "...", "text": "..."}]}
+         "segments": [{"id": "...", "text": "..."}, {"id": "...", "text": "...", "context": "..."}]}
 stdout: {"segments": [{"id": "...", "text": "..."}]}"""
+#: A segment's ``context`` is there only when it has one (a stale block's old translation and the
+#: source's word diff, with ``--stale``): a program written for the shape without it reads every request.
 
 
 @dataclass(frozen=True, slots=True)
 class Segment:
-    """One block to translate: its protected text (:mod:`.protect`) and what helps translate it
+    """One block to translate: its protected text (:mod:`polybook.dialect.protect`) and what helps translate it
     (a stale block's old translation and the source's word diff)."""
 
     id: str
@@ -162,7 +168,7 @@ class CommandEngine:
             "source_lang": batch.source_lang,
             "target_lang": batch.target_lang,
             "glossary": batch.glossary,
-            "segments": [{"id": s.id, "text": s.text} for s in batch.segments],
+            "segments": [_with_context({"id": s.id, "text": s.text}, s.context) for s in batch.segments],
         }
         try:
             done = subprocess.run(
@@ -184,6 +190,10 @@ class CommandEngine:
         except ValueError:
             raise EngineError(f"command {self.command!r} answered what is not JSON: {_shown(done.stdout)}") from None
         return answers_by_id(f"command {self.command!r}", batch, answered)
+
+
+def _with_context(segment: dict[str, str], context: str) -> dict[str, str]:
+    return {**segment, "context": context} if context else segment
 
 
 def prompt(batch: Batch) -> str:
@@ -284,11 +294,21 @@ class DeepLEngine:
         import deepl
 
         source, target = _deepl_lang(batch.source_lang, False), _deepl_lang(batch.target_lang, True)
+        texts: dict[str, str] = {}
         try:
             glossary = self._glossary(batch, source, target)
-            results = self.translator.translate_text(
-                [s.text for s in batch.segments], source_lang=source, target_lang=target, glossary=glossary
-            )
+            for context, segments in _by_context(batch.segments):
+                results = self.translator.translate_text(
+                    [s.text for s in segments],
+                    source_lang=source,
+                    target_lang=target,
+                    glossary=glossary,
+                    context=context or None,
+                )
+                results = results if isinstance(results, list) else [results]
+                if len(results) != len(segments):
+                    raise EngineError(f"deepl answered {len(results)} of {len(segments)} segments")
+                texts.update({s.id: result.text for s, result in zip(segments, results, strict=True)})
         except deepl.TooManyRequestsException as exc:
             raise Transient(f"deepl: {exc}") from None
         except deepl.DeepLException as exc:
@@ -298,10 +318,7 @@ class DeepLEngine:
             raise EngineError(f"deepl at {self.endpoint or 'api.deepl.com'} refused: {exc}") from None
         except ValueError as exc:  # the SDK's reading of an answer that is not JSON
             raise EngineError(f"deepl answered what is not JSON: {exc}") from None
-        results = results if isinstance(results, list) else [results]
-        if len(results) != len(batch.segments):
-            raise EngineError(f"deepl answered {len(results)} of {len(batch.segments)} segments")
-        return [result.text for result in results]
+        return [texts[s.id] for s in batch.segments]
 
     def _glossary(self, batch: Batch, source: str, target: str) -> Any:
         """The batch's glossary as a DeepL glossary, made once per run and content."""
@@ -313,9 +330,19 @@ class DeepLEngine:
         return self.glossaries[name]
 
 
+def _by_context(segments: tuple[Segment, ...]) -> list[tuple[str, list[Segment]]]:
+    """The segments grouped by their context, for DeepL's ``context`` (one a request, not billed):
+    those without one in one request, a stale block with its own."""
+    groups: dict[str, list[Segment]] = {}
+    for segment in segments:
+        groups.setdefault(segment.context, []).append(segment)
+    return list(groups.items())
+
+
 @dataclass(slots=True)
 class AwsEngine:
-    """Amazon Translate, the glossary imported as a custom terminology (credentials: AWS's own chain)."""
+    """Amazon Translate, the glossary imported as a custom terminology (credentials: AWS's own chain).
+    Its API takes no context: a stale block's old translation and the source's changes are not sent."""
 
     model: str
     endpoint: str | None = None

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,11 +33,11 @@ from polybook.diagnostics import Level
 from polybook.dialect import parse_text
 from polybook.dialect.marks import draft
 from polybook.dialect.nodes import Document
+from polybook.dialect.protect import Masked, TokensLost, mask, restore
 from polybook.files import atomic_write, display_path
 from polybook.translate.blocks import Todo, neighbours, todos, with_drafts
 from polybook.translate.engines import Batch, Engine, EngineError, Segment, with_retries
 from polybook.translate.memory import AnswerCache, cache_key, document_memory
-from polybook.translate.protect import Masked, TokensLost, mask, restore
 
 #: The checker's finding families a draft may not add at its lines (a formula, number,
 #: reference or link lost or changed), besides any error.
@@ -94,6 +95,7 @@ class DocumentResult:
     from_cache: int = 0
     sent: int = 0
     refused: list[Refusal] = field(default_factory=list)
+    waited: float = 0.0  # seconds spent waiting for the engine's answers
 
 
 @dataclass(slots=True)
@@ -158,7 +160,7 @@ def draft_document(
     makes the engine when there is something to send; ``who`` is its name and model, for the marks."""
     shown = display_path(plan.path)
     result = DocumentResult(plan.name, shown)
-    answers, result.sent = _ask(book, lang, plan, engine, glossary, cache, options, sent, said)
+    answers, result.sent, result.waited = _ask(book, lang, plan, engine, glossary, cache, options, sent, said)
     drafts: dict[str, tuple[str, str]] = {}
     for block in plan.blocks:
         text = answers.get(block.todo.id, block.found)
@@ -198,9 +200,10 @@ def _ask(
     options: Options,
     sent: Callable[[int], None],
     said: Callable[[str], None] | None,
-) -> tuple[dict[str, str], int]:
+) -> tuple[dict[str, str], int, float]:
     """The engine's answers (protected text) for the blocks to send, batch by batch, each
-    batch's kept in the cache as soon as it comes; and how many blocks were sent."""
+    batch's kept in the cache as soon as it comes; how many blocks were sent, and the seconds
+    the engine took to answer (retries and their waits included)."""
     out: dict[str, str] = {}
     to_send = []
     for block in plan.to_send():  # an answer an earlier document of this run paid for already
@@ -210,20 +213,23 @@ def _ask(
         else:
             out[block.todo.id] = answer
     terms = glossary.mapping()
+    waited = 0.0
     for start in range(0, len(to_send), options.batch):
         chunk = to_send[start : start + options.batch]
         segments = tuple(Segment(b.todo.id, b.masked.text, b.context) for b in chunk)
         context = tuple(neighbours(plan.doc, plan.text, chunk[0].todo.line))
         batch = Batch(book.config.source_language, lang, terms, segments, context)
         made = engine()
+        started = time.perf_counter()
         try:
             texts = with_retries(functools.partial(made.translate, batch), delay=options.retry_delay, said=said)
         except EngineError as exc:
             raise EngineError(f"{display_path(plan.path)}:{chunk[0].todo.line}: {exc}") from None
+        waited += time.perf_counter() - started
         cache.add({b.key: text for b, text in zip(chunk, texts, strict=True)})
         out.update({b.todo.id: text for b, text in zip(chunk, texts, strict=True)})
         sent(len(chunk))
-    return out, len(to_send)
+    return out, len(to_send), waited
 
 
 def _context(todo: Todo, older: list[str]) -> str:

@@ -77,6 +77,8 @@ RULE_TEXT: dict[Code, str] = {
     Code.STALE_MARKED: "Blocks a port left untranslated or stale: translate them and remove their marks.",
     Code.TERMS_MISSING: "The source uses a term of the glossary the translation renders neither as the glossary "
     "says nor as a variant it declares.",
+    Code.TERMS_UNFOLLOWED: "The translation renders a term of the glossary otherwise in most blocks that use it: "
+    "declare its rendering as a variant in the glossary, or follow the glossary.",
     Code.STALE_BASE: "The translation was made from an edition of the source the book does not hold.",
     Code.STALE_UNKNOWN: "Whether the translation is up to date cannot be told from the history.",
     Code.STALE_LOCK: "An entry of the translation's sync lock file is invalid (its commit is not a commit hash).",

@@ -4,7 +4,9 @@ figure options, HTML, slide marks, a line's list or heading marker, a table's pi
 by opaque tokens ``⟦0⟧``, ``⟦1⟧``... before a block is sent, and put back after.
 
 An answer whose tokens do not come back exactly once each is no translation of the block:
-:func:`restore` says what went wrong and the draft is refused.
+:func:`restore` says what went wrong and the draft is refused. In the dialect's package because
+what is prose is the dialect's to say: ``polybook translate`` sends it, the checker's
+``terms.*`` looks for glossary terms in it.
 """
 
 from __future__ import annotations

@@ -1,0 +1,179 @@
+"""How a glossary's term is found in the source's prose, and its rendering in a translation's.
+
+In the source (English): the term as a word or its plural (``example``, ``examples``;
+``vocabulary``, ``vocabularies``), outside what is not prose (inline code, math, roles, links'
+targets, labels: :func:`polybook.dialect.protect.mask`), not in an idiom that uses the word
+otherwise (``for example``, ``for instance``), and not a one-word term used as a verb (``we
+sample``, ``to transform``, ``bias the model``): the glossary's terms are the book's nouns.
+
+In a translation: the rendering, a variant or the term itself as written, whatever the case,
+the line breaks and the hyphens; in Turkish also with the suffixes the language adds, which
+change a rendering's last letters (``geçit`` -> ``geçidi``, ``ağırlık sönümü`` -> ``ağırlık
+sönümlemesi``, ``ön işlemek`` -> ``ön işlenmiş``); in Chinese and Japanese with one more character
+inside a rendering of three or more, or one other (``学习率`` -> ``学习速率``, ``端到端`` -> ``端对端``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import lru_cache
+
+from polybook.config.glossary import Glossary, Term
+from polybook.dialect.protect import mask
+
+#: Idioms whose word is no term of the glossary.
+_IDIOMS = re.compile(
+    r"(?<!\w)(?:for example|for instance|by means of|by the same token|in sequence|trial and error"
+    r"|in (?:this|that|these|those|some|many|such|most|certain) instances?)(?!\w)"
+)
+#: Words after which a one-word term is a verb: ``we sample``, ``to transform``, ``be offset``.
+_VERB_BEFORE = frozenset(
+    {"to", "can", "cannot", "could", "will", "would", "may", "might", "must", "should", "shall"}
+    | {"we", "you", "they", "i", "it", "us", "be", "been", "being"}
+)
+#: Words before which it is one: its object (``bias the model``, ``label those``, ``transforms
+#: it``) or, after a plural subject, what follows the verb (``these inputs mean we``).
+_VERB_AFTER = frozenset(
+    {"the", "a", "an", "those", "these", "them", "its", "their", "our", "your", "his", "her"}
+    | {"it", "we", "you", "us"}
+)
+#: Plurals that are other words.
+_NOT_PLURAL = frozenset({"means"})
+
+
+def source_prose(text: str) -> str:
+    """A source block's prose, lowercased: what is not prose and the idioms left out."""
+    return _IDIOMS.sub(" ", mask(text).prose.lower())
+
+
+def _plurals(term: str) -> list[str]:
+    if term.endswith(("s", "x", "ch", "sh")):
+        forms = [term + "es"]
+    elif term.endswith("y") and not term.endswith(("ay", "ey", "oy", "uy")):
+        forms = [term[:-1] + "ies"]
+    else:
+        forms = [term + "s"]
+    return [form for form in forms if form not in _NOT_PLURAL]
+
+
+@lru_cache(maxsize=8)
+def finder(glossary: Glossary) -> Callable[[str], list[Term]]:
+    """The terms a source block's prose (:func:`source_prose`) uses: one pattern of every term
+    and its plural, longest first."""
+    by_form: dict[str, Term] = {}
+    for term in glossary.terms:
+        for form in [term.source.lower(), *_plurals(term.source.lower())]:
+            by_form.setdefault(form, term)
+    forms = "|".join(re.escape(form) for form in sorted(by_form, key=len, reverse=True))
+    pattern = re.compile(rf"(?<!\w)({forms})(?!\w)")
+
+    def find(prose: str) -> list[Term]:
+        found: dict[str, Term] = {}
+        for match in pattern.finditer(prose):
+            term = by_form[match.group(1)]
+            if " " not in term.source and _verb(prose, match.start(), match.end()):
+                continue
+            found.setdefault(term.source, term)
+        return list(found.values())
+
+    return find
+
+
+def _verb(prose: str, start: int, end: int) -> bool:
+    """Whether the word at ``prose[start:end]`` is used as a verb (by the words around it)."""
+    before, after = (
+        re.findall(r"[\w']+", prose[max(0, start - 40) : start]),
+        re.findall(r"[\w']+", prose[end : end + 40]),
+    )
+    return bool(before and before[-1] in _VERB_BEFORE) or bool(after and after[0] in _VERB_AFTER)
+
+
+def rendered(term: Term, text: str, lang: str) -> bool:
+    """Whether a translation's ``text`` renders ``term``: its rendering, a variant or the term
+    itself, in one of the forms the language writes them."""
+    plain = normalized(text, lang)
+    kept = normalized(text, "")  # the term as the source writes it: lowercased as English is
+    return any(_found(way, plain, lang) for way in (term.rendering, *term.variants)) or _found(term.source, kept, "")
+
+
+def normalized(text: str, lang: str) -> str:
+    """Lowercased (Turkish's dotted and dotless i as Turkish lowercases them), emphasis marks
+    dropped, hyphens and line breaks as spaces."""
+    if lang.startswith("tr"):
+        text = text.replace("I", "ı").replace("İ", "i")
+    text = re.sub(r"\((?:\*\*|~~)|(?:\*\*|~~)\)|[*_]", "", text.lower())  # slide marks, emphasis
+    return re.sub(r"[\s\-‐]+", " ", text)
+
+
+def _found(way: str, plain: str, lang: str) -> bool:
+    way = normalized(way, lang)
+    if way in plain or (" " in way and way.replace(" ", "") in plain.replace(" ", "")):
+        return True  # written together or apart (kodçözücü, kod çözücü)
+    if (
+        " " not in way
+        and len(way) >= 6
+        and any(way == plain[i : i + len(way) + 1].replace(" ", "") for i in _starts(plain, way[:2]))
+    ):
+        return True
+    if lang.startswith("tr"):
+        return _turkish(way).search(plain) is not None
+    if lang.startswith(("zh", "ja")) and len(way) >= 2 and all(_CJK.match(char) for char in way):
+        return _cjk_variant(way, plain)
+    return False
+
+
+def _starts(plain: str, head: str) -> list[int]:
+    return [found.start() for found in re.finditer(re.escape(head), plain)]
+
+
+def _cjk_variant(way: str, plain: str) -> bool:
+    """A rendering with one or two more characters inside it (``学习率`` -> ``学习速率``, ``精度``
+    -> ``精确度``, ``跳元模型`` -> ``跳元语法模型``), of three characters or more with one of them
+    another (``端到端`` -> ``端对端``, ``准确率`` -> ``准确性``), or of four or more with one inside it
+    left out (``二元分类`` -> ``二分类``): the same word, segmented or abbreviated otherwise."""
+    inside = _CJK.pattern + ("{1,2}" if len(way) >= 3 else "")
+    patterns = [re.escape(way[:i]) + inside + re.escape(way[i:]) for i in range(1, len(way))]
+    if len(way) >= 3:
+        patterns += [re.escape(way[:i]) + _CJK.pattern + re.escape(way[i + 1 :]) for i in range(len(way))]
+    if len(way) >= 4:
+        patterns += [re.escape(way[:i] + way[i + 1 :]) for i in range(1, len(way) - 1)]
+    return any(re.search(pattern, plain) for pattern in patterns)
+
+
+_CJK = re.compile("[\u3040-\u30ff\u4e00-\u9fff]")
+
+
+#: Turkish's hard consonants, softened before a suffix that starts with a vowel.
+_SOFTENED = {"p": "b", "ç": "c", "t": "d", "k": "ğ"}
+_VOWELS = "aeıioöuü"
+
+
+@lru_cache(maxsize=4096)
+def _turkish(way: str) -> re.Pattern[str]:
+    """A Turkish rendering as the language writes it before suffixes: each word but the last
+    with a suffix of its own (``geri yayma`` -> ``geriye yayma``) and maybe an article after it
+    (``yinelemeli bir sinir ağı``), the last as one of
+    :func:`_turkish_stems` or itself."""
+    *words, last = way.split(" ")
+    lead = "".join(re.escape(word) + r"\w{0,4} (?:bir )?" for word in words)  # yinelemeli bir sinir ağı
+    stems = [stem for stem in _turkish_stems(last) if len(stem) >= (2 if words else 4)]
+    return re.compile(lead + "(?:" + "|".join(re.escape(stem) for stem in [last, *stems]) + ")")
+
+
+def _turkish_stems(last: str) -> list[str]:
+    """The forms a Turkish word takes before a suffix: its final consonant softened (``geçit``
+    -> ``geçid``, ``renk`` -> ``reng``), its final vowel dropped (``sönümü`` -> ``sönüm``), a
+    verb's infinitive or a verbal noun's ending dropped (``işlemek`` -> ``işle``, ``bitiştirme``
+    -> ``bitiştir``)."""
+    stems = []
+    if last[-1:] in _SOFTENED:
+        stems.append(last[:-2] + "ng" if last.endswith("nk") else last[:-1] + _SOFTENED[last[-1]])
+    for ending in ("mek", "mak", "me", "ma"):
+        if last.endswith(ending):
+            stems.append(last[: -len(ending)])
+            break
+    else:
+        if last[-1:] in _VOWELS:
+            stems.append(last[:-1])
+    return stems

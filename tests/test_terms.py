@@ -1,0 +1,123 @@
+"""``terms.*``: how a glossary term is found in the source and its rendering in a translation,
+and a term a language renders otherwise as a rule said once (the cases come from reading the
+d2l-zh and d2l-tr findings, bench/samples/terms_*.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from polybook.check.term_forms import finder, rendered, source_prose
+from polybook.config.glossary import Glossary, Term, from_terminology, parse_glossary
+
+
+def used(text: str, *terms: str) -> list[str]:
+    glossary = Glossary(tuple(Term(term, term) for term in terms))
+    return [term.source for term in finder(glossary)(source_prose(text))]
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("Each example has a label.", ["example", "label"]),
+        ("The training examples are shuffled.", ["example"]),  # a plural
+        ("For example, for instance, in these instances.", []),  # idioms
+        ("We sample a minibatch and label them.", ["minibatch"]),  # verbs: after "we", before "them"
+        ("Attention mechanisms bias the selection.", []),
+        ("It is called with `example` and $label$ in :numref:`sec_label`.", []),  # code, math, roles
+        ("By means of this, and by the same token, in sequence.", []),
+        ("As a layer, it transforms the outputs; these inputs mean we wait.", []),
+    ],
+)
+def test_a_term_is_a_noun_of_the_prose(text: str, found: list[str]) -> None:
+    assert (
+        used(text, "example", "label", "minibatch", "bias", "mean", "instance", "token", "transform", "sequence")
+        == found
+    )
+
+
+@pytest.mark.parametrize(
+    ("rendering", "text", "lang"),
+    [
+        ("geçit", "sıfırlama geçidi", "tr"),  # a consonant softened before a suffix
+        ("ağırlık sönümü", "ağırlık sönümlemesi", "tr"),  # a final vowel
+        ("ön işlemek", "veriyi ön işlenmiş", "tr"),  # an infinitive
+        ("geri yayma", "Geriye yayma için", "tr"),  # a suffix on a first word, a capital
+        ("makine öğrenmesi", "Makine\nöğrenmesi", "tr"),
+        ("kodçözücü", "bir dönüştürücü kod çözücü", "tr"),  # written apart
+        ("önişlemci", "Ön işlemci talimatları yükler", "tr"),
+        ("学习率", "学习速率", "zh"),  # one more character inside
+        ("精度", "模型的精确度", "zh"),
+        ("端到端", "端对端地", "zh"),  # one other
+        ("二元分类", "二分类任务", "zh"),  # one left out
+        ("线性回归", "线性(**回归**)变得", "zh"),  # a slide mark inside
+    ],
+)
+def test_a_rendering_is_found_in_the_forms_its_language_writes_it(rendering: str, text: str, lang: str) -> None:
+    assert rendered(Term("x", rendering), text, lang)
+
+
+@pytest.mark.parametrize(
+    ("rendering", "text", "lang"),
+    [("dizi", "dize", "tr"), ("学习率", "学习", "zh"), ("误差", "偏差", "zh"), ("gerey", "tensör", "tr")],
+)
+def test_another_word_is_not_the_rendering(rendering: str, text: str, lang: str) -> None:
+    assert not rendered(Term("x", rendering), text, lang)
+
+
+def test_the_term_kept_as_the_source_writes_it_is_english_lowercased_in_turkish() -> None:
+    assert rendered(Term("api", "uygulama programlama arayüzü"), "Bu API ile", "tr")
+
+
+def test_terminology_alternatives_become_variants() -> None:
+    text = "实例/示例，instance\n动量法，momentum (method)\n长短期记忆网络，long short-term memory (LSTM)\n"
+    text += (
+        "loss function; kayıp veya yitim fonksiyonu\nbias; sinir ağlarında ek girdi\nbias; algoritmalardaki yanlılık\n"
+    )
+    text += "api (application programming interface); uygulama programlama arayüzü\n"
+    text += "pipeline; veri/komut işleme hattı\n"
+    glossary = parse_glossary(from_terminology(text), "glossary")
+    assert {t.source: (t.rendering, *t.variants) for t in glossary.terms} == {
+        "instance": ("实例", "示例"),
+        "momentum method": ("动量法",),
+        "long short-term memory": ("长短期记忆网络",),
+        "loss function": ("kayıp fonksiyonu", "yitim fonksiyonu"),
+        "bias": ("sinir ağlarında ek girdi", "ek girdi", "algoritmalardaki yanlılık", "yanlılık"),
+        "api": ("uygulama programlama arayüzü",),
+        "pipeline": ("veri işleme hattı", "komut işleme hattı"),
+    }
+
+
+def test_a_term_the_translation_renders_otherwise_as_a_rule_is_said_once(tmp_path: Path) -> None:
+    from polybook.book import load_book
+    from polybook.check import check_book
+    from polybook.config import load_config
+    from test_translate import ported
+
+    conf = ported(tmp_path)
+    ja = tmp_path / "chapters" / "ja"
+    (ja / "glossary").write_text("loop = 繰り返し\n", encoding="utf-8")
+    en = tmp_path / "chapters" / "en" / "many.md"
+    en.write_text("# Many\n\n" + "\n\n".join(f"Loop {n} runs." for n in range(6)) + "\n", encoding="utf-8")
+    (ja / "many.md").write_text(
+        "# 多く\n\n" + "\n\n".join(f"ループ {n} が回る。" for n in range(6)) + "\n", encoding="utf-8"
+    )
+    found = [f for f in check_book(load_book(load_config(conf))).active if str(f.code).startswith("terms.")]
+    unfollowed = [f for f in found if str(f.code) == "terms.unfollowed"]
+    assert [(f.location.path.endswith("glossary"), f.location.line) for f in unfollowed] == [(True, 1)]
+    assert "which 0 of the 7 translated blocks that use the term follow (2 documents)" in unfollowed[0].message
+    assert not [f for f in found if str(f.code) == "terms.missing"]  # its blocks not one by one
+
+
+def test_a_block_two_languages_leave_unrendered_uses_the_word_in_another_sense() -> None:
+    from polybook.check.findings import Finding, Location
+    from polybook.check.terms import terms_once
+    from polybook.diagnostics import Code
+
+    def missing(lang: str, block: str) -> Finding:
+        where = Location(f"chapters/{lang}/a.md", 3)
+        return Finding.make(Code.TERMS_MISSING, "m", lang, "a", where, subject=("feature", block))
+
+    kept = terms_once([missing("zh", "b1"), missing("tr", "b1"), missing("tr", "b2")])
+    assert [(f.lang, f.subject[1]) for f in kept] == [("tr", "b2")]
