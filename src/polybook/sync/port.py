@@ -47,7 +47,9 @@ class PortRefused(Exception):
 class PortedFile:
     """One file's change: ``old`` -> ``new`` (None: created / removed), ``text`` its new content."""
 
-    kind: str  # ported, renamed, new, gone (moved out to ``new``), origin, settings (conf.py), library (or .bib)
+    # ported, renamed, new, gone (moved out to ``new``), origin, settings (conf.py), library (or .bib),
+    # archive (a carried document's own cells whose group the source dropped)
+    kind: str
     old: Path | None
     new: Path | None
     before: str
@@ -91,7 +93,9 @@ class Port:
             f"{self.count('new')} new (untranslated), {self.count('gone')} gone (kept in {EDITIONS_DIR}/); "
             f"paragraphs: {c.kept:,} kept, {c.review:,} to review (they disagree with their unchanged "
             f"source text), {c.stale:,} stale, {c.untranslated:,} untranslated, {c.aside:,} kept aside; "
-            f"{c.cells_kept:,} cells keep their translated comments; {c.mended:,} with damaged markup mended"
+            f"{c.cells_kept:,} cells keep their translated comments; {c.mended:,} with damaged markup mended; "
+            f"{c.own_kept:,} cells and tabs of the language's own frameworks kept, {c.own_archived:,} archived "
+            f"with their group (in {EDITIONS_DIR}/)"
         )
 
     def diff(self, root: Path) -> str:
@@ -177,7 +181,7 @@ def port_language(book: Book, lang: str) -> Port:
             _gone(port, config.document_path(lang, name), archive / f"{name}.md")
             port.dropped.append(name)
             continue
-        _carry(port, book, name, carried[name], target, renamed)
+        _carry(port, book, name, carried[name], target, renamed, archive)
         source_name = carried[name].source_name
         port.records[source_name] = SyncRecord(commit, file_sha256(config.document_path(source_lang, source_name)))
         if name != source_name:
@@ -251,7 +255,13 @@ class _Carried:
 
 
 def _carry(
-    port: Port, book: Book, name: str, carried: _Carried, translation: Document, renamed: dict[str, str]
+    port: Port,
+    book: Book,
+    name: str,
+    carried: _Carried,
+    translation: Document,
+    renamed: dict[str, str],
+    archive: Path,
 ) -> None:
     """A document carried from ``base`` to ``source`` (renamed when the names differ), and its
     origin file -- d2lbook's record of what the translation was made from -- now the source.
@@ -272,6 +282,12 @@ def _carry(
         ported = port_document(base, source, source_text, translation, text, disagreeing, renamed, carried.bases)
     kind = "ported" if name == source_name else "renamed"
     port.files.append(PortedFile(kind, path, new_path, text, ported.text, ported.counts))
+    if ported.archived:  # the language's own cells of groups the source dropped: kept, out of the book
+        head = (
+            f"<!-- polybook: cells of {port.lang}'s own frameworks from {name}.md, their group gone from the source -->"
+        )
+        kept = archive / f"{name}.md"
+        port.files.append(PortedFile("archive", None, kept, "", "\n\n".join([head, *ported.archived]) + "\n"))
     if origin_file(path).is_file():
         port.files.append(
             PortedFile("origin", origin_file(path), origin_file(new_path), _read(origin_file(path)), source_text)

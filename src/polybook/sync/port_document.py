@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from polybook.check.align import align, token_ratio
-from polybook.check.code import cell_key, match_cells, without_comments
+from polybook.check.code import cell_key, match_cells
 from polybook.check.segments import pair_segments
 from polybook.dialect.builder import heading_damage
 from polybook.dialect.marks import (
@@ -38,11 +38,15 @@ from polybook.dialect.marks import (
     read_mark,
     untranslated,
 )
-from polybook.dialect.nodes import Block, CodeCell, Figure, Heading, Node, Paragraph, TextTab
+from polybook.dialect.nodes import Block, CodeCell, Figure, Heading, Node, Paragraph, TabSetup, TextTab
 from polybook.dialect.nodes import Document as Doc
 from polybook.dialect.slides import PAIRS, find_slide_marks
 from polybook.sync.mend import mended
+from polybook.sync.moved import with_moved
+from polybook.sync.own_frameworks import is_own, own_frameworks, place_own, setup_with, shared_own, tab_with
+from polybook.sync.port_cells import ported_cell, same_code
 from polybook.sync.source_parts import in_source_figure, renamed_labels, with_references, with_source_attributes
+from polybook.sync.translated import Known, known, translated_lines
 
 _PROSE = (Paragraph, Heading, Figure, TextTab)
 #: A block's text that is only slide marks: what it writes is no translation of anything.
@@ -60,9 +64,12 @@ class PortCounts:
     cells_kept: int = 0
     review: int = 0  # translations of an unchanged text that disagree with it
     mended: int = 0  # translations whose damaged markup was mended (:mod:`.mend`)
+    own_kept: int = 0  # cells and tabs of the language's own frameworks kept (:mod:`.own_frameworks`)
+    own_archived: int = 0  # ... and archived with their group, which the source dropped
 
     def add(self, other: PortCounts) -> None:
-        for name in ("kept", "stale", "untranslated", "aside", "cells_kept", "review", "mended"):
+        for name in ("kept", "stale", "untranslated", "aside", "cells_kept", "review", "mended", "own_kept",
+                     "own_archived"):  # fmt: skip
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
@@ -72,6 +79,7 @@ class PortedText:
     counts: PortCounts = field(default_factory=PortCounts)
     # the lines (first, last) of each kept translation, by the index of its source block
     kept: dict[int, tuple[int, int]] = field(default_factory=dict)
+    archived: list[str] = field(default_factory=list)  # own cells whose group the source dropped
 
 
 def is_prose(node: Node) -> bool:
@@ -113,9 +121,11 @@ def _content(doc: Doc) -> list[Node]:
 
 
 def base_to_source(base: Doc, source: Doc) -> dict[int, tuple[Node, bool]]:
-    """``id(source node) -> (base node, unchanged)``: each source block's base, by content."""
+    """``id(source node) -> (base node, unchanged)``: each source block's base, by content, in
+    order and then, for what that leaves over, wherever the source moved it (:mod:`.moved`)."""
     old, new = _content(base), _content(source)
-    pairs = align([_key(n) for n in old], [_key(n) for n in new], _similarity, 0.5)
+    old_keys, new_keys = [_key(n) for n in old], [_key(n) for n in new]
+    pairs = with_moved(align(old_keys, new_keys, _similarity, 0.5), old_keys, new_keys, _similarity)
     return {
         id(new[p.target]): (old[p.source], p.kind == "equal")
         for p in pairs
@@ -245,8 +255,13 @@ def port_document(
     translated = base_to_translation(base, target)
     marks = marked(target)
     counts = PortCounts()
+    own = own_frameworks(target, source)
+    found = known([source_text, *_texts(base)])
     kept: set[int] = set()  # the source blocks whose translation is kept as it is
     used: dict[int, int] = {}  # id(translation node) -> index of the output block it went into
+    placed: dict[int, int] = {}  # the same for every translation node paired, used or not
+    after: dict[int, list[str]] = {}  # what stays after an output block: old cells, for own frameworks or aside
+    own_used = False
     content = _content(source)
     blocks: list[str] = []
     for index, node in enumerate(content):
@@ -254,24 +269,52 @@ def port_document(
         mine = translated.get(id(base_node)) if base_node is not None else None
         if mine is not None and _kind_name(mine) != _kind_name(node):
             mine = None  # of another kind (a list for a table)
+        if mine is not None:
+            placed.setdefault(id(mine), len(blocks))
+        if isinstance(node, CodeCell):
+            cell = ported_cell(node, mine, base_node, (src_lines.lines, tgt_lines.lines), own, source.default_tab,
+                               found, mine is not None and id(mine) not in used)  # fmt: skip
+            if mine is not None:
+                used.setdefault(id(mine), len(blocks))
+            counts.cells_kept += cell.carried
+            counts.aside += cell.aside
+            counts.own_kept += bool(cell.own and cell.after)
+            own_used |= cell.own
+            after[len(blocks)] = cell.after
+            blocks.append(cell.text)
+            continue
         if mine is not None and _takes_translation(node, mine):
             used[id(mine)] = len(blocks)
         else:
-            mine = None if not isinstance(node, CodeCell) else mine
+            mine = None
         kept_before = counts.kept
         block = _block(node, mine, unchanged, marks.get(id(mine)), src_lines, tgt_lines, counts, index in disagreeing)
+        if isinstance(node, TextTab) and mine is not None and shared_own(mine, own):
+            first_line, _, rest = block.partition("\n")  # the translated tab keeps its own frameworks
+            block, own_used = tab_with(first_line, shared_own(mine, own)) + "\n" + rest, True
         blocks.append(with_references(block, renamed) if mine is not None and is_prose(node) else block)
         if counts.kept > kept_before:
             kept.add(index)
-    asides = _asides(target, used, tgt_lines, counts, {src_lines.of(node).strip() for node in content})
+    mine_own = place_own(target, placed, own)
+    for index, nodes in mine_own.after.items():
+        after.setdefault(index, []).extend(tgt_lines.of(node) for node in nodes)
+    counts.own_kept += sum(len(nodes) for nodes in mine_own.after.values())
+    counts.own_archived += len(mine_own.archived)
+    if own_used or mine_own.after:
+        pairs = zip(content, blocks, strict=True)
+        blocks = [setup_with(block, own) if isinstance(node, TabSetup) else block for node, block in pairs]
+    asides = _asides(target, used, tgt_lines, counts, {src_lines.of(node).strip() for node in content}, own, found)
     first = content[0].line if content else len(src_lines.lines) + 1
     out: list[tuple[str, int | None]] = [("\n".join(src_lines.lines[: first - 1]), None)]  # front matter, if any
-    out += [(aside, None) for aside in asides.get(-1, [])]
+    out += [(part, None) for part in [*after.get(-1, []), *asides.get(-1, [])]]
     for index, (node, block) in enumerate(zip(content, blocks, strict=True)):
-        out += [(block, index if index in kept else None), *((aside, None) for aside in asides.get(index, []))]
+        parts = [*after.get(index, []), *asides.get(index, [])]
+        out += [(block, index if index in kept else None), *((part, None) for part in parts)]
         following = content[index + 1].line - 1 if index + 1 < len(content) else len(src_lines.lines)
         out.append(("\n".join(src_lines.lines[node.end_line : following]), None))  # what no node holds, kept
-    return _joined(out, counts)
+    ported = _joined(out, counts)
+    ported.archived = [tgt_lines.of(node) for node in mine_own.archived]
+    return ported
 
 
 def book_renamed_labels(
@@ -308,20 +351,12 @@ def _takes_translation(node: Node, mine: Node) -> bool:
     """Whether a source block takes its translation's text: prose does, a text tab of prose only,
     a code cell when its code is the source's but for comments (it keeps them)."""
     if isinstance(node, CodeCell):
-        return isinstance(mine, CodeCell) and _same_code(mine, node)
+        return isinstance(mine, CodeCell) and same_code(mine, node)
     if isinstance(node, TextTab):
         return all(is_prose(child) for child in node.children)
     if isinstance(node, Heading) and isinstance(mine, Heading):  # one damaged past mending goes aside
         return not heading_damage(mended(mine, "# " + mine.text, node).partition(" ")[2])
     return is_prose(node)
-
-
-def _same_code(mine: CodeCell, node: CodeCell) -> bool:
-    """Whether a translated cell is the source's but for comments: the same code and the same
-    markers (``#@save`` is a comment, and says which code the library takes)."""
-    return cell_key(mine.code) == cell_key(node.code) and [m.name for m in mine.markers] == [
-        m.name for m in node.markers
-    ]
 
 
 def _block(
@@ -336,12 +371,6 @@ def _block(
 ) -> str:
     """One block of the ported document (``disagrees``: its translation, of an unchanged text,
     disagrees with it: kept behind a review mark)."""
-    if isinstance(node, CodeCell):
-        if isinstance(mine, CodeCell) and _same_code(mine, node) and mine.code != node.code:
-            counts.cells_kept += 1  # the source's fence and tab line, the translation's commented code
-            closing = src.of(node, node.code_line + len(node.code.split("\n")), node.end_line)
-            return "\n".join(part for part in (src.of(node, node.line, node.code_line - 1), mine.code, closing) if part)
-        return src.of(node)
     if not is_prose(node) or (isinstance(node, TextTab) and not all(is_prose(c) for c in node.children)):
         return src.of(node)  # a text tab holding code, math or directives is the source's, as code is
     if isinstance(node, Heading) and isinstance(mine, Heading):
@@ -390,13 +419,20 @@ def _heading(node: Heading, mine: Heading, src: _Lines, tgt: _Lines) -> str:
 
 
 def _asides(
-    target: Doc, used: dict[int, int], tgt: _Lines, counts: PortCounts, source: set[str]
+    target: Doc,
+    used: dict[int, int],
+    tgt: _Lines,
+    counts: PortCounts,
+    source: set[str],
+    own: tuple[str, ...],
+    found: Known,
 ) -> dict[int, list[str]]:
     """Translated text the ported document has no place for, after the block of the translated
     block before it (-1: before the first): prose whose base the source dropped, the translator's
-    own additions, cells whose code changed and whose comments differ from the code's -- not a
-    block that is one of the ``source``'s blocks word for word (no translation: the port wrote
-    the source's own)."""
+    own additions, cells that paired with no cell of the source -- only what holds translation
+    (:mod:`.translated`: not an old copy of the source's code or directives), and not a block
+    that is one of the ``source``'s blocks word for word. The language's own cells and tabs are
+    placed apart (:mod:`.own_frameworks`)."""
     out: dict[int, list[str]] = {}
     last = -1
     before = ""  # the kept translated block nothing was put after yet
@@ -410,15 +446,27 @@ def _asides(
                 out.setdefault(last, []).append(tgt.of(node))
                 before = ""
             continue
-        keep = is_prose(node) or (isinstance(node, CodeCell) and without_comments(node.code) != node.code)
-        if keep and _closes_mark(tgt.of(node), before):  # the end of the kept block's slide mark: stays with it
+        if is_own(node, own) or not (is_prose(node) or isinstance(node, CodeCell)):
+            continue
+        if _closes_mark(tgt.of(node), before):  # the end of the kept block's slide mark: stays with it
             out.setdefault(last, []).append(tgt.of(node))
-        elif keep and tgt.of(node).strip() not in source:
+        elif tgt.of(node).strip() not in source and translated_lines(tgt.of(node), found):
             counts.aside += 1
             out.setdefault(last, []).append(holding(MarkKind.ASIDE, tgt.of(node)))
         else:
             continue
         before = ""
+    return out
+
+
+def _texts(doc: Doc) -> list[str]:
+    """The texts of a document's nodes as written (the lines a translation may share with it)."""
+    out = []
+    for node in doc.walk():
+        for name in ("source", "code", "text", "caption", "tex"):
+            value = getattr(node, name, None)
+            if isinstance(value, str):
+                out.append(value)
     return out
 
 
