@@ -103,37 +103,53 @@ def setup_with(setup_text: str, extra: Sequence[str]) -> str:
 @dataclass(slots=True)
 class OwnPlaced:
     """Where the language's own cells and tabs go: after which output block (-1: before the
-    first), or the archive (their group is gone from the source)."""
+    first), or the archive (their group is gone from the source); ``handled``: their ids."""
 
     after: dict[int, list[Node]] = field(default_factory=dict)
     archived: list[Node] = field(default_factory=list)
+    handled: set[int] = field(default_factory=set)
 
 
-def place_own(target: Document, placed: dict[int, int], own: Sequence[str]) -> OwnPlaced:
+def place_own(target: Document, placed: dict[int, int], used: dict[int, int], own: Sequence[str]) -> OwnPlaced:
     """The translation's own cells and tabs placed by their tab group (consecutive cells and
-    text tabs): ``placed`` is ``id(translation node) -> output block`` of what the port put."""
+    text tabs): ``placed`` is ``id(translation node) -> output block`` of what the port paired,
+    ``used`` of what it carried. A cell or tab shared with the source's frameworks the port did
+    not carry goes with its group too, for the language's own frameworks (:func:`own_text`)."""
     out = OwnPlaced()
     nodes = [n for n in target.nodes if read_mark(n) is None]
-    groups = _groups(nodes)
     last = -1
-    for group in groups:
-        members = [n for n in group if is_own(n, own)]
+    for group in _groups(nodes):
+        theirs = [n for n in group if is_own(n, own) or (id(n) not in used and shared_own(n, own))]
         for k, node in enumerate(group):
             if id(node) in placed:
                 last = placed[id(node)]
-            if not is_own(node, own):
+            if node not in theirs:
                 continue
+            out.handled.add(id(node))
             before = [placed[id(n)] for n in group[:k] if id(n) in placed]
             after = [placed[id(n)] for n in group[k + 1 :] if id(n) in placed]
             if before:
                 out.after.setdefault(max(before), []).append(node)
             elif after:
                 out.after.setdefault(min(after) - 1, []).append(node)
-            elif len(members) == len(group):  # a group of its own cells alone: after what came before
+            elif all(is_own(n, own) for n in group):  # a group of its own cells alone: after what came before
                 out.after.setdefault(last, []).append(node)
             else:
                 out.archived.append(node)
     return out
+
+
+def own_text(node: Node, text: str, own: Sequence[str]) -> str:
+    """The text of an own cell or tab as the port keeps it: as written, or -- written for the
+    source's frameworks too -- for the language's own alone."""
+    if is_own(node, own):
+        return text
+    mine = shared_own(node, own)
+    if isinstance(node, TextTab):
+        first, _, rest = text.partition("\n")
+        found = _BEGIN_TAB.match(first)
+        return found["lead"] + ", ".join(mine) + found["rest"] + "\n" + rest if found else text
+    return narrowed(text, mine)
 
 
 def _groups(nodes: list[Node]) -> list[list[Node]]:

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 
 from polybook.check.code import cell_key
 from polybook.dialect.marks import MarkKind, holding
-from polybook.dialect.nodes import CodeCell, Node
+from polybook.dialect.nodes import CodeCell, DisplayMath, Fence, Node
 from polybook.sync.code_text import carried_code
 from polybook.sync.own_frameworks import cell_with_tabs, narrowed, shared_own
+from polybook.sync.source_parts import with_source_attributes
 from polybook.sync.translated import Known, translated_lines
 
 
@@ -73,6 +74,42 @@ def ported_cell(
         out.after.append(narrowed(old, extra))
         out.own = True
     elif not complete and first:
+        out.after.append(holding(MarkKind.ASIDE, old))
+        out.aside = True
+    return out
+
+
+def ported_shown(
+    node: Fence | DisplayMath,
+    mine: Node | None,
+    base: Node | None,
+    unchanged: bool,
+    lines: tuple[list[str], list[str]],
+    found: Known,
+    first: bool,
+) -> PortedCell:
+    """A fence shown, not run (a shell session, sample output), or a display formula, with what
+    its translation translated in it: a fence's comments line by line as a cell's; a formula's
+    whole (``\\text{其中}``) where its base is the source's, else kept aside after it."""
+    src, tgt = lines
+    whole = "\n".join(src[node.line - 1 : node.end_line])
+    if type(mine) is not type(node):
+        return PortedCell(whole)
+    old = "\n".join(tgt[mine.line - 1 : mine.end_line])
+    if not translated_lines(old if isinstance(node, DisplayMath) else "```\n" + old, found):
+        return PortedCell(whole)
+    if isinstance(node, Fence) and isinstance(mine, Fence) and isinstance(base, Fence) and node.closed:
+        carried = carried_code(base.code, node.code, mine.code, found)
+        text = "\n".join([src[node.line - 1], carried.code, src[node.end_line - 1]])
+        out = PortedCell(text, carried=carried.code != node.code)
+        if not carried.complete and first:
+            out.after.append(holding(MarkKind.ASIDE, old))
+            out.aside = True
+        return out
+    if isinstance(node, DisplayMath) and unchanged:
+        return PortedCell(with_source_attributes(old, whole), carried=True)
+    out = PortedCell(whole)
+    if first:
         out.after.append(holding(MarkKind.ASIDE, old))
         out.aside = True
     return out

@@ -38,13 +38,24 @@ from polybook.dialect.marks import (
     read_mark,
     untranslated,
 )
-from polybook.dialect.nodes import Block, CodeCell, Figure, Heading, Node, Paragraph, TabSetup, TextTab
+from polybook.dialect.nodes import (
+    Block,
+    CodeCell,
+    DisplayMath,
+    Fence,
+    Figure,
+    Heading,
+    Node,
+    Paragraph,
+    TabSetup,
+    TextTab,
+)
 from polybook.dialect.nodes import Document as Doc
 from polybook.dialect.slides import PAIRS, find_slide_marks
 from polybook.sync.mend import mended
 from polybook.sync.moved import with_moved
-from polybook.sync.own_frameworks import is_own, own_frameworks, place_own, setup_with, shared_own, tab_with
-from polybook.sync.port_cells import ported_cell, same_code
+from polybook.sync.own_frameworks import own_frameworks, own_text, place_own, setup_with, shared_own, tab_with
+from polybook.sync.port_cells import ported_cell, ported_shown, same_code
 from polybook.sync.source_parts import in_source_figure, renamed_labels, with_references, with_source_attributes
 from polybook.sync.translated import Known, known, translated_lines
 
@@ -271,9 +282,12 @@ def port_document(
             mine = None  # of another kind (a list for a table)
         if mine is not None:
             placed.setdefault(id(mine), len(blocks))
-        if isinstance(node, CodeCell):
-            cell = ported_cell(node, mine, base_node, (src_lines.lines, tgt_lines.lines), own, source.default_tab,
-                               found, mine is not None and id(mine) not in used)  # fmt: skip
+        if isinstance(node, (CodeCell, Fence, DisplayMath)):
+            lines, first = (src_lines.lines, tgt_lines.lines), mine is not None and id(mine) not in used
+            if isinstance(node, CodeCell):
+                cell = ported_cell(node, mine, base_node, lines, own, source.default_tab, found, first)
+            else:
+                cell = ported_shown(node, mine, base_node, unchanged, lines, found, first)
             if mine is not None:
                 used.setdefault(id(mine), len(blocks))
             counts.cells_kept += cell.carried
@@ -295,15 +309,17 @@ def port_document(
         blocks.append(with_references(block, renamed) if mine is not None and is_prose(node) else block)
         if counts.kept > kept_before:
             kept.add(index)
-    mine_own = place_own(target, placed, own)
+    mine_own = place_own(target, placed, used, own)
     for index, nodes in mine_own.after.items():
-        after.setdefault(index, []).extend(tgt_lines.of(node) for node in nodes)
+        after.setdefault(index, []).extend(own_text(node, tgt_lines.of(node), own) for node in nodes)
     counts.own_kept += sum(len(nodes) for nodes in mine_own.after.values())
     counts.own_archived += len(mine_own.archived)
     if own_used or mine_own.after:
         pairs = zip(content, blocks, strict=True)
         blocks = [setup_with(block, own) if isinstance(node, TabSetup) else block for node, block in pairs]
-    asides = _asides(target, used, tgt_lines, counts, {src_lines.of(node).strip() for node in content}, own, found)
+    asides = _asides(
+        target, used, tgt_lines, counts, {src_lines.of(node).strip() for node in content}, found, mine_own.handled
+    )
     first = content[0].line if content else len(src_lines.lines) + 1
     out: list[tuple[str, int | None]] = [("\n".join(src_lines.lines[: first - 1]), None)]  # front matter, if any
     out += [(part, None) for part in [*after.get(-1, []), *asides.get(-1, [])]]
@@ -313,7 +329,7 @@ def port_document(
         following = content[index + 1].line - 1 if index + 1 < len(content) else len(src_lines.lines)
         out.append(("\n".join(src_lines.lines[node.end_line : following]), None))  # what no node holds, kept
     ported = _joined(out, counts)
-    ported.archived = [tgt_lines.of(node) for node in mine_own.archived]
+    ported.archived = [own_text(node, tgt_lines.of(node), own) for node in mine_own.archived]
     return ported
 
 
@@ -424,8 +440,8 @@ def _asides(
     tgt: _Lines,
     counts: PortCounts,
     source: set[str],
-    own: tuple[str, ...],
     found: Known,
+    placed: set[int],
 ) -> dict[int, list[str]]:
     """Translated text the ported document has no place for, after the block of the translated
     block before it (-1: before the first): prose whose base the source dropped, the translator's
@@ -446,8 +462,8 @@ def _asides(
                 out.setdefault(last, []).append(tgt.of(node))
                 before = ""
             continue
-        if is_own(node, own) or not (is_prose(node) or isinstance(node, CodeCell)):
-            continue
+        if id(node) in placed:
+            continue  # the language's own cells and tabs, placed with their group (:mod:`.own_frameworks`)
         if _closes_mark(tgt.of(node), before):  # the end of the kept block's slide mark: stays with it
             out.setdefault(last, []).append(tgt.of(node))
         elif tgt.of(node).strip() not in source and translated_lines(tgt.of(node), found):

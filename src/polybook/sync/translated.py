@@ -3,12 +3,14 @@
 A line is *translated* when a translator wrote it, not the source: compared with the lines of the
 source and of the base it was translated from (``known``), whitespace folded,
 
-* a line of prose holding a letter, not markup alone (a fence, ``:label:`x```, ``:end_tab:``,
-  ``#@tab``, a polybook mark's first or last line), that holds a letter outside ASCII (Chinese,
-  Japanese, ``ç``, ``ş``) or is none of the known lines (a Portuguese sentence in ASCII);
-* a line of code holding a letter outside ASCII (``print(f'w的估计误差')``, a translated comment),
-  or whose comment and strings -- what a translator translates in code -- are none of the known
-  lines' (a comment in ASCII); the code itself is the source's, old or new, never translation.
+* a line of prose, not markup alone (a fence, ``:label:`x```, ``:end_tab:``, ``#@tab``, a
+  polybook mark's first or last line), that holds a letter outside ASCII (Chinese, Japanese,
+  ``ç``, ``ş``) or a word (three ASCII letters or more, any case) that no known line holds (a
+  Portuguese sentence in ASCII) -- not a line the known ones hold, nor a formula or a sentence
+  of theirs rewrapped (``$$y = Xw$$`` out of ``(**$$y = Xw$$**)``: no word of its own);
+* a line of code whose comment and strings -- what a translator translates in code -- hold a
+  letter outside ASCII (``print(f'w的估计误差')``, a translated comment) or such a word; the
+  code itself, and a ``#@`` or ``%%`` marker, is the source's, old or new, never translation.
 
 So an old copy of the source (0.17's English code a translation kept, a directive whose blank
 line differed) is no translation: an aside holding only that holds nothing to keep. The same
@@ -32,7 +34,7 @@ class Known:
     """The lines of the source and base texts (folded), and their code lines' comments and strings."""
 
     lines: frozenset[str]
-    parts: frozenset[str]
+    words: frozenset[str]  # lower case
 
 
 def fold(line: str) -> str:
@@ -41,13 +43,18 @@ def fold(line: str) -> str:
 
 def known(texts: Iterable[str]) -> Known:
     lines: set[str] = set()
-    parts: set[str] = set()
+    words: set[str] = set()
     for text in texts:
-        for line in text.split("\n"):
-            folded = fold(line)
-            lines.add(folded)
-            parts.add(translatable(folded))
-    return Known(frozenset(lines), frozenset(parts))
+        lines.update(fold(line) for line in text.split("\n"))
+        words.update(word.lower() for word in _WORD.findall(text))
+    return Known(frozenset(lines), frozenset(words))
+
+
+_WORD = re.compile(r"[A-Za-z]{3,}")
+
+
+def _new_word(text: str, found: Known) -> bool:
+    return any(word.lower() not in found.words for word in _WORD.findall(text))
 
 
 def foreign(line: str) -> bool:
@@ -90,14 +97,16 @@ def translatable(code_line: str) -> str:
 def is_translated(line: str, found: Known, code: bool) -> bool:
     """Whether ``line`` (of code when ``code``) is translation, as the module says."""
     folded = fold(line)
-    if not folded or not _has_letter(folded):
+    if not folded or not _has_letter(folded) or folded in found.lines:
         return False
     if code:
+        if folded.startswith(("#@", "%%")):
+            return False
         part = translatable(folded)
-        return foreign(folded) or (_has_letter(part) and part not in found.parts and folded not in found.lines)
+        return foreign(part) or _new_word(part, found)
     if _MARKUP.match(folded):
         return False
-    return foreign(folded) or folded not in found.lines
+    return foreign(folded) or _new_word(folded, found)
 
 
 def translated_lines(text: str, found: Known) -> list[str]:
