@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from polybook.check.align import align, token_ratio
 from polybook.check.code import cell_key, match_cells
 from polybook.check.segments import pair_segments
+from polybook.dialect import DialectSettings, parse_text
 from polybook.dialect.builder import heading_damage
 from polybook.dialect.marks import (
     READ_AS_SOURCE,
@@ -57,6 +58,7 @@ from polybook.sync.moved import with_moved
 from polybook.sync.own_frameworks import own_frameworks, own_text, place_own, setup_with, shared_own, tab_with
 from polybook.sync.port_cells import ported_cell, ported_shown, same_code
 from polybook.sync.source_parts import in_source_figure, renamed_labels, with_references, with_source_attributes
+from polybook.sync.swallowed import swallowed
 from polybook.sync.translated import Known, known, translated_lines
 
 _PROSE = (Paragraph, Heading, Figure, TextTab)
@@ -264,8 +266,15 @@ def port_document(
     if renamed is None:
         renamed = renamed_labels(bases, source)
     translated = base_to_translation(base, target)
-    marks = marked(target)
     counts = PortCounts()
+    split, splits = swallowed(base, target_text, translated)
+    if splits:  # a heading that swallowed its paragraph, split (:mod:`.swallowed`)
+        counts.mended += splits
+        target_text, tgt_lines = split, _Lines(split)
+        settings = DialectSettings(target.language, target.frameworks, target.default_tab)
+        target = parse_text(split, target.path, settings)
+        translated = base_to_translation(base, target)
+    marks = marked(target)
     own = own_frameworks(target, source)
     found = known([source_text, *_texts(base)])
     kept: set[int] = set()  # the source blocks whose translation is kept as it is
@@ -306,6 +315,8 @@ def port_document(
         if isinstance(node, TextTab) and mine is not None and shared_own(mine, own):
             first_line, _, rest = block.partition("\n")  # the translated tab keeps its own frameworks
             block, own_used = tab_with(first_line, shared_own(mine, own)) + "\n" + rest, True
+        if isinstance(node, TextTab) and not node.closed:  # the source's own fault is not the translation's
+            block = block.rstrip("\n") + "\n:end_tab:"  # closed where the parser ends it
         blocks.append(with_references(block, renamed) if mine is not None and is_prose(node) else block)
         if counts.kept > kept_before:
             kept.add(index)
