@@ -42,9 +42,11 @@ def is_own(node: Node, own: Sequence[str]) -> bool:
 
 
 def shared_own(node: Node, own: Sequence[str]) -> tuple[str, ...]:
-    """The language's own frameworks a cell or tab written for several names."""
-    frameworks = getattr(node, "frameworks", ()) or ()
-    return tuple(f for f in own if f in frameworks)
+    """The language's own frameworks a cell or tab written for several names (not the tab
+    declaration, :class:`TabSetup`, which names frameworks too: the source's is written)."""
+    if not isinstance(node, (CodeCell, TextTab)):
+        return ()
+    return tuple(f for f in own if f in node.frameworks)
 
 
 def _spec_with(spec: str, extra: Sequence[str]) -> str:
@@ -63,7 +65,8 @@ def cell_with_tabs(header: str, extra: Sequence[str], default: str) -> str:
     for k, line in enumerate(lines[1:], 1):
         found = _TAB_LINE.match(line)
         if found:
-            lines[k] = found["lead"] + _spec_with(found["spec"], extra)
+            spec = _spec_with(found["spec"], extra)
+            lines[k] = line if spec == found["spec"] else found["lead"] + spec  # ``all`` names them already
             return "\n".join(lines)
     return "\n".join([lines[0], "#@tab " + _spec_with(default, extra), *lines[1:]])
 

@@ -55,7 +55,7 @@ from polybook.dialect.nodes import Document as Doc
 from polybook.dialect.slides import PAIRS, find_slide_marks
 from polybook.sync.mend import mended
 from polybook.sync.moved import with_moved
-from polybook.sync.own_frameworks import own_frameworks, own_text, place_own, setup_with, shared_own, tab_with
+from polybook.sync.own_frameworks import is_own, own_frameworks, own_text, place_own, setup_with, shared_own, tab_with
 from polybook.sync.port_cells import ported_cell, ported_shown, same_code
 from polybook.sync.source_parts import in_source_figure, renamed_labels, with_references, with_source_attributes
 from polybook.sync.swallowed import swallowed
@@ -146,9 +146,10 @@ def base_to_source(base: Doc, source: Doc) -> dict[int, tuple[Node, bool]]:
     }
 
 
-def base_to_translation(base: Doc, target: Doc) -> dict[int, Node]:
+def base_to_translation(base: Doc, target: Doc, own: tuple[str, ...] = ()) -> dict[int, Node]:
     """``id(base node) -> translation node``: shared anchors (cells, labels, figures), and in
-    between, blocks of the same kind in order -- what the checker pairs."""
+    between, blocks of the same kind in order -- what the checker pairs; never a cell or tab of
+    the translation's ``own`` frameworks alone (no base has one: :mod:`.own_frameworks`)."""
     match = match_cells(base, target)
     alignment = pair_segments(base, target, match)
     top_base, top_target = {id(n) for n in base.nodes}, {id(n) for n in target.nodes}
@@ -158,7 +159,11 @@ def base_to_translation(base: Doc, target: Doc) -> dict[int, Node]:
             out[cell_id] = cell
     for src_seg, tgt_seg in alignment.pairs:
         old = [i.node for i in src_seg.items if i.tab is None and read_mark(i.node) is None]
-        new = [i.node for i in tgt_seg.items if i.tab is None and read_mark(i.node) is None and not _marks_only(i.node)]
+        new = [
+            i.node
+            for i in tgt_seg.items
+            if i.tab is None and read_mark(i.node) is None and not _marks_only(i.node) and not is_own(i.node, own)
+        ]
         kinds = align(_keys(old), _keys(new), _kinship, 0.5)
         out.update({id(old[p.source]): new[p.target] for p in kinds if p.source is not None and p.target is not None})
     return out
@@ -265,7 +270,8 @@ def port_document(
         bases = base_to_source(base, source)
     if renamed is None:
         renamed = renamed_labels(bases, source)
-    translated = base_to_translation(base, target)
+    own = own_frameworks(target, source)
+    translated = base_to_translation(base, target, own)
     counts = PortCounts()
     split, splits = swallowed(base, target_text, translated)
     if splits:  # a heading that swallowed its paragraph, split (:mod:`.swallowed`)
@@ -273,14 +279,14 @@ def port_document(
         target_text, tgt_lines = split, _Lines(split)
         settings = DialectSettings(target.language, target.frameworks, target.default_tab)
         target = parse_text(split, target.path, settings)
-        translated = base_to_translation(base, target)
+        translated = base_to_translation(base, target, own)
     marks = marked(target)
-    own = own_frameworks(target, source)
     found = known([source_text, *_texts(base)])
     kept: set[int] = set()  # the source blocks whose translation is kept as it is
     used: dict[int, int] = {}  # id(translation node) -> index of the output block it went into
     placed: dict[int, int] = {}  # the same for every translation node paired, used or not
-    after: dict[int, list[str]] = {}  # what stays after an output block: old cells, for own frameworks or aside
+    after: dict[int, list[str]] = {}  # what stays after an output block: old cells for own frameworks
+    aside_after: dict[int, list[str]] = {}  # ... and then old cells kept aside
     own_used = False
     content = _content(source)
     blocks: list[str] = []
@@ -303,7 +309,7 @@ def port_document(
             counts.aside += cell.aside
             counts.own_kept += bool(cell.own and cell.after)
             own_used |= cell.own
-            after[len(blocks)] = cell.after
+            (aside_after if cell.aside else after)[len(blocks)] = cell.after  # own cells first, then asides
             blocks.append(cell.text)
             continue
         if mine is not None and _takes_translation(node, mine):
@@ -335,7 +341,7 @@ def port_document(
     out: list[tuple[str, int | None]] = [("\n".join(src_lines.lines[: first - 1]), None)]  # front matter, if any
     out += [(part, None) for part in [*after.get(-1, []), *asides.get(-1, [])]]
     for index, (node, block) in enumerate(zip(content, blocks, strict=True)):
-        parts = [*after.get(index, []), *asides.get(index, [])]
+        parts = [*after.get(index, []), *aside_after.get(index, []), *asides.get(index, [])]
         out += [(block, index if index in kept else None), *((part, None) for part in parts)]
         following = content[index + 1].line - 1 if index + 1 < len(content) else len(src_lines.lines)
         out.append(("\n".join(src_lines.lines[node.end_line : following]), None))  # what no node holds, kept
@@ -473,8 +479,8 @@ def _asides(
                 out.setdefault(last, []).append(tgt.of(node))
                 before = ""
             continue
-        if id(node) in placed:
-            continue  # the language's own cells and tabs, placed with their group (:mod:`.own_frameworks`)
+        if id(node) in placed or isinstance(node, TabSetup):
+            continue  # own cells and tabs, placed with their group (:mod:`.own_frameworks`); the source's declaration
         if _closes_mark(tgt.of(node), before):  # the end of the kept block's slide mark: stays with it
             out.setdefault(last, []).append(tgt.of(node))
         elif tgt.of(node).strip() not in source and translated_lines(tgt.of(node), found):
