@@ -150,3 +150,13 @@ def test_translated_lines_are_told_from_old_copies_of_the_source() -> None:
     found = known(["We count.\n", "x = make(3)  # Make data\n"])
     text = "十まで。\n\nContamos até dez.\n\n$$y = Xw$$\n\n```python\nx = make(2)  # Make data\nprint('olá')\n```\n"
     assert translated_lines(text, found) == ["十まで。", "Contamos até dez.", "print('olá')"]
+
+
+def test_a_cell_for_all_frameworks_runs_the_languages_own_too_and_is_not_doubled() -> None:
+    base = "Show.\n\n" + cell("all", "for x in data:\n    print('premise:', x)")
+    target = "展示。\n\n" + cell("all", "for x in data:\n    print('前提：', x)")
+    source = base.replace("for x in data", "for x in data[:3]")
+    out = port(base, source, target)
+    assert cell("all", "for x in data[:3]:\n    print('前提：', x)") in out.text + "\n"
+    assert "#@tab paddle" not in out.text
+    assert again(source, out.text) == out.text

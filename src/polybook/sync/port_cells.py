@@ -58,7 +58,7 @@ def ported_cell(
         return PortedCell(whole)
     head = "\n".join(src[node.line - 1 : node.code_line - 1])
     closing = "\n".join(src[node.code_line - 1 + len(node.code.split("\n")) : node.end_line])
-    extra = shared_own(mine, own)
+    extra = () if (node.tab or "").strip() == "all" else shared_own(mine, own)  # ``all`` runs them already
     old = "\n".join(tgt[mine.line - 1 : mine.end_line])
     if same_code(mine, node):
         text = "\n".join(part for part in (cell_with_tabs(head, extra, default_tab), mine.code, closing) if part)
