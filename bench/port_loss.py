@@ -13,7 +13,8 @@ aside) are in a file of the language or its archive (``editions/LANG-*``); an ow
 code is in a document of the language outside asides (the site), in an aside, or in the
 archive. Printed: lines before, lost (goal 0, the first few shown), own cells and the tab lists
 naming their frameworks before and after, where they are, only in git history (goal 0); the
-port's seconds. Nothing is asserted; the book is never changed.
+port's seconds; how many files a second port would change (committed first; goal 0).
+Nothing is asserted; the book is never changed.
 
     .venv/bin/python bench/port_loss.py BOOK_DIR LANG... [--keep DIR] [--show N] [--force]
 """
@@ -145,6 +146,11 @@ def measure(book: Path, lang: str, show: int, keep: Path | None, forced: bool) -
         names_after = sum(own_names(_ASIDE.sub("", t), own) for t in site.values())
         print(f"  own frameworks {sorted(own)}: {len(cells):,} cells and tabs before; {where}; "
               f"tab lists naming them {names_before:,} before, {names_after:,} after")  # fmt: skip
+        git = ["git", "-c", "user.email=port@bench", "-c", "user.name=bench"]
+        subprocess.run(["git", "add", "-A"], cwd=copy, check=True, capture_output=True)
+        subprocess.run([*git, "commit", "-qm", "ported"], cwd=copy, check=True, capture_output=True)
+        again = subprocess.run([*POLYBOOK, "port", lang, *force], cwd=copy, capture_output=True, text=True)
+        print(f"  a second port would change {again.stdout.count('diff --polybook ')} files (goal 0)")
 
 
 def main() -> None:
