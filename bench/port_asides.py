@@ -22,7 +22,7 @@ from polybook.check.align import token_ratio
 from polybook.config import load_config
 from polybook.dialect import parse_text
 from polybook.dialect.marks import MarkKind, marked, read_mark
-from polybook.sync.port_document import base_to_translation, is_prose, prose_key
+from polybook.sync.port_pairs import base_to_translation, is_prose, prose_key
 from polybook.sync.translated import known, translated_lines
 
 ALIKE = 0.9

@@ -24,9 +24,6 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from polybook.check.align import align, token_ratio
-from polybook.check.code import cell_key, match_cells
-from polybook.check.segments import pair_segments
 from polybook.dialect import DialectSettings, parse_text
 from polybook.dialect.builder import heading_damage
 from polybook.dialect.marks import (
@@ -40,30 +37,30 @@ from polybook.dialect.marks import (
     untranslated,
 )
 from polybook.dialect.nodes import (
-    Block,
     CodeCell,
     DisplayMath,
     Fence,
     Figure,
     Heading,
     Node,
-    Paragraph,
     TabSetup,
     TextTab,
 )
 from polybook.dialect.nodes import Document as Doc
-from polybook.dialect.slides import PAIRS, find_slide_marks
 from polybook.sync.mend import mended
-from polybook.sync.moved import with_moved
-from polybook.sync.own_frameworks import is_own, own_frameworks, own_text, place_own, setup_with, shared_own, tab_with
+from polybook.sync.own_frameworks import own_frameworks, own_text, place_own, setup_with, shared_own, tab_with
 from polybook.sync.port_cells import ported_cell, ported_shown, same_code
+from polybook.sync.port_pairs import (
+    base_to_source,
+    base_to_translation,
+    closes_mark,
+    content_of,
+    is_prose,
+    kind_name,
+)
 from polybook.sync.source_parts import in_source_figure, renamed_labels, with_references, with_source_attributes
 from polybook.sync.swallowed import swallowed
 from polybook.sync.translated import Known, known, translated_lines
-
-_PROSE = (Paragraph, Heading, Figure, TextTab)
-#: A block's text that is only slide marks: what it writes is no translation of anything.
-_MARKS_ONLY = re.compile("(?:\\s|" + "|".join(re.escape(mark) for pair in PAIRS for mark in pair) + ")+")
 
 
 @dataclass(slots=True)
@@ -93,147 +90,7 @@ class PortedText:
     # the lines (first, last) of each kept translation, by the index of its source block
     kept: dict[int, tuple[int, int]] = field(default_factory=dict)
     archived: list[str] = field(default_factory=list)  # own cells whose group the source dropped
-
-
-def is_prose(node: Node) -> bool:
-    return isinstance(node, _PROSE) or (isinstance(node, Block) and node.kind != "html")
-
-
-def prose_key(node: Node) -> str:
-    """What a prose block says, for pairing a base with the source."""
-    if isinstance(node, Heading):
-        return node.text  # its level and label come from the source whatever the translation had
-    if isinstance(node, Figure):
-        return f"{node.caption} {node.src}"
-    if isinstance(node, TextTab):
-        return f"{node.spec} " + " ".join(prose_key(child) for child in node.children if is_prose(child))
-    return node.source  # type: ignore[attr-defined]
-
-
-def _key(node: Node) -> str:
-    """A node's kind and content: blocks pair only with blocks of their kind."""
-    kind = type(node).__name__
-    if is_prose(node):
-        return f"{kind} {prose_key(node)}"
-    if isinstance(node, CodeCell):
-        return f"{kind} {cell_key(node.code)}"
-    return f"{kind} {getattr(node, 'tex', '') or getattr(node, 'source', '')}"
-
-
-def _similarity(a: str, b: str) -> float:
-    """Of two blocks of one kind, by their words (the kind itself is no shared word: "Summary"
-    and "Discussion" headings have nothing in common)."""
-    kind_a, _, rest_a = a.partition(" ")
-    kind_b, _, rest_b = b.partition(" ")
-    return token_ratio(rest_a, rest_b) if kind_a == kind_b else 0.0
-
-
-def _content(doc: Doc) -> list[Node]:
-    """The top-level nodes but polybook's own marks (they travel with the block they mark)."""
-    return [node for node in doc.nodes if read_mark(node) is None]
-
-
-def base_to_source(base: Doc, source: Doc) -> dict[int, tuple[Node, bool]]:
-    """``id(source node) -> (base node, unchanged)``: each source block's base, by content, in
-    order and then, for what that leaves over, wherever the source moved it (:mod:`.moved`)."""
-    old, new = _content(base), _content(source)
-    old_keys, new_keys = [_key(n) for n in old], [_key(n) for n in new]
-    pairs = with_moved(align(old_keys, new_keys, _similarity, 0.5), old_keys, new_keys, _similarity)
-    return {
-        id(new[p.target]): (old[p.source], p.kind == "equal")
-        for p in pairs
-        if p.source is not None and p.target is not None
-    }
-
-
-def base_to_translation(base: Doc, target: Doc, own: tuple[str, ...] = ()) -> dict[int, Node]:
-    """``id(base node) -> translation node``: shared anchors (cells, labels, figures), and in
-    between, blocks of the same kind in order -- what the checker pairs; never a cell or tab of
-    the translation's ``own`` frameworks alone (no base has one: :mod:`.own_frameworks`)."""
-    match = match_cells(base, target)
-    alignment = pair_segments(base, target, match)
-    top_base, top_target = {id(n) for n in base.nodes}, {id(n) for n in target.nodes}
-    out = {id(b): t for b, t in alignment.anchors if id(b) in top_base and id(t) in top_target}
-    for cell_id, cell in match.source_to_target.items():
-        if cell_id in top_base and id(cell) in top_target:
-            out[cell_id] = cell
-    for src_seg, tgt_seg in alignment.pairs:
-        old = [i.node for i in src_seg.items if i.tab is None and read_mark(i.node) is None]
-        new = [
-            i.node
-            for i in tgt_seg.items
-            if i.tab is None and read_mark(i.node) is None and not _marks_only(i.node) and not is_own(i.node, own)
-        ]
-        kinds = align(_keys(old), _keys(new), _kinship, 0.5)
-        out.update({id(old[p.source]): new[p.target] for p in kinds if p.source is not None and p.target is not None})
-    return out
-
-
-def _marks_only(node: Node) -> bool:
-    """Whether a paragraph is slide marks alone (``**)``)."""
-    return isinstance(node, Paragraph) and _MARKS_ONLY.fullmatch(node.source) is not None
-
-
-def _closes_mark(text: str, before: str) -> bool:
-    """Whether ``text``, slide marks alone, closes the marks ``before`` leaves open (and opens none)."""
-    if _MARKS_ONLY.fullmatch(text) is None or not before or not find_slide_marks(before)[1]:
-        return False
-    return not find_slide_marks(f"{before}\n\n{text}")[1]
-
-
-def _keys(nodes: list[Node]) -> list[str]:
-    """The blocks' :func:`_kind` (a heading's with its level: the translation's sections are the
-    base's), each made unique by its place in the stretch (after :data:`_AT`, as a share of its
-    length): no two keys are equal, so the stretch is paired by how alike its blocks are alone --
-    a longest common subsequence of equal keys would pair a bare paragraph with the next bare one,
-    past those whose formulas the translator damaged."""
-    size = max(1, len(nodes) - 1)
-    out = []
-    for place, node in enumerate(nodes):
-        kind = _kind(node)
-        if isinstance(node, Heading):
-            kind = kind.replace("Heading", f"Heading{node.level}", 1)
-        out.append(f"{kind}{_AT}{place / size:.4f}")
-    return out
-
-
-def _kind(node: Node) -> str:
-    """A node's kind and what of it no translation changes -- a text tab's frameworks (a pytorch
-    tab is not an mxnet one), a block's formulas, inline code, references and links, each once,
-    in order -- separated by a character no text holds. Blocks of one kind that share these
-    pair first: a paragraph the translator split or joined shifts none of the others."""
-    if isinstance(node, TextTab):
-        return "TextTab" + _APART + _APART.join(sorted(node.frameworks))
-    neutral = (f"{i.kind}:{i.name}:{i.value}" for i in getattr(node, "inlines", ()) if i.kind in _NEUTRAL)
-    return _APART.join([_kind_name(node), *dict.fromkeys(neutral)])
-
-
-def _kind_name(node: Node) -> str:
-    """A block's kind: its node's type, a block's own kind with it (a list is no table)."""
-    return f"Block.{node.kind}" if isinstance(node, Block) else type(node).__name__
-
-
-_APART = "\x1f"  # the unit separator: no Markdown text holds it
-_AT = "\x1e"  # the record separator, before a key's place
-_NEUTRAL = ("math", "code", "role", "link")
-
-
-def _kinship(a: str, b: str) -> float:
-    """How alike two blocks of :func:`_keys` are: not at all when of different kinds; of one kind,
-    0.5, up to 0.4 more by how much of what no translation changes they share, and up to 0.1 more
-    by how near their places are (of blocks alike but for their places -- where the translator
-    left some out -- those at the same share of the stretch pair); two text tabs only by how far
-    their frameworks overlap."""
-    kind_a, _, at_a = a.rpartition(_AT)
-    kind_b, _, at_b = b.rpartition(_AT)
-    kind_a, *mine = kind_a.split(_APART)
-    kind_b, *theirs = kind_b.split(_APART)
-    if kind_a != kind_b:
-        return 0.0
-    shared = len(set(mine) & set(theirs)) / max(1, len(set(mine) | set(theirs)))
-    if kind_a == "TextTab":
-        return shared
-    return 0.5 + 0.4 * shared + 0.1 * (1 - abs(float(at_a) - float(at_b)))
+    blocks: list[str] = field(default_factory=list)  # each source block as ported (what a bench reads)
 
 
 class _Lines:
@@ -288,12 +145,12 @@ def port_document(
     after: dict[int, list[str]] = {}  # what stays after an output block: old cells for own frameworks
     aside_after: dict[int, list[str]] = {}  # ... and then old cells kept aside
     own_used = False
-    content = _content(source)
+    content = content_of(source)
     blocks: list[str] = []
     for index, node in enumerate(content):
         base_node, unchanged = bases.get(id(node), (None, False))
         mine = translated.get(id(base_node)) if base_node is not None else None
-        if mine is not None and _kind_name(mine) != _kind_name(node):
+        if mine is not None and kind_name(mine) != kind_name(node):
             mine = None  # of another kind (a list for a table)
         if mine is not None:
             placed.setdefault(id(mine), len(blocks))
@@ -347,6 +204,7 @@ def port_document(
         out.append(("\n".join(src_lines.lines[node.end_line : following]), None))  # what no node holds, kept
     ported = _joined(out, counts)
     ported.archived = [own_text(node, tgt_lines.of(node), own) for node in mine_own.archived]
+    ported.blocks = blocks
     return ported
 
 
@@ -481,7 +339,7 @@ def _asides(
             continue
         if id(node) in placed or isinstance(node, TabSetup):
             continue  # own cells and tabs, placed with their group (:mod:`.own_frameworks`); the source's declaration
-        if _closes_mark(tgt.of(node), before):  # the end of the kept block's slide mark: stays with it
+        if closes_mark(tgt.of(node), before):  # the end of the kept block's slide mark: stays with it
             out.setdefault(last, []).append(tgt.of(node))
         elif tgt.of(node).strip() not in source and translated_lines(tgt.of(node), found):
             counts.aside += 1
