@@ -117,11 +117,12 @@ def measure(book: Path, lang: str, show: int, keep: Path | None, forced: bool) -
         lines = [(path, line) for path, text in before.items() for line in translated_lines(text, found)]
         cells = [(path, cell) for path, text in before.items() if path.suffix == ".md" for cell in own_cells(text, own)]
         names_before = sum(own_names(text, own) for text in before.values())
-        started = time.perf_counter()
         force = ["--force"] if forced else []
+        started, cpu = time.perf_counter(), _children_cpu()
         done = subprocess.run([*POLYBOOK, "port", lang, "--write", *force], cwd=copy, capture_output=True, text=True)
-        seconds = time.perf_counter() - started
-        print(f"{lang}: port {seconds:.1f} s, exit {done.returncode}; {done.stderr.strip().splitlines()[-1:]}")
+        seconds, cpu = time.perf_counter() - started, _children_cpu() - cpu
+        print(f"{lang}: port {seconds:.1f} s ({cpu:.1f} CPU-s: the machine's load aside), exit {done.returncode}")
+        print(f"  {done.stderr.strip().splitlines()[-1:]}")
         if done.returncode:
             print(done.stderr[-2000:])
             return
