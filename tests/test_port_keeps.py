@@ -160,3 +160,13 @@ def test_a_cell_for_all_frameworks_runs_the_languages_own_too_and_is_not_doubled
     assert cell("all", "for x in data[:3]:\n    print('前提：', x)") in out.text + "\n"
     assert "#@tab paddle" not in out.text
     assert again(source, out.text) == out.text
+
+
+def test_a_block_the_source_rewrote_in_place_keeps_its_translation_marked_stale() -> None:
+    old = "Due to the length of this book, we cannot possibly introduce every single function and class."
+    new = "While we cannot possibly introduce every function and class, the documentation does."
+    base = f"# Docs\n\n{old}\n\nEnd.\n"
+    target = "# 文書\n\n本の長さのため、すべての関数とクラスを紹介することはできません。\n\n終わり。\n"
+    out = port(base, base.replace(old, new), target, EN).text
+    assert f"<!-- polybook:stale\n{new}\n-->\n本の長さのため" in out
+    assert "untranslated" not in out and "aside" not in out

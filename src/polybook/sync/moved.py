@@ -25,7 +25,8 @@ def with_moved(
 ) -> list[Pair]:
     """``pairs`` (an alignment of ``old`` to ``new``) with the items it left over on both sides
     paired when alike enough (:data:`MOVED`), each at most once, the most alike first; an item
-    left over equal to one on the other side pairs as equal."""
+    left over equal to one on the other side pairs as equal. The order is ``pairs``', a moved
+    item's pair standing where its ``old`` item was left over."""
     gone = [p.source for p in pairs if p.target is None and p.source is not None]
     added = [p.target for p in pairs if p.source is None and p.target is not None]
     if not gone or not added:
@@ -42,17 +43,55 @@ def with_moved(
             if ratio >= MOVED:
                 found.append((ratio, s, t))
     found.sort(key=lambda item: (-item[0], item[1], item[2]))
-    taken_s: set[int] = set()
+    taken_s: dict[int, Pair] = {}
     taken_t: set[int] = set()
-    moved: list[Pair] = []
     for ratio, s, t in found:
         if s in taken_s or t in taken_t:
             continue
-        taken_s.add(s)
+        taken_s[s] = Pair(s, t, "equal" if old[s] == new[t] else "similar", ratio)
         taken_t.add(t)
-        moved.append(Pair(s, t, "equal" if old[s] == new[t] else "similar", ratio))
-    if not moved:
-        return pairs
-    whole = [p for p in pairs if p.source is not None and p.target is not None]  # paired in order
-    left = [p for p in pairs if p not in whole and p.source not in taken_s and p.target not in taken_t]
-    return whole + moved + left
+    out = []  # in the order of ``pairs``: a moved block where its base stood
+    for p in pairs:
+        if p.target is None and p.source in taken_s:
+            out.append(taken_s[p.source])
+        elif not (p.source is None and p.target in taken_t):
+            out.append(p)
+    return out
+
+
+#: How alike a block rewritten in place must be to its base: any likeness a ratio of words
+#: finds at all (below it two texts share next to nothing, :data:`polybook.check.align._TOKEN_FLOOR`).
+REWRITTEN = 0.3
+
+
+def with_rewritten(
+    pairs: list[Pair], old: Sequence[str], new: Sequence[str], similarity: Callable[[str, str], float]
+) -> list[Pair]:
+    """``pairs`` with the blocks the source rewrote in place paired: between two paired blocks,
+    as many left over on each side, of the same kinds in the same order, each pair alike at
+    least :data:`REWRITTEN` (d2l 1.0's new wording of lookup-api.md's opening tabs): a changed
+    block -- its translation kept, marked stale -- not a dropped one and a new one."""
+    out: list[Pair] = []
+    run: list[Pair] = []
+    for pair in [*pairs, None]:
+        if pair is not None and (pair.source is None or pair.target is None):
+            run.append(pair)
+            continue
+        out += _in_place(run, old, new, similarity)
+        run = []
+        if pair is not None:
+            out.append(pair)
+    return out
+
+
+def _in_place(
+    run: list[Pair], old: Sequence[str], new: Sequence[str], similarity: Callable[[str, str], float]
+) -> list[Pair]:
+    gone = [p.source for p in run if p.source is not None]
+    added = [p.target for p in run if p.target is not None]
+    if not gone or len(gone) != len(added):
+        return run
+    ratios = [similarity(old[s], new[t]) for s, t in zip(gone, added, strict=True)]
+    if min(ratios) < REWRITTEN:
+        return run
+    return [Pair(s, t, "similar", r) for s, t, r in zip(gone, added, ratios, strict=True)]

@@ -19,7 +19,7 @@ from polybook.dialect.marks import read_mark
 from polybook.dialect.nodes import Block, CodeCell, Figure, Heading, Node, Paragraph, TextTab
 from polybook.dialect.nodes import Document as Doc
 from polybook.dialect.slides import PAIRS, find_slide_marks
-from polybook.sync.moved import with_moved
+from polybook.sync.moved import with_moved, with_rewritten
 from polybook.sync.own_frameworks import is_own
 
 _PROSE = (Paragraph, Heading, Figure, TextTab)
@@ -67,10 +67,12 @@ def content_of(doc: Doc) -> list[Node]:
 
 def base_to_source(base: Doc, source: Doc) -> dict[int, tuple[Node, bool]]:
     """``id(source node) -> (base node, unchanged)``: each source block's base, by content, in
-    order and then, for what that leaves over, wherever the source moved it (:mod:`.moved`)."""
+    order; then, for what that leaves over, wherever the source moved it, and last where it
+    rewrote it in place (:mod:`.moved`)."""
     old, new = content_of(base), content_of(source)
     old_keys, new_keys = [_key(n) for n in old], [_key(n) for n in new]
     pairs = with_moved(align(old_keys, new_keys, _similarity, 0.5), old_keys, new_keys, _similarity)
+    pairs = with_rewritten(pairs, old_keys, new_keys, _similarity)
     return {
         id(new[p.target]): (old[p.source], p.kind == "equal")
         for p in pairs
