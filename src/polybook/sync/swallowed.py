@@ -53,8 +53,11 @@ def swallowed(base: Document, text: str, translated: Mapping[int, Node]) -> tupl
 
 
 def _holds_more(title: str, base_title: str) -> bool:
-    """Whether a translated title holds more than a title: far longer than its base's, and
-    holding a sentence's end, a formula or a list's mark its base does not."""
+    """Whether a translated title holds more than a title: a sentence's end inside it (``。``),
+    or far longer than its base's and holding a sentence's end, a formula or a role its base
+    does not."""
+    if "。" in title:  # a sentence ended in a Chinese or Japanese title: no title ends so
+        return True
     if len(title) <= max(_LONG, _TIMES * len(base_title)):
         return False
     return any(mark in title and mark not in base_title for mark in _MORE)
