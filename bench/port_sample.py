@@ -93,7 +93,8 @@ def items(book_dir: Path, lang: str) -> list[dict[str, str]]:
                 text = found.group(0)
                 before = ported.text[max(0, found.start() - 400) : found.start()]  # what it stands after
                 out.append({"where": f"{path} (ported line {line})", "kind": kind, "old translation": "(in it)",
-                            "base": "-", "source": f"(the ported text before it) ...{before}", "ported": _cut(text)})  # fmt: skip
+                            "base": "-", "source": f"(the ported text before it) ...{before}",
+                            "ported": _cut(text)})  # fmt: skip
     return out
 
 

@@ -27,10 +27,13 @@ _LONG = 40
 _LIST_MARK = re.compile(r"\s+(?=(?:[*+-]|\d+[.)])\s*\S)")
 
 
-def swallowed(base: Document, text: str, translated: Mapping[int, Node]) -> tuple[str, int]:
-    """``text`` (the translation as written) with every heading that swallowed the block after
-    its base heading split, and how many did; ``translated``: base node id -> translation node."""
+def swallowed(base: Document, target: Document, text: str, translated: Mapping[int, Node]) -> tuple[str, int]:
+    """``text`` (the translation ``target`` as written) with every heading that swallowed the
+    block after its base heading split, and how many did; ``translated``: base node id ->
+    translation node. Not a heading whose next block translates the base's next block: what it
+    holds more is its own (a damaged title, which the port sets aside)."""
     lines = text.split("\n")
+    following = {id(a): b for a, b in zip(target.nodes, target.nodes[1:], strict=False)}
     changed = 0
     for index, old in enumerate(base.nodes[:-1]):
         mine = translated.get(id(old))
@@ -38,7 +41,8 @@ def swallowed(base: Document, text: str, translated: Mapping[int, Node]) -> tupl
         if not (isinstance(old, Heading) and isinstance(mine, Heading) and isinstance(after, (Paragraph, Block))):
             continue
         title = lines[mine.line - 1].lstrip("#").strip()
-        if not _holds_more(title, old.text):
+        own_next = translated.get(id(after))
+        if not _holds_more(title, old.text) or (own_next is not None and following.get(id(mine)) is own_next):
             continue
         marks = lines[mine.line - 1][: len(lines[mine.line - 1]) - len(lines[mine.line - 1].lstrip("#"))]
         at = _split_at(title, old.text, after)
