@@ -130,7 +130,7 @@ def port_document(
     own = own_frameworks(target, source)
     translated = base_to_translation(base, target, own)
     counts = PortCounts()
-    split, splits = swallowed(base, target, target_text, translated)
+    split, splits = swallowed(base, target_text, translated)
     if splits:  # a heading that swallowed its paragraph, split (:mod:`.swallowed`)
         counts.mended += splits
         target_text, tgt_lines = split, _Lines(split)

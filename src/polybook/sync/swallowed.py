@@ -27,13 +27,11 @@ _LONG = 40
 _LIST_MARK = re.compile(r"\s+(?=(?:[*+-]|\d+[.)])\s*\S)")
 
 
-def swallowed(base: Document, target: Document, text: str, translated: Mapping[int, Node]) -> tuple[str, int]:
-    """``text`` (the translation ``target`` as written) with every heading that swallowed the
+def swallowed(base: Document, text: str, translated: Mapping[int, Node]) -> tuple[str, int]:
+    """``text`` (the translation as written) with every heading that swallowed the
     block after its base heading split, and how many did; ``translated``: base node id ->
-    translation node. Not a heading whose next block translates the base's next block: what it
-    holds more is its own (a damaged title, which the port sets aside)."""
+    translation node."""
     lines = text.split("\n")
-    following = {id(a): b for a, b in zip(target.nodes, target.nodes[1:], strict=False)}
     changed = 0
     for index, old in enumerate(base.nodes[:-1]):
         mine = translated.get(id(old))
@@ -41,8 +39,7 @@ def swallowed(base: Document, target: Document, text: str, translated: Mapping[i
         if not (isinstance(old, Heading) and isinstance(mine, Heading) and isinstance(after, (Paragraph, Block))):
             continue
         title = lines[mine.line - 1].lstrip("#").strip()
-        own_next = translated.get(id(after))
-        if not _holds_more(title, old.text) or (own_next is not None and following.get(id(mine)) is own_next):
+        if not _holds_more(title, old.text):
             continue
         marks = lines[mine.line - 1][: len(lines[mine.line - 1]) - len(lines[mine.line - 1].lstrip("#"))]
         at = _split_at(title, old.text, after)
@@ -57,10 +54,10 @@ def swallowed(base: Document, target: Document, text: str, translated: Mapping[i
 
 
 def _holds_more(title: str, base_title: str) -> bool:
-    """Whether a translated title holds more than a title: a sentence's end inside it (``。``),
-    or far longer than its base's and holding a sentence's end, a formula or a role its base
-    does not."""
-    if "。" in title:  # a sentence ended in a Chinese or Japanese title: no title ends so
+    """Whether a translated title holds more than a title: a long one holding a sentence's end
+    (``。``), or one far longer than its base's holding a sentence's end, a formula or a role
+    its base does not (a short title with a stray sentence is a damaged title: set aside)."""
+    if "。" in title and len(title) > _LONG:  # a Chinese or Japanese sentence, ended in a long title
         return True
     if len(title) <= max(_LONG, _TIMES * len(base_title)):
         return False
