@@ -170,3 +170,11 @@ def test_a_block_the_source_rewrote_in_place_keeps_its_translation_marked_stale(
     out = port(base, base.replace(old, new), target, EN).text
     assert f"<!-- polybook:stale\n{new}\n-->\n本の長さのため" in out
     assert "untranslated" not in out and "aside" not in out
+
+
+def test_a_cell_holding_no_translation_is_the_sources_as_it_is() -> None:
+    """pt's 0.17 cell lacks the docstring its base has (code compares without docstrings): it
+    translates nothing, so the source's cell is written, docstring and all."""
+    base = '```{.python .input}\ndef f(x):\n    """Twice x."""\n    return 2 * x\n```\n'
+    target = "```{.python .input}\ndef f(x):\n    return 2 * x\n```\n"
+    assert '"""Twice x."""' in port(base, base, target, EN).text

@@ -60,9 +60,10 @@ def ported_cell(
     closing = "\n".join(src[node.code_line - 1 + len(node.code.split("\n")) : node.end_line])
     extra = () if (node.tab or "").strip() == "all" else shared_own(mine, own)  # ``all`` runs them already
     old = "\n".join(tgt[mine.line - 1 : mine.end_line])
-    if same_code(mine, node):
-        text = "\n".join(part for part in (cell_with_tabs(head, extra, default_tab), mine.code, closing) if part)
-        return PortedCell(text, carried=mine.code != node.code, own=bool(extra))
+    if same_code(mine, node):  # the translation's code where it holds translation, else the source's as is
+        code = mine.code if translated_lines("```\n" + mine.code, found) else node.code
+        text = "\n".join(part for part in (cell_with_tabs(head, extra, default_tab), code, closing) if part)
+        return PortedCell(text, carried=code != node.code, own=bool(extra))
     if isinstance(base, CodeCell):
         carried = carried_code(base.code, node.code, mine.code, found)
         code, complete = carried.code, carried.complete
