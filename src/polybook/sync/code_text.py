@@ -25,11 +25,12 @@ class CarriedCode:
 
 def skeleton(line: str) -> str:
     """The line's code: its comment dropped (not a ``#@`` marker), its strings' words dropped
-    (what is between their quotes but a ``{...}`` an f-string computes), whitespace folded;
-    ``#`` for a comment line."""
+    (what is between their quotes but a ``{...}`` an f-string computes), whitespace folded but
+    the indentation; ``#`` for a comment line."""
     folded = fold(line)
     if folded.startswith("#") and not folded.startswith("#@"):
         return "#"
+    indent = line[: len(line) - len(line.lstrip())]  # the code's own: Python reads it
     out: list[str] = []
     quote = ""
     depth = 0
@@ -54,7 +55,7 @@ def skeleton(line: str) -> str:
             break
         else:
             out.append(c)
-    return "".join(out).strip()
+    return indent + "".join(out).strip()
 
 
 def carried_code(base: str, source: str, mine: str, found: Known) -> CarriedCode:
@@ -70,14 +71,20 @@ def carried_code(base: str, source: str, mine: str, found: Known) -> CarriedCode
     for k, line in enumerate(s):
         i = kept.get(k)
         block = into.get(i) if i is not None else None
-        if block is None or not all(j in kept_base for j in block[0]):
-            out.append(line)
+        if block is None or not all(j in kept_base for j in block[0]) or not _translates(block, t, found):
+            out.append(line)  # the source's line, where the translation's holds no translation
             continue
         if block[0][0] == i:  # the first base line of the run brings the run's translation
             out += [t[j] for j in block[1]]
             carried.update(block[1])
     missing = [j for j, line in enumerate(t) if j not in carried and is_translated(line, found, True)]
     return CarriedCode("\n".join(out), not missing)
+
+
+def _translates(block: tuple[list[int], list[int]], t: list[str], found: Known) -> bool:
+    """Whether a run of the translation's lines holds translation (not only white space or an
+    older wording of the source's comment)."""
+    return any(is_translated(t[j], found, True) for j in block[1])
 
 
 def _kept(s: list[str], b: list[str]) -> dict[int, int]:
