@@ -494,9 +494,9 @@ def test_terms_missing_names_a_glossary_term_the_translation_renders_otherwise(t
     (tmp_path / "chapters/ja/glossary").write_text("loop = 繰り返し | ループ処理\n", encoding="utf-8")
     result = check_book(load_book(load_config(conf)))
     found = [f for f in result.active if str(f.code) == "terms.missing"]
-    # "The loop ends." -> "ループが終わります。": neither 繰り返し nor ループ処理
+    # "The loop ends." -> "ループが終わります。" (line 14 of the ported file): neither 繰り返し nor ループ処理
     assert [(f.location.line, f.message) for f in found if f.location is not None] == [
-        (21, "the source says 'loop' here; the glossary renders it '繰り返し' or 'ループ処理', which this does not use")
+        (14, "the source says 'loop' here; the glossary renders it '繰り返し' or 'ループ処理', which this does not use")
     ]
     assert str(found[0].level) == "info"
     assert "terms.missing" in cli(conf, "check", "--notes")
