@@ -354,7 +354,7 @@ def _texts(doc: Doc) -> list[str]:
     """The texts of a document's nodes as written (the lines a translation may share with it)."""
     out = []
     for node in doc.walk():
-        for name in ("source", "code", "text", "caption", "tex"):
+        for name in ("source", "code", "text", "caption", "tex", "src", "spec"):
             value = getattr(node, name, None)
             if isinstance(value, str):
                 out.append(value)
