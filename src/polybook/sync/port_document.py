@@ -137,75 +137,98 @@ def port_document(
         settings = DialectSettings(target.language, target.frameworks, target.default_tab)
         target = parse_text(split, target.path, settings)
         translated = base_to_translation(base, target, own)
+    state = _Porting(src_lines, tgt_lines, counts, own, known([source_text, *_texts(base)]), source.default_tab)
     marks = marked(target)
-    found = known([source_text, *_texts(base)])
-    kept: set[int] = set()  # the source blocks whose translation is kept as it is
-    used: dict[int, int] = {}  # id(translation node) -> index of the output block it went into
-    placed: dict[int, int] = {}  # the same for every translation node paired, used or not
-    after: dict[int, list[str]] = {}  # what stays after an output block: old cells for own frameworks
-    aside_after: dict[int, list[str]] = {}  # ... and then old cells kept aside
-    own_used = False
     content = content_of(source)
-    blocks: list[str] = []
     for index, node in enumerate(content):
         base_node, unchanged = bases.get(id(node), (None, False))
         mine = translated.get(id(base_node)) if base_node is not None else None
         if mine is not None and kind_name(mine) != kind_name(node):
             mine = None  # of another kind (a list for a table)
         if mine is not None:
-            placed.setdefault(id(mine), len(blocks))
+            state.placed.setdefault(id(mine), len(state.blocks))
         if isinstance(node, (CodeCell, Fence, DisplayMath)):
-            lines, first = (src_lines.lines, tgt_lines.lines), mine is not None and id(mine) not in used
-            if isinstance(node, CodeCell):
-                cell = ported_cell(node, mine, base_node, lines, own, source.default_tab, found, first)
-            else:
-                cell = ported_shown(node, mine, base_node, unchanged, lines, found, first)
-            if mine is not None:
-                used.setdefault(id(mine), len(blocks))
-            counts.cells_kept += cell.carried
-            counts.aside += cell.aside
-            counts.own_kept += bool(cell.own and cell.after)
-            own_used |= cell.own
-            (aside_after if cell.aside else after)[len(blocks)] = cell.after  # own cells first, then asides
-            blocks.append(cell.text)
+            state.code(node, mine, base_node, unchanged)
             continue
         if mine is not None and _takes_translation(node, mine):
-            used[id(mine)] = len(blocks)
+            state.used[id(mine)] = len(state.blocks)
         else:
             mine = None
         kept_before = counts.kept
         block = _block(node, mine, unchanged, marks.get(id(mine)), src_lines, tgt_lines, counts, index in disagreeing)
         if isinstance(node, TextTab) and mine is not None and shared_own(mine, own):
             first_line, _, rest = block.partition("\n")  # the translated tab keeps its own frameworks
-            block, own_used = tab_with(first_line, shared_own(mine, own)) + "\n" + rest, True
+            block, state.own_used = tab_with(first_line, shared_own(mine, own)) + "\n" + rest, True
         if isinstance(node, TextTab) and not node.closed:  # the source's own fault is not the translation's
             block = block.rstrip("\n") + "\n:end_tab:"  # closed where the parser ends it
-        blocks.append(with_references(block, renamed) if mine is not None and is_prose(node) else block)
+        state.blocks.append(with_references(block, renamed) if mine is not None and is_prose(node) else block)
         if counts.kept > kept_before:
-            kept.add(index)
-    mine_own = place_own(target, placed, used, own)
-    for index, nodes in mine_own.after.items():
-        after.setdefault(index, []).extend(own_text(node, tgt_lines.of(node), own) for node in nodes)
-    counts.own_kept += sum(len(nodes) for nodes in mine_own.after.values())
-    counts.own_archived += len(mine_own.archived)
-    if own_used or mine_own.after:
-        pairs = zip(content, blocks, strict=True)
-        blocks = [setup_with(block, own) if isinstance(node, TabSetup) else block for node, block in pairs]
-    asides = _asides(
-        target, used, tgt_lines, counts, {src_lines.of(node).strip() for node in content}, found, mine_own.handled
-    )
-    first = content[0].line if content else len(src_lines.lines) + 1
-    out: list[tuple[str, int | None]] = [("\n".join(src_lines.lines[: first - 1]), None)]  # front matter, if any
-    out += [(part, None) for part in [*after.get(-1, []), *asides.get(-1, [])]]
-    for index, (node, block) in enumerate(zip(content, blocks, strict=True)):
-        parts = [*after.get(index, []), *aside_after.get(index, []), *asides.get(index, [])]
-        out += [(block, index if index in kept else None), *((part, None) for part in parts)]
-        following = content[index + 1].line - 1 if index + 1 < len(content) else len(src_lines.lines)
-        out.append(("\n".join(src_lines.lines[node.end_line : following]), None))  # what no node holds, kept
-    ported = _joined(out, counts)
-    ported.archived = [own_text(node, tgt_lines.of(node), own) for node in mine_own.archived]
-    ported.blocks = blocks
-    return ported
+            state.kept.add(index)
+    return state.assembled(target, content)
+
+
+@dataclass(slots=True)
+class _Porting:
+    """One document's port under way: the blocks written so far, in the source's order, and
+    what stays after them (old cells for the language's own frameworks, asides)."""
+
+    src: _Lines
+    tgt: _Lines
+    counts: PortCounts
+    own: tuple[str, ...]
+    found: Known
+    default_tab: str
+    blocks: list[str] = field(default_factory=list)
+    kept: set[int] = field(default_factory=set)  # the source blocks whose translation is kept as it is
+    used: dict[int, int] = field(default_factory=dict)  # id(translation node) -> the block it went into
+    placed: dict[int, int] = field(default_factory=dict)  # the same for every translation node paired
+    after: dict[int, list[str]] = field(default_factory=dict)  # after a block: old cells for own frameworks
+    aside_after: dict[int, list[str]] = field(default_factory=dict)  # ... and then old cells kept aside
+    own_used: bool = False
+
+    def code(self, node: CodeCell | Fence | DisplayMath, mine: Node | None, base: Node | None, unchanged: bool) -> None:
+        """A cell, shown fence or formula: the source's, with what its translation translated."""
+        lines, first = (self.src.lines, self.tgt.lines), mine is not None and id(mine) not in self.used
+        if isinstance(node, CodeCell):
+            cell = ported_cell(node, mine, base, lines, self.own, self.default_tab, self.found, first)
+        else:
+            cell = ported_shown(node, mine, base, unchanged, lines, self.found, first)
+        if mine is not None:
+            self.used.setdefault(id(mine), len(self.blocks))
+        self.counts.cells_kept += cell.carried
+        self.counts.aside += cell.aside
+        self.counts.own_kept += bool(cell.own and cell.after)
+        self.own_used |= cell.own
+        (self.aside_after if cell.aside else self.after)[len(self.blocks)] = cell.after  # own cells, then asides
+        self.blocks.append(cell.text)
+
+    def assembled(self, target: Doc, content: list[Node]) -> PortedText:
+        """The ported text: the blocks, the language's own cells placed with their group, the
+        translation with no place aside, and what no node of the source holds, as written."""
+        src, tgt, own, counts = self.src, self.tgt, self.own, self.counts
+        mine_own = place_own(target, self.placed, self.used, own)
+        for index, nodes in mine_own.after.items():
+            self.after.setdefault(index, []).extend(own_text(node, tgt.of(node), own) for node in nodes)
+        counts.own_kept += sum(len(nodes) for nodes in mine_own.after.values())
+        counts.own_archived += len(mine_own.archived)
+        blocks = self.blocks
+        if self.own_used or mine_own.after:
+            pairs = zip(content, blocks, strict=True)
+            blocks = [setup_with(block, own) if isinstance(node, TabSetup) else block for node, block in pairs]
+        theirs = {src.of(node).strip() for node in content}
+        asides = _asides(target, self.used, tgt, counts, theirs, self.found, mine_own.handled)
+        first = content[0].line if content else len(src.lines) + 1
+        out: list[tuple[str, int | None]] = [("\n".join(src.lines[: first - 1]), None)]  # front matter, if any
+        out += [(part, None) for part in [*self.after.get(-1, []), *asides.get(-1, [])]]
+        for index, (node, block) in enumerate(zip(content, blocks, strict=True)):
+            parts = [*self.after.get(index, []), *self.aside_after.get(index, []), *asides.get(index, [])]
+            out += [(block, index if index in self.kept else None), *((part, None) for part in parts)]
+            following = content[index + 1].line - 1 if index + 1 < len(content) else len(src.lines)
+            out.append(("\n".join(src.lines[node.end_line : following]), None))  # what no node holds, kept
+        ported = _joined(out, counts)
+        ported.archived = [own_text(node, tgt.of(node), own) for node in mine_own.archived]
+        ported.blocks = blocks
+        return ported
 
 
 def book_renamed_labels(
