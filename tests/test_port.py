@@ -106,8 +106,9 @@ def test_the_port_keeps_every_translated_sentence_and_takes_the_rest_from_the_so
     )  # changed: marked, then and now
     assert "<!-- polybook:untranslated -->\nA brand new paragraph." in loops  # new: the source's text
     assert "<!-- polybook:aside\n数えるのは楽しい。\n-->" in loops  # dropped by the source: kept aside
-    assert "for i in range(100):" in loops  # code from the source; the old cell's translated comment kept aside
-    assert "<!-- polybook:aside\n```{.python .input}\nfor i in range(10):\n    print(i)  # 数える" in loops
+    # code from the source; the translated comment of the line it kept carried into it, nothing aside
+    assert "```{.python .input}\nfor i in range(100):\n    print(i)  # 数える\n```" in loops
+    assert "range(10)" not in loops
     assert (tmp_path / "chapters/ja/part/moving.md").read_text(encoding="utf-8") == MOVED_JA  # renamed as is
     assert not (tmp_path / "chapters/ja/moving.md").exists()
     assert (tmp_path / "editions/ja-0.1/gone.md").read_text(encoding="utf-8") == "# 消えた\n\nさようなら。\n"

@@ -206,3 +206,17 @@ def test_a_second_port_of_a_ported_document_changes_nothing() -> None:
     once = ported(base, source, target)
     assert once.startswith("# 本\n\n序 $a$。")  # a setext heading written with #, its underline not kept
     assert ported(source, source, once) == once
+
+
+def test_a_tab_the_source_left_unclosed_is_closed_where_the_parser_ends_it() -> None:
+    """d2l 1.0.3's d2l.md opens a pytorch tab and never closes it before the next one: the
+    translation does not take that fault (a second port would refuse its parse error)."""
+    base = "# API\n\nText.\n"
+    source = (
+        "# API\n\nText.\n\n:begin_tab:`pytorch`\n\n```eval_rst\n.. currentmodule:: d2l.torch\n```\n\n"
+        ":begin_tab:`mxnet`\n\n```eval_rst\n.. currentmodule:: d2l.mxnet\n```\n\n:end_tab:\n"
+    )
+    target = "# API\n\n文。\n"
+    out = ported(base, source, target)
+    assert out.count(":end_tab:") == 2
+    assert not [d for d in parse_text(out, "o.md", None).diagnostics if d.level.name == "ERROR"]

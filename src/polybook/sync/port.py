@@ -75,7 +75,9 @@ class Port:
             f"paragraphs: {c.kept:,} kept, {c.review:,} to review (they disagree with their unchanged "
             f"source text), {c.stale:,} stale, {c.untranslated:,} untranslated, {c.aside:,} kept aside, "
             f"{c.moved:,} moved with their source; "
-            f"{c.cells_kept:,} cells keep their translated comments; {c.mended:,} with damaged markup mended"
+            f"{c.cells_kept:,} cells keep their translated comments; {c.mended:,} with damaged markup mended; "
+            f"{c.own_kept:,} cells and tabs of the language's own frameworks kept, {c.own_archived:,} archived "
+            f"with their group (in {EDITIONS_DIR}/)"
         )
 
     def diff(self, root: Path) -> str:
@@ -167,7 +169,7 @@ def port_language(book: Book, lang: str, chapters: Sequence[str] = ()) -> Port:
             _gone(port, config.document_path(lang, name), archive / f"{name}.md", name)
             port.dropped.append(name)
             continue
-        _carry(port, book, name, carried[name], target, renamed)
+        _carry(port, book, name, carried[name], target, renamed, archive)
         source_name = carried[name].source_name
         port.records[source_name] = SyncRecord(commit, file_sha256(config.document_path(source_lang, source_name)))
         if name != source_name:
@@ -309,7 +311,13 @@ class _Carried:
 
 
 def _carry(
-    port: Port, book: Book, name: str, carried: _Carried, translation: Document, renamed: dict[str, str]
+    port: Port,
+    book: Book,
+    name: str,
+    carried: _Carried,
+    translation: Document,
+    renamed: dict[str, str],
+    archive: Path,
 ) -> None:
     """A document carried from ``base`` to ``source`` (renamed when the names differ), and its
     origin file -- d2lbook's record of what the translation was made from -- now the source.
@@ -330,6 +338,13 @@ def _carry(
         ported = port_document(base, source, source_text, translation, text, disagreeing, renamed, carried.bases)
     kind = FileKind.PORTED if name == source_name else FileKind.RENAMED
     port.files.append(PortedFile(kind, path, new_path, text, ported.text, ported.counts, source_name))
+    if ported.archived:  # the language's own cells of groups the source dropped: kept, out of the book
+        head = (
+            f"<!-- polybook: cells of {port.lang}'s own frameworks from {name}.md, their group gone from the source -->"
+        )
+        kept = archive / f"{name}.md"
+        archived = "\n\n".join([head, *ported.archived]) + "\n"
+        port.files.append(PortedFile(FileKind.ARCHIVE, None, kept, "", archived, name=name))
     if origin_file(path).is_file():
         origin = _read(origin_file(path))
         port.files.append(PortedFile(FileKind.ORIGIN, origin_file(path), origin_file(new_path), origin, source_text))

@@ -20,13 +20,12 @@ nothing: it pairs with no block of the source, and stays after the kept block wh
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from polybook.check.align import align, token_ratio
-from polybook.check.code import cell_key, match_cells, without_comments
-from polybook.check.segments import pair_segments
+from polybook.dialect import DialectSettings, parse_text
 from polybook.dialect.builder import heading_damage
 from polybook.dialect.marks import (
     READ_AS_SOURCE,
@@ -38,16 +37,32 @@ from polybook.dialect.marks import (
     read_mark,
     untranslated,
 )
-from polybook.dialect.nodes import Block, CodeCell, Figure, Heading, Node, Paragraph, TextTab
+from polybook.dialect.nodes import (
+    CodeCell,
+    DisplayMath,
+    Fence,
+    Figure,
+    Heading,
+    Node,
+    TabSetup,
+    TextTab,
+)
 from polybook.dialect.nodes import Document as Doc
-from polybook.dialect.slides import PAIRS, find_slide_marks
 from polybook.sync.mend import mended
+from polybook.sync.own_frameworks import own_frameworks, own_text, place_own, setup_with, shared_own, tab_with
+from polybook.sync.port_cells import ported_cell, ported_shown, same_code
+from polybook.sync.port_pairs import (
+    base_to_source,
+    base_to_translation,
+    closes_mark,
+    content_of,
+    is_prose,
+    kind_name,
+)
 from polybook.sync.source_parts import in_source_figure, renamed_labels, with_references, with_source_attributes
 from polybook.sync.stale_marks import only_form_changed, stale, text_then
-
-_PROSE = (Paragraph, Heading, Figure, TextTab)
-#: A block's text that is only slide marks: what it writes is no translation of anything.
-_MARKS_ONLY = re.compile("(?:\\s|" + "|".join(re.escape(mark) for pair in PAIRS for mark in pair) + ")+")
+from polybook.sync.swallowed import swallowed
+from polybook.sync.translated import Known, known, translated_lines
 
 
 @dataclass(slots=True)
@@ -62,9 +77,12 @@ class PortCounts:
     review: int = 0  # translations of an unchanged text that disagree with it
     mended: int = 0  # translations whose damaged markup was mended (:mod:`.mend`)
     moved: int = 0  # blocks whose translation moved with them to where the source put them
+    own_kept: int = 0  # cells and tabs of the language's own frameworks kept (:mod:`.own_frameworks`)
+    own_archived: int = 0  # ... and archived with their group, which the source dropped
 
     def add(self, other: PortCounts) -> None:
-        for name in ("kept", "stale", "untranslated", "aside", "cells_kept", "review", "mended", "moved"):
+        for name in ("kept", "stale", "untranslated", "aside", "cells_kept", "review", "mended", "moved", "own_kept",
+                     "own_archived"):  # fmt: skip
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
@@ -74,140 +92,8 @@ class PortedText:
     counts: PortCounts = field(default_factory=PortCounts)
     # the lines (first, last) of each kept translation, by the index of its source block
     kept: dict[int, tuple[int, int]] = field(default_factory=dict)
-
-
-def is_prose(node: Node) -> bool:
-    return isinstance(node, _PROSE) or (isinstance(node, Block) and node.kind != "html")
-
-
-def prose_key(node: Node) -> str:
-    """What a prose block says, for pairing a base with the source."""
-    if isinstance(node, Heading):
-        return node.text  # its level and label come from the source whatever the translation had
-    if isinstance(node, Figure):
-        return f"{node.caption} {node.src}"
-    if isinstance(node, TextTab):
-        return f"{node.spec} " + " ".join(prose_key(child) for child in node.children if is_prose(child))
-    return node.source  # type: ignore[attr-defined]
-
-
-def _key(node: Node) -> str:
-    """A node's kind and content: blocks pair only with blocks of their kind."""
-    kind = type(node).__name__
-    if is_prose(node):
-        return f"{kind} {prose_key(node)}"
-    if isinstance(node, CodeCell):
-        return f"{kind} {cell_key(node.code)}"
-    return f"{kind} {getattr(node, 'tex', '') or getattr(node, 'source', '')}"
-
-
-def _similarity(a: str, b: str) -> float:
-    """Of two blocks of one kind, by their words (the kind itself is no shared word: "Summary"
-    and "Discussion" headings have nothing in common)."""
-    kind_a, _, rest_a = a.partition(" ")
-    kind_b, _, rest_b = b.partition(" ")
-    return token_ratio(rest_a, rest_b) if kind_a == kind_b else 0.0
-
-
-def _content(doc: Doc) -> list[Node]:
-    """The top-level nodes but polybook's own marks (they travel with the block they mark)."""
-    return [node for node in doc.nodes if read_mark(node) is None]
-
-
-def base_to_source(base: Doc, source: Doc) -> dict[int, tuple[Node, bool]]:
-    """``id(source node) -> (base node, unchanged)``: each source block's base, by content."""
-    old, new = _content(base), _content(source)
-    pairs = align([_key(n) for n in old], [_key(n) for n in new], _similarity, 0.5)
-    return {
-        id(new[p.target]): (old[p.source], p.kind == "equal")
-        for p in pairs
-        if p.source is not None and p.target is not None
-    }
-
-
-def base_to_translation(base: Doc, target: Doc) -> dict[int, Node]:
-    """``id(base node) -> translation node``: shared anchors (cells, labels, figures), and in
-    between, blocks of the same kind in order -- what the checker pairs."""
-    match = match_cells(base, target)
-    alignment = pair_segments(base, target, match)
-    top_base, top_target = {id(n) for n in base.nodes}, {id(n) for n in target.nodes}
-    out = {id(b): t for b, t in alignment.anchors if id(b) in top_base and id(t) in top_target}
-    for cell_id, cell in match.source_to_target.items():
-        if cell_id in top_base and id(cell) in top_target:
-            out[cell_id] = cell
-    for src_seg, tgt_seg in alignment.pairs:
-        old = [i.node for i in src_seg.items if i.tab is None and read_mark(i.node) is None]
-        new = [i.node for i in tgt_seg.items if i.tab is None and read_mark(i.node) is None and not _marks_only(i.node)]
-        kinds = align(_keys(old), _keys(new), _kinship, 0.5)
-        out.update({id(old[p.source]): new[p.target] for p in kinds if p.source is not None and p.target is not None})
-    return out
-
-
-def _marks_only(node: Node) -> bool:
-    """Whether a paragraph is slide marks alone (``**)``)."""
-    return isinstance(node, Paragraph) and _MARKS_ONLY.fullmatch(node.source) is not None
-
-
-def _closes_mark(text: str, before: str) -> bool:
-    """Whether ``text``, slide marks alone, closes the marks ``before`` leaves open (and opens none)."""
-    if _MARKS_ONLY.fullmatch(text) is None or not before or not find_slide_marks(before)[1]:
-        return False
-    return not find_slide_marks(f"{before}\n\n{text}")[1]
-
-
-def _keys(nodes: list[Node]) -> list[str]:
-    """The blocks' :func:`_kind` (a heading's with its level: the translation's sections are the
-    base's), each made unique by its place in the stretch (after :data:`_AT`, as a share of its
-    length): no two keys are equal, so the stretch is paired by how alike its blocks are alone --
-    a longest common subsequence of equal keys would pair a bare paragraph with the next bare one,
-    past those whose formulas the translator damaged."""
-    size = max(1, len(nodes) - 1)
-    out = []
-    for place, node in enumerate(nodes):
-        kind = _kind(node)
-        if isinstance(node, Heading):
-            kind = kind.replace("Heading", f"Heading{node.level}", 1)
-        out.append(f"{kind}{_AT}{place / size:.4f}")
-    return out
-
-
-def _kind(node: Node) -> str:
-    """A node's kind and what of it no translation changes -- a text tab's frameworks (a pytorch
-    tab is not an mxnet one), a block's formulas, inline code, references and links, each once,
-    in order -- separated by a character no text holds. Blocks of one kind that share these
-    pair first: a paragraph the translator split or joined shifts none of the others."""
-    if isinstance(node, TextTab):
-        return "TextTab" + _APART + _APART.join(sorted(node.frameworks))
-    neutral = (f"{i.kind}:{i.name}:{i.value}" for i in getattr(node, "inlines", ()) if i.kind in _NEUTRAL)
-    return _APART.join([_kind_name(node), *dict.fromkeys(neutral)])
-
-
-def _kind_name(node: Node) -> str:
-    """A block's kind: its node's type, a block's own kind with it (a list is no table)."""
-    return f"Block.{node.kind}" if isinstance(node, Block) else type(node).__name__
-
-
-_APART = "\x1f"  # the unit separator: no Markdown text holds it
-_AT = "\x1e"  # the record separator, before a key's place
-_NEUTRAL = ("math", "code", "role", "link")
-
-
-def _kinship(a: str, b: str) -> float:
-    """How alike two blocks of :func:`_keys` are: not at all when of different kinds; of one kind,
-    0.5, up to 0.4 more by how much of what no translation changes they share, and up to 0.1 more
-    by how near their places are (of blocks alike but for their places -- where the translator
-    left some out -- those at the same share of the stretch pair); two text tabs only by how far
-    their frameworks overlap."""
-    kind_a, _, at_a = a.rpartition(_AT)
-    kind_b, _, at_b = b.rpartition(_AT)
-    kind_a, *mine = kind_a.split(_APART)
-    kind_b, *theirs = kind_b.split(_APART)
-    if kind_a != kind_b:
-        return 0.0
-    shared = len(set(mine) & set(theirs)) / max(1, len(set(mine) | set(theirs)))
-    if kind_a == "TextTab":
-        return shared
-    return 0.5 + 0.4 * shared + 0.1 * (1 - abs(float(at_a) - float(at_b)))
+    archived: list[str] = field(default_factory=list)  # own cells whose group the source dropped
+    blocks: list[str] = field(default_factory=list)  # each source block as ported (what a bench reads)
 
 
 class _Lines:
@@ -244,40 +130,125 @@ def port_document(
         bases = base_to_source(base, source)
     if renamed is None:
         renamed = renamed_labels(bases, source)
-    translated = base_to_translation(base, target)
-    marks = marked(target)
+    own = own_frameworks(target, source)
+    translated = base_to_translation(base, target, own)
     counts = PortCounts()
-    kept: set[int] = set()  # the source blocks whose translation is kept as it is
-    used: dict[int, int] = {}  # id(translation node) -> index of the output block it went into
-    content = _content(source)
-    blocks: list[str] = []
+    split, splits = swallowed(base, target_text, translated)
+    if splits:  # a heading that swallowed its paragraph, split (:mod:`.swallowed`)
+        counts.mended += splits
+        target_text, tgt_lines = split, _Lines(split)
+        settings = DialectSettings(target.language, target.frameworks, target.default_tab)
+        target = parse_text(split, target.path, settings)
+        translated = base_to_translation(base, target, own)
+    state = _Porting(src_lines, tgt_lines, counts, own, known([source_text, *_texts(base)]), source.default_tab)
+    marks = marked(target)
+    content = content_of(source)
     for index, node in enumerate(content):
         base_node, unchanged = bases.get(id(node), (None, False))
         unchanged = unchanged or only_form_changed(base_node, node, renamed)  # white space, typography...
         then = text_then(base_node, node, src_lines.of(node)) if base_node is not None and not unchanged else None
         mine = translated.get(id(base_node)) if base_node is not None else None
-        if mine is not None and _kind_name(mine) != _kind_name(node):
+        if mine is not None and kind_name(mine) != kind_name(node):
             mine = None  # of another kind (a list for a table)
+        if mine is not None:
+            state.placed.setdefault(id(mine), len(state.blocks))
+        if isinstance(node, (CodeCell, Fence, DisplayMath)):
+            state.code(node, mine, base_node, unchanged)
+            continue
         if mine is not None and _takes_translation(node, mine):
-            used[id(mine)] = len(blocks)
+            state.used[id(mine)] = len(state.blocks)
         else:
-            mine = None if not isinstance(node, CodeCell) else mine
+            mine = None
         kept_before = counts.kept
         block = _block(
             node, mine, unchanged, marks.get(id(mine)), src_lines, tgt_lines, counts, index in disagreeing, then
         )
-        blocks.append(with_references(block, renamed) if mine is not None and is_prose(node) else block)
+        if isinstance(node, TextTab) and mine is not None and shared_own(mine, own):
+            first_line, _, rest = block.partition("\n")  # the translated tab keeps its own frameworks
+            block, state.own_used = tab_with(first_line, shared_own(mine, own)) + "\n" + rest, True
+        if isinstance(node, TextTab) and not node.closed:  # the source's own fault is not the translation's
+            block = block.rstrip("\n") + "\n:end_tab:"  # closed where the parser ends it
+        state.blocks.append(with_references(block, renamed) if mine is not None and is_prose(node) else block)
         if counts.kept > kept_before:
-            kept.add(index)
-    asides = _asides(target, used, tgt_lines, counts, {src_lines.of(node).strip() for node in content})
-    first = content[0].line if content else len(src_lines.lines) + 1
-    out: list[tuple[str, int | None]] = [("\n".join(src_lines.lines[: first - 1]), None)]  # front matter, if any
-    out += [(aside, None) for aside in asides.get(-1, [])]
-    for index, (node, block) in enumerate(zip(content, blocks, strict=True)):
-        out += [(block, index if index in kept else None), *((aside, None) for aside in asides.get(index, []))]
-        following = content[index + 1].line - 1 if index + 1 < len(content) else len(src_lines.lines)
-        out.append(("\n".join(src_lines.lines[node.end_line : following]), None))  # what no node holds, kept
-    return _joined(out, counts)
+            state.kept.add(index)
+    counts.moved = moved(bases, content, content_of(base))
+    return state.assembled(target, content)
+
+
+def moved(bases: dict[int, tuple[Node, bool]], content: list[Node], old: list[Node]) -> int:
+    """How many of the source's blocks stand elsewhere than their base did: those out of the
+    longest run of blocks kept in their base's order (the fewest that moved)."""
+    at = {id(node): index for index, node in enumerate(old)}
+    order = [at[id(pair[0])] for node in content if (pair := bases.get(id(node))) and id(pair[0]) in at]
+    tails: list[int] = []  # the smallest last base index of an increasing run of each length
+    for index in order:
+        place = bisect.bisect_left(tails, index)
+        tails[place : place + 1] = [index]
+    return len(order) - len(tails)
+
+
+@dataclass(slots=True)
+class _Porting:
+    """One document's port under way: the blocks written so far, in the source's order, and
+    what stays after them (old cells for the language's own frameworks, asides)."""
+
+    src: _Lines
+    tgt: _Lines
+    counts: PortCounts
+    own: tuple[str, ...]
+    found: Known
+    default_tab: str
+    blocks: list[str] = field(default_factory=list)
+    kept: set[int] = field(default_factory=set)  # the source blocks whose translation is kept as it is
+    used: dict[int, int] = field(default_factory=dict)  # id(translation node) -> the block it went into
+    placed: dict[int, int] = field(default_factory=dict)  # the same for every translation node paired
+    after: dict[int, list[str]] = field(default_factory=dict)  # after a block: old cells for own frameworks
+    aside_after: dict[int, list[str]] = field(default_factory=dict)  # ... and then old cells kept aside
+    own_used: bool = False
+
+    def code(self, node: CodeCell | Fence | DisplayMath, mine: Node | None, base: Node | None, unchanged: bool) -> None:
+        """A cell, shown fence or formula: the source's, with what its translation translated."""
+        lines, first = (self.src.lines, self.tgt.lines), mine is not None and id(mine) not in self.used
+        if isinstance(node, CodeCell):
+            cell = ported_cell(node, mine, base, lines, self.own, self.default_tab, self.found, first)
+        else:
+            cell = ported_shown(node, mine, base, unchanged, lines, self.found, first)
+        if mine is not None:
+            self.used.setdefault(id(mine), len(self.blocks))
+        self.counts.cells_kept += cell.carried
+        self.counts.aside += cell.aside
+        self.counts.own_kept += bool(cell.own and cell.after)
+        self.own_used |= cell.own
+        (self.aside_after if cell.aside else self.after)[len(self.blocks)] = cell.after  # own cells, then asides
+        self.blocks.append(cell.text)
+
+    def assembled(self, target: Doc, content: list[Node]) -> PortedText:
+        """The ported text: the blocks, the language's own cells placed with their group, the
+        translation with no place aside, and what no node of the source holds, as written."""
+        src, tgt, own, counts = self.src, self.tgt, self.own, self.counts
+        mine_own = place_own(target, self.placed, self.used, own)
+        for index, nodes in mine_own.after.items():
+            self.after.setdefault(index, []).extend(own_text(node, tgt.of(node), own) for node in nodes)
+        counts.own_kept += sum(len(nodes) for nodes in mine_own.after.values())
+        counts.own_archived += len(mine_own.archived)
+        blocks = self.blocks
+        if self.own_used or mine_own.after:
+            pairs = zip(content, blocks, strict=True)
+            blocks = [setup_with(block, own) if isinstance(node, TabSetup) else block for node, block in pairs]
+        theirs = {src.of(node).strip() for node in content}
+        asides = _asides(target, self.used, tgt, counts, theirs, self.found, mine_own.handled)
+        first = content[0].line if content else len(src.lines) + 1
+        out: list[tuple[str, int | None]] = [("\n".join(src.lines[: first - 1]), None)]  # front matter, if any
+        out += [(part, None) for part in [*self.after.get(-1, []), *asides.get(-1, [])]]
+        for index, (node, block) in enumerate(zip(content, blocks, strict=True)):
+            parts = [*self.after.get(index, []), *self.aside_after.get(index, []), *asides.get(index, [])]
+            out += [(block, index if index in self.kept else None), *((part, None) for part in parts)]
+            following = content[index + 1].line - 1 if index + 1 < len(content) else len(src.lines)
+            out.append(("\n".join(src.lines[node.end_line : following]), None))  # what no node holds, kept
+        ported = _joined(out, counts)
+        ported.archived = [own_text(node, tgt.of(node), own) for node in mine_own.archived]
+        ported.blocks = blocks
+        return ported
 
 
 def book_renamed_labels(
@@ -314,20 +285,12 @@ def _takes_translation(node: Node, mine: Node) -> bool:
     """Whether a source block takes its translation's text: prose does, a text tab of prose only,
     a code cell when its code is the source's but for comments (it keeps them)."""
     if isinstance(node, CodeCell):
-        return isinstance(mine, CodeCell) and _same_code(mine, node)
+        return isinstance(mine, CodeCell) and same_code(mine, node)
     if isinstance(node, TextTab):
         return all(is_prose(child) for child in node.children)
     if isinstance(node, Heading) and isinstance(mine, Heading):  # one damaged past mending goes aside
         return not heading_damage(mended(mine, "# " + mine.text, node).partition(" ")[2])
     return is_prose(node)
-
-
-def _same_code(mine: CodeCell, node: CodeCell) -> bool:
-    """Whether a translated cell is the source's but for comments: the same code and the same
-    markers (``#@save`` is a comment, and says which code the library takes)."""
-    return cell_key(mine.code) == cell_key(node.code) and [m.name for m in mine.markers] == [
-        m.name for m in node.markers
-    ]
 
 
 def _block(
@@ -344,12 +307,6 @@ def _block(
     """One block of the ported document (``disagrees``: its translation, of an unchanged text,
     disagrees with it: kept behind a review mark; ``then``: the source's text the translation
     was made from, :func:`text_then`, for a stale mark)."""
-    if isinstance(node, CodeCell):
-        if isinstance(mine, CodeCell) and _same_code(mine, node) and mine.code != node.code:
-            counts.cells_kept += 1  # the source's fence and tab line, the translation's commented code
-            closing = src.of(node, node.code_line + len(node.code.split("\n")), node.end_line)
-            return "\n".join(part for part in (src.of(node, node.line, node.code_line - 1), mine.code, closing) if part)
-        return src.of(node)
     if not is_prose(node) or (isinstance(node, TextTab) and not all(is_prose(c) for c in node.children)):
         return src.of(node)  # a text tab holding code, math or directives is the source's, as code is
     if isinstance(node, Heading) and isinstance(mine, Heading):
@@ -398,13 +355,20 @@ def _heading(node: Heading, mine: Heading, src: _Lines, tgt: _Lines) -> str:
 
 
 def _asides(
-    target: Doc, used: dict[int, int], tgt: _Lines, counts: PortCounts, source: set[str]
+    target: Doc,
+    used: dict[int, int],
+    tgt: _Lines,
+    counts: PortCounts,
+    source: set[str],
+    found: Known,
+    placed: set[int],
 ) -> dict[int, list[str]]:
     """Translated text the ported document has no place for, after the block of the translated
     block before it (-1: before the first): prose whose base the source dropped, the translator's
-    own additions, cells whose code changed and whose comments differ from the code's -- not a
-    block that is one of the ``source``'s blocks word for word (no translation: the port wrote
-    the source's own)."""
+    own additions, cells that paired with no cell of the source -- only what holds translation
+    (:mod:`.translated`: not an old copy of the source's code or directives), and not a block
+    that is one of the ``source``'s blocks word for word. The language's own cells and tabs are
+    placed apart (:mod:`.own_frameworks`)."""
     out: dict[int, list[str]] = {}
     last = -1
     before = ""  # the kept translated block nothing was put after yet
@@ -418,15 +382,27 @@ def _asides(
                 out.setdefault(last, []).append(tgt.of(node))
                 before = ""
             continue
-        keep = is_prose(node) or (isinstance(node, CodeCell) and without_comments(node.code) != node.code)
-        if keep and _closes_mark(tgt.of(node), before):  # the end of the kept block's slide mark: stays with it
+        if id(node) in placed or isinstance(node, TabSetup):
+            continue  # own cells and tabs, placed with their group (:mod:`.own_frameworks`); the source's declaration
+        if closes_mark(tgt.of(node), before):  # the end of the kept block's slide mark: stays with it
             out.setdefault(last, []).append(tgt.of(node))
-        elif keep and tgt.of(node).strip() not in source:
+        elif tgt.of(node).strip() not in source and translated_lines(tgt.of(node), found):
             counts.aside += 1
             out.setdefault(last, []).append(holding(MarkKind.ASIDE, tgt.of(node)))
         else:
             continue
         before = ""
+    return out
+
+
+def _texts(doc: Doc) -> list[str]:
+    """The texts of a document's nodes as written (the lines a translation may share with it)."""
+    out = []
+    for node in doc.walk():
+        for name in ("source", "code", "text", "caption", "tex", "src", "spec"):
+            value = getattr(node, name, None)
+            if isinstance(value, str):
+                out.append(value)
     return out
 
 

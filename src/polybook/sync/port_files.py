@@ -27,6 +27,7 @@ class FileKind(StrEnum):
     RENAMED = "renamed"  # ... under the source's new name for it
     NEW = "new"  # a document new in the source, marked untranslated
     GONE = "gone"  # a document the source dropped, moved out to the archive
+    ARCHIVE = "archive"  # a carried document's cells of the language's own frameworks whose group the source dropped
     REFERENCES = "references"  # a document not ported (another language's): its references follow renames
     ORIGIN = "origin"  # an ``X_origin.md``: the source text the translation follows now
     LIBRARY = "library"  # the language's copy of the book's library or bibliography (or the archive's)
@@ -37,7 +38,14 @@ class FileKind(StrEnum):
         return self in _TRANSLATION
 
 
-_TRANSLATION = (FileKind.PORTED, FileKind.RENAMED, FileKind.NEW, FileKind.GONE, FileKind.REFERENCES)
+_TRANSLATION = (
+    FileKind.PORTED,
+    FileKind.RENAMED,
+    FileKind.NEW,
+    FileKind.GONE,
+    FileKind.ARCHIVE,
+    FileKind.REFERENCES,
+)
 
 
 @dataclass(slots=True)
