@@ -32,12 +32,14 @@ from polybook.models import MODELS_DIR, shared_documents
 
 
 def _scope(config: BookConfig, languages: list[str] | None, chapters: list[str] | None, present: dict) -> tuple:
-    """The languages and chapters to check, and whether those are all the book's chapters."""
+    """The languages and chapters to check, whether those are all the chapters of the source and
+    of the languages checked (``--lang ja`` checks ja's whole book: a reference to a label no
+    chapter of it nor the source's defines is still told; a chapter only zh has is not ja's), and
+    whether every language is checked."""
     langs = [lang for lang in config.translations if not languages or lang in languages]
     names = sorted({n for lang in [config.source_language, *langs] for n in present.get(lang, ())})
     chosen = [n for n in names if not chapters or n in chapters]
-    every = {n for docs in present.values() for n in docs}
-    return langs, chosen, every <= set(chosen), langs == list(config.translations)
+    return langs, chosen, len(chosen) == len(names), langs == list(config.translations)
 
 
 # The cycle collector is off while a book is checked (and in the workers it forks): a check makes
