@@ -196,6 +196,21 @@ def test_math_repair_keeps_translated_words_in_text(tmp_path: Path) -> None:
             "# setup\nx = 1\n# wait\nnpx.waitall()",
             "# 準備\nx = 1\n# wait\nnpx.waitall()",
         ),
+        (  # a deleted line comes back under the translated comment, without the source's beside it
+            "# 準備\nx = 1\n# 表示\nprint(x)",
+            "# setup\nx = 1\n# show\ny = x + 1\nprint(x)",
+            "# 準備\nx = 1\n# 表示\ny = x + 1\nprint(x)",
+        ),
+        (  # ... one for one when the comments are as many
+            "# 準備\n# 表示\nprint(x)",
+            "# setup\nx = 1\n# show\nprint(x)",
+            "# 準備\nx = 1\n# 表示\nprint(x)",
+        ),
+        (  # ... and at the end of a cell
+            "x = 1\n# 表示",
+            "x = 1\n# show\nprint(x)",
+            "x = 1\n# 表示\nprint(x)",
+        ),
     ],
 )
 def test_translated_comments_on_and_above_changed_lines_survive(translation: str, source: str, expected: str) -> None:

@@ -1,0 +1,165 @@
+"""Do `polybook check` and `polybook sync` agree on a real book's drifts, and does sync repair them?
+
+Copies BOOK_DIR (an imported book) twice: one copy is synced as it is (``polybook sync --write``)
+to know what sync makes of each document without a drift, the other gets, per seed, one drift of
+each code and math kind of ``check_recall.py`` in each translation (each in a document of its
+own, at a place the check found nothing at). Then ``polybook check`` and ``polybook sync LANGS
+--write`` run on the drifted copy, and per drift:
+
+- *told*: a new ``code.*``/``math.*`` finding within 5 lines of the drift;
+- *synced there*: sync changed the document within 5 lines of the drift;
+- *repaired exactly*: the synced document equals the synced clean one; *differently*: sync
+  changed it there but to something else; *not repaired*: sync left the drift as it was;
+- *left*: after sync, a ``code.*``/``math.*`` finding within 5 lines that the synced clean
+  document does not have.
+
+Check and sync agree on a drift when *told* ⇔ *synced there*. The documents (and the sync
+records) are restored before the next seed.
+
+    PYTHONPATH=src .venv/bin/python bench/sync_agree.py BOOK_DIR [--seeds 2] [--rows FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+import check_recall as recall
+
+from polybook.check.staleness import LOCK_NAME
+from polybook.config import load_config
+
+KINDS = [
+    "code literal",
+    "code line deleted",
+    "keyword value",
+    "formula symbol",
+    "formula swap",
+    "cell removed",
+    "#@tab changed",
+]
+CODE_MATH = ("polybook.code.", "polybook.math.")
+
+
+def run_sync(book: Path, langs: list[str]) -> None:
+    cmd = [sys.executable, "-c", "from polybook.cli import run; run()", "sync", *langs, "--write"]
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        str(Path(p).resolve()) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p
+    )
+    subprocess.run(cmd, cwd=book, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+
+
+def _code_math(found: list[dict]) -> list[dict]:
+    return [f for f in found if f["code"].startswith(CODE_MATH)]
+
+
+def _new_near(line: int, before: list[dict], after: list[dict]) -> list[dict]:
+    """The findings of ``after`` that ``before`` lacks (by fingerprint), within 5 lines of ``line``."""
+    old = Counter(f["fingerprint"] for f in before)
+    out = []
+    for f in after:
+        if old[f["fingerprint"]] > 0:
+            old[f["fingerprint"]] -= 1
+        elif abs(f["location"]["line"] - line) <= recall.WITHIN:
+            out.append(f)
+    return out
+
+
+def _changed_near(line: int, old: str, new: str) -> bool:
+    """Whether turning ``old`` into ``new`` changes a line within 5 lines of ``line`` (of ``old``)."""
+    matcher = difflib.SequenceMatcher(None, old.split("\n"), new.split("\n"), autojunk=False)
+    for tag, i1, i2, _, _ in matcher.get_opcodes():
+        if tag != "equal" and i1 + 1 - recall.WITHIN <= line <= i2 + recall.WITHIN:
+            return True
+    return False
+
+
+def _texts(config, langs: list[str]) -> dict[Path, str]:
+    """Every translated document's text, and the sync records (absent: '')."""
+    out = {}
+    for lang in langs:
+        for name in config.document_names(lang):
+            path = config.document_path(lang, name).resolve()
+            out[path] = path.read_text(encoding="utf-8")
+        lock = (config.chapters_dir / lang / LOCK_NAME).resolve()
+        out[lock] = lock.read_text(encoding="utf-8") if lock.exists() else ""
+    return out
+
+
+def _restore(saved: dict[Path, str]) -> None:
+    for path, text in saved.items():
+        if path.name == LOCK_NAME and not text:
+            path.unlink(missing_ok=True)
+        elif not path.exists() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("book", type=Path)
+    parser.add_argument("--seeds", type=int, default=2)
+    parser.add_argument("--langs", nargs="*", default=None)
+    parser.add_argument("--work", type=Path, default=None, help="copy the book here (default: a temporary folder)")
+    parser.add_argument("--rows", type=Path, default=None, help="write one row per drift here")
+    args = parser.parse_args()
+    work = args.work or Path(tempfile.mkdtemp(prefix="sync-agree-"))
+    root, clean = work / args.book.name, work / f"{args.book.name}-synced"
+    for copy in (root, clean):
+        if not copy.exists():
+            shutil.copytree(args.book, copy, symlinks=True)
+    config = load_config(root / "conf.py")
+    langs = args.langs or [lang for lang in config.languages if lang != config.source_language]
+    run_sync(clean, langs)
+    clean_synced = recall._placed(recall.run_check(clean, work / "clean-synced.json"), clean)
+    before = recall._placed(recall.run_check(root, work / "before.json"), root)
+    recall.KINDS = {kind: recall.KINDS[kind] for kind in KINDS}
+    rows, tally = [], Counter()
+    for seed in range(args.seeds):
+        saved = _texts(config, langs)
+        drifts = recall.inject(root, config, random.Random(seed), before, langs)
+        after = recall._placed(recall.run_check(root, work / f"seed{seed}.json"), root)
+        drifted = {d.path: d.path.read_text(encoding="utf-8") for d in drifts}
+        run_sync(root, langs)
+        synced = recall._placed(recall.run_check(root, work / f"seed{seed}-synced.json"), root)
+        for d in drifts:
+            rel = d.path.relative_to(root.resolve())
+            told = bool(_code_math(_new_near(d.line, before[d.path], after[d.path])))
+            now = d.path.read_text(encoding="utf-8")
+            there = _changed_near(d.line, drifted[d.path], now)
+            reference = (clean / rel).read_text(encoding="utf-8")
+            outcome = "exactly" if now == reference else "differently" if there else "not repaired"
+            left = _code_math(_new_near(d.line, clean_synced[(clean / rel).resolve()], synced[d.path]))
+            tally[d.kind, outcome] += 1
+            tally[d.kind, "agree"] += told == there
+            tally[d.kind, "left"] += bool(left)
+            tally[d.kind, "n"] += 1
+            rows.append(
+                f"seed {seed}\t{d.kind}\t{rel}:{d.line}\t{d.what}\ttold={told}\tsynced={there}\t{outcome}"
+                f"\tleft={','.join(f['code'] + ':' + str(f['location']['line']) for f in left)}"
+            )
+        _restore(saved)
+    head = f"{'kind':20} {'n':>3} {'exactly':>8} {'differ.':>8} {'not rep.':>8} {'agree':>6} {'left':>5}"
+    print(head)
+    for kind in [*KINDS, "all"]:
+        keys = KINDS if kind == "all" else [kind]
+        n = sum(tally[k, "n"] for k in keys)
+        if n:
+            cols = [sum(tally[k, c] for k in keys) for c in ("exactly", "differently", "not repaired", "agree", "left")]
+            print(f"{kind:20} {n:3d} " + " ".join(f"{c:>8d}" if i < 3 else f"{c:>6d}" for i, c in enumerate(cols)))
+    if args.rows:
+        args.rows.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    else:
+        print("\n".join(rows))
+
+
+if __name__ == "__main__":
+    main()
