@@ -3,13 +3,15 @@
 Copies BOOK_DIR (an imported book) twice: one copy is synced as it is (``polybook sync --write``)
 to know what sync makes of each document without a drift, the other gets, per seed, one drift of
 each code and math kind of ``check_recall.py`` in each translation (each in a document of its
-own, at a place the check found nothing at). Then ``polybook check`` and ``polybook sync LANGS
---write`` run on the drifted copy, and per drift:
+own, at a place the check found nothing at; a drift in a cell of a framework the source does
+not offer, zh's paddle, is coverage: listed, not counted). Then ``polybook check`` and
+``polybook sync LANGS --write`` run on the drifted copy, and per drift:
 
 - *told*: a new ``code.*``/``math.*`` finding within 5 lines of the drift;
 - *synced there*: sync changed the document within 5 lines of the drift;
 - *repaired exactly*: the synced document equals the synced clean one; *differently*: sync
-  changed it there but to something else; *not repaired*: sync left the drift as it was;
+  changed it (anywhere) in a way it does not change the clean one, but to something else;
+  *not repaired*: sync made no change of its own for the drift;
 - *left*: after sync, a ``code.*``/``math.*`` finding within 5 lines that the synced clean
   document does not have.
 
@@ -36,6 +38,7 @@ import check_recall as recall
 
 from polybook.check.staleness import LOCK_NAME
 from polybook.config import load_config
+from polybook.dialect import parse_text
 
 KINDS = [
     "code literal",
@@ -83,6 +86,22 @@ def _changed_near(line: int, old: str, new: str) -> bool:
     return False
 
 
+def _hunks(old: str, new: str) -> set[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """The changes that turn ``old`` into ``new``, as (lines out, lines in), wherever they are."""
+    a, b = old.split("\n"), new.split("\n")
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    return {(tuple(a[i1:i2]), tuple(b[j1:j2])) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"}
+
+
+def _compared(config, lang: str, text: str, path: Path, line: int) -> bool:
+    """Whether the drifted line of the document (as it was) lies in a cell of a framework the source
+    offers, or outside cells (a drift in zh's paddle cells is coverage: neither checks nor syncs it)."""
+    offered = set(config.languages[config.source_language].frameworks)
+    doc = parse_text(text, str(path), config.languages[lang].settings)
+    cells = [c for c in doc.cells() if c.line <= line <= c.end_line]
+    return not cells or any(offered.intersection(c.frameworks) for c in cells)
+
+
 def _texts(config, langs: list[str]) -> dict[Path, str]:
     """Every translated document's text, and the sync records (absent: '')."""
     out = {}
@@ -110,6 +129,7 @@ def main() -> None:
     parser.add_argument("--langs", nargs="*", default=None)
     parser.add_argument("--work", type=Path, default=None, help="copy the book here (default: a temporary folder)")
     parser.add_argument("--rows", type=Path, default=None, help="write one row per drift here")
+    parser.add_argument("--diffs", type=Path, default=None, help="write how drifts repaired differently differ")
     args = parser.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="sync-agree-"))
     root, clean = work / args.book.name, work / f"{args.book.name}-synced"
@@ -122,7 +142,7 @@ def main() -> None:
     clean_synced = recall._placed(recall.run_check(clean, work / "clean-synced.json"), clean)
     before = recall._placed(recall.run_check(root, work / "before.json"), root)
     recall.KINDS = {kind: recall.KINDS[kind] for kind in KINDS}
-    rows, tally = [], Counter()
+    rows, tally, diffs = [], Counter(), []
     for seed in range(args.seeds):
         saved = _texts(config, langs)
         drifts = recall.inject(root, config, random.Random(seed), before, langs)
@@ -132,11 +152,18 @@ def main() -> None:
         synced = recall._placed(recall.run_check(root, work / f"seed{seed}-synced.json"), root)
         for d in drifts:
             rel = d.path.relative_to(root.resolve())
+            if not _compared(config, d.lang, saved[d.path], d.path, d.line):
+                rows.append(f"seed {seed}\t{d.kind}\t{rel}:{d.line}\t{d.what}\tcoverage: not compared")
+                continue
             told = bool(_code_math(_new_near(d.line, before[d.path], after[d.path])))
             now = d.path.read_text(encoding="utf-8")
             there = _changed_near(d.line, drifted[d.path], now)
             reference = (clean / rel).read_text(encoding="utf-8")
-            outcome = "exactly" if now == reference else "differently" if there else "not repaired"
+            repaired = bool(_hunks(drifted[d.path], now) - _hunks(saved[d.path], reference))  # what the drift made
+            outcome = "exactly" if now == reference else "differently" if repaired else "not repaired"
+            if outcome == "differently" and args.diffs:
+                diffs.append(f"## seed {seed} {d.kind} {rel}:{d.line} {d.what}\n")
+                diffs += difflib.unified_diff(reference.splitlines(True), now.splitlines(True), "reference", "synced")
             left = _code_math(_new_near(d.line, clean_synced[(clean / rel).resolve()], synced[d.path]))
             tally[d.kind, outcome] += 1
             tally[d.kind, "agree"] += told == there
@@ -155,6 +182,8 @@ def main() -> None:
         if n:
             cols = [sum(tally[k, c] for k in keys) for c in ("exactly", "differently", "not repaired", "agree", "left")]
             print(f"{kind:20} {n:3d} " + " ".join(f"{c:>8d}" if i < 3 else f"{c:>6d}" for i, c in enumerate(cols)))
+    if args.diffs:
+        args.diffs.write_text("".join(diffs), encoding="utf-8")
     if args.rows:
         args.rows.write_text("\n".join(rows) + "\n", encoding="utf-8")
     else:

@@ -51,13 +51,13 @@ def test_syncs_math_but_never_prose(tmp_path: Path) -> None:
     assert [f.code for f in result.left] == ["numbers.missing"]  # prose numbers are a human's job
 
 
-def test_inserts_missing_cells_with_a_todo_and_prunes_only_on_request(tmp_path: Path) -> None:
+def test_inserts_missing_cells_and_prunes_only_on_request(tmp_path: Path) -> None:
     en = "# A\n:label:`a`\n\n" + cell("a = 1") + "\n" + cell("b = 2") + "\n" + cell("c = 3", "pytorch")
     ja = "# A\n:label:`a`\n\n" + cell("a = 1") + "\n" + cell("extra = 0") + "\n" + cell("c = 3", "pytorch")
     conf = make_book(tmp_path, en, ja)
     (result,) = synced(conf)
     text = result.new
-    assert "<!-- polybook: TODO translate: cell added by `polybook sync` from " in text
+    assert "polybook" not in text  # no note: the cell is the source's, where the checker told it missing
     assert text.index("a = 1") < text.index("b = 2") < text.index("extra = 0") < text.index("c = 3")
     assert "b = 2" in text and "extra = 0" in text
     assert [f.code for f in result.left] == ["code.extra"]

@@ -2,9 +2,9 @@
 
 Drifted cells are rewritten from the source (keeping the translation's comments where
 the code around them still matches), math is copied (it is language-neutral, but words
-the translator put inside ``\\text{}`` stay), missing cells are inserted with a visible
-TODO for the translator, and extra cells are removed only with ``prune``. Prose is never
-changed. Files with parse errors are refused. A difference that a suppression (inline or
+the translator put inside ``\\text{}`` stay), missing cells are inserted where the checker
+tells them missing (between what both documents share), and extra cells are removed only
+with ``prune``. Prose is never changed. Files with parse errors are refused. A difference that a suppression (inline or
 baseline) accepts is kept. Everything sync cannot repair is listed for a human.
 """
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,8 +20,9 @@ from polybook.book import Book
 from polybook.check import Baseline, check_chapter
 from polybook.check.align import align, token_ratio
 from polybook.check.bases import BaseKind, base_of
-from polybook.check.code import cell_key, shared_frameworks, without_strings
+from polybook.check.code import CellMatch, cell_key, match_cells, shared_frameworks, without_strings
 from polybook.check.findings import Finding
+from polybook.check.segments import Alignment, cell_slot, pair_segments
 from polybook.check.staleness import SYNCED, SyncRecord, head_commit, origin_file, read_lock, write_lock
 from polybook.check.suppress import apply, inline_suppressions
 from polybook.diagnostics import Code, Diagnostic, Level
@@ -30,8 +32,6 @@ from polybook.dialect.nodes import Block, CodeCell, Document
 from polybook.files import atomic_write, file_sha256
 from polybook.sync.math_style import in_translation_style
 from polybook.sync.rewrite import rewrite_code, tab_marker
-
-TODO = "<!-- polybook: TODO translate: cell added by `polybook sync` from {where}; write the text around it -->"
 
 
 @dataclass(slots=True)
@@ -116,19 +116,18 @@ def _cell_edits(
     pairs = align(*keys, _order_ratio, 0.45)
     edits: list[Edit] = []
     pruned: list[CodeCell] = []
-    before: CodeCell | None = None  # the translation cell of the last paired source cell
+    slot = _slots(source, translation)
     for pair in pairs:
         s = src_cells[pair.source] if pair.source is not None else None
         t = tgt_cells[pair.target] if pair.target is not None else None
         if s is not None and t is not None:
-            before = t
             if t.closed:
                 code = not _held(held, {Code.CODE_CHANGED, Code.CODE_MARKERS, Code.CODE_EXTRA}, t)
                 tabs = not _held(held, {Code.CODE_TABS}, t)
                 edits += _repair_cell(s, t, settings, shared, code=code, tabs=tabs)
         elif s is not None:
             if not _held(held, {Code.CODE_MISSING}, s):
-                edits.append(_insert_cell(s, before, tgt_cells, lines, settings, shared))
+                edits.append(_insert_cell(s, slot(s), settings, shared))
         elif t is not None and prune and not _held(held, {Code.CODE_EXTRA}, t):
             pruned.append(t)
     for t in pruned:
@@ -136,6 +135,20 @@ def _cell_edits(
             _delete_cell(t, lines, f"extra cell at line {t.line} (--prune)", _neighbours(translation, t, pruned))
         )
     return edits
+
+
+def _slots(source: Document, translation: Document) -> Callable[[CodeCell], tuple[int, bool]]:
+    """Where a source cell the translation lacks goes: where the checker tells it missing
+    (:func:`~polybook.check.segments.cell_slot`; the pairing is worked out when first asked for)."""
+    found: list[tuple[CellMatch, Alignment]] = []
+
+    def slot(cell: CodeCell) -> tuple[int, bool]:
+        if not found:
+            match = match_cells(source, translation)
+            found.append((match, pair_segments(source, translation, match)))
+        return cell_slot(cell, source, translation, *found[0])
+
+    return slot
 
 
 def _neighbours(doc: Document, node: CodeCell, removed: list[CodeCell]) -> tuple[object, object]:
@@ -176,22 +189,17 @@ def _repair_cell(
     return edits
 
 
-def _insert_cell(
-    s: CodeCell,
-    before: CodeCell | None,
-    tgt_cells: list[CodeCell],
-    lines: list[str],
-    settings: DialectSettings,
-    shared: frozenset[str],
-) -> Edit:
-    """The source cell, after the counterpart of the cell before it, with a TODO for the
-    translator; for the frameworks both chapters offer (the others are coverage)."""
-    at = before.end_line + 1 if before else (tgt_cells[0].line if tgt_cells else len(lines) + 1)
-    marker = tab_marker(tuple(f for f in s.frameworks if f in shared), s.tab, settings)
-    block = ["", TODO.format(where=f"{s.path}:{s.line}"), "", f"```{s.info.strip()}", *([marker] if marker else [])]
-    block += [*s.code.split("\n"), "```"]
-    if before is None:
-        block = [*block[1:], ""]
+def _insert_cell(s: CodeCell, slot: tuple[int, bool], settings: DialectSettings, shared: frozenset[str]) -> Edit:
+    """The source cell, where the checker tells it is missing (``slot``: a line of the translation
+    and whether it goes after it, :func:`~polybook.check.segments.cell_slot`), for the frameworks both
+    chapters offer (the others are coverage) -- or, written ``#@tab all`` in the source, for all of
+    the language's (zh's paddle too, as d2l-zh writes it)."""
+    line, after = slot
+    frameworks = settings.frameworks if s.tab == "all" else tuple(f for f in s.frameworks if f in shared)
+    marker = tab_marker(frameworks, s.tab, settings)
+    block = [f"```{s.info.strip()}", *([marker] if marker else []), *s.code.split("\n"), "```"]
+    block = ["", *block] if after else [*block, ""]
+    at = line + 1 if after else line
     return Edit(at, at - 1, block, f"missing cell from {s.path}:{s.line}")
 
 
