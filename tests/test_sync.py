@@ -196,6 +196,11 @@ def test_math_repair_keeps_translated_words_in_text(tmp_path: Path) -> None:
             "# setup\nx = 1\n# wait\nnpx.waitall()",
             "# 準備\nx = 1\n# wait\nnpx.waitall()",
         ),
+        (  # a translated docstring and plot label stay when the cell is rewritten; a path does not
+            'def f(n):\n    """抽取"""\n    plot(n, "損失")\n    return read("a.csv", n + 1)',
+            'def f(n):\n    """Draw."""\n    plot(n, "loss")\n    return read("b.csv", n + 2)',
+            'def f(n):\n    """抽取"""\n    plot(n, "損失")\n    return read("b.csv", n + 2)',
+        ),
         (  # a deleted line comes back under the translated comment, without the source's beside it
             "# 準備\nx = 1\n# 表示\nprint(x)",
             "# setup\nx = 1\n# show\ny = x + 1\nprint(x)",

@@ -2,25 +2,35 @@
 
 Code lines are matched by their comment-free text (indentation included): equal lines, and
 in between, lines that changed only in some tokens (``range(1000)`` -> ``range(10000)``).
-A matched line keeps the translation's comment lines above it; an equal line keeps the
-translation's own line, a changed one becomes the source's code with the translation's
-trailing comment. Every other line comes from the source, with the source's comments -- but
-a line the translation lost comes back under the translation's comment, not the source's
-beside it. So a translated comment survives exactly where the code around it still
-corresponds; d2l markers (``#@save``) always come from the source.
+A matched line keeps the translation's comment lines above it; an equal line (translated
+strings aside, which the checker excuses too) keeps the translation's own line, a changed
+one becomes the source's code with the translation's trailing comment. Every other line
+comes from the source, with the source's comments -- but a line the translation lost comes
+back under the translation's comment, not the source's beside it. So a translated comment
+survives exactly where the code around it still corresponds; d2l markers (``#@save``) always
+come from the source.
 """
 
 from __future__ import annotations
 
+import re
+
 from polybook.check.align import align, token_ratio
+from polybook.check.strings import differing_strings
 from polybook.dialect.builder import DialectSettings
 from polybook.dialect.normalize import strip_comment
 
+#: A string literal on one line (its prefix, quotes and text), whose text the key leaves out.
+_STRING = re.compile(r"""([rRbBfFuU]{0,2})("{3}|'{3}|"|')(.*?)\2""")
+
 
 def _key(line: str) -> str:
+    """A code line's indentation and tokens, its string literals' text left out: a line whose
+    only difference is a translated string (a docstring, a plot's label) is the same line."""
     code = strip_comment(line)
     if not code.strip():
         return ""
+    code = _STRING.sub(lambda m: m[1] + m[2] + m[2], code)
     return f"{len(code) - len(code.lstrip())}:{' '.join(code.split())}"
 
 
@@ -91,7 +101,9 @@ def rewrite_code(translation: str, source: str) -> str:
         s_i, t_i = s_code[pair.source], t_code[pair.target]
         out += _gap(s_lines[s_prev + 1 : s_i], t_lines[t_prev + 1 : t_i])
         line = t_lines[t_i]
-        if pair.kind == "equal":
+        if pair.kind == "equal" and differing_strings(strip_comment(line), strip_comment(s_lines[s_i])):
+            out.append(_changed_line(line, s_lines[s_i]))  # a string the code uses (a path), not a translated one
+        elif pair.kind == "equal":
             out.append(s_lines[s_i] if "#@" in s_lines[s_i] and s_lines[s_i] != line else line)
         else:
             out.append(_changed_line(line, s_lines[s_i]))
