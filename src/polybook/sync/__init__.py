@@ -20,7 +20,7 @@ from polybook.book import Book
 from polybook.check import Baseline, check_chapter
 from polybook.check.align import align, token_ratio
 from polybook.check.bases import BaseKind, base_of
-from polybook.check.code import CellMatch, cell_key, match_cells, shared_frameworks, without_strings
+from polybook.check.code import CellMatch, cell_key, shared_frameworks, without_strings
 from polybook.check.findings import Finding
 from polybook.check.segments import Alignment, cell_slot, pair_segments
 from polybook.check.staleness import SYNCED, SyncRecord, head_commit, origin_file, read_lock, write_lock
@@ -109,14 +109,22 @@ def _cell_edits(
     finding (``held``) is about is left as it is.
     """
     shared = shared_frameworks(source, translation)
-    # a cell only for frameworks one side does not offer (zh's paddle cells) is coverage: left alone
+    # a cell only for frameworks one side does not offer (zh's paddle cells) is coverage: left alone;
+    # a translation's cell only for frameworks of the source's language that the source's chapter does
+    # not name is paired only to be re-tagged (its #@tab changed), never pruned
+    other = frozenset(source.frameworks) - shared
     src_cells = [c for c in source.cells() if shared.intersection(c.frameworks)]
-    tgt_cells = [c for c in translation.cells() if shared.intersection(c.frameworks)]
+    tgt_cells = [c for c in translation.cells() if shared.intersection(c.frameworks) or _only(c, other)]
     keys = [_order_key(c, shared) for c in src_cells], [_order_key(c, shared) for c in tgt_cells]
     pairs = align(*keys, _order_ratio, 0.45)
     edits: list[Edit] = []
     pruned: list[CodeCell] = []
-    slot = _slots(source, translation)
+    paired = CellMatch(common=shared)
+    for pair in pairs:
+        if pair.source is not None and pair.target is not None:
+            paired.source_to_target[id(src_cells[pair.source])] = tgt_cells[pair.target]
+            paired.target_to_source[id(tgt_cells[pair.target])] = src_cells[pair.source]
+    slot = _slots(source, translation, paired)
     for pair in pairs:
         s = src_cells[pair.source] if pair.source is not None else None
         t = tgt_cells[pair.target] if pair.target is not None else None
@@ -124,11 +132,11 @@ def _cell_edits(
             if t.closed:
                 code = not _held(held, {Code.CODE_CHANGED, Code.CODE_MARKERS, Code.CODE_EXTRA}, t)
                 tabs = not _held(held, {Code.CODE_TABS}, t)
-                edits += _repair_cell(s, t, settings, shared, code=code, tabs=tabs)
+                edits += _repair_cell(s, t, settings, shared, other, code=code, tabs=tabs)
         elif s is not None:
             if not _held(held, {Code.CODE_MISSING}, s):
                 edits.append(_insert_cell(s, slot(s), settings, shared))
-        elif t is not None and prune and not _held(held, {Code.CODE_EXTRA}, t):
+        elif t is not None and prune and not _only(t, other) and not _held(held, {Code.CODE_EXTRA}, t):
             pruned.append(t)
     for t in pruned:
         edits.append(
@@ -137,16 +145,17 @@ def _cell_edits(
     return edits
 
 
-def _slots(source: Document, translation: Document) -> Callable[[CodeCell], tuple[int, bool]]:
+def _slots(source: Document, translation: Document, paired: CellMatch) -> Callable[[CodeCell], tuple[int, bool]]:
     """Where a source cell the translation lacks goes: where the checker tells it missing
-    (:func:`~polybook.check.segments.cell_slot`; the pairing is worked out when first asked for)."""
-    found: list[tuple[CellMatch, Alignment]] = []
+    (:func:`~polybook.check.segments.cell_slot`), between the cells as sync pairs them (``paired``:
+    the checker's pairing too, but for cells it pairs otherwise, which sync then rewrites); the
+    segments are worked out when first asked for."""
+    found: list[Alignment] = []
 
     def slot(cell: CodeCell) -> tuple[int, bool]:
         if not found:
-            match = match_cells(source, translation)
-            found.append((match, pair_segments(source, translation, match)))
-        return cell_slot(cell, source, translation, *found[0])
+            found.append(pair_segments(source, translation, paired))
+        return cell_slot(cell, source, translation, paired, found[0])
 
     return slot
 
@@ -167,19 +176,29 @@ def _neighbours(doc: Document, node: CodeCell, removed: list[CodeCell]) -> tuple
     return (before, after)
 
 
+def _only(cell: CodeCell, frameworks: frozenset[str]) -> bool:
+    return bool(cell.frameworks) and frameworks.issuperset(cell.frameworks)
+
+
 def _repair_cell(
-    s: CodeCell, t: CodeCell, settings: DialectSettings, shared: frozenset[str], code: bool, tabs: bool
+    s: CodeCell,
+    t: CodeCell,
+    settings: DialectSettings,
+    shared: frozenset[str],
+    other: frozenset[str],
+    code: bool,
+    tabs: bool,
 ) -> list[Edit]:
     """The cell's code from the source, and its tab set for the frameworks both chapters offer
-    (the translation keeps its own for the others: zh's paddle)."""
+    (the translation keeps its own for the others: zh's paddle; not those of ``other``, the
+    source's language's, when the cell had only those: its #@tab was changed)."""
     edits = []
     if code and cell_key(t.code) != cell_key(s.code) and without_strings(t.code) != without_strings(s.code):
         new_code = rewrite_code(t.code, s.code)
         edits.append(Edit(t.code_line, t.end_line - 1, new_code.split("\n"), f"cell at line {t.line} from the source"))
     if tabs and shared.intersection(t.frameworks) != shared.intersection(s.frameworks):
-        wanted = [
-            f for f in settings.frameworks if f in (shared.intersection(s.frameworks) | set(t.frameworks) - shared)
-        ]
+        own = set(t.frameworks) - (other if _only(t, other) else frozenset()) - shared
+        wanted = [f for f in settings.frameworks if f in (shared.intersection(s.frameworks) | own)]
         marker = tab_marker(tuple(wanted), s.tab, settings)
         at, why = t.line + 1, f"tab marker of the cell at line {t.line}"
         if t.tab is not None:
