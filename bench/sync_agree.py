@@ -8,7 +8,7 @@ not offer, zh's paddle, is coverage: listed, not counted). Then ``polybook check
 ``polybook sync LANGS --write`` run on the drifted copy, and per drift:
 
 - *told*: a new ``code.*``/``math.*`` finding within 5 lines of the drift;
-- *synced there*: sync changed the document within 5 lines of the drift;
+- *synced there*: sync (a dry run) would repair the document within 5 lines of the drift;
 - *repaired exactly*: the synced document equals the synced clean one; *differently*: sync
   changed it (anywhere) in a way it does not change the clean one, but to something else;
   *not repaired*: sync made no change of its own for the drift;
@@ -36,6 +36,8 @@ from pathlib import Path
 
 import check_recall as recall
 
+from polybook import sync
+from polybook.book import load_book
 from polybook.check.staleness import LOCK_NAME
 from polybook.config import load_config
 from polybook.dialect import parse_text
@@ -77,13 +79,16 @@ def _new_near(line: int, before: list[dict], after: list[dict]) -> list[dict]:
     return out
 
 
-def _changed_near(line: int, old: str, new: str) -> bool:
-    """Whether turning ``old`` into ``new`` changes a line within 5 lines of ``line`` (of ``old``)."""
-    matcher = difflib.SequenceMatcher(None, old.split("\n"), new.split("\n"), autojunk=False)
-    for tag, i1, i2, _, _ in matcher.get_opcodes():
-        if tag != "equal" and i1 + 1 - recall.WITHIN <= line <= i2 + recall.WITHIN:
-            return True
-    return False
+def _synced_near(root: Path, drift: recall.Drift) -> bool:
+    """Whether ``polybook sync`` (a dry run) would repair the drifted document within 5 lines of the
+    drift: where its repairs start (``ChapterSync.places``), not a diff's guess of it."""
+    config = load_config(root / "conf.py")
+    name = next(
+        n for n in config.document_names(drift.lang) if config.document_path(drift.lang, n).resolve() == drift.path
+    )
+    book = load_book(config, [config.source_language, drift.lang], {name})
+    places = sync.sync_chapter(book, drift.lang, name).places
+    return any(abs(place - drift.line) <= recall.WITHIN for place in places)
 
 
 def _hunks(old: str, new: str) -> set[tuple[tuple[str, ...], tuple[str, ...]]]:
@@ -148,6 +153,7 @@ def main() -> None:
         drifts = recall.inject(root, config, random.Random(seed), before, langs)
         after = recall._placed(recall.run_check(root, work / f"seed{seed}.json"), root)
         drifted = {d.path: d.path.read_text(encoding="utf-8") for d in drifts}
+        near = {id(d): _synced_near(root, d) for d in drifts}
         run_sync(root, langs)
         synced = recall._placed(recall.run_check(root, work / f"seed{seed}-synced.json"), root)
         for d in drifts:
@@ -157,7 +163,7 @@ def main() -> None:
                 continue
             told = bool(_code_math(_new_near(d.line, before[d.path], after[d.path])))
             now = d.path.read_text(encoding="utf-8")
-            there = _changed_near(d.line, drifted[d.path], now)
+            there = near[id(d)]
             reference = (clean / rel).read_text(encoding="utf-8")
             repaired = bool(_hunks(drifted[d.path], now) - _hunks(saved[d.path], reference))  # what the drift made
             outcome = "exactly" if now == reference else "differently" if repaired else "not repaired"

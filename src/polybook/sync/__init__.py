@@ -53,6 +53,7 @@ class ChapterSync:
     old: str
     new: str
     repaired: list[str] = field(default_factory=list)
+    places: list[int] = field(default_factory=list)  # the translation's lines each repair starts at (as before it)
     left: list[Finding] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)  # differences a suppression accepts
     refused: list[Diagnostic] = field(default_factory=list)
@@ -306,6 +307,7 @@ def sync_chapter(
     edits += _math_edits(findings, old.split("\n"))
     result.new = _apply(old, edits)
     result.repaired = [e.why for e in sorted(edits, key=lambda e: e.start)]
+    result.places = sorted(e.start for e in edits)
     new_doc = parse_text(result.new, target.path, settings)
     remaining = check_chapter(book, lang, name, source, new_doc, lock)
     remaining = _suppressed(remaining, source, new_doc, lang, name, baseline or {})
