@@ -133,7 +133,7 @@ def _cell_edits(
             if t.closed:
                 code = not _held(held, {Code.CODE_CHANGED, Code.CODE_MARKERS, Code.CODE_EXTRA}, t)
                 tabs = not _held(held, {Code.CODE_TABS}, t)
-                edits += _repair_cell(s, t, settings, shared, other, code=code, tabs=tabs)
+                edits += _repair_cell(s, t, lines, settings, shared, other, code=code, tabs=tabs)
         elif s is not None:
             if not _held(held, {Code.CODE_MISSING}, s):
                 edits.append(_insert_cell(s, slot(s), settings, shared))
@@ -184,6 +184,7 @@ def _only(cell: CodeCell, frameworks: frozenset[str]) -> bool:
 def _repair_cell(
     s: CodeCell,
     t: CodeCell,
+    lines: list[str],
     settings: DialectSettings,
     shared: frozenset[str],
     other: frozenset[str],
@@ -193,10 +194,7 @@ def _repair_cell(
     """The cell's code from the source, and its tab set for the frameworks both chapters offer
     (the translation keeps its own for the others: zh's paddle; not those of ``other``, the
     source's language's, when the cell had only those: its #@tab was changed)."""
-    edits = []
-    if code and cell_key(t.code) != cell_key(s.code) and without_strings(t.code) != without_strings(s.code):
-        new_code = rewrite_code(t.code, s.code)
-        edits.append(Edit(t.code_line, t.end_line - 1, new_code.split("\n"), f"cell at line {t.line} from the source"))
+    edits = []  # the tab marker first: an insertion at the code's first line goes after it
     if tabs and shared.intersection(t.frameworks) != shared.intersection(s.frameworks):
         own = set(t.frameworks) - (other if _only(t, other) else frozenset()) - shared
         wanted = [f for f in settings.frameworks if f in (shared.intersection(s.frameworks) | own)]
@@ -206,7 +204,22 @@ def _repair_cell(
             edits.append(Edit(at, at, [marker] if marker else [], why))
         elif marker:
             edits.append(Edit(at, at - 1, [marker], why))
+    if code and cell_key(t.code) != cell_key(s.code) and without_strings(t.code) != without_strings(s.code):
+        edits += _code_edits(t, rewrite_code(t.code, s.code).split("\n"), lines)
     return edits
+
+
+def _code_edits(t: CodeCell, new_code: list[str], lines: list[str]) -> list[Edit]:
+    """The cell's code made ``new_code``: one edit per changed run of lines, so each says where the
+    check tells its difference (:attr:`ChapterSync.places`)."""
+    old_code = lines[t.code_line - 1 : t.end_line - 1]
+    matcher = difflib.SequenceMatcher(None, old_code, new_code, autojunk=False)
+    why = f"cell at line {t.line} from the source"
+    return [
+        Edit(t.code_line + i1, t.code_line + i2 - 1, new_code[j1:j2], why)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        if tag != "equal"
+    ]
 
 
 def _insert_cell(s: CodeCell, slot: tuple[int, bool], settings: DialectSettings, shared: frozenset[str]) -> Edit:
@@ -306,7 +319,7 @@ def sync_chapter(
     edits = _cell_edits(source, target, settings, prune, old.split("\n"), held)
     edits += _math_edits(findings, old.split("\n"))
     result.new = _apply(old, edits)
-    result.repaired = [e.why for e in sorted(edits, key=lambda e: e.start)]
+    result.repaired = list(dict.fromkeys(e.why for e in sorted(edits, key=lambda e: e.start)))
     result.places = sorted(e.start for e in edits)
     new_doc = parse_text(result.new, target.path, settings)
     remaining = check_chapter(book, lang, name, source, new_doc, lock)
