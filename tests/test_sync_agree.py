@@ -54,7 +54,8 @@ MUTATIONS: dict[str, Callable[[str], tuple[str, int]]] = {
         "```{.python .input}\n#@tab pytorch\nimport torch\n```\n\n", ""
     ),
     "#@tab changed": _replace("#@tab pytorch\ndef train", "#@tab mxnet\ndef train"),
-    "#@tab changed to a framework the chapter lacks": _replace("#@tab pytorch\nimport", "#@tab tensorflow\nimport"),
+    "#@tab changed to a framework the chapter lacks": _replace("#@tab pytorch\nimport", "#@tab jax\nimport"),
+    "#@tab changed on a framework's only cell": _replace("#@tab tensorflow\nimport", "#@tab mxnet\nimport"),
     "#@tab all cell removed": _replace(
         "```{.python .input}\n#@tab all\nnet = train(net, epochs=5)\nprint(net)\n```\n\n", ""
     ),

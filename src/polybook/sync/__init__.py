@@ -111,10 +111,11 @@ def _cell_edits(
     """
     shared = shared_frameworks(source, translation)
     # a cell only for frameworks one side does not offer (zh's paddle cells) is coverage: left alone;
-    # a translation's cell only for frameworks of the source's language that the source's chapter does
-    # not name is paired only to be re-tagged (its #@tab changed), never pruned
+    # a cell only for frameworks of both languages that one chapter does not name (tensorflow, when
+    # one of its cells was re-tagged) is paired only to be re-tagged, never inserted or pruned
     other = frozenset(source.frameworks) - shared
-    src_cells = [c for c in source.cells() if shared.intersection(c.frameworks)]
+    retag = other & frozenset(translation.frameworks)
+    src_cells = [c for c in source.cells() if shared.intersection(c.frameworks) or _only(c, retag)]
     tgt_cells = [c for c in translation.cells() if shared.intersection(c.frameworks) or _only(c, other)]
     keys = [_order_key(c, shared) for c in src_cells], [_order_key(c, shared) for c in tgt_cells]
     pairs = align(*keys, _order_ratio, 0.45)
@@ -134,7 +135,7 @@ def _cell_edits(
                 code = not _held(held, {Code.CODE_CHANGED, Code.CODE_MARKERS, Code.CODE_EXTRA}, t)
                 tabs = not _held(held, {Code.CODE_TABS}, t)
                 edits += _repair_cell(s, t, lines, settings, shared, other, code=code, tabs=tabs)
-        elif s is not None:
+        elif s is not None and not _only(s, retag):
             if not _held(held, {Code.CODE_MISSING}, s):
                 edits.append(_insert_cell(s, slot(s), settings, shared))
         elif t is not None and prune and not _only(t, other) and not _held(held, {Code.CODE_EXTRA}, t):
@@ -197,7 +198,8 @@ def _repair_cell(
     edits = []  # the tab marker first: an insertion at the code's first line goes after it
     if tabs and shared.intersection(t.frameworks) != shared.intersection(s.frameworks):
         own = set(t.frameworks) - (other if _only(t, other) else frozenset()) - shared
-        wanted = [f for f in settings.frameworks if f in (shared.intersection(s.frameworks) | own)]
+        given = set(s.frameworks) if _only(s, other) else shared.intersection(s.frameworks)
+        wanted = [f for f in settings.frameworks if f in given | own]
         marker = tab_marker(tuple(wanted), s.tab, settings)
         at, why = t.line + 1, f"tab marker of the cell at line {t.line}"
         if t.tab is not None:
