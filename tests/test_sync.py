@@ -51,13 +51,13 @@ def test_syncs_math_but_never_prose(tmp_path: Path) -> None:
     assert [f.code for f in result.left] == ["numbers.missing"]  # prose numbers are a human's job
 
 
-def test_inserts_missing_cells_with_a_todo_and_prunes_only_on_request(tmp_path: Path) -> None:
+def test_inserts_missing_cells_and_prunes_only_on_request(tmp_path: Path) -> None:
     en = "# A\n:label:`a`\n\n" + cell("a = 1") + "\n" + cell("b = 2") + "\n" + cell("c = 3", "pytorch")
     ja = "# A\n:label:`a`\n\n" + cell("a = 1") + "\n" + cell("extra = 0") + "\n" + cell("c = 3", "pytorch")
     conf = make_book(tmp_path, en, ja)
     (result,) = synced(conf)
     text = result.new
-    assert "<!-- polybook: TODO translate: cell added by `polybook sync` from " in text
+    assert "polybook" not in text  # no note: the cell is the source's, where the checker told it missing
     assert text.index("a = 1") < text.index("b = 2") < text.index("extra = 0") < text.index("c = 3")
     assert "b = 2" in text and "extra = 0" in text
     assert [f.code for f in result.left] == ["code.extra"]
@@ -195,6 +195,26 @@ def test_math_repair_keeps_translated_words_in_text(tmp_path: Path) -> None:
             "# 準備\nx = 1\n# 表示\nprint(x)",
             "# setup\nx = 1\n# wait\nnpx.waitall()",
             "# 準備\nx = 1\n# wait\nnpx.waitall()",
+        ),
+        (  # a translated docstring and plot label stay when the cell is rewritten; a path does not
+            'def f(n):\n    """抽取"""\n    plot(n, "損失")\n    return read("a.csv", n + 1)',
+            'def f(n):\n    """Draw."""\n    plot(n, "loss")\n    return read("b.csv", n + 2)',
+            'def f(n):\n    """抽取"""\n    plot(n, "損失")\n    return read("b.csv", n + 2)',
+        ),
+        (  # a deleted line comes back under the translated comment, without the source's beside it
+            "# 準備\nx = 1\n# 表示\nprint(x)",
+            "# setup\nx = 1\n# show\ny = x + 1\nprint(x)",
+            "# 準備\nx = 1\n# 表示\ny = x + 1\nprint(x)",
+        ),
+        (  # ... one for one when the comments are as many
+            "# 準備\n# 表示\nprint(x)",
+            "# setup\nx = 1\n# show\nprint(x)",
+            "# 準備\nx = 1\n# 表示\nprint(x)",
+        ),
+        (  # ... and at the end of a cell
+            "x = 1\n# 表示",
+            "x = 1\n# show\nprint(x)",
+            "x = 1\n# 表示\nprint(x)",
         ),
     ],
 )

@@ -233,20 +233,45 @@ def cell_place(cell: CodeCell, source: Document, translation: Document, match: C
     the last line of the counterpart of what stands before it in the source, else the first of the
     counterpart of the cell that follows it -- what both documents share, so a missing pytorch cell is told between the
     mxnet and tensorflow cells around it, not at the end of the last pytorch cell before it (the
-    line ``polybook sync`` inserts it at)."""
+    line ``polybook sync`` inserts it at: :func:`cell_slot`)."""
+    return cell_slot(cell, source, translation, match, alignment)[0]
+
+
+def cell_slot(
+    cell: CodeCell, source: Document, translation: Document, match: CellMatch, alignment: Alignment
+) -> tuple[int, bool]:
+    """:func:`cell_place`'s line, and whether the cell goes after it (else before it): right after
+    the counterpart of the node before it (a run of cells the translation lacks goes together),
+    else right before the counterpart of the cell after it, else next to the nearest node around
+    it that both documents share."""
     nodes = [node for node in walked(source) if not isinstance(node, TextTab)]
     k = next((i for i, node in enumerate(nodes) if node is cell), None)
     if k is None:
-        return alignment.place(cell.line)
-    before = nodes[k - 1] if k else None
+        return alignment.place(cell.line), False
+    anchors = {id(s): t for s, t in alignment.anchors}
+    at_line: dict[int, Node] = {}
+    for n in walked(translation):
+        if not isinstance(n, TextTab):
+            at_line.setdefault(n.line, n)
+
+    def counterpart(node: Node) -> Node | None:
+        if isinstance(node, CodeCell) or id(node) in anchors:
+            return match.source_to_target.get(id(node)) or anchors.get(id(node))
+        t_node = at_line.get(alignment.place(node.line))
+        return t_node if t_node is not None and type(t_node) is type(node) else None
+
+    j = k
+    while j and isinstance(nodes[j - 1], CodeCell) and counterpart(nodes[j - 1]) is None:
+        j -= 1
+    if j and (t := counterpart(nodes[j - 1])) is not None:
+        return t.end_line, True  # (its last line: the cell belongs right after it)
     after = nodes[k + 1] if k + 1 < len(nodes) else None
-    if isinstance(before, CodeCell) and (t := match.source_to_target.get(id(before))) is not None:
-        return t.end_line  # (its last line: the cell belongs right after it)
-    if before is not None and not isinstance(before, CodeCell):
-        line = alignment.place(before.line)
-        t_node = next((n for n in walked(translation) if n.line == line and not isinstance(n, TextTab)), None)
-        if t_node is not None and type(t_node) is type(before):
-            return t_node.end_line
-    if isinstance(after, CodeCell) and (t := match.source_to_target.get(id(after))) is not None:
-        return t.line
-    return alignment.place(cell.line)
+    if isinstance(after, CodeCell) and (t := counterpart(after)) is not None:
+        return t.line, False
+    for node in reversed(nodes[: max(0, j - 1)]):
+        if (t := counterpart(node)) is not None:
+            return t.end_line, True
+    for node in nodes[k + 1 :]:
+        if (t := counterpart(node)) is not None:
+            return t.line, False
+    return alignment.place(cell.line), False

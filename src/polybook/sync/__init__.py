@@ -2,9 +2,9 @@
 
 Drifted cells are rewritten from the source (keeping the translation's comments where
 the code around them still matches), math is copied (it is language-neutral, but words
-the translator put inside ``\\text{}`` stay), missing cells are inserted with a visible
-TODO for the translator, and extra cells are removed only with ``prune``. Prose is never
-changed. Files with parse errors are refused. A difference that a suppression (inline or
+the translator put inside ``\\text{}`` stay), missing cells are inserted where the checker
+tells them missing (between what both documents share), and extra cells are removed only
+with ``prune``. Prose is never changed. Files with parse errors are refused. A difference that a suppression (inline or
 baseline) accepts is kept. Everything sync cannot repair is listed for a human.
 """
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,8 +20,9 @@ from polybook.book import Book
 from polybook.check import Baseline, check_chapter
 from polybook.check.align import align, token_ratio
 from polybook.check.bases import BaseKind, base_of
-from polybook.check.code import cell_key, shared_frameworks, without_strings
+from polybook.check.code import CellMatch, cell_key, shared_frameworks, without_strings
 from polybook.check.findings import Finding
+from polybook.check.segments import Alignment, cell_slot, pair_segments
 from polybook.check.staleness import SYNCED, SyncRecord, head_commit, origin_file, read_lock, write_lock
 from polybook.check.suppress import apply, inline_suppressions
 from polybook.diagnostics import Code, Diagnostic, Level
@@ -30,8 +32,6 @@ from polybook.dialect.nodes import Block, CodeCell, Document
 from polybook.files import atomic_write, file_sha256
 from polybook.sync.math_style import in_translation_style
 from polybook.sync.rewrite import rewrite_code, tab_marker
-
-TODO = "<!-- polybook: TODO translate: cell added by `polybook sync` from {where}; write the text around it -->"
 
 
 @dataclass(slots=True)
@@ -53,6 +53,7 @@ class ChapterSync:
     old: str
     new: str
     repaired: list[str] = field(default_factory=list)
+    places: list[int] = field(default_factory=list)  # the translation's lines each repair starts at (as before it)
     left: list[Finding] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)  # differences a suppression accepts
     refused: list[Diagnostic] = field(default_factory=list)
@@ -109,33 +110,56 @@ def _cell_edits(
     finding (``held``) is about is left as it is.
     """
     shared = shared_frameworks(source, translation)
-    # a cell only for frameworks one side does not offer (zh's paddle cells) is coverage: left alone
-    src_cells = [c for c in source.cells() if shared.intersection(c.frameworks)]
-    tgt_cells = [c for c in translation.cells() if shared.intersection(c.frameworks)]
+    # a cell only for frameworks one side does not offer (zh's paddle cells) is coverage: left alone;
+    # a cell only for frameworks of both languages that one chapter does not name (tensorflow, when
+    # one of its cells was re-tagged) is paired only to be re-tagged, never inserted or pruned
+    other = frozenset(source.frameworks) - shared
+    retag = other & frozenset(translation.frameworks)
+    src_cells = [c for c in source.cells() if shared.intersection(c.frameworks) or _only(c, retag)]
+    tgt_cells = [c for c in translation.cells() if shared.intersection(c.frameworks) or _only(c, other)]
     keys = [_order_key(c, shared) for c in src_cells], [_order_key(c, shared) for c in tgt_cells]
     pairs = align(*keys, _order_ratio, 0.45)
     edits: list[Edit] = []
     pruned: list[CodeCell] = []
-    before: CodeCell | None = None  # the translation cell of the last paired source cell
+    paired = CellMatch(common=shared)
+    for pair in pairs:
+        if pair.source is not None and pair.target is not None:
+            paired.source_to_target[id(src_cells[pair.source])] = tgt_cells[pair.target]
+            paired.target_to_source[id(tgt_cells[pair.target])] = src_cells[pair.source]
+    slot = _slots(source, translation, paired)
     for pair in pairs:
         s = src_cells[pair.source] if pair.source is not None else None
         t = tgt_cells[pair.target] if pair.target is not None else None
         if s is not None and t is not None:
-            before = t
             if t.closed:
                 code = not _held(held, {Code.CODE_CHANGED, Code.CODE_MARKERS, Code.CODE_EXTRA}, t)
                 tabs = not _held(held, {Code.CODE_TABS}, t)
-                edits += _repair_cell(s, t, settings, shared, code=code, tabs=tabs)
-        elif s is not None:
+                edits += _repair_cell(s, t, lines, settings, shared, other, code=code, tabs=tabs)
+        elif s is not None and not _only(s, retag):
             if not _held(held, {Code.CODE_MISSING}, s):
-                edits.append(_insert_cell(s, before, tgt_cells, lines, settings, shared))
-        elif t is not None and prune and not _held(held, {Code.CODE_EXTRA}, t):
+                edits.append(_insert_cell(s, slot(s), settings, shared))
+        elif t is not None and prune and not _only(t, other) and not _held(held, {Code.CODE_EXTRA}, t):
             pruned.append(t)
     for t in pruned:
         edits.append(
             _delete_cell(t, lines, f"extra cell at line {t.line} (--prune)", _neighbours(translation, t, pruned))
         )
     return edits
+
+
+def _slots(source: Document, translation: Document, paired: CellMatch) -> Callable[[CodeCell], tuple[int, bool]]:
+    """Where a source cell the translation lacks goes: where the checker tells it missing
+    (:func:`~polybook.check.segments.cell_slot`), between the cells as sync pairs them (``paired``:
+    the checker's pairing too, but for cells it pairs otherwise, which sync then rewrites); the
+    segments are worked out when first asked for."""
+    found: list[Alignment] = []
+
+    def slot(cell: CodeCell) -> tuple[int, bool]:
+        if not found:
+            found.append(pair_segments(source, translation, paired))
+        return cell_slot(cell, source, translation, paired, found[0])
+
+    return slot
 
 
 def _neighbours(doc: Document, node: CodeCell, removed: list[CodeCell]) -> tuple[object, object]:
@@ -154,44 +178,63 @@ def _neighbours(doc: Document, node: CodeCell, removed: list[CodeCell]) -> tuple
     return (before, after)
 
 
+def _only(cell: CodeCell, frameworks: frozenset[str]) -> bool:
+    return bool(cell.frameworks) and frameworks.issuperset(cell.frameworks)
+
+
 def _repair_cell(
-    s: CodeCell, t: CodeCell, settings: DialectSettings, shared: frozenset[str], code: bool, tabs: bool
+    s: CodeCell,
+    t: CodeCell,
+    lines: list[str],
+    settings: DialectSettings,
+    shared: frozenset[str],
+    other: frozenset[str],
+    code: bool,
+    tabs: bool,
 ) -> list[Edit]:
     """The cell's code from the source, and its tab set for the frameworks both chapters offer
-    (the translation keeps its own for the others: zh's paddle)."""
-    edits = []
-    if code and cell_key(t.code) != cell_key(s.code) and without_strings(t.code) != without_strings(s.code):
-        new_code = rewrite_code(t.code, s.code)
-        edits.append(Edit(t.code_line, t.end_line - 1, new_code.split("\n"), f"cell at line {t.line} from the source"))
+    (the translation keeps its own for the others: zh's paddle; not those of ``other``, the
+    source's language's, when the cell had only those: its #@tab was changed)."""
+    edits = []  # the tab marker first: an insertion at the code's first line goes after it
     if tabs and shared.intersection(t.frameworks) != shared.intersection(s.frameworks):
-        wanted = [
-            f for f in settings.frameworks if f in (shared.intersection(s.frameworks) | set(t.frameworks) - shared)
-        ]
+        own = set(t.frameworks) - (other if _only(t, other) else frozenset()) - shared
+        given = set(s.frameworks) if _only(s, other) else shared.intersection(s.frameworks)
+        wanted = [f for f in settings.frameworks if f in given | own]
         marker = tab_marker(tuple(wanted), s.tab, settings)
         at, why = t.line + 1, f"tab marker of the cell at line {t.line}"
         if t.tab is not None:
             edits.append(Edit(at, at, [marker] if marker else [], why))
         elif marker:
             edits.append(Edit(at, at - 1, [marker], why))
+    if code and cell_key(t.code) != cell_key(s.code) and without_strings(t.code) != without_strings(s.code):
+        edits += _code_edits(t, rewrite_code(t.code, s.code).split("\n"), lines)
     return edits
 
 
-def _insert_cell(
-    s: CodeCell,
-    before: CodeCell | None,
-    tgt_cells: list[CodeCell],
-    lines: list[str],
-    settings: DialectSettings,
-    shared: frozenset[str],
-) -> Edit:
-    """The source cell, after the counterpart of the cell before it, with a TODO for the
-    translator; for the frameworks both chapters offer (the others are coverage)."""
-    at = before.end_line + 1 if before else (tgt_cells[0].line if tgt_cells else len(lines) + 1)
-    marker = tab_marker(tuple(f for f in s.frameworks if f in shared), s.tab, settings)
-    block = ["", TODO.format(where=f"{s.path}:{s.line}"), "", f"```{s.info.strip()}", *([marker] if marker else [])]
-    block += [*s.code.split("\n"), "```"]
-    if before is None:
-        block = [*block[1:], ""]
+def _code_edits(t: CodeCell, new_code: list[str], lines: list[str]) -> list[Edit]:
+    """The cell's code made ``new_code``: one edit per changed run of lines, so each says where the
+    check tells its difference (:attr:`ChapterSync.places`)."""
+    old_code = lines[t.code_line - 1 : t.end_line - 1]
+    matcher = difflib.SequenceMatcher(None, old_code, new_code, autojunk=False)
+    why = f"cell at line {t.line} from the source"
+    return [
+        Edit(t.code_line + i1, t.code_line + i2 - 1, new_code[j1:j2], why)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        if tag != "equal"
+    ]
+
+
+def _insert_cell(s: CodeCell, slot: tuple[int, bool], settings: DialectSettings, shared: frozenset[str]) -> Edit:
+    """The source cell, where the checker tells it is missing (``slot``: a line of the translation
+    and whether it goes after it, :func:`~polybook.check.segments.cell_slot`), for the frameworks both
+    chapters offer (the others are coverage) -- or, written ``#@tab all`` in the source, for all of
+    the language's (zh's paddle too, as d2l-zh writes it)."""
+    line, after = slot
+    frameworks = settings.frameworks if s.tab == "all" else tuple(f for f in s.frameworks if f in shared)
+    marker = tab_marker(frameworks, s.tab, settings)
+    block = [f"```{s.info.strip()}", *([marker] if marker else []), *s.code.split("\n"), "```"]
+    block = ["", *block] if after else [*block, ""]
+    at = line + 1 if after else line
     return Edit(at, at - 1, block, f"missing cell from {s.path}:{s.line}")
 
 
@@ -278,7 +321,8 @@ def sync_chapter(
     edits = _cell_edits(source, target, settings, prune, old.split("\n"), held)
     edits += _math_edits(findings, old.split("\n"))
     result.new = _apply(old, edits)
-    result.repaired = [e.why for e in sorted(edits, key=lambda e: e.start)]
+    result.repaired = list(dict.fromkeys(e.why for e in sorted(edits, key=lambda e: e.start)))
+    result.places = sorted(e.start for e in edits)
     new_doc = parse_text(result.new, target.path, settings)
     remaining = check_chapter(book, lang, name, source, new_doc, lock)
     remaining = _suppressed(remaining, source, new_doc, lang, name, baseline or {})
