@@ -6,7 +6,7 @@ import re
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from polybook import sync
@@ -51,7 +51,16 @@ def prose(text: str) -> list[str]:
     return out
 
 
+_TWIN = "```{.python .input}\n#@tab all\n# コメント\nx = 1\n```\n"
+
+
 @given(chapters(), chapters(), st.booleans())
+# a missing `#@tab all` cell inserted must not add a framework to the chapter (the next run re-tagged its twin)
+@example(
+    f"# Title\n:label:`sec_t`\n\n{_TWIN}\n{_TWIN}",
+    "# Title\n:label:`sec_t`\n\n" + _TWIN.replace("#@tab all\n", ""),
+    False,
+)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_sync_never_changes_prose_and_is_idempotent(en: str, ja: str, prune: bool) -> None:
     with tempfile.TemporaryDirectory() as tmp:

@@ -127,6 +127,7 @@ def _cell_edits(
             paired.source_to_target[id(src_cells[pair.source])] = tgt_cells[pair.target]
             paired.target_to_source[id(tgt_cells[pair.target])] = src_cells[pair.source]
     slot = _slots(source, translation, paired)
+    runs = tuple(dict.fromkeys(f for cell in translation.cells() for f in cell.frameworks))  # the chapter's
     for pair in pairs:
         s = src_cells[pair.source] if pair.source is not None else None
         t = tgt_cells[pair.target] if pair.target is not None else None
@@ -137,7 +138,7 @@ def _cell_edits(
                 edits += _repair_cell(s, t, lines, settings, shared, other, code=code, tabs=tabs)
         elif s is not None and not _only(s, retag):
             if not _held(held, {Code.CODE_MISSING}, s):
-                edits.append(_insert_cell(s, slot(s), settings, shared))
+                edits.append(_insert_cell(s, slot(s), settings, shared, runs))
         elif t is not None and prune and not _only(t, other) and not _held(held, {Code.CODE_EXTRA}, t):
             pruned.append(t)
     for t in pruned:
@@ -224,13 +225,18 @@ def _code_edits(t: CodeCell, new_code: list[str], lines: list[str]) -> list[Edit
     ]
 
 
-def _insert_cell(s: CodeCell, slot: tuple[int, bool], settings: DialectSettings, shared: frozenset[str]) -> Edit:
+def _insert_cell(
+    s: CodeCell, slot: tuple[int, bool], settings: DialectSettings, shared: frozenset[str], offered: tuple[str, ...]
+) -> Edit:
     """The source cell, where the checker tells it is missing (``slot``: a line of the translation
     and whether it goes after it, :func:`~polybook.check.segments.cell_slot`), for the frameworks both
     chapters offer (the others are coverage) -- or, written ``#@tab all`` in the source, for all of
-    the language's (zh's paddle too, as d2l-zh writes it)."""
+    the language's (zh's paddle too, as d2l-zh writes it) when the chapter offers them all already
+    (``offered``: what its cells run for; else the cell would add a framework to the chapter, which the next run would
+    then take as shared, and re-tag the cells that stand for ``all`` -- not idempotent)."""
     line, after = slot
-    frameworks = settings.frameworks if s.tab == "all" else tuple(f for f in s.frameworks if f in shared)
+    everything = s.tab == "all" and set(settings.frameworks) <= set(offered)  # else all would add frameworks
+    frameworks = settings.frameworks if everything else tuple(f for f in s.frameworks if f in shared)
     marker = tab_marker(frameworks, s.tab, settings)
     block = [f"```{s.info.strip()}", *([marker] if marker else []), *s.code.split("\n"), "```"]
     block = ["", *block] if after else [*block, ""]
