@@ -139,11 +139,24 @@ def _offered_cells(doc: Document, framework: str, every: bool = True) -> list[Co
     return named if named or _named(doc) or not every else cells_of(doc, framework)
 
 
+def _first_line_of_document(cell: CodeCell) -> int:
+    return 1
+
+
 def check_coverage(
-    lang: str, name: str, source: Document, translation: Document, common: frozenset[str]
+    lang: str,
+    name: str,
+    source: Document,
+    translation: Document,
+    common: frozenset[str],
+    place: Callable[[CodeCell], int] | None = None,
+    offered: tuple[str, ...] = (),
 ) -> list[Finding]:
     """Frameworks one chapter offers and the other does not: once per chapter and framework,
-    as info (a translation of fewer frameworks, or of more, is not drift)."""
+    as info (a translation of fewer frameworks, or of more, is not drift), told where the
+    source's first cell of it belongs (``place``) -- but the only cell of a framework the
+    language ``offered`` is a cell missing, told there as such (its one cell lost, not a
+    framework left untranslated)."""
     out = []
     for framework in [f for f in dict.fromkeys((*source.frameworks, *translation.frameworks)) if f not in common]:
         mine = _offered_cells(source, framework) if framework in source.frameworks else []
@@ -151,10 +164,16 @@ def check_coverage(
             _offered_cells(translation, framework, not _named(source)) if framework in translation.frameworks else []
         )
         if mine and not theirs:
+            at = place or _first_line_of_document
+            if len(mine) == 1 and framework in offered and cells_of(translation):
+                out += _unpaired(lang, name, framework, 1, mine[0], None, translation, at,
+                                 {"framework": framework, "cell": 1})  # fmt: skip
+                continue
+            where = Location(translation.path, at(mine[0]))
             out.append(Finding.make(
                 Code.CODE_COVERAGE, f"no {framework} cells: {len(mine)} in the source; translate them to offer "
                 f"{framework}", lang, name,
-                Location(translation.path, 1), source=Location(source.path, mine[0].line), framework=framework,
+                where, source=Location(source.path, mine[0].line), framework=framework,
                 subject=("", framework),
             ))  # fmt: skip
         elif theirs and framework not in source.frameworks:  # said once per language (check's merge)
