@@ -6,6 +6,7 @@ the documents with their formulas and calls it.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -17,6 +18,7 @@ from polybook.dialect.nodes import Document
 
 _REPEAT = 5  # lines: the same number said again this close may be said once in a translation
 _ORDER = 10  # a number the translation says instead of the source's is within this factor of it
+_YEAR = re.compile(r"1[89]\d\d|20\d\d")
 _NEXT = 8  # lines from where a number belongs to another paragraph that may say one instead of it
 
 
@@ -205,8 +207,10 @@ def _instead(number: Number, where: int, free: list[Number], at: Callable[[int],
 
 def _one_digit_apart(number: Number, other: Number) -> bool:
     """Whether two numbers written in digits differ by one digit changed, added or dropped
-    (1990 and 1992, 32 and 132): one written for the other, not another figure."""
+    (256 and 257, 32 and 132): one written for the other, not another figure."""
     a, b = number.values[0], other.values[0]
+    if _YEAR.fullmatch(a) or _YEAR.fullmatch(b):
+        return False  # a year near another is most often another event (2010's big data, 2012's AlexNet)
     if len(a) == len(b):
         return sum(x != y for x, y in zip(a, b, strict=True)) == 1
     short, long = sorted((a, b), key=len)
