@@ -128,8 +128,10 @@ def _drop(first: int, last: int) -> Callable[[list[str]], list[str]]:
 
 
 def _other_number(rng: random.Random, value: str) -> str:
+    """Another number than ``value`` (``0.0`` scaled is ``0.0``: it becomes ``1.0``)."""
     if "." in value:
-        return str(round(float(value) * rng.choice([2, 10, 0.5]), 6))
+        new = str(round(float(value) * rng.choice([2, 10, 0.5]), 6))
+        return new if float(new) != float(value) else "1.0"
     n = int(value)
     return str(rng.choice([n + 1, n * 2, n + 10]) if n else 1)
 
