@@ -126,7 +126,8 @@ def check_roles(
         if (role, value) in told:
             continue
         if (role, value) in t_targets:
-            if (role, value) in fewer and (moved := _moved_here(role, value, line, t_roles, extra, here)) is not None:
+            moved = _moved_here(role, value, line, s_roles, t_roles, extra, here) if (role, value) in fewer else None
+            if moved is not None:
                 out.append(_moved_finding(lang, name, moved, f":{role}:`{value}`", role, value, translation,
                                           Location(source.path, line)))  # fmt: skip
             continue
@@ -210,17 +211,20 @@ def _moved_here(
     role: str,
     value: str,
     line: int,
+    s_roles: list[tuple[str, str, int]],
     t_roles: list[tuple[str, str, int]],
     extra: list[tuple[str, str, int]],
     here: Callable[[int], Location],
 ) -> tuple[str, str, int] | None:
     """The reference written where the source's ``:role:`value``` (at ``line``) belongs, when the
-    translation names that target elsewhere but not there, and another target more often than
-    the source does right there (a reference moved to another label)."""
+    translation names that target elsewhere but fewer times there than the source does around
+    it, and another target more often than the source does right there (a reference moved to
+    another label)."""
     if not extra:
         return None
     at = here(line).line
-    if any(n == role and v == value and abs(t_line - at) <= _NEAR for n, v, t_line in t_roles):
+    theirs = sum(n == role and v == value and abs(s_line - line) <= _NEAR for n, v, s_line in s_roles)
+    if sum(n == role and v == value and abs(t_line - at) <= _NEAR for n, v, t_line in t_roles) >= theirs:
         return None
     return _written_instead(extra, role, at)
 
