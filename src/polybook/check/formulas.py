@@ -171,6 +171,15 @@ def within_others(
     unpaired = {s.key for s, t in pairs if s is not None and t is None}
     out = []
     for s, t in pairs:
+        if (
+            s is not None
+            and t is not None
+            and not SYMBOL.fullmatch(t.key)
+            and t.key not in sides(s.key)
+            and t.key in mine.parts_near(t.node)
+            and t.key not in mine.keys_near(t.node)  # (a formula of the source swapped in is this one changed)
+        ):
+            t = None  # a part of another source formula there (``a_i`` of ``a_i \in R^k``), not this one changed
         if s is not None and _said_otherwise(s.key, theirs.parts_near(places(s.node, s.line)), t):
             if t is None or s.key in t.key or _said_otherwise(t.key, mine.parts_near(t.node), None):
                 continue  # (a translation's formula holding the source's whole, ``\text{ if } P \neq Q`` added)
