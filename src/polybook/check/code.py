@@ -8,7 +8,7 @@ from functools import lru_cache
 from typing import Any
 
 from polybook.check.align import Pair, align, never
-from polybook.check.code_diff import Hunk, parses_alike, token_diff
+from polybook.check.code_diff import Hunk, line_diff, parses_alike, token_diff
 from polybook.check.code_keys import cell_key, code_tokens, uncommented_key, without_comments
 from polybook.check.documents import cells_of
 from polybook.check.findings import Finding, Location
@@ -471,6 +471,8 @@ def _changed(
     t_code = "\n".join(cell.code_for(framework) for cell in t_cells)
     s_code = "\n".join(cell.code_for(framework) for cell in cells)
     hunks = token_diff(t_code, s_code)
+    if len(hunks) > _MAX_HUNKS and (lines := line_diff(t_code, s_code)) is not None and len(lines) <= _MAX_HUNKS:
+        hunks = lines or hunks  # a statement broken (a line of it deleted): told at its lines, not as the rest changed
     only_strings = without_strings(t_code) == without_strings(s_code)
     if only_strings:  # translated labels and strings written another way are no difference
         strings = differing_strings(t_code, s_code)
