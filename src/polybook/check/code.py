@@ -97,8 +97,13 @@ def match_cells(source: Document, translation: Document) -> CellMatch:
     """Align each framework's stream of cells, for the frameworks both chapters offer (the others
     are coverage); a cell paired in any stream stands for its counterpart."""
     match = CellMatch(common=shared_frameworks(source, translation))
+    moved = match.retabbed = retabbed(source, translation, match.common)
+    for s, t in moved:
+        match.source_to_target[id(s)], match.target_to_source[id(t)] = t, s
+    out_s, out_t = {id(s) for s, _ in moved}, {id(t) for _, t in moved}
     for framework in [f for f in source.frameworks if f in match.common]:
-        src, tgt = cells_of(source, framework), cells_of(translation, framework)
+        src = [c for c in cells_of(source, framework) if id(c) not in out_s]
+        tgt = [c for c in cells_of(translation, framework) if id(c) not in out_t]
         s_code, t_code = [c.code_for(framework) for c in src], [c.code_for(framework) for c in tgt]
         pairs = _contained(align_code(s_code, t_code), s_code, t_code)
         match.streams.append((framework, src, tgt, pairs))
@@ -107,6 +112,52 @@ def match_cells(source: Document, translation: Document) -> CellMatch:
                 match.target_to_source.setdefault(id(tgt[pair.target]), src[pair.source])
                 match.source_to_target.setdefault(id(src[pair.source]), tgt[pair.target])
     return match
+
+
+def retabbed(source: Document, translation: Document, common: frozenset[str]) -> list[tuple[CodeCell, CodeCell]]:
+    """(source cell, translation cell) with the same code whose ``#@tab`` lists share no
+    framework: the translation's cell has the source's code but runs for other frameworks
+    (``#@tab mxnet`` over the source's pytorch cell). Only where that code is the cell's alone:
+    no cell here runs it for the source's frameworks, no cell of the source for the
+    translation's -- else it is a cell missing and one extra, told as such."""
+    if not common:
+        return []
+    mine = _keys_by_cell(source, frozenset(source.frameworks))  # (a framework the translation then lacks too)
+    theirs = _keys_by_cell(translation, common)
+    by_key: dict[str, list[CodeCell]] = {}
+    for cell, key in theirs:
+        by_key.setdefault(key, []).append(cell)
+    source_keys: dict[str, list[CodeCell]] = {}
+    for cell, key in mine:
+        source_keys.setdefault(key, []).append(cell)
+    out = []
+    for s, key in mine:
+        found = by_key.get(key, [])
+        if len(found) != 1 or len(source_keys[key]) != 1 or not key:
+            continue
+        t = found[0]
+        if set(t.frameworks) & set(s.frameworks) or not set(t.frameworks) & common or _own_there(t, source, common):
+            continue
+        out.append((s, t))
+    return out
+
+
+def _own_there(t: CodeCell, source: Document, common: frozenset[str]) -> bool:
+    """Whether a source cell of the translation cell's own frameworks has its code but for
+    strings (pt's older ``'Key posistions'``: its mxnet cell, equal to the source's tensorflow one)."""
+    framework = next(f for f in t.frameworks if f in common)
+    mine = without_strings(t.code_for(framework))
+    return any(without_strings(c.code_for(framework)) == mine for c in cells_of(source, framework))
+
+
+def _keys_by_cell(doc: Document, common: frozenset[str]) -> list[tuple[CodeCell, str]]:
+    """Each cell running for a framework of ``common`` with the key of its code (for the first)."""
+    out = []
+    for cell in cells_of(doc):
+        running = [f for f in cell.frameworks if f in common]
+        if running:
+            out.append((cell, cell_key(cell.code_for(running[0]))))
+    return out
 
 
 def _contained(pairs: list[Pair], source: list[str], target: list[str]) -> list[Pair]:
@@ -151,6 +202,7 @@ def check_coverage(
     common: frozenset[str],
     place: Callable[[CodeCell], int] | None = None,
     offered: tuple[str, ...] = (),
+    retabbed: list[tuple[CodeCell, CodeCell]] = (),  # type: ignore[assignment]
 ) -> list[Finding]:
     """Frameworks one chapter offers and the other does not: once per chapter and framework,
     as info (a translation of fewer frameworks, or of more, is not drift), told where the
@@ -163,6 +215,7 @@ def check_coverage(
         theirs = (
             _offered_cells(translation, framework, not _named(source)) if framework in translation.frameworks else []
         )
+        mine = [cell for cell in mine if all(cell is not s for s, _ in retabbed)]  # told as under another tab
         if mine and not theirs:
             at = place or _first_line_of_document
             if len(mine) == 1 and framework in offered and cells_of(translation):
@@ -196,7 +249,7 @@ def check_code(
 ) -> list[Finding]:
     """Code findings of the cell streams in ``match``; ``place`` says where a source cell the
     translation lacks belongs in it (:func:`polybook.check.segments.cell_place`)."""
-    findings: list[Finding] = []
+    findings: list[Finding] = [_retabbed_finding(lang, name, source, s, t) for s, t in match.retabbed]
     seen: set[tuple[Code, int, int]] = set()
     streams = streams_of(match)
     for framework, src, tgt, pairs in match.streams:
@@ -228,6 +281,18 @@ def check_code(
                     seen.add(key)
                     findings.append(f)
     return findings
+
+
+def _retabbed_finding(lang: str, name: str, source: Document, s: CodeCell, t: CodeCell) -> Finding:
+    """The source's cell under another ``#@tab`` here: one finding that names both lists."""
+    framework = s.frameworks[0]
+    index = next((k for k, c in enumerate(cells_of(source, framework), 1) if c is s), 1)
+    return Finding.make(
+        Code.CODE_TABS, f"{framework} cell {index} runs for [{', '.join(t.frameworks)}] here but for "
+        f"[{', '.join(s.frameworks)}] in the source: write the source's `#@tab {', '.join(s.frameworks)}`", lang, name,
+        Location(t.path, t.line), source=Location(s.path, s.line), subject=("", cell_key(s.code_for(framework))),
+        diff=((", ".join(t.frameworks), ", ".join(s.frameworks)),), framework=framework, cell=index,
+    )  # fmt: skip
 
 
 #: What to do about code that differs from the source's (a translator may have fixed the

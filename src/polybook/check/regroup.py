@@ -20,6 +20,8 @@ class CellMatch:
     # per framework: (framework, source cells, translation cells, their alignment)
     streams: list[tuple[str, list[CodeCell], list[CodeCell], list[Pair]]] = field(default_factory=list)
     common: frozenset[str] = frozenset()  # the frameworks both chapters offer
+    # (source cell, translation cell): the source's code under another ``#@tab`` here, out of the streams
+    retabbed: list[tuple[CodeCell, CodeCell]] = field(default_factory=list)
 
 
 #: A top-level ``def`` or ``class`` in normalised code, by name.
