@@ -9,10 +9,11 @@ from typing import Any
 
 from polybook.check.align import Pair, align, never
 from polybook.check.code_diff import Hunk, line_diff, parses_alike, token_diff
-from polybook.check.code_keys import cell_key, code_tokens, uncommented_key, without_comments
+from polybook.check.code_keys import cell_key, uncommented_key, without_comments, without_strings
 from polybook.check.documents import cells_of
 from polybook.check.findings import Finding, Location
 from polybook.check.regroup import CellMatch, holders, streams_of
+from polybook.check.retab import retabbed, retabbed_finding
 from polybook.check.strings import differing_strings, expressions_only
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import CodeCell, Document
@@ -114,52 +115,6 @@ def match_cells(source: Document, translation: Document) -> CellMatch:
     return match
 
 
-def retabbed(source: Document, translation: Document, common: frozenset[str]) -> list[tuple[CodeCell, CodeCell]]:
-    """(source cell, translation cell) with the same code whose ``#@tab`` lists share no
-    framework: the translation's cell has the source's code but runs for other frameworks
-    (``#@tab mxnet`` over the source's pytorch cell). Only where that code is the cell's alone:
-    no cell here runs it for the source's frameworks, no cell of the source for the
-    translation's -- else it is a cell missing and one extra, told as such."""
-    if not common:
-        return []
-    mine = _keys_by_cell(source, frozenset(source.frameworks))  # (a framework the translation then lacks too)
-    theirs = _keys_by_cell(translation, common)
-    by_key: dict[str, list[CodeCell]] = {}
-    for cell, key in theirs:
-        by_key.setdefault(key, []).append(cell)
-    source_keys: dict[str, list[CodeCell]] = {}
-    for cell, key in mine:
-        source_keys.setdefault(key, []).append(cell)
-    out = []
-    for s, key in mine:
-        found = by_key.get(key, [])
-        if len(found) != 1 or len(source_keys[key]) != 1 or not key:
-            continue
-        t = found[0]
-        if set(t.frameworks) & set(s.frameworks) or not set(t.frameworks) & common or _own_there(t, source, common):
-            continue
-        out.append((s, t))
-    return out
-
-
-def _own_there(t: CodeCell, source: Document, common: frozenset[str]) -> bool:
-    """Whether a source cell of the translation cell's own frameworks has its code but for
-    strings (pt's older ``'Key posistions'``: its mxnet cell, equal to the source's tensorflow one)."""
-    framework = next(f for f in t.frameworks if f in common)
-    mine = without_strings(t.code_for(framework))
-    return any(without_strings(c.code_for(framework)) == mine for c in cells_of(source, framework))
-
-
-def _keys_by_cell(doc: Document, common: frozenset[str]) -> list[tuple[CodeCell, str]]:
-    """Each cell running for a framework of ``common`` with the key of its code (for the first)."""
-    out = []
-    for cell in cells_of(doc):
-        running = [f for f in cell.frameworks if f in common]
-        if running:
-            out.append((cell, cell_key(cell.code_for(running[0]))))
-    return out
-
-
 def _contained(pairs: list[Pair], source: list[str], target: list[str]) -> list[Pair]:
     """``pairs`` with a lone missing cell and a lone extra one side by side paired (similar) when
     half the shorter's lines are in the other: one cell with lines added or dropped (pt's
@@ -249,7 +204,7 @@ def check_code(
 ) -> list[Finding]:
     """Code findings of the cell streams in ``match``; ``place`` says where a source cell the
     translation lacks belongs in it (:func:`polybook.check.segments.cell_place`)."""
-    findings: list[Finding] = [_retabbed_finding(lang, name, source, s, t) for s, t in match.retabbed]
+    findings: list[Finding] = [retabbed_finding(lang, name, source, s, t) for s, t in match.retabbed]
     seen: set[tuple[Code, int, int]] = set()
     streams = streams_of(match)
     for framework, src, tgt, pairs in match.streams:
@@ -281,18 +236,6 @@ def check_code(
                     seen.add(key)
                     findings.append(f)
     return findings
-
-
-def _retabbed_finding(lang: str, name: str, source: Document, s: CodeCell, t: CodeCell) -> Finding:
-    """The source's cell under another ``#@tab`` here: one finding that names both lists."""
-    framework = s.frameworks[0]
-    index = next((k for k, c in enumerate(cells_of(source, framework), 1) if c is s), 1)
-    return Finding.make(
-        Code.CODE_TABS, f"{framework} cell {index} runs for [{', '.join(t.frameworks)}] here but for "
-        f"[{', '.join(s.frameworks)}] in the source: write the source's `#@tab {', '.join(s.frameworks)}`", lang, name,
-        Location(t.path, t.line), source=Location(s.path, s.line), subject=("", cell_key(s.code_for(framework))),
-        diff=((", ".join(t.frameworks), ", ".join(s.frameworks)),), framework=framework, cell=index,
-    )  # fmt: skip
 
 
 #: What to do about code that differs from the source's (a translator may have fixed the
@@ -611,8 +554,3 @@ def _marks(names: list[str]) -> str:
 def _first_line(code: str) -> str:
     lines = [ln for ln in code.split("\n") if ln.strip() and not ln.lstrip().startswith("#")]
     return lines[0].strip() if lines else ""
-
-
-def without_strings(code: str) -> list[str]:
-    """Tokens with every string literal blanked: equal lists mean only strings differ."""
-    return ["''" if t.is_string else t.text for _, toks in code_tokens(code) for t in toks]
