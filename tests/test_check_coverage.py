@@ -101,7 +101,8 @@ def findings(result: CheckResult, lang: str) -> list[tuple[str, int, str]]:
 
 def test_a_translation_without_a_framework_is_told_once_and_real_tab_drift_stays(result: CheckResult) -> None:
     assert findings(result, "ja") == [
-        ("code.coverage", 1, "no jax cells: 1 in the source; translate them to offer jax"),
+        # told where the source's jax cell belongs: after the pytorch cell both have (ja offers no jax)
+        ("code.coverage", 19, "no jax cells: 1 in the source; translate them to offer jax"),
         (
             "code.tabs",
             21,

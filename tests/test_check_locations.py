@@ -125,3 +125,17 @@ def test_a_reference_moved_to_another_label_names_the_one_written_in_its_place(t
     assert found == [
         ("ref.target", "error", 7, ":numref:`sec_b` here is :numref:`sec_a` in the source: write the source's")
     ]
+
+
+def test_a_year_in_the_next_paragraph_is_not_said_instead_of_the_sources() -> None:
+    """A number one digit apart from a missing one, a paragraph off, is the one written for it
+    (257 for 256) -- but not a year: 2010's big data is not 2012's breakthrough misspelt."""
+    from polybook.check.numbers_missing import Number, _one_digit_apart
+
+    def number(value: str) -> Number:
+        return Number((value,), 1, 1)
+
+    assert _one_digit_apart(number("256"), number("257"))
+    assert _one_digit_apart(number("32"), number("132"))
+    assert not _one_digit_apart(number("2012"), number("2010"))
+    assert not _one_digit_apart(number("256"), number("265"))

@@ -6,12 +6,15 @@ import configparser
 import hashlib
 import json
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
+from polybook.book import load_book
+from polybook.check import check_book
 from polybook.cli import main
 from polybook.config import load_config
 from polybook.importer.confpy import edit_conf, read_book_settings
@@ -551,3 +554,24 @@ def test_a_new_book_ignores_what_polybook_builds_and_a_users_gitignore_is_kept(t
     (merged / "chapters").mkdir()
     assert run(merged, str(JA), "--lang", "ja")[0] == 0
     assert not (merged / ".gitignore").exists()  # a book that was there: its files are its author's
+
+
+def test_translators_notes_outside_every_toc_are_copied_but_are_not_chapters(tmp_path: Path) -> None:
+    """d2l-tr's Translator_notes.md and TERMINOLOGY.md sit at the project's root in no toc (d2lbook
+    builds them as pages outside the book): copied, excluded, so the check does not ask to remove them."""
+    projects = tmp_path / "projects"
+    shutil.copytree(PROJECTS, projects, ignore=shutil.ignore_patterns("_build"))
+    notes = "# Notas do tradutor\n\nTraduzimos *tensor* como tensor.\n"
+    (projects / "ja" / "Translator_notes.md").write_text(notes, encoding="utf-8")
+    root = tmp_path / "book"
+    root.mkdir()
+    for lang in ("en", "ja"):
+        code, out = run(root, str(projects / lang), "--lang", lang)
+        assert code == 0, out
+    assert "outside every toc: Translator_notes.md copied as the project's notes, not documents" in out
+    assert (root / "chapters" / "ja" / "Translator_notes.md").read_text(encoding="utf-8") == notes
+    config = load_config(root / "conf.py")
+    assert "Translator_notes.md" in config.exclusions
+    assert "Translator_notes" not in config.document_names("ja")
+    result = check_book(load_book(config))
+    assert not [f for f in result.active if "Translator_notes" in str(f.primary.path)]

@@ -103,7 +103,9 @@ def check_chapter(
     src_items, tgt_items = flatten(source), flatten(translation)
     placed = partial(cell_place, source=source, translation=translation, match=match, alignment=alignment)
     findings += saved_drift(lang, source, check_code(lang, name, source, translation, match, placed), translation)
-    findings += check_coverage(lang, name, source, translation, match.common)
+    findings += check_coverage(
+        lang, name, source, translation, match.common, placed, config.languages[lang].frameworks, match.retabbed
+    )
     offered = config.languages[config.source_language].frameworks
     findings += check_texttabs(
         lang, name, alignment, source, translation, match.common, config.localised_links, offered

@@ -8,11 +8,12 @@ from functools import lru_cache
 from typing import Any
 
 from polybook.check.align import Pair, align, never
-from polybook.check.code_diff import Hunk, parses_alike, token_diff
-from polybook.check.code_keys import cell_key, code_tokens, uncommented_key, without_comments
+from polybook.check.code_diff import Hunk, line_diff, parses_alike, token_diff
+from polybook.check.code_keys import cell_key, uncommented_key, without_comments, without_strings
 from polybook.check.documents import cells_of
 from polybook.check.findings import Finding, Location
 from polybook.check.regroup import CellMatch, holders, streams_of
+from polybook.check.retab import retabbed, retabbed_finding
 from polybook.check.strings import differing_strings, expressions_only
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import CodeCell, Document
@@ -97,8 +98,13 @@ def match_cells(source: Document, translation: Document) -> CellMatch:
     """Align each framework's stream of cells, for the frameworks both chapters offer (the others
     are coverage); a cell paired in any stream stands for its counterpart."""
     match = CellMatch(common=shared_frameworks(source, translation))
+    moved = match.retabbed = retabbed(source, translation, match.common)
+    for s, t in moved:
+        match.source_to_target[id(s)], match.target_to_source[id(t)] = t, s
+    out_s, out_t = {id(s) for s, _ in moved}, {id(t) for _, t in moved}
     for framework in [f for f in source.frameworks if f in match.common]:
-        src, tgt = cells_of(source, framework), cells_of(translation, framework)
+        src = [c for c in cells_of(source, framework) if id(c) not in out_s]
+        tgt = [c for c in cells_of(translation, framework) if id(c) not in out_t]
         s_code, t_code = [c.code_for(framework) for c in src], [c.code_for(framework) for c in tgt]
         pairs = _contained(align_code(s_code, t_code), s_code, t_code)
         match.streams.append((framework, src, tgt, pairs))
@@ -139,22 +145,43 @@ def _offered_cells(doc: Document, framework: str, every: bool = True) -> list[Co
     return named if named or _named(doc) or not every else cells_of(doc, framework)
 
 
+def _first_line_of_document(cell: CodeCell) -> int:
+    return 1
+
+
 def check_coverage(
-    lang: str, name: str, source: Document, translation: Document, common: frozenset[str]
+    lang: str,
+    name: str,
+    source: Document,
+    translation: Document,
+    common: frozenset[str],
+    place: Callable[[CodeCell], int] | None = None,
+    offered: tuple[str, ...] = (),
+    retabbed: list[tuple[CodeCell, CodeCell]] = (),  # type: ignore[assignment]
 ) -> list[Finding]:
     """Frameworks one chapter offers and the other does not: once per chapter and framework,
-    as info (a translation of fewer frameworks, or of more, is not drift)."""
+    as info (a translation of fewer frameworks, or of more, is not drift), told where the
+    source's first cell of it belongs (``place``) -- but the only cell of a framework the
+    language ``offered`` is a cell missing, told there as such (its one cell lost, not a
+    framework left untranslated)."""
     out = []
     for framework in [f for f in dict.fromkeys((*source.frameworks, *translation.frameworks)) if f not in common]:
         mine = _offered_cells(source, framework) if framework in source.frameworks else []
         theirs = (
             _offered_cells(translation, framework, not _named(source)) if framework in translation.frameworks else []
         )
+        mine = [cell for cell in mine if all(cell is not s for s, _ in retabbed)]  # told as under another tab
         if mine and not theirs:
+            at = place or _first_line_of_document
+            if len(mine) == 1 and framework in offered and cells_of(translation):
+                out += _unpaired(lang, name, framework, 1, mine[0], None, translation, at,
+                                 {"framework": framework, "cell": 1})  # fmt: skip
+                continue
+            where = Location(translation.path, at(mine[0]))
             out.append(Finding.make(
                 Code.CODE_COVERAGE, f"no {framework} cells: {len(mine)} in the source; translate them to offer "
                 f"{framework}", lang, name,
-                Location(translation.path, 1), source=Location(source.path, mine[0].line), framework=framework,
+                where, source=Location(source.path, mine[0].line), framework=framework,
                 subject=("", framework),
             ))  # fmt: skip
         elif theirs and framework not in source.frameworks:  # said once per language (check's merge)
@@ -177,7 +204,7 @@ def check_code(
 ) -> list[Finding]:
     """Code findings of the cell streams in ``match``; ``place`` says where a source cell the
     translation lacks belongs in it (:func:`polybook.check.segments.cell_place`)."""
-    findings: list[Finding] = []
+    findings: list[Finding] = [retabbed_finding(lang, name, source, s, t) for s, t in match.retabbed]
     seen: set[tuple[Code, int, int]] = set()
     streams = streams_of(match)
     for framework, src, tgt, pairs in match.streams:
@@ -452,6 +479,8 @@ def _changed(
     t_code = "\n".join(cell.code_for(framework) for cell in t_cells)
     s_code = "\n".join(cell.code_for(framework) for cell in cells)
     hunks = token_diff(t_code, s_code)
+    if len(hunks) > _MAX_HUNKS and (lines := line_diff(t_code, s_code)) is not None and len(lines) <= _MAX_HUNKS:
+        hunks = lines or hunks  # a statement broken (a line of it deleted): told at its lines, not as the rest changed
     only_strings = without_strings(t_code) == without_strings(s_code)
     if only_strings:  # translated labels and strings written another way are no difference
         strings = differing_strings(t_code, s_code)
@@ -525,8 +554,3 @@ def _marks(names: list[str]) -> str:
 def _first_line(code: str) -> str:
     lines = [ln for ln in code.split("\n") if ln.strip() and not ln.lstrip().startswith("#")]
     return lines[0].strip() if lines else ""
-
-
-def without_strings(code: str) -> list[str]:
-    """Tokens with every string literal blanked: equal lists mean only strings differ."""
-    return ["''" if t.is_string else t.text for _, toks in code_tokens(code) for t in toks]

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from cydifflib import SequenceMatcher  # difflib's, compiled: the same opcodes (see pyproject.toml)
 
 from polybook.check.align import align
-from polybook.check.code_keys import Token, code_tokens
+from polybook.check.code_keys import _CODE_THEN_COMMENT, Token, code_tokens
 
 _IDENT = re.compile(r"^[A-Za-z_]\w*$")
 _OPEN, _CLOSE = ("(", "[", "{"), (")", "]", "}")
@@ -54,6 +54,46 @@ def token_diff(translation: str, source: str) -> list[Hunk]:
         else:
             out.append(Hunk(_render(t_toks, t_src), _render(s_toks, s_src), t_at, s_at))
     return [h for h in out if h.translation or h.source]
+
+
+def line_diff(translation: str, source: str) -> list[Hunk] | None:
+    """The changed places of code that does not parse where the source's does (a line of a
+    statement deleted: its logical lines run on into the next, so :func:`token_diff` sees the
+    whole rest changed), by physical lines without their comments; None when both parse alike
+    in that respect (the token diff is right then)."""
+    if _parses(translation) or not _parses(source):
+        return None
+    t_lines, s_lines = _code_lines(translation), _code_lines(source)
+    out = []
+    matcher = SequenceMatcher(None, [text for _, text in s_lines], [text for _, text in t_lines], autojunk=False)
+    for op, s0, s1, t0, t1 in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        t_at = t_lines[t0][0] if t0 < len(t_lines) else (t_lines[-1][0] if t_lines else 0)
+        s_at = s_lines[s0][0] if s0 < len(s_lines) else (s_lines[-1][0] if s_lines else 0)
+        shown_t = " ".join(text for _, text in t_lines[t0:t1])
+        shown_s = " ".join(text for _, text in s_lines[s0:s1])
+        out.append(Hunk(shown_t, shown_s, t_at, s_at))
+    return out
+
+
+def _parses(code: str) -> bool:
+    try:
+        ast.parse(textwrap.dedent(code).strip())
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def _code_lines(code: str) -> list[tuple[int, str]]:
+    """(0-based line, text without its comment and spaces at its ends) of the lines holding code."""
+    out = []
+    for k, line in enumerate(code.split("\n")):
+        m = _CODE_THEN_COMMENT.match(line) if "#" in line else None
+        text = (m[1] if m else line).strip()
+        if text and not text.startswith("#"):
+            out.append((k, text))
+    return out
 
 
 def parses_alike(translation: str, source: str) -> bool:

@@ -232,3 +232,8 @@ def _ended(
 def _lone_string(statement: list[_Token]) -> bool:
     """A statement made of string literals only, no f-string or bytes."""
     return all(t[1] and not {"f", "b"} & set(t[0][: t[0].index(t[0][-1])].lower()) for t in statement)
+
+
+def without_strings(code: str) -> list[str]:
+    """Tokens with every string literal blanked: equal lists mean only strings differ."""
+    return ["''" if t.is_string else t.text for _, toks in code_tokens(code) for t in toks]

@@ -5,7 +5,8 @@ translated from and later took many cells, formulas and labels from newer source
 the older base those read as drift -- ``nn.CrossEntropyLoss(reduction='none')`` "differs from"
 the origin's ``nn.CrossEntropyLoss()`` -- though they are exactly the source's today. A finding
 about something the translation has as the source has it today (or lacks as the source lacks
-it today) is left out: the translation follows the source there, and what the source changed
+it today: a cell the source has changed since, not one it has removed, must still be there) is
+left out: the translation follows the source there, and what the source changed
 since its base is the staleness report's business. Only where the source changed it, though: a
 cell or formula the source still has as the base had it must be the translation's too, though
 the translation's equals another of today's (zh's ``train(num_gpus=2, ...)`` for the base's
@@ -112,8 +113,11 @@ def _follows(finding: Finding, today: _Today, translation: Document, current: Do
             return False  # the source still has its cell as the base had it: the translation's drifted from it
         code_here = cell.code_for(finding.framework)
         return (finding.framework, key) in today.cells or _same_as_today(finding.framework, code_here, current)
-    if code is Code.CODE_MISSING:
-        return bool(finding.framework) and (finding.framework, theirs) not in today.cells
+    if code is Code.CODE_MISSING:  # lacked as the source lacks it today: no more cells of it than today's
+        framework = finding.framework
+        if not framework or (framework, theirs) in today.cells:
+            return False
+        return len(cells_of(translation, framework)) >= len(cells_of(current, framework))
     if code is Code.MATH_CHANGED:  # as today's source, where today's source changed the base's formula
         return bool(mine) and mine in today.formulas and theirs not in today.formulas
     if code is Code.MATH_EXTRA:

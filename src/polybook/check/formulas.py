@@ -171,8 +171,19 @@ def within_others(
     unpaired = {s.key for s, t in pairs if s is not None and t is None}
     out = []
     for s, t in pairs:
+        if (
+            s is not None
+            and t is not None
+            and not SYMBOL.fullmatch(t.key)
+            and t.key not in sides(s.key)
+            and t.key in mine.parts_near(t.node)
+            and t.key not in mine.keys_near(t.node)  # (a formula of the source swapped in is this one changed)
+        ):
+            t = None  # a part of another source formula there (``a_i`` of ``a_i \in R^k``), not this one changed
         if s is not None and _said_otherwise(s.key, theirs.parts_near(places(s.node, s.line)), t):
-            continue
+            if t is None or s.key in t.key or _said_otherwise(t.key, mine.parts_near(t.node), None):
+                continue  # (a translation's formula holding the source's whole, ``\text{ if } P \neq Q`` added)
+            s = None  # the source's said by its parts nearby: the translation's other formula stands alone
         if s is not None and _applied(s.key, [t.key] if t is not None else theirs.keys_near(places(s.node, s.line))):
             continue  # "modeled by $\alpha$" said as "$\alpha(x, x_i)$"
         if t is not None and s is not None and _said_otherwise(t.key, mine.parts_near(t.node), s):

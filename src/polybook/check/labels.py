@@ -117,19 +117,26 @@ def check_roles(
     s_targets = {(n, v) for n, v, _ in s_roles}
     t_targets = {(n, v) for n, v, _ in t_roles}
     unmatched = [(n, v, line) for n, v, line in t_roles if (n, v) not in s_targets]
+    missing = {(n, v) for n, v in s_targets if (n, v) not in t_targets}
     extra = _more_often(s_roles, t_roles)
+    fewer = _less_often(s_roles, t_roles)
+    told: set[tuple[str, str]] = set()  # the source's targets this translation lacks, told once each
     out = []
     for role, value, line in s_roles:
+        if (role, value) in told:
+            continue
         if (role, value) in t_targets:
-            if (moved := _moved_here(role, value, line, t_roles, extra, here)) is not None:
+            moved = _moved_here(role, value, line, s_roles, t_roles, extra, here) if (role, value) in fewer else None
+            if moved is not None:
                 out.append(_moved_finding(lang, name, moved, f":{role}:`{value}`", role, value, translation,
                                           Location(source.path, line)))  # fmt: skip
             continue
-        t_targets.add((role, value))  # once per target
+        told.add((role, value))
         shown = f":{role}:`{value}`"
-        damaged = max((r for r in unmatched if r[0] == role), key=lambda r: _similar(r[1].strip(), value), default=None)
-        if damaged is not None and _similar(damaged[1].strip(), value) >= _DAMAGED:
-            unmatched.remove(damaged)
+        damaged = _damaged_one(role, value, unmatched, missing)
+        if damaged is not None:
+            unmatched[:] = [r for r in unmatched if r[:2] != damaged[:2]]  # one target stands for one target
+            extra[:] = [r for r in extra if r[:2] != damaged[:2]]
             if role in ("cite", "citet", "citep") and any(" " in key.strip() for key in damaged[1].split(",")):
                 continue  # not a citation key: cite.key says so, with the key it should be
             mine = f":{role}:`{damaged[1]}`"
@@ -160,6 +167,28 @@ _REFERENCES = ("numref", "ref", "eqref")  # (citations name works, not places)
 _NEAR = 10  # lines around where a source's reference belongs that hold the one written in its place
 
 
+def _damaged_one(
+    role: str, value: str, unmatched: list[tuple[str, str, int]], missing: set[tuple[str, str]]
+) -> tuple[str, str, int] | None:
+    """The translation's reference, to a target the source never names, that is the source's
+    ``:role:`value``` damaged: the most similar to it, and no other target the translation lacks
+    more similar to that one (``eq_x-gaussian`` stands for ``eq_y-gaussian``, not for ``eq_y``)."""
+    damaged = max((r for r in unmatched if r[0] == role), key=lambda r: _similar(r[1].strip(), value), default=None)
+    if damaged is None or _similar(damaged[1].strip(), value) < _DAMAGED:
+        return None
+    mine = damaged[1].strip()
+    best = max((v for n, v in missing if n == role), key=lambda v: _similar(mine, v), default=value)
+    return damaged if _similar(mine, best) <= _similar(mine, value) else None
+
+
+def _less_often(s_roles: list[tuple[str, str, int]], t_roles: list[tuple[str, str, int]]) -> set[tuple[str, str]]:
+    """The references the translation names less often than the source (one may stand elsewhere
+    than the source's, written in place of another; the same number of them only moved)."""
+    s_count = Counter((n, v) for n, v, _ in s_roles)
+    t_count = Counter((n, v) for n, v, _ in t_roles)
+    return {key for key, count in s_count.items() if key[0] in _REFERENCES and t_count[key] < count}
+
+
 def _more_often(s_roles: list[tuple[str, str, int]], t_roles: list[tuple[str, str, int]]) -> list[tuple[str, str, int]]:
     """The translation's references to a target it names more often than the source does (all
     of their instances: which one is the extra is told by where the source's go missing)."""
@@ -182,17 +211,20 @@ def _moved_here(
     role: str,
     value: str,
     line: int,
+    s_roles: list[tuple[str, str, int]],
     t_roles: list[tuple[str, str, int]],
     extra: list[tuple[str, str, int]],
     here: Callable[[int], Location],
 ) -> tuple[str, str, int] | None:
     """The reference written where the source's ``:role:`value``` (at ``line``) belongs, when the
-    translation names that target elsewhere but not there, and another target more often than
-    the source does right there (a reference moved to another label)."""
+    translation names that target elsewhere but fewer times there than the source does around
+    it, and another target more often than the source does right there (a reference moved to
+    another label)."""
     if not extra:
         return None
     at = here(line).line
-    if any(n == role and v == value and abs(t_line - at) <= _NEAR for n, v, t_line in t_roles):
+    theirs = sum(n == role and v == value and abs(s_line - line) <= _NEAR for n, v, s_line in s_roles)
+    if sum(n == role and v == value and abs(t_line - at) <= _NEAR for n, v, t_line in t_roles) >= theirs:
         return None
     return _written_instead(extra, role, at)
 

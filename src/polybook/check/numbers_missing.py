@@ -6,6 +6,7 @@ the documents with their formulas and calls it.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -17,6 +18,8 @@ from polybook.dialect.nodes import Document
 
 _REPEAT = 5  # lines: the same number said again this close may be said once in a translation
 _ORDER = 10  # a number the translation says instead of the source's is within this factor of it
+_YEAR = re.compile(r"1[89]\d\d|20\d\d")
+_NEXT = 8  # lines from where a number belongs to another paragraph that may say one instead of it
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +83,7 @@ def _paired(
         for i, number in enumerate(s_numbers)
         for rank, value in enumerate(number.values)
         for j in holding.get(value, ())
-        if not (number.in_math and not t_numbers[j].in_math)
+        if not (number.in_math and not t_numbers[j].in_math) and _tabs_meet(number, t_numbers[j])
     )
     owner: dict[int, int] = {}  # source number -> the translation's it pairs with
     t_used: dict[int, frozenset[str]] = {}  # the frameworks a translation's number served so far
@@ -90,6 +93,12 @@ def _paired(
             owner[i] = j
             t_used[j] = t_used.get(j, frozenset()) | serves  # once per framework: text tabs repeat
     return owner, t_used
+
+
+def _tabs_meet(number: Number, other: Number) -> bool:
+    """Whether two numbers may be one: not when each stands in text tabs of other frameworks
+    (the pytorch tab's "256" is not the mxnet tab's)."""
+    return number.tab is None or other.tab is None or bool(number.tab & other.tab)
 
 
 def _left_out(
@@ -189,12 +198,23 @@ def _instead(number: Number, where: int, free: list[Number], at: Callable[[int],
     size = _size(number)
     if not size:
         return None
-    near = [
-        other
-        for other in free
-        if other.node == where and (theirs := _size(other)) and size / _ORDER <= theirs <= size * _ORDER
-    ]
+    alike = [other for other in free if (theirs := _size(other)) and size / _ORDER <= theirs <= size * _ORDER]
+    near = [other for other in alike if other.node == where]
+    if not near:  # the paragraph's counterpart read a few lines off (a translation splits paragraphs)
+        near = [other for other in alike if abs(other.node - where) <= _NEXT and _one_digit_apart(number, other)]
     return min(near, key=lambda other: abs(other.line - at(number.line)), default=None)
+
+
+def _one_digit_apart(number: Number, other: Number) -> bool:
+    """Whether two numbers written in digits differ by one digit changed, added or dropped
+    (256 and 257, 32 and 132): one written for the other, not another figure."""
+    a, b = number.values[0], other.values[0]
+    if _YEAR.fullmatch(a) or _YEAR.fullmatch(b):
+        return False  # a year near another is most often another event (2010's big data, 2012's AlexNet)
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
+    short, long = sorted((a, b), key=len)
+    return len(long) == len(short) + 1 and any(long[:k] + long[k + 1 :] == short for k in range(len(long)))
 
 
 def _said_once(number: Number, found: list[Number]) -> bool:

@@ -20,6 +20,8 @@ class CellMatch:
     # per framework: (framework, source cells, translation cells, their alignment)
     streams: list[tuple[str, list[CodeCell], list[CodeCell], list[Pair]]] = field(default_factory=list)
     common: frozenset[str] = frozenset()  # the frameworks both chapters offer
+    # (source cell, translation cell): the source's code under another ``#@tab`` here, out of the streams
+    retabbed: list[tuple[CodeCell, CodeCell]] = field(default_factory=list)
 
 
 #: A top-level ``def`` or ``class`` in normalised code, by name.
@@ -74,6 +76,12 @@ def holders(
     return out
 
 
+#: How far (in cells of the stream) a cell joined into another may stand from the one paired with
+#: it: joined cells follow each other (a ``def net()`` three cells on is the section's next
+#: model, not this one joined there).
+_JOINED = 2
+
+
 def _holder(s: CodeCell, lone: int, paired: list[tuple[int, str, int]], framework: str) -> int | None:
     """The paired cell of the other side that holds a cell the stream leaves unpaired (at
     ``lone``) -- its code as it is, the functions and classes it defines (joined, and changed
@@ -82,11 +90,12 @@ def _holder(s: CodeCell, lone: int, paired: list[tuple[int, str, int]], framewor
     key = cell_key(s.code_for(framework))
     if not key:
         return None
-    found = next((j for j, other, _ in paired if key in other), None)
+    near = [(j, other, mate) for j, other, mate in paired if abs(mate - lone) <= _JOINED]
+    found = next((j for j, other, _ in near if key in other), None)
     if found is not None:
         return found
     defined = set(_DEFINES_RE.findall(key))
-    found = next((j for j, other, _ in paired if defined and defined <= set(_DEFINES_RE.findall(other))), None)
+    found = next((j for j, other, _ in near if defined and defined <= set(_DEFINES_RE.findall(other))), None)
     if found is not None:
         return found
     lines = key.split("\n")

@@ -72,6 +72,11 @@ class ImportResult:
             f" {len(s.unmatched)} matching no [build] notebooks pattern,"
             f" {len(s.orphan_origins)} *_origin.md without their translation",
         ]
+        if s.outside_toc:
+            lines.append(
+                f"  outside every toc: {', '.join(s.outside_toc)} copied as the project's notes, not documents"
+                " (added to exclusions)"
+            )
         lines += [f"  {skipped.format()}" for skipped in s.skipped]
         for document, source in s.front_pages.items():
             loaded = sum(1 for d, p in s.carried.items() if p != source)
@@ -121,6 +126,7 @@ def import_d2lbook(
     if destination.exists() and not force:
         raise ImportRefused(f"{destination} exists: pass --force to replace it with this import")
     selection = select_files(project, settings)
+    settings.exclusions = (*settings.exclusions, *selection.outside_toc)  # kept as files, not documents
     libraries = {
         fw: values["lib_file"] for fw, values in settings.library.get("frameworks", {}).items() if "lib_file" in values
     }

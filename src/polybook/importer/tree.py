@@ -18,9 +18,11 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from polybook.diagnostics import Code, Diagnostic
+from polybook.dialect import parse_text
 from polybook.dialect.raw_html import loaded_files
 from polybook.files import atomic_copy
 from polybook.importer.mapping import ProjectSettings
+from polybook.toc import build_toc, toc_blocks
 
 ORIGIN_SUFFIX = "_origin.md"
 #: The file of an eval_rst ``.. raw:: html`` directive (d2l's ``:file: frontpage.html``).
@@ -37,6 +39,8 @@ class Selection:
     resources: list[str] = field(default_factory=list)  # files of [build] resources
     static: list[str] = field(default_factory=list)  # favicon and logos
     excluded: list[str] = field(default_factory=list)  # .md files [build] exclusions removed
+    # .md files at the project's root no toc reaches (TERMINOLOGY.md): copied, and excluded in conf.py
+    outside_toc: list[str] = field(default_factory=list)
     unmatched: list[str] = field(default_factory=list)  # .md files no notebooks pattern matched
     orphan_origins: list[str] = field(default_factory=list)  # X_origin.md whose X.md is not copied
     skipped: list[Diagnostic] = field(default_factory=list)  # resources and static files that do not exist
@@ -46,7 +50,7 @@ class Selection:
 
     @property
     def files(self) -> list[str]:
-        return sorted({*self.documents, *self.origins, *self.resources, *self.static})
+        return sorted({*self.documents, *self.outside_toc, *self.origins, *self.resources, *self.static})
 
 
 def select_files(project: Path, settings: ProjectSettings) -> Selection:
@@ -59,7 +63,8 @@ def select_files(project: Path, settings: ProjectSettings) -> Selection:
     excluded = _matches(project, settings.exclusions, everything)
     documents = {p for p in matched & markdown if p not in excluded}
     origins = {p for p in markdown if p.endswith(ORIGIN_SUFFIX) and _base(p) in documents}
-    selection.documents = sorted(documents - origins)
+    selection.outside_toc = _outside_toc(project, documents - origins)
+    selection.documents = sorted(documents - origins - set(selection.outside_toc))
     selection.origins = sorted(origins)
     selection.orphan_origins = sorted(
         p for p in markdown if p.endswith(ORIGIN_SUFFIX) and p not in origins and p not in documents
@@ -84,6 +89,27 @@ def select_files(project: Path, settings: ProjectSettings) -> Selection:
             missing = f"{setting} file {path} does not exist: skipped"
             selection.skipped.append(settings.ini.diagnostic(line, Code.IMPORT_MISSING, missing))
     return selection
+
+
+def _outside_toc(project: Path, documents: set[str]) -> list[str]:
+    """The documents at the project's root that no toc reaches (d2l-zh's and d2l-tr's
+    ``TERMINOLOGY.md``, d2l-tr's ``Translator_notes.md``): translators' notes of the same kind as
+    the ``README.md`` and ``STYLE_GUIDE.md`` their ``[build] exclusions`` name. d2lbook converts
+    them too, but Sphinx leaves them out of every toctree ("document isn't included in any
+    toctree"): they are not chapters of the book, whose source has no counterpart to check them
+    against. None when the project has no toc at all."""
+    blocks, paths = {}, {}
+    for path in documents:
+        text = (project / path).read_text(encoding="utf-8", errors="replace")
+        if "```toc" in text:
+            name = path.removesuffix(".md")
+            blocks[name] = list(toc_blocks(parse_text(text, path)))
+            paths[name] = path
+    toc = build_toc("", blocks, paths, [p.removesuffix(".md") for p in documents])
+    if not toc.order:
+        return []
+    reached = set(toc.order)
+    return sorted(p for p in documents if "/" not in p and p.removesuffix(".md") not in reached)
 
 
 def _library_files(project: Path, settings: ProjectSettings, everything: set[str], selection: Selection) -> None:
