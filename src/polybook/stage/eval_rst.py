@@ -98,6 +98,7 @@ class EvalRstResolver:
         self.packages = config.library.packages
         self.order = str(config.sphinx.get("autodoc_member_order") or "bysource")
         self.api = ApiPages()
+        self.build_dir = config.build_dir
         self.found: dict[str, Path | None] = {}
 
     def resolver(
@@ -217,7 +218,7 @@ class EvalRstResolver:
             folders = ", ".join(str(root) for root in self.roots) or "no folder"
             problem = f"module {module!r} is not found (looked in {folders})"
             return left_out, f"{written}: {problem}; build the book's library (polybook build lib, or build eval)"
-        api = read_module(file)
+        api = read_module(file, self.build_dir)
         if api.problem:
             return left_out, f"{written}: {api.problem}; the directive is left out"
         options = DocOptions.of(directive.options, self.order)
