@@ -61,6 +61,12 @@ _TWIN = "```{.python .input}\n#@tab all\n# コメント\nx = 1\n```\n"
     "# Title\n:label:`sec_t`\n\n" + _TWIN.replace("#@tab all\n", ""),
     False,
 )
+# a re-tag that makes the chapters share a framework: the cells standing for it compared in the same run
+@example(
+    "# Title\n:label:`sec_t`\n\n```{.python .input}\nx = 1\n```\n\n```{.python .input}\n#@tab pytorch\nx = 1\n```\n",
+    "# Title\n:label:`sec_t`\n\n```{.python .input}\n#@tab all\nx = 1\n```\n\n```{.python .input}\nx = 1\n```\n",
+    False,
+)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_sync_never_changes_prose_and_is_idempotent(en: str, ja: str, prune: bool) -> None:
     with tempfile.TemporaryDirectory() as tmp:

@@ -299,6 +299,12 @@ def _apply(text: str, edits: list[Edit]) -> str:
     return "\n".join(lines)
 
 
+#: How many more times sync looks at the cells it repaired: a cell re-tagged for a framework the
+#: chapter did not name makes the chapters share it, and the cells standing for it are then
+#: compared too (one more look repairs them; a second sync then finds nothing to do).
+_AGAIN = 2
+
+
 def sync_chapter(
     book: Book,
     lang: str,
@@ -327,6 +333,12 @@ def sync_chapter(
     edits = _cell_edits(source, target, settings, prune, old.split("\n"), held)
     edits += _math_edits(findings, old.split("\n"))
     result.new = _apply(old, edits)
+    for _ in range(_AGAIN if not held else 0):  # a re-tag can change which frameworks the chapters share:
+        again = parse_text(result.new, target.path, settings)  # the cells as they are now, once more
+        more = _cell_edits(source, again, settings, prune, result.new.split("\n"), held)
+        if not more:
+            break
+        result.new, edits = _apply(result.new, more), edits + more
     result.repaired = list(dict.fromkeys(e.why for e in sorted(edits, key=lambda e: e.start)))
     result.places = sorted(e.start for e in edits)
     new_doc = parse_text(result.new, target.path, settings)

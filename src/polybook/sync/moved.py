@@ -11,9 +11,11 @@ going aside while the source's text comes in marked untranslated.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Sequence
 
 from polybook.check.align import Pair
+from polybook.dialect.nodes import Node
 
 #: How alike two blocks out of order must be to be taken for one block moved: more than the
 #: in-order pairing asks (0.5), as nothing around them says they belong together.
@@ -95,3 +97,15 @@ def _in_place(
     if min(ratios) < REWRITTEN:
         return run
     return [Pair(s, t, "similar", r) for s, t, r in zip(gone, added, ratios, strict=True)]
+
+
+def moved(bases: dict[int, tuple[Node, bool]], content: list[Node], old: list[Node]) -> int:
+    """How many of the source's blocks stand elsewhere than their base did: those out of the
+    longest run of blocks kept in their base's order (the fewest that moved)."""
+    at = {id(node): index for index, node in enumerate(old)}
+    order = [at[id(pair[0])] for node in content if (pair := bases.get(id(node))) and id(pair[0]) in at]
+    tails: list[int] = []  # the smallest last base index of an increasing run of each length
+    for index in order:
+        place = bisect.bisect_left(tails, index)
+        tails[place : place + 1] = [index]
+    return len(order) - len(tails)

@@ -20,7 +20,6 @@ nothing: it pairs with no block of the source, and stays after the kept block wh
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -49,6 +48,7 @@ from polybook.dialect.nodes import (
 )
 from polybook.dialect.nodes import Document as Doc
 from polybook.sync.mend import mended
+from polybook.sync.moved import moved
 from polybook.sync.own_frameworks import own_frameworks, own_text, place_own, setup_with, shared_own, tab_with
 from polybook.sync.port_cells import ported_cell, ported_shown, same_code
 from polybook.sync.port_pairs import (
@@ -173,18 +173,6 @@ def port_document(
             state.kept.add(index)
     counts.moved = moved(bases, content, content_of(base))
     return state.assembled(target, content)
-
-
-def moved(bases: dict[int, tuple[Node, bool]], content: list[Node], old: list[Node]) -> int:
-    """How many of the source's blocks stand elsewhere than their base did: those out of the
-    longest run of blocks kept in their base's order (the fewest that moved)."""
-    at = {id(node): index for index, node in enumerate(old)}
-    order = [at[id(pair[0])] for node in content if (pair := bases.get(id(node))) and id(pair[0]) in at]
-    tails: list[int] = []  # the smallest last base index of an increasing run of each length
-    for index in order:
-        place = bisect.bisect_left(tails, index)
-        tails[place : place + 1] = [index]
-    return len(order) - len(tails)
 
 
 @dataclass(slots=True)
