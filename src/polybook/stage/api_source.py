@@ -121,8 +121,9 @@ STORE = ".polybook/api"
 
 def read_module(path: Path, build_dir: Path | None = None) -> ModuleApi:
     """The module at ``path`` as its syntax tree shows it; kept while the file is unchanged, in
-    this process and, given the ``build_dir``, beside the build, by the file's bytes and this
-    module's code (the d2l library's torch.py is parsed in 0.15 s: a one-page build did it again)."""
+    this process and, given the ``build_dir``, beside the build, by the file (its path, which a
+    problem names, and its bytes) and this module's code (the d2l library's torch.py is parsed in
+    0.15 s: a one-page build did it again)."""
     stat = path.stat()
     if build_dir is None:
         return _read(path, stat.st_mtime_ns, stat.st_size)
@@ -131,7 +132,7 @@ def read_module(path: Path, build_dir: Path | None = None) -> ModuleApi:
 
 @functools.cache
 def _kept(path: Path, mtime: int, size: int, build_dir: Path) -> ModuleApi:
-    key = hashlib.sha256(_CODE + path.read_bytes()).hexdigest()
+    key = hashlib.sha256(_CODE + str(path).encode() + b"\0" + path.read_bytes()).hexdigest()  # a problem names it
     return kept(build_dir / STORE / f"{key}.pickle", ModuleApi, lambda: _read(path, mtime, size))
 
 
