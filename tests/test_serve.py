@@ -8,7 +8,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.error import HTTPError
 from urllib.request import urlopen
@@ -106,6 +107,20 @@ def test_a_missing_page_gets_its_languages_404_page_as_a_host_serves_it(site: Si
     assert fetch(site.url + "../404.html")[2].startswith(b"<html><body>root 404")
 
 
+@contextmanager
+def watching(sources: Path, rebuild: Callable[[list[str]], int], site: SiteServer, poll: bool) -> Iterator[None]:
+    """:func:`watch` over ``sources`` in a thread, listening by the time the block runs."""
+    stop = threading.Event()
+    watcher = threading.Thread(target=watch, args=(lambda: [sources], rebuild, site, stop, 0.05, None, poll))
+    watcher.start()
+    try:
+        time.sleep(0.2)
+        yield
+    finally:
+        stop.set()
+        watcher.join()
+
+
 @pytest.mark.parametrize("poll", [False, True], ids=["file-events", "scans"])
 def test_a_change_rebuilds_once_and_bumps_the_version(site: SiteServer, tmp_path: Path, poll: bool) -> None:
     sources = tmp_path / "sources"
@@ -118,17 +133,10 @@ def test_a_change_rebuilds_once_and_bumps_the_version(site: SiteServer, tmp_path
         (tmp_path / "en" / "page.html").write_text("<html><body>second</body></html>", encoding="utf-8")
         return 0
 
-    stop = threading.Event()
-    watcher = threading.Thread(target=watch, args=(lambda: [sources], rebuild, site, stop, 0.05, None, poll))
-    watcher.start()
-    try:
-        time.sleep(0.2)
+    with watching(sources, rebuild, site, poll):
         (sources / "a.md").write_text("edited", encoding="utf-8")
         (sources / "b.md").write_text("new", encoding="utf-8")
         state = wait_for_version(site.url, 0, timeout=10)
-    finally:
-        stop.set()
-        watcher.join()
     assert state["version"] == 1 and rebuilt == [[str(sources / "a.md"), str(sources / "b.md")]]
     assert b"second" in fetch(site.url + "en/page.html")[2]
 
@@ -144,20 +152,13 @@ def test_an_editors_own_files_rebuild_nothing(site: SiteServer, tmp_path: Path, 
         rebuilt.append(changed)
         return 0
 
-    stop = threading.Event()
-    watcher = threading.Thread(target=watch, args=(lambda: [sources], rebuild, site, stop, 0.05, None, poll))
-    watcher.start()
-    try:
-        time.sleep(0.2)
+    with watching(sources, rebuild, site, poll):
         for name in (".a.md.swp", "part/#a.md#", "a.md~", ".git/index"):  # vim, emacs, a backup, a hidden folder
             (sources / name).parent.mkdir(exist_ok=True)
             (sources / name).write_text("typing", encoding="utf-8")
         time.sleep(0.5)
         (sources / "a.md").write_text("saved", encoding="utf-8")
         state = wait_for_version(site.url, 0, timeout=10)
-    finally:
-        stop.set()
-        watcher.join()
     assert state["version"] == 1 and rebuilt == [[str(sources / "a.md")]]
 
 
