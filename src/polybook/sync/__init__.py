@@ -333,8 +333,9 @@ def sync_chapter(
     edits = _cell_edits(source, target, settings, prune, old.split("\n"), held)
     edits += _math_edits(findings, old.split("\n"))
     result.new = _apply(old, edits)
-    for _ in range(_AGAIN if not held else 0):  # a re-tag can change which frameworks the chapters share:
-        again = parse_text(result.new, target.path, settings)  # the cells as they are now, once more
+    more = edits if not held else []  # a repair can change which frameworks the chapters share:
+    for _ in range(_AGAIN if more else 0):  # the cells as they are now, once more (none changed: no look)
+        again = parse_text(result.new, target.path, settings)
         more = _cell_edits(source, again, settings, prune, result.new.split("\n"), held)
         if not more:
             break
