@@ -7,7 +7,8 @@ from pathlib import Path
 from polybook.config import load_config
 from polybook.dialect import parse_text
 from polybook.site.serve import snapshot
-from polybook.site.warm import WarmSite, shape
+from polybook.site.warm import WarmSite
+from polybook.stage.shape import shape
 
 from minibook import make_book
 

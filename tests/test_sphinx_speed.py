@@ -393,10 +393,20 @@ def test_install_patches_every_name_for_one_build(tmp_path: Path) -> None:
 
 
 NUMREF_BOOK = {
-    "index.rst": "Book\n====\n\n.. toctree::\n\n   figures\n   refs\n",
-    "figures.rst": "Figures\n=======\n\n.. figure:: a.png\n   :name: fig_a\n\n   A figure.\n",
-    "refs.rst": "Refs\n====\n\n" + "".join(f"See :numref:`fig_a` ({i}).\n\n" for i in range(5)),
+    "index.rst": "Book\n====\n\n.. toctree::\n   :numbered:\n\n   figures\n   code\n   refs\n",
+    "figures.rst": ".. _sec_figures:\n\nFigures\n=======\n\n.. figure:: a.png\n   :name: fig_a\n\n   A figure.\n",
+    "code.rst": "Code\n====\n\n.. code-block:: python\n   :caption: A listing.\n   :name: code_a\n\n   x = 1\n",
+    "refs.rst": "Refs\n====\n\n"
+    + "".join(f"See :numref:`fig_a` ({i}), :numref:`code_a`.\n\n" for i in range(5))
+    + "Sections: :numref:`sec_figures`.\n",
 }
+
+
+def sphinx_build_alone(root: Path, out: Path) -> tuple[int, str, str, str]:
+    """The book at ``root`` built by Sphinx with its conf.py as it is, into ``out``."""
+    from polybook.stage.sphinx_run import sphinx_build
+
+    return sphinx_build(str(root), str(root), str(out), str(out / ".doctrees"), "html", {})
 
 
 def run(root: Path, builder: str = "html", **overrides: Any) -> tuple[int, str, str]:
@@ -415,10 +425,18 @@ def test_numref_loads_a_referenced_doctree_once(tmp_path: Path, monkeypatch: pyt
     for name, text in {"conf.py": CONF, **NUMREF_BOOK}.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
     loads = loads_inside(monkeypatch, StandardDomain, "_resolve_numref_xref")
-    code, failure, _ = run(tmp_path)
+    code, failure, warnings = run(tmp_path)
+    assert code == 0 and not failure and "[ref." not in warnings
+    # A figure and a section from the skeleton; a code block's kind is in its code: its doctree,
+    # once for five references (Sphinx alone: every reference loads its document).
+    assert loads == {"code": 1}
+    page = (tmp_path / "_build" / "refs.html").read_text(encoding="utf-8")
+    assert page.count("Fig. 1.1") == 5 and page.count("Listing 2.1") == 5 and "Section 1" in page
+    (tmp_path / "conf.py").write_text("extensions = []\nnumfig = True\n", encoding="utf-8")  # Sphinx alone
+    alone = tmp_path / "alone"
+    code, failure, _, _ = sphinx_build_alone(tmp_path, alone)
     assert code == 0 and not failure
-    assert loads == {"figures": 1}  # five references, one doctree loaded (Sphinx alone: five)
-    assert (tmp_path / "_build" / "refs.html").read_text(encoding="utf-8").count("Fig. 1") == 5
+    assert page == (alone / "refs.html").read_text(encoding="utf-8")
 
 
 @pytest.mark.slow  # real Sphinx

@@ -41,11 +41,10 @@ from polybook.execute.site_outputs import SiteOutputs, site_outputs
 from polybook.execute.site_outputs import environment as site_environment
 from polybook.files import atomic_write, display_path, hash_files, read_json
 from polybook.forked import Forked
-from polybook.render import settings, status_page
+from polybook.render import kept_stage, settings, status_page
 from polybook.render.counterparts import LanguagePages, language_switch, switch_targets
 from polybook.render.inputs import SiteInputs, file_stats, tree_stats
 from polybook.render.site_info import NotebookPlace, PdfLink, SiteInfo
-from polybook.render.stage import stage_language
 from polybook.stage import interrupted, sphinx_state, workers
 from polybook.stage import settings as stage_settings
 from polybook.stage.documents import Stage, headings
@@ -105,6 +104,7 @@ class LanguageBuild:
     seconds: float
     written: int = 0
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    staged: int = 0  # the documents transpiled (the others' staging was kept: :mod:`polybook.render.kept_stage`)
 
 
 @dataclass(slots=True)
@@ -206,6 +206,9 @@ class _Build:
         self.own: dict[str, list[Diagnostic]] = {}
         self.status_tables: dict[str, str] = {}  # language -> the status page's tables, filled in after Sphinx
         self.status_job: Forked[dict[str, str]] | None = None  # the tables being made
+        self.texts: dict[str, dict[str, str]] = {}  # language -> its documents' texts, as digests
+        self.staging_inputs: SiteInputs | None = None
+        self.transpiled: dict[str, int] = {}  # language -> the documents staging transpiled
 
     def lap(self) -> float:
         """The seconds since the last lap (or the start)."""
@@ -247,6 +250,7 @@ class _Build:
         self.timings["inputs"] = self.lap()
         book = None
         self.read = _book_files(config) if self.stale else []  # before the book is read
+        self.texts = {lang: kept_stage.texts(config, lang) for lang in self.stale}  # before it is read, too
         if self.stale:  # what staging needs first; the other languages once Sphinx runs (the status pages)
             book = load_book(config, list(dict.fromkeys([config.source_language, *self.stale])), cached=True)
         elif self.status is not None and not status_fresh:
@@ -371,10 +375,14 @@ class _Build:
             return None
         bibfiles = stage_settings.bibfiles(config, lang)
         srcdir = work / lang / "src"
-        stage = stage_language(
-            config, lang, book.chapters[lang], source_headings, results, srcdir, bibfiles, generated,
+        inputs = kept_stage.StagingInputs(
+            lang, book.chapters[lang], source_headings, results, srcdir, bibfiles, generated,
             stored=not self.options.evaluate, notebooks=self.site.notebook_places.get(lang, ()),
         )  # fmt: skip
+        if self.staging_inputs is None:  # after the evaluation, which may have written results
+            self.staging_inputs = self._inputs()
+        fingerprint = self.staging_inputs.of(lang, chapters=False)
+        stage, self.transpiled[lang] = kept_stage.stage_kept(config, inputs, fingerprint, self.texts.get(lang))
         self.stages[lang] = stage
         self.own[lang] += stage.diagnostics
         overrides = settings.overrides(config, lang, self.site, bibfiles, stage)
@@ -384,7 +392,9 @@ class _Build:
         lang_out = self.outdir / lang
         if self.stamps[lang].get("digest") == digest and (lang_out / "index.html").is_file():
             kept = [Diagnostic.from_dict(d) for d in self.stamps[lang].get("diagnostics", [])]
-            self.builds[lang] = LanguageBuild(lang, len(stage.docs), SphinxStatus.UP_TO_DATE, 0.0, 0, kept)
+            self.builds[lang] = LanguageBuild(
+                lang, len(stage.docs), SphinxStatus.UP_TO_DATE, 0.0, 0, kept, self.transpiled[lang]
+            )
             _write_stamp(
                 lang_out / STAMP, digest, kept, self.fingerprints[lang], self.own[lang], len(stage.docs),
                 self.switch_stamp(lang),
@@ -394,7 +404,7 @@ class _Build:
         locales = sphinx_state.locale_dirs(config.root, overrides, config.sphinx)
         repaired = sphinx_state.repair(lang_out, doctrees, locales, work / lang)
         (lang_out / STAMP).unlink(missing_ok=True)
-        self.builds[lang] = LanguageBuild(lang, len(stage.docs), SphinxStatus.BUILT, 0.0)
+        self.builds[lang] = LanguageBuild(lang, len(stage.docs), SphinxStatus.BUILT, 0.0, staged=self.transpiled[lang])
         self.digests[lang] = digest
         return SphinxJob(
             lang,

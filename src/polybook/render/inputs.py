@@ -102,11 +102,18 @@ class SiteInputs:
             self._trees[folder] = tree_stats(folder)
         return self._trees[folder]
 
-    def of(self, lang: str) -> str:
+    def of(self, lang: str, chapters: bool = True) -> str:
+        """``lang``'s fingerprint; without ``chapters``, its chapters' Markdown files left out
+        of it (what staging reads of them besides their text is their shape:
+        :mod:`polybook.render.kept_stage`)."""
         config = self.config
+        language = self.tree(config.chapters_dir / lang)
+        source = self.tree(config.chapters_dir / config.source_language)
+        if not chapters:
+            language, source = _without_markdown(language), _without_markdown(source)
         own: dict[str, Any] = {
-            "language": self.tree(config.chapters_dir / lang),
-            "source": self.tree(config.chapters_dir / config.source_language),
+            "language": language,
+            "source": source,
             "pdfs": sorted(path.name for path in (config.build_dir / "pdf" / lang).glob("*.pdf")),
             # the notebooks' zips (polybook build notebooks): the header links them, the pages their folders
             "notebooks": sorted(path.name for path in (config.build_dir / "notebooks" / lang).glob("*.zip")),
@@ -116,3 +123,7 @@ class SiteInputs:
         own["outputs"] = self.tree(config.build_dir / "eval" / lang)
         blob = self.shared + json.dumps(own, sort_keys=True)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def _without_markdown(stats: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    return [entry for entry in stats if not entry[0].endswith(".md")]

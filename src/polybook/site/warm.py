@@ -33,12 +33,11 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from polybook.book import Book, complete_book, load_book
 from polybook.config import BookConfig
 from polybook.diagnostics import Diagnostic, Level
-from polybook.dialect.nodes import DisplayMath, Document, Figure, Heading, TocBlock
+from polybook.dialect.nodes import Document
 from polybook.execute.outputs import read_output
 from polybook.execute.site_outputs import stored_results
 from polybook.files import display_path
@@ -53,8 +52,8 @@ from polybook.site.serve import Snapshot, changed_files, snapshot
 from polybook.site.warm_sphinx import WarmSphinx
 from polybook.stage import interrupted
 from polybook.stage import settings as stage_settings
-from polybook.stage.bibliography import cited_keys
 from polybook.stage.documents import Stage, headings
+from polybook.stage.shape import shape
 from polybook.stage.sphinx_run import SphinxJob
 
 #: What :meth:`WarmSite.rebuild` answers when the change needs the full incremental build.
@@ -259,26 +258,6 @@ class WarmSite:
         """The next full build checks ``lang`` and the status pages again (what the warm path left)."""
         (self.config.build_dir / "html" / lang / STAMP).unlink(missing_ok=True)
         (self.config.build_dir / ".sphinx" / STATUS_STAMP).unlink(missing_ok=True)
-
-
-def shape(doc: Document, code: bool = True) -> tuple[Any, ...]:
-    """What of a document reaches beyond its own page's text, or needs its code run: its
-    headings (the navigation, other languages' anchors), toc, labels, citations, front matter,
-    and with ``code`` its code cells (without evaluation, ``--no-eval``, a code edit is staged with the
-    stored results as the full build stages it: a cell whose code changed has none)."""
-    return (
-        [(h.level, h.text, h.label) for h in doc.walk() if isinstance(h, Heading)],
-        [(tuple(n.entries), tuple(sorted(n.options.items()))) for n in doc.walk() if isinstance(n, TocBlock)],
-        [(c.info, c.code, c.frameworks, c.attrs) for c in doc.cells()] if code else [],
-        sorted(doc.labels),
-        cited_keys(doc),  # which page lists a work, and the references page, are the book's
-        # numbered things: one more or less renumbers those after it, which other pages cite by number
-        [(type(n).__name__, n.label) for n in doc.walk() if isinstance(n, Figure | DisplayMath) and n.label],
-        sum(isinstance(n, Figure) for n in doc.walk()),
-        doc.front_matter,
-        doc.frameworks,
-        doc.default_tab,
-    )
 
 
 def start_warming(site: WarmSite, say: Callable[[str], None]) -> threading.Thread:
