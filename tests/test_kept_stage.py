@@ -75,6 +75,10 @@ def test_a_prose_edit_stages_its_page_alone_as_a_whole_staging_would(tmp_path: P
     assert staged_files(tmp_path / "kept", "ja") == staged_files(tmp_path / "whole", "ja")
 
     assert build(conf) == {"en": ("up to date", 0), "ja": ("up to date", 0)}  # nothing changed since
+    source = tmp_path / "kept" / "chapters" / "en" / "more.md"
+    for words in ("One more sentence.", "And another."):  # ja is looked at again, and is as it was
+        edit(source, "A page of prose", f"{words} A page of prose")
+        assert build(conf) == {"en": ("built", 1), "ja": ("up to date", 0)}
 
 
 @pytest.mark.slow  # real Sphinx

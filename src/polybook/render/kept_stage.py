@@ -66,11 +66,22 @@ class KeptStage:
     catalog: str
     modules: list[Path]
 
-    def stage(self, lang: str, srcdir: Path, digest: str) -> Stage:
+    def stage(self, lang: str, srcdir: Path) -> Stage:
         return Stage(
             lang, srcdir, dict(self.docs), dict(self.paths), list(self.diagnostics),
-            hashlib.sha256(digest.encode()), self.catalog, ApiPages(list(self.modules)),
+            _Digest(self.digest), self.catalog, ApiPages(list(self.modules)),
         )  # fmt: skip
+
+
+class _Digest:
+    """A stage's digest known already (:attr:`Stage.digest` reads ``hexdigest()``): the kept
+    one, as it was when the language was last staged, or that with the pages restaged."""
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+
+    def hexdigest(self) -> str:
+        return self.value
 
 
 def context(fingerprint: str, inputs: StagingInputs) -> str:
@@ -137,14 +148,14 @@ def stage_kept(
     else:
         assert kept is not None
         changed = {name for name, digest in digests.items() if kept.texts[name] != digest}
-        stage = kept.stage(inputs.lang, inputs.srcdir, kept.digest)
+        stage = kept.stage(inputs.lang, inputs.srcdir)
         if changed:
             fresh = _stage(config, inputs, only=changed)
             restaged = {kept.paths[name] for name in changed}
             stage.diagnostics = [d for d in stage.diagnostics if d.path not in restaged] + fresh.diagnostics
             stage.docs.update(fresh.docs)
             stage.paths.update(fresh.paths)
-            stage.hasher = hashlib.sha256(f"{kept.digest}\n{fresh.digest}".encode())
+            stage.hasher = _Digest(hashlib.sha256(f"{kept.digest}\n{fresh.digest}".encode()).hexdigest())
         transpiled = len(changed)
     if digests is not None:
         _keep(work, KeptStage(
