@@ -11,7 +11,8 @@ from pathlib import Path
 
 from polybook.book import Book
 from polybook.check.bases import Base, base_of, changes_since
-from polybook.check.code import check_code, check_coverage, match_cells
+from polybook.check.code import check_code, check_coverage
+from polybook.check.code_match import match_cells
 from polybook.check.current import followed_since
 from polybook.check.findings import Finding, Location
 from polybook.check.library import saved_drift

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from polybook.check.code import cell_key, without_strings
+from polybook.check.code_keys import cell_key, without_strings
 from polybook.check.documents import cells_of
 from polybook.check.findings import Finding
 from polybook.check.segments import by_identity, inlines_of, walked
