@@ -13,7 +13,8 @@ small numbers included), a number in prose changed, one framework's cell removed
 ``#@tab`` changed to another framework, a reference moved to another label or a label removed.
 Code is drifted only in cells that run for a framework of the source (not zh's paddle-only cells,
 which the source cannot tell), as cells are removed and ``#@tab`` changed only for those. Only
-documents the source has (today, or in the edition the language follows) are drifted, and only
+documents the source has (today, in the edition the language follows, or as the translation's
+``X_origin.md``) are drifted, and only
 numbers of prose the source's document says (zh's list of its own contributors is no drift from
 the source; ``0,15`` is one number, not a ``15``).
 
@@ -36,6 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from polybook.check.staleness import origin_file
 from polybook.config import load_config
 from polybook.dialect import parse_file
 from polybook.dialect.nodes import CodeCell, DisplayMath, Document, Paragraph, TextTab
@@ -356,8 +358,9 @@ def _clean(line: int, found: list[dict], size: int) -> bool:
 
 def _source_of(config, lang: str, name: str) -> str | None:
     """The text of the source's documents ``name`` is compared with (today's, the edition's the
-    language follows), None when the source has no such document: a drift there is none."""
-    paths = [config.document_path(config.source_language, name)]
+    language follows, the ``X_origin.md`` it was made from), None when there is none: a drift
+    there is none."""
+    paths = [config.document_path(config.source_language, name), origin_file(config.document_path(lang, name))]
     edition = config.languages[lang].base
     if edition is not None:
         paths.append(config.edition_path(edition, name))
