@@ -12,7 +12,11 @@ formula's symbol changed, a formula swapped with another formula of the same cha
 small numbers included), a number in prose changed, one framework's cell removed, a cell's
 ``#@tab`` changed to another framework, a reference moved to another label or a label removed.
 Code is drifted only in cells that run for a framework of the source (not zh's paddle-only cells,
-which the source cannot tell), as cells are removed and ``#@tab`` changed only for those.
+which the source cannot tell), as cells are removed and ``#@tab`` changed only for those. Only
+documents the source has (today, in the edition the language follows, or as the translation's
+``X_origin.md``) are drifted, and only
+numbers of prose the source's document says (zh's list of its own contributors is no drift from
+the source; ``0,15`` is one number, not a ``15``).
 
     PYTHONPATH=src .venv/bin/python bench/check_recall.py BOOK_DIR [--seeds 4] [--misses FILE]
 """
@@ -33,6 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from polybook.check.staleness import origin_file
 from polybook.config import load_config
 from polybook.dialect import parse_file
 from polybook.dialect.nodes import CodeCell, DisplayMath, Document, Paragraph, TextTab
@@ -44,6 +49,8 @@ _KWARG = re.compile(r"[(,]\s*([a-z_]\w*)=([^,()=\s][^,()=]*?)\s*(?=[,)])")
 _INLINE_MATH = re.compile(r"(?<![$\\])\$([^$\n]+)\$(?!\$)")
 _SYMBOL = re.compile(r"(?<![\\a-zA-Z])[a-zA-Z](?![a-zA-Z])")
 _REF = re.compile(r":(numref|ref|eqref):`([^`<>]+)`")
+_PART_OF_NUMBER = re.compile(r"\d[.,]$")
+_PART_OF_NUMBER_AFTER = re.compile(r"[.,]\d")
 _MASK = re.compile(r"`[^`]*`|\$[^$]*\$|\]\([^)]*\)|:\w+:|https?://\S+|\[[^\]]*\]")
 
 
@@ -237,7 +244,7 @@ def formula_swap(doc, lines, rng, frameworks) -> list[Place]:
     return out
 
 
-def prose_number(doc, lines, rng, frameworks) -> list[Place]:
+def prose_number(doc, lines, rng, frameworks, source_text: str = "") -> list[Place]:
     out = []
     for para in _paragraphs(doc):
         for line in range(para.line, para.end_line + 1):
@@ -246,6 +253,10 @@ def prose_number(doc, lines, rng, frameworks) -> list[Place]:
             for m in _NUMBER.finditer(masked):
                 if "." in m.group() or int(m.group()) <= 12:
                     continue
+                if _PART_OF_NUMBER.search(masked[: m.start()]) or _PART_OF_NUMBER_AFTER.match(masked, m.end()):
+                    continue  # a decimal's or a grouped number's digits (``0,15``, ``10.000``)
+                if not re.search(rf"(?<![\d.,]){m.group()}(?![\d]|[.,]\d)", source_text):
+                    continue  # a number the source does not say: changing it is no drift from the source
                 new = str(int(m.group()) + rng.choice([1, 2, 10, 100]))
                 out.append(
                     Place(line, _set(line, text[: m.start()] + new + text[m.end() :]), line, f"{m.group()}→{new}")
@@ -345,6 +356,18 @@ def _clean(line: int, found: list[dict], size: int) -> bool:
     return 1 < line < size and all(abs(f["location"]["line"] - line) > WITHIN for f in found)
 
 
+def _source_of(config, lang: str, name: str) -> str | None:
+    """The text of the source's documents ``name`` is compared with (today's, the edition's the
+    language follows, the ``X_origin.md`` it was made from), None when there is none: a drift
+    there is none."""
+    paths = [config.document_path(config.source_language, name), origin_file(config.document_path(lang, name))]
+    edition = config.languages[lang].base
+    if edition is not None:
+        paths.append(config.edition_path(edition, name))
+    texts = [p.read_text(encoding="utf-8") for p in paths if p.is_file()]
+    return "\n".join(texts) if texts else None
+
+
 def inject(root: Path, config, rng: random.Random, before: dict[Path, list[dict]], langs: list[str]) -> list[Drift]:
     """One drift of each kind in each of ``langs``, each in a document of its own."""
     drifts = []
@@ -356,12 +379,18 @@ def inject(root: Path, config, rng: random.Random, before: dict[Path, list[dict]
         for kind, places_of in KINDS.items():
             for name in rng.sample(names, len(names)):
                 path = config.document_path(lang, name).resolve()
-                if path in used or not path.exists():
+                source = _source_of(config, lang, name)
+                if path in used or not path.exists() or source is None:
                     continue
                 text = path.read_text(encoding="utf-8")
                 lines = text.split("\n")
                 doc = parse_file(path, config.languages[lang].settings)
-                places = [p for p in places_of(doc, lines, rng, frameworks) if _clean(p.line, before[path], len(lines))]
+                found = (
+                    places_of(doc, lines, rng, frameworks, source)
+                    if places_of is prose_number
+                    else places_of(doc, lines, rng, frameworks)
+                )
+                places = [p for p in found if _clean(p.line, before[path], len(lines))]
                 if not places:
                     continue
                 place = rng.choice(places)

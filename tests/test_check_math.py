@@ -12,6 +12,7 @@ from polybook import sync
 from polybook.book import load_book
 from polybook.check import check_book
 from polybook.check.findings import CheckResult
+from polybook.check.formulas import pair_by_content
 from polybook.check.tex import normalize_tex, numbers_of
 from polybook.config import load_config
 
@@ -235,3 +236,16 @@ def test_a_paragraph_none_of_whose_formulas_is_here_is_one_finding(tmp_path: Pat
         "none of the 3 formulas of the source's paragraph at line 3 ($b = 2$, $c = 3$, $d = 4$) is here: translate "
         "that paragraph (it is missing, or follows an older text of the source)"
     )
+
+
+def test_a_formula_said_fewer_times_is_missing_where_it_is_had_fewer_times() -> None:
+    """``$i$`` twice in a paragraph and once in the translation's (the other written over with
+    ``$d$``): the source's unmatched ``$i$`` pairs with the translation's unmatched one nearest
+    to where it belongs, leaving the written-over one beside ``$d$`` (a change, told there), not
+    the first in document order."""
+    source = ["x", "i", "i", "y", "i", "k", "j"]
+    target = ["x", "i", "d", "y", "k", "j", "i"]
+    ordered, moved = pair_by_content(source, target)
+    assert moved == [(2, 6)]  # (without places: in document order)
+    ordered, moved = pair_by_content(source, target, lambda i, j: abs(i - j))
+    assert (2, 2) not in ordered and moved == [(4, 6)]

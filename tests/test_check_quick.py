@@ -171,7 +171,7 @@ MODULES = [
 
 @pytest.mark.parametrize("text", MODULES)
 def test_a_module_read_piece_by_piece_is_the_module_read_whole(text: str) -> None:
-    from polybook.check.library import _statements, _whole_statements
+    from polybook.check.library_code import _statements, _whole_statements
 
     assert _statements(text) == _whole_statements(text)
 

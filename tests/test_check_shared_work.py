@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from polybook.check.bases import Base, BaseKind, _closest
-from polybook.check.code import align_code
+from polybook.check.code_match import align_code
 from polybook.check.merge import rename_key
 from polybook.check.migration import document_changes
 from polybook.check.staleness import by_documents, source_steps

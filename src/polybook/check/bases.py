@@ -24,11 +24,11 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 
-from polybook.check.code import CellMatch, cell_key
-from polybook.check.code_keys import uncommented_key, without_comments
+from polybook.check.code_keys import cell_key, uncommented_key, without_comments
 from polybook.check.documents import cells_of
 from polybook.check.findings import Finding, Location
 from polybook.check.keys import checker_version, file_digest, key_of
+from polybook.check.regroup import CellMatch
 from polybook.check.segments import by_identity
 from polybook.check.staleness import SyncRecord, origin_file, source_at, source_changes
 from polybook.config import BookConfig

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from polybook.book import Book
 from polybook.check.bases import Base, base_of, changes_since
-from polybook.check.code import check_code, check_coverage, match_cells
+from polybook.check.code import check_code, check_coverage
+from polybook.check.code_match import match_cells
 from polybook.check.current import followed_since
 from polybook.check.findings import Finding, Location
 from polybook.check.library import saved_drift
@@ -112,7 +113,9 @@ def check_chapter(
     )
     findings += check_math_numbers(lang, name, source, translation, src_items, tgt_items, match.common, alignment)
     findings += check_sections(lang, name, alignment, source, translation, match, src_items, tgt_items)
-    findings += check_references(lang, name, source, translation, alignment.place, config.localised_links, match.common)
+    findings += check_references(
+        lang, name, source, translation, alignment.place, config.localised_links, match.common, alignment.at
+    )
     if glossary is not None:
         findings += check_terms(lang, name, alignment, translation.path, glossary, source.path)
     findings = _within_extra_sections(findings, extra_section_lines(tgt_items, match), translation.path)

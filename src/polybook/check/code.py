@@ -4,145 +4,26 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from functools import lru_cache
 from typing import Any
 
-from polybook.check.align import Pair, align, never
-from polybook.check.code_diff import Hunk, line_diff, parses_alike, token_diff
-from polybook.check.code_keys import cell_key, uncommented_key, without_comments, without_strings
+from polybook.check.code_changed import changed_findings
+from polybook.check.code_keys import cell_key
+from polybook.check.code_match import named_frameworks
 from polybook.check.documents import cells_of
 from polybook.check.findings import Finding, Location
 from polybook.check.regroup import CellMatch, holders, streams_of
-from polybook.check.retab import retabbed, retabbed_finding
-from polybook.check.strings import differing_strings, expressions_only
+from polybook.check.retab import retabbed_finding
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import CodeCell, Document
 from polybook.dialect.normalize import normalize_code
 from polybook.library.collect import save_lines
-
-_MAX_DIFF = 8
-_MAX_HUNKS = 3  # more changed places than this in one cell: one finding for the whole cell
-
-
-def align_code(source: list[str], target: list[str]) -> list[Pair]:
-    """:func:`align` on :func:`cell_key`, which is computed only where it can matter: cells whose
-    code is equal but for comments pair first, and only the runs between them are normalised
-    (most translated cells are the source's code with translated comments). Memoised on the
-    code without comments (all the result depends on): every language whose cells are its base's
-    but for their comments, and the stale findings of every language made from one base, share it."""
-    return list(_align_uncommented(tuple(map(without_comments, source)), tuple(map(without_comments, target))))
-
-
-@lru_cache(maxsize=4096)
-def _align_uncommented(source: tuple[str, ...], target: tuple[str, ...]) -> tuple[Pair, ...]:
-    """:func:`align_code` of code :func:`without_comments` (:func:`cell_key` is a function of it)."""
-    quick = align(list(source), list(target), never, 2.0)
-    out: list[Pair] = []
-    s_run: list[int] = []
-    t_run: list[int] = []
-    for pair in [*quick, None]:
-        if pair is None or pair.kind == "equal":
-            if s_run and t_run:
-                found = align([uncommented_key(source[i]) for i in s_run], [uncommented_key(target[j]) for j in t_run])
-                out += [_renumber(p, s_run, t_run) for p in found]
-            else:
-                out += [Pair(i, None, "missing", 0.0) for i in s_run] + [Pair(None, j, "extra", 0.0) for j in t_run]
-            s_run, t_run = [], []
-            if pair is not None:
-                out.append(pair)
-        elif pair.source is not None:
-            s_run.append(pair.source)
-        elif pair.target is not None:
-            t_run.append(pair.target)
-    return tuple(out)
-
-
-def _renumber(pair: Pair, s_run: list[int], t_run: list[int]) -> Pair:
-    s = s_run[pair.source] if pair.source is not None else None
-    t = t_run[pair.target] if pair.target is not None else None
-    return Pair(s, t, pair.kind, pair.ratio)
-
-
-def _named(doc: Document) -> set[str]:
-    """The frameworks cells name: ``#@tab`` lists (not ``all``), and the default tab for untagged cells;
-    those a d2lbook 1.0 document declares (``tab.interact_select``), when it does."""
-    setup = doc.setup
-    if setup is not None and setup.frameworks is not None:
-        return set(setup.frameworks)
-    return {f for c in cells_of(doc) if c.tab is None or c.tab.strip() != "all" for f in c.frameworks}
-
-
-def _runs(doc: Document) -> set[str]:
-    return {f for c in cells_of(doc) for f in c.frameworks}
-
-
-def shared_frameworks(source: Document, translation: Document) -> frozenset[str]:
-    """The frameworks both chapters offer, whose cells and text tabs are compared.
-
-    A chapter offers the frameworks its cells name; ``#@tab all`` names none, so a chapter of
-    mxnet and pytorch cells and ``all`` cells does not offer tensorflow even though its ``all``
-    cells run for it. A source whose cells are all ``all`` offers every framework, and the
-    translation then the ones its cells run for; a translation whose cells are all ``all`` offers
-    none that the source names (no fallback: sync would change what is compared, and a second
-    sync would undo the first). The rest is coverage (:func:`check_coverage`).
-    """
-    both = frozenset(source.frameworks) & frozenset(translation.frameworks)
-    if not cells_of(translation):
-        return both
-    if not _named(source):
-        return both & _runs(translation)
-    return both & _named(source) & _named(translation)
-
-
-def match_cells(source: Document, translation: Document) -> CellMatch:
-    """Align each framework's stream of cells, for the frameworks both chapters offer (the others
-    are coverage); a cell paired in any stream stands for its counterpart."""
-    match = CellMatch(common=shared_frameworks(source, translation))
-    moved = match.retabbed = retabbed(source, translation, match.common)
-    for s, t in moved:
-        match.source_to_target[id(s)], match.target_to_source[id(t)] = t, s
-    out_s, out_t = {id(s) for s, _ in moved}, {id(t) for _, t in moved}
-    for framework in [f for f in source.frameworks if f in match.common]:
-        src = [c for c in cells_of(source, framework) if id(c) not in out_s]
-        tgt = [c for c in cells_of(translation, framework) if id(c) not in out_t]
-        s_code, t_code = [c.code_for(framework) for c in src], [c.code_for(framework) for c in tgt]
-        pairs = _contained(align_code(s_code, t_code), s_code, t_code)
-        match.streams.append((framework, src, tgt, pairs))
-        for pair in pairs:
-            if pair.source is not None and pair.target is not None:
-                match.target_to_source.setdefault(id(tgt[pair.target]), src[pair.source])
-                match.source_to_target.setdefault(id(src[pair.source]), tgt[pair.target])
-    return match
-
-
-def _contained(pairs: list[Pair], source: list[str], target: list[str]) -> list[Pair]:
-    """``pairs`` with a lone missing cell and a lone extra one side by side paired (similar) when
-    half the shorter's lines are in the other: one cell with lines added or dropped (pt's
-    ``load_data()`` without the source's preprocessing below it), not a missing and an extra."""
-    out = list(pairs)
-    for k in range(len(out) - 1):
-        a, b = out[k], out[k + 1]
-        kinds = {a.kind, b.kind}
-        if (
-            kinds != {"missing", "extra"}
-            or (k and out[k - 1].kind in kinds)
-            or (k + 2 < len(out) and out[k + 2].kind in kinds)
-        ):
-            continue
-        s, t = (a.source, b.target) if a.kind == "missing" else (b.source, a.target)
-        mine, theirs = cell_key(source[s]).split("\n"), cell_key(target[t]).split("\n")  # type: ignore[index]
-        short, other = (mine, set(theirs)) if len(mine) <= len(theirs) else (theirs, set(mine))
-        shared = sum(line in other for line in short)
-        if short != [""] and shared >= max(1, len(short) / 2):
-            out[k : k + 2] = [Pair(s, t, "similar", shared / max(len(mine), len(theirs))), Pair(None, None, "gone")]
-    return [p for p in out if p.kind != "gone"]
 
 
 def _offered_cells(doc: Document, framework: str, every: bool = True) -> list[CodeCell]:
     """The cells that make ``framework``'s version of a chapter: those naming it, or, when no
     cell names a framework and ``every`` (a source of ``all`` cells), every cell running for it."""
     named = [c for c in cells_of(doc, framework) if c.tab is None or c.tab.strip() != "all"]
-    return named if named or _named(doc) or not every else cells_of(doc, framework)
+    return named if named or named_frameworks(doc) or not every else cells_of(doc, framework)
 
 
 def _first_line_of_document(cell: CodeCell) -> int:
@@ -168,7 +49,9 @@ def check_coverage(
     for framework in [f for f in dict.fromkeys((*source.frameworks, *translation.frameworks)) if f not in common]:
         mine = _offered_cells(source, framework) if framework in source.frameworks else []
         theirs = (
-            _offered_cells(translation, framework, not _named(source)) if framework in translation.frameworks else []
+            _offered_cells(translation, framework, not named_frameworks(source))
+            if framework in translation.frameworks
+            else []
         )
         mine = [cell for cell in mine if all(cell is not s for s, _ in retabbed)]  # told as under another tab
         if mine and not theirs:
@@ -238,11 +121,6 @@ def check_code(
     return findings
 
 
-#: What to do about code that differs from the source's (a translator may have fixed the
-#: source's bug, ``encoding='utf-8'`` where it relied on the machine's locale).
-TAKE_SOURCE = "take the source's (polybook sync --write), unless the translation changes it on purpose"
-
-
 def _compare(
     lang: str,
     name: str,
@@ -283,7 +161,7 @@ def _compare(
     if joined or (split and not _saves_alike(s, t_cells, framework)):
         out.append(_regrouped(lang, name, framework, joined, split, s, t, subject, common))
     if kind == "similar":
-        out.extend(_changed(lang, name, framework, index, cells, t_cells, subject, common))
+        out.extend(changed_findings(lang, name, framework, index, cells, t_cells, subject, common))
     if not same_tabs:
         out.append(
             Finding.make(
@@ -461,84 +339,6 @@ def _mark_advice(here: list[str], there: list[str]) -> str:
     if here.count("save") > there.count("save"):
         return "remove the #@save the source does not have, or this language's library gets code the book's lacks"
     return "write the source's markers (polybook sync --write)"
-
-
-def _changed(
-    lang: str,
-    name: str,
-    framework: str,
-    index: int,
-    cells: list[CodeCell],
-    t_cells: list[CodeCell],
-    subject: tuple[str, str],
-    common: dict,
-) -> list[Finding]:
-    """code.changed (or code.strings when only string literals differ), at the changed lines;
-    ``cells``, ``t_cells``: the source's and the translation's cell, or the cells a translator
-    joined or split (compared as one)."""
-    t_code = "\n".join(cell.code_for(framework) for cell in t_cells)
-    s_code = "\n".join(cell.code_for(framework) for cell in cells)
-    hunks = token_diff(t_code, s_code)
-    if len(hunks) > _MAX_HUNKS and (lines := line_diff(t_code, s_code)) is not None and len(lines) <= _MAX_HUNKS:
-        hunks = lines or hunks  # a statement broken (a line of it deleted): told at its lines, not as the rest changed
-    only_strings = without_strings(t_code) == without_strings(s_code)
-    if only_strings:  # translated labels and strings written another way are no difference
-        strings = differing_strings(t_code, s_code)
-        if not strings:
-            return []
-        hunks = [h for h in hunks if any(a in h.translation and b in h.source for a, b in strings)] or hunks
-        only_strings = not all(expressions_only(a, b) for a, b in strings)  # else the code in them changed
-    else:  # a translated label beside a real change is no change of its own
-        hunks = [h for h in hunks if without_strings(h.translation) != without_strings(h.source)
-                 or differing_strings(h.translation, h.source)]  # fmt: skip
-        if hunks and all(parses_alike(h.translation, h.source) for h in hunks):
-            return []  # spelt otherwise only (``return (a, b)`` for ``return a, b``): the same program
-    code = Code.CODE_STRINGS if only_strings else Code.CODE_CHANGED
-    what = ": a string the code uses differs from the source's" if only_strings else " differs from the source"
-    todo = "write the source's" if only_strings else TAKE_SOURCE
-    s_at, t_at = _line_in(cells, framework), _line_in(t_cells, framework)
-    if len(hunks) > _MAX_HUNKS or not hunks:
-        first = hunks[0] if hunks else Hunk("", "", 0, 0)
-        diff = tuple((h.translation, h.source) for h in hunks[:_MAX_DIFF])
-        return [
-            Finding.make(
-                code, f"{framework} cell {index}{what} in {len(hunks)} places: {todo}", lang, name,
-                t_at(first.t_line), source=s_at(first.s_line),
-                diff=diff, subject=subject, **common,
-            )
-        ]  # fmt: skip
-    places = len(hunks)
-    return [
-        Finding.make(
-            code, f"{framework} cell {index}{what}{f' (place {k + 1} of {places})' if places > 1 else ''}: "
-            f"`{h.translation}` → `{h.source}`; {todo}", lang, name,
-            t_at(h.t_line), source=s_at(h.s_line),
-            diff=((h.translation, h.source),), subject=(subject[0] + f"\n{k}", subject[1]), **common,
-        )
-        for k, h in enumerate(hunks)  # the hunk's number, not its line: comments may be re-wrapped
-    ]  # fmt: skip
-
-
-def _line_in(cells: list[CodeCell], framework: str) -> Callable[[int], Location]:
-    """The file place of a 0-based line of the cells' code joined by newlines."""
-
-    def at(index: int) -> Location:
-        for cell in cells:
-            size = cell.code_for(framework).count("\n") + 1
-            if index < size or cell is cells[-1]:
-                return Location(cell.path, _file_line(cell, framework, index))
-            index -= size
-        raise AssertionError("unreachable")
-
-    return at
-
-
-def _file_line(cell: CodeCell, framework: str, index: int) -> int:
-    """The file line of line ``index`` of the code ``framework`` sees in ``cell``."""
-    if not cell.varies:
-        return cell.code_line + index
-    lines = cell.lines_for(framework)
-    return lines[min(index, len(lines) - 1)][1] if lines else cell.line
 
 
 def _marked_as(cell: CodeCell) -> str:

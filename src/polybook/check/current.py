@@ -15,9 +15,10 @@ the translation's equals another of today's (zh's ``train(num_gpus=2, ...)`` for
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
-from polybook.check.code import cell_key, without_strings
+from polybook.check.code_keys import cell_key, without_strings
 from polybook.check.documents import cells_of
 from polybook.check.findings import Finding
 from polybook.check.segments import by_identity, inlines_of, walked
@@ -34,6 +35,7 @@ class _Today:
     """What the source today has, as the findings' subjects name it."""
 
     cells: frozenset[tuple[str, str]]  # (framework, code as compared)
+    said: Counter[str]  # each formula (as compared): how many times
     marked: frozenset[tuple[str, str, tuple[str, ...], tuple[str, ...]]]  # and its frameworks and marks
     formulas: frozenset[str]
     labels: frozenset[str]
@@ -52,6 +54,7 @@ def _today(doc: Document) -> _Today:
     figures = [f for f in walked(doc) if isinstance(f, Figure)]
     return _Today(
         frozenset((f, key) for f, key, _ in cells),
+        _formulas_said(doc),
         frozenset((f, key, c.frameworks, tuple(sorted(m.name for m in c.markers))) for f, key, c in cells),
         frozenset(normalize_tex(tex) for tex in formulas),
         frozenset(doc.labels),
@@ -94,10 +97,66 @@ def followed_since(
     if current is None or current is base:
         return findings
     today = _today(current)
-    return [f for f in findings if not _follows(f, today, translation, current)]
+    mine = _Translation(translation, base, today)
+    return [f for f in findings if not _follows(f, today, mine, current)]
 
 
-def _follows(finding: Finding, today: _Today, translation: Document, current: Document) -> bool:
+@by_identity
+def _formulas_said(doc: Document) -> Counter[str]:
+    """How many times ``doc`` says each formula (as compared)."""
+    formulas = [n.tex for n in walked(doc) if isinstance(n, DisplayMath)]
+    formulas += [i.value for i, _ in inlines_of(doc) if i.kind == "math"]
+    return Counter(normalize_tex(tex) for tex in formulas)
+
+
+class _Translation:
+    """What of the translation tells that it follows its base, not the source today, where a
+    finding stands (worked out when first asked: most chapters' findings ask nothing)."""
+
+    def __init__(self, doc: Document, base: Document, today: _Today) -> None:
+        self.doc, self.base, self.today = doc, base, today
+        self._lines: list[tuple[str, int]] | None = None
+
+    def over_said(self, key: str) -> bool:
+        """Whether the translation says a formula of its base once more than the base and the
+        source today say it: one of the chapter's formulas written in the place of another (a
+        swap), not a formula taken from today's source (nor an older text's notation, said
+        throughout: pt's ``$w_i$``)."""
+        based = _formulas_said(self.base)[key]
+        return based > 0 and _formulas_said(self.doc)[key] == max(based, self.today.said[key]) + 1
+
+    def swapped_at(self, line: int, missing: str) -> bool:
+        """Whether the translation's formulas on ``line`` follow the base (none is only today's)
+        and one of them is said too often (:meth:`over_said`): the base's ``missing`` formula was
+        written over there, not left out as today's source leaves it out -- unless by what it
+        defines (``$p_{ij}$`` for ``$p_{ij} \\stackrel{\\mathrm{def}}{=} P(w_j \\mid w_i)$``)."""
+        near = [normalize_tex(tex) for tex, at in self._math_lines if at == line]
+        based = _formulas_said(self.base)
+        if any(based[key] == 0 and self.today.said[key] > 0 for key in near):
+            return False  # it takes today's formulas there
+        defined = missing.split("=", 1)[0].removesuffix(":") if "=" in missing else None
+        return any(self.over_said(key) and key != defined for key in near)
+
+    @property
+    def _math_lines(self) -> list[tuple[str, int]]:
+        if self._lines is None:
+            self._lines = [(n.tex, n.line) for n in walked(self.doc) if isinstance(n, DisplayMath)]
+            self._lines += [(i.value, at) for i, at in inlines_of(self.doc) if i.kind == "math"]
+        return self._lines
+
+    def follows_base_cells(self, framework: str) -> bool:
+        """Whether more of the translation's ``framework`` cells are only the base's than only
+        today's: a cell missing is then missing from what it translates, though today's source
+        lacks it too (tr's kaggle-house-price, d2l 0.17's code, which 1.0 rewrote)."""
+        base = {cell_key(c.code_for(framework)) for c in cells_of(self.base, framework)}
+        keys = [cell_key(c.code_for(framework)) for c in cells_of(self.doc, framework)]
+        only_base = sum(key in base and (framework, key) not in self.today.cells for key in keys)
+        only_today = sum(key not in base and (framework, key) in self.today.cells for key in keys)
+        return only_base > only_today
+
+
+def _follows(finding: Finding, today: _Today, here: _Translation, current: Document) -> bool:
+    translation = here.doc
     mine, theirs = finding.subject
     code = finding.code
     if code in _CODE and finding.framework and finding.location is not None:
@@ -115,15 +174,16 @@ def _follows(finding: Finding, today: _Today, translation: Document, current: Do
         return (finding.framework, key) in today.cells or _same_as_today(finding.framework, code_here, current)
     if code is Code.CODE_MISSING:  # lacked as the source lacks it today: no more cells of it than today's
         framework = finding.framework
-        if not framework or (framework, theirs) in today.cells:
+        if not framework or (framework, theirs) in today.cells or here.follows_base_cells(framework):
             return False
         return len(cells_of(translation, framework)) >= len(cells_of(current, framework))
+    line = finding.location.line if finding.location is not None else 0
     if code is Code.MATH_CHANGED:  # as today's source, where today's source changed the base's formula
-        return bool(mine) and mine in today.formulas and theirs not in today.formulas
+        return bool(mine) and mine in today.formulas and theirs not in today.formulas and not here.over_said(mine)
     if code is Code.MATH_EXTRA:
-        return bool(mine) and mine in today.formulas
-    if code is Code.MATH_MISSING:
-        return mine != "$" and bool(theirs) and theirs not in today.formulas  # "$": a paragraph's `$` do not pair
+        return bool(mine) and mine in today.formulas and not here.over_said(mine)
+    if code is Code.MATH_MISSING:  # "$": a paragraph's `$` do not pair
+        return mine != "$" and bool(theirs) and theirs not in today.formulas and not here.swapped_at(line, theirs)
     if code is Code.REF_LABEL:
         return mine in today.labels if mine else theirs not in today.labels
     if code is Code.REF_TARGET and theirs:
@@ -131,6 +191,9 @@ def _follows(finding: Finding, today: _Today, translation: Document, current: Do
         written = mine.split("`")[1] if mine.count("`") >= 2 else None
         if written is None:
             return theirs not in today.refs
+        target = theirs.partition(":")[2]
+        if target in translation.labels and target not in today.labels:
+            return False  # the translation keeps the base's label: it follows the base there, not today's
         return f"{role}:{written}" in today.refs and theirs not in today.refs  # where the source changed it
     if code is Code.REF_LINK:
         return mine in today.links if mine else theirs not in today.links and "*" not in theirs

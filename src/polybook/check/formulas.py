@@ -16,7 +16,7 @@ import bisect
 import functools
 import itertools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from cydifflib import SequenceMatcher  # difflib's, compiled: the same results (see pyproject.toml)
@@ -44,6 +44,7 @@ class Formula:
     line: int
     node: int  # the first line of the paragraph (or other node) holding it
     tab: frozenset[str] | None = None  # the frameworks of the text tab holding it (None: all)
+    body: int = 0  # a display's: the line its tex starts on, when not ``line`` (``$$`` alone above it)
 
 
 class Places:
@@ -67,24 +68,47 @@ class Places:
 
 
 def pair_by_content(
-    source: Sequence[str], target: Sequence[str]
+    source: Sequence[str], target: Sequence[str], apart: Callable[[int, int], float] | None = None
 ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """Index pairs of equal keys: those in order (a longest matching), then the rest of each key
-    paired in document order (moved). So a key is unpaired only on the side that has it more often."""
+    (moved) by :func:`pair_nearest` (without ``apart``, in document order). So a key is unpaired
+    only on the side that has it more often, and where it is had fewer times: ``$i$`` said twice
+    in a paragraph and once in the translation's is missing there, not in a paragraph further on
+    that the matching skipped."""
     if source == target:  # (most chapters: what the matching would find, at once)
         return [(k, k) for k in range(len(source))], []
     matcher = SequenceMatcher(None, source, target, autojunk=False)
     ordered = [(a + k, b + k) for a, b, size in matcher.get_matching_blocks() for k in range(size)]
-    s_used, t_used = {a for a, _ in ordered}, {b for _, b in ordered}
+    return ordered, pair_nearest(source, target, apart, {a for a, _ in ordered}, {b for _, b in ordered})
+
+
+def pair_nearest(
+    source: Sequence[str],
+    target: Sequence[str],
+    apart: Callable[[int, int], float] | None,
+    s_used: Collection[int] = (),
+    t_used: Collection[int] = (),
+) -> list[tuple[int, int]]:
+    """Index pairs of equal keys (but those ``*_used``), the nearest first by ``apart`` (how far
+    the source's ``i`` belongs from the target's ``j``; None: each source's in document order
+    takes the first target's left)."""
     waiting: dict[str, list[int]] = {}
     for j, key in enumerate(target):
         if j not in t_used:
             waiting.setdefault(key, []).append(j)
-    moved = []
-    for i, key in enumerate(source):
-        if i not in s_used and waiting.get(key):
-            moved.append((i, waiting[key].pop(0)))
-    return ordered, moved
+    options = sorted(
+        (apart(i, j) if apart is not None else 0.0, i, j)
+        for i, key in enumerate(source)
+        if i not in s_used
+        for j in waiting.get(key, ())
+    )
+    moved: dict[int, int] = {}
+    taken: set[int] = set()
+    for _, i, j in options:
+        if i not in moved and j not in taken:
+            moved[i] = j
+            taken.add(j)
+    return sorted(moved.items())
 
 
 @functools.lru_cache(maxsize=65536)
@@ -280,7 +304,11 @@ def pair_formulas(
     """Every formula of both sides once: ``(s, t)`` changed, ``(s, None)`` missing,
     ``(None, t)`` extra. Equal formulas, in order or moved, are not listed (but tell
     ``places`` where their paragraphs went)."""
-    ordered, moved = pair_by_content([matching(f.key) for f in source], [matching(f.key) for f in target])
+    ordered, moved = pair_by_content(
+        [matching(f.key) for f in source],
+        [matching(f.key) for f in target],
+        lambda i, j: abs(places(source[i].node, source[i].line) - target[j].node),
+    )
     for a, b in ordered + moved:
         places.equal[a] = target[b]
         node = source[a].node

@@ -111,9 +111,12 @@ def check_roles(
     source: Document,
     translation: Document,
     here: Callable[[int], Location],
+    at: Callable[[int], float] | None = None,
 ) -> list[Finding]:
     """References of the source missing here: damaged here (one finding at the damaged one,
-    which the book-wide "points at no label" then leaves out), written as text, or missing."""
+    which the book-wide "points at no label" then leaves out), written as text, or missing;
+    ``at``: roughly where a source line falls in the translation, to the line (``here`` says
+    the paragraph)."""
     s_targets = {(n, v) for n, v, _ in s_roles}
     t_targets = {(n, v) for n, v, _ in t_roles}
     unmatched = [(n, v, line) for n, v, line in t_roles if (n, v) not in s_targets]
@@ -126,7 +129,9 @@ def check_roles(
         if (role, value) in told:
             continue
         if (role, value) in t_targets:
-            moved = _moved_here(role, value, line, s_roles, t_roles, extra, here) if (role, value) in fewer else None
+            moved = (
+                _moved_here(role, value, line, s_roles, t_roles, extra, here, at) if (role, value) in fewer else None
+            )
             if moved is not None:
                 out.append(_moved_finding(lang, name, moved, f":{role}:`{value}`", role, value, translation,
                                           Location(source.path, line)))  # fmt: skip
@@ -215,14 +220,16 @@ def _moved_here(
     t_roles: list[tuple[str, str, int]],
     extra: list[tuple[str, str, int]],
     here: Callable[[int], Location],
+    near: Callable[[int], float] | None = None,
 ) -> tuple[str, str, int] | None:
     """The reference written where the source's ``:role:`value``` (at ``line``) belongs, when the
     translation names that target elsewhere but fewer times there than the source does around
     it, and another target more often than the source does right there (a reference moved to
-    another label)."""
+    another label). Where it belongs is ``near``'s line when given: in a paragraph of twenty lines
+    the source's last reference belongs at its end, not at the paragraph's first line."""
     if not extra:
         return None
-    at = here(line).line
+    at = round(near(line)) if near is not None else here(line).line
     theirs = sum(n == role and v == value and abs(s_line - line) <= _NEAR for n, v, s_line in s_roles)
     if sum(n == role and v == value and abs(t_line - at) <= _NEAR for n, v, t_line in t_roles) >= theirs:
         return None

@@ -34,6 +34,7 @@ from polybook.check.math_places import (
     said_once,
 )
 from polybook.check.numbers_missing import Number, check_numbers
+from polybook.check.numeric_math import numbers_changed
 from polybook.check.segments import Alignment, Item, by_identity, walked
 from polybook.check.tex import looks_like_prose, normalize_tex, numbers_in_math, numbers_of, pure_number
 from polybook.diagnostics import Code
@@ -49,7 +50,8 @@ _A_NUMBER = re.compile(r"\s*(?:\\%\s*)?\d[\d.,]*\s*(?:\\%)?\s*")
 _ARITHMETIC = r"(?:[\d.,()\[\]+\-=/]|\\[$%]|\\(?:times|cdot|div|approx)(?![A-Za-z]))"
 _SET = r"(?:\\[{}]|[()\[\],\s]|\\text\{\})*"  # braces, brackets and commas around words
 _WORDS = rf"(?:\\text\{{\}}|[\s.,;:'\"-])+|{_SET}\\text\{{\}}{_SET}"
-_NOT_FORMULA = re.compile(rf"{_WORDS}|{_ARITHMETIC}*\d{_ARITHMETIC}*|\\(?:times|cdot|pm|sim|approx|rightarrow)")
+_NUMERIC = re.compile(rf"{_ARITHMETIC}*\d{_ARITHMETIC}*")
+_NOT_FORMULA = re.compile(rf"{_WORDS}|{_NUMERIC.pattern}|\\(?:times|cdot|pm|sim|approx|rightarrow)")
 
 
 @dataclass(slots=True)
@@ -59,19 +61,23 @@ class Contents:
     formulas: list[Formula]
     numbers: list[Number]
     broken: list[int]  # the lines of paragraphs whose math is broken (a ``$`` missing or stray)
+    numeric: list[Formula]  # math of numbers only (:mod:`polybook.check.numeric_math`)
 
 
 @functools.lru_cache(maxsize=65536)
-def _math_of(tex: str, translation: bool) -> tuple[bool, tuple[str, ...], str | None]:
+def _math_of(tex: str, translation: bool) -> tuple[bool, tuple[str, ...], str | None, bool]:
     """What one piece of math (memoised: the same formula stands in many chapters and
     languages) says: whether it is the source's broken math (prose between two ``$``), the
-    numbers it holds (found, never missing), and its key when it is a formula."""
+    numbers it holds (found, never missing), its key when it is a formula, and whether it is
+    numbers only (``$28 \\times 28$``, ``$0.01$``)."""
     if not translation and looks_like_prose(tex):
-        return True, (), None  # the source's own broken math: nothing for a translator to do
+        return True, (), None, False  # the source's own broken math: nothing for a translator to do
     # a formula's numbers, and a tuple's (``$(13, 17)$``); ``$52$`` is prose's number (:func:`numbers_of`)
     values = () if _A_NUMBER.fullmatch(tex) else numbers_in_math(tex)
     key = normalize_tex(tex)
-    return False, values, key if key and pure_number(key) is None and not _NOT_FORMULA.fullmatch(key) else None
+    numeric = bool(key) and (pure_number(key) is not None or bool(_NUMERIC.fullmatch(key)))
+    formula = key and not numeric and not _NOT_FORMULA.fullmatch(key)
+    return False, values, key if formula else None, numeric
 
 
 def _tabs(common: frozenset[str]) -> Callable[[tuple[str, ...]], frozenset[str]]:
@@ -93,7 +99,7 @@ def contents(items: list[Item], common: frozenset[str], translation: bool = Fals
     """The formulas (inline and unlabelled display math; not numbers, words or tuples of numbers
     written as math) and the numbers of the prose (``translation``: see :func:`numbers_of`;
     without ``numbers``, no number: a source chapter with none asks for none of its translation's)."""
-    out = Contents([], [], [])
+    out = Contents([], [], [], [])
     said = out.numbers if numbers else []  # (thrown away)
     tab_of = _tabs(common)
     for item in items:
@@ -103,7 +109,9 @@ def contents(items: list[Item], common: frozenset[str], translation: bool = Fals
             continue  # a text tab for frameworks only one of the chapters offers (zh's paddle)
         if isinstance(node, DisplayMath):
             if not node.label:
-                _read_math(node.tex, node.line, node.line, tab, translation, out, said)
+                # the tex's first line: the next when ``$$`` stands alone (two lines more than its tex)
+                body = node.line + (node.end_line - node.line - node.tex.count("\n") >= 2)
+                _read_math(node.tex, node.line, node.line, tab, translation, out, said, body)
             continue  # (no prose)
         inlines = getattr(node, "inlines", None)
         if inlines:
@@ -118,17 +126,26 @@ def contents(items: list[Item], common: frozenset[str], translation: bool = Fals
 
 
 def _read_math(
-    tex: str, line: int, node: int, tab: frozenset[str] | None, translation: bool, out: Contents, said: list[Number]
+    tex: str,
+    line: int,
+    node: int,
+    tab: frozenset[str] | None,
+    translation: bool,
+    out: Contents,
+    said: list[Number],
+    body: int = 0,
 ) -> None:
     """One piece of math of :func:`contents`: a formula, its numbers, or the source's broken math."""
-    prose_like, values, key = _math_of(tex, translation)
+    prose_like, values, key, numeric = _math_of(tex, translation)
+    if numeric:
+        out.numeric.append(Formula(normalize_tex(tex), tex, line, node, tab, body))
     if prose_like:
         out.broken.append(node)
         return
     if values:
         said += [Number((v,), line, node, True, tab) for v in values]
     if key is not None:
-        out.formulas.append(Formula(key, tex, line, node, tab))
+        out.formulas.append(Formula(key, tex, line, node, tab, body))
 
 
 def check_math(
@@ -169,8 +186,8 @@ def check_math(
                 f"math ${t.tex}$ differs from the source's ${s.tex}$: write the source's (polybook sync --write)"
                 f"{_OLDER}",
                 lang, name,
-                Location(translation.path, t.line), source=Location(source.path, s.line), diff=((t.tex, s.tex),),
-                subject=(t.key, s.key),
+                Location(translation.path, _changed_line(t, s)), source=Location(source.path, s.line),
+                diff=((t.tex, s.tex),), subject=(t.key, s.key),
             ))  # fmt: skip
         elif s is not None and (s.key, places(s.node, s.line)) not in missing:
             missing.add((s.key, places(s.node, s.line)))
@@ -188,6 +205,18 @@ def check_math(
                 Location(translation.path, t.line), diff=((t.tex, ""),), subject=(t.key, ""),
             ))  # fmt: skip
     return out
+
+
+def _changed_line(t: Formula, s: Formula) -> int:
+    """The line of a changed formula that differs first: a display of six lines changed in its
+    last is told there, not at its first."""
+    if "\n" not in t.tex:
+        return t.line
+    mine, theirs = t.tex.split("\n"), s.tex.split("\n")
+    for k, text in enumerate(mine):
+        if k >= len(theirs) or text.split() != theirs[k].split():
+            return (t.body or t.line) + k if k else t.line  # (the first: at the display, as other findings)
+    return t.line
 
 
 @by_identity  # a source document is compared with every translation
@@ -251,7 +280,7 @@ def check_math_numbers(
     mine = contents(src_items, common)
     theirs = contents(tgt_items, common, True, bool(mine.numbers))
     places = Places(alignment.place)
-    pairs = pair_formulas(mine.formulas, theirs.formulas, places)
+    pairs = unpaired = pair_formulas(mine.formulas, theirs.formulas, places)
     pairs = as_text_elsewhere(pairs, src_items, tgt_items)
     pairs = within_others(pairs, mine.formulas, theirs.formulas, places, mine.broken, _labelled_keys(source))
     pairs = pair_nearby(pairs, places)
@@ -262,6 +291,8 @@ def check_math_numbers(
     lost = _lost(pairs, mine)
     pairs = changed_in_place(pairs, places, lost)
     line_of = anchored(pairs, mine.formulas, places)
+    told = {f for pair in pairs for f in pair if f is not None}
+    pairs = pairs + numbers_changed(unpaired, mine.numeric, theirs.numeric, places, told)
     out = damaged + check_math(lang, name, source, translation, pairs, places, line_of, lost)
     out += numbers
     out += check_labelled_math(lang, name, source, translation)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from polybook.check.align import Pair, align, char_ratio
 from polybook.check.bases import Base
-from polybook.check.code import align_code
+from polybook.check.code_match import align_code
 from polybook.check.documents import cells_of
 from polybook.check.findings import Finding, Location
 from polybook.check.plan import Changes, Counts, DocumentPlan, DocumentState

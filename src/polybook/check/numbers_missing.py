@@ -52,7 +52,7 @@ def check_numbers(
     for j, number in enumerate(t_numbers):
         for value in number.values:
             holding.setdefault(value, []).append(j)
-    owner, t_used = _paired(s_numbers, t_numbers, holding, at, everything)
+    owner, t_used = _paired(s_numbers, t_numbers, holding, at, everything, places)
     _reassign(s_numbers, t_numbers, holding, owner, t_used, everything)
     for i, j in owner.items():
         places.pair(s_numbers[i].node, t_numbers[j].node)
@@ -66,14 +66,18 @@ def _paired(
     holding: dict[str, list[int]],
     at: Callable[[int], float],
     everything: frozenset[str],
+    places: Places,
 ) -> tuple[dict[int, int], dict[int, frozenset[str]]]:
     """Each source number's counterpart (source number -> the translation's it pairs with), the
     best pairs first (:func:`check_numbers` says which are), and the frameworks each of the
-    translation's numbers serves: once per framework, as text tabs repeat a number."""
+    translation's numbers serves: once per framework, as text tabs repeat a number. A number
+    where the source's belongs pairs before one further away, tabs or not: the source's "256" of
+    the prose would otherwise take the pytorch tab's, 8 lines up, when the prose's says 258."""
     options = sorted(
         (
             number.in_math != t_numbers[j].in_math,
             t_numbers[j].in_math,
+            not _where_it_belongs(number, t_numbers[j], places, at),
             number.tab is not None,  # a number said in every framework's tab may share one said once
             rank,
             abs(t_numbers[j].line - at(number.line)),
@@ -93,6 +97,12 @@ def _paired(
             owner[i] = j
             t_used[j] = t_used.get(j, frozenset()) | serves  # once per framework: text tabs repeat
     return owner, t_used
+
+
+def _where_it_belongs(number: Number, other: Number, places: Places, at: Callable[[int], float]) -> bool:
+    """Whether the translation's number stands where the source's belongs: in the paragraph
+    holding its counterpart, or within :data:`_REPEAT` lines of where it falls."""
+    return other.node == places(number.node, number.line) or abs(other.line - at(number.line)) <= _REPEAT
 
 
 def _tabs_meet(number: Number, other: Number) -> bool:

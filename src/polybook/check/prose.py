@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
-from polybook.check.code import CellMatch
 from polybook.check.findings import Finding, Location
+from polybook.check.regroup import CellMatch
 from polybook.check.segments import Alignment, Item, Segment, by_identity, prose_text
 from polybook.diagnostics import Code, Level
 from polybook.dialect.builder import HASH_HEADING_RE

@@ -101,6 +101,7 @@ def check_references(
     place: Callable[[int], int],
     localised: tuple[str, ...] = (),
     common: frozenset[str] = frozenset(),
+    at: Callable[[int], float] | None = None,
 ) -> list[Finding]:
     """Labels, references, figures and links of one chapter against its source.
 
@@ -114,7 +115,7 @@ def check_references(
         return Location(translation.path, place(source_line))
 
     out += check_labels(lang, name, source, translation, here)
-    out += check_roles(lang, name, _roles(source), _roles(translation), source, translation, here)
+    out += check_roles(lang, name, _roles(source), _roles(translation), source, translation, here, at)
     out.extend(_check_figures(lang, name, source, translation, here))
     out.extend(check_links(lang, name, source, translation, here, localised, common))
     return out

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from cydifflib import SequenceMatcher  # difflib's, compiled: the same results (see pyproject.toml)
 
 from polybook.check.align import Pair, align, never
-from polybook.check.code import CellMatch
 from polybook.check.documents import by_identity, cells_of
+from polybook.check.regroup import CellMatch
 from polybook.dialect.nodes import CodeCell, DisplayMath, Document, Figure, Heading, Inline, Node, TextTab
 from polybook.dialect.slides import prose_of
 

@@ -24,9 +24,12 @@ from typing import TypeVar
 from cydifflib import SequenceMatcher  # difflib's, compiled: the same opcodes (see pyproject.toml)
 
 from polybook.check.align import Pair, align, token_ratio
-from polybook.check.code import CellMatch, align_code, cell_key, token_diff
+from polybook.check.code_diff import token_diff
+from polybook.check.code_keys import cell_key
+from polybook.check.code_match import align_code
 from polybook.check.documents import cells_of
 from polybook.check.findings import Finding, Location
+from polybook.check.regroup import CellMatch
 from polybook.check.segments import by_identity
 from polybook.check.word_diff import same_words
 from polybook.diagnostics import Code

@@ -20,8 +20,10 @@ from polybook.book import Book
 from polybook.check import Baseline, check_chapter
 from polybook.check.align import align, token_ratio
 from polybook.check.bases import BaseKind, base_of
-from polybook.check.code import CellMatch, cell_key, shared_frameworks, without_strings
+from polybook.check.code_keys import cell_key, without_strings
+from polybook.check.code_match import shared_frameworks
 from polybook.check.findings import Finding
+from polybook.check.regroup import CellMatch
 from polybook.check.segments import Alignment, cell_slot, pair_segments
 from polybook.check.staleness import SYNCED, SyncRecord, head_commit, origin_file, read_lock, write_lock
 from polybook.check.suppress import apply, inline_suppressions

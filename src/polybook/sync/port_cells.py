@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from polybook.check.code import cell_key
+from polybook.check.code_keys import cell_key
 from polybook.dialect.marks import MarkKind, holding
 from polybook.dialect.nodes import CodeCell, DisplayMath, Fence, Node
 from polybook.sync.code_text import carried_code

@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 
 from polybook.check.align import align, token_ratio
-from polybook.check.code import cell_key, match_cells
+from polybook.check.code_keys import cell_key
+from polybook.check.code_match import match_cells
 from polybook.check.segments import pair_segments
 from polybook.dialect.marks import read_mark
 from polybook.dialect.nodes import Block, CodeCell, Figure, Heading, Node, Paragraph, TextTab
