@@ -64,13 +64,14 @@ def test_a_prose_edit_stages_its_page_alone_as_a_whole_staging_would(tmp_path: P
     conf = book(tmp_path / "kept")
     assert build(conf) == {"en": ("built", 3), "ja": ("built", 3)}
     more = tmp_path / "kept" / "chapters" / "ja" / "more.md"
-    edit(more, "文章のページです。", "文章のページです。新しい一文を足しました。")
+    added = ("文章のページです。", "文章のページです。新しい一文を足しました。")
+    edit(more, *added)
     assert build(conf) == {"en": ("up to date", 0), "ja": ("built", 1)}
     page = (tmp_path / "kept" / "build" / "html" / "ja" / "more.html").read_text(encoding="utf-8")
     assert "新しい一文を足しました。" in page
 
     whole = book(tmp_path / "whole")  # the same book, edited before its first build
-    edit(tmp_path / "whole" / "chapters" / "ja" / "more.md", "文章のページです。", "文章のページです。新しい一文を足しました。")
+    edit(tmp_path / "whole" / "chapters" / "ja" / "more.md", *added)
     assert build(whole) == {"en": ("built", 3), "ja": ("built", 3)}
     assert staged_files(tmp_path / "kept", "ja") == staged_files(tmp_path / "whole", "ja")
 
