@@ -522,3 +522,15 @@ def test_a_build_records_what_its_set_up_imported_for_the_next_fork_server(tmp_p
     assert workers.setup_modules(tmp_path) == sorted(set(sys.modules) - before)
     (tmp_path / workers.SETUP_MODULES).write_text("{not json", encoding="utf-8")
     assert workers.setup_modules(tmp_path) == []  # unreadable: nothing ahead, the worker imports them
+
+
+@pytest.mark.parametrize(
+    ("languages", "cores", "workers"),
+    [(1, 2, 2), (2, 2, 2), (3, 2, 3), (4, 2, 2), (5, 2, 3), (6, 2, 2), (5, 4, 5), (8, 4, 4), (3, 8, 8)],
+)
+def test_languages_that_do_not_fill_the_cores_evenly_get_one_more_worker(
+    languages: int, cores: int, workers: int
+) -> None:
+    from polybook.stage.workers import default_workers
+
+    assert default_workers(languages, cores) == workers  # the pool takes no more than the languages

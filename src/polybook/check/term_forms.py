@@ -96,9 +96,11 @@ def rendered(term: Term, text: str, lang: str) -> bool:
     return any(_found(way, plain, lang) for way in (term.rendering, *term.variants)) or _found(term.source, kept, "")
 
 
+@lru_cache(maxsize=4096)
 def normalized(text: str, lang: str) -> str:
     """Lowercased (Turkish's dotted and dotless i as Turkish lowercases them), emphasis marks
-    dropped, hyphens and line breaks as spaces."""
+    dropped, hyphens and line breaks as spaces. Memoised: a block is looked at once for every
+    term its source uses, with its neighbours."""
     if lang.startswith("tr"):
         text = text.replace("I", "ı").replace("İ", "i")
     text = re.sub(r"\((?:\*\*|~~)|(?:\*\*|~~)\)|[*_]", "", text.lower())  # slide marks, emphasis

@@ -97,6 +97,10 @@ def overrides(
         "footer_start": ["copyright"],
         "footer_end": [],
         "search_bar_text": text(language, "search_bar"),
+        # the theme renders every sidebar and header template once more on every page to drop
+        # those that come out empty; polybook's table of contents never does (a twentieth of a
+        # language's build) -- the theme's own two as it has them
+        "templates_skip_empty_check": ["sidebar-nav-bs.html", "navbar-nav.html", "polybook-toc.html"],
         **user.get("html_theme_options", {}),
     }
     values: dict[str, Any] = {

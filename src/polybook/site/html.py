@@ -24,7 +24,13 @@ REPORT_NAME = "html-report.json"
 
 @click.command("html")
 @lang_option()
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Parallel builds (default: cores).")
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Languages built at once (default: the cores, one more when the languages do not fill them evenly).",
+)
 @click.option("--strict", is_flag=True, help="Exit 1 on parse and render warnings too (Sphinx's included).")
 @click.option("--no-eval", is_flag=True, help="Run no code: render the outputs already in build/eval.")
 @verbose_option
