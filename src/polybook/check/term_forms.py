@@ -42,8 +42,10 @@ _VERB_AFTER = frozenset(
 _NOT_PLURAL = frozenset({"means"})
 
 
+@lru_cache(maxsize=4096)
 def source_prose(text: str) -> str:
-    """A source block's prose, lowercased: what is not prose and the idioms left out."""
+    """A source block's prose, lowercased: what is not prose and the idioms left out (memoised:
+    every translation's block pairs with the same source block)."""
     return _IDIOMS.sub(" ", mask(text).prose.lower())
 
 
@@ -67,6 +69,7 @@ def finder(glossary: Glossary) -> Callable[[str], list[Term]]:
             by_form.setdefault(form, term)
     pattern = re.compile(rf"(?<!\w)({_trie(by_form)})(?!\w)")
 
+    @lru_cache(maxsize=4096)  # every translation asks of the same source blocks
     def find(prose: str) -> list[Term]:
         found: dict[str, Term] = {}
         for match in pattern.finditer(prose):
