@@ -159,6 +159,8 @@ def render_html(config: BookConfig, options: HtmlOptions, on_status: Any = None)
     build folder's lock: :func:`polybook.site.build.build_html`)."""
     build = _Build(config, options, on_status or (lambda message: None))
     book = build.plan()
+    if book is not None:
+        build.start_status(book)
     outputs = site_outputs(config, book, build.stale, options.evaluate, options.jobs, build.say) if book else None
     build.timings["evaluate"] = build.lap()
     if outputs is not None:
@@ -322,18 +324,22 @@ class _Build:
         if _book_files(self.config) == self.read:  # after the fingerprints: an edit in between is seen
             self.fingerprints.update(after)
 
-    def stage(
-        self, book: Book, outputs: SiteOutputs | None, pool: workers.SphinxWorkers | None
-    ) -> dict[str, Future[SphinxRun]]:
-        """Stage the languages one by one, each one's Sphinx started as soon as it is staged;
-        meanwhile, in a forked child (:mod:`polybook.forked`), the status pages' tables (filled in
-        after Sphinx): they read every language and check the whole book, the longest step of an
-        edit in one language, and now use the core that staging leaves free."""
-        config, status = self.config, self.status
+    def start_status(self, book: Book) -> None:
+        """The status pages' tables (filled in after Sphinx), made in a forked child
+        (:mod:`polybook.forked`) from the book as parsed: they read every language and check the
+        whole book, the longest step of an edit in one language, and use the core that staging
+        and Sphinx leave free. They need nothing of the evaluation, so they start before it."""
+        status = self.status
         if status is not None:
             selected, linked = self.selected, set(self.linked)
             self.say("translation status")
             self.status_job = Forked(lambda: status.pages(complete_book(book), selected, linked=linked))
+
+    def stage(
+        self, book: Book, outputs: SiteOutputs | None, pool: workers.SphinxWorkers | None
+    ) -> dict[str, Future[SphinxRun]]:
+        """Stage the languages one by one, each one's Sphinx started as soon as it is staged."""
+        config, status = self.config, self.status
         executed = outputs.diagnostics if outputs is not None else []
         generated: dict[str, dict[str, str]] = {}  # language -> docname -> MyST of pages polybook writes
         if status is not None:
