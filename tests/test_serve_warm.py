@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
+
+import pytest
 
 from polybook.config import load_config
 from polybook.dialect import parse_text
@@ -92,3 +95,35 @@ def test_a_chapter_saved_while_the_full_build_ran_goes_to_the_full_build(tmp_pat
     assert warm._changed_docs([str(en)]) is None  # the full build: the neighbours' navigation too
     ja.write_text("# 本\n\n文、書き直した。\n", encoding="utf-8")  # a prose edit saved after
     assert warm._changed_docs([str(ja)]) is not None
+
+
+def test_the_status_tables_are_made_outside_the_lock_and_older_ones_never_overwrite_newer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A save while the status pages' tables are being made (a second of a d2l book) is rebuilt
+    at once: the tables are made outside the lock; tables made before a later rebuild's, and
+    finished after them, are not written over them."""
+    from polybook.site import warm as warm_module
+
+    conf = make_book(tmp_path, "# Book\n\nWords.\n", "# 本\n\n文。\n", name="index")
+    warm = WarmSite(load_config(conf), [], evaluate=False)
+    warm._load()
+    making, finish = threading.Event(), threading.Event()
+
+    def pages(book: object, languages: list[str], result: object = None, linked: object = None) -> dict[str, str]:
+        making.set()
+        assert finish.wait(10)
+        return {}
+
+    monkeypatch.setattr(warm_module.status, "pages", pages)
+    refreshed: list[bool] = []
+    thread = threading.Thread(target=lambda: refreshed.append(warm.refresh_status()))
+    thread.start()
+    assert making.wait(10)
+    assert warm.lock.acquire(timeout=1)  # what a warm rebuild takes first
+    warm.rebuilds += 1
+    warm.tables_of = warm.rebuilds  # that rebuild's tables were written first
+    warm.lock.release()
+    finish.set()
+    thread.join(10)
+    assert refreshed == [False]

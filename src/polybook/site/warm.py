@@ -92,6 +92,9 @@ class WarmSite:
         self.stages: dict[str, Stage] = {}  # each language's staged documents, kept up to date
         self.built_from: Snapshot | None = None  # the chapters as the last full build read them (serve's)
         self.unsure: set[str] = set()  # the chapters saved since: the kept book may not be the site's
+        self.rebuilds = 0  # warm rebuilds so far
+        self.drops = 0  # full builds so far (each drops the warm state)
+        self.tables_of = -1  # the rebuild the status pages' tables were last filled in after
 
     def warm_up(self) -> None:
         """Parse the book and start every language's Sphinx (call it in a thread of its own)."""
@@ -108,13 +111,23 @@ class WarmSite:
     def refresh_status(self) -> bool:
         """The translation-status pages' tables filled in again from the kept book (the check's
         findings are cached per document: only the edited ones are checked again); whether a
-        served status page changed. Run after a warm rebuild, in the background."""
+        served status page changed. Run after a warm rebuild, in the background: the tables are
+        made from a copy of the book taken under the lock, outside it -- a chapter saved
+        meanwhile is rebuilt at once, not after them (they take a second of a d2l book) -- and
+        written unless tables of a later rebuild were written first."""
         with self.lock:
             if self.book is None:
                 return False
             if self.full is None:  # every language: the status pages show them all
                 self.full = complete_book(self.book)
-            tables = status.pages(self.full, self.languages, linked=self.linked)
+            full, after, drops = self.full, self.rebuilds, self.drops
+            book = Book(full.config, {lang: dict(docs) for lang, docs in full.chapters.items()}, full.tocs, full.names)
+            languages, linked = list(self.languages), set(self.linked)
+        tables = status.pages(book, languages, linked=linked)
+        with self.lock:
+            if after < self.tables_of or drops != self.drops:  # later tables are on the pages, or a full build's
+                return False
+            self.tables_of = after
             changed = False
             for lang, content in tables.items():
                 page = self.config.build_dir / "html" / lang / f"{status.DOCNAME}.html"
@@ -127,6 +140,7 @@ class WarmSite:
         """Forget everything: a full build ran, or the server stops."""
         with self.lock:
             self.book, self.full, self.site, self.stages = None, None, None, {}
+            self.drops += 1
             workers, self.workers = self.workers, {}
         for worker in workers.values():
             worker.close()
@@ -188,6 +202,7 @@ class WarmSite:
         book = self.book
         assert book is not None
         result = WarmResult(list(docs))
+        self.rebuilds += 1
         for lang, changed in docs.items():
             book.chapters[lang].update(changed)
             worker = self.workers.get(lang) or self._worker(lang)
