@@ -127,3 +127,30 @@ def test_the_status_tables_are_made_outside_the_lock_and_older_ones_never_overwr
     finish.set()
     thread.join(10)
     assert refreshed == [False]
+
+
+@pytest.mark.slow  # real Sphinx
+def test_the_live_sphinx_gets_the_settings_the_full_build_gave(tmp_path: Path) -> None:
+    """Settings that differ from the full build's (the renderer, where the language switch goes)
+    would have the live Sphinx read or write every page again on its first rebuild, and write
+    pages whose language switch is not the site's."""
+    import pickle
+
+    from polybook.render import settings
+    from polybook.site.build import HtmlOptions, build_html
+    from polybook.stage import settings as stage_settings
+
+    conf = make_book(
+        tmp_path, "# Book\n:label:`sec_book`\n\nWords.\n", "# 本\n:label:`sec_book`\n\n文。\n", name="index"
+    )
+    config = load_config(conf)
+    build_html(config, HtmlOptions(evaluate=False))
+    warm = WarmSite(config, [], evaluate=False)
+    warm._load()
+    for lang in ("en", "ja"):
+        stage = warm._stage(lang)
+        mine = settings.overrides(config, lang, warm.site, stage_settings.bibfiles(config, lang), stage)
+        environment = tmp_path / "build" / ".sphinx" / lang / "doctrees" / "environment.pickle"
+        built = pickle.loads(environment.read_bytes()).config
+        assert mine["polybook_site"] == built.polybook_site
+        assert warm._worker_overrides(lang)[settings.RENDERER] == getattr(built, settings.RENDERER)

@@ -33,6 +33,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from polybook.book import Book, complete_book, load_book
 from polybook.config import BookConfig
@@ -40,10 +41,18 @@ from polybook.diagnostics import Diagnostic, Level
 from polybook.dialect.nodes import Document
 from polybook.execute.outputs import read_output
 from polybook.execute.site_outputs import stored_results
-from polybook.files import display_path
+from polybook.files import display_path, read_json
 from polybook.models import MODELS_DIR, parse_cached
 from polybook.render import settings, status_page
-from polybook.render.build import STAMP, STATUS_STAMP, WARNINGS, sphinx_diagnostics
+from polybook.render.build import (
+    STAMP,
+    STATUS_STAMP,
+    SWITCH_PAGES,
+    WARNINGS,
+    renderer_version,
+    sphinx_diagnostics,
+)
+from polybook.render.counterparts import LanguagePages, Switch, switch_targets
 from polybook.render.site_info import SiteInfo
 from polybook.render.stage import stage_language
 from polybook.site import status
@@ -172,7 +181,24 @@ class WarmSite:
         linked = [lang for lang in config.languages if lang in self.languages or lang in built]
         site = settings.site_info(config, *site_links(config)).with_languages(linked)
         self.linked = set(linked)
-        self.site = site.with_status(status.DOCNAME)
+        self.site = site.with_status(status.DOCNAME).with_switch(self._switch(linked))
+
+    def _switch(self, linked: list[str]) -> Switch:
+        """Where each page's language switch goes, as the full build worked it out: from the kept
+        book's languages, and each other language's stamp (what its last build kept of it).
+        Settings that differ from the full build's would have the live Sphinx write every page
+        again on its first rebuild."""
+        config, book = self.config, self.book
+        assert book is not None
+        pages: dict[str, LanguagePages] = {}
+        for lang in linked:
+            if lang in book.chapters and lang in book.tocs:
+                pages[lang] = LanguagePages.of(book.chapters[lang], book.tocs[lang])
+            else:
+                stamp = read_json(config.build_dir / "html" / lang / STAMP)
+                if (kept := LanguagePages.from_json(stamp.get(SWITCH_PAGES))) is not None:
+                    pages[lang] = kept
+        return switch_targets(pages, config.source_language)
 
     def _changed_docs(self, changed: list[str]) -> dict[str, dict[str, Document]] | None:
         """language -> name -> the document parsed again, when every changed file is a chapter
@@ -260,14 +286,22 @@ class WarmSite:
         assert self.site is not None
         config = self.config
         stage = self.stages[lang] = self._stage(lang)
-        bibfiles = stage_settings.bibfiles(config, lang)
-        overrides = settings.overrides(config, lang, self.site, bibfiles, stage)
+        overrides = self._worker_overrides(lang)
         job = SphinxJob(
             lang, str(stage.srcdir), str(config.root.resolve()), str(config.build_dir / "html" / lang),
             str(config.build_dir / ".sphinx" / lang / "doctrees"), overrides,
         )  # fmt: skip
         worker = self.workers[lang] = WarmSphinx(job)
         return worker
+
+    def _worker_overrides(self, lang: str) -> dict[str, Any]:
+        """``lang``'s Sphinx settings, as the full build gives them (its stage kept first)."""
+        assert self.site is not None
+        config = self.config
+        stage = self.stages.get(lang) or self._stage(lang)
+        overrides = settings.overrides(config, lang, self.site, stage_settings.bibfiles(config, lang), stage)
+        overrides[settings.RENDERER] = renderer_version()
+        return overrides
 
     def _forget_stamps(self, lang: str) -> None:
         """The next full build checks ``lang`` and the status pages again (what the warm path left)."""
