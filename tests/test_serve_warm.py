@@ -154,3 +154,18 @@ def test_the_live_sphinx_gets_the_settings_the_full_build_gave(tmp_path: Path) -
         built = pickle.loads(environment.read_bytes()).config
         assert mine["polybook_site"] == built.polybook_site
         assert warm._worker_overrides(lang)[settings.RENDERER] == getattr(built, settings.RENDERER)
+
+
+def test_a_warm_rebuild_forgets_the_kept_stage(tmp_path: Path) -> None:
+    """The warm path rewrites a staged page: the kept stage (:mod:`polybook.render.kept_stage`)
+    no longer says what is staged, and the next build stages the language whole (a chapter saved
+    back as it was would otherwise keep the warm edit's page)."""
+    from polybook.render.kept_stage import KEPT
+
+    conf = make_book(tmp_path, "# Book\n\nWords.\n", "# 本\n\n文。\n", name="index")
+    warm = WarmSite(load_config(conf), [], evaluate=False)
+    kept = tmp_path / "build" / ".sphinx" / "ja" / KEPT
+    kept.parent.mkdir(parents=True)
+    kept.write_bytes(b"kept")
+    warm._forget_stamps("ja")
+    assert not kept.exists()

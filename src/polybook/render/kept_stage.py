@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from polybook.config import BookConfig
 from polybook.dialect.nodes import Document, Heading
 from polybook.files import atomic_write_bytes
 from polybook.render.stage import stage_language
@@ -101,7 +102,7 @@ def context(fingerprint: str, inputs: StagingInputs) -> str:
     return hashlib.sha256(json.dumps(material, sort_keys=True, default=repr).encode()).hexdigest()
 
 
-def texts(config: Any, lang: str) -> dict[str, str]:
+def texts(config: BookConfig, lang: str) -> dict[str, str]:
     """Each document of ``lang``, as a digest of its chapter file's bytes ("" when it cannot be
     read). Taken *before* the book is parsed: a file saved in between is staged from the newer
     text and kept as the older, so the next build stages it again -- never the reverse."""
@@ -126,7 +127,7 @@ def read(work: Path) -> KeptStage | None:
 
 
 def stage_kept(
-    config: Any, inputs: StagingInputs, fingerprint: str, digests: dict[str, str] | None
+    config: BookConfig, inputs: StagingInputs, fingerprint: str, digests: dict[str, str] | None
 ) -> tuple[Stage, int]:
     """Stage ``inputs`` -- the documents whose text changed alone, when the kept stage's context
     is this one -- and keep the stage; the stage and how many documents were transpiled.
@@ -164,7 +165,7 @@ def stage_kept(
     return stage, transpiled
 
 
-def _stage(config: Any, inputs: StagingInputs, only: set[str] | None = None) -> Stage:
+def _stage(config: BookConfig, inputs: StagingInputs, only: set[str] | None = None) -> Stage:
     return stage_language(
         config, inputs.lang, inputs.docs, inputs.source_headings, inputs.results, inputs.srcdir,
         inputs.bibfiles, inputs.generated, stored=inputs.stored, notebooks=inputs.notebooks, only=only,

@@ -53,6 +53,7 @@ from polybook.render.build import (
     sphinx_diagnostics,
 )
 from polybook.render.counterparts import LanguagePages, Switch, switch_targets
+from polybook.render.kept_stage import KEPT
 from polybook.render.site_info import SiteInfo
 from polybook.render.stage import stage_language
 from polybook.site import status
@@ -307,6 +308,9 @@ class WarmSite:
         """The next full build checks ``lang`` and the status pages again (what the warm path left)."""
         (self.config.build_dir / "html" / lang / STAMP).unlink(missing_ok=True)
         (self.config.build_dir / ".sphinx" / STATUS_STAMP).unlink(missing_ok=True)
+        # the staged page is rewritten: the kept stage no longer says what is staged (the chapter
+        # saved back as it was would otherwise keep the warm edit's page)
+        (self.config.build_dir / ".sphinx" / lang / KEPT).unlink(missing_ok=True)
 
 
 def start_warming(site: WarmSite, say: Callable[[str], None]) -> threading.Thread:
