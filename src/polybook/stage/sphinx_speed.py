@@ -3,8 +3,9 @@
 
 * ``:numref:`` -- Sphinx's standard domain unpickles the *whole* doctree of the target's
   document for every reference, only to read the target node's type and number (780
-  references: 30 s). The unpickled doctrees are kept for numref resolution in a small
-  LRU, read-only: numref never changes them.
+  references: 30 s). A section, figure or table is read from the document's skeleton (below)
+  instead; any other target's doctree is unpickled once and kept in a small LRU, read-only:
+  numref never changes them.
 * sphinxcontrib-bibtex asks pybtex for its style plugins for every citation, and pybtex
   scans every installed distribution's entry points each time (595 look-ups: 25 s). The
   answer cannot change within a build: it is memoised.
