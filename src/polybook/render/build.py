@@ -154,6 +154,35 @@ def renderer_version() -> str:
     return digest.hexdigest()
 
 
+def switch_pages(
+    config: BookConfig, book: Book | None, languages: list[str], stamp: Callable[[str], dict[str, Any]]
+) -> dict[str, LanguagePages]:
+    """Each language's pages as its language switch needs them (their labels and toc parents):
+    as parsed for the languages ``book`` has, as the language's ``stamp`` kept them for the
+    others, parsed now for a language with neither."""
+    pages, missing = {}, []
+    for lang in languages:
+        if book is not None and lang in book.tocs:
+            pages[lang] = LanguagePages.of(book.chapters[lang], book.tocs[lang])
+        elif (kept := LanguagePages.from_json(stamp(lang).get(SWITCH_PAGES))) is not None:
+            pages[lang] = kept
+        else:
+            missing.append(lang)
+    if missing:
+        more = load_book(config, missing, cached=True)
+        pages.update({lang: LanguagePages.of(more.chapters[lang], more.tocs[lang]) for lang in missing})
+    return pages
+
+
+def language_overrides(config: BookConfig, lang: str, site: SiteInfo, stage: Stage, version: str) -> dict[str, Any]:
+    """``lang``'s Sphinx settings beside conf.py's, the renderer ``version`` among them: what a
+    build gives its Sphinx, and ``polybook serve``'s live Sphinx the same (a setting that
+    differs has Sphinx read or write every page again)."""
+    overrides = settings.overrides(config, lang, site, stage_settings.bibfiles(config, lang), stage)
+    overrides[settings.RENDERER] = version
+    return overrides
+
+
 def render_html(config: BookConfig, options: HtmlOptions, on_status: Any = None) -> HtmlResult:
     """Every selected language's pages, as the module's docstring says (the caller holds the
     build folder's lock: :func:`polybook.site.build.build_html`)."""
@@ -273,18 +302,8 @@ class _Build:
         labels and tocs of every linked language: as parsed for the languages loaded, as its stamp
         keeps them for the others. A language whose switch changed (another language's labels or
         toc did) is built again too; the book returned has what staging it needs."""
-        config, pages, missing = self.config, {}, []
-        for lang in self.linked:
-            if book is not None and lang in book.tocs:
-                pages[lang] = LanguagePages.of(book.chapters[lang], book.tocs[lang])
-            elif (kept := LanguagePages.from_json(self._stamp(lang).get(SWITCH_PAGES))) is not None:
-                pages[lang] = kept
-            else:
-                missing.append(lang)
-        if missing:
-            more = load_book(config, missing, cached=True)
-            pages.update({lang: LanguagePages.of(more.chapters[lang], more.tocs[lang]) for lang in missing})
-        self.switch_pages = pages
+        config = self.config
+        self.switch_pages = pages = switch_pages(config, book, self.linked, self._stamp)
         self.site = self.site.with_switch(switch_targets(pages, config.source_language))
         moved = [
             lang
@@ -391,8 +410,7 @@ class _Build:
         stage, self.transpiled[lang] = kept_stage.stage_kept(config, inputs, fingerprint, self.texts.get(lang))
         self.stages[lang] = stage
         self.own[lang] += stage.diagnostics
-        overrides = settings.overrides(config, lang, self.site, bibfiles, stage)
-        overrides[settings.RENDERER] = self.version
+        overrides = language_overrides(config, lang, self.site, stage, self.version)
         blob = f"{stage.digest}\n{json.dumps(overrides, sort_keys=True, default=str)}\n{self.sphinx}\n{self.version}"
         digest = hashlib.sha256(blob.encode()).hexdigest()
         lang_out = self.outdir / lang

@@ -47,12 +47,13 @@ from polybook.render import settings, status_page
 from polybook.render.build import (
     STAMP,
     STATUS_STAMP,
-    SWITCH_PAGES,
     WARNINGS,
+    language_overrides,
     renderer_version,
     sphinx_diagnostics,
+    switch_pages,
 )
-from polybook.render.counterparts import LanguagePages, Switch, switch_targets
+from polybook.render.counterparts import switch_targets
 from polybook.render.kept_stage import KEPT
 from polybook.render.site_info import SiteInfo
 from polybook.render.stage import stage_language
@@ -182,24 +183,14 @@ class WarmSite:
         linked = [lang for lang in config.languages if lang in self.languages or lang in built]
         site = settings.site_info(config, *site_links(config)).with_languages(linked)
         self.linked = set(linked)
-        self.site = site.with_status(status.DOCNAME).with_switch(self._switch(linked))
 
-    def _switch(self, linked: list[str]) -> Switch:
-        """Where each page's language switch goes, as the full build worked it out: from the kept
-        book's languages, and each other language's stamp (what its last build kept of it).
-        Settings that differ from the full build's would have the live Sphinx write every page
-        again on its first rebuild."""
-        config, book = self.config, self.book
-        assert book is not None
-        pages: dict[str, LanguagePages] = {}
-        for lang in linked:
-            if lang in book.chapters and lang in book.tocs:
-                pages[lang] = LanguagePages.of(book.chapters[lang], book.tocs[lang])
-            else:
-                stamp = read_json(config.build_dir / "html" / lang / STAMP)
-                if (kept := LanguagePages.from_json(stamp.get(SWITCH_PAGES))) is not None:
-                    pages[lang] = kept
-        return switch_targets(pages, config.source_language)
+        # where each page's language switch goes, as the full build worked it out (each language
+        # not kept here as its last build's stamp keeps it)
+        def stamp(lang: str) -> dict[str, Any]:
+            return read_json(outdir / lang / STAMP)
+
+        switch = switch_targets(switch_pages(config, self.book, linked, stamp), config.source_language)
+        self.site = site.with_status(status.DOCNAME).with_switch(switch)
 
     def _changed_docs(self, changed: list[str]) -> dict[str, dict[str, Document]] | None:
         """language -> name -> the document parsed again, when every changed file is a chapter
@@ -298,11 +289,8 @@ class WarmSite:
     def _worker_overrides(self, lang: str) -> dict[str, Any]:
         """``lang``'s Sphinx settings, as the full build gives them (its stage kept first)."""
         assert self.site is not None
-        config = self.config
         stage = self.stages.get(lang) or self._stage(lang)
-        overrides = settings.overrides(config, lang, self.site, stage_settings.bibfiles(config, lang), stage)
-        overrides[settings.RENDERER] = renderer_version()
-        return overrides
+        return language_overrides(self.config, lang, self.site, stage, renderer_version())
 
     def _forget_stamps(self, lang: str) -> None:
         """The next full build checks ``lang`` and the status pages again (what the warm path left)."""
