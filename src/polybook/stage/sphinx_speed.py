@@ -481,6 +481,7 @@ def _cache_numref_doctrees(patches: Patches) -> None:
 
     original = _require(StandardDomain, "_resolve_numref_xref")
     cache: OrderedDict[tuple[int, str], Any] = OrderedDict()
+    whole: dict[tuple[int, str, int], dict[str, Any]] = {}  # a skeleton's sections, figures and tables by id
 
     def resolve(self: StandardDomain, env: Any, *args: Any) -> Any:
         load = env.get_doctree
@@ -499,7 +500,11 @@ def _cache_numref_doctrees(patches: Patches) -> None:
         def targets(docname: str) -> Any:
             if docname not in skeletons:
                 return doctree(docname)
-            return types.SimpleNamespace(ids=_SkeletonIds(skeletons[docname], functools.partial(doctree, docname)))
+            skeleton = skeletons[docname]
+            key = (id(env), docname, id(skeleton))  # a document read again has a new skeleton
+            if key not in whole:
+                whole[key] = _whole_targets(skeleton)
+            return types.SimpleNamespace(ids=_SkeletonIds(whole[key], functools.partial(doctree, docname)))
 
         env.get_doctree = targets
         try:
@@ -511,20 +516,28 @@ def _cache_numref_doctrees(patches: Patches) -> None:
 
 
 class _SkeletonIds:
-    """A document's ``ids`` as numref reads them: a section, figure or table from its skeleton,
-    any other id from the doctree ``load`` gives."""
+    """A document's ``ids`` as numref reads them: a section, figure or table from its skeleton
+    (``whole``: :func:`_whole_targets`), any other id from the doctree ``load`` gives."""
 
-    def __init__(self, skeleton: Any, load: Callable[[], Any]) -> None:
-        self.skeleton, self.load = skeleton, load
+    def __init__(self, whole: dict[str, Any], load: Callable[[], Any]) -> None:
+        self.whole, self.load = whole, load
 
     def get(self, labelid: str, default: Any = None) -> Any:
-        from docutils import nodes
+        found = self.whole.get(labelid)
+        return found if found is not None else self.load().ids.get(labelid, default)
 
-        whole = (nodes.section, nodes.figure, nodes.table)
-        for node in self.skeleton.findall(nodes.Element):
-            if labelid in node.get("ids", ()) and type(node) in whole:
-                return node
-        return self.load().ids.get(labelid, default)
+
+def _whole_targets(skeleton: Any) -> dict[str, Any]:
+    """The skeleton's sections, figures and tables by each of their ids (the first node with an
+    id, as a doctree's ``ids`` has it)."""
+    from docutils import nodes
+
+    whole = (nodes.section, nodes.figure, nodes.table)
+    found: dict[str, Any] = {}
+    for node in skeleton.findall(nodes.Element):
+        for labelid in node.get("ids", ()):
+            found.setdefault(labelid, node if type(node) in whole else None)
+    return {labelid: node for labelid, node in found.items() if node is not None}
 
 
 #: The environment's attribute: docname -> the skeleton of its doctree (:func:`skeleton`).
