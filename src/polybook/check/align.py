@@ -14,12 +14,16 @@ cell again on every run. The LCS pairs all three.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
+from typing import Any, TypeVar
 
 from cydifflib import SequenceMatcher  # difflib's, compiled: the same ratios (see pyproject.toml)
+
+A = TypeVar("A")
+B = TypeVar("B")
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,3 +318,15 @@ def _pair_gap(
             out.append(Pair(None, t0 + j, "extra", 0.0))
             j += 1
     return out
+
+
+def one_to_one(candidates: Iterable[tuple[Any, A, B]]) -> dict[A, B]:
+    """Pairs taken from ``candidates`` (score, left, right) in their order, best first: each
+    left and each right in one pair at most."""
+    pairs: dict[A, B] = {}
+    taken: set[B] = set()
+    for _, left, right in candidates:
+        if left not in pairs and right not in taken:
+            pairs[left] = right
+            taken.add(right)
+    return pairs

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from cydifflib import SequenceMatcher  # difflib's, compiled: the same results (see pyproject.toml)
 
-from polybook.check.align import align
+from polybook.check.align import align, one_to_one
 from polybook.check.segments import Item, by_identity, prose_text
 from polybook.check.tex import as_plain, plain_text, without_parens
 
@@ -102,13 +102,7 @@ def pair_nearest(
         if i not in s_used
         for j in waiting.get(key, ())
     )
-    moved: dict[int, int] = {}
-    taken: set[int] = set()
-    for _, i, j in options:
-        if i not in moved and j not in taken:
-            moved[i] = j
-            taken.add(j)
-    return sorted(moved.items())
+    return sorted(one_to_one(options).items())
 
 
 @functools.lru_cache(maxsize=65536)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from polybook.check.align import Pair, align, char_ratio
+from polybook.check.align import Pair, align, char_ratio, one_to_one
 from polybook.check.bases import Base
 from polybook.check.code_match import align_code
 from polybook.check.documents import cells_of
@@ -168,12 +168,8 @@ def pair_renames(gone: dict[str, frozenset[str]], new: dict[str, frozenset[str]]
         ((len(g & n), old, moved) for old, g in gone.items() for moved, n in new.items() if g & n),
         key=lambda c: (-c[0], c[1], c[2]),
     )
-    out: dict[str, str] = {}
-    taken: set[str] = set()
-    for _, old, moved in candidates:
-        if old not in out and moved not in taken:
-            out[old] = moved
-            taken.add(moved)
+    out = one_to_one(candidates)
+    taken = set(out.values())
     stems: dict[str, list[str]] = {}
     for moved in new:
         if moved not in taken:
