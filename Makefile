@@ -20,9 +20,12 @@ SYSTEM_STAMP := $(VENV)/.polybook-system
 
 .PHONY: site test setup bench-setup lint format clean
 
+# --no-cache-dir: torch's CUDA build and its nvidia packages are ~3 GB of wheels; pip's cache would
+# keep a second copy beside the venv's, which a CI machine with little free disk cannot hold
+# (a CI run failed with "No space left on device" while installing).
 $(STAMP): pyproject.toml requirements/constraints.txt requirements/kernel.txt
 	test -x $(BIN)/python || { $(if $(filter $(DEBIAN_PYTHON),$(PYTHON)),scripts/apt-ensure.sh python3.11-venv &&) $(PYTHON) -m venv $(VENV); }
-	$(BIN)/pip install --disable-pip-version-check -q -c requirements/constraints.txt -e '.[test]' -r requirements/kernel.txt
+	$(BIN)/pip install --disable-pip-version-check --no-cache-dir -q -c requirements/constraints.txt -e '.[test]' -r requirements/kernel.txt
 	touch $@
 
 $(KERNEL_STAMP): $(STAMP) conf.py scripts/setup-kernel.sh
@@ -40,7 +43,7 @@ setup: $(SYSTEM_STAMP) $(STAMP) $(KERNEL_STAMP)
 
 # What the benchmarks compare polybook with (bench/autobuild_reload.py: sphinx-autobuild).
 bench-setup: setup
-	$(BIN)/pip install --disable-pip-version-check -q -c requirements/constraints.txt -e '.[test,bench]'
+	$(BIN)/pip install --disable-pip-version-check --no-cache-dir -q -c requirements/constraints.txt -e '.[test,bench]'
 
 # The complete site: parse and check-free model dump, run every framework's code (cached),
 # the PDFs and the notebooks per language and framework, then the five-language HTML site

@@ -445,7 +445,14 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=None, help="copy the book here (default: a temporary folder)")
     parser.add_argument("--misses", type=Path, default=None, help="write the drifts not told within 5 lines here")
     args = parser.parse_args()
-    work = args.work or Path(tempfile.mkdtemp(prefix="check-recall-"))
+    if args.work:
+        _measure(args, args.work)
+        return
+    with tempfile.TemporaryDirectory(prefix="check-recall-") as tmp:  # a copy of the book each run: gone after
+        _measure(args, Path(tmp))
+
+
+def _measure(args: argparse.Namespace, work: Path) -> None:
     root = work / args.book.name
     if not root.exists():
         shutil.copytree(args.book, root, symlinks=True)

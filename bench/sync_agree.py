@@ -136,7 +136,14 @@ def main() -> None:
     parser.add_argument("--rows", type=Path, default=None, help="write one row per drift here")
     parser.add_argument("--diffs", type=Path, default=None, help="write how drifts repaired differently differ")
     args = parser.parse_args()
-    work = args.work or Path(tempfile.mkdtemp(prefix="sync-agree-"))
+    if args.work:
+        _measure(args, args.work)
+        return
+    with tempfile.TemporaryDirectory(prefix="sync-agree-") as tmp:  # a copy of the book each run: gone after
+        _measure(args, Path(tmp))
+
+
+def _measure(args: argparse.Namespace, work: Path) -> None:
     root, clean = work / args.book.name, work / f"{args.book.name}-synced"
     for copy in (root, clean):
         if not copy.exists():
