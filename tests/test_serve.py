@@ -52,6 +52,30 @@ def test_pages_get_the_reload_script_other_files_are_served_as_they_are(site: Si
     assert json.loads(fetch(site.url + VERSION_PATH.lstrip("/"))[2]) == {"version": 0, "building": False, "problems": 0}
 
 
+def test_the_browser_keeps_other_files_and_asks_again_pages_never(site: SiteServer, tmp_path: Path) -> None:
+    """A page reloads after every rebuild: its scripts and styles come from the browser's copy
+    (304, and the scripts' compiled code with them) while their bytes are the same; a rewritten
+    file comes anew; a page (its reload script in it) is never kept."""
+    from urllib.request import Request
+
+    def get(path: str, tag: str | None = None) -> tuple[int, dict[str, str], bytes]:
+        request = Request(site.url + path, headers={"If-None-Match": tag} if tag else {})
+        try:
+            with urlopen(request, timeout=10) as response:
+                return response.status, dict(response.headers), response.read()
+        except HTTPError as exc:
+            return exc.code, dict(exc.headers), exc.read()
+
+    status, headers, body = get("en/style.css")
+    assert (status, body, headers["Cache-Control"]) == (200, b"p {}", "no-cache")
+    assert get("en/style.css", headers["ETag"])[0] == 304
+    (tmp_path / "en" / "style.css").write_text("p { color: red }", encoding="utf-8")  # a rebuild rewrote it
+    assert get("en/style.css", headers["ETag"])[::2] == (200, b"p { color: red }")
+    status, headers, _ = get("en/page.html")
+    assert headers["Cache-Control"] == "no-store" and "ETag" not in headers
+    assert get(VERSION_PATH.lstrip("/"))[1]["Cache-Control"] == "no-store"
+
+
 def test_a_page_asking_after_a_version_is_answered_when_a_rebuild_ends(site: SiteServer) -> None:
     """The long poll: the page's question waits for the rebuild and is answered by it (the page
     then reloads at once, not at its next poll); a version already past is answered at once."""
@@ -286,10 +310,21 @@ def test_a_prose_edit_is_rebuilt_warm_and_only_its_page_is_rewritten(tmp_path: P
         )
         assert not (html / "en" / ".polybook-build.json").exists()  # the next full build checks en again
 
+        # A second edit too: the live Sphinx wrote pages since, and still rewrites only the edited one.
+        before = after
+        save(chapter, text.replace("is math.", "is math. A second warm sentence."))
+        assert wait_for_version(url, 1, timeout=120)["version"] == 2, log.read_text()
+        assert b"A second warm sentence." in fetch(url + "en/tiny.html")[2]
+        after = _pages(html)
+        rewritten = sorted(page for page in after if after[page] != before.get(page))
+        assert [page for page in rewritten if page not in ("en/genindex.html", "en/search.html")] == ["en/tiny.html"], (
+            rewritten
+        )
+
         # A title change is not the warm path's: the full build rebuilds the neighbours' navigation too.
         save(chapter, text.replace("# Tiny Chapter", "# Tiny Chapter, Retitled"))
-        state = wait_for_version(url, 1, timeout=120)
-        assert state == {"version": 2, "building": False, "problems": 0}, log.read_text()
+        state = wait_for_version(url, 2, timeout=120)
+        assert state == {"version": 3, "building": False, "problems": 0}, log.read_text()
         assert b"Tiny Chapter, Retitled" in fetch(url + "en/tiny.html")[2]
         assert b"Tiny Chapter, Retitled" in fetch(url + "en/index.html")[2]  # its toc entry
         assert b"A warm sentence." not in fetch(url + "en/tiny.html")[2]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -59,9 +60,9 @@ def test_a_code_edit_is_warm_only_without_evaluation() -> None:
 
 
 def test_a_warm_build_reports_the_set_up_warnings_as_a_build_in_a_new_process_does(tmp_path) -> None:
-    from polybook.site.warm_sphinx import _build
+    from polybook.site.warm_sphinx import _After, _build
     from polybook.stage import sphinx_speed
-    from polybook.stage.sphinx_run import PhasedWarnings, SphinxJob
+    from polybook.stage.sphinx_run import PhasedWarnings, SphinxJob, SphinxRun
 
     log = PhasedWarnings()
 
@@ -73,13 +74,68 @@ def test_a_warm_build_reports_the_set_up_warnings_as_a_build_in_a_new_process_do
             log.phase = "read"
             log.write("page.md:3: WARNING: a warning of the page\n")
 
+    class Builder:
+        def finish(self) -> None:
+            pass
+
+    App.builder = Builder()
     job = SphinxJob("en", "src", "conf", "out", App.doctreedir, {})
     setup = [("setup", "WARNING: an option of the theme\n")]
+    answers: list[SphinxRun] = []
     try:
-        run = _build(App(), job, log, ["src/page.md"], setup)
+        _build(App(), job, log, ["src/page.md"], setup, answers.append, _After())
     finally:
         sphinx_speed.uninstall()
-    assert run.phases == [*setup, ("read", "page.md:3: WARNING: a warning of the page\n")]
+    assert [run.phases for run in answers] == [[*setup, ("read", "page.md:3: WARNING: a warning of the page\n")]]
+
+
+def test_a_warm_build_answers_once_its_pages_are_written_and_its_finishing_is_said_next(tmp_path) -> None:
+    """The served page reloads while Sphinx writes the search index: the answer goes before
+    ``finish``; what ``finish`` warns of comes with the next answer, and a failure of it answers
+    the next build (whose caller then builds the usual way)."""
+    from polybook.site.warm_sphinx import _After, _build
+    from polybook.stage import sphinx_speed
+    from polybook.stage.sphinx_run import PhasedWarnings, SphinxJob, SphinxRun
+
+    log, events = PhasedWarnings(), []
+    answers: list[SphinxRun] = []
+
+    def answer(run: SphinxRun) -> None:
+        events.append("answered")
+        answers.append(run)
+
+    class Builder:
+        fail = False
+
+        def finish(self) -> None:
+            events.append("finish")
+            log.write("WARNING: the search index of a page\n")
+            if self.fail:
+                raise OSError("disk full")
+
+    class App:
+        doctreedir = str(tmp_path / "doctrees")
+        statuscode = 0
+        builder = Builder()
+
+        def build(self, force_all: bool, filenames: list[str]) -> None:
+            log.phase = "write"
+            log.written.append("page")
+            self.builder.finish()
+
+    job, after = SphinxJob("en", "src", "conf", "out", App.doctreedir, {}), _After()
+    try:
+        _build(App(), job, log, ["src/page.md"], [], answer, after)
+        assert events == ["answered", "finish"] and answers[0].docs_written == ["page"]
+        assert answers[0].succeeded and answers[0].phases == []
+        assert after.failure == "" and after.take() == [("write", "WARNING: the search index of a page\n")]
+        App.builder.fail = True
+        _build(App(), job, log, ["src/page.md"], [], answer, after)
+    finally:
+        sphinx_speed.uninstall()
+    assert answers[1].succeeded  # the page was written: it reloads
+    assert "disk full" in after.failure  # and the next build is answered with the failure
+    assert "finish" not in App.builder.__dict__  # the builder's own finish again
 
 
 def test_a_chapter_saved_while_the_full_build_ran_goes_to_the_full_build(tmp_path: Path) -> None:
@@ -116,6 +172,7 @@ def test_the_status_tables_are_made_outside_the_lock_and_older_ones_never_overwr
         return {}
 
     monkeypatch.setattr(warm_module.status, "pages", pages)
+    monkeypatch.setattr(warm_module, "Forked", InProcess)  # the events above are this process's
     refreshed: list[bool] = []
     thread = threading.Thread(target=lambda: refreshed.append(warm.refresh_status()))
     thread.start()
@@ -127,6 +184,37 @@ def test_the_status_tables_are_made_outside_the_lock_and_older_ones_never_overwr
     finish.set()
     thread.join(10)
     assert refreshed == [False]
+
+
+class InProcess:
+    """:class:`polybook.forked.Forked`'s stand-in that works in this process."""
+
+    def __init__(self, work: Callable[[], object]) -> None:
+        self.work = work
+
+    def result(self) -> object:
+        return self.work()
+
+
+def test_the_status_tables_are_made_in_a_process_of_their_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """They hold an interpreter for most of a second of a d2l book: not the one serving the
+    reloading page and rebuilding the next edit."""
+    import os
+
+    from polybook.site import warm as warm_module
+
+    conf = make_book(tmp_path, "# Book\n\nWords.\n", "# 本\n\n文。\n", name="index")
+    warm = WarmSite(load_config(conf), [], evaluate=False)
+    warm._load()
+    made_in = tmp_path / "made-in"
+
+    def pages(book: object, languages: list[str], result: object = None, linked: object = None) -> dict[str, str]:
+        made_in.write_text(str(os.getpid()), encoding="utf-8")
+        return {}
+
+    monkeypatch.setattr(warm_module.status, "pages", pages)
+    assert warm.refresh_status() is False
+    assert made_in.read_text(encoding="utf-8") != str(os.getpid())
 
 
 @pytest.mark.slow  # real Sphinx
@@ -169,3 +257,33 @@ def test_a_warm_rebuild_forgets_the_kept_stage(tmp_path: Path) -> None:
     kept.write_bytes(b"kept")
     warm._forget_stamps("ja")
     assert not kept.exists()
+
+
+def test_the_sidebars_state_is_the_same_after_the_theme_wrote_pages() -> None:
+    """pydata-sphinx-theme adds to its options as it writes pages (the logo's paths): serve's live
+    Sphinx, building again after writing, must not take that for a changed sidebar -- it would
+    write every edited page's parents again, and record no state for the next build."""
+    from types import SimpleNamespace
+
+    from docutils import nodes
+
+    from polybook.render import navigation
+
+    def title(text: str) -> nodes.title:
+        return nodes.title(text, text)
+
+    env = SimpleNamespace(
+        found_docs={"index", "page"}, titles={"index": title("Book"), "page": title("Page")},
+        tocs={"index": nodes.bullet_list(), "page": nodes.bullet_list()}, metadata={},
+        toctree_includes={"index": ["page"]}, toc_secnumbers={}, glob_toctrees=set(), numbered_toctrees=set(),
+    )  # fmt: skip
+    config = SimpleNamespace(
+        language="en", root_doc="index", html_file_suffix=".html", html_link_suffix=".html",
+        html_theme_options={"logo": {"text": "Book"}},
+    )  # fmt: skip
+    app = SimpleNamespace(env=env, config=config)
+    before = navigation._state(app)
+    config.html_theme_options["logo"]["image_relative"] = {"light": "_static/logo.png"}  # as the theme does
+    assert navigation._state(app) == before
+    env.titles["page"] = title("Page, retitled")  # a document read again with another title
+    assert navigation._state(app) != before

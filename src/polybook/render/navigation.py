@@ -33,6 +33,7 @@ import hashlib
 import pickle
 import posixpath
 import re
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,6 +56,10 @@ _STATE = "polybook_navigation_state"
 _UNCHANGED = "_polybook_navigation_unchanged"
 #: On the app, for this build: the pages to write before the new state may be recorded.
 _PENDING = "_polybook_navigation_pending"
+#: On the app, for its life: the theme's options as the first build found them (:func:`_state`).
+_OPTIONS = "_polybook_navigation_options"
+#: On the app, for its life: docname -> (its title and toc nodes, weakly; their text) (:func:`_texts`).
+_TEXTS = "_polybook_navigation_texts"
 #: The state every page was last written with, in the language's doctree folder (:func:`record_written`).
 WRITTEN = "polybook-navigation-written"
 #: The kept templates, in the language's doctree folder: {key: (fingerprint, template or None)}.
@@ -197,23 +202,38 @@ def _state(app: Any) -> str:
 
     env, config = app.env, app.config
     docs = sorted(env.found_docs)
+    # the options as given: the theme adds to them as it writes pages (the logo's paths), and a
+    # live application (serve's) builds again after writing
+    options = app.__dict__.setdefault(_OPTIONS, repr(sorted(config.html_theme_options.items())))
     state = (
         hashlib.sha256(Path(__file__).read_bytes()).hexdigest(),
         sphinx.__version__,
         pydata_sphinx_theme.__version__,
         [config.language, config.root_doc, config.html_file_suffix, config.html_link_suffix],
-        repr(sorted(config.html_theme_options.items())),
+        options,
         docs,
-        [
-            (doc, _text(env.titles.get(doc)), _text(env.tocs.get(doc)), env.metadata.get(doc, {}).get("tocdepth"))
-            for doc in docs
-        ],
+        [(doc, *_texts(app, doc), env.metadata.get(doc, {}).get("tocdepth")) for doc in docs],
         sorted(env.toctree_includes.items()),
         sorted(env.toc_secnumbers.items()),
         sorted(env.glob_toctrees),
         sorted(env.numbered_toctrees),
     )
     return hashlib.sha256(repr(state).encode("utf-8")).hexdigest()  # repr: the same for equal values
+
+
+def _texts(app: Any, docname: str) -> tuple[str, str]:
+    """The texts of the document's title and toc (:func:`_text`), kept while the environment
+    holds the same nodes: a live application re-reads one document of hundreds."""
+    env = app.env
+    nodes = (env.titles.get(docname), env.tocs.get(docname))
+    kept = app.__dict__.setdefault(_TEXTS, {})
+    known = kept.get(docname)
+    if known is not None and all(ref() is node for ref, node in zip(known[0], nodes, strict=True)):
+        return known[1]
+    texts = (_text(nodes[0]), _text(nodes[1]))
+    if all(node is not None for node in nodes):
+        kept[docname] = (tuple(weakref.ref(node) for node in nodes), texts)
+    return texts
 
 
 def _text(node: Any) -> str:

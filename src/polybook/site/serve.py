@@ -29,6 +29,7 @@ from functools import partial
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -129,9 +130,11 @@ class SiteServer:
 class _Handler(SimpleHTTPRequestHandler):
     def __init__(self, *args: Any, site: SiteServer, **kwargs: Any) -> None:
         self.site = site
+        self.tag: str | None = None  # the static file's ETag (:func:`_etag`); None: never stored
         super().__init__(*args, **kwargs)
 
     def do_GET(self) -> None:
+        self.tag = None
         path = urlsplit(self.path).path
         if path == VERSION_PATH:
             query = parse_qs(urlsplit(self.path).query)
@@ -147,6 +150,10 @@ class _Handler(SimpleHTTPRequestHandler):
         if not file.exists() and (page := self._not_found_page(path)) is not None:
             # As a host does: the language's 404 page (it sends a missing translation to the source).
             return self._send(inject(page.read_bytes()), "text/html; charset=utf-8", HTTPStatus.NOT_FOUND)
+        self.tag = _etag(file)
+        if self.tag is not None and self.tag in self.headers.get("If-None-Match", ""):
+            self.send_response(HTTPStatus.NOT_MODIFIED)  # the browser's copy, and its compiled scripts
+            return self.end_headers()
         return super().do_GET()
 
     def _not_found_page(self, path: str) -> Path | None:
@@ -167,7 +174,15 @@ class _Handler(SimpleHTTPRequestHandler):
         self.wfile.write(body)
 
     def end_headers(self) -> None:
-        self.send_header("Cache-Control", "no-store")  # a rebuilt page must never come from the cache
+        # A page (its reload script injected) and the version endpoint are never stored; any other
+        # file is kept by the browser and asked about again on every load: the same bytes answer
+        # 304, a file a rebuild rewrote (the search index, a figure) comes anew. Kept, the theme's
+        # scripts are not compiled again on each reload.
+        if self.tag is None:
+            self.send_header("Cache-Control", "no-store")
+        else:
+            self.send_header("Cache-Control", "no-cache")
+            self.send_header("ETag", self.tag)
         super().end_headers()
 
     def log_request(self, code: Any = "-", size: Any = "-") -> None:
@@ -178,6 +193,17 @@ class _Handler(SimpleHTTPRequestHandler):
 
     def log_error(self, format: str, *args: Any) -> None:
         pass  # log_request above reports the failed request once
+
+
+def _etag(file: Path) -> str | None:
+    """The file's version as an ETag: its modification time in nanoseconds and its size (the
+    Last-Modified header counts whole seconds: a file rewritten within the second would be kept);
+    None for no file."""
+    try:
+        stat = file.stat()
+    except OSError:
+        return None
+    return f'"{stat.st_mtime_ns:x}-{stat.st_size:x}"' if S_ISREG(stat.st_mode) else None
 
 
 def _inside(path: Path, root: Path) -> bool:

@@ -42,6 +42,7 @@ from polybook.dialect.nodes import Document
 from polybook.execute.outputs import read_output
 from polybook.execute.site_outputs import stored_results
 from polybook.files import display_path, read_json
+from polybook.forked import Forked
 from polybook.models import MODELS_DIR, parse_cached
 from polybook.render import settings, status_page
 from polybook.render.build import (
@@ -123,9 +124,9 @@ class WarmSite:
         """The translation-status pages' tables filled in again from the kept book (the check's
         findings are cached per document: only the edited ones are checked again); whether a
         served status page changed. Run after a warm rebuild, in the background: the tables are
-        made from a copy of the book taken under the lock, outside it -- a chapter saved
-        meanwhile is rebuilt at once, not after them (they take a second of a d2l book) -- and
-        written unless tables of a later rebuild were written first."""
+        made from a copy of the book taken under the lock, outside it and in a forked child -- a
+        chapter saved meanwhile is rebuilt at once, not after them (they take a second of a d2l
+        book) -- and written unless tables of a later rebuild were written first."""
         with self.lock:
             if self.book is None:
                 return False
@@ -134,7 +135,9 @@ class WarmSite:
             full, after, drops = self.full, self.rebuilds, self.drops
             book = Book(full.config, {lang: dict(docs) for lang, docs in full.chapters.items()}, full.tocs, full.names)
             languages, linked = list(self.languages), set(self.linked)
-        tables = status.pages(book, languages, linked=linked)
+        # in a forked child: an interpreter of their own, so serving the reloading page and the
+        # next edit's rebuild never wait for them (they hold this one's for most of a second)
+        tables = Forked(lambda: status.pages(book, languages, linked=linked)).result()
         with self.lock:
             if after < self.tables_of or drops != self.drops:  # later tables are on the pages, or a full build's
                 return False

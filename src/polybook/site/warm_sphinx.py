@@ -16,6 +16,7 @@ import multiprocessing
 import signal
 import time
 import traceback
+from collections.abc import Callable
 from contextlib import ExitStack, suppress
 from multiprocessing.connection import Connection
 from typing import Any
@@ -89,9 +90,13 @@ def _serve(conn: Connection, job: SphinxJob) -> None:
             return
         conn.send("")
         setup = [chunk for chunk in log.chunks if chunk[0] == "setup"]  # said once, when it was set up
+        after = _After()
         with suppress(EOFError, OSError, KeyboardInterrupt):  # the serving process stopped: so does its worker
             while (filenames := conn.recv()) is not None:
-                conn.send(_build(app, job, log, filenames, setup))
+                if after.failure:  # the last build's finishing failed: the caller builds the usual way
+                    conn.send(SphinxRun(job.language, 2, [], failure=after.failure))
+                    return
+                _build(app, job, log, filenames, [*setup, *after.take()], conn.send, after)
 
 
 def _application(scope: ExitStack, job: SphinxJob, log: PhasedWarnings) -> Any:
@@ -113,25 +118,70 @@ def _application(scope: ExitStack, job: SphinxJob, log: PhasedWarnings) -> Any:
     return app
 
 
+class _After:
+    """What a build did after it answered (:func:`_build`): its finishing's warnings, said with
+    the next answer, or the traceback that stopped it, the next answer's."""
+
+    def __init__(self) -> None:
+        self.warnings: list[tuple[str, str]] = []
+        self.failure = ""
+
+    def take(self) -> list[tuple[str, str]]:
+        taken, self.warnings = self.warnings, []
+        return taken
+
+
 def _build(
-    app: Any, job: SphinxJob, log: PhasedWarnings, filenames: list[str], setup: list[tuple[str, str]]
-) -> SphinxRun:
-    """One build of the live application; the warning log starts afresh (the same stream: Sphinx
-    holds it), and the speed-ups the last build took out on finishing are put back. The set-up's
-    warnings (``setup``) are reported with every build, as a build in a new process says them."""
+    app: Any,
+    job: SphinxJob,
+    log: PhasedWarnings,
+    filenames: list[str],
+    said: list[tuple[str, str]],
+    answer: Callable[[SphinxRun], None],
+    after: _After,
+) -> None:
+    """One build of the live application, answered as soon as its pages are written: what
+    Sphinx does after -- the search index, the object inventory, polybook's search ranking and
+    sidebar record (``finish``, ``build-finished``) -- goes on while the served page reloads
+    (each file it writes is replaced whole: a page loading meanwhile reads the last one). The
+    next build waits for it; what it warned of comes with that build's answer (``after``), and a
+    failure of it answers that build with the failure (the caller then builds the usual way).
+
+    The warning log starts afresh (the same stream: Sphinx holds it), and the speed-ups the last
+    build took out on finishing are put back. ``said``: warnings reported with this answer
+    besides the build's own (the set-up's, as a build in a new process says them, and the last
+    build's finishing's)."""
     started = time.monotonic()
     log.seek(0)
     log.truncate(0)
     log.phase, log.chunks, log.read, log.written, log.consistency, log.current = "setup", [], [], [], False, None
     sphinx_run.ACTIVE = log
     sphinx_speed.reinstall(app)
-    failure = ""
+    answered: list[int] = []  # how many warning chunks the answer held, once it is sent
+
+    def run(code: int, failure: str = "") -> SphinxRun:
+        return SphinxRun(
+            job.language, code, [*said, *log.chunks], log.read, log.written, log.consistency, failure, [],
+            round(time.monotonic() - started, 3), "",
+        )  # fmt: skip
+
+    builder = app.builder
+    finish = builder.finish
+
+    def answer_then_finish() -> None:
+        answer(run(0))
+        answered.append(len(log.chunks))
+        finish()
+
+    builder.finish = answer_then_finish
     try:
         app.build(False, filenames)
-        code = app.statuscode
+        code, failure = app.statuscode, ""
     except Exception:
         code, failure = 2, traceback.format_exc()
-    return SphinxRun(
-        job.language, code, [*setup, *log.chunks], log.read, log.written, log.consistency, failure, [],
-        round(time.monotonic() - started, 3), "",
-    )  # fmt: skip
+    finally:
+        del builder.finish  # the instance's: the class's method again
+    if not answered:
+        return answer(run(code, failure))
+    after.warnings = log.chunks[answered[0] :]
+    after.failure = failure or (f"Sphinx ended with status {code}" if code else "")
