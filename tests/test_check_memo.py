@@ -117,3 +117,41 @@ def test_the_cycle_collector_is_off_while_a_book_is_checked_and_on_again_after(
     check_config(load_config(tmp_path / "book" / "conf.py"), jobs=1)
     assert seen and not any(seen)
     assert gc.isenabled()
+
+
+def test_the_status_pages_check_keeps_each_chunk_and_checks_again_only_the_edited_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A site build after an edit checks, for its status pages, the edited chapter's chunk alone:
+    the findings are those of a check that keeps nothing, before and after the edit."""
+    from polybook.book import load_book
+    from polybook.check import check_book
+    from polybook.check import run as check
+
+    shutil.copytree(FIXTURES / "book", tmp_path / "book", ignore=shutil.ignore_patterns("build"))
+    config = load_config(tmp_path / "book" / "conf.py")
+    checked: list[list[str]] = []
+    real = check.check_chunk
+    monkeypatch.setattr(check, "_KEPT_CHUNKS", 1_000)  # a chunk a chapter
+
+    def counted(book: object, names: list[str], *args: object) -> object:
+        checked.append(list(names))
+        return real(book, names, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(check, "check_chunk", counted)
+
+    def findings(cached: bool) -> list[tuple[object, ...]]:
+        result = check_book(load_book(config, cached=True), cached=cached)
+        return sorted((f.lang, f.name, str(f.code), f.order, f.message) for f in result.findings)
+
+    nothing_kept = findings(False)
+    checked.clear()
+    assert findings(True) == nothing_kept and len(checked) > 1  # every chunk, once
+    checked.clear()
+    assert findings(True) == nothing_kept and checked == []  # an unchanged book: every chunk kept
+    name = config.document_names("ja")[0]
+    page = config.document_path("ja", name)
+    page.write_text(page.read_text(encoding="utf-8") + "\nもう一文。\n", encoding="utf-8")
+    nothing_kept = findings(False)
+    checked.clear()
+    assert findings(True) == nothing_kept and checked == [[name]]

@@ -60,14 +60,40 @@ def check_book(
     parsed sources translations were made from) kept in the build folder, as the commands do."""
     started = time.perf_counter()
     langs, names, *whole = _scope(book.config, languages, chapters, book.chapters)
-    store = book.config.build_dir / MODELS_DIR if cached else None
-    with shared_documents():  # the bases two languages share are one document, as in a chunk's worker
-        chunks = [check_chunk(book, names, langs, store)]
+    if cached:
+        chunks = _kept_chunks(book, names, langs)
+    else:
+        with shared_documents():  # the bases two languages share are one document, as in a chunk's worker
+            chunks = [check_chunk(book, names, langs, None)]
     memo = findings_dir(book.config) if cached else None
     modules = _modules(book.config, whole[0])
     extra = [found for framework in modules for found in library_findings(book, langs, memo, framework)]
     extra += added_modules(book.config, langs)
     return merge(book.config, langs, len(names), chunks, baseline or {}, started, *whole, extra=extra, kept_in=memo)
+
+
+#: How many chunks :func:`check_book` cuts a book into when it keeps their results: an edited
+#: chapter has its chunk's other chapters checked again with it (each from its own kept findings).
+_KEPT_CHUNKS = 32
+
+
+def _kept_chunks(book: Book, names: list[str], langs: list[str]) -> list[ChunkResult]:
+    """``names`` checked in chunks, each chunk's whole result kept by the bytes of every file it
+    reads (:func:`chunk_key`), in a folder of its own: the status pages of a site build after an
+    edit check the edited chapter's chunk alone (a d2l book's whole check, even with every
+    chapter's findings kept, takes most of a second: its bases are chosen again)."""
+    config, store = book.config, book.config.build_dir / MODELS_DIR
+    present = {lang: sorted(config.document_sizes(lang)) for lang in config.languages}
+    size = max(1, -(-len(names) // _KEPT_CHUNKS))
+    chunks = []
+    for group in (names[i : i + size] for i in range(0, len(names), size)):
+
+        def compute(group: list[str] = group) -> ChunkResult:
+            with shared_documents():  # the bases two languages share are one document
+                return check_chunk(book, group, langs, store)
+
+        chunks.append(kept(_chunk_entry(config, group, langs, present, "book-chunks"), ChunkResult, compute))
+    return chunks
 
 
 def _check_in_worker(
@@ -109,12 +135,15 @@ def _chunk(
     return compute
 
 
-def _chunk_entry(config: BookConfig, names: list[str], langs: list[str], present: dict[str, list[str]]) -> Path:
-    """Where a chunk's whole result is kept, by :func:`chunk_key`."""
+def _chunk_entry(
+    config: BookConfig, names: list[str], langs: list[str], present: dict[str, list[str]], folder: str = "chunks"
+) -> Path:
+    """Where a chunk's whole result is kept, by :func:`chunk_key` (``folder``: the workers' chunks,
+    or :func:`check_book`'s, worked out from a book parsed whole)."""
     source = present.get(config.source_language, [])
     close = {near for n in names if n not in source for near in misspelt(n, source)}
     key = chunk_key(config, names, langs, present, [config.document_path(config.source_language, n) for n in close])
-    return findings_dir(config) / "chunks" / key[:2] / f"{key}.pickle"
+    return findings_dir(config) / folder / key[:2] / f"{key}.pickle"
 
 
 def _weight(sizes: dict[str, dict[str, int]], names: list[str], langs: list[str]) -> int:

@@ -97,6 +97,7 @@ def _serve(conn: Connection, job: SphinxJob) -> None:
                     conn.send(SphinxRun(job.language, 2, [], failure=after.failure))
                     return
                 _build(app, job, log, filenames, [*setup, *after.take()], conn.send, after)
+                _static_copied(app.builder)
 
 
 def _application(scope: ExitStack, job: SphinxJob, log: PhasedWarnings) -> Any:
@@ -116,6 +117,15 @@ def _application(scope: ExitStack, job: SphinxJob, log: PhasedWarnings) -> Any:
         confoverrides=job.overrides, status=io.StringIO(), warning=log, freshenv=False, verbosity=0,
     )  # fmt: skip
     return app
+
+
+def _static_copied(builder: Any) -> None:
+    """The theme's and the book's static files, and conf.py's extra files, are in the output
+    since the first build: the next ones copy them no more (a tenth of a d2l page's rebuild).
+    What would change them -- conf.py, the book's static folder, a polybook upgrade -- is not a
+    prose edit: the full build runs, with a new worker after it. Downloads a page names are
+    still copied."""
+    builder.copy_static_files = builder.copy_extra_files = lambda: None
 
 
 class _After:
