@@ -155,8 +155,14 @@ def normalized(text: str, lang: str) -> str:
     term its source uses, with its neighbours."""
     if lang.startswith("tr"):
         text = text.replace("I", "ı").replace("İ", "i")
-    text = re.sub(r"\((?:\*\*|~~)|(?:\*\*|~~)\)|[*_]", "", text.lower())  # slide marks, emphasis
-    return re.sub(r"[\s\-‐]+", " ", text)
+    text = text.lower()
+    if "*" in text or "_" in text or "~~" in text:  # (what every mark has: most blocks have none)
+        text = _MARKS.sub("", text)
+    return _SPACES.sub(" ", text)
+
+
+_MARKS = re.compile(r"\((?:\*\*|~~)|(?:\*\*|~~)\)|[*_]")  # slide marks, emphasis
+_SPACES = re.compile(r"[\s\-‐]+")
 
 
 def _found(way: str, seen: Haystack, lang: str) -> bool:
