@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from polybook.check.term_forms import _cjk_variant, finder, normalized, rendered, source_prose, written
+from polybook.check.term_forms import _cjk_variant, finder, normalized, rendered, source_prose, spaced, written
 from polybook.config.glossary import Glossary, Term, from_terminology, parse_glossary
 
 
@@ -153,3 +153,9 @@ def _variant_patterns(way: str) -> list[str]:
 @given(st.text(alphabet="学习率速端对あ", min_size=2, max_size=5), st.text(alphabet="学习率速端对あa ", max_size=14))
 def test_a_cjk_variant_is_what_its_patterns_match(way: str, plain: str) -> None:
     assert _cjk_variant(way, plain) == any(re.search(p, plain) for p in _variant_patterns(way))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="a-‐ \t\n\u00a0\u2009\u3000\x1cb", max_size=12))
+def test_spaced_is_the_pattern_of_white_space_and_hyphens(text: str) -> None:
+    assert spaced(text) == re.sub(r"[\s\-‐]+", " ", text)

@@ -158,11 +158,23 @@ def normalized(text: str, lang: str) -> str:
     text = text.lower()
     if "*" in text or "_" in text or "~~" in text:  # (what every mark has: most blocks have none)
         text = _MARKS.sub("", text)
-    return _SPACES.sub(" ", text)
+    return spaced(text)
 
 
 _MARKS = re.compile(r"\((?:\*\*|~~)|(?:\*\*|~~)\)|[*_]")  # slide marks, emphasis
-_SPACES = re.compile(r"[\s\-‐]+")
+
+
+def spaced(text: str) -> str:
+    """Every run of white space and hyphens (``-``, ``‐``) as one space: ``re.sub(r"[\\s\\-‐]+",
+    " ", text)``, with ``str.split`` (the same white space as ``\\s``) at a fifth of its cost."""
+    text = text.replace("-", " ").replace("‐", " ")
+    words = text.split()
+    if not words:
+        return " " if text else ""
+    joined = " ".join(words)
+    if text[0].isspace():
+        joined = " " + joined
+    return joined + " " if text[-1].isspace() else joined
 
 
 def _found(way: str, seen: Haystack, lang: str) -> bool:
