@@ -9,6 +9,6 @@ from polybook.check.word_diff import _key, _normal
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.text(alphabet="aIİßﬁ²1_*-'’—…#>cannotCANNOTΣ\u200b", min_size=1, max_size=10))
+@given(st.text(alphabet=" \taIİßﬁ²1_*-'’—…#>cannotCANNOTΣ\u200b,.()[]~:;!?\"“", min_size=1, max_size=10))
 def test_a_word_is_keyed_as_normal_makes_it(word: str) -> None:
     assert _key.__wrapped__(word) == (_normal.__wrapped__(word) or word)

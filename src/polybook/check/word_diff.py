@@ -91,11 +91,17 @@ def _key(word: str) -> str:
     texts (a long-lived process that checks again keeps no more): a book's words repeat (the
     migration plans of the 1.0 book compared some 300,000 words, 14 regular expressions each, a
     fifth of a cold check)."""
-    if word.isalnum():  # letters and digits only (most words): nothing of _normal's to do but the case
+    if _MARKED.isdisjoint(word):  # most words: nothing of _normal's to do but the case
         plain = word.casefold()
         if "cannot" not in plain:
             return plain
     return _normal.__wrapped__(word) or word
+
+
+#: The characters :func:`_normal` changes or reads in a word (its typography, emphasis and slide
+#: marks, dashes, contractions' apostrophe; white space, which a bullet needs): a word with none of
+#: them is only casefolded.
+_MARKED = frozenset("*_~-' \t").union(map(chr, _TYPOGRAPHY))
 
 
 @functools.lru_cache(maxsize=1024)
