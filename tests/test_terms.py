@@ -159,3 +159,11 @@ def test_a_cjk_variant_is_what_its_patterns_match(way: str, plain: str) -> None:
 @given(st.text(alphabet="a-‐ \t\n\u00a0\u2009\u3000\x1cb", max_size=12))
 def test_spaced_is_the_pattern_of_white_space_and_hyphens(text: str) -> None:
     assert spaced(text) == re.sub(r"[\s\-‐]+", " ", text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="(*~_)a ", max_size=14))
+def test_marks_are_what_their_alternatives_find(text: str) -> None:
+    from polybook.check.term_forms import _MARKS
+
+    assert _MARKS.sub("", text) == re.sub(r"\((?:\*\*|~~)|(?:\*\*|~~)\)|[*_]", "", text)

@@ -161,7 +161,9 @@ def normalized(text: str, lang: str) -> str:
     return spaced(text)
 
 
-_MARKS = re.compile(r"\((?:\*\*|~~)|(?:\*\*|~~)\)|[*_]")  # slide marks, emphasis
+#: Slide marks and emphasis, ``\((?:\*\*|~~)|(?:\*\*|~~)\)|[*_]``, each alternative written to start
+#: with its first character, so that ``re`` looks for one of them the way it looks for a character.
+_MARKS = re.compile(r"\((?:\*\*|~~)|\*(?:\*\))?|~~\)|_")
 
 
 def spaced(text: str) -> str:
