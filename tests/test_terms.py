@@ -4,11 +4,14 @@ d2l-zh and d2l-tr findings, bench/samples/terms_*.md)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from polybook.check.term_forms import finder, rendered, source_prose
+from polybook.check.term_forms import _cjk_variant, finder, normalized, rendered, source_prose, spaced, written
 from polybook.config.glossary import Glossary, Term, from_terminology, parse_glossary
 
 
@@ -121,3 +124,46 @@ def test_a_block_two_languages_leave_unrendered_uses_the_word_in_another_sense()
 
     kept = terms_once([missing("zh", "b1"), missing("tr", "b1"), missing("tr", "b2")])
     assert [(f.lang, f.subject[1]) for f in kept] == [("tr", "b2")]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.text(alphabet="aIİΣσ *_~()-‐\n\t学", max_size=12), min_size=1, max_size=3),
+    st.sampled_from(["tr", "zh", ""]),
+)
+def test_texts_read_together_are_normalised_as_their_joined_text(texts: list[str], lang: str) -> None:
+    seen = written(texts, lang)
+    assert seen.plain.plain == normalized("\n".join(texts), lang)
+    assert seen.kept.plain == normalized("\n".join(texts), "")
+
+
+def _variant_patterns(way: str) -> list[str]:
+    """The patterns :func:`_cjk_variant` looks for, as regular expressions (what it was written as)."""
+    cjk = "[\u3040-\u30ff\u4e00-\u9fff]"
+    inside = cjk + ("{1,2}" if len(way) >= 3 else "")
+    patterns = [re.escape(way[:i]) + inside + re.escape(way[i:]) for i in range(1, len(way))]
+    if len(way) >= 3:
+        patterns += [re.escape(way[:i]) + cjk + re.escape(way[i + 1 :]) for i in range(len(way))]
+    if len(way) >= 4:
+        patterns += [re.escape(way[:i] + way[i + 1 :]) for i in range(1, len(way) - 1)]
+    return patterns
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="学习率速端对あ", min_size=2, max_size=5), st.text(alphabet="学习率速端对あa ", max_size=14))
+def test_a_cjk_variant_is_what_its_patterns_match(way: str, plain: str) -> None:
+    assert _cjk_variant(way, plain) == any(re.search(p, plain) for p in _variant_patterns(way))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="a-‐ \t\n\u00a0\u2009\u3000\x1cb", max_size=12))
+def test_spaced_is_the_pattern_of_white_space_and_hyphens(text: str) -> None:
+    assert spaced(text) == re.sub(r"[\s\-‐]+", " ", text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="(*~_)a ", max_size=14))
+def test_marks_are_what_their_alternatives_find(text: str) -> None:
+    from polybook.check.term_forms import _MARKS
+
+    assert _MARKS.sub("", text) == re.sub(r"\((?:\*\*|~~)|(?:\*\*|~~)\)|[*_]", "", text)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from polybook.check.findings import Finding, Location
 from polybook.check.segments import Alignment, Item, prose_text
-from polybook.check.term_forms import finder, rendered, source_prose
+from polybook.check.term_forms import finder, rendered, source_prose, written
 from polybook.config.glossary import Glossary, Term
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Block, Figure, Heading, Paragraph
@@ -141,10 +141,13 @@ def term_uses(alignment: Alignment, glossary: Glossary, lang: str) -> Iterator[U
     texts = [_text(translation) for _, translation in pairs]
     for index, (source, translation) in enumerate(pairs):
         src_text = _text(source)
-        near = "\n".join(texts[max(0, index - 1) : index + 2])
+        terms = find(source_prose(src_text))
+        if not terms:
+            continue
+        near = written(texts[max(0, index - 1) : index + 2], lang)  # read once for all its terms
         line = (translation[0] if isinstance(translation, list) else translation).node.line
         source_line = (source[0] if isinstance(source, list) else source).node.line
-        for term in find(source_prose(src_text)):
+        for term in terms:
             yield Use(term, line, source_line, src_text, texts[index], rendered(term, near, lang))
 
 
