@@ -332,3 +332,33 @@ def test_a_prose_edit_is_rebuilt_warm_and_only_its_page_is_rewritten(tmp_path: P
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_the_files_heard_of_are_stated_again_and_what_a_stat_cannot_settle_is_scanned(tmp_path: Path) -> None:
+    """An event names the files it saw change: they are stat'ed again, the snapshot is what a
+    scan of the whole book would give; a folder made or removed, or a path outside the watched
+    ones, asks for the scan."""
+    from polybook.site.serve import snapshot, updated
+
+    chapters, conf = tmp_path / "chapters", tmp_path / "conf.py"
+    (chapters / "en").mkdir(parents=True)
+    page, other = chapters / "en" / "page.md", chapters / "en" / "other.md"
+    for path in (page, other, conf):
+        path.write_text("one\n", encoding="utf-8")
+    tops = [chapters, conf]
+    before = snapshot(tops)
+    page.write_text("one, edited\n", encoding="utf-8")
+    other.unlink()
+    swap = chapters / "en" / ".page.md.swp"  # an editor's own file: as a scan, not there
+    swap.write_text("x", encoding="utf-8")
+    added = chapters / "en" / "new.md"
+    added.write_text("new\n", encoding="utf-8")
+    conf.write_text("two\n", encoding="utf-8")
+    heard = {str(p) for p in (page, other, swap, added, conf)}
+    assert updated(before, heard, tops) == snapshot(tops)
+    assert updated(before, {str(page)}, tops) != snapshot(tops)  # only what was heard: the caller's events
+    (chapters / "ja").mkdir()
+    assert updated(before, {str(chapters / "ja")}, tops) is None  # a folder: scan
+    assert updated(before, {str(tmp_path / "elsewhere.md")}, tops) is None
+    shutil.rmtree(chapters / "en")
+    assert updated(snapshot(tops) | {str(page): (1, 1)}, {str(chapters / "en")}, tops) is None  # a folder removed
