@@ -120,6 +120,7 @@ def test_a_warm_build_answers_once_its_pages_are_written_and_its_finishing_is_sa
 
         def build(self, force_all: bool, filenames: list[str]) -> None:
             log.phase = "write"
+            log.write("page.md:1: WARNING: a warning of the page\n")
             log.written.append("page")
             self.builder.finish()
 
@@ -127,7 +128,8 @@ def test_a_warm_build_answers_once_its_pages_are_written_and_its_finishing_is_sa
     try:
         _build(App(), job, log, ["src/page.md"], [], answer, after)
         assert events == ["answered", "finish"] and answers[0].docs_written == ["page"]
-        assert answers[0].succeeded and answers[0].phases == []
+        assert answers[0].succeeded and answers[0].phases == [("write", "page.md:1: WARNING: a warning of the page\n")]
+        # in the same phase: the log adds it to the answer's last chunk; only it is said next
         assert after.failure == "" and after.take() == [("write", "WARNING: the search index of a page\n")]
         App.builder.fail = True
         _build(App(), job, log, ["src/page.md"], [], answer, after)

@@ -141,6 +141,16 @@ class _After:
         return taken
 
 
+def _since(chunks: list[tuple[str, str]], count: int, length: int) -> list[tuple[str, str]]:
+    """What the log got since it held ``count`` chunks, the last ``length`` characters long (a
+    warning in the same phase is added to the last chunk)."""
+    late = chunks[count:]
+    if count and len(chunks[count - 1][1]) > length:
+        phase, text = chunks[count - 1]
+        late.insert(0, (phase, text[length:]))
+    return late
+
+
 def _build(
     app: Any,
     job: SphinxJob,
@@ -167,7 +177,7 @@ def _build(
     log.phase, log.chunks, log.read, log.written, log.consistency, log.current = "setup", [], [], [], False, None
     sphinx_run.ACTIVE = log
     sphinx_speed.reinstall(app)
-    answered: list[int] = []  # how many warning chunks the answer held, once it is sent
+    answered: list[tuple[int, int]] = []  # the warning log's chunks and its last one's length, when answered
 
     def run(code: int, failure: str = "") -> SphinxRun:
         return SphinxRun(
@@ -180,7 +190,7 @@ def _build(
 
     def answer_then_finish() -> None:
         answer(run(0))
-        answered.append(len(log.chunks))
+        answered.append((len(log.chunks), len(log.chunks[-1][1]) if log.chunks else 0))
         finish()
 
     builder.finish = answer_then_finish
@@ -193,5 +203,5 @@ def _build(
         del builder.finish  # the instance's: the class's method again
     if not answered:
         return answer(run(code, failure))
-    after.warnings = log.chunks[answered[0] :]
+    after.warnings = _since(log.chunks, *answered[0])
     after.failure = failure or (f"Sphinx ended with status {code}" if code else "")
