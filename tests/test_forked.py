@@ -44,3 +44,9 @@ def test_a_result_that_does_not_pickle_is_worked_out_in_the_parent() -> None:
         return lambda: made_in  # a lambda does not pickle
 
     assert Forked(work).result()() == parent  # made again here, not in the child
+
+
+def test_background_work_runs_at_a_lower_priority() -> None:
+    here = os.getpriority(os.PRIO_PROCESS, 0)
+    assert Forked(lambda: os.getpriority(os.PRIO_PROCESS, 0), nice=5).result() == min(here + 5, 19)
+    assert Forked(lambda: os.getpriority(os.PRIO_PROCESS, 0)).result() == here

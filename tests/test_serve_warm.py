@@ -191,7 +191,7 @@ def test_the_status_tables_are_made_outside_the_lock_and_older_ones_never_overwr
 class InProcess:
     """:class:`polybook.forked.Forked`'s stand-in that works in this process."""
 
-    def __init__(self, work: Callable[[], object]) -> None:
+    def __init__(self, work: Callable[[], object], nice: int = 0) -> None:
         self.work = work
 
     def result(self) -> object:

@@ -27,16 +27,18 @@ T = TypeVar("T")
 
 
 class Forked(Generic[T]):
-    """``work()`` run in a forked child from now on; :meth:`result` waits for it."""
+    """``work()`` run in a forked child from now on; :meth:`result` waits for it. ``nice``: the
+    child's priority lowered by that much (``os.nice``), for work done in the background of
+    what someone waits for."""
 
-    def __init__(self, work: Callable[[], T]) -> None:
+    def __init__(self, work: Callable[[], T], nice: int = 0) -> None:
         self.work = work
         self.process: multiprocessing.process.BaseProcess | None = None
         if "fork" not in multiprocessing.get_all_start_methods():
             return
         context = multiprocessing.get_context("fork")
         self.reader, writer = context.Pipe(duplex=False)
-        self.process = context.Process(target=_child, args=(work, writer), name="polybook-forked", daemon=True)
+        self.process = context.Process(target=_child, args=(work, writer, nice), name="polybook-forked", daemon=True)
         self.process.start()
         writer.close()  # the child's end: the parent reads EOF when the child is gone
 
@@ -58,9 +60,12 @@ class Forked(Generic[T]):
         return payload
 
 
-def _child(work: Callable[[], T], writer: multiprocessing.connection.Connection) -> None:
+def _child(work: Callable[[], T], writer: multiprocessing.connection.Connection, nice: int = 0) -> None:
     from polybook.database import flush_stores
 
+    if nice:
+        with contextlib.suppress(OSError):  # a system that refuses it: the same work, at the same priority
+            os.nice(nice)
     try:
         value = work()
         try:

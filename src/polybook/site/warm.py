@@ -70,6 +70,8 @@ from polybook.stage.sphinx_run import SphinxJob
 
 #: What :meth:`WarmSite.rebuild` answers when the change needs the full incremental build.
 FALLBACK = None
+#: How much lower the status tables' process runs than serve's (``os.nice``).
+STATUS_NICE = 10
 #: Said once a warm-up ended: from now on a prose edit is rebuilt warm (one saved before may not be).
 WARM_READY = "prose edits are rebuilt warm from now on"
 
@@ -136,8 +138,9 @@ class WarmSite:
             book = Book(full.config, {lang: dict(docs) for lang, docs in full.chapters.items()}, full.tocs, full.names)
             languages, linked = list(self.languages), set(self.linked)
         # in a forked child: an interpreter of their own, so serving the reloading page and the
-        # next edit's rebuild never wait for them (they hold this one's for most of a second)
-        tables = Forked(lambda: status.pages(book, languages, linked=linked)).result()
+        # next edit's rebuild never wait for them (they hold this one's for most of a second);
+        # at a lower priority, so that they take no core from that rebuild's Sphinx or the browser
+        tables = Forked(lambda: status.pages(book, languages, linked=linked), nice=STATUS_NICE).result()
         with self.lock:
             if after < self.tables_of or drops != self.drops:  # later tables are on the pages, or a full build's
                 return False
