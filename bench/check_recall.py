@@ -33,7 +33,8 @@ import subprocess
 import sys
 import tempfile
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -445,11 +446,19 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=None, help="copy the book here (default: a temporary folder)")
     parser.add_argument("--misses", type=Path, default=None, help="write the drifts not told within 5 lines here")
     args = parser.parse_args()
-    if args.work:
-        _measure(args, args.work)
+    with work_folder(args.work, "check-recall-") as work:
+        _measure(args, work)
+
+
+@contextmanager
+def work_folder(given: Path | None, prefix: str) -> Iterator[Path]:
+    """``given`` (``--work``: the book's copy kept there), else a temporary folder, gone after:
+    each run copies the book (some hundred megabytes of a d2l book)."""
+    if given is not None:
+        yield given
         return
-    with tempfile.TemporaryDirectory(prefix="check-recall-") as tmp:  # a copy of the book each run: gone after
-        _measure(args, Path(tmp))
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        yield Path(tmp)
 
 
 def _measure(args: argparse.Namespace, work: Path) -> None:

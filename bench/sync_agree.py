@@ -30,7 +30,6 @@ import random
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections import Counter
 from pathlib import Path
 
@@ -136,11 +135,8 @@ def main() -> None:
     parser.add_argument("--rows", type=Path, default=None, help="write one row per drift here")
     parser.add_argument("--diffs", type=Path, default=None, help="write how drifts repaired differently differ")
     args = parser.parse_args()
-    if args.work:
-        _measure(args, args.work)
-        return
-    with tempfile.TemporaryDirectory(prefix="sync-agree-") as tmp:  # a copy of the book each run: gone after
-        _measure(args, Path(tmp))
+    with recall.work_folder(args.work, "sync-agree-") as work:
+        _measure(args, work)
 
 
 def _measure(args: argparse.Namespace, work: Path) -> None:
