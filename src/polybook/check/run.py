@@ -84,9 +84,8 @@ def _kept_chunks(book: Book, names: list[str], langs: list[str]) -> list[ChunkRe
     chapter's findings kept, takes most of a second: its bases are chosen again)."""
     config, store = book.config, book.config.build_dir / MODELS_DIR
     present = {lang: sorted(config.document_sizes(lang)) for lang in config.languages}
-    size = max(1, -(-len(names) // _KEPT_CHUNKS))
     chunks = []
-    for group in (names[i : i + size] for i in range(0, len(names), size)):
+    for group in _groups(names, _KEPT_CHUNKS):
 
         def compute(group: list[str] = group) -> ChunkResult:
             with shared_documents():  # the bases two languages share are one document
@@ -94,6 +93,12 @@ def _kept_chunks(book: Book, names: list[str], langs: list[str]) -> list[ChunkRe
 
         chunks.append(kept(_chunk_entry(config, group, langs, present, "book-chunks"), ChunkResult, compute))
     return chunks
+
+
+def _groups(names: list[str], count: int) -> list[list[str]]:
+    """``names`` cut in order into at most ``count`` chunks of one size (the last may be smaller)."""
+    size = max(1, -(-len(names) // count))
+    return [names[i : i + size] for i in range(0, len(names), size)]
 
 
 def _check_in_worker(
@@ -196,8 +201,7 @@ def check_config(
     present = {lang: sorted(found) for lang, found in sizes.items()}
     langs, names, *whole = _scope(config, languages, chapters, present)
     jobs = max(1, jobs or os.cpu_count() or 1)
-    size = max(1, -(-len(names) // (jobs * 4)))
-    groups = [names[i : i + size] for i in range(0, len(names), size)]
+    groups = _groups(names, jobs * 4)
     source = config.source_language
     # a book checked before: the chunks' keys (every file's bytes) here, to know whether all are kept;
     # else (a fresh clone) each worker works out its own, in parallel
