@@ -187,24 +187,14 @@ def _found(way: str, seen: Haystack, lang: str) -> bool:
     if (
         " " not in way
         and len(way) >= 6
-        and any(way == plain[i : i + len(way) + 1].replace(" ", "") for i in _starts(plain, way[:2]))
+        and any(way == plain[i : i + len(way) + 1].replace(" ", "") for i in _everywhere(plain, way[:2], 2))
     ):
         return True
     if lang.startswith("tr"):
         return _turkish(way).search(plain) is not None
-    if lang.startswith(("zh", "ja")) and len(way) >= 2 and all(_CJK.match(char) for char in way):
+    if lang.startswith(("zh", "ja")) and len(way) >= 2 and all(_cjk(char) for char in way):
         return _cjk_variant(way, plain)
     return False
-
-
-def _starts(plain: str, head: str) -> list[int]:
-    """Where ``head`` is written in ``plain``, each after the end of the one before."""
-    starts = []
-    found = plain.find(head)
-    while found >= 0:
-        starts.append(found)
-        found = plain.find(head, found + len(head))
-    return starts
 
 
 def _cjk_variant(way: str, plain: str) -> bool:
@@ -243,20 +233,18 @@ def _cjk_variant(way: str, plain: str) -> bool:
     return False
 
 
-def _everywhere(plain: str, part: str) -> Iterator[int]:
-    """Every place ``part`` is written in ``plain``, overlapping ones too."""
+def _everywhere(plain: str, part: str, step: int = 1) -> Iterator[int]:
+    """Every place ``part`` is written in ``plain``, overlapping ones too; with ``step`` its
+    length, each after the end of the one before (as ``re.finditer`` finds them)."""
     at = plain.find(part)
     while at >= 0:
         yield at
-        at = plain.find(part, at + 1)
+        at = plain.find(part, at + step)
 
 
 def _cjk(char: str) -> bool:
-    """Whether ``char`` is one character of :data:`_CJK` (an empty one is not)."""
+    """Whether ``char`` is one kana or CJK ideograph (an empty one is not)."""
     return "\u3040" <= char <= "\u30ff" or "\u4e00" <= char <= "\u9fff"
-
-
-_CJK = re.compile("[\u3040-\u30ff\u4e00-\u9fff]")
 
 
 #: Turkish's hard consonants, softened before a suffix that starts with a vowel.
