@@ -288,7 +288,7 @@ def updated(before: Snapshot, heard: set[str], tops: list[Path]) -> Snapshot | N
     now = dict(before)
     for name in heard:
         path = Path(name)
-        top = next((top for top in tops if path == top or path.is_relative_to(top)), None)
+        top = next((top for top in tops if path.is_relative_to(top)), None)
         if top is None:
             return None
         if path != top and editor_file(path.relative_to(top)):
