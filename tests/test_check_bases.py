@@ -17,10 +17,12 @@ import pytest
 from click.testing import CliRunner
 
 from polybook.book import load_book
-from polybook.check import check_book
+from polybook.check import check_book, check_config
 from polybook.check.bases import BaseKind, base_of
+from polybook.check.findings import Finding
 from polybook.cli import main
 from polybook.config import ConfigError, load_config
+from polybook.diagnostics import Code
 
 from conftest import FIXTURES
 
@@ -139,18 +141,53 @@ def test_the_plan_is_a_table_in_the_terminal_and_a_key_in_json(tmp_path: Path) -
 
 def test_the_terminal_sums_up_the_plans_notes_and_lists_them_when_asked(tmp_path: Path) -> None:
     """A language behind the source: its table sums up what changed, paragraph by paragraph; the
-    text report lists those notes only with --notes (JSON always has them)."""
+    text report lists those notes only with --notes (JSON always has them). Without --notes the
+    check does not work out a note for each change of a changed document -- its plan's row sums
+    them up -- and the report says so and how to have them; what else it finds is the same."""
     conf = book(tmp_path, edition=True)
     runner = CliRunner()
     text = runner.invoke(main, ["--conf", str(conf), "check"]).output
     assert "[polybook.stale.source]" not in text and "[polybook.stale.plan]" not in text
     data = json.loads(runner.invoke(main, ["--conf", str(conf), "check", "--format", "json"]).output)
     folded = [f for f in data["findings"] if f["code"] in ("polybook.stale.source", "polybook.stale.plan")]
-    assert folded
-    assert f"{len(folded)} notes of what the source changed since the translations' bases are summed up" in text
+    rows = [f for f in folded if f["code"] == "polybook.stale.plan"]
+    assert rows and len(folded) > len(rows)  # the changed document's notes: in JSON, not worked out for the text
+    said = f"summed up in the plans above ({len(rows)} rows and notes): --notes works out and lists a note for each"
+    assert said in text and f"0 errors, 0 warnings, {len(rows)} info" in text
     listed = runner.invoke(main, ["--conf", str(conf), "check", "--notes"]).output
     assert listed.count("[polybook.stale.source]") + listed.count("[polybook.stale.plan]") == len(folded)
     assert "are summed up in the plans above" not in listed and "Migration plan for ja" in listed
+    asked = runner.invoke(main, ["--conf", str(conf), "check", "--code", "stale.source", "--notes"]).output
+    notes = len(folded) - len(rows)
+    assert asked.count("[polybook.stale.source]") == notes and f"0 errors, 0 warnings, {notes} info" in asked
+    named = runner.invoke(main, ["--conf", str(conf), "check", "--code", "stale.source"]).output
+    assert f"0 errors, 0 warnings, {notes} info" in named  # asked for by their code: worked out, summed up
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_without_notes_the_check_finds_the_same_but_the_changed_documents_notes(tmp_path: Path, jobs: int) -> None:
+    """``check_config(notes=False)`` (the text report's) leaves out exactly the ``stale.source``
+    notes of the documents the source changed, says so on its result, keeps them apart from a
+    check with notes (each kept its own), and does not tell a suppression of those notes as
+    matching nothing: it was not asked to match."""
+    conf = book(tmp_path, edition=True)
+    ja = tmp_path / "chapters" / "ja" / "loops.md"
+    ignore = '<!-- polybook: ignore stale.source reason="counted later" -->\n\n'
+    ja.write_text(JA.replace("十まで", ignore + "十まで"), encoding="utf-8")
+    config = load_config(conf)
+
+    def key(f: Finding) -> tuple[str, str, str, str, str | None]:
+        return str(f.code), f.lang, f.name, f.fingerprint, f.suppressed
+
+    for _ in range(2):  # cold, then as kept
+        full, _ = check_config(config, jobs=jobs)
+        folded, _ = check_config(config, jobs=jobs, notes=False)
+        assert full.notes and not folded.notes
+        left_out = [f for f in full.findings if key(f) not in set(map(key, folded.findings))]
+        assert left_out and {(str(f.code), f.name) for f in left_out} == {("stale.source", "loops")}
+        assert sorted(map(key, folded.findings)) == sorted(key(f) for f in full.findings if f not in left_out)
+        assert any(f.suppressed == "counted later" for f in left_out)  # the suppression matches with notes
+        assert not [f for f in [*full.findings, *folded.findings] if f.code is Code.SUPPRESSION_UNUSED]
 
 
 def test_a_base_the_book_does_not_hold_is_one_warning_that_says_how_to_give_it(tmp_path: Path) -> None:

@@ -247,7 +247,7 @@ def check(
     from polybook.check.report import render, write_step_summary
     from polybook.check.report.common import codes_named, with_codes
     from polybook.check.suppress import baseline_json
-    from polybook.diagnostics import RANK, Level
+    from polybook.diagnostics import RANK, Code, Level
     from polybook.dialect.shortcuts import cycle_collection_paused
     from polybook.files import atomic_write
 
@@ -266,8 +266,11 @@ def check(
     accepted = _baseline(baseline)
     # the cycle collector stays off until the report is made (as while the book is checked): it
     # would walk the book's findings, which hold no cycle (bookmix: 0.015 s of the report's time)
+    # the notes of each change the source made are worked out for the reports that list them (the
+    # text report sums up a changed document's in its plan's row, unless --notes)
+    listed = fmt != "text" or notes or bool(write_baseline) or (chosen is not None and Code.STALE_SOURCE in chosen)
     with cycle_collection_paused():
-        result, bad = check_config(config, langs or None, list(chapters) or None, accepted, jobs)
+        result, bad = check_config(config, langs or None, list(chapters) or None, accepted, jobs, listed)
         if chosen is not None:  # the report, the baseline and the exit status: those codes alone
             result = with_codes(result, chosen)
         checked = [config.source_language, *(langs or config.translations)]

@@ -74,10 +74,14 @@ def check_chapter(
     store: Path | None = None,
     base: Base | None = None,
     glossary: Glossary | None = None,
+    notes: bool = True,
 ) -> list[Finding]:
     """Every chapter-local check of one translated chapter: its consistency with its base (what it
     was made from, :mod:`.bases`), then what the source changed since (``current``: the source's
-    document today, None when the source has it no more).
+    document today, None when the source has it no more). Without ``notes``, a document the source
+    changed has its migration plan's row alone, not a ``stale.source`` note for each change: the
+    text report sums them up in the plan (worked out, they were a tenth of a cold check of a
+    translation an edition behind).
 
     ``lock`` is the language's sync records (:func:`read_lock`); callers that check many
     chapters read it once and pass it, else it is read here. ``store``: the parsed documents
@@ -129,8 +133,9 @@ def check_chapter(
     findings += resource_fallbacks(config, lang, name, translation)
     findings += added_directives(lang, name, written, source, current, config.library.packages)  # as written
     findings += lock_problem(lang, name, translation, record)
-    findings += changes_since(lang, name, base, current, translation, match, alignment.place)
     row = changed_row(name, base, current, translation)
+    if notes or row.state is not DocumentState.CHANGED:
+        findings += changes_since(lang, name, base, current, translation, match, alignment.place)
     if row.state is not DocumentState.UNCHANGED:
         where = Location(current.path, 1) if current is not None else None
         findings.append(plan_finding(lang, row, Location(translation.path, 1), where))

@@ -50,7 +50,11 @@ class ChunkResult:
     bases: Counter[tuple[str, str]] = field(default_factory=Counter)  # (lang, base kind) -> documents
 
 
-def check_chunk(book: Book, names: list[str], langs: list[str], store: Path | None = None) -> ChunkResult:
+def check_chunk(
+    book: Book, names: list[str], langs: list[str], store: Path | None = None, notes: bool = True
+) -> ChunkResult:
+    """``names`` checked in every language of ``langs`` (``store``: the kept parsed documents;
+    ``notes``: as :func:`check_chapter` has it)."""
     out = ChunkResult()
     source_lang = book.config.source_language
     sources = book.chapters[source_lang]
@@ -105,8 +109,10 @@ def check_chunk(book: Book, names: list[str], langs: list[str], store: Path | No
                 out.findings += chapter_findings(
                     memo, book.config, lang, name, source, target, locks[lang], base,
                     functools.partial(
-                        check_chapter, book, lang, name, source, target, locks[lang], store, base, glossaries[lang]
+                        check_chapter, book, lang, name, source, target, locks[lang], store, base, glossaries[lang],
+                        notes,
                     ),
+                    notes,
                 )  # fmt: skip
                 shared = source_refs.get(name, set())
                 out.refs += [(lang, name, target.path, *ref, ref[:2] in shared) for ref in resolvable_refs(target)]

@@ -108,6 +108,9 @@ class CheckResult:
     findings: list[Finding] = field(default_factory=list)
     seconds: float = 0.0
     follows: dict[str, str] = field(default_factory=dict)  # lang -> what it is checked against
+    # False: the ``stale.source`` notes of the documents the source changed were not worked out
+    # (their plans' rows sum them up: the text report without --notes)
+    notes: bool = True
 
     def plans(self) -> dict[str, LanguagePlan]:
         """Each language's migration plan, from its ``stale.plan`` notes."""

@@ -48,9 +48,12 @@ def chapter_findings(
     lock: dict[str, SyncRecord],
     base: Base,
     compute: Callable[[], list[Finding]],
+    notes: bool = True,
 ) -> list[Finding]:
     """``compute()``, or what it gave last time for the same inputs (``store``: the document's
-    shelf (:func:`document_shelf`), or a folder of kept findings; None to compute every time)."""
+    shelf (:func:`document_shelf`), or a folder of kept findings; None to compute every time);
+    ``notes``: whether ``compute`` works out the ``stale.source`` notes (kept apart from the
+    findings without them: :func:`polybook.check.chapter.check_chapter`)."""
     if store is None:
         return compute()
     record = lock.get(name)
@@ -67,9 +70,10 @@ def chapter_findings(
         str(base.file or ""),
         file_digest(base.file) if base.file is not None else b"",
         file_digest(config.chapters_dir / lang / GLOSSARY_NAME),
+        str(notes),
     ])  # fmt: skip
     if isinstance(store, Shelf):
-        return store.get(("findings", lang), key, list, compute)
+        return store.get(("findings", lang) if notes else ("findings", lang, "folded"), key, list, compute)
     return kept(store / key[:2] / f"{key}.pickle", list, compute)
 
 

@@ -51,6 +51,7 @@ def merge(
     extra: list[Finding] | None = None,
     kept_in: Path | None = None,
     renamed: dict[tuple[Path, Path], Changes | None] | None = None,
+    notes: bool = True,
 ) -> CheckResult:
     """Resolve references over every chunk's labels, apply suppressions, sort.
 
@@ -64,7 +65,9 @@ def merge(
     A file a translation takes from the source language, and a framework the source language
     does not have, are reported once per language. A document gone from the source and one new
     in it that share labels are one rename in the migration plan (``renamed``: the changes of
-    renames worked out already, by their two files; the others are worked out here).
+    renames worked out already, by their two files; the others are worked out here). Without
+    ``notes`` (the chunks did not work out the ``stale.source`` notes of the documents the source
+    changed), a suppression of those notes is not told as matching nothing.
     """
     source_lang = config.source_language
     labels: dict[str, set[str]] = {}
@@ -103,13 +106,14 @@ def merge(
     findings = missing_bases(findings, documents, source_lang)
     findings = terms_once(_said_once(findings))
     findings = apply(findings, suppressions, baseline)
-    findings += unused(findings, [s for s in suppressions if every_language or s.lang != source_lang])
+    told = [s for s in suppressions if (every_language or s.lang != source_lang) and (notes or not s.covers_notes)]
+    findings += unused(findings, told)
     findings.sort(key=lambda f: f.order)
     bases = sum((chunk.bases for chunk in chunks), Counter())
     follows = {
         lang: _follows(config, lang, {kind: n for (code, kind), n in bases.items() if code == lang}) for lang in langs
     }
-    return CheckResult(source_lang, langs, n_names, findings, time.perf_counter() - started, follows)
+    return CheckResult(source_lang, langs, n_names, findings, time.perf_counter() - started, follows, notes)
 
 
 def _known(

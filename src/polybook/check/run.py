@@ -102,42 +102,55 @@ def _groups(names: list[str], count: int) -> list[list[str]]:
 
 
 def _check_in_worker(
-    config: BookConfig, names: list[str], langs: list[str], present: dict[str, list[str]], entry: Path | None
+    config: BookConfig,
+    names: list[str],
+    langs: list[str],
+    present: dict[str, list[str]],
+    entry: Path | None,
+    notes: bool = True,
 ) -> ChunkResult:
     """One chunk's result, kept whole at ``entry`` (:func:`_chunk_entry`; None: worked out here):
     a book unchanged since the last run is not even loaded (each chapter's findings are kept
-    too, for a chunk with one change)."""
-
-    found = kept(
-        entry or _chunk_entry(config, names, langs, present), ChunkResult, _chunk(config, names, langs, present)
-    )
+    too, for a chunk with one change). ``notes``: as :func:`check_chapter` has it."""
+    entry = entry or _chunk_entry(config, names, langs, present, _folder(notes))
+    found = kept(entry, ChunkResult, _chunk(config, names, langs, present, notes))
     flush_stores()  # the documents it parsed, for the tasks after it (the library's read the source's)
     return found
 
 
 def _chunk_pickled(
-    config: BookConfig, names: list[str], langs: list[str], present: dict[str, list[str]], entry: Path | None
+    config: BookConfig,
+    names: list[str],
+    langs: list[str],
+    present: dict[str, list[str]],
+    entry: Path | None,
+    notes: bool = True,
 ) -> bytes:
     """:func:`_check_in_worker` in a worker process: the result as the pickle it keeps, which is
     sent back as it is (one pickle of some thousand findings less)."""
-    found = kept_pickle(
-        entry or _chunk_entry(config, names, langs, present), ChunkResult, _chunk(config, names, langs, present)
-    )
+    entry = entry or _chunk_entry(config, names, langs, present, _folder(notes))
+    found = kept_pickle(entry, ChunkResult, _chunk(config, names, langs, present, notes))
     flush_stores()
     return found
 
 
 def _chunk(
-    config: BookConfig, names: list[str], langs: list[str], present: dict[str, list[str]]
+    config: BookConfig, names: list[str], langs: list[str], present: dict[str, list[str]], notes: bool = True
 ) -> Callable[[], ChunkResult]:
     """How a chunk's result is worked out: its chapters loaded (through the kept documents), checked."""
 
     def compute() -> ChunkResult:
         with shared_documents():  # a base two languages share is one document (what is memoised of it serves both)
             book = load_book(config, [config.source_language, *langs], set(names), cached=True, present=present)
-            return check_chunk(book, names, langs, config.build_dir / MODELS_DIR)
+            return check_chunk(book, names, langs, config.build_dir / MODELS_DIR, notes)
 
     return compute
+
+
+def _folder(notes: bool) -> str:
+    """Where the workers' chunks are kept: with every ``stale.source`` note, or without the notes
+    of the documents the source changed (:func:`check_chapter`'s ``notes``)."""
+    return "chunks" if notes else "chunks-folded"
 
 
 def _chunk_entry(
@@ -194,8 +207,12 @@ def check_config(
     chapters: list[str] | None = None,
     baseline: Baseline | None = None,
     jobs: int | None = None,
+    notes: bool = True,
 ) -> tuple[CheckResult, list[Diagnostic]]:
-    """Parse and check the book in ``jobs`` processes; also return unreadable-input problems."""
+    """Parse and check the book in ``jobs`` processes; also return unreadable-input problems.
+    Without ``notes``, the ``stale.source`` notes of the documents the source changed are not
+    worked out (their plan rows are; :attr:`CheckResult.notes` says so): for a report that sums
+    them up in the plans, as the text report does."""
     started = time.perf_counter()
     sizes = {lang: config.document_sizes(lang) for lang in config.languages}
     present = {lang: sorted(found) for lang, found in sizes.items()}
@@ -205,13 +222,15 @@ def check_config(
     source = config.source_language
     # a book checked before: the chunks' keys (every file's bytes) here, to know whether all are kept;
     # else (a fresh clone) each worker works out its own, in parallel
-    checked = (findings_dir(config) / "chunks").is_dir()
-    entries = [_chunk_entry(config, group, langs, present) if checked else None for group in groups]
+    folder = _folder(notes)
+    checked = (findings_dir(config) / folder).is_dir()
+    entries = [_chunk_entry(config, group, langs, present, folder) if checked else None for group in groups]
     # every chunk kept (an unchanged book): read here, no worker processes to start and feed
     renamed = None  # the renames' changes, when the workers worked them out
     if jobs == 1 or len(groups) <= 1 or all(entry is not None and entry.is_file() for entry in entries):
         chunks = [
-            _check_in_worker(config, group, langs, present, entry) for group, entry in zip(groups, entries, strict=True)
+            _check_in_worker(config, group, langs, present, entry, notes)
+            for group, entry in zip(groups, entries, strict=True)
         ]
         once = functools.cache(functools.partial(load_book, config, [config.source_language], cached=True))
         extra = [found for modules in _modules(config, whole[0]) for found in _library(config, langs, modules, once)]
@@ -219,7 +238,7 @@ def check_config(
         with ProcessPoolExecutor(jobs, mp_context=get_context("fork")) as pool:
             # the heaviest chunks first, so that the last ones to end are small (the cores end together)
             futures = {
-                i: pool.submit(_chunk_pickled, config, groups[i], langs, present, entries[i])
+                i: pool.submit(_chunk_pickled, config, groups[i], langs, present, entries[i], notes)
                 for i in sorted(range(len(groups)), key=lambda i: -_weight(sizes, groups[i], [source, *langs]))
             }
             # the library last, in workers, a few modules each: they then read most of the source's
@@ -240,5 +259,7 @@ def check_config(
             extra = [finding for task in library for finding in task.result()]
     extra += added_modules(config, langs)
     memo = findings_dir(config)
-    result = merge(config, langs, len(names), chunks, baseline or {}, started, *whole, True, extra, memo, renamed)
+    result = merge(
+        config, langs, len(names), chunks, baseline or {}, started, *whole, True, extra, memo, renamed, notes
+    )
     return result, [d for chunk in chunks for d in chunk.unreadable]

@@ -39,6 +39,11 @@ class Suppression:
     lang: str = ""
     name: str = ""
 
+    @property
+    def covers_notes(self) -> bool:
+        """Whether it suppresses ``stale.source`` notes (by that code, its family or every code)."""
+        return _covers(self.codes, str(Code.STALE_SOURCE))
+
 
 def _covers(codes: tuple[str, ...], code: str) -> bool:
     return any(code == c or code.startswith(c.rstrip(".*") + ".") or c in ("*", "all") for c in codes)

@@ -4,7 +4,8 @@ code and how many documents have an error or a warning.
 One column a language, so a translator finds theirs and the languages compare at a glance (four
 translations and the source fit in 60 columns); a row a code, under the level it is reported at.
 It counts every active finding -- the notes a migration plan sums up too -- so its totals are the
-summary line's.
+summary line's (a check that did not work out the notes of the documents the source changed says
+so in the row of those notes).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from polybook.check.findings import CheckResult, Finding
-from polybook.diagnostics import Level
+from polybook.diagnostics import Code, Level
 
 #: What a zero is written as: a dash leaves the numbers standing out.
 NONE = "-"
@@ -36,7 +37,7 @@ def overview(result: CheckResult, active: Sequence[Finding], langs: Sequence[str
         if not codes:
             continue
         rows.append((_level_title(level), *(_n(sum(counts[lang, level, c] for c in codes)) for lang in shown)))
-        rows += [(f"  {code}", *(_n(counts[lang, level, code]) for lang in shown)) for code in codes]
+        rows += [(f"  {_name(code, result)}", *(_n(counts[lang, level, code]) for lang in shown)) for code in codes]
     rows.append(("documents with an error or warning", *(_n(len(documents.get(lang, ()))) for lang in shown)))
     width = max(len(row[0]) for row in rows)
     widths = [max(len(row[i]) for row in rows) for i in range(1, len(shown) + 1)]
@@ -47,6 +48,12 @@ def overview(result: CheckResult, active: Sequence[Finding], langs: Sequence[str
     if result.source_language in shown:
         title += f" ({result.source_language}: the source's own)"
     return "\n".join([title, *(line.rstrip() for line in lines)])
+
+
+def _name(code: str, result: CheckResult) -> str:
+    """A row's code; the notes of what the source changed say when a changed document's were not
+    worked out (:attr:`CheckResult.notes`): the count is not all of them."""
+    return f"{code} (all: --notes)" if code == Code.STALE_SOURCE and not result.notes else code
 
 
 def _level_title(level: Level) -> str:

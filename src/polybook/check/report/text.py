@@ -7,6 +7,8 @@ translation's base (``stale.source``), a document's row (``stale.plan``) -- of a
 behind the source are summed up in its plan's table, not listed one by one: the 0.17
 translations against the 1.0 source have 14,000 of them, which buried the errors and warnings
 among 68,000 lines. ``notes=True`` (``polybook check --notes``) lists them; JSON and SARIF always do.
+Without ``--notes`` the check does not even work out the notes of a document the source changed
+(its plan's row sums it up: :attr:`CheckResult.notes`), and the report says so.
 What is counted but not listed (those notes, what ``--top`` leaves out) is said above the summary
 line with the option that lists it, so the totals never silently disagree with the listing."""
 
@@ -53,7 +55,7 @@ def render(result: CheckResult, *, color: bool = False, notes: bool = False, top
         infos += [section(name, shown[len(problems) :], info, color)] if len(shown) > len(problems) else []
     tables = render_plans(plans.values(), top)
     follows = [f"{lang} follows {what}" for lang, what in result.follows.items() if lang in behind]
-    unlisted = _unlisted(len(active) - len(listed), left_out, top)
+    unlisted = _unlisted(len(active) - len(listed), left_out, top, result.notes)
     parts = [overview(result, active, langs), *faults, *infos, *([tables] if tables else [])]
     return "\n\n".join(parts) + "\n\n" + "\n".join([*follows, *unlisted, summary_line(result)])
 
@@ -98,10 +100,17 @@ def _counts(findings: Sequence[Finding]) -> str:
     return ", ".join(word for word, level in zip(said, Level, strict=True) if n[level])
 
 
-def _unlisted(folded: int, left_out: int, top: int | None) -> list[str]:
-    """What the totals count that the report does not list, and how to list it."""
+def _unlisted(folded: int, left_out: int, top: int | None, worked_out: bool = True) -> list[str]:
+    """What the totals count that the report does not list, and how to list it (``worked_out``:
+    whether the check worked out a note for each change the source made, :attr:`CheckResult.notes`)."""
     lines = []
-    if folded:
+    if folded and not worked_out:
+        lines.append(
+            f"what the source changed since the translations' bases is summed up in the plans above ({folded:,} "
+            f"{'row or note' if folded == 1 else 'rows and notes'}): --notes works out and lists a note for each "
+            "change (JSON and SARIF always do)"
+        )
+    elif folded:
         lines.append(
             f"{folded:,} {'note' if folded == 1 else 'notes'} of what the source changed since the translations' bases "
             "are summed up in the plans above: --notes lists them (JSON and SARIF always do)"
