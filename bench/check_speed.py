@@ -4,8 +4,9 @@ Cold: the build folder removed before each run, as a fresh clone has it; kept: t
 again, nothing changed. Each run is a new process (Python's start and imports included); the
 CPU seconds are the process's and its workers' (user + system), the wall seconds the command's.
 Python's bytecode is written and read as an installed package's is (a folder of its own per
-polybook tree, ``PYTHONDONTWRITEBYTECODE`` unset, written by a first run that is not counted). With ``--against SRC`` a second polybook
-tree (say a worktree of the base commit) runs the same commands in turn, on a copy of its own,
+polybook tree, ``PYTHONDONTWRITEBYTECODE`` unset, written by a first run that is not counted).
+With ``--against SRC`` a second polybook tree (say a worktree of the base commit) runs the same
+commands in turn, on a copy of its own,
 and each figure is also given as a ratio of the pairs (this tree / SRC): what a shared machine's
 changing speed does not blur.
 
