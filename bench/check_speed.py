@@ -6,9 +6,8 @@ CPU seconds are the process's and its workers' (user + system), the wall seconds
 Python's bytecode is written and read as an installed package's is (a folder of its own per
 polybook tree, ``PYTHONDONTWRITEBYTECODE`` unset, written by a first run that is not counted).
 With ``--against SRC`` a second polybook tree (say a worktree of the base commit) runs the same
-commands in turn, on a copy of its own,
-and each figure is also given as a ratio of the pairs (this tree / SRC): what a shared machine's
-changing speed does not blur.
+commands in turn, on a copy of its own, and each figure is also given as a ratio of the pairs
+(this tree / SRC): what a shared machine's changing speed does not blur.
 
     .venv/bin/python bench/check_speed.py BOOK [--runs 5] [--format text --format json]
         [--against OTHER/src] [-- EXTRA CHECK ARGS]
