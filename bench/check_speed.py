@@ -6,8 +6,8 @@ CPU seconds are the process's and its workers' (user + system), the wall seconds
 Python's bytecode is written and read as an installed package's is (a folder of its own per
 polybook tree, ``PYTHONDONTWRITEBYTECODE`` unset, written by a first run that is not counted).
 With ``--against SRC`` a second polybook tree (say a worktree of the base commit) runs the same
-commands in turn, on a copy of its own, and each figure is also given as a ratio of the pairs
-(this tree / SRC): what a shared machine's changing speed does not blur.
+commands in turn (which goes first alternating), on a copy of its own, and each figure is also
+given as a ratio of the pairs (this tree / SRC): what a shared machine's changing speed does not blur.
 
     .venv/bin/python bench/check_speed.py BOOK [--runs 5] [--format text --format json]
         [--against OTHER/src] [-- EXTRA CHECK ARGS]
@@ -65,9 +65,10 @@ def main() -> None:
             shutil.copytree(args.book, books[name], ignore=shutil.ignore_patterns("build", ".git"))
             caches[name] = Path(tmp) / name / "pycache"
             _run(trees[name], books[name], caches[name], ["--format", formats[0], *args.extra])  # the bytecode written
-        for _ in range(args.runs):
+        for run in range(args.runs):
             for fmt in formats:
-                for name, src in trees.items():
+                # in turn, which tree goes first alternating (the first of a pair ran a few % slower here)
+                for name, src in list(trees.items())[:: -1 if run % 2 else 1]:
                     command = ["--format", fmt, *args.extra]
                     shutil.rmtree(books[name] / "build", ignore_errors=True)
                     figures.setdefault((name, fmt, "cold"), []).append(_run(src, books[name], caches[name], command))
