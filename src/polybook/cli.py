@@ -207,7 +207,9 @@ def _check_languages(config: BookConfig, languages: tuple[str, ...]) -> list[str
 @click.option("--reason", help="Why the findings written by --write-baseline are accepted (required with it).")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: cores).")
 @click.option(
-    "--notes", is_flag=True, help="Text: list each change of the source a migration plan sums up (json has them)."
+    "--notes",
+    is_flag=True,
+    help="Text: work out and list each change of the source a migration plan sums up (json has them).",
 )
 @click.option(
     "--code",
