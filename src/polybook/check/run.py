@@ -11,6 +11,7 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
+from typing import TypeVar
 
 from polybook.book import Book, load_book
 from polybook.check.chunk import ChunkResult, check_chunk, misspelt
@@ -29,6 +30,8 @@ from polybook.diagnostics import Diagnostic
 from polybook.dialect.shortcuts import cycle_collection_paused
 from polybook.files import kept, kept_pickle
 from polybook.models import MODELS_DIR, shared_documents
+
+R = TypeVar("R")  # what a chunk's result is kept and handed back as (:func:`_chunk_kept`)
 
 
 def _scope(config: BookConfig, languages: list[str] | None, chapters: list[str] | None, present: dict) -> tuple:
@@ -101,36 +104,23 @@ def _groups(names: list[str], count: int) -> list[list[str]]:
     return [names[i : i + size] for i in range(0, len(names), size)]
 
 
-def _check_in_worker(
+def _chunk_kept(
+    keep: Callable[[Path, type[ChunkResult], Callable[[], ChunkResult]], R],
     config: BookConfig,
     names: list[str],
     langs: list[str],
     present: dict[str, list[str]],
     entry: Path | None,
     notes: bool = True,
-) -> ChunkResult:
+) -> R:
     """One chunk's result, kept whole at ``entry`` (:func:`_chunk_entry`; None: worked out here):
     a book unchanged since the last run is not even loaded (each chapter's findings are kept
-    too, for a chunk with one change). ``notes``: as :func:`check_chapter` has it."""
+    too, for a chunk with one change). ``keep``: :func:`kept` in this process, :func:`kept_pickle`
+    in a worker process, whose result is sent back as the pickle it keeps (one pickle of some
+    thousand findings less). ``notes``: as :func:`check_chapter` has it."""
     entry = entry or _chunk_entry(config, names, langs, present, _folder(notes))
-    found = kept(entry, ChunkResult, _chunk(config, names, langs, present, notes))
+    found = keep(entry, ChunkResult, _chunk(config, names, langs, present, notes))
     flush_stores()  # the documents it parsed, for the tasks after it (the library's read the source's)
-    return found
-
-
-def _chunk_pickled(
-    config: BookConfig,
-    names: list[str],
-    langs: list[str],
-    present: dict[str, list[str]],
-    entry: Path | None,
-    notes: bool = True,
-) -> bytes:
-    """:func:`_check_in_worker` in a worker process: the result as the pickle it keeps, which is
-    sent back as it is (one pickle of some thousand findings less)."""
-    entry = entry or _chunk_entry(config, names, langs, present, _folder(notes))
-    found = kept_pickle(entry, ChunkResult, _chunk(config, names, langs, present, notes))
-    flush_stores()
     return found
 
 
@@ -154,7 +144,7 @@ def _folder(notes: bool) -> str:
 
 
 def _chunk_entry(
-    config: BookConfig, names: list[str], langs: list[str], present: dict[str, list[str]], folder: str = "chunks"
+    config: BookConfig, names: list[str], langs: list[str], present: dict[str, list[str]], folder: str
 ) -> Path:
     """Where a chunk's whole result is kept, by :func:`chunk_key` (``folder``: the workers' chunks,
     or :func:`check_book`'s, worked out from a book parsed whole)."""
@@ -229,7 +219,7 @@ def check_config(
     renamed = None  # the renames' changes, when the workers worked them out
     if jobs == 1 or len(groups) <= 1 or all(entry is not None and entry.is_file() for entry in entries):
         chunks = [
-            _check_in_worker(config, group, langs, present, entry, notes)
+            _chunk_kept(kept, config, group, langs, present, entry, notes)
             for group, entry in zip(groups, entries, strict=True)
         ]
         once = functools.cache(functools.partial(load_book, config, [config.source_language], cached=True))
@@ -238,7 +228,7 @@ def check_config(
         with ProcessPoolExecutor(jobs, mp_context=get_context("fork")) as pool:
             # the heaviest chunks first, so that the last ones to end are small (the cores end together)
             futures = {
-                i: pool.submit(_chunk_pickled, config, groups[i], langs, present, entries[i], notes)
+                i: pool.submit(_chunk_kept, kept_pickle, config, groups[i], langs, present, entries[i], notes)
                 for i in sorted(range(len(groups)), key=lambda i: -_weight(sizes, groups[i], [source, *langs]))
             }
             # the library last, in workers, a few modules each: they then read most of the source's
