@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from polybook.check.term_forms import _cjk_variant, finder, normalized, rendered, source_prose, spaced, written
+from polybook.check.term_forms import _cjk_variant, finder, named, normalized, rendered, source_prose, spaced, written
 from polybook.config.glossary import Glossary, Term, from_terminology, parse_glossary
 
 
@@ -31,6 +31,8 @@ def used(text: str, *terms: str) -> list[str]:
         ("It is called with `example` and $label$ in :numref:`sec_label`.", []),  # code, math, roles
         ("By means of this, and by the same token, in sequence.", []),
         ("As a layer, it transforms the outputs; these inputs mean we wait.", []),
+        ("The mask filters out invalid tokens.", ["token"]),  # a verb's particle
+        ("Two labels out of ten are wrong.", ["label"]),  # a noun's "out of"
     ],
 )
 def test_a_term_is_a_noun_of_the_prose(text: str, found: list[str]) -> None:
@@ -49,6 +51,12 @@ def test_a_term_is_a_noun_of_the_prose(text: str, found: list[str]) -> None:
         ("geri yayma", "Geriye yayma için", "tr"),  # a suffix on a first word, a capital
         ("makine öğrenmesi", "Makine\nöğrenmesi", "tr"),
         ("kodçözücü", "bir dönüştürücü kod çözücü", "tr"),  # written apart
+        ("iş parçacığı", "çekirdekleri (ve iş parçacıklarını) kullanır", "tr"),  # its consonant hard again
+        ("ön bellek", "CPU önbelleğinde tutarız", "tr"),  # a compound written together, with a suffix
+        ("veriyolu", "Ağlar ve Veri Yolları", "tr"),  # ... or apart
+        ("amaç fonksiyonları", "çoğu amaç fonksiyonu karmaşıktır", "tr"),  # a plural rendering, said once
+        ("veri kümesi", "veri kümeleri", "tr"),  # a compound's -sI
+        ("kodçözücü", "ışın araması kodçüzücüde", "tr"),  # one letter inside it another: misspelt
         ("önişlemci", "Ön işlemci talimatları yükler", "tr"),
         ("学习率", "学习速率", "zh"),  # one more character inside
         ("精度", "模型的精确度", "zh"),
@@ -63,10 +71,46 @@ def test_a_rendering_is_found_in_the_forms_its_language_writes_it(rendering: str
 
 @pytest.mark.parametrize(
     ("rendering", "text", "lang"),
-    [("dizi", "dize", "tr"), ("学习率", "学习", "zh"), ("误差", "偏差", "zh"), ("gerey", "tensör", "tr")],
+    [
+        ("dizi", "dize", "tr"),
+        ("学习率", "学习", "zh"),
+        ("误差", "偏差", "zh"),
+        ("gerey", "tensör", "tr"),
+        ("örneklem", "örneklenmesi", "tr"),  # a letter more inside it: another word of its root
+        ("veriyolu", "veri yapısı", "tr"),  # a compound apart: its own second word
+    ],
 )
 def test_another_word_is_not_the_rendering(rendering: str, text: str, lang: str) -> None:
     assert not rendered(Term("x", rendering), text, lang)
+
+
+@pytest.mark.parametrize(
+    ("prose", "term", "is_name"),
+    [
+        ("We begin with an Amazon Machine Image (AMI) here.", "image", True),
+        ("Install CUDA (or use an Amazon Machine Image with CUDA).", "image", True),
+        ("The image is large. Image sizes vary.", "image", False),  # a sentence's first word
+        ("Then an Image. Another follows.", "image", False),  # no capitalised word beside it
+        ("The two main makers of GPUs are NVIDIA GPUs.", "gpu", False),  # an acronym
+        ("The Global Interpreter Lock, and the interpreter.", "interpreter", False),  # once not in a name
+        ("1. **Tagging and Parsing**. This involves", "parsing", False),  # the next sentence's word
+    ],
+)
+def test_a_term_in_a_name_is_the_name(prose: str, term: str, is_name: bool) -> None:
+    assert named(prose, term) is is_name
+
+
+def test_a_name_is_no_use_but_a_heading_is() -> None:
+    from polybook.check.code_match import match_cells
+    from polybook.check.segments import pair_segments
+    from polybook.check.terms import term_uses
+    from polybook.dialect import parse_text
+
+    en = parse_text("# Machine Image\n\nUse an Amazon Machine Image for it.\n\nThe image is big.\n", "en.md")
+    zh = parse_text("# 机器映像\n\n使用亚马逊机器映像。\n\n映像很大。\n", "zh.md")
+    glossary = Glossary((Term("image", "图像"),))
+    uses = list(term_uses(pair_segments(en, zh, match_cells(en, zh)), glossary, "zh"))
+    assert [(use.source_line, use.rendered) for use in uses] == [(1, False), (5, False)]
 
 
 def test_the_term_kept_as_the_source_writes_it_is_english_lowercased_in_turkish() -> None:

@@ -3,14 +3,18 @@
 In the source (English): the term as a word or its plural (``example``, ``examples``;
 ``vocabulary``, ``vocabularies``), outside what is not prose (inline code, math, roles, links'
 targets, labels: :func:`polybook.dialect.protect.mask`), not in an idiom that uses the word
-otherwise (``for example``, ``for instance``), and not a one-word term used as a verb (``we
-sample``, ``to transform``, ``bias the model``): the glossary's terms are the book's nouns.
+otherwise (``for example``, ``for instance``), not a one-word term used as a verb (``we
+sample``, ``to transform``, ``bias the model``, ``filter out``): the glossary's terms are the
+book's nouns; and not a word of a name (``an Amazon Machine Image``: :func:`named`).
 
 In a translation: the rendering, a variant or the term itself as written, whatever the case,
 the line breaks and the hyphens; in Turkish also with the suffixes the language adds, which
 change a rendering's last letters (``geçit`` -> ``geçidi``, ``ağırlık sönümü`` -> ``ağırlık
-sönümlemesi``, ``ön işlemek`` -> ``ön işlenmiş``); in Chinese and Japanese with one more character
-inside a rendering of three or more, or one other (``学习率`` -> ``学习速率``, ``端到端`` -> ``端对端``).
+sönümlemesi``, ``ön işlemek`` -> ``ön işlenmiş``, ``iş parçacığı`` -> ``iş parçacıkları``), and its
+compounds written together or apart (``ön bellek`` -> ``önbelleğinde``, ``veriyolu`` -> ``veri
+yolları``); in Chinese and Japanese with one more character inside a rendering of three or more, or
+one other (``学习率`` -> ``学习速率``, ``端到端`` -> ``端对端``); in a language written with spaces a long rendering
+misspelt by one letter inside it (``kodçüzücü``: a typo is no other term).
 """
 
 from __future__ import annotations
@@ -47,7 +51,14 @@ _NOT_PLURAL = frozenset({"means"})
 def source_prose(text: str) -> str:
     """A source block's prose, lowercased: what is not prose and the idioms left out (memoised:
     every translation's block pairs with the same source block)."""
-    return _IDIOMS.sub(" ", mask(text).prose.lower())
+    return _IDIOMS.sub(" ", cased_prose(text).lower())
+
+
+@lru_cache(maxsize=4096)
+def cased_prose(text: str) -> str:
+    """A source block's prose as written: what is not prose left out (memoised: :func:`named`
+    reads it after :func:`source_prose`)."""
+    return mask(text).prose
 
 
 def _plurals(term: str) -> list[str]:
@@ -89,7 +100,41 @@ def _verb(prose: str, start: int, end: int) -> bool:
         re.findall(r"[\w']+", prose[max(0, start - 40) : start]),
         re.findall(r"[\w']+", prose[end : end + 40]),
     )
-    return bool(before and before[-1] in _VERB_BEFORE) or bool(after and after[0] in _VERB_AFTER)
+    if before and before[-1] in _VERB_BEFORE:
+        return True
+    # its object, or its particle (``filter out``; ``ten samples out of`` is a noun's)
+    return bool(after) and (after[0] in _VERB_AFTER or (after[0] == "out" and after[1:2] != ["of"]))
+
+
+def named(prose: str, term: str) -> bool:
+    """Whether every use of a one-word ``term`` (or its plural) in a source block's ``prose``, as
+    written (case kept), is part of a name: capitalised in the middle of a sentence, next to
+    another capitalised word (``an Amazon Machine Image``, ``Tim Gates``): a product's, a paper's
+    or a person's name, which a translation writes as its owner does. Not for a heading's text,
+    capitalised as a title."""
+    uses = list(_any_case(term).finditer(prose))
+    return bool(uses) and all(_in_name(prose, use.start(), use.end()) for use in uses)
+
+
+@lru_cache(maxsize=1024)
+def _any_case(term: str) -> re.Pattern[str]:
+    forms = "|".join(re.escape(form) for form in [term, *_plurals(term)])
+    return re.compile(rf"(?<![\w-])(?:{forms})(?![\w-])", re.IGNORECASE)
+
+
+def _in_name(prose: str, start: int, end: int) -> bool:
+    """Whether the word at ``prose[start:end]`` is a capitalised one of a name (:func:`named`)."""
+    word = prose[start:end]
+    if not word[0].isupper() or word.removesuffix("s").isupper():
+        return False  # (an acronym is written so everywhere: ``GPUs``)
+    lead = prose[:start].rstrip()
+    if not lead or lead[-1] in '.!?:;*("\u201c':
+        return False  # a sentence's (a list item's) first word is capitalised anyway
+    # the words next to it, with nothing but a space between
+    before = re.search(r"([\w']+)\s+$", prose[max(0, start - 40) : start])
+    after = re.match(r"\s+([\w']+)", prose[end : end + 40])
+    near = [found[1] for found in (before, after) if found]
+    return any(word[0].isupper() for word in near)
 
 
 class Haystack:
@@ -190,11 +235,44 @@ def _found(way: str, seen: Haystack, lang: str) -> bool:
         and any(way == plain[i : i + len(way) + 1].replace(" ", "") for i in _everywhere(plain, way[:2], 2))
     ):
         return True
-    if lang.startswith("tr"):
-        return _turkish(way).search(plain) is not None
+    if lang.startswith("tr") and _turkish_found(way, seen):
+        return True
     if lang.startswith(("zh", "ja")) and len(way) >= 2 and all(_cjk(char) for char in way):
         return _cjk_variant(way, plain)
-    return False
+    return " " not in way and len(way) >= _TYPO_FROM and _misspelt(way, plain)
+
+
+def _turkish_found(way: str, seen: Haystack) -> bool:
+    """A Turkish rendering in one of its forms (:func:`_turkish`), also as a compound written
+    together (``ön bellek`` -> ``önbelleğinde``) or apart (``veriyolu`` -> ``veri yolları``)."""
+    if _turkish(way).search(seen.plain):
+        return True
+    if " " in way:
+        return _turkish(way.replace(" ", "")).search(seen.plain) is not None
+    splits = range(3, len(way) - 2) if len(way) >= 7 else ()
+    return any(_turkish(f"{way[:i]} {way[i:]}").search(seen.plain) for i in splits)
+
+
+#: How long a one-word rendering is for a word one letter off to be it misspelt (``kodçüzücü``
+#: for ``kodçözücü``): shorter ones have other words that near.
+_TYPO_FROM = 8
+
+
+def _misspelt(way: str, plain: str) -> bool:
+    """Whether a word of ``plain`` starts with ``way`` with one letter inside it another (a
+    suffix may follow). Not one letter more or fewer: in a language that adds suffixes that
+    is another word of the same root (``örneklenme``, being sampled, for ``örneklem``, a sample)."""
+    size = len(way)
+    return any(
+        word[:1] == way[:1] and word[size - 1 : size] == way[-1:] and _one_other(way, word[:size])
+        for word in plain.split()
+        if len(word) >= size
+    )
+
+
+def _one_other(a: str, b: str) -> bool:
+    """Whether ``b`` is ``a`` with exactly one letter another."""
+    return sum(x != y for x, y in zip(a, b, strict=True)) == 1
 
 
 def _cjk_variant(way: str, plain: str) -> bool:
@@ -266,7 +344,9 @@ def _turkish(way: str) -> re.Pattern[str]:
 
 def _turkish_stems(last: str) -> list[str]:
     """The forms a Turkish word takes before a suffix: its final consonant softened (``geçit``
-    -> ``geçid``, ``renk`` -> ``reng``), its final vowel dropped (``sönümü`` -> ``sönüm``), a
+    -> ``geçid``, ``renk`` -> ``reng``), its final vowel dropped (``sönümü`` -> ``sönüm``) and
+    the consonant before it hard again (``parçacığı`` -> ``parçacık``), a compound's ``-sI``
+    dropped (``kümesi`` -> ``küme``), a plural's ending (``fonksiyonları`` -> ``fonksiyon``), a
     verb's infinitive or a verbal noun's ending dropped (``işlemek`` -> ``işle``, ``bitiştirme``
     -> ``bitiştir``)."""
     stems = []
@@ -279,7 +359,17 @@ def _turkish_stems(last: str) -> list[str]:
     else:
         if last[-1:] in _VOWELS:
             stems.append(last[:-1])
+            if last[-3:-2] in _VOWELS and last[-2:-1] == "s":
+                stems.append(last[:-2])  # veri kümesi -> küme
+            if last[-2:-1] in _HARDENED:
+                stems.append(last[:-2] + _HARDENED[last[-2]])
+    plural = next((ending for ending in ("ları", "leri", "lar", "ler") if last.endswith(ending)), "")
+    if plural and len(last) - len(plural) >= 3:
+        stems.append(last[: -len(plural)])
     return stems
+
+
+_HARDENED = {soft: hard for hard, soft in _SOFTENED.items()}
 
 
 def _trie(words: Iterable[str]) -> str:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from polybook.check.findings import Finding, Location
 from polybook.check.segments import Alignment, Item, prose_text
-from polybook.check.term_forms import finder, rendered, source_prose, written
+from polybook.check.term_forms import cased_prose, finder, named, rendered, source_prose, written
 from polybook.config.glossary import Glossary, Term
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Block, Figure, Heading, Paragraph
@@ -142,6 +142,9 @@ def term_uses(alignment: Alignment, glossary: Glossary, lang: str) -> Iterator[U
     for index, (source, translation) in enumerate(pairs):
         src_text = _text(source)
         terms = find(source_prose(src_text))
+        if any(" " not in term.source for term in terms):
+            names = cased_prose(_titles_left_out(source))
+            terms = [term for term in terms if " " in term.source or not named(names, term.source)]
         if not terms:
             continue
         near = written(texts[max(0, index - 1) : index + 2], lang)  # read once for all its terms
@@ -184,6 +187,13 @@ def _text(items: Item | list[Item]) -> str:
 
 def _one(item: Item) -> str:
     return item.node.caption if isinstance(item.node, Figure) else prose_text(item)
+
+
+def _titles_left_out(items: Item | list[Item]) -> str:
+    """:func:`_text` without the headings, capitalised as titles (for :func:`named`)."""
+    return "\n".join(
+        _one(item) for item in (items if isinstance(items, list) else [items]) if not isinstance(item.node, Heading)
+    )
 
 
 def _ways(term: Term) -> str:
