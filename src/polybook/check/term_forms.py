@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from polybook.check.term_turkish import turkish_found
 from polybook.config.glossary import Glossary, Term
 from polybook.dialect.protect import mask
 
@@ -235,22 +236,11 @@ def _found(way: str, seen: Haystack, lang: str) -> bool:
         and any(way == plain[i : i + len(way) + 1].replace(" ", "") for i in _everywhere(plain, way[:2], 2))
     ):
         return True
-    if lang.startswith("tr") and _turkish_found(way, seen):
+    if lang.startswith("tr") and turkish_found(way, seen):
         return True
     if lang.startswith(("zh", "ja")) and len(way) >= 2 and all(_cjk(char) for char in way):
         return _cjk_variant(way, plain)
     return " " not in way and len(way) >= _TYPO_FROM and _misspelt(way, plain)
-
-
-def _turkish_found(way: str, seen: Haystack) -> bool:
-    """A Turkish rendering in one of its forms (:func:`_turkish`), also as a compound written
-    together (``ön bellek`` -> ``önbelleğinde``) or apart (``veriyolu`` -> ``veri yolları``)."""
-    if _turkish(way).search(seen.plain):
-        return True
-    if " " in way:
-        return _turkish(way.replace(" ", "")).search(seen.plain) is not None
-    splits = range(3, len(way) - 2) if len(way) >= 7 else ()
-    return any(_turkish(f"{way[:i]} {way[i:]}").search(seen.plain) for i in splits)
 
 
 #: How long a one-word rendering is for a word one letter off to be it misspelt (``kodçüzücü``
@@ -323,53 +313,6 @@ def _everywhere(plain: str, part: str, step: int = 1) -> Iterator[int]:
 def _cjk(char: str) -> bool:
     """Whether ``char`` is one kana or CJK ideograph (an empty one is not)."""
     return "\u3040" <= char <= "\u30ff" or "\u4e00" <= char <= "\u9fff"
-
-
-#: Turkish's hard consonants, softened before a suffix that starts with a vowel.
-_SOFTENED = {"p": "b", "ç": "c", "t": "d", "k": "ğ"}
-_VOWELS = "aeıioöuü"
-
-
-@lru_cache(maxsize=4096)
-def _turkish(way: str) -> re.Pattern[str]:
-    """A Turkish rendering as the language writes it before suffixes: each word but the last
-    with a suffix of its own (``geri yayma`` -> ``geriye yayma``) and maybe an article after it
-    (``yinelemeli bir sinir ağı``), the last as one of
-    :func:`_turkish_stems` or itself."""
-    *words, last = way.split(" ")
-    lead = "".join(re.escape(word) + r"\w{0,4} (?:bir )?" for word in words)  # yinelemeli bir sinir ağı
-    stems = [stem for stem in _turkish_stems(last) if len(stem) >= (2 if words else 4)]
-    return re.compile(lead + "(?:" + "|".join(re.escape(stem) for stem in [last, *stems]) + ")")
-
-
-def _turkish_stems(last: str) -> list[str]:
-    """The forms a Turkish word takes before a suffix: its final consonant softened (``geçit``
-    -> ``geçid``, ``renk`` -> ``reng``), its final vowel dropped (``sönümü`` -> ``sönüm``) and
-    the consonant before it hard again (``parçacığı`` -> ``parçacık``), a compound's ``-sI``
-    dropped (``kümesi`` -> ``küme``), a plural's ending (``fonksiyonları`` -> ``fonksiyon``), a
-    verb's infinitive or a verbal noun's ending dropped (``işlemek`` -> ``işle``, ``bitiştirme``
-    -> ``bitiştir``)."""
-    stems = []
-    if last[-1:] in _SOFTENED:
-        stems.append(last[:-2] + "ng" if last.endswith("nk") else last[:-1] + _SOFTENED[last[-1]])
-    for ending in ("mek", "mak", "me", "ma"):
-        if last.endswith(ending):
-            stems.append(last[: -len(ending)])
-            break
-    else:
-        if last[-1:] in _VOWELS:
-            stems.append(last[:-1])
-            if last[-3:-2] in _VOWELS and last[-2:-1] == "s":
-                stems.append(last[:-2])  # veri kümesi -> küme
-            if last[-2:-1] in _HARDENED:
-                stems.append(last[:-2] + _HARDENED[last[-2]])
-    plural = next((ending for ending in ("ları", "leri", "lar", "ler") if last.endswith(ending)), "")
-    if plural and len(last) - len(plural) >= 3:
-        stems.append(last[: -len(plural)])
-    return stems
-
-
-_HARDENED = {soft: hard for hard, soft in _SOFTENED.items()}
 
 
 def _trie(words: Iterable[str]) -> str:
