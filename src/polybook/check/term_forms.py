@@ -113,6 +113,8 @@ def named(prose: str, term: str) -> bool:
     another capitalised word (``an Amazon Machine Image``, ``Tim Gates``): a product's, a paper's
     or a person's name, which a translation writes as its owner does. Not for a heading's text,
     capitalised as a title."""
+    if term[:1].upper() + term[1:] not in prose:
+        return False  # (most blocks: no use capitalised; a plural in -ies is then taken as no name)
     uses = list(_any_case(term).finditer(prose))
     return bool(uses) and all(_in_name(prose, use.start(), use.end()) for use in uses)
 
