@@ -198,17 +198,22 @@ def rendered(term: Term, text: str | Written, lang: str) -> bool:
 
 @lru_cache(maxsize=4096)
 def normalized(text: str, lang: str) -> str:
-    """Lowercased (Turkish's dotted and dotless i as Turkish lowercases them), emphasis marks
-    dropped, hyphens and line breaks as spaces. Memoised: a block is looked at once for every
-    term its source uses, with its neighbours."""
+    """Lowercased (Turkish's dotted and dotless i as Turkish lowercases them), a word's optional
+    letters in parentheses left out (``tam bağ(lantı)lı``: ``tam bağlı``), emphasis marks dropped,
+    hyphens and line breaks as spaces. Memoised: a block is looked at once for every term its
+    source uses, with its neighbours."""
     if lang.startswith("tr"):
         text = text.replace("I", "ı").replace("İ", "i")
     text = text.lower()
+    if "(" in text:
+        text = _OPTIONAL.sub("", text)
     if "*" in text or "_" in text or "~~" in text:  # (what every mark has: most blocks have none)
         text = _MARKS.sub("", text)
     return spaced(text)
 
 
+#: A word's letters written in parentheses inside it (Latin letters: not a slide mark's ``(**``).
+_OPTIONAL = re.compile(r"(?<=[a-zà-ɏ])\([a-zà-ɏ]{1,12}\)(?=[a-zà-ɏ])")
 #: Slide marks and emphasis, ``\((?:\*\*|~~)|(?:\*\*|~~)\)|[*_]``, each alternative written to start
 #: with its first character, so that ``re`` looks for one of them the way it looks for a character.
 _MARKS = re.compile(r"\((?:\*\*|~~)|\*(?:\*\))?|~~\)|_")
