@@ -58,6 +58,7 @@ def test_a_term_is_a_noun_of_the_prose(text: str, found: list[str]) -> None:
         ("veri kümesi", "veri kümeleri", "tr"),  # a compound's -sI
         ("kodçözücü", "ışın araması kodçüzücüde", "tr"),  # one letter inside it another: misspelt
         ("tam bağlı", "tam bağ(lantı)lı katman", "tr"),  # a word's optional letters in parentheses
+        ("melezleştirme", "melezleme ile", "tr"),  # made X (-leştir) said as X-ed (-le)
         ("önişlemci", "Ön işlemci talimatları yükler", "tr"),
         ("学习率", "学习速率", "zh"),  # one more character inside
         ("精度", "模型的精确度", "zh"),

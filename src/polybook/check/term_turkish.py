@@ -57,13 +57,17 @@ def _turkish_stems(last: str) -> list[str]:
     the consonant before it hard again (``parçacığı`` -> ``parçacık``), a compound's ``-sI``
     dropped (``kümesi`` -> ``küme``), a plural's ending (``fonksiyonları`` -> ``fonksiyon``), a
     verb's infinitive or a verbal noun's ending dropped (``işlemek`` -> ``işle``, ``bitiştirme``
-    -> ``bitiştir``)."""
+    -> ``bitiştir``) and its ``-leştir`` as ``-le`` (``melezleştirme`` -> ``melezle``, which
+    ``melezleme`` says too)."""
     stems = []
     if last[-1:] in _SOFTENED:
         stems.append(last[:-2] + "ng" if last.endswith("nk") else last[:-1] + _SOFTENED[last[-1]])
     for ending in ("mek", "mak", "me", "ma"):
         if last.endswith(ending):
             stems.append(last[: -len(ending)])
+            made = next((made for made in ("ştir", "ştır") if stems[-1].endswith(made)), "")
+            if made and len(stems[-1]) - len(made) >= 5:
+                stems.append(stems[-1][: -len(made)])  # melezleştirme -> melezle(me): made X, X-ed
             break
     else:
         if last[-1:] in _VOWELS:
