@@ -136,8 +136,7 @@ def _in_name(prose: str, start: int, end: int) -> bool:
     # the words next to it, with nothing but a space between
     before = re.search(r"([\w']+)\s+$", prose[max(0, start - 40) : start])
     after = re.match(r"\s+([\w']+)", prose[end : end + 40])
-    near = [found[1] for found in (before, after) if found]
-    return any(word[0].isupper() for word in near)
+    return any(found is not None and found[1][0].isupper() for found in (before, after))
 
 
 class Haystack:
