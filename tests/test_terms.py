@@ -5,6 +5,7 @@ d2l-zh and d2l-tr findings, bench/samples/terms_*.md)."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -170,6 +171,35 @@ def test_a_block_two_languages_leave_unrendered_uses_the_word_in_another_sense()
 
     kept = terms_once([missing("zh", "b1"), missing("tr", "b1"), missing("tr", "b2")])
     assert [(f.lang, f.subject[1]) for f in kept] == [("tr", "b2")]
+
+
+def test_a_language_that_renders_the_term_otherwise_everywhere_says_nothing_of_one_sentence() -> None:
+    from polybook.check.findings import Finding, Location
+    from polybook.check.terms import terms_once
+    from polybook.diagnostics import Code
+
+    def missing(lang: str, block: str) -> Finding:
+        where = Location(f"chapters/{lang}/a.md", 3)
+        return Finding.make(Code.TERMS_MISSING, "m", lang, "a", where, subject=("feature", block))
+
+    def tally(lang: str, uses: int, followed: int) -> Finding:
+        found = Finding.make(Code.TERMS_UNFOLLOWED, "t", lang, "a", Location("g", 1), subject=("feature", ""))
+        return replace(found, diff=((str(uses), str(followed)),))
+
+    # tr leaves the term out everywhere (1 of 6 followed): its miss of b1 does not make zh's another sense
+    kept = terms_once([missing("zh", "b1"), tally("zh", 20, 19), missing("tr", "b1"), tally("tr", 6, 1)])
+    assert [(str(f.code), f.lang) for f in kept] == [("terms.missing", "zh"), ("terms.unfollowed", "tr")]
+
+
+def test_a_note_is_about_the_source_sentence_however_the_blocks_were_paired() -> None:
+    from polybook.check.segments import flatten
+    from polybook.check.terms import _sentence
+    from polybook.dialect import parse_text
+
+    doc = parse_text("## Summary\n\n* Adam combines features of\n  many methods. It is robust.\n* Yogi too.\n", "a.md")
+    items = flatten(doc)
+    whole, alone = _sentence(items, "feature"), _sentence(items[1], "feature")  # a stretch, a block
+    assert whole == alone == "adam combines features of many methods."
 
 
 @settings(max_examples=300, deadline=None)

@@ -119,6 +119,11 @@ def named(prose: str, term: str) -> bool:
     return bool(uses) and all(_in_name(prose, use.start(), use.end()) for use in uses)
 
 
+def uses(prose: str, term: str) -> bool:
+    """Whether ``prose`` writes ``term`` or its plural as a word, whatever the case."""
+    return _any_case(term).search(prose) is not None
+
+
 @lru_cache(maxsize=1024)
 def _any_case(term: str) -> re.Pattern[str]:
     forms = "|".join(re.escape(form) for form in [term, *_plurals(term)])

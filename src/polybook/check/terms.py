@@ -10,14 +10,15 @@ term and a rendering are found: :mod:`.term_forms`.
 fewer than 9 of 10, of 5 blocks or more) is said once, at its glossary line, with the counts --
 the book has its own word for it, which the glossary should declare or the translators change --
 and its blocks are not listed one by one: a block note is for the block that departs from what
-the translation otherwise does. A block every language checked with it leaves unrendered (two or
-more) uses the word in another sense: no note. Each chapter counts its blocks (a ``terms.unfollowed`` tally per
+the translation otherwise does. A source sentence that two languages or more checked with it, each
+following the term as a rule, leave unrendered uses the word in another sense: no note. Each chapter counts its blocks (a ``terms.unfollowed`` tally per
 term, :func:`check_terms`); the merge adds them up per language (:func:`terms_once`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -25,7 +26,7 @@ from pathlib import Path
 
 from polybook.check.findings import Finding, Location
 from polybook.check.segments import Alignment, Item, prose_text
-from polybook.check.term_forms import cased_prose, finder, named, rendered, source_prose, written
+from polybook.check.term_forms import cased_prose, finder, named, rendered, source_prose, uses, written
 from polybook.config.glossary import Glossary, Term
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Block, Figure, Heading, Paragraph
@@ -81,7 +82,7 @@ def terms_once(findings: list[Finding]) -> list[Finding]:
                 "their rendering a variant in the glossary, or follow it"
             )
             said[key] = replace(first, message=message, diff=())
-    other_sense = _missed_by_all(findings)
+    other_sense = _missed_by_all([f for f in findings if (f.lang, f.subject[0]) not in said])
     out = [
         f
         for f in findings
@@ -92,16 +93,19 @@ def terms_once(findings: list[Finding]) -> list[Finding]:
 
 
 def _place(finding: Finding) -> tuple[str, str, str]:
-    """A note's document, term and source block (by its prose: a language's base may be its
-    own copy of the source, d2l-zh's ``_origin.md``)."""
+    """A note's document, term and source sentence (:func:`_sentence`: a language's base may be
+    its own copy of the source, d2l-zh's ``_origin.md``, and one language's block a stretch of
+    another's)."""
     return finding.name, finding.subject[0], finding.subject[1]
 
 
 def _missed_by_all(findings: list[Finding]) -> set[tuple[str, str, str]]:
-    """The source blocks and terms that two languages or more checked together both leave
-    unrendered: two translators departing from their glossaries at one word of one block say
+    """The source sentences and terms that two languages or more checked together both leave
+    unrendered: two translators departing from their glossaries at one word of one sentence say
     the source uses the word in another sense there (a library's ``features``, a body's
-    ``weight``), not the glossary's term."""
+    ``weight``), not the glossary's term. ``findings``: the notes of the languages that follow
+    the term as a rule (a language that renders it otherwise everywhere says nothing of one
+    sentence)."""
     langs: dict[tuple[str, str, str], set[str]] = {}
     for finding in findings:
         if finding.code is Code.TERMS_MISSING:
@@ -120,6 +124,7 @@ class Use:
     source: str
     translation: str
     rendered: bool
+    sentence: str = ""  # of a use not rendered: the source's sentence that uses the term (:func:`_sentence`)
 
 
 def term_uses(alignment: Alignment, glossary: Glossary, lang: str) -> Iterator[Use]:
@@ -151,7 +156,9 @@ def term_uses(alignment: Alignment, glossary: Glossary, lang: str) -> Iterator[U
         line = (translation[0] if isinstance(translation, list) else translation).node.line
         source_line = (source[0] if isinstance(source, list) else source).node.line
         for term in terms:
-            yield Use(term, line, source_line, src_text, texts[index], rendered(term, near, lang))
+            ok = rendered(term, near, lang)
+            said = "" if ok else _sentence(source, term.source)
+            yield Use(term, line, source_line, src_text, texts[index], ok, said)
 
 
 #: A translated block this many times shorter or longer than the stretch's translation runs
@@ -203,5 +210,21 @@ def _ways(term: Term) -> str:
 def _finding(lang: str, name: str, location: Location, source: Location, use: Use) -> Finding:
     term = use.term
     message = f"the source says {term.source!r} here; the glossary renders it {_ways(term)}, which this does not use"
-    said = hashlib.sha256(" ".join(source_prose(use.source).split()).encode()).hexdigest()[:12]  # the source block
+    said = hashlib.sha256(use.sentence.encode()).hexdigest()[:12]
     return Finding.make(Code.TERMS_MISSING, message, lang, name, location, source=source, subject=(term.source, said))
+
+
+def _sentence(items: Item | list[Item], term: str) -> str:
+    """The first sentence of a source block (of a stretch's blocks) that uses ``term``, its list
+    marker left out (the whole prose when none is told apart): what a note is about in the
+    source, the same however the languages' blocks were paired with it (block by block, or a
+    stretch read whole) and whichever copy of the source their base is."""
+    for item in items if isinstance(items, list) else [items]:
+        for one in _SENTENCE_END.split(" ".join(source_prose(_one(item)).split())):
+            if uses(one, term):
+                return one.lstrip("*+-0123456789. ")
+    return " ".join(source_prose(_text(items)).split())
+
+
+#: Where a sentence of prose (line breaks read as spaces) ends: its mark, then a space.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
