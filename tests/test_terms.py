@@ -191,6 +191,20 @@ def test_a_language_that_renders_the_term_otherwise_everywhere_says_nothing_of_o
     assert [(str(f.code), f.lang) for f in kept] == [("terms.missing", "zh"), ("terms.unfollowed", "tr")]
 
 
+def test_one_or_two_departures_are_no_rule_but_notes_at_their_blocks() -> None:
+    from polybook.check.findings import Finding, Location
+    from polybook.check.terms import terms_once
+    from polybook.diagnostics import Code
+
+    def tally(uses: int, followed: int) -> Finding:
+        found = Finding.make(Code.TERMS_UNFOLLOWED, "t", "tr", "a", Location("g", 1), subject=("switch", ""))
+        return replace(found, diff=((str(uses), str(followed)),))
+
+    note = Finding.make(Code.TERMS_MISSING, "m", "tr", "a", Location("chapters/tr/a.md", 3), subject=("switch", "s"))
+    assert [str(f.code) for f in terms_once([note, tally(5, 4)])] == ["terms.missing"]  # 4 of 5: one departure
+    assert [str(f.code) for f in terms_once([note, tally(10, 7)])] == ["terms.unfollowed"]  # 3 of 10 depart
+
+
 def test_a_note_is_about_the_source_sentence_however_the_blocks_were_paired() -> None:
     from polybook.check.segments import flatten
     from polybook.check.terms import _sentence

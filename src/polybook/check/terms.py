@@ -6,12 +6,13 @@ block by block when both sides have as many prose blocks, else the stretch as a 
 that still says the term as the source does (untranslated, or the term kept) is left alone. How a
 term and a rendering are found: :mod:`.term_forms`.
 
-``terms.unfollowed``: a term a language renders otherwise in most of the blocks that use it (in
-fewer than 9 of 10, of 5 blocks or more) is said once, at its glossary line, with the counts --
-the book has its own word for it, which the glossary should declare or the translators change --
-and its blocks are not listed one by one: a block note is for the block that departs from what
-the translation otherwise does. A source sentence that two languages or more checked with it, each
-following the term as a rule, leave unrendered uses the word in another sense: no note. Each chapter counts its blocks (a ``terms.unfollowed`` tally per
+``terms.unfollowed``: a term a language departs from in more than one of ten of the blocks that
+use it (of 5 blocks or more, 3 or more departing: one or two departures are no rule) is said once,
+at its glossary line, with the counts -- the book has its own word for it, which the glossary
+should declare or the translators change -- and its blocks are not listed one by one: a block note
+is for the block that departs from what the translation otherwise does. A source sentence that two
+languages or more checked with it, each following the term as a rule, leave unrendered uses the
+word in another sense: no note. Each chapter counts its blocks (a ``terms.unfollowed`` tally per
 term, :func:`check_terms`); the merge adds them up per language (:func:`terms_once`).
 """
 
@@ -36,6 +37,9 @@ from polybook.files import display_path
 #: rendered otherwise by the language as a rule: said once, not block by block.
 _FOLLOWED = 0.9
 _ENOUGH = 5
+#: ... and of at least this many blocks that render it otherwise: one or two departures are no rule
+#: (4 of 5 blocks following the glossary): each is told at its block.
+_DEPARTURES = 3
 
 
 def check_terms(
@@ -64,7 +68,7 @@ def check_terms(
 
 def terms_once(findings: list[Finding]) -> list[Finding]:
     """The chapters' ``terms.unfollowed`` tallies added up per language and term: a term the
-    language follows in fewer than 9 of 10 of its blocks (5 or more) is said once, and its
+    language follows in fewer than 9 of 10 of its blocks (5 or more, 3 or more departing) is said once, and its
     ``terms.missing`` notes left out; the other tallies are dropped."""
     tallies: dict[tuple[str, str], list[Finding]] = {}
     for finding in findings:
@@ -74,7 +78,7 @@ def terms_once(findings: list[Finding]) -> list[Finding]:
     for key, found in tallies.items():
         uses = sum(int(f.diff[0][0]) for f in found)
         followed = sum(int(f.diff[0][1]) for f in found)
-        if uses >= _ENOUGH and followed < _FOLLOWED * uses:
+        if uses >= _ENOUGH and followed < _FOLLOWED * uses and uses - followed >= _DEPARTURES:
             first = min(found, key=lambda f: f.name)
             message = (
                 f"{first.message}, which {followed} of the {uses} translated blocks that use the term follow "
