@@ -66,6 +66,7 @@ def test_a_term_is_a_noun_of_the_prose(text: str, found: list[str]) -> None:
         ("端到端", "端对端地", "zh"),  # one other
         ("二元分类", "二分类任务", "zh"),  # one left out
         ("线性回归", "线性(**回归**)变得", "zh"),  # a slide mark inside
+        ("长短期记忆网络", "例如长\n短期记忆网络", "zh"),  # a line break between two ideographs
     ],
 )
 def test_a_rendering_is_found_in_the_forms_its_language_writes_it(rendering: str, text: str, lang: str) -> None:

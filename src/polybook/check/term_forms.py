@@ -250,7 +250,8 @@ def _found(way: str, seen: Haystack, lang: str) -> bool:
     if lang.startswith("tr") and turkish_found(way, seen):
         return True
     if lang.startswith(("zh", "ja")) and len(way) >= 2 and all(_cjk(char) for char in way):
-        return _cjk_variant(way, plain)
+        # a space between two ideographs (a line break in the source) parts no word: 长 短期记忆网络
+        return way in seen.unspaced or _cjk_variant(way, plain)
     return " " not in way and len(way) >= _TYPO_FROM and _misspelt(way, plain)
 
 
