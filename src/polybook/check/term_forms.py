@@ -224,9 +224,10 @@ _MARKS = re.compile(r"\((?:\*\*|~~)|\*(?:\*\))?|~~\)|_")
 
 
 def spaced(text: str) -> str:
-    """Every run of white space and hyphens (``-``, ``‐``) as one space: ``re.sub(r"[\\s\\-‐]+",
-    " ", text)``, with ``str.split`` (the same white space as ``\\s``) at a fifth of its cost."""
-    text = text.replace("-", " ").replace("‐", " ")
+    """Every run of white space and hyphens (``-``, ``‐``, the full-width ``－``) as one space:
+    ``re.sub(r"[\\s\\-‐－]+", " ", text)``, with ``str.split`` (the same white space as ``\\s``) at a
+    fifth of its cost."""
+    text = text.replace("-", " ").replace("‐", " ").replace("－", " ")
     words = text.split()
     if not words:
         return " " if text else ""
