@@ -119,7 +119,7 @@ def named(prose: str, term: str) -> bool:
     return bool(uses) and all(_in_name(prose, use.start(), use.end()) for use in uses)
 
 
-def uses(prose: str, term: str) -> bool:
+def writes(prose: str, term: str) -> bool:
     """Whether ``prose`` writes ``term`` or its plural as a word, whatever the case."""
     return _any_case(term).search(prose) is not None
 

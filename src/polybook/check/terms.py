@@ -27,7 +27,7 @@ from pathlib import Path
 
 from polybook.check.findings import Finding, Location
 from polybook.check.segments import Alignment, Item, prose_text
-from polybook.check.term_forms import cased_prose, finder, named, rendered, source_prose, uses, written
+from polybook.check.term_forms import cased_prose, finder, named, rendered, source_prose, writes, written
 from polybook.config.glossary import Glossary, Term
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Block, Figure, Heading, Paragraph
@@ -68,8 +68,8 @@ def check_terms(
 
 def terms_once(findings: list[Finding]) -> list[Finding]:
     """The chapters' ``terms.unfollowed`` tallies added up per language and term: a term the
-    language follows in fewer than 9 of 10 of its blocks (5 or more, 3 or more departing) is said once, and its
-    ``terms.missing`` notes left out; the other tallies are dropped."""
+    language follows in fewer than 9 of 10 of its blocks (5 or more, 3 or more departing) is said
+    once, and its ``terms.missing`` notes left out; the other tallies are dropped."""
     tallies: dict[tuple[str, str], list[Finding]] = {}
     for finding in findings:
         if finding.code is Code.TERMS_UNFOLLOWED:
@@ -225,7 +225,7 @@ def _sentence(items: Item | list[Item], term: str) -> str:
     stretch read whole) and whichever copy of the source their base is."""
     for item in items if isinstance(items, list) else [items]:
         for one in _SENTENCE_END.split(" ".join(source_prose(_one(item)).split())):
-            if uses(one, term):
+            if writes(one, term):
                 return one.lstrip("*+-0123456789. ")
     return " ".join(source_prose(_text(items)).split())
 
