@@ -145,20 +145,28 @@ def _in_name(prose: str, start: int, end: int) -> bool:
 
 
 class Haystack:
-    """A text renderings are looked for in, as :func:`normalized`, and the same without its spaces
-    (worked out when first asked: only renderings of two words or more need it)."""
+    """A text renderings are looked for in, as :func:`normalized`, the same without its spaces and
+    its words (each worked out when first asked: only some renderings need them, and a text is
+    asked of every way of every term its source uses)."""
 
-    __slots__ = ("_unspaced", "plain")
+    __slots__ = ("_unspaced", "_words", "plain")
 
     def __init__(self, plain: str) -> None:
         self.plain = plain
         self._unspaced: str | None = None
+        self._words: list[str] | None = None
 
     @property
     def unspaced(self) -> str:
         if self._unspaced is None:
             self._unspaced = self.plain.replace(" ", "")
         return self._unspaced
+
+    @property
+    def words(self) -> list[str]:
+        if self._words is None:
+            self._words = self.plain.split()
+        return self._words
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,7 +261,7 @@ def _found(way: str, seen: Haystack, lang: str) -> bool:
     if lang.startswith(("zh", "ja")) and len(way) >= 2 and all(_cjk(char) for char in way):
         # a space between two ideographs (a line break in the source) parts no word: 长 短期记忆网络
         return way in seen.unspaced or _cjk_variant(way, plain)
-    return " " not in way and len(way) >= _TYPO_FROM and _misspelt(way, plain)
+    return " " not in way and len(way) >= _TYPO_FROM and _misspelt(way, seen.words)
 
 
 #: How long a one-word rendering is for a word one letter off to be it misspelt (``kodçüzücü``
@@ -261,14 +269,14 @@ def _found(way: str, seen: Haystack, lang: str) -> bool:
 _TYPO_FROM = 8
 
 
-def _misspelt(way: str, plain: str) -> bool:
-    """Whether a word of ``plain`` starts with ``way`` with one letter inside it another (a
+def _misspelt(way: str, words: list[str]) -> bool:
+    """Whether one of ``words`` starts with ``way`` with one letter inside it another (a
     suffix may follow). Not one letter more or fewer: in a language that adds suffixes that
     is another word of the same root (``örneklenme``, being sampled, for ``örneklem``, a sample)."""
     size = len(way)
     return any(
         word[:1] == way[:1] and word[size - 1 : size] == way[-1:] and _one_other(way, word[:size])
-        for word in plain.split()
+        for word in words
         if len(word) >= size
     )
 
