@@ -18,11 +18,11 @@ from collections import Counter
 from dataclasses import replace
 
 from polybook.check.findings import Finding
+from polybook.check.segments import sentences
 from polybook.diagnostics import Code, Level
 from polybook.dialect.nodes import Block, Document, Heading, Paragraph
 
 _NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?![\d])")
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 _AROUND = 24  # characters of the source's sentence shown either side of its number
 
 
@@ -72,7 +72,7 @@ def _line(doc: Document, line: int) -> str:
 
 def _sentences(text: str, number: str) -> list[str]:
     """The sentences of ``text`` that say ``number``."""
-    return [s for s in _SENTENCE_END.split(text) if number in _numbers(s)]
+    return [s for s in sentences(text) if number in _numbers(s)]
 
 
 def _numbers(text: str) -> list[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import re
 from dataclasses import dataclass, field
 
 from cydifflib import SequenceMatcher  # difflib's, compiled: the same results (see pyproject.toml)
@@ -38,6 +39,15 @@ class Segment:
 def prose_text(item: Item) -> str:
     """The prose of a node whose numbers count (paragraphs, lists, headings, captions)."""
     return prose_of(item.node)
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` cut where its sentences end: a full stop, question or exclamation mark and white
+    space after it (a Chinese or Japanese one needs none)."""
+    return _SENTENCE_END.split(text)
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 
 
 @by_identity

@@ -19,14 +19,13 @@ term, :func:`check_terms`); the merge adds them up per language (:func:`terms_on
 from __future__ import annotations
 
 import hashlib
-import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from polybook.check.findings import Finding, Location
-from polybook.check.segments import Alignment, Item, prose_text
+from polybook.check.segments import Alignment, Item, prose_text, sentences
 from polybook.check.term_forms import cased_prose, finder, named, rendered, source_prose, writes, written
 from polybook.config.glossary import Glossary, Term
 from polybook.diagnostics import Code
@@ -224,11 +223,7 @@ def _sentence(items: Item | list[Item], term: str) -> str:
     source, the same however the languages' blocks were paired with it (block by block, or a
     stretch read whole) and whichever copy of the source their base is."""
     for item in items if isinstance(items, list) else [items]:
-        for one in _SENTENCE_END.split(" ".join(source_prose(_one(item)).split())):
+        for one in sentences(" ".join(source_prose(_one(item)).split())):
             if writes(one, term):
                 return one.lstrip("*+-0123456789. ")
     return " ".join(source_prose(_text(items)).split())
-
-
-#: Where a sentence of prose (line breaks read as spaces) ends: its mark, then a space.
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
