@@ -156,8 +156,7 @@ def term_uses(alignment: Alignment, glossary: Glossary, lang: str) -> Iterator[U
         if not terms:
             continue
         near = written(texts[max(0, index - 1) : index + 2], lang)  # read once for all its terms
-        line = (translation[0] if isinstance(translation, list) else translation).node.line
-        source_line = (source[0] if isinstance(source, list) else source).node.line
+        line, source_line = _listed(translation)[0].node.line, _listed(source)[0].node.line
         for term in terms:
             ok = rendered(term, near, lang)
             said = "" if ok else _sentence(source, term.source)
@@ -191,8 +190,13 @@ def _prose(item: Item) -> bool:
     )
 
 
+def _listed(items: Item | list[Item]) -> list[Item]:
+    """A block as the one item of a stretch."""
+    return items if isinstance(items, list) else [items]
+
+
 def _text(items: Item | list[Item]) -> str:
-    return "\n".join(_one(item) for item in (items if isinstance(items, list) else [items]))
+    return "\n".join(_one(item) for item in _listed(items))
 
 
 def _one(item: Item) -> str:
@@ -201,9 +205,7 @@ def _one(item: Item) -> str:
 
 def _titles_left_out(items: Item | list[Item]) -> str:
     """:func:`_text` without the headings, capitalised as titles (for :func:`named`)."""
-    return "\n".join(
-        _one(item) for item in (items if isinstance(items, list) else [items]) if not isinstance(item.node, Heading)
-    )
+    return _text([item for item in _listed(items) if not isinstance(item.node, Heading)])
 
 
 def _ways(term: Term) -> str:
@@ -222,7 +224,7 @@ def _sentence(items: Item | list[Item], term: str) -> str:
     marker left out (the whole prose when none is told apart): what a note is about in the
     source, the same however the languages' blocks were paired with it (block by block, or a
     stretch read whole) and whichever copy of the source their base is."""
-    for item in items if isinstance(items, list) else [items]:
+    for item in _listed(items):
         for one in sentences(" ".join(source_prose(_one(item)).split())):
             if writes(one, term):
                 return one.lstrip("*+-0123456789. ")
