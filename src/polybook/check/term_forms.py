@@ -2,7 +2,7 @@
 
 In the source (English): the term as a word or its plural (``example``, ``examples``;
 ``vocabulary``, ``vocabularies``), outside what is not prose (inline code, math, roles, links'
-targets, labels: :func:`polybook.dialect.protect.mask`), not in an idiom that uses the word
+targets, labels: :func:`polybook.dialect.protect.masked_prose`), not in an idiom that uses the word
 otherwise (``for example``, ``for instance``), not a one-word term used as a verb (``we
 sample``, ``to transform``, ``bias the model``, ``filter out``): the glossary's terms are the
 book's nouns; and not a word of a name (``an Amazon Machine Image``: :func:`named`).
@@ -21,12 +21,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 
 from polybook.check.term_turkish import turkish_found
 from polybook.config.glossary import Glossary, Term
-from polybook.dialect.protect import mask
+from polybook.dialect.protect import masked_prose
 
 #: Idioms whose word is no term of the glossary.
 _IDIOMS = re.compile(
@@ -59,7 +58,7 @@ def source_prose(text: str) -> str:
 def cased_prose(text: str) -> str:
     """A source block's prose as written: what is not prose left out (memoised: :func:`named`
     reads it after :func:`source_prose`)."""
-    return mask(text).prose
+    return masked_prose(text)
 
 
 def _plurals(term: str) -> list[str]:
@@ -87,9 +86,9 @@ def finder(glossary: Glossary) -> Callable[[str], list[Term]]:
         found: dict[str, Term] = {}
         for match in pattern.finditer(prose):
             term = by_form[match.group(1)]
-            if " " not in term.source and _verb(prose, match.start(), match.end()):
-                continue
-            found.setdefault(term.source, term)
+            if term.source in found or (" " not in term.source and _verb(prose, match.start(), match.end())):
+                continue  # (found already: its other uses need not be read)
+            found[term.source] = term
         return list(found.values())
 
     return find
@@ -97,14 +96,17 @@ def finder(glossary: Glossary) -> Callable[[str], list[Term]]:
 
 def _verb(prose: str, start: int, end: int) -> bool:
     """Whether the word at ``prose[start:end]`` is used as a verb (by the words around it)."""
-    before, after = (
-        re.findall(r"[\w']+", prose[max(0, start - 40) : start]),
-        re.findall(r"[\w']+", prose[end : end + 40]),
-    )
+    before = _WORD.findall(prose, max(0, start - 40), start)
     if before and before[-1] in _VERB_BEFORE:
         return True
     # its object, or its particle (``filter out``; ``ten samples out of`` is a noun's)
+    after = _WORD.findall(prose, end, end + 40)
     return bool(after) and (after[0] in _VERB_AFTER or (after[0] == "out" and after[1:2] != ["of"]))
+
+
+#: A word, as :func:`_verb` reads the 40 characters either side of a term (the first of a window
+#: may be a word's end).
+_WORD = re.compile(r"[\w']+")
 
 
 def named(prose: str, term: str) -> bool:
@@ -169,23 +171,63 @@ class Haystack:
         return self._words
 
 
-@dataclass(frozen=True, slots=True)
 class Written:
-    """A translation's text as :func:`rendered` reads it: normalised as its language is (``plain``)
-    and as English is (``kept``: the term as the source writes it)."""
+    """A translation's text as :func:`rendered` reads it: as written (``raw``), normalised as its
+    language is (``plain``) and as English is (``kept``: the term as the source writes it), each
+    worked out when first asked: most renderings are found in the text as written, and the
+    normalised texts (half the terms check's time) are then never needed."""
 
-    plain: Haystack
-    kept: Haystack
+    __slots__ = ("_kept", "_lang", "_plain", "_raw", "_texts")
+
+    def __init__(self, texts: Sequence[str], lang: str) -> None:
+        self._texts, self._lang = texts, lang
+        self._raw: str | None = None
+        self._plain: Haystack | None = None
+        self._kept: Haystack | None = None
+
+    @property
+    def raw(self) -> str:
+        if self._raw is None:
+            self._raw = "\n".join(self._texts)
+        return self._raw
+
+    @property
+    def plain(self) -> Haystack:
+        if self._plain is None:
+            self._plain = Haystack(_joined([normalized(text, self._lang) for text in self._texts]))
+        return self._plain
+
+    @property
+    def kept(self) -> Haystack:
+        if not self._lang.startswith("tr"):  # normalised alike: only Turkish's i differs
+            return self.plain
+        if self._kept is None:
+            self._kept = Haystack(_joined([normalized(text, "") for text in self._texts]))
+        return self._kept
+
+    def says(self, way: str) -> bool:
+        """Whether the text as written holds ``way`` (as :func:`normalized`): then the normalised
+        text does too (what normalising takes out or changes is none of a normalised way's
+        characters), so ``way in self.plain.plain`` without normalising. Not a way that a word's
+        optional letters, ``bağ(lantı)lı``, could hold: a word of Latin letters, where the
+        text has a parenthesis."""
+        if not way or way[0] == " " or way[-1] == " " or _UNSAID.search(way):
+            return False
+        raw = self.raw
+        return way in raw and ("(" not in raw or _ANOTHER_LETTER.search(way) is not None)
+
+
+#: What a normalised way holds that the text as written may hold otherwise (marks, parentheses).
+_UNSAID = re.compile(r"[()*_~]")
+#: A character that no word's optional letters are (:data:`_OPTIONAL`).
+_ANOTHER_LETTER = re.compile(r"[^a-zà-ɏ]")
 
 
 def written(texts: Sequence[str], lang: str) -> Written:
-    """``"\\n".join(texts)`` as :func:`rendered` reads it, each text normalised once (memoised: a
-    block is read with the one before it and the one after it too) and the pieces joined as
-    normalising the joined text would join them."""
-    plain = Haystack(_joined([normalized(text, lang) for text in texts]))
-    if not lang.startswith("tr"):  # normalised alike: only Turkish's i differs
-        return Written(plain, plain)
-    return Written(plain, Haystack(_joined([normalized(text, "") for text in texts])))
+    """``"\\n".join(texts)`` as :func:`rendered` reads it, each text normalised once when asked
+    (memoised: a block is read with the one before it and the one after it too) and the pieces
+    joined as normalising the joined text would join them."""
+    return Written(texts, lang)
 
 
 def _joined(pieces: list[str]) -> str:
@@ -203,9 +245,10 @@ def rendered(term: Term, text: str | Written, lang: str) -> bool:
     itself, in one of the forms the language writes them (``text`` as :func:`written` reads it,
     for one asked of many terms)."""
     seen = text if isinstance(text, Written) else written([text], lang)
-    return any(_found(way, seen.plain, lang) for way in (term.rendering, *term.variants)) or _found(
-        term.source, seen.kept, ""
-    )
+    ways = (term.rendering, *term.variants)
+    if any(seen.says(normalized(way, lang)) for way in ways) or seen.says(normalized(term.source, "")):
+        return True
+    return any(_found(way, seen.plain, lang) for way in ways) or _found(term.source, seen.kept, "")
 
 
 @lru_cache(maxsize=4096)

@@ -22,6 +22,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 
 from polybook.check.findings import Finding, Location
@@ -224,8 +225,18 @@ def _sentence(items: Item | list[Item], term: str) -> str:
     marker left out (the whole prose when none is told apart): what a note is about in the
     source, the same however the languages' blocks were paired with it (block by block, or a
     stretch read whole) and whichever copy of the source their base is."""
-    for item in _listed(items):
-        for one in sentences(" ".join(source_prose(_one(item)).split())):
+    return _sentence_in(tuple(_one(item) for item in _listed(items)), term)
+
+
+@lru_cache(maxsize=4096)
+def _sentence_in(texts: tuple[str, ...], term: str) -> str:
+    """:func:`_sentence` of the blocks' texts (memoised: the languages that leave one term of one
+    block unrendered ask alike)."""
+    for text in texts:
+        prose = " ".join(source_prose(text).split())
+        if not writes(prose, term):
+            continue  # (nor does a sentence of it: a stretch's other blocks are not cut up)
+        for one in sentences(prose):
             if writes(one, term):
                 return one.lstrip("*+-0123456789. ")
-    return " ".join(source_prose(_text(items)).split())
+    return " ".join(source_prose("\n".join(texts)).split())
