@@ -16,7 +16,7 @@ the translation's equals another of today's (zh's ``train(num_gpus=2, ...)`` for
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from functools import cached_property
 
 from polybook.check.code_keys import cell_key, without_strings
 from polybook.check.documents import cells_of
@@ -25,44 +25,74 @@ from polybook.check.segments import by_identity, inlines_of, walked
 from polybook.check.strings import differing_strings
 from polybook.check.tex import normalize_tex
 from polybook.diagnostics import Code
-from polybook.dialect.nodes import CodeCell, DisplayMath, Document, Figure
+from polybook.dialect.nodes import CodeCell, DisplayMath, Document, Figure, Inline
 
 _CODE = (Code.CODE_CHANGED, Code.CODE_SAVED, Code.CODE_STRINGS, Code.CODE_EXTRA, Code.CODE_TABS, Code.CODE_MARKERS)
 
 
-@dataclass(frozen=True, slots=True)
 class _Today:
-    """What the source today has, as the findings' subjects name it."""
+    """What the source today has, as the findings' subjects name it: each part worked out when a
+    finding first asks for it (a chapter's findings ask for few: its code's keys, or its
+    formulas, or its references)."""
 
-    cells: frozenset[tuple[str, str]]  # (framework, code as compared)
-    said: Counter[str]  # each formula (as compared): how many times
-    marked: frozenset[tuple[str, str, tuple[str, ...], tuple[str, ...]]]  # and its frameworks and marks
-    formulas: frozenset[str]
-    labels: frozenset[str]
-    refs: frozenset[str]  # "numref:sec_x"
-    links: frozenset[str]
-    figures: frozenset[str]
-    frameworks: frozenset[str]
+    def __init__(self, doc: Document) -> None:
+        self.doc = doc
+
+    @cached_property
+    def _cells(self) -> list[tuple[str, str, CodeCell]]:
+        return [(f, cell_key(c.code_for(f)), c) for c in cells_of(self.doc) for f in c.frameworks]
+
+    @cached_property
+    def _inlines(self) -> list[Inline]:
+        return [i for i, _ in inlines_of(self.doc)]
+
+    @cached_property
+    def cells(self) -> frozenset[tuple[str, str]]:
+        """(framework, code as compared)"""
+        return frozenset((f, key) for f, key, _ in self._cells)
+
+    @cached_property
+    def said(self) -> Counter[str]:
+        """Each formula (as compared): how many times."""
+        return _formulas_said(self.doc)
+
+    @cached_property
+    def marked(self) -> frozenset[tuple[str, str, tuple[str, ...], tuple[str, ...]]]:
+        """Each cell's framework and code, with its frameworks and marks."""
+        return frozenset((f, key, c.frameworks, tuple(sorted(m.name for m in c.markers))) for f, key, c in self._cells)
+
+    @cached_property
+    def formulas(self) -> frozenset[str]:
+        formulas = [n.tex for n in walked(self.doc) if isinstance(n, DisplayMath)]
+        formulas += [i.value for i in self._inlines if i.kind == "math"]
+        return frozenset(normalize_tex(tex) for tex in formulas)
+
+    @cached_property
+    def labels(self) -> frozenset[str]:
+        return frozenset(self.doc.labels)
+
+    @cached_property
+    def refs(self) -> frozenset[str]:
+        """``"numref:sec_x"``"""
+        return frozenset(f"{i.name}:{i.value}" for i in self._inlines if i.kind == "role")
+
+    @cached_property
+    def links(self) -> frozenset[str]:
+        return frozenset(i.value for i in self._inlines if i.kind == "link")
+
+    @cached_property
+    def figures(self) -> frozenset[str]:
+        figures = [f for f in walked(self.doc) if isinstance(f, Figure)]
+        return frozenset(key for f in figures for key in (f.label, f.src) if key)
+
+    @cached_property
+    def frameworks(self) -> frozenset[str]:
+        return frozenset(self.doc.frameworks)
 
 
 @by_identity  # the source today is asked once for every language
 def _today(doc: Document) -> _Today:
-    cells = [(f, cell_key(c.code_for(f)), c) for c in cells_of(doc) for f in c.frameworks]
-    inlines = [i for i, _ in inlines_of(doc)]
-    formulas = [n.tex for n in walked(doc) if isinstance(n, DisplayMath)]
-    formulas += [i.value for i in inlines if i.kind == "math"]
-    figures = [f for f in walked(doc) if isinstance(f, Figure)]
-    return _Today(
-        frozenset((f, key) for f, key, _ in cells),
-        _formulas_said(doc),
-        frozenset((f, key, c.frameworks, tuple(sorted(m.name for m in c.markers))) for f, key, c in cells),
-        frozenset(normalize_tex(tex) for tex in formulas),
-        frozenset(doc.labels),
-        frozenset(f"{i.name}:{i.value}" for i in inlines if i.kind == "role"),
-        frozenset(i.value for i in inlines if i.kind == "link"),
-        frozenset(key for f in figures for key in (f.label, f.src) if key),
-        frozenset(doc.frameworks),
-    )
+    return _Today(doc)
 
 
 @by_identity
