@@ -138,6 +138,10 @@ def _open(path: Path) -> sqlite3.Connection:
     # at the start, never fails half-way through for a lock)
     connection = sqlite3.connect(path, timeout=_BUSY_MS / 1000, isolation_level=None, check_same_thread=False)
     try:
+        # (of a new file only) a parsed document is some 17 kB: on 4 kB pages each is a chain of
+        # overflow pages, each page a write; on 16 kB ones, writing the 1.0 book's 1,179 took 0.05
+        # CPU-s, not 0.08, and 10 % more room
+        connection.execute("PRAGMA page_size = 16384")
         connection.execute("PRAGMA journal_mode = WAL")
         connection.execute("PRAGMA synchronous = OFF")  # a cache: a power cut loses it, nothing else
         for statement in _SCHEMA:
