@@ -30,10 +30,10 @@ from polybook.check.code_match import align_code
 from polybook.check.documents import cells_of
 from polybook.check.findings import Finding, Location
 from polybook.check.regroup import CellMatch
-from polybook.check.segments import by_identity
+from polybook.check.segments import by_identity, walked
 from polybook.check.word_diff import same_words
 from polybook.diagnostics import Code
-from polybook.dialect.nodes import Block, CodeCell, Document, Heading, Paragraph
+from polybook.dialect.nodes import Block, CodeCell, DisplayMath, Document, Heading, Paragraph
 from polybook.files import atomic_write
 
 LOCK_NAME = "polybook-sync.json"
@@ -130,7 +130,16 @@ def source_at(root: Path, commit: str, path: Path) -> str | None:
 def prose_blocks(doc: Document) -> list[Paragraph | Block | Heading]:
     """The document's prose blocks, in order: paragraphs, headings, lists, tables... (memoised:
     shared, never mutate it)."""
-    return [n for n in doc.walk() if isinstance(n, Paragraph | Heading) or (isinstance(n, Block) and n.kind != "html")]
+    return [n for n in walked(doc) if isinstance(n, Paragraph | Heading) or (isinstance(n, Block) and n.kind != "html")]
+
+
+@by_identity
+def display_formulas(doc: Document) -> list[str]:
+    """The document's display formulas, white space folded: what the migration plan counts and
+    aligns, and what tells a translation's base (:mod:`.bases`). Memoised (shared, never mutate
+    it), on the walk the checks share: three walks of every base and source were 0.05 CPU-s of
+    the 1.0 book's check."""
+    return [" ".join(n.tex.split()) for n in walked(doc) if isinstance(n, DisplayMath)]
 
 
 def prose_text(node: Paragraph | Block | Heading) -> str:
