@@ -20,7 +20,7 @@ from polybook.check.code_match import align_code
 from polybook.check.documents import cells_of
 from polybook.check.findings import Finding, Location
 from polybook.check.plan import Changes, Counts, DocumentPlan, DocumentState
-from polybook.check.staleness import by_documents, display_formulas, prose_blocks, prose_pairs, prose_text
+from polybook.check.staleness import by_documents, display_formulas, prose_blocks, prose_pairs, prose_texts
 from polybook.check.word_diff import changed_words
 from polybook.diagnostics import Code, Level
 from polybook.dialect.nodes import Document
@@ -35,15 +35,15 @@ def _prose_changes(old: Document, new: Document) -> tuple[Counts, int]:
     """The prose blocks kept, changed, added and removed, and the words to translate: all of an
     added block, those of a changed one's word diff (:func:`changed_words`). A block whose words
     stayed -- white space, typography or markup changed -- is kept: its translation still holds."""
-    then, now = prose_blocks(old), prose_blocks(new)
+    then, now = prose_texts(old), prose_texts(new)
     pairs, words = [], 0
     for pair in prose_pairs(old, new):
         if pair.kind == "similar" and pair.source is not None and pair.target is not None:
-            changed = changed_words(prose_text(then[pair.source]), prose_text(now[pair.target]))
+            changed = changed_words(then[pair.source], now[pair.target])
             pair = pair if changed else Pair(pair.source, pair.target, "equal")
             words += changed
         elif pair.kind == "extra" and pair.target is not None:
-            words += len(prose_text(now[pair.target]).split())
+            words += len(now[pair.target].split())
         pairs.append(pair)
     return _counts(pairs), words
 
@@ -60,7 +60,7 @@ def document_changes(old: Document, new: Document) -> Changes:
 
 def document_words(doc: Document) -> int:
     """The words of a document's prose: all left to translate in a document new to a language."""
-    return sum(len(prose_text(node).split()) for node in prose_blocks(doc))
+    return sum(len(text.split()) for text in prose_texts(doc))
 
 
 def changed_row(name: str, base: Base, current: Document | None, translation: Document) -> DocumentPlan:

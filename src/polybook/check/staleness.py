@@ -146,6 +146,13 @@ def prose_text(node: Paragraph | Block | Heading) -> str:
     return node.text if isinstance(node, Heading) else node.source
 
 
+@by_identity
+def prose_texts(doc: Document) -> list[str]:
+    """:func:`prose_text` of each of the document's :func:`prose_blocks`, in order (memoised:
+    shared, never mutate it): every comparison of a base with the source reads them."""
+    return [prose_text(n) for n in prose_blocks(doc)]
+
+
 T = TypeVar("T")
 
 
@@ -182,8 +189,7 @@ def prose_pairs(old: Document, new: Document) -> list[Pair]:
     """:func:`prose_blocks` of a base and of the source today, aligned by words (only the diff
     shown depends on the pairing, and characters cost a hundred times more). Memoised (shared,
     never mutate it): the stale findings and the migration plan ask for the same."""
-    then, now = [prose_text(n) for n in prose_blocks(old)], [prose_text(n) for n in prose_blocks(new)]
-    return align(then, now, token_ratio, 0.6)
+    return align(prose_texts(old), prose_texts(new), token_ratio, 0.6)
 
 
 def lock_problem(lang: str, name: str, translation: Document, record: SyncRecord | None) -> list[Finding]:
@@ -250,6 +256,7 @@ def source_steps(old: Document, source: Document) -> tuple[list[CellStep], list[
             key = cell_key(cell.code_for(framework)) if cell else ""
             cells.append(CellStep(framework, anchor, cell, _WHAT[pair.kind], index, diff[:_MAX_DIFF], key))
     then_prose, now_prose = prose_blocks(old), prose_blocks(source)
+    then_texts, now_texts = prose_texts(old), prose_texts(source)
     prose: list[ProseStep] = []
     anchor_line = None
     for pair in prose_pairs(old, source):
@@ -257,11 +264,10 @@ def source_steps(old: Document, source: Document) -> tuple[list[CellStep], list[
             anchor_line = then_prose[pair.source].line
         if pair.kind == "equal" or pair.target is None:
             continue
-        node = now_prose[pair.target]
-        before_text = prose_text(then_prose[pair.source]) if pair.source is not None else ""
-        if pair.source is not None and same_words(before_text, prose_text(node)):
+        before_text = then_texts[pair.source] if pair.source is not None else ""
+        if pair.source is not None and same_words(before_text, now_texts[pair.target]):
             continue  # white space, typography or markup alone: the translation still holds
-        prose.append(ProseStep(anchor_line, node, word_diff(before_text, prose_text(node))))
+        prose.append(ProseStep(anchor_line, now_prose[pair.target], word_diff(before_text, now_texts[pair.target])))
     return cells, prose
 
 

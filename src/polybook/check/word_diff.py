@@ -79,7 +79,7 @@ def _normal(text: str) -> str:
     plain (its words stay). Kept for the last few thousand texts: a check compares one source
     paragraph with the base of every language that has the chapter, in the migration plan and in
     the staleness notes, which the check asks for chapter by chapter."""
-    plain = text.translate(_TYPOGRAPHY)
+    plain = text if text.isascii() else text.translate(_TYPOGRAPHY)  # (ASCII has none of it: a flag read)
     if "**" in plain or "~~" in plain:  # (every slide mark has one of the two)
         plain = _SLIDES.sub("", plain)
     plain = _LEADING.sub("", plain)
