@@ -107,3 +107,16 @@ def test_the_pdf_typesets_a_marked_block_once_plainly_under_the_pages_one_notice
     assert pdf.count("十まで数えます。") == 1 and pdf.count("A brand new paragraph.") == 1
     site = transpile(doc, "ja").text
     assert site.count("```{note}") == 1 and site.count('<div class="polybook-mark ') == 2
+
+
+def test_words_apart_as_the_pattern_cut_them() -> None:
+    # same_words drops white space and hyphens by str.split, not by the pattern [\s-]+ it had: the
+    # same characters, every one of them (a character only one of the two called white space would
+    # make two texts the same words for one and not for the other)
+    import re
+
+    from polybook.check.word_diff import _joined, _normal
+
+    every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
+    assert _joined(every) == re.sub(r"[\s-]+", "", _normal(every))
+    assert same_words("fully-connected\u3000layer", "fully connected\u2028layer")

@@ -30,12 +30,12 @@ from polybook.check.findings import Finding, Location
 from polybook.check.keys import checker_version, file_digest, key_of
 from polybook.check.regroup import CellMatch
 from polybook.check.segments import by_identity
-from polybook.check.staleness import SyncRecord, origin_file, source_at, source_changes
+from polybook.check.staleness import SyncRecord, display_formulas, origin_file, source_at, source_changes
 from polybook.config import BookConfig
 from polybook.database import Shelf
 from polybook.diagnostics import Code
 from polybook.dialect import DialectSettings, parse_text
-from polybook.dialect.nodes import DisplayMath, Document
+from polybook.dialect.nodes import Document
 from polybook.files import file_sha256, kept, read_file, swept
 from polybook.models import parse_cached
 
@@ -224,7 +224,7 @@ def _marks(doc: Document) -> frozenset[tuple[str, str]]:
     code cell (per framework, normalised), display formula and label. Memoised for the last
     documents: the source's serves every language."""
     marks = {("code:" + fw, cell_key(cell.code_for(fw))) for cell in cells_of(doc) for fw in cell.frameworks}
-    marks |= {("math", " ".join(n.tex.split())) for n in doc.walk() if isinstance(n, DisplayMath)}
+    marks |= {("math", tex) for tex in display_formulas(doc)}
     return frozenset(marks | {("label", name) for name in doc.labels})
 
 
@@ -260,7 +260,7 @@ def _uncommented_marks(doc: Document) -> frozenset[tuple[str, str]]:
     """:func:`_marks` with each cell's code only :func:`without_comments` (its key is a function
     of that): equal for two documents, their marks are equal, at a fraction of the cost."""
     marks = {("code:" + fw, without_comments(cell.code_for(fw))) for cell in cells_of(doc) for fw in cell.frameworks}
-    marks |= {("math", " ".join(n.tex.split())) for n in doc.walk() if isinstance(n, DisplayMath)}
+    marks |= {("math", tex) for tex in display_formulas(doc)}
     return frozenset(marks | {("label", name) for name in doc.labels})
 
 

@@ -20,10 +20,10 @@ from polybook.check.code_match import align_code
 from polybook.check.documents import cells_of
 from polybook.check.findings import Finding, Location
 from polybook.check.plan import Changes, Counts, DocumentPlan, DocumentState
-from polybook.check.staleness import by_documents, prose_blocks, prose_pairs, prose_text
+from polybook.check.staleness import by_documents, display_formulas, prose_blocks, prose_pairs, prose_texts
 from polybook.check.word_diff import changed_words
 from polybook.diagnostics import Code, Level
-from polybook.dialect.nodes import DisplayMath, Document
+from polybook.dialect.nodes import Document
 
 
 def _counts(pairs: list[Pair]) -> Counts:
@@ -35,15 +35,15 @@ def _prose_changes(old: Document, new: Document) -> tuple[Counts, int]:
     """The prose blocks kept, changed, added and removed, and the words to translate: all of an
     added block, those of a changed one's word diff (:func:`changed_words`). A block whose words
     stayed -- white space, typography or markup changed -- is kept: its translation still holds."""
-    then, now = prose_blocks(old), prose_blocks(new)
+    then, now = prose_texts(old), prose_texts(new)
     pairs, words = [], 0
     for pair in prose_pairs(old, new):
         if pair.kind == "similar" and pair.source is not None and pair.target is not None:
-            changed = changed_words(prose_text(then[pair.source]), prose_text(now[pair.target]))
+            changed = changed_words(then[pair.source], now[pair.target])
             pair = pair if changed else Pair(pair.source, pair.target, "equal")
             words += changed
         elif pair.kind == "extra" and pair.target is not None:
-            words += len(prose_text(now[pair.target]).split())
+            words += len(now[pair.target].split())
         pairs.append(pair)
     return _counts(pairs), words
 
@@ -54,17 +54,13 @@ def document_changes(old: Document, new: Document) -> Changes:
     documents: the languages that share a base ask for the same."""
     paragraphs, words = _prose_changes(old, new)
     cells = align_code([c.code for c in cells_of(old)], [c.code for c in cells_of(new)])
-    formulas = align(_formulas(old), _formulas(new), char_ratio, 0.6)
+    formulas = align(display_formulas(old), display_formulas(new), char_ratio, 0.6)
     return Changes(paragraphs, _counts(cells), _counts(formulas), words)
-
-
-def _formulas(doc: Document) -> list[str]:
-    return [" ".join(n.tex.split()) for n in doc.walk() if isinstance(n, DisplayMath)]
 
 
 def document_words(doc: Document) -> int:
     """The words of a document's prose: all left to translate in a document new to a language."""
-    return sum(len(prose_text(node).split()) for node in prose_blocks(doc))
+    return sum(len(text.split()) for text in prose_texts(doc))
 
 
 def changed_row(name: str, base: Base, current: Document | None, translation: Document) -> DocumentPlan:
@@ -85,7 +81,7 @@ def changed_row(name: str, base: Base, current: Document | None, translation: Do
 def new_row(name: str, source: Document, follows: str) -> DocumentPlan:
     words = document_words(source)
     blocks = len(prose_blocks(source))
-    cells, formulas = len(cells_of(source)), len(_formulas(source))
+    cells, formulas = len(cells_of(source)), len(display_formulas(source))
     changes = Changes(Counts(added=blocks), Counts(added=cells), Counts(added=formulas), words)
     return DocumentPlan(DocumentState.NEW, name, name, follows, changes=changes, labels=frozenset(source.labels))
 

@@ -71,8 +71,6 @@ _CONTRACTIONS = (
     (("'ll",), re.compile(r"\b(we|you|they|i|it)'ll\b"), r"\1 will"),
     (("i'm",), re.compile(r"\bi'm\b"), "i am"),
 )  # each with what it needs written: a text without it is left as it is, unsearched
-#: What separates words in one text and not in the other (``fully-connected``, ``fully connected``).
-_APART = re.compile(r"[\s-]+")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -81,7 +79,7 @@ def _normal(text: str) -> str:
     plain (its words stay). Kept for the last few thousand texts: a check compares one source
     paragraph with the base of every language that has the chapter, in the migration plan and in
     the staleness notes, which the check asks for chapter by chapter."""
-    plain = text.translate(_TYPOGRAPHY)
+    plain = text if text.isascii() else text.translate(_TYPOGRAPHY)  # (ASCII has none of it: a flag read)
     if "**" in plain or "~~" in plain:  # (every slide mark has one of the two)
         plain = _SLIDES.sub("", plain)
     plain = _LEADING.sub("", plain)
@@ -121,7 +119,15 @@ def same_words(old: str, new: str) -> bool:
     """Whether two texts differ only in white space, typography (quotes, dashes, spaces that do
     not break, hyphens between words, case, contractions) or markup. Kept for the last pairs: the
     staleness notes and the migration plan ask it of the same base and source paragraphs."""
-    return _APART.sub("", _normal(old)) == _APART.sub("", _normal(new))
+    return _joined(old) == _joined(new)
+
+
+def _joined(text: str) -> str:
+    """:func:`_normal`'s text without what separates words in one text and not in the other (white
+    space, hyphens: ``fully-connected``, ``fully connected``). By ``str.split``, which cuts at the
+    very characters ``re``'s ``\\s`` matches (both ask ``Py_UNICODE_ISSPACE``): the pattern
+    ``[\\s-]+`` took 0.05 CPU-s of the 1.0 book's check, this a sixth of it."""
+    return "".join(_normal(text).replace("-", " ").split())
 
 
 class Step(StrEnum):
@@ -138,14 +144,18 @@ class Words:
     text: str
 
 
+def _opcodes(before: list[str], after: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """How to turn the words ``before`` into ``after``, each word compared as :func:`_key` makes it."""
+    return SequenceMatcher(None, list(map(_key, before)), list(map(_key, after)), autojunk=False).get_opcodes()
+
+
 def word_runs(old: str, new: str) -> list[Words]:
     """The words of ``old`` and ``new`` as runs kept, gone and added (a replacement: gone then
     added), compared as :func:`_normal` makes them: a word whose quotes or emphasis alone
     changed is the same word, shown as ``new`` writes it."""
     before, after = old.split(), new.split()
-    matcher = SequenceMatcher(None, [_key(w) for w in before], [_key(w) for w in after], autojunk=False)
     out: list[Words] = []
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in _opcodes(before, after):
         if tag == "equal":
             out.append(Words(Step.SAME, " ".join(after[j1:j2])))
             continue
@@ -156,11 +166,16 @@ def word_runs(old: str, new: str) -> list[Words]:
     return out
 
 
+@functools.lru_cache(maxsize=4096)
 def changed_words(old: str, new: str) -> int:
     """How many words of ``new`` a translator has to look at: those added or replaced (0 when
-    only white space, typography or markup changed); a change that only drops words counts one."""
+    only white space, typography or markup changed); a change that only drops words counts one.
+    Counted on :func:`word_runs`' opcodes, without making its runs; kept for the last pairs: the
+    languages whose bases are alike ask for the same (the 1.0 book: 2,703 asks, 1,807 pairs)."""
     if same_words(old, new):
         return 0
-    diff = word_runs(old, new)
-    added = sum(len(run.text.split()) for run in diff if run.step is Step.ADDED)
-    return added or (1 if any(run.step is Step.GONE for run in diff) else 0)
+    added = gone = 0
+    for tag, i1, i2, j1, j2 in _opcodes(old.split(), new.split()):
+        if tag != "equal":
+            added, gone = added + j2 - j1, gone + i2 - i1
+    return added or (1 if gone else 0)
