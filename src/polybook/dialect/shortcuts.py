@@ -5,9 +5,10 @@ much of it on work whose result the builder never reads: inline tokens of plain 
 tried on lines they cannot match, emphasis outside links, a Python loop per line. Each piece
 here is markdown-it-py's own rule or state with a test in front that says what it leaves out,
 or does what markdown-it-py's does with less Python (the paragraph rule, a token's making; the
-inline text most paragraphs hold is tokenized by :mod:`polybook.dialect.inline_scan`); the
-document the builder makes is the same, node for node and diagnostic for diagnostic
-(tests/test_shortcuts.py compares it, and the tokens, with markdown-it-py's own parser).
+roles, math and code spans of the inline text most paragraphs hold are read by the builder with
+:mod:`polybook.dialect.inline_scan`, that text's tokens left unmade); the document the builder
+makes is the same, node for node and diagnostic for diagnostic (tests/test_shortcuts.py
+compares it, and the tokens made, with markdown-it-py's own parser).
 Written by hand because markdown-it-py has no switch for any of it.
 """
 
@@ -37,7 +38,7 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType
 
 BlockRule: TypeAlias = Callable[[StateBlock, int, int, bool], bool]
-Scan: TypeAlias = Callable[[str, EnvType, list[Token]], bool]
+Scannable: TypeAlias = Callable[[str, EnvType], bool]
 
 
 def _may_hold_inlines(text: str) -> bool:
@@ -264,11 +265,12 @@ def normalize_rule(state: StateCore) -> None:
     state.src = src
 
 
-def inline_rule(scan: Scan | None) -> Callable[[StateCore], None]:
+def inline_rule(scannable: Scannable | None) -> Callable[[StateCore], None]:
     """markdown-it's ``inline`` core rule, skipping the text that holds no inline element the
     builder reads (:func:`_may_hold_inlines`): most of a book's paragraphs and headings, whose
-    children are then left empty instead of holding only text and soft breaks. The others are
-    tokenized by ``scan`` (:mod:`polybook.dialect.inline_scan`) where it can, else by markdown-it."""
+    children are then left empty instead of holding only text and soft breaks. The text that
+    ``scannable`` accepts is left so too: the builder reads its roles, math and code spans
+    itself (:mod:`polybook.dialect.inline_scan`); markdown-it tokenizes the rest."""
 
     def inline(state: StateCore) -> None:
         md = state.md
@@ -277,9 +279,10 @@ def inline_rule(scan: Scan | None) -> Callable[[StateCore], None]:
             if token.type == "inline":
                 if token.children is None:
                     token.children = []
-                if not may_hold(token.content) or (scan is not None and scan(token.content, state.env, token.children)):
+                content = token.content
+                if not may_hold(content) or (scannable is not None and scannable(content, state.env)):
                     continue
-                md.inline.parse(token.content, md, state.env, token.children)
+                md.inline.parse(content, md, state.env, token.children)
 
     return inline
 
