@@ -227,6 +227,7 @@ def _inlines_both_ways(text: str) -> tuple[tuple, tuple]:
     st.lists(
         st.sampled_from(["$", "$$", "`", "``", ":numref:`a`", ":cite:`x, y z`", "\\", "\\$", "\\`", "\\:"])
         | st.sampled_from([": numref: ", "a:ref:", ":eqref :", "  \n", " \n", "\n \t", "\\\n", "`a\nb`"])
+        | st.sampled_from(["[a](b)", "![c d](e.png)", "[](f)", "[x](javascript:y)", "[", "]", "](", "!", "(", ")"])
         | st.text(alphabet=" \t\nab1:$`\\-_*[]()!<&é\ud83d\ude00", max_size=8),
         max_size=14,
     )
@@ -256,6 +257,9 @@ def test_inline_scan_reads_what_markdown_its_tokens_give(parts: list[str]) -> No
         "see : numref: `fig_a` and\n  \\*: ref:`b` then `c\nd` $e\nf$ `g`",
         "a,:numref:``x`` and :cite:`a b`",
         "$x$\\\n  :numref: `y`",
+        "[Discussions](https://discuss.d2l.ai/t/92) and ![a: b](../img/c.svg) `d`",
+        "![a](javascript:x) and [b](data:image/png;base64,x) [c](DATA:text/html,x)",
+        "a] [b](c) ! [f](g!h)",
     ],
 )
 def test_inline_scan_cases(text: str) -> None:
@@ -265,10 +269,29 @@ def test_inline_scan_cases(text: str) -> None:
 
 
 def test_inline_scan_leaves_to_markdown_it_what_it_does_not_read() -> None:
-    for text in ("a [link](b)", "a <b>", "a &amp;", "[x](y) *a*"):
+    for text in ("a [link](b c)", "a <b>", "a &amp;", "[x](y) *a*", "[a [b](c)", "`[x]` [a](b)", "[a](b[c)"):
         assert not scannable(text, {}), text
+    assert scannable("[Discussions](https://discuss.d2l.ai/t/92)", {})
     assert scannable("*a*, [b] and _c_ stay text where no link can be, \\* too", {})
     assert not scannable("[b] is a link where the document defines it", {"references": {"B": {}}})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "![a](b.png)\n",
+        # blank to Python, not to markdown-it's trimming: text around the image, no line break
+        "\x1c![a](b.png)\x85\n",
+        "\x1c  \n![a](b.png)\n",  # a hard break
+        "\x1c \n  ![a](b.png)\n",  # a soft one
+        "![a](b.png)\x1c  \n\x1c\n",
+        "![a](b.png) ![c](d.png)\n",
+        "![a](javascript:b)\n",
+        "Text\n![a](b.png)\n:label:`fig_a`\n",
+    ],
+)
+def test_figures_read_by_the_scan_are_markdown_its(text: str) -> None:
+    _same(text)
 
 
 def test_inline_scan_escapes_what_markdown_it_does() -> None:

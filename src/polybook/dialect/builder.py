@@ -13,8 +13,10 @@ from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect.attach import split_figure, split_math
 from polybook.dialect.cells import parse_fence_info
 from polybook.dialect.code_cells import CellBuilder
+from polybook.dialect.inline_scan import only_blank
 from polybook.dialect.inlines import InlineBuilder
 from polybook.dialect.inlines import glued_to as glued_to  # sync.mend's
+from polybook.dialect.markdown import inline_pieces
 from polybook.dialect.nodes import (
     Bibliography,
     Block,
@@ -213,6 +215,15 @@ class _Builder(CellBuilder, InlineBuilder):
 
     def figure(self, start: int, end: int, inline: Token) -> Figure | None:
         """The figure a paragraph of one image is (an image needs ``![`` in the text)."""
+        if not inline.children:  # left to the scan: one image, with only blank text around it
+            found = inline_pieces(inline.content)
+            if len(found) != 1 or found[0][0] != "image":
+                return None
+            _, src, caption, at, after = found[0]
+            text = inline.content
+            if not (only_blank(text[:at]) and only_blank(text[after:])):
+                return None
+            return Figure(self.path, start + 1, end, src, caption, inlines=[])
         visible = [
             c
             for c in inline.children or []

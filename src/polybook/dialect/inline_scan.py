@@ -27,9 +27,10 @@ import string
 from collections.abc import Callable
 
 from markdown_it import MarkdownIt
+from markdown_it.common.normalize_url import validateLink
 from markdown_it.utils import EnvType
 
-from polybook.dialect.shortcuts import Scannable, emphasis_rule, image_rule, link_rule
+from polybook.dialect.shortcuts import Scannable, emphasis_rule, image_rule, link_rule, normalized_link
 
 #: The inline rules of the dialect's parser, in their order (markdown-it's CommonMark ones, the
 #: dollarmath plugin's ``math_inline`` and the dialect's ``d2l_role``), emphasis, links and
@@ -53,6 +54,14 @@ EXPECTED_POST_RULES = ("balance_pairs", "emphasis", "fragments_join")
 #: What the scan stops at: the characters of its rules. A line break ends no piece: the builder
 #: counts the text's lines (markdown-it makes each a break token, the indent after it no text).
 _STOPS = re.compile(r"[\\$:`]")
+#: The same where the text holds a link (a ``](``): the link rule's ``[`` and the image rule's ``!`` too.
+_STOPS_WHERE_LINKS = re.compile(r"[\\$:`\[!]")
+#: A link the scan reads: ``[label](destination)``, no character in the label that a rule
+#: reacts to (nor a line break or bracket: the label is its text), none in the destination that
+#: markdown-it's ``parseLinkDestination`` reads apart (spaces, parentheses, escapes, entities,
+#: ``<``) or that another rule would take first (a code span's or math's). Anything else
+#: between brackets leaves the text to markdown-it (:func:`scannable`).
+_LINK = re.compile(r"\[([^\[\]\\`$*_<>&\n]*)\]\(([^()\s<>\\&`$\x00-\x1f\x7f]+)\)")
 #: What a backslash escapes (markdown-it's ``escape`` rule): ASCII punctuation.
 _ASCII_PUNCTUATION = frozenset(string.punctuation)
 _ESCAPED = re.compile(r"\\(.)")
@@ -71,24 +80,39 @@ def scanner(md: MarkdownIt) -> Scannable | None:
     rules = {rule.name: rule.fn for rule in md.inline.ruler.__rules__ if rule.enabled}  # getRules may dispatch
     if (rules["emphasis"], rules["link"], rules["image"]) != (emphasis_rule, link_rule, image_rule):
         return None  # markdown-it's own: emphasis and links where the scan takes text
+    validates = getattr(md.validateLink, "__func__", None)
+    if md.normalizeLink is not normalized_link or validates is not MarkdownIt.validateLink:
+        return None  # the links' destinations are read as :func:`_link` reads them
     return scannable
 
 
 def scannable(text: str, env: EnvType) -> bool:
     """Whether ``text`` holds nothing :func:`pieces` leaves to markdown-it: an autolink or HTML
     (``<``), an entity (``&``), and where a link can be (a ``](``, or link references in the
-    document: see shortcuts.link_rule) a link, an image or emphasis (``[``, ``*``, ``_``)."""
+    document: see shortcuts.link_rule) emphasis (``*``, ``_``) or a ``[`` that does not begin
+    a link :data:`_LINK` reads (so every ``[`` does)."""
     if "<" in text or "&" in text:
         return False
     if env.get("references"):
         return "[" not in text and "*" not in text and "_" not in text
-    return "](" not in text
+    if "](" not in text:
+        return True
+    if "*" in text or "_" in text:
+        return False
+    at = text.find("[")
+    while at >= 0:
+        if _LINK.match(text, at) is None:
+            return False
+        at = text.find("[", at + 1)
+    return True
 
 
 def pieces(src: str, role: Callable[[str, int], re.Match[str] | None]) -> list[Piece]:
-    """The roles, math and code spans of ``src`` (a text :func:`scannable` accepts), in order,
-    as markdown-it's tokenizer finds them (``role``: the dialect's role pattern's ``match``)."""
-    search = _STOPS.search
+    """The roles, math, code spans, links and images of ``src`` (a text :func:`scannable`
+    accepts), in order, as markdown-it's tokenizer finds them (``role``: the dialect's role
+    pattern's ``match``). A link is its destination as markdown-it makes it (``name``: its
+    label, which is its text)."""
+    search = (_STOPS_WHERE_LINKS if "](" in src else _STOPS).search
     found: list[Piece] = []
     pos, unclosed = 0, {}  # see _code
     while (stop := search(src, pos)) is not None:
@@ -101,12 +125,28 @@ def pieces(src: str, role: Callable[[str, int], re.Match[str] | None]) -> list[P
             piece = _math(src, at)
         elif char == ":":
             piece = _role(src, at, role)
-        else:
+        elif char == "`":
             piece = _code(src, at, unclosed)
+        elif char == "[":
+            piece = _link(src, at, at, "link")
+        else:  # ``!``: an image when a link follows
+            piece = _link(src, at + 1, at, "image") if src.startswith("[", at + 1) else ("", "", "", at, at + 1)
         if piece[0]:
             found.append(piece)
         pos = piece[4]
     return found
+
+
+def _link(src: str, at: int, begins: int, kind: str) -> Piece:
+    """markdown-it's ``link`` (or ``image``) rule at the ``[`` at ``at`` (the piece beginning at
+    ``begins``), for a text :func:`scannable` accepts: every ``[`` there begins a :data:`_LINK`.
+    A destination markdown-it does not allow (``javascript:``) makes no link: the ``[`` stays text."""
+    found = _LINK.match(src, at)
+    assert found is not None
+    href = normalized_link(found[2])
+    if not validateLink(href):
+        return "", "", "", begins, begins + 1
+    return kind, href, found[1], begins, found.end()
 
 
 def text_before(src: str, since: int, at: int) -> str:
@@ -124,6 +164,16 @@ def text_before(src: str, since: int, at: int) -> str:
     if "\\" not in raw:
         return raw
     return _ESCAPED.sub(lambda m: m[1] if m[1] in _ASCII_PUNCTUATION else m[0], raw)
+
+
+def only_blank(part: str) -> bool:
+    """Whether markdown-it's tokens of ``part`` of a text (from its start or the end of a piece
+    to the next piece or its end) are only blank text and soft breaks: no line there ends in two
+    spaces (a hard break), the indent after a line break being no text."""
+    if part.strip():
+        return False
+    lines = part.split("\n")
+    return not any((line.lstrip(" \t") if index else line).endswith("  ") for index, line in enumerate(lines[:-1]))
 
 
 def _escaped(src: str, pos: int) -> bool:

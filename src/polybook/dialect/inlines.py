@@ -36,7 +36,8 @@ class InlineBuilder:
         children = token.children
         if not children:  # no inline element, or left to the scan (see shortcuts.inline_rule)
             content = token.content
-            return self.scanned(content, token.map[0] + 1) if "`" in content or "$" in content else []
+            scan = "`" in content or "$" in content or "](" in content  # what every piece needs
+            return self.scanned(content, token.map[0] + 1) if scan else []
         line = token.map[0] + 1
         out: list[Inline] = []
         link: list[str] | None = None
@@ -92,6 +93,8 @@ class InlineBuilder:
                 line += value.count("\n")
             elif kind == "role":
                 self.role(name, value, line, out)
+            elif kind == "link" or kind == "image":  # their text, which is their label, holds no line break
+                out.append(Inline(kind, line, value, name))
             elif not (
                 text.rfind(":", counted, at) >= 0
                 and self.damaged_role(text_before(text, counted, at), value, name, line, out)
