@@ -163,6 +163,28 @@ def test_any_text_parses_as_without_shortcuts(text: str) -> None:
     _same_tokens(text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "```\na\n  ```  \nb\n",
+        "````\n```\n`````\n",
+        "~~~\n```\n~~~\n",
+        "```\n    ```\n\t```\n ```\n",
+        "```x`y\n```\n",
+        "```\na\n",
+        "```\n\n```",
+        "  ```\n  a\n b\n   ```\n",
+        "- ```\n  a\n ```\n```\n",
+        "> ```\n> a\n```\n",
+        "``\n```\n``` ```\n```\t\n",
+        "```\nx ```\ny\n```\n",
+    ],
+)
+def test_fences_parse_as_without_shortcuts(text: str) -> None:
+    _same(text)
+    _same_tokens(text)
+
+
 @given(st.text(alphabet=" \t\na\r", max_size=40))
 @settings(max_examples=300)
 def test_line_tables_are_markdown_its(text: str) -> None:

@@ -37,6 +37,8 @@ from markdown_it.rules_inline.emphasis import tokenize as markdown_it_emphasis
 from markdown_it.token import Token
 from markdown_it.utils import EnvType
 
+from polybook.dialect.fences import fence_rule
+
 BlockRule: TypeAlias = Callable[[StateBlock, int, int, bool], bool]
 Scannable: TypeAlias = Callable[[str, EnvType], bool]
 
@@ -103,11 +105,14 @@ def dispatch_block_rules(md: MarkdownIt) -> None:
     character allows, in their order. markdown-it tries every rule on every line: eight rules that
     look at the first character and give up on each line of prose, and the code rule on lines
     not indented for it. The paragraph rule becomes :func:`_paragraph_rule`, which asks the
-    rules that may end a paragraph only about the lines they may end, and the table rule
-    :func:`_table_rule`. Call once ``md`` is set up."""
+    rules that may end a paragraph only about the lines they may end, the table rule
+    :func:`_table_rule` and the fence rule :func:`polybook.dialect.fences.fence_rule`. Call once
+    ``md`` is set up."""
     ruler = md.block.ruler
     names = dict(zip(ruler.getRules(""), ruler.get_active_rules(), strict=True))
     replaced = {rule: _table_rule(rule) for rule, name in names.items() if name == "table"}
+    replaced.update({rule: fence_rule(rule) for rule, name in names.items() if name == "fence"})
+    names.update({new: names[rule] for rule, new in replaced.items()})  # each is dispatched as the rule it stands for
 
     def chain(name: str) -> list[BlockRule]:
         return [replaced.get(rule, rule) for rule in ruler.getRules(name)]
