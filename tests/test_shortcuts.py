@@ -13,14 +13,16 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from markdown_it.common.normalize_url import normalizeLink as markdown_it_normalize_link
 from markdown_it.rules_block import StateBlock
+from markdown_it.rules_core import StateCore
+from markdown_it.rules_core.text_join import text_join as markdown_it_text_join
 from markdown_it.rules_inline.escape import _ESCAPED as markdown_it_escaped
 from markdown_it.token import Token
 
 from polybook.dialect import DialectSettings, builder, code_cells, markdown, parse_text
 from polybook.dialect.builder import build_document
 from polybook.dialect.cells import read_cell_source
-from polybook.dialect.inline_scan import _ASCII_PUNCTUATION, scanner
-from polybook.dialect.markdown import _ROLE_RE, _find_span, _parser, tokenize
+from polybook.dialect.inline_scan import _ASCII_PUNCTUATION, scannable, scanner
+from polybook.dialect.markdown import _find_span, _parser, tokenize
 from polybook.dialect.shortcuts import (
     TOKEN_FIELDS,
     _line_tables,
@@ -161,6 +163,28 @@ def test_any_text_parses_as_without_shortcuts(text: str) -> None:
     _same_tokens(text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "```\na\n  ```  \nb\n",
+        "````\n```\n`````\n",
+        "~~~\n```\n~~~\n",
+        "```\n    ```\n\t```\n ```\n",
+        "```x`y\n```\n",
+        "```\na\n",
+        "```\n\n```",
+        "  ```\n  a\n b\n   ```\n",
+        "- ```\n  a\n ```\n```\n",
+        "> ```\n> a\n```\n",
+        "``\n```\n``` ```\n```\t\n",
+        "```\nx ```\ny\n```\n",
+    ],
+)
+def test_fences_parse_as_without_shortcuts(text: str) -> None:
+    _same(text)
+    _same_tokens(text)
+
+
 @given(st.text(alphabet=" \t\na\r", max_size=40))
 @settings(max_examples=300)
 def test_line_tables_are_markdown_its(text: str) -> None:
@@ -207,30 +231,37 @@ def test_the_cycle_collector_is_as_it_was_after_a_parse() -> None:
         gc.enable()
 
 
-def _scanned_or_none(text: str) -> list | None:
+def _inlines_both_ways(text: str) -> tuple[tuple, tuple]:
+    """The builder's inlines and diagnostics of an inline token holding ``text`` (at line 3):
+    read by the scan (its children left empty, as the parser leaves a text :func:`scannable`
+    accepts), and from markdown-it's tokens (the dialect's inline rules, ``text_join`` after)."""
     md = _parser()
-    scan = scanner(md, _ROLE_RE)
-    assert scan is not None
-    tokens: list = []
-    return tokens if scan(text, {}, tokens) else None
+    tokenized = Token("inline", "", 0, content=text, map=[2, 3], children=md.inline.parse(text, md, {}, []))
+    markdown_it_text_join(StateCore("", md, {}, [tokenized]))
+    both = []
+    for token in (Token("inline", "", 0, content=text, map=[2, 3], children=[]), tokenized):
+        made = builder._Builder("p.md", text, SETTINGS)
+        both.append((made.inlines(token), made.doc.diagnostics))
+    return both[0], both[1]
 
 
 @given(
     st.lists(
-        st.sampled_from(["$", "$$", "`", "``", ":numref:`a`", ":cite:`x`", "\\", "\\$", "  \n", " \n", "\n \t"])
+        st.sampled_from(["$", "$$", "`", "``", ":numref:`a`", ":cite:`x, y z`", "\\", "\\$", "\\`", "\\:"])
+        | st.sampled_from([": numref: ", "a:ref:", ":eqref :", "  \n", " \n", "\n \t", "\\\n", "`a\nb`"])
+        | st.sampled_from(["[a](b)", "![c d](e.png)", "[](f)", "[x](javascript:y)", "[", "]", "](", "!", "(", ")"])
         | st.text(alphabet=" \t\nab1:$`\\-_*[]()!<&é\ud83d\ude00", max_size=8),
         max_size=14,
     )
 )
 @settings(max_examples=3000)
-def test_inline_scan_gives_markdown_its_tokens(parts: list[str]) -> None:
-    """Where the scan tokenizes a text (it gives up on some), its tokens are markdown-it's,
-    token for token and field for field."""
+def test_inline_scan_reads_what_markdown_its_tokens_give(parts: list[str]) -> None:
+    """Where the parser leaves a text to the scan, the builder makes of it what it makes of
+    markdown-it's tokens: the same inlines at the same lines, the same diagnostics."""
     text = "".join(parts)
-    scanned = _scanned_or_none(text)
-    if scanned is not None:
-        md = _parser()
-        assert scanned == md.inline.parse(text, md, {}, [])
+    if scannable(text, {}):
+        scanned, tokenized = _inlines_both_ways(text)
+        assert scanned == tokenized
 
 
 @pytest.mark.parametrize(
@@ -245,18 +276,44 @@ def test_inline_scan_gives_markdown_its_tokens(parts: list[str]) -> None:
         "$$ and $",
         "x$",
         "a\t \nb",
+        "see : numref: `fig_a` and\n  \\*: ref:`b` then `c\nd` $e\nf$ `g`",
+        "a,:numref:``x`` and :cite:`a b`",
+        "$x$\\\n  :numref: `y`",
+        "[Discussions](https://discuss.d2l.ai/t/92) and ![a: b](../img/c.svg) `d`",
+        "![a](javascript:x) and [b](data:image/png;base64,x) [c](DATA:text/html,x)",
+        "a] [b](c) ! [f](g!h)",
     ],
 )
 def test_inline_scan_cases(text: str) -> None:
-    scanned = _scanned_or_none(text)
-    md = _parser()
-    assert scanned is None or scanned == md.inline.parse(text, md, {}, [])
+    assert scannable(text, {})
+    scanned, tokenized = _inlines_both_ways(text)
+    assert scanned == tokenized
 
 
-def test_inline_scan_gives_up_on_what_it_does_not_scan() -> None:
-    for text in ("a [link](b)", "a <b>", "a &amp;", "[x](y) *a*"):
-        assert _scanned_or_none(text) is None, text
-    assert _scanned_or_none("*a*, [b] and _c_ stay text where no link can be, \\* too") is not None
+def test_inline_scan_leaves_to_markdown_it_what_it_does_not_read() -> None:
+    for text in ("a [link](b c)", "a <b>", "a &amp;", "[x](y) *a*", "[a [b](c)", "`[x]` [a](b)", "[a](b[c)"):
+        assert not scannable(text, {}), text
+    assert scannable("[Discussions](https://discuss.d2l.ai/t/92)", {})
+    assert scannable("*a*, [b] and _c_ stay text where no link can be, \\* too", {})
+    assert not scannable("[b] is a link where the document defines it", {"references": {"B": {}}})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "![a](b.png)\n",
+        # blank to Python, not to markdown-it's trimming: text around the image, no line break
+        "\x1c![a](b.png)\x85\n",
+        "\x1c  \n![a](b.png)\n",  # a hard break
+        "\x1c \n  ![a](b.png)\n",  # a soft one
+        "![a](b.png)\x1c  \n\x1c\n",
+        "![a](b.png) ![c](d.png)\n",
+        "![a](javascript:b)\n",
+        "Text\n![a](b.png)\n:label:`fig_a`\n",
+    ],
+)
+def test_figures_read_by_the_scan_are_markdown_its(text: str) -> None:
+    _same(text)
 
 
 def test_inline_scan_escapes_what_markdown_it_does() -> None:
@@ -264,8 +321,9 @@ def test_inline_scan_escapes_what_markdown_it_does() -> None:
 
 
 def test_inline_scan_only_for_the_dialects_rules() -> None:
-    assert scanner(_parser(plain=True), _ROLE_RE) is None  # markdown-it's own emphasis and link rules
-    assert scanner(_parser().__class__("commonmark"), _ROLE_RE) is None
+    assert scanner(_parser()) is scannable
+    assert scanner(_parser(plain=True)) is None  # markdown-it's own emphasis and link rules
+    assert scanner(_parser().__class__("commonmark")) is None
 
 
 def test_new_token_is_markdown_its_token() -> None:

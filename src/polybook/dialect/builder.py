@@ -13,7 +13,10 @@ from polybook.diagnostics import Code, Diagnostic, Level
 from polybook.dialect.attach import split_figure, split_math
 from polybook.dialect.cells import parse_fence_info
 from polybook.dialect.code_cells import CellBuilder
-from polybook.dialect.markdown import CITE_ROLES, bad_citations, code_span_breaks
+from polybook.dialect.inline_scan import only_blank
+from polybook.dialect.inlines import InlineBuilder
+from polybook.dialect.inlines import glued_to as glued_to  # sync.mend's
+from polybook.dialect.markdown import inline_pieces
 from polybook.dialect.nodes import (
     Bibliography,
     Block,
@@ -39,8 +42,6 @@ _CONTAINERS = {
     "blockquote_open": "blockquote",
     "table_open": "table",
 }
-_DAMAGED_ROLE_RE = re.compile(r":\s*(?P<name>numref|ref|eqref|cite|citet)\s*:\s*$")
-_OPENING = "([（「"  # what a role may follow with no space between
 #: Multiline: searched over a paragraph's text, each match a line of it.
 HASH_HEADING_RE = re.compile(r"^ {0,3}#{1,6}[^\s#]", re.MULTILINE)
 #: An attribute directive at the end of a paragraph's last line instead of on a line of its own.
@@ -72,12 +73,6 @@ def _is_caption(node: Node | None) -> bool:
     return isinstance(node, Paragraph) and bool(TABLE_CAPTION_RE.match(node.source))
 
 
-def glued_to(before: str) -> bool:
-    """Whether a role right after the character ``before`` ("" at the start) is glued to a word
-    or a comma (``capítulo,:numref:``): docutils reads no role there, so it needs a space."""
-    return bool(before) and not before.isspace() and before not in _OPENING
-
-
 @dataclass(frozen=True, slots=True)
 class DialectSettings:
     """What the parser needs to know about the document's language: the book's frameworks (none
@@ -102,7 +97,7 @@ def heading_damage(text: str) -> list[str]:
     return out
 
 
-class _Builder(CellBuilder):
+class _Builder(CellBuilder, InlineBuilder):
     def __init__(self, path: str, text: str, settings: DialectSettings, lines: list[str] | None = None) -> None:
         self.path = path
         self.text = text
@@ -159,83 +154,6 @@ class _Builder(CellBuilder):
         while end > start + 1 and not self.lines[end - 1].strip():
             end -= 1
         return end
-
-    # -- inline content -------------------------------------------------------------
-    def inlines(self, token: Token) -> list[Inline]:
-        """Roles, math, code and links of one inline token, each with its own line."""
-        assert token.map is not None
-        children = token.children
-        if not children:  # text with no inline element (see shortcuts.inline_rule)
-            return []
-        line = token.map[0] + 1
-        out: list[Inline] = []
-        link: list[str] | None = None
-        cursor = 0  # where the last code span ended in the raw text (see code_span_breaks)
-        for i, child in enumerate(children):
-            kind = child.type
-            if kind == "text":  # text and line breaks first: most children are
-                if link is not None:
-                    link.append(child.content)
-                continue
-            if kind == "softbreak" or kind == "hardbreak":
-                line += 1
-                continue
-            # a damaged role is text then code: the code span is its target
-            if (
-                kind == "code_inline"
-                and i
-                and children[i - 1].type == "text"
-                and self.damaged_role(children[i - 1], child, line, out)
-            ):
-                line += child.content.count("\n")
-                continue
-            if kind == "d2l_role":
-                out.append(Inline("role", line, child.content, child.meta["name"]))
-                if child.meta["name"] in CITE_ROLES:
-                    self.check_citation(child.meta["name"], child.content, line)
-            elif kind == "math_inline" or kind == "math_inline_double":
-                out.append(Inline("math", line, child.content))
-            elif kind == "code_inline":
-                out.append(Inline("code", line, child.content))
-                breaks, cursor = code_span_breaks(token.content, child, cursor)
-                line += breaks
-            elif kind == "image":
-                out.append(Inline("image", line, str(child.attrGet("src") or ""), child.content))
-                out.extend(Inline(x.kind, line, x.value, x.name) for x in self._image_roles(child))
-            elif kind == "link_open":
-                link = [str(child.attrGet("href") or "")]
-            elif kind == "link_close" and link is not None:
-                out.append(Inline("link", line, link[0], "".join(link[1:])))
-                link = None
-            line += child.content.count("\n")
-        return out
-
-    def damaged_role(self, text: Token, code: Token, line: int, out: list[Inline]) -> bool:
-        """``: numref: `x``` -- text ending in a role's name, then a code span: the role,
-        reported; whether it is one (the code span is then no code)."""
-        damaged = _DAMAGED_ROLE_RE.search(text.content)
-        if not damaged:
-            return False
-        name = damaged["name"]
-        ticks = code.markup or "`"
-        raw = f"{damaged.group(0)}{ticks}{code.content}{ticks}"
-        before = text.content[damaged.start() - 1] if damaged.start() else ""
-        space = ", with a space before it (a role glued to a word or comma is none)" if glued_to(before) else ""
-        if len(ticks) > 1:
-            space += f" (one backtick each side, not {len(ticks)})"
-        message = f"damaged role {raw.strip()!r}; did you mean ':{name}:`{code.content.strip()}`'{space}?"
-        self.report(line, Code.ROLE_DAMAGED, message)
-        out.append(Inline("role", line, code.content, name, damaged=True))
-        return True
-
-    def check_citation(self, role: str, target: str, line: int) -> None:
-        for bad in bad_citations(target):
-            hint = f"; did you mean {''.join(bad.split())!r}?" if bad.strip() else ""
-            self.report(line, Code.CITE_KEY, f":{role}:`{target}`: {bad!r} is not a citation key{hint}")
-
-    @staticmethod
-    def _image_roles(image: Token) -> list[Inline]:
-        return [Inline("role", 0, c.content, c.meta["name"]) for c in image.children or [] if c.type == "d2l_role"]
 
     # -- blocks ------------------------------------------------------------------
     def build(self, tokens: Sequence[Token]) -> Document:
@@ -297,6 +215,15 @@ class _Builder(CellBuilder):
 
     def figure(self, start: int, end: int, inline: Token) -> Figure | None:
         """The figure a paragraph of one image is (an image needs ``![`` in the text)."""
+        if not inline.children:  # left to the scan: one image, with only blank text around it
+            found = inline_pieces(inline.content)
+            if len(found) != 1 or found[0][0] != "image":
+                return None
+            _, src, caption, at, after = found[0]
+            text = inline.content
+            if not (only_blank(text[:at]) and only_blank(text[after:])):
+                return None
+            return Figure(self.path, start + 1, end, src, caption, inlines=[])
         visible = [
             c
             for c in inline.children or []

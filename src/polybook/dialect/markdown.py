@@ -22,11 +22,10 @@ import re
 from markdown_it import MarkdownIt
 from markdown_it.rules_block import StateBlock
 from markdown_it.rules_inline import StateInline
-from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-from polybook.dialect.inline_scan import scanner
+from polybook.dialect.inline_scan import Piece, pieces, scanner
 from polybook.dialect.shortcuts import (
     LINES_KEY,
     block_rule,
@@ -149,7 +148,7 @@ def _parser(unused: frozenset[str] = frozenset(), plain: bool = False) -> Markdo
     if not plain:
         md.normalizeLink = normalized_link  # type: ignore[method-assign]
         dispatch_block_rules(md)
-        md.core.ruler.at("inline", inline_rule(scanner(md, _ROLE_RE)))
+        md.core.ruler.at("inline", inline_rule(scanner(md)))
         dispatch_inline_rules(md)
     return md
 
@@ -163,8 +162,18 @@ def tokenize(text: str, lines: list[str] | None = None) -> list:
     return _parser(unused_block_rules(text)).parse(text, {LINES_KEY: lines} if lines is not None else None)
 
 
-def code_span_breaks(raw: str, span: Token, cursor: int) -> tuple[int, int]:
-    """Line breaks inside a code span, and where it ends in ``raw`` (the paragraph's text).
+def inline_pieces(text: str) -> list[Piece]:
+    """The roles, math and code spans of a text the parser left to the builder (its children
+    empty: :func:`polybook.dialect.inline_scan.scannable`)."""
+    return pieces(text, _ROLE_MATCH)
+
+
+_ROLE_MATCH = _ROLE_RE.match
+
+
+def code_span_breaks(raw: str, content: str, fence: str, cursor: int) -> tuple[int, int]:
+    """Line breaks inside a code span (its ``content``, between its ``fence`` of backticks), and
+    where it ends in ``raw`` (the paragraph's text).
 
     markdown-it turns a code span's line breaks into spaces (CommonMark), so they are
     counted on the raw text: the first place from ``cursor`` on where the span's fence, its
@@ -173,13 +182,13 @@ def code_span_breaks(raw: str, span: Token, cursor: int) -> tuple[int, int]:
     keeps no source positions for inline tokens.
     """
     if "\n" not in raw[cursor:]:  # a one-line rest holds no break: skip the search
-        found_at = raw.find(span.content, cursor)
+        found_at = raw.find(content, cursor)
         if found_at < 0:
             return 0, cursor
-        end = found_at + len(span.content)
-        closing = raw.find(span.markup, end)
-        return 0, (closing + len(span.markup) if closing >= 0 else end)
-    found = _find_span(raw.replace("\n", " "), span.content, span.markup, cursor)
+        end = found_at + len(content)
+        closing = raw.find(fence, end)
+        return 0, (closing + len(fence) if closing >= 0 else end)
+    found = _find_span(raw.replace("\n", " "), content, fence, cursor)
     if found is None:
         return 0, cursor
     return raw.count("\n", found[0], found[1]), found[1]

@@ -5,9 +5,10 @@ much of it on work whose result the builder never reads: inline tokens of plain 
 tried on lines they cannot match, emphasis outside links, a Python loop per line. Each piece
 here is markdown-it-py's own rule or state with a test in front that says what it leaves out,
 or does what markdown-it-py's does with less Python (the paragraph rule, a token's making; the
-inline text most paragraphs hold is tokenized by :mod:`polybook.dialect.inline_scan`); the
-document the builder makes is the same, node for node and diagnostic for diagnostic
-(tests/test_shortcuts.py compares it, and the tokens, with markdown-it-py's own parser).
+roles, math and code spans of the inline text most paragraphs hold are read by the builder with
+:mod:`polybook.dialect.inline_scan`, that text's tokens left unmade); the document the builder
+makes is the same, node for node and diagnostic for diagnostic (tests/test_shortcuts.py
+compares it, and the tokens made, with markdown-it-py's own parser).
 Written by hand because markdown-it-py has no switch for any of it.
 """
 
@@ -36,8 +37,10 @@ from markdown_it.rules_inline.emphasis import tokenize as markdown_it_emphasis
 from markdown_it.token import Token
 from markdown_it.utils import EnvType
 
+from polybook.dialect.fences import fence_rule
+
 BlockRule: TypeAlias = Callable[[StateBlock, int, int, bool], bool]
-Scan: TypeAlias = Callable[[str, EnvType, list[Token]], bool]
+Scannable: TypeAlias = Callable[[str, EnvType], bool]
 
 
 def _may_hold_inlines(text: str) -> bool:
@@ -102,11 +105,14 @@ def dispatch_block_rules(md: MarkdownIt) -> None:
     character allows, in their order. markdown-it tries every rule on every line: eight rules that
     look at the first character and give up on each line of prose, and the code rule on lines
     not indented for it. The paragraph rule becomes :func:`_paragraph_rule`, which asks the
-    rules that may end a paragraph only about the lines they may end, and the table rule
-    :func:`_table_rule`. Call once ``md`` is set up."""
+    rules that may end a paragraph only about the lines they may end, the table rule
+    :func:`_table_rule` and the fence rule :func:`polybook.dialect.fences.fence_rule`. Call once
+    ``md`` is set up."""
     ruler = md.block.ruler
     names = dict(zip(ruler.getRules(""), ruler.get_active_rules(), strict=True))
     replaced = {rule: _table_rule(rule) for rule, name in names.items() if name == "table"}
+    replaced.update({rule: fence_rule(rule) for rule, name in names.items() if name == "fence"})
+    names.update({new: names[rule] for rule, new in replaced.items()})  # each is dispatched as the rule it stands for
 
     def chain(name: str) -> list[BlockRule]:
         return [replaced.get(rule, rule) for rule in ruler.getRules(name)]
@@ -264,11 +270,12 @@ def normalize_rule(state: StateCore) -> None:
     state.src = src
 
 
-def inline_rule(scan: Scan | None) -> Callable[[StateCore], None]:
+def inline_rule(scannable: Scannable | None) -> Callable[[StateCore], None]:
     """markdown-it's ``inline`` core rule, skipping the text that holds no inline element the
     builder reads (:func:`_may_hold_inlines`): most of a book's paragraphs and headings, whose
-    children are then left empty instead of holding only text and soft breaks. The others are
-    tokenized by ``scan`` (:mod:`polybook.dialect.inline_scan`) where it can, else by markdown-it."""
+    children are then left empty instead of holding only text and soft breaks. The text that
+    ``scannable`` accepts is left so too: the builder reads its roles, math and code spans
+    itself (:mod:`polybook.dialect.inline_scan`); markdown-it tokenizes the rest."""
 
     def inline(state: StateCore) -> None:
         md = state.md
@@ -277,9 +284,10 @@ def inline_rule(scan: Scan | None) -> Callable[[StateCore], None]:
             if token.type == "inline":
                 if token.children is None:
                     token.children = []
-                if not may_hold(token.content) or (scan is not None and scan(token.content, state.env, token.children)):
+                content = token.content
+                if not may_hold(content) or (scannable is not None and scannable(content, state.env)):
                     continue
-                md.inline.parse(token.content, md, state.env, token.children)
+                md.inline.parse(content, md, state.env, token.children)
 
     return inline
 
