@@ -19,7 +19,7 @@ from polybook.dialect.markdown import CITE_ROLES, bad_citations
 from polybook.dialect.nodes import Heading, Node, TextTab
 
 #: A role with spaces around its colons or inside its backticks, as the parser recovers it
-#: (:data:`polybook.dialect.builder._DAMAGED_ROLE_RE` followed by a code span).
+#: (:data:`polybook.dialect.inlines._DAMAGED_ROLE_RE` followed by a code span).
 _SPACED_ROLE = re.compile(r":\s*(?P<name>numref|ref|eqref|cite|citet)\s*:\s*`(?P<target>[^`\n]+)`")
 _CITATION = re.compile(r":(?P<name>" + "|".join(CITE_ROLES) + r"):`(?P<target>[^`\n]+)`")
 _PAIRS = ("[]", "()", "{}")
