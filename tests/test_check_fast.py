@@ -26,6 +26,7 @@ from polybook.check.tex import (
     _with_commands,
     _without_commands,
     _without_trailing_punctuation,
+    as_plain,
     normalize_tex,
     numbers_of,
     without_parens,
@@ -167,11 +168,24 @@ def test_the_readers_written_digit_or_letter_first_find_what_the_plain_patterns_
     assert [m.span() for m in _WORDS.finditer(tex)] == [m.span() for m in words.finditer(tex)]
 
 
-@given(_MATHS.map("".join))
+@given(_MATHS.map("".join).map(lambda tex: tex.replace("\n", "")))
 def test_trailing_punctuation_is_looked_for_only_where_math_may_end_on_it(tex: str) -> None:
+    """(math as normalize_tex has it by then: without line breaks)"""
     plain = tex
     for _ in range(3):
         plain, found = _TRAILING_PUNCT.subn(r"\1", plain)
         if not found:
             break
     assert _without_trailing_punctuation(tex) == without_parens(plain)
+
+
+@given(
+    st.sampled_from(["x", "(4, 4)", "n-1", "L_2", "ab"]), st.lists(st.sampled_from([*"xn-14(), ab_$\\L2"]), max_size=16)
+)
+def test_simple_math_as_plain_text_is_found_where_the_plain_pattern_finds_it(tex: str, text: list[str]) -> None:
+    bare = re.sub(r"[_^{}]", "", "".join(tex.split()))
+    body = r"\s*".join(re.escape(c) for c in bare)
+    plain = re.compile(rf"(?<![A-Za-z0-9_$\\]){body}(?![A-Za-z0-9_])")
+    found = as_plain(tex)
+    assert found is not None
+    assert [m.span() for m in found.finditer("".join(text))] == [m.span() for m in plain.finditer("".join(text))]

@@ -179,7 +179,8 @@ def _without_commands(tex: str) -> str:
 
 
 def _without_trailing_punctuation(tex: str) -> str:
-    """Sentence punctuation at the end, and parentheses around the whole, dropped."""
+    """Sentence punctuation at the end, and parentheses around the whole, dropped (of math
+    without line breaks: its white space was taken out)."""
     for _ in range(3):  # ``c.\end{aligned},``: the punctuation around the environment's end too
         if tex[-1:] not in _PUNCT_ENDS:
             break  # (most: no sentence punctuation, ``\\`` or ``\end{...}`` to end on)
@@ -240,8 +241,12 @@ def as_plain(tex: str) -> re.Pattern[str] | None:
     bare = re.sub(r"[_^{}]", "", bare)  # ``L_2`` reads L2
     if not _SIMPLE.fullmatch(bare) or (len(bare) == 1 and bare in "aeiouAEIOU"):
         return None
-    body = r"\s*".join(re.escape(c) for c in bare)
-    return re.compile(rf"(?<![A-Za-z0-9_$\\]){body}(?![A-Za-z0-9_])")
+    # its first character first, what may not stand before it looked behind from there: the regex
+    # engine skips to each occurrence of that character instead of trying every one of the chapter's
+    # (the same matches as ``(?<![A-Za-z0-9_$\\])x\s*y…``)
+    first = re.escape(bare[0])
+    rest = "".join(rf"\s*{re.escape(c)}" for c in bare[1:])
+    return re.compile(rf"{first}(?<![A-Za-z0-9_$\\]{first}){rest}(?![A-Za-z0-9_])")
 
 
 def _blank(match: re.Match[str]) -> str:
