@@ -8,7 +8,6 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from polybook.check.findings import Finding, Location
@@ -22,8 +21,9 @@ _YEAR = re.compile(r"1[89]\d\d|20\d\d")
 _NEXT = 8  # lines from where a number belongs to another paragraph that may say one instead of it
 
 
-@dataclass(frozen=True, slots=True)
-class Number:
+class Number(NamedTuple):
+    """A number of a chapter's text or math (a named tuple, as :class:`~polybook.check.formulas.Formula`)."""
+
     values: tuple[str, ...]  # as written, and scaled (``110 million``)
     line: int
     node: int
