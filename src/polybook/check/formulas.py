@@ -121,6 +121,8 @@ def tex_ratio(a: str, b: str) -> float:
 
 def _pieces_of(key: str) -> list[str]:
     """The comma-separated parts of a formula (``(x_a,y_a),(x_b,y_b)``: both points)."""
+    if "," not in key:
+        return [without_parens(key)]  # (most: one part, not read character by character)
     parts, depth, start = [], 0, 0
     for k, char in enumerate(key):
         depth += (char in "([{") - (char in ")]}")
