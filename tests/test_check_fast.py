@@ -16,7 +16,21 @@ from polybook.check.prose import section_spans
 from polybook.check.references import resource_fallbacks
 from polybook.check.segments import Alignment, Item
 from polybook.check.suppress import apply
-from polybook.check.tex import _with_commands, _without_commands, normalize_tex, numbers_of
+from polybook.check.tex import (
+    _MATH_NUMBER,
+    _NUMBER_WORD,
+    _NUMBER_WORDS,
+    _TRAILING_PUNCT,
+    _WORDS,
+    _has_number_word,
+    _with_commands,
+    _without_commands,
+    _without_trailing_punctuation,
+    as_plain,
+    normalize_tex,
+    numbers_of,
+    without_parens,
+)
 from polybook.config import load_config
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import CodeCell, Heading, Paragraph
@@ -133,3 +147,45 @@ def test_prose_with_one_digit_numbers_only_has_none_to_compare() -> None:
     assert numbers_of("5万枚", True) == ((("50000",), 0),)
     assert numbers_of("um conjunto de mil imagens e 2 rótulos", True) == ((("mil", "1000"), 0),)
     assert numbers_of("the 1990s and 2 more") == ((("1990", "90"), 0),)
+
+
+# what the number and formula readers look for, and the characters around it
+_MATHS = st.lists(st.sampled_from([*"ab 12.,;:?。、$%~'{}()\\\n", "th", "\\\\", "\\end{a}", "\\text{x}"]), max_size=14)
+
+
+@given(st.lists(st.sampled_from([*_NUMBER_WORDS, *"一十百千万亿 mc1", "ce", "cen", "yü"]), max_size=8).map("".join))
+def test_prose_holds_a_number_word_when_the_regex_finds_one(prose: str) -> None:
+    assert _has_number_word(prose) == bool(_NUMBER_WORD.search(prose))
+
+
+@given(_MATHS.map("".join))
+def test_the_readers_written_digit_or_letter_first_find_what_the_plain_patterns_do(tex: str) -> None:
+    """_MATH_NUMBER and _WORDS look behind after their first character (the regex engine then skips
+    to the next digit or letter instead of trying every character): the same matches as written plainly."""
+    plain = re.compile(r"(?<![\d.])\d{1,3}(?:[.,]\d{3})+(?![\d])|(?<![\d.])\d+(?:[.,]\d+)?(?![\d])")
+    assert [m.span() for m in _MATH_NUMBER.finditer(tex)] == [m.span() for m in plain.finditer(tex)]
+    words = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,} +[A-Za-z]{2,} +[A-Za-z]{2,}(?![A-Za-z])")
+    assert [m.span() for m in _WORDS.finditer(tex)] == [m.span() for m in words.finditer(tex)]
+
+
+@given(_MATHS.map("".join).map(lambda tex: tex.replace("\n", "")))
+def test_trailing_punctuation_is_looked_for_only_where_math_may_end_on_it(tex: str) -> None:
+    """(math as normalize_tex has it by then: without line breaks)"""
+    plain = tex
+    for _ in range(3):
+        plain, found = _TRAILING_PUNCT.subn(r"\1", plain)
+        if not found:
+            break
+    assert _without_trailing_punctuation(tex) == without_parens(plain)
+
+
+@given(
+    st.sampled_from(["x", "(4, 4)", "n-1", "L_2", "ab"]), st.lists(st.sampled_from([*"xn-14(), ab_$\\L2"]), max_size=16)
+)
+def test_simple_math_as_plain_text_is_found_where_the_plain_pattern_finds_it(tex: str, text: list[str]) -> None:
+    bare = re.sub(r"[_^{}]", "", "".join(tex.split()))
+    body = r"\s*".join(re.escape(c) for c in bare)
+    plain = re.compile(rf"(?<![A-Za-z0-9_$\\]){body}(?![A-Za-z0-9_])")
+    found = as_plain(tex)
+    assert found is not None
+    assert [m.span() for m in found.finditer("".join(text))] == [m.span() for m in plain.finditer("".join(text))]

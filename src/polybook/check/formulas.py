@@ -17,7 +17,7 @@ import functools
 import itertools
 import re
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from cydifflib import SequenceMatcher  # difflib's, compiled: the same results (see pyproject.toml)
 
@@ -37,8 +37,10 @@ _SYMBOL_NEAR = 6  # lines: a symbol said further than this from its paragraph's 
 SYMBOL = re.compile(r"(?:\\[A-Za-z]+ ?)?[A-Za-z](?:_[A-Za-z0-9])?")  # ``$k$``, ``$x_i$``, ``$\mathbf B$``
 
 
-@dataclass(frozen=True, slots=True)
-class Formula:
+class Formula(NamedTuple):
+    """One piece of math as compared. (A named tuple: made for every formula of every chapter,
+    faster than a frozen dataclass, and as immutable and comparable.)"""
+
     key: str  # as compared (:func:`normalize_tex`)
     tex: str  # as written
     line: int
@@ -119,6 +121,8 @@ def tex_ratio(a: str, b: str) -> float:
 
 def _pieces_of(key: str) -> list[str]:
     """The comma-separated parts of a formula (``(x_a,y_a),(x_b,y_b)``: both points)."""
+    if "," not in key:
+        return [without_parens(key)]  # (most: one part, not read character by character)
     parts, depth, start = [], 0, 0
     for k, char in enumerate(key):
         depth += (char in "([{") - (char in ")]}")
@@ -145,6 +149,7 @@ class _Around:
         self.parts: dict[int, set[str]] = {}
         self.keys: dict[int, list[str]] = {}
         self.nodes: list[int] | None = None
+        self._parts_near: dict[int, set[str]] = {}  # (a paragraph's, asked for each of its formulas)
 
     def _near(self, node: int) -> list[int]:
         if self.nodes is None:
@@ -157,7 +162,11 @@ class _Around:
         return self.nodes[first:last]
 
     def parts_near(self, node: int) -> set[str]:
-        return set().union(*(self.parts[n] for n in self._near(node)))
+        """(shared: never mutate)"""
+        found = self._parts_near.get(node)
+        if found is None:
+            found = self._parts_near[node] = set().union(*(self.parts[n] for n in self._near(node)))
+        return found
 
     def keys_near(self, node: int) -> list[str]:
         return [key for n in self._near(node) for key in self.keys[n]]
@@ -292,6 +301,12 @@ def matching(key: str) -> str:
     return "\\text{}" + "".join(sorted(_AROUND_TEXT.sub("", key).replace(" ", "")))
 
 
+@by_identity  # the source's, for every language
+def _matchings(formulas: list[Formula]) -> list[str]:
+    """The formulas' keys as paired (:func:`matching`)."""
+    return [matching(f.key) for f in formulas]
+
+
 def pair_formulas(
     source: list[Formula], target: list[Formula], places: Places
 ) -> list[tuple[Formula | None, Formula | None]]:
@@ -299,16 +314,20 @@ def pair_formulas(
     ``(None, t)`` extra. Equal formulas, in order or moved, are not listed (but tell
     ``places`` where their paragraphs went)."""
     ordered, moved = pair_by_content(
-        [matching(f.key) for f in source],
+        _matchings(source),
         [matching(f.key) for f in target],
         lambda i, j: abs(places(source[i].node, source[i].line) - target[j].node),
     )
     for a, b in ordered + moved:
         places.equal[a] = target[b]
         node = source[a].node
+        if node in places.nodes:
+            continue  # (its paragraph is placed: pairing it again changes nothing, nor is its place asked)
         if SYMBOL.fullmatch(source[a].key) and abs(places(node) - target[b].node) > _SYMBOL_NEAR:
             continue  # a symbol said far from where the paragraph went (``$n_w$`` again in the summary)
         places.pair(node, target[b].node)
+    if len(ordered) + len(moved) == len(source) == len(target):
+        return []  # (most chapters: every formula paired, each once)
     s_left = sorted(set(range(len(source))) - {a for a, _ in ordered} - {a for a, _ in moved})
     t_left = sorted(set(range(len(target))) - {b for _, b in ordered} - {b for _, b in moved})
     s_kept, t_kept = _without_splits(source, target, s_left, t_left, places)
@@ -341,6 +360,8 @@ def pair_formulas(
 def _tab_copies(formulas: list[Formula], left: list[int], paired: list[int]) -> set[int]:
     """The unpaired formulas that repeat a paired one in a text tab for other frameworks: the
     source says it for mxnet and for pytorch, the translation once for both (or the reverse)."""
+    if not left:
+        return set()
     tabs: dict[str, list[frozenset[str]]] = {}
     for i in paired:
         if formulas[i].tab is not None:

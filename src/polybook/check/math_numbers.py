@@ -38,7 +38,7 @@ from polybook.check.numeric_math import numbers_changed
 from polybook.check.segments import Alignment, Item, by_identity, walked
 from polybook.check.tex import looks_like_prose, normalize_tex, numbers_in_math, numbers_of, pure_number
 from polybook.diagnostics import Code
-from polybook.dialect.nodes import CodeCell, DisplayMath, Document, TextTab
+from polybook.dialect.nodes import Block, DisplayMath, Document, Figure, Heading, Paragraph
 from polybook.dialect.slides import prose_of
 
 #: A formula that differs may be the sign of a sentence translated from an older text of the source.
@@ -65,19 +65,19 @@ class Contents:
 
 
 @functools.lru_cache(maxsize=65536)
-def _math_of(tex: str, translation: bool) -> tuple[bool, tuple[str, ...], str | None, bool]:
+def _math_of(tex: str, translation: bool) -> tuple[bool, tuple[str, ...], str | None, str | None]:
     """What one piece of math (memoised: the same formula stands in many chapters and
     languages) says: whether it is the source's broken math (prose between two ``$``), the
-    numbers it holds (found, never missing), its key when it is a formula, and whether it is
-    numbers only (``$28 \\times 28$``, ``$0.01$``)."""
+    numbers it holds (found, never missing), its key when it is a formula, and its key when it
+    is numbers only (``$28 \\times 28$``, ``$0.01$``)."""
     if not translation and looks_like_prose(tex):
-        return True, (), None, False  # the source's own broken math: nothing for a translator to do
+        return True, (), None, None  # the source's own broken math: nothing for a translator to do
     # a formula's numbers, and a tuple's (``$(13, 17)$``); ``$52$`` is prose's number (:func:`numbers_of`)
     values = () if _A_NUMBER.fullmatch(tex) else numbers_in_math(tex)
     key = normalize_tex(tex)
     numeric = bool(key) and (pure_number(key) is not None or bool(_NUMERIC.fullmatch(key)))
     formula = key and not numeric and not _NOT_FORMULA.fullmatch(key)
-    return False, values, key if formula else None, numeric
+    return False, values, key if formula else None, key if numeric else None
 
 
 def _tabs(common: frozenset[str]) -> Callable[[tuple[str, ...]], frozenset[str]]:
@@ -91,7 +91,7 @@ def _tabs(common: frozenset[str]) -> Callable[[tuple[str, ...]], frozenset[str]]
     return tab
 
 
-_NO_PROSE = (CodeCell, DisplayMath, TextTab)  # nodes without prose of their own (:func:`prose_of`)
+_READ = (Paragraph, Heading, Block, Figure, DisplayMath)  # the nodes that may hold math or prose numbers
 
 
 @by_identity
@@ -104,6 +104,8 @@ def contents(items: list[Item], common: frozenset[str], translation: bool = Fals
     tab_of = _tabs(common)
     for item in items:
         node = item.node
+        if not isinstance(node, _READ):
+            continue  # (code cells, a text tab itself -- its nodes are items of their own -- and the like)
         tab = None if item.tab is None else tab_of(item.tab)
         if tab is not None and not tab and common:
             continue  # a text tab for frameworks only one of the chapters offers (zh's paddle)
@@ -113,12 +115,10 @@ def contents(items: list[Item], common: frozenset[str], translation: bool = Fals
                 body = node.line + (node.end_line - node.line - node.tex.count("\n") >= 2)
                 _read_math(node.tex, node.line, node.line, tab, translation, out, said, body)
             continue  # (no prose)
-        inlines = getattr(node, "inlines", None)
-        if inlines:
-            for i in inlines:
-                if i.kind == "math":
-                    _read_math(i.value, i.line or node.line, node.line, tab, translation, out, said)
-        prose = prose_of(node) if numbers and not isinstance(node, _NO_PROSE) else ""
+        for i in node.inlines:
+            if i.kind == "math":
+                _read_math(i.value, i.line or node.line, node.line, tab, translation, out, said)
+        prose = prose_of(node) if numbers else ""
         found = numbers_of(prose, translation) if prose else ()
         if found:
             said += [Number(values, node.line + offset, node.line, False, tab) for values, offset in found]
@@ -137,8 +137,8 @@ def _read_math(
 ) -> None:
     """One piece of math of :func:`contents`: a formula, its numbers, or the source's broken math."""
     prose_like, values, key, numeric = _math_of(tex, translation)
-    if numeric:
-        out.numeric.append(Formula(normalize_tex(tex), tex, line, node, tab, body))
+    if numeric is not None:
+        out.numeric.append(Formula(numeric, tex, line, node, tab, body))
     if prose_like:
         out.broken.append(node)
         return

@@ -8,7 +8,6 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from polybook.check.findings import Finding, Location
@@ -22,8 +21,9 @@ _YEAR = re.compile(r"1[89]\d\d|20\d\d")
 _NEXT = 8  # lines from where a number belongs to another paragraph that may say one instead of it
 
 
-@dataclass(frozen=True, slots=True)
-class Number:
+class Number(NamedTuple):
+    """A number of a chapter's text or math (a named tuple, as :class:`~polybook.check.formulas.Formula`)."""
+
     values: tuple[str, ...]  # as written, and scaled (``110 million``)
     line: int
     node: int
@@ -73,22 +73,29 @@ def _paired(
     translation's numbers serves: once per framework, as text tabs repeat a number. A number
     where the source's belongs pairs before one further away, tabs or not: the source's "256" of
     the prose would otherwise take the pytorch tab's, 8 lines up, when the prose's says 258."""
-    options = sorted(
-        (
-            number.in_math != t_numbers[j].in_math,
-            t_numbers[j].in_math,
-            not _where_it_belongs(number, t_numbers[j], places, at),
-            number.tab is not None,  # a number said in every framework's tab may share one said once
-            rank,
-            abs(t_numbers[j].line - at(number.line)),
-            i,
-            j,
-        )
-        for i, number in enumerate(s_numbers)
-        for rank, value in enumerate(number.values)
-        for j in holding.get(value, ())
-        if not (number.in_math and not t_numbers[j].in_math) and _tabs_meet(number, t_numbers[j])
-    )
+    options = []
+    for i, number in enumerate(s_numbers):
+        where: tuple[int, float] | None = None  # (its paragraph's place, where its line falls): asked once
+        for rank, value in enumerate(number.values):
+            for j in holding.get(value, ()):
+                other = t_numbers[j]
+                if (number.in_math and not other.in_math) or not _tabs_meet(number, other):
+                    continue
+                if where is None:
+                    where = (places(number.node, number.line), at(number.line))
+                apart = abs(other.line - where[1])
+                options.append((
+                    number.in_math != other.in_math,
+                    other.in_math,
+                    # where the source's belongs: in the paragraph holding its counterpart, or close by
+                    not (other.node == where[0] or apart <= _REPEAT),
+                    number.tab is not None,  # a number said in every framework's tab may share one said once
+                    rank,
+                    apart,
+                    i,
+                    j,
+                ))  # fmt: skip
+    options.sort()
     owner: dict[int, int] = {}  # source number -> the translation's it pairs with
     t_used: dict[int, frozenset[str]] = {}  # the frameworks a translation's number served so far
     for *_, i, j in options:
@@ -97,12 +104,6 @@ def _paired(
             owner[i] = j
             t_used[j] = t_used.get(j, frozenset()) | serves  # once per framework: text tabs repeat
     return owner, t_used
-
-
-def _where_it_belongs(number: Number, other: Number, places: Places, at: Callable[[int], float]) -> bool:
-    """Whether the translation's number stands where the source's belongs: in the paragraph
-    holding its counterpart, or within :data:`_REPEAT` lines of where it falls."""
-    return other.node == places(number.node, number.line) or abs(other.line - at(number.line)) <= _REPEAT
 
 
 def _tabs_meet(number: Number, other: Number) -> bool:
