@@ -32,6 +32,9 @@ _IDIOMS = re.compile(
     r"(?<!\w)(?:for example|for instance|by means of|by the same token|in sequence|trial and error"
     r"|in (?:this|that|these|those|some|many|such|most|certain) instances?)(?!\w)"
 )
+#: A word of each idiom: a text with none has none (and is not scanned for them, character by
+#: character: a third of reading the source's prose).
+_IDIOM_WORDS = ("example", "instance", "means of", "same token", "sequence", "and error")
 #: Words after which a one-word term is a verb: ``we sample``, ``to transform``, ``be offset``.
 _VERB_BEFORE = frozenset(
     {"to", "can", "cannot", "could", "will", "would", "may", "might", "must", "should", "shall"}
@@ -51,7 +54,8 @@ _NOT_PLURAL = frozenset({"means"})
 def source_prose(text: str) -> str:
     """A source block's prose, lowercased: what is not prose and the idioms left out (memoised:
     every translation's block pairs with the same source block)."""
-    return _IDIOMS.sub(" ", cased_prose(text).lower())
+    prose = cased_prose(text).lower()
+    return _IDIOMS.sub(" ", prose) if any(word in prose for word in _IDIOM_WORDS) else prose
 
 
 @lru_cache(maxsize=4096)
@@ -267,8 +271,10 @@ def normalized(text: str, lang: str) -> str:
     return spaced(text)
 
 
-#: A word's letters written in parentheses inside it (Latin letters: not a slide mark's ``(**``).
-_OPTIONAL = re.compile(r"(?<=[a-zà-ɏ])\([a-zà-ɏ]{1,12}\)(?=[a-zà-ɏ])")
+#: A word's letters written in parentheses inside it (Latin letters: not a slide mark's ``(**``),
+#: looked for from its ``(`` (the letter before it looked behind for from there): a pattern that
+#: starts with the look behind is tried at every character, this one only where a ``(`` is.
+_OPTIONAL = re.compile(r"\((?<=[a-zà-ɏ]\()[a-zà-ɏ]{1,12}\)(?=[a-zà-ɏ])")
 #: Slide marks and emphasis, ``\((?:\*\*|~~)|(?:\*\*|~~)\)|[*_]``, each alternative written to start
 #: with its first character, so that ``re`` looks for one of them the way it looks for a character.
 _MARKS = re.compile(r"\((?:\*\*|~~)|\*(?:\*\))?|~~\)|_")
