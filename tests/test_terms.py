@@ -12,7 +12,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from polybook.check.term_forms import _cjk_variant, finder, named, normalized, rendered, source_prose, spaced, written
+from polybook.check.term_forms import (
+    _IDIOMS,
+    _OPTIONAL,
+    _cjk_variant,
+    finder,
+    named,
+    normalized,
+    rendered,
+    source_prose,
+    spaced,
+    written,
+)
 from polybook.config.glossary import Glossary, Term, from_terminology, parse_glossary
 
 
@@ -259,3 +270,53 @@ def test_marks_are_what_their_alternatives_find(text: str) -> None:
     from polybook.check.term_forms import _MARKS
 
     assert _MARKS.sub("", text) == re.sub(r"\((?:\*\*|~~)|(?:\*\*|~~)\)|[*_]", "", text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.text(alphabet="aIbğ (lantı)*_~-\n学习", max_size=14), min_size=1, max_size=3),
+    st.text(alphabet="abğ lantı()*~学习", min_size=1, max_size=6),
+    st.sampled_from(["tr", "zh", ""]),
+)
+def test_a_way_the_text_says_as_written_is_in_the_normalised_text(texts: list[str], way: str, lang: str) -> None:
+    # the quick test on the text as written never says yes where the normalised text says no
+    seen, normal = written(texts, lang), normalized(way, lang)
+    if seen.says(normal):
+        assert normal in seen.plain.plain
+
+
+def test_a_rendering_inside_a_words_optional_letters_is_not_said() -> None:
+    # "lantı" is written, but only as the optional letters of "bağ(lantı)lı", which normalising drops
+    term = Term("connection", "lantı", (), 1)
+    assert not rendered(term, "tam bağ(lantı)lı katman", "tr")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab(c)é ( )(a", max_size=14))
+def test_optional_letters_are_what_the_look_behind_first_pattern_finds(text: str) -> None:
+    assert _OPTIONAL.sub("", text) == re.sub(r"(?<=[a-zà-ɏ])\([a-zà-ɏ]{1,12}\)(?=[a-zà-ɏ])", "", text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "for example",
+                "for instance",
+                "in these instances",
+                "example",
+                "trial and error",
+                "x",
+                " ",
+                "for",
+                "means of",
+                "by",
+            ]
+        ),
+        max_size=6,
+    )
+)
+def test_a_text_without_an_idioms_words_has_no_idiom(parts: list[str]) -> None:
+    text = " ".join(parts)
+    assert source_prose(text) == _IDIOMS.sub(" ", text.lower())

@@ -179,7 +179,7 @@ class Written:
     """A translation's text as :func:`rendered` reads it: as written (``raw``), normalised as its
     language is (``plain``) and as English is (``kept``: the term as the source writes it), each
     worked out when first asked: most renderings are found in the text as written, and the
-    normalised texts (half the terms check's time) are then never needed."""
+    normalised texts (a fifth of the terms check's time) are then never needed."""
 
     __slots__ = ("_kept", "_lang", "_plain", "_raw", "_texts")
 
