@@ -162,11 +162,11 @@ def _weight(sizes: dict[str, dict[str, int]], names: list[str], langs: list[str]
 
 def _modules(config: BookConfig, whole_book: bool) -> list[tuple[str, ...]]:
     """The library's modules, when the whole book is checked and it has a library: all of them,
-    checked (and kept) by one task. What a task costs is mostly what it pays once, whatever its
-    modules: importing isort, which sorts the modules' imports as d2lbook does (0.12 s in each
-    process that does it), and reading its languages' documents with #@save cells; the 1.0 book's
-    five modules are then some 0.02 CPU-s each to collect. Two modules a task had both workers
-    import isort."""
+    checked (and kept) by one task. A task pays some things once, whatever its modules: importing
+    isort, which sorts the modules' imports as d2lbook does (0.03 s in each process that does it),
+    and reading its languages' documents with #@save cells (0.03 CPU-s for d2l-en's); the 1.0
+    book's five modules are then some 0.02 CPU-s each to collect. Two modules a task, both workers
+    paid them, for a tail the other worker's renames fill anyway."""
     if not (whole_book and config.library.enabled):
         return []
     return [tuple(config.library.frameworks)]
