@@ -15,7 +15,6 @@ from polybook.dialect.cells import parse_fence_info
 from polybook.dialect.code_cells import CellBuilder
 from polybook.dialect.inline_scan import only_blank
 from polybook.dialect.inlines import InlineBuilder
-from polybook.dialect.inlines import glued_to as glued_to  # sync.mend's
 from polybook.dialect.markdown import inline_pieces
 from polybook.dialect.nodes import (
     Bibliography,

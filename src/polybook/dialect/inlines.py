@@ -13,6 +13,7 @@ from polybook.diagnostics import Code, Level
 from polybook.dialect.inline_scan import text_before
 from polybook.dialect.markdown import CITE_ROLES, bad_citations, code_span_breaks, inline_pieces
 from polybook.dialect.nodes import Inline
+from polybook.dialect.shortcuts import may_hold_inlines
 
 _DAMAGED_ROLE_RE = re.compile(r":\s*(?P<name>numref|ref|eqref|cite|citet)\s*:\s*$")
 _OPENING = "([（「"  # what a role may follow with no space between
@@ -36,8 +37,7 @@ class InlineBuilder:
         children = token.children
         if not children:  # no inline element, or left to the scan (see shortcuts.inline_rule)
             content = token.content
-            scan = "`" in content or "$" in content or "](" in content  # what every piece needs
-            return self.scanned(content, token.map[0] + 1) if scan else []
+            return self.scanned(content, token.map[0] + 1) if may_hold_inlines(content) else []
         line = token.map[0] + 1
         out: list[Inline] = []
         link: list[str] | None = None

@@ -43,7 +43,7 @@ BlockRule: TypeAlias = Callable[[StateBlock, int, int, bool], bool]
 Scannable: TypeAlias = Callable[[str, EnvType], bool]
 
 
-def _may_hold_inlines(text: str) -> bool:
+def may_hold_inlines(text: str) -> bool:
     """Whether ``text`` holds what every inline token the builder reads needs: a role or a code
     span (a backtick), math (``$``), an autolink (``<``), a link or an image (``](``). Text with
     none of them gives only text and line breaks, which nothing reads (see :func:`inline_rule`)."""
@@ -51,7 +51,7 @@ def _may_hold_inlines(text: str) -> bool:
 
 
 def _may_hold_inlines_or_references(text: str) -> bool:
-    """:func:`_may_hold_inlines` where the document defines link references: ``[ref]`` is a link."""
+    """:func:`may_hold_inlines` where the document defines link references: ``[ref]`` is a link."""
     return "`" in text or "$" in text or "<" in text or "[" in text
 
 
@@ -272,14 +272,14 @@ def normalize_rule(state: StateCore) -> None:
 
 def inline_rule(scannable: Scannable | None) -> Callable[[StateCore], None]:
     """markdown-it's ``inline`` core rule, skipping the text that holds no inline element the
-    builder reads (:func:`_may_hold_inlines`): most of a book's paragraphs and headings, whose
+    builder reads (:func:`may_hold_inlines`): most of a book's paragraphs and headings, whose
     children are then left empty instead of holding only text and soft breaks. The text that
     ``scannable`` accepts is left so too: the builder reads its roles, math and code spans
     itself (:mod:`polybook.dialect.inline_scan`); markdown-it tokenizes the rest."""
 
     def inline(state: StateCore) -> None:
         md = state.md
-        may_hold = _may_hold_inlines_or_references if state.env.get("references") else _may_hold_inlines
+        may_hold = _may_hold_inlines_or_references if state.env.get("references") else may_hold_inlines
         for token in state.tokens:
             if token.type == "inline":
                 if token.children is None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from polybook.dialect.builder import glued_to
+from polybook.dialect.inlines import glued_to
 from polybook.dialect.markdown import CITE_ROLES, bad_citations
 from polybook.dialect.nodes import Heading, Node, TextTab
 
