@@ -9,11 +9,12 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from polybook.check.term_forms import (
     _IDIOMS,
+    _MARKS,
     _OPTIONAL,
     _cjk_variant,
     finder,
@@ -264,12 +265,22 @@ def test_spaced_is_the_pattern_of_white_space_and_hyphens(text: str) -> None:
     assert spaced(text) == re.sub(r"[\s\-‐－]+", " ", text)
 
 
+@pytest.mark.parametrize(
+    ("pattern", "plain", "alphabet"),
+    [
+        # slide marks and emphasis, each alternative written to start with its first character
+        (_MARKS, r"\((?:\*\*|~~)|(?:\*\*|~~)\)|[*_]", "(*~_)a "),
+        # a word's optional letters, looked for from the "(" (the look behind after it)
+        (_OPTIONAL, r"(?<=[a-zà-ɏ])\([a-zà-ɏ]{1,12}\)(?=[a-zà-ɏ])", "ab(c)é ( )(a"),
+    ],
+)
 @settings(max_examples=300, deadline=None)
-@given(st.text(alphabet="(*~_)a ", max_size=14))
-def test_marks_are_what_their_alternatives_find(text: str) -> None:
-    from polybook.check.term_forms import _MARKS
-
-    assert _MARKS.sub("", text) == re.sub(r"\((?:\*\*|~~)|(?:\*\*|~~)\)|[*_]", "", text)
+@given(data=st.data())
+def test_a_pattern_written_for_speed_finds_what_its_plain_one_finds(
+    pattern: re.Pattern[str], plain: str, alphabet: str, data: st.DataObject
+) -> None:
+    text = data.draw(st.text(alphabet=alphabet, max_size=14))
+    assert pattern.sub("", text) == re.sub(plain, "", text)
 
 
 @settings(max_examples=400, deadline=None)
@@ -278,6 +289,7 @@ def test_marks_are_what_their_alternatives_find(text: str) -> None:
     st.text(alphabet="abğ lantı()*~学习", min_size=1, max_size=6),
     st.sampled_from(["tr", "zh", ""]),
 )
+@example(["tam bağ(lantı)lı"], "lantı", "tr")  # written only as a word's optional letters, which normalising drops
 def test_a_way_the_text_says_as_written_is_in_the_normalised_text(texts: list[str], way: str, lang: str) -> None:
     # the quick test on the text as written never says yes where the normalised text says no
     seen, normal = written(texts, lang), normalized(way, lang)
@@ -289,12 +301,6 @@ def test_a_rendering_inside_a_words_optional_letters_is_not_said() -> None:
     # "lantı" is written, but only as the optional letters of "bağ(lantı)lı", which normalising drops
     term = Term("connection", "lantı", (), 1)
     assert not rendered(term, "tam bağ(lantı)lı katman", "tr")
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.text(alphabet="ab(c)é ( )(a", max_size=14))
-def test_optional_letters_are_what_the_look_behind_first_pattern_finds(text: str) -> None:
-    assert _OPTIONAL.sub("", text) == re.sub(r"(?<=[a-zà-ɏ])\([a-zà-ɏ]{1,12}\)(?=[a-zà-ɏ])", "", text)
 
 
 @settings(max_examples=300, deadline=None)
