@@ -74,8 +74,10 @@ def collect_document(doc: Document, name: str, framework: str, root: Path) -> tu
     project folder)."""
     blocks: list[SavedBlock] = []
     problems: list[Diagnostic] = []
-    if not names_framework(doc, framework) or not any(SAVE_RE.search(cell.code) for cell in doc.cells()):
-        return blocks, problems  # (most documents save nothing: not cut into notedown's cells)
+    # (most documents save nothing: not cut into notedown's cells; asked first, for it is one walk of
+    # the document and whether it names the framework two: the 1.0 book, 0.03 -> 0.01 CPU-s)
+    if not any(SAVE_RE.search(cell.code) for cell in doc.cells()) or not names_framework(doc, framework):
+        return blocks, problems
     cells = cells_for(units(doc), framework)
     for index, unit in enumerate(cells):
         if unit.cell is None:
