@@ -17,10 +17,11 @@ from __future__ import annotations
 import hashlib
 import importlib.machinery
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
+from polybook.check.documents import by_identity
 from polybook.check.findings import Finding, Location
+from polybook.check.segments import walked
 from polybook.config import BookConfig
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Document, EvalRst
@@ -80,13 +81,17 @@ def added_directives(
     return findings
 
 
-def _reaching(doc: Document) -> Iterator[tuple[int, RstDirective]]:
-    """Each directive of ``doc``'s eval_rst blocks that reaches beyond the page, with its line."""
-    for node in doc.walk():
-        if isinstance(node, EvalRst):
-            for directive in read_directives(node.source):
-                if directive.reach is not None:
-                    yield node.line + 1 + directive.start, directive
+@by_identity
+def _reaching(doc: Document) -> list[tuple[int, RstDirective]]:
+    """Each directive of ``doc``'s eval_rst blocks that reaches beyond the page, with its line.
+    Memoised, on the walk the checks share: a source (or base) is read for every language."""
+    return [
+        (node.line + 1 + directive.start, directive)
+        for node in walked(doc)
+        if isinstance(node, EvalRst)
+        for directive in read_directives(node.source)
+        if directive.reach is not None
+    ]
 
 
 def _of_library(directive: RstDirective, module: str, library: frozenset[str]) -> bool:
