@@ -32,7 +32,7 @@ from polybook.dialect.nodes import (
     TextTab,
     TocBlock,
 )
-from polybook.dialect.slides import has_marks, prose_of, prose_runs, run_marks
+from polybook.dialect.slides import has_marks, prose_of, prose_runs, run_mark_problems
 from polybook.dialect.tabs import SETUP_RE
 
 _CONTAINERS = {
@@ -141,7 +141,7 @@ class _Builder(CellBuilder, InlineBuilder):
             marked = [(node, text) for node in run if has_marks(text := prose_of(node))]
             if not marked:
                 continue
-            for index, offset, message in run_marks([text for _, text in marked]).problems:
+            for index, offset, message in run_mark_problems([text for _, text in marked]):
                 node, text = marked[index]
                 self.report(node.line + text.count("\n", 0, offset), Code.SLIDE_MARK, message)
 
