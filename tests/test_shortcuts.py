@@ -26,8 +26,8 @@ from polybook.dialect.markdown import _find_span, _parser, tokenize
 from polybook.dialect.shortcuts import (
     TOKEN_FIELDS,
     _line_tables,
+    _LineState,
     dispatch_inline_rules,
-    new_token,
     normalized_link,
     unused_block_rules,
 )
@@ -326,11 +326,17 @@ def test_inline_scan_only_for_the_dialects_rules() -> None:
     assert scanner(_parser().__class__("commonmark")) is None
 
 
-def test_new_token_is_markdown_its_token() -> None:
+def test_pushed_tokens_are_markdown_its() -> None:
     assert tuple(f.name for f in dataclasses.fields(Token)) == TOKEN_FIELDS
-    made = new_token("code_inline", "code", 0, "x", "`", "i")
-    assert made == Token("code_inline", "code", 0, content="x", markup="`", info="i")
-    assert made.attrs is not new_token("a", "", 0).attrs and made.meta is not new_token("a", "", 0).meta
+    fast, plain = _LineState("a\n", _parser(), {}, []), StateBlock("a\n", _parser(), {}, [])
+    fast.level = plain.level = 1
+    made, expected = [
+        [state.push("div_open", "div", 1), state.push("inline", "", 0), state.push("div_close", "div", -1)]
+        for state in (fast, plain)
+    ]
+    assert made == expected and fast.level == plain.level == 1
+    assert [t.level for t in made] == [1, 2, 1] and all(t.block for t in made)
+    assert made[0].attrs is not made[1].attrs and made[0].meta is not made[1].meta
 
 
 @pytest.mark.parametrize(
