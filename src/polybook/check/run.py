@@ -222,6 +222,7 @@ def check_config(
         ]
         once = functools.cache(functools.partial(load_book, config, [config.source_language], cached=True))
         extra = [found for modules in _modules(config, whole[0]) for found in _library(config, langs, modules, once)]
+        extra += added_modules(config, langs)
     else:
         with ProcessPoolExecutor(jobs, mp_context=get_context("fork")) as pool:
             # the heaviest chunks first, so that the last ones to end are small (the cores end together)
@@ -233,6 +234,9 @@ def check_config(
             # instead of parsing the source again beside them (a third process on two cores), while
             # the other worker ends its last chunk and works out the renames' changes
             library = [pool.submit(_library, config, langs, modules) for modules in _modules(config, whole[0])]
+            # what this process reads itself while the workers work, not after them (some hundredths
+            # of a second at the end of the run, when the cores have nothing else to do)
+            added = added_modules(config, langs)
             chunks = [pickle.loads(futures[i].result()) for i in range(len(groups))]
             # the renames' changes, kept for the merge, worked out in parallel (bookmix: 80 pairs, 1.4 s)
             # on the cores the library leaves free, not after it
@@ -244,8 +248,7 @@ def check_config(
             done = pool.map(work_out, *zip(*distinct.values(), strict=True), chunksize=per_task)
             found = dict(zip(distinct, done, strict=True))
             renamed = {pair: found[key] for pair, key in keys.items()}  # for the merge: no key to work out again
-            extra = [finding for task in library for finding in task.result()]
-    extra += added_modules(config, langs)
+            extra = [finding for task in library for finding in task.result()] + added
     memo = findings_dir(config)
     result = merge(
         config, langs, len(names), chunks, baseline or {}, started, *whole, True, extra, memo, renamed, notes
