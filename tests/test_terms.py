@@ -80,6 +80,7 @@ def test_a_term_is_a_noun_of_the_prose(text: str, found: list[str]) -> None:
         ("线性回归", "线性(**回归**)变得", "zh"),  # a slide mark inside
         ("长短期记忆网络", "例如长\n短期记忆网络", "zh"),  # a line break between two ideographs
         ("长短期记忆网络", "例如，长－短期记忆网络），", "zh"),  # a full-width hyphen inside
+        ("长短期记忆网络", "（例如长－短期记忆），", "zh"),  # a long one without its head (network)
     ],
 )
 def test_a_rendering_is_found_in_the_forms_its_language_writes_it(rendering: str, text: str, lang: str) -> None:
@@ -91,6 +92,7 @@ def test_a_rendering_is_found_in_the_forms_its_language_writes_it(rendering: str
     [
         ("dizi", "dize", "tr"),
         ("学习率", "学习", "zh"),  # its head left out: another word (learning, not its rate)
+        ("卷积神经网络", "神经网络", "zh"),  # a long one's first characters left out: another word
         ("误差", "偏差", "zh"),
         ("gerey", "tensör", "tr"),
         ("örneklem", "örneklenmesi", "tr"),  # a letter more inside it: another word of its root

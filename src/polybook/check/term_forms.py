@@ -13,7 +13,8 @@ change a rendering's last letters (``geçit`` -> ``geçidi``, ``ağırlık sön�
 sönümlemesi``, ``ön işlemek`` -> ``ön işlenmiş``, ``iş parçacığı`` -> ``iş parçacıkları``), and its
 compounds written together or apart (``ön bellek`` -> ``önbelleğinde``, ``veriyolu`` -> ``veri
 yolları``); in Chinese and Japanese with one more character inside a rendering of three or more, or
-one other (``学习率`` -> ``学习速率``, ``端到端`` -> ``端对端``); in a language written with spaces a long rendering
+one other (``学习率`` -> ``学习速率``, ``端到端`` -> ``端对端``), or one of six or more without its last two
+(``长短期记忆网络`` -> ``长短期记忆``); in a language written with spaces a long rendering
 misspelt by one letter inside it (``kodçüzücü``: a typo is no other term).
 """
 
@@ -309,7 +310,7 @@ def _found(way: str, seen: Haystack, lang: str) -> bool:
         return True
     if lang.startswith(("zh", "ja")) and len(way) >= 2 and all(_cjk(char) for char in way):
         # a space between two ideographs (a line break in the source) parts no word: 长 短期记忆网络
-        return way in seen.unspaced or _cjk_variant(way, plain)
+        return way in seen.unspaced or _cjk_variant(way, plain) or _cjk_shortened(way, seen.unspaced)
     return " " not in way and len(way) >= _TYPO_FROM and _misspelt(way, seen.words)
 
 
@@ -369,6 +370,13 @@ def _cjk_variant(way: str, plain: str) -> bool:
             if _cjk(plain[at + i : at + i + 1]) and plain.startswith(tail, at + i + 1):
                 return True
     return False
+
+
+def _cjk_shortened(way: str, unspaced: str) -> bool:
+    """A long rendering written without its last two characters, as Chinese shortens a long
+    compound's head: ``长短期记忆网络`` -> ``长短期记忆`` (the model without its "network"), of six
+    characters or more. Not a shorter one's: ``学习`` (learning) is no ``学习率`` (its rate)."""
+    return len(way) >= 6 and way[:-2] in unspaced
 
 
 def _everywhere(plain: str, part: str, step: int = 1) -> Iterator[int]:
