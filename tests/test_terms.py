@@ -46,11 +46,14 @@ def used(text: str, *terms: str) -> list[str]:
         ("As a layer, it transforms the outputs; these inputs mean we wait.", []),
         ("The mask filters out invalid tokens.", ["token"]),  # a verb's particle
         ("Two labels out of ten are wrong.", ["label"]),  # a noun's "out of"
+        ("Compute it prior to training, with a prior over the labels.", ["prior", "label"]),  # "before"
     ],
 )
 def test_a_term_is_a_noun_of_the_prose(text: str, found: list[str]) -> None:
     assert (
-        used(text, "example", "label", "minibatch", "bias", "mean", "instance", "token", "transform", "sequence")
+        used(
+            text, "example", "label", "minibatch", "bias", "mean", "instance", "token", "transform", "sequence", "prior"
+        )
         == found
     )
 
@@ -320,6 +323,8 @@ def test_a_rendering_inside_a_words_optional_letters_is_not_said() -> None:
                 "for",
                 "means of",
                 "by",
+                "prior to",
+                "prior",
             ]
         ),
         max_size=6,

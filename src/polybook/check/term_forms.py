@@ -3,7 +3,7 @@
 In the source (English): the term as a word or its plural (``example``, ``examples``;
 ``vocabulary``, ``vocabularies``), outside what is not prose (inline code, math, roles, links'
 targets, labels: :func:`polybook.dialect.protect.masked_prose`), not in an idiom that uses the word
-otherwise (``for example``, ``for instance``), not a one-word term used as a verb (``we
+otherwise (``for example``, ``for instance``, ``prior to``), not a one-word term used as a verb (``we
 sample``, ``to transform``, ``bias the model``, ``filter out``): the glossary's terms are the
 book's nouns; and not a word of a name (``an Amazon Machine Image``: :func:`named`).
 
@@ -30,12 +30,12 @@ from polybook.dialect.protect import masked_prose
 
 #: Idioms whose word is no term of the glossary.
 _IDIOMS = re.compile(
-    r"(?<!\w)(?:for example|for instance|by means of|by the same token|in sequence|trial and error"
+    r"(?<!\w)(?:for example|for instance|by means of|by the same token|in sequence|trial and error|prior to"
     r"|in (?:this|that|these|those|some|many|such|most|certain) instances?)(?!\w)"
 )
 #: A word of each idiom: a text with none has none (and is not scanned for them, character by
 #: character: a third of reading the source's prose).
-_IDIOM_WORDS = ("example", "instance", "means of", "same token", "sequence", "and error")
+_IDIOM_WORDS = ("example", "instance", "means of", "same token", "sequence", "and error", "prior to")
 #: Words after which a one-word term is a verb: ``we sample``, ``to transform``, ``be offset``.
 _VERB_BEFORE = frozenset(
     {"to", "can", "cannot", "could", "will", "would", "may", "might", "must", "should", "shall"}
