@@ -47,12 +47,24 @@ def used(text: str, *terms: str) -> list[str]:
         ("The mask filters out invalid tokens.", ["token"]),  # a verb's particle
         ("Two labels out of ten are wrong.", ["label"]),  # a noun's "out of"
         ("Compute it prior to training, with a prior over the labels.", ["prior", "label"]),  # "before"
+        ("It becomes imperative to see that. The labels are imperative.", ["label", "imperative"]),  # said of it
     ],
 )
 def test_a_term_is_a_noun_of_the_prose(text: str, found: list[str]) -> None:
     assert (
         used(
-            text, "example", "label", "minibatch", "bias", "mean", "instance", "token", "transform", "sequence", "prior"
+            text,
+            "example",
+            "label",
+            "minibatch",
+            "bias",
+            "mean",
+            "instance",
+            "token",
+            "transform",
+            "sequence",
+            "prior",
+            "imperative",
         )
         == found
     )

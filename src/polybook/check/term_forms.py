@@ -4,8 +4,9 @@ In the source (English): the term as a word or its plural (``example``, ``exampl
 ``vocabulary``, ``vocabularies``), outside what is not prose (inline code, math, roles, links'
 targets, labels: :func:`polybook.dialect.protect.masked_prose`), not in an idiom that uses the word
 otherwise (``for example``, ``for instance``, ``prior to``), not a one-word term used as a verb (``we
-sample``, ``to transform``, ``bias the model``, ``filter out``): the glossary's terms are the
-book's nouns; and not a word of a name (``an Amazon Machine Image``: :func:`named`).
+sample``, ``to transform``, ``bias the model``, ``filter out``) or as an adjective said of the
+subject (``it becomes imperative to``): the glossary's terms are the book's nouns and their
+modifiers; and not a word of a name (``an Amazon Machine Image``: :func:`named`).
 
 In a translation: the rendering, a variant or the term itself as written, whatever the case,
 the line breaks and the hyphens; in Turkish also with the suffixes the language adds, which
@@ -47,6 +48,8 @@ _VERB_AFTER = frozenset(
     {"the", "a", "an", "those", "these", "them", "its", "their", "our", "your", "his", "her"}
     | {"it", "we", "you", "us"}
 )
+#: Verbs that say what the subject is, after which a word followed by "to" or "that" is an adjective.
+_LINKING = frozenset({"is", "are", "was", "were", "becomes", "become", "became", "seems", "seem", "remains", "remain"})
 #: Plurals that are other words.
 _NOT_PLURAL = frozenset({"means"})
 
@@ -91,7 +94,7 @@ def finder(glossary: Glossary) -> Callable[[str], list[Term]]:
         found: dict[str, Term] = {}
         for match in pattern.finditer(prose):
             term = by_form[match.group(1)]
-            if term.source in found or (" " not in term.source and _verb(prose, match.start(), match.end())):
+            if term.source in found or (" " not in term.source and _not_noun(prose, match.start(), match.end())):
                 continue  # (found already: its other uses need not be read)
             found[term.source] = term
         return list(found.values())
@@ -99,17 +102,22 @@ def finder(glossary: Glossary) -> Callable[[str], list[Term]]:
     return find
 
 
-def _verb(prose: str, start: int, end: int) -> bool:
-    """Whether the word at ``prose[start:end]`` is used as a verb (by the words around it)."""
+def _not_noun(prose: str, start: int, end: int) -> bool:
+    """Whether the word at ``prose[start:end]`` is used as a verb, or as an adjective said of the
+    subject (by the words around it)."""
     before = _WORD.findall(prose, max(0, start - 40), start)
     if before and before[-1] in _VERB_BEFORE:
         return True
     # its object, or its particle (``filter out``; ``ten samples out of`` is a noun's)
     after = _WORD.findall(prose, end, end + 40)
-    return bool(after) and (after[0] in _VERB_AFTER or (after[0] == "out" and after[1:2] != ["of"]))
+    if after and (after[0] in _VERB_AFTER or (after[0] == "out" and after[1:2] != ["of"])):
+        return True
+    # between a linking verb and what it is said of: ``it becomes imperative to understand``,
+    # ``it is crucial that`` (a noun there takes an article: ``it is a sample that``)
+    return bool(before and after) and before[-1] in _LINKING and after[0] in ("to", "that")
 
 
-#: A word, as :func:`_verb` reads the 40 characters either side of a term (the first of a window
+#: A word, as :func:`_not_noun` reads the 40 characters either side of a term (the first of a window
 #: may be a word's end).
 _WORD = re.compile(r"[\w']+")
 
