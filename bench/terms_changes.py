@@ -1,0 +1,112 @@
+"""What a change of how ``terms.*`` reads a book does, every use listed: each source use of a
+glossary term (in every language with a glossary) as this tree finds it and as another tree does
+(``--against SRC``), and whether the translation renders it; then one line per use that one tree
+finds and the other not, or that one finds rendered and the other not, with the source's words
+around it; then the ``terms.*`` findings that differ. What shows a rule changes only what it
+should: every line read, not a sample.
+
+    .venv/bin/python bench/terms_changes.py BOOK [BOOK...] --against OTHER/src
+
+Each tree checks a copy of its own of each book (cold, nothing kept), in a process of its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from terms_precision import _around  # the words around a term's first use
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def capture(book: Path) -> dict[str, list]:
+    """The book's term uses and ``terms.*`` findings, checked in this process as ``polybook
+    check`` checks every language with a glossary at once."""
+    from polybook.book import load_book
+    from polybook.check import chapter, check_book, terms
+    from polybook.config import load_config
+    from polybook.files import display_path
+
+    uses: dict[tuple[str, str, int, str], tuple[bool, str]] = {}
+    plain = chapter.check_terms
+
+    def watched(lang: str, name: str, alignment, path: str, glossary, source_path: str = ""):
+        for use in terms.term_uses(alignment, glossary, lang):
+            key = (lang, display_path(Path(path)), use.line, use.term.source)
+            uses.setdefault(key, (use.rendered, _around(use.source, use.term.source)))
+        return plain(lang, name, alignment, path, glossary, source_path)
+
+    chapter.check_terms = watched
+    os.chdir(book)
+    config = load_config(book / "conf.py")
+    langs = sorted(lang for lang in config.translations if (config.chapters_dir / lang / "glossary").is_file())
+    result = check_book(load_book(config, [config.source_language, *langs]), langs)
+    found = [
+        [f.lang, str(f.code), display_path(Path(f.location.path)), f.location.line, f.message]
+        for f in result.active
+        if str(f.code).startswith("terms.") and f.location is not None
+    ]
+    return {"uses": [[*key, *value] for key, value in sorted(uses.items())], "findings": sorted(found)}
+
+
+def captured(src: Path, book: Path, scratch: Path) -> dict[str, list]:
+    """:func:`capture` of a fresh copy of ``book`` by the polybook of ``src``."""
+    copy = scratch / f"{book.name}-{abs(hash(str(src)))}"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(book, copy, ignore=shutil.ignore_patterns("build"))
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    out = subprocess.run(
+        [sys.executable, __file__, "--capture", str(copy)], env=env, check=True, capture_output=True, text=True
+    )
+    return json.loads(out.stdout)
+
+
+def compare(mine: dict[str, list], theirs: dict[str, list]) -> list[str]:
+    """One line per use or finding that differs (``+`` this tree's, ``-`` the other's)."""
+    a = {tuple(u[:4]): u[4:] for u in theirs["uses"]}
+    b = {tuple(u[:4]): u[4:] for u in mine["uses"]}
+    lines = []
+    for key in sorted(a.keys() | b.keys()):
+        was, now = a.get(key), b.get(key)
+        where = f"{key[0]} {key[1]}:{key[2]} {key[3]!r}"
+        if was is None or now is None:
+            said = "found" if was is None else "no longer found"
+            lines.append(f"use {said}: {where} (rendered: {(now or was)[0]}) {(now or was)[1]}")
+        elif was[0] != now[0]:
+            lines.append(f"use {'rendered' if now[0] else 'not rendered'} now: {where} {now[1]}")
+    old, new = {tuple(f) for f in theirs["findings"]}, {tuple(f) for f in mine["findings"]}
+    lines += [f"- {f[0]} {f[1]} {f[2]}:{f[3]} {f[4]}" for f in sorted(old - new)]
+    lines += [f"+ {f[0]} {f[1]} {f[2]}:{f[3]} {f[4]}" for f in sorted(new - old)]
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("books", type=Path, nargs="+")
+    parser.add_argument("--against", type=Path, help="The other polybook tree's src folder.")
+    parser.add_argument("--capture", action="store_true", help=argparse.SUPPRESS)  # (one tree's run)
+    args = parser.parse_args()
+    if args.capture:
+        print(json.dumps(capture(args.books[0].resolve())))
+        return
+    if args.against is None:
+        parser.error("--against SRC is needed")
+    with tempfile.TemporaryDirectory() as tmp:
+        for book in args.books:
+            mine = captured(ROOT / "src", book.resolve(), Path(tmp))
+            theirs = captured(args.against.resolve(), book.resolve(), Path(tmp))
+            lines = compare(mine, theirs)
+            print(f"{book}: {len(mine['uses']):,} uses, {len(mine['findings']):,} findings; {len(lines)} differ")
+            print("\n".join(f"  {line}" for line in lines))
+
+
+if __name__ == "__main__":
+    main()
