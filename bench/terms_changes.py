@@ -22,33 +22,25 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from terms_precision import _around  # the words around a term's first use
+from terms_precision import _around, watched_check  # the words around a term's first use; the check
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def capture(book: Path) -> dict[str, list]:
-    """The book's term uses and ``terms.*`` findings, checked in this process as ``polybook
-    check`` checks every language with a glossary at once."""
-    from polybook.book import load_book
-    from polybook.check import chapter, check_book, terms
-    from polybook.config import load_config
+    """The book's term uses and ``terms.*`` findings (:func:`watched_check`)."""
+    from polybook.check import terms
     from polybook.files import display_path
 
     uses: dict[tuple[str, str, int, str], tuple[bool, str]] = {}
-    plain = chapter.check_terms
 
-    def watched(lang: str, name: str, alignment, path: str, glossary, source_path: str = ""):
+    def watch(lang: str, where: str, alignment, glossary) -> None:
         for use in terms.term_uses(alignment, glossary, lang):
-            key = (lang, display_path(Path(path)), use.line, use.term.source)
-            uses.setdefault(key, (use.rendered, _around(use.source, use.term.source)))
-        return plain(lang, name, alignment, path, glossary, source_path)
+            uses.setdefault(
+                (lang, where, use.line, use.term.source), (use.rendered, _around(use.source, use.term.source))
+            )
 
-    chapter.check_terms = watched
-    os.chdir(book)
-    config = load_config(book / "conf.py")
-    langs = sorted(lang for lang in config.translations if (config.chapters_dir / lang / "glossary").is_file())
-    result = check_book(load_book(config, [config.source_language, *langs]), langs)
+    result = watched_check(book, watch)
     found = [
         [f.lang, str(f.code), display_path(Path(f.location.path)), f.location.line, f.message]
         for f in result.active
@@ -97,8 +89,8 @@ def main() -> None:
     if args.capture:
         print(json.dumps(capture(args.books[0].resolve())))
         return
-    if args.against is None:
-        parser.error("--against SRC is needed")
+    if args.against is None or not (args.against / "polybook").is_dir():
+        parser.error("--against SRC is needed: a polybook tree's src folder")  # (else this tree runs twice)
     with tempfile.TemporaryDirectory() as tmp:
         for book in args.books:
             mine = captured(ROOT / "src", book.resolve(), Path(tmp))

@@ -18,6 +18,7 @@ import argparse
 import os
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -45,40 +46,53 @@ class Drawn:
         return f"{self.path}:{self.line} {self.term}"
 
 
-def findings(book: Path, lang: str) -> list[Drawn]:
-    """The book's ``terms.*`` findings of ``lang``, with the texts the check compared: the check
-    run in this process over every language with a glossary (as ``polybook check`` does), its
-    term check watched."""
+def watched_check(book: Path, watch: Callable, lang: str | None = None):
+    """``polybook check`` of ``book`` in this process over every language with a glossary (and
+    ``lang``), all at once as the command reads them, paths shown from the book's folder; and
+    ``watch(lang, path, alignment, glossary)`` told of each document's term check (the path as
+    shown) before it runs."""
     from polybook.book import load_book
-    from polybook.check import chapter, check_book, terms
+    from polybook.check import chapter, check_book
     from polybook.config import load_config
+    from polybook.files import display_path
+
+    plain = chapter.check_terms
+
+    def watched(lang_: str, name: str, alignment, path: str, glossary, source_path: str = ""):
+        watch(lang_, display_path(Path(path)), alignment, glossary)
+        return plain(lang_, name, alignment, path, glossary, source_path)
+
+    chapter.check_terms = watched
+    here = Path.cwd()
+    os.chdir(book)
+    try:
+        config = load_config(book / "conf.py")
+        glossaries = [other for other in config.translations if (config.chapters_dir / other / "glossary").is_file()]
+        together = sorted({*glossaries, *([lang] if lang else [])})
+        return check_book(load_book(config, [config.source_language, *together]), together)
+    finally:
+        chapter.check_terms = plain
+        os.chdir(here)
+
+
+def findings(book: Path, lang: str) -> list[Drawn]:
+    """The book's ``terms.*`` findings of ``lang``, with the texts the check compared
+    (:func:`watched_check`)."""
+    from polybook.check import terms
     from polybook.files import display_path
 
     texts: dict[tuple[str, int, str], tuple[str, str]] = {}
     by_term: dict[tuple[str, str], list[str]] = {}  # a term's misses, for a terms.unfollowed finding
-    plain = chapter.check_terms
 
-    def watched(lang_: str, name: str, alignment, path: str, glossary, source_path: str = ""):
+    def watch(lang_: str, where: str, alignment, glossary) -> None:
         for miss in terms.term_misses(alignment, glossary, lang_):
-            where = display_path(Path(path))
             texts[(where, miss.line, miss.term.source)] = (miss.source, miss.translation)
             said = " ".join(miss.translation.split())[:500]
             by_term.setdefault((lang_, miss.term.source), []).append(
                 f"`{where}:{miss.line}`: {_around(miss.source, miss.term.source)} -> {said}"
             )
-        return plain(lang_, name, alignment, path, glossary, source_path)
 
-    chapter.check_terms = watched
-    here = Path.cwd()
-    os.chdir(book)  # paths shown from the book's folder
-    try:
-        config = load_config(book / "conf.py")
-        glossaries = [other for other in config.translations if (config.chapters_dir / other / "glossary").is_file()]
-        together = sorted({lang, *glossaries})  # as polybook check reads them: every language at once
-        result = check_book(load_book(config, [config.source_language, *together]), together)
-    finally:
-        chapter.check_terms = plain
-        os.chdir(here)
+    result = watched_check(book, watch, lang)
     drawn = []
     for finding in result.active:
         if finding.lang != lang or not str(finding.code).startswith("terms.") or finding.location is None:
