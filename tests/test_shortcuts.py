@@ -8,7 +8,7 @@ import gc
 import re
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from markdown_it.common.normalize_url import normalizeLink as markdown_it_normalize_link
@@ -31,7 +31,7 @@ from polybook.dialect.shortcuts import (
     normalized_link,
     unused_block_rules,
 )
-from polybook.dialect.slides import PAIRS, has_marks, prose_of
+from polybook.dialect.slides import PAIRS, has_marks, prose_of, run_mark_problems, run_marks
 
 from conftest import FIXTURES
 
@@ -400,6 +400,14 @@ def test_cell_source_read_as_by_its_lines(lines: list[str]) -> None:
 def test_has_marks_looks_for_every_pair(text: str) -> None:
     expected = ("**" in text or "~~" in text) and any(o in text or c in text for o, c in PAIRS)
     assert has_marks(text) == expected
+
+
+@given(st.lists(st.text(alphabet="*~[]() a`\n", max_size=14), min_size=1, max_size=4))
+@example(["[**a", "b**) c"])  # a mark never closed, one closing none: two problems in two texts
+@settings(max_examples=500)
+def test_the_parsers_mark_problems_are_the_renderers(texts: list[str]) -> None:
+    # the parser asks for the problems alone, without the cuts the renderer works out beside them
+    assert run_mark_problems(texts) == run_marks(texts).problems
 
 
 @given(st.text(alphabet="-= \t\na", max_size=20))
