@@ -85,6 +85,9 @@ def test_a_term_is_a_noun_of_the_prose(text: str, found: list[str]) -> None:
         ("amaç fonksiyonları", "çoğu amaç fonksiyonu karmaşıktır", "tr"),  # a plural rendering, said once
         ("veri kümesi", "veri kümeleri", "tr"),  # a compound's -sI
         ("kodçözücü", "ışın araması kodçüzücüde", "tr"),  # one letter inside it another: misspelt
+        ("kodçözücü", "(kodçüzücü)", "tr"),  # ... in parentheses
+        ("düzenlileştirme", "[**Düzenleştirmesiz Eğitim**]", "tr"),  # a long one with two letters left out
+        ("düzenlileştirme", "düzenliletirme", "tr"),  # ... or one
         ("tam bağlı", "tam bağ(lantı)lı katman", "tr"),  # a word's optional letters in parentheses
         ("melezleştirme", "melezleme ile", "tr"),  # made X (-leştir) said as X-ed (-le)
         ("önişlemci", "Ön işlemci talimatları yükler", "tr"),
@@ -96,6 +99,7 @@ def test_a_term_is_a_noun_of_the_prose(text: str, found: list[str]) -> None:
         ("长短期记忆网络", "例如长\n短期记忆网络", "zh"),  # a line break between two ideographs
         ("长短期记忆网络", "例如，长－短期记忆网络），", "zh"),  # a full-width hyphen inside
         ("长短期记忆网络", "（例如长－短期记忆），", "zh"),  # a long one without its head (network)
+        ("偏移量", "位置偏移", "zh"),  # a word's quantity left out
     ],
 )
 def test_a_rendering_is_found_in_the_forms_its_language_writes_it(rendering: str, text: str, lang: str) -> None:
@@ -111,6 +115,8 @@ def test_a_rendering_is_found_in_the_forms_its_language_writes_it(rendering: str
         ("误差", "偏差", "zh"),
         ("gerey", "tensör", "tr"),
         ("örneklem", "örneklenmesi", "tr"),  # a letter more inside it: another word of its root
+        ("düzenlileştirme", "düzenlilik", "tr"),  # a long one's end left out: another word of its root
+        ("düzenlileştirme", "dzenlileştirme", "tr"),  # one of its first four left out: not told from another
         ("veriyolu", "veri yapısı", "tr"),  # a compound apart: its own second word
     ],
 )

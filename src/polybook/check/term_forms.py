@@ -15,8 +15,10 @@ sönümlemesi``, ``ön işlemek`` -> ``ön işlenmiş``, ``iş parçacığı`` -
 compounds written together or apart (``ön bellek`` -> ``önbelleğinde``, ``veriyolu`` -> ``veri
 yolları``); in Chinese and Japanese with one more character inside a rendering of three or more, or
 one other (``学习率`` -> ``学习速率``, ``端到端`` -> ``端对端``), or one of six or more without its last two
-(``长短期记忆网络`` -> ``长短期记忆``); in a language written with spaces a long rendering
-misspelt by one letter inside it (``kodçüzücü``: a typo is no other term).
+(``长短期记忆网络`` -> ``长短期记忆``), or one of a word and ``量`` (a quantity) without it (``偏移量`` -> ``偏移``); in a
+language written with spaces a long rendering misspelt by one letter inside it (``kodçüzücü``: a
+typo is no other term), or a longer one with one or two letters inside it left out
+(``düzenleştirme``).
 """
 
 from __future__ import annotations
@@ -161,8 +163,8 @@ def _in_name(prose: str, start: int, end: int) -> bool:
 
 class Haystack:
     """A text renderings are looked for in, as :func:`normalized`, the same without its spaces and
-    its words (each worked out when first asked: only some renderings need them, and a text is
-    asked of every way of every term its source uses)."""
+    its words (:data:`_LETTERS`; each worked out when first asked: only some renderings need them,
+    and a text is asked of every way of every term its source uses)."""
 
     __slots__ = ("_unspaced", "_words", "plain")
 
@@ -180,8 +182,13 @@ class Haystack:
     @property
     def words(self) -> list[str]:
         if self._words is None:
-            self._words = self.plain.split()
+            self._words = _LETTERS.findall(self.plain)
         return self._words
+
+
+#: A word, as a misspelt rendering is looked for: its letters, without the punctuation or the
+#: slide mark's bracket written against it (``[düzenleştirmesiz``).
+_LETTERS = re.compile(r"\w+")
 
 
 class Written:
@@ -319,12 +326,32 @@ def _found(way: str, seen: Haystack, lang: str) -> bool:
     if lang.startswith(("zh", "ja")) and len(way) >= 2 and all(_cjk(char) for char in way):
         # a space between two ideographs (a line break in the source) parts no word: 长 短期记忆网络
         return way in seen.unspaced or _cjk_variant(way, plain) or _cjk_shortened(way, seen.unspaced)
-    return " " not in way and len(way) >= _TYPO_FROM and _misspelt(way, seen.words)
+    if " " in way or len(way) < _TYPO_FROM:
+        return False
+    return _misspelt(way, seen.words) or (len(way) >= _SLIP_FROM and _slipped(way, seen.words))
 
 
 #: How long a one-word rendering is for a word one letter off to be it misspelt (``kodçüzücü``
 #: for ``kodçözücü``): shorter ones have other words that near.
 _TYPO_FROM = 8
+#: ... and for a word with one or two of its letters inside left out to be it (``düzenleştirme``
+#: for ``düzenlileştirme``): a root and its derivations differ at their ends, not inside a long word.
+_SLIP_FROM = 12
+
+
+def _slipped(way: str, words: list[str]) -> bool:
+    """Whether one of ``words`` starts with ``way`` with one letter, or two side by side, left out
+    after its first four and before its last three (the suffixes a language adds may change those)."""
+    head = way[:4]
+    candidates = [word for word in words if word.startswith(head)]
+    if not candidates:
+        return False
+    for cut in (1, 2):
+        for at in range(4, len(way) - 3 - cut + 1):
+            slipped = way[:at] + way[at + cut :]
+            if any(word.startswith(slipped) for word in candidates):
+                return True
+    return False
 
 
 def _misspelt(way: str, words: list[str]) -> bool:
@@ -383,7 +410,10 @@ def _cjk_variant(way: str, plain: str) -> bool:
 def _cjk_shortened(way: str, unspaced: str) -> bool:
     """A long rendering written without its last two characters, as Chinese shortens a long
     compound's head: ``长短期记忆网络`` -> ``长短期记忆`` (the model without its "network"), of six
-    characters or more. Not a shorter one's: ``学习`` (learning) is no ``学习率`` (its rate)."""
+    characters or more. Not a shorter one's: ``学习`` (learning) is no ``学习率`` (its rate). And a
+    word's quantity, ``量``, left out: ``偏移量`` -> ``偏移`` (an offset, the amount shifted)."""
+    if len(way) == 3 and way[-1] == "量":
+        return way[:-1] in unspaced
     return len(way) >= 6 and way[:-2] in unspaced
 
 
