@@ -15,10 +15,10 @@ sönümlemesi``, ``ön işlemek`` -> ``ön işlenmiş``, ``iş parçacığı`` -
 compounds written together or apart (``ön bellek`` -> ``önbelleğinde``, ``veriyolu`` -> ``veri
 yolları``); in Chinese and Japanese with one more character inside a rendering of three or more, or
 one other (``学习率`` -> ``学习速率``, ``端到端`` -> ``端对端``), or one of six or more without its last two
-(``长短期记忆网络`` -> ``长短期记忆``), or one of a word and ``量`` (a quantity) without it (``偏移量`` -> ``偏移``); in a
-language written with spaces a long rendering misspelt by one letter inside it (``kodçüzücü``: a
-typo is no other term), or a longer one with one or two letters inside it left out
-(``düzenleştirme``).
+(``长短期记忆网络`` -> ``长短期记忆``), or one of a word and ``量`` (a quantity) without it
+(``偏移量`` -> ``偏移``); in a language written with spaces a long rendering misspelt by one letter
+inside it (``kodçüzücü``: a typo is no other term), or a longer one with one or two letters inside
+it left out (``düzenleştirme``).
 """
 
 from __future__ import annotations
