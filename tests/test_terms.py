@@ -91,6 +91,9 @@ def test_a_term_is_a_noun_of_the_prose(text: str, found: list[str]) -> None:
         ("tam bağlı", "tam bağ(lantı)lı katman", "tr"),  # a word's optional letters in parentheses
         ("melezleştirme", "melezleme ile", "tr"),  # made X (-leştir) said as X-ed (-le)
         ("önişlemci", "Ön işlemci talimatları yükler", "tr"),
+        ("uzun ömu\u0308rlu\u0308 bellek", "uzun-ömürlü bellek", "tr"),  # letters written decomposed ...
+        ("uzun ömürlü bellek", "uzun ömu\u0308rlu\u0308 bellek", "tr"),  # ... on either side
+        ("İşlemci", "I\u0307şlemci", "tr"),
         ("学习率", "学习速率", "zh"),  # one more character inside
         ("精度", "模型的精确度", "zh"),
         ("端到端", "端对端地", "zh"),  # one other
@@ -308,8 +311,8 @@ def test_a_pattern_written_for_speed_finds_what_its_plain_one_finds(
 
 @settings(max_examples=400, deadline=None)
 @given(
-    st.lists(st.text(alphabet="aIbğ (lantı)*_~-\n学习", max_size=14), min_size=1, max_size=3),
-    st.text(alphabet="abğ lantı()*~学习", min_size=1, max_size=6),
+    st.lists(st.text(alphabet="aIbğuü\u0308\u0307 (lantı)*_~-\n学习", max_size=14), min_size=1, max_size=3),
+    st.text(alphabet="abğuü lantı()*~学习", min_size=1, max_size=6),
     st.sampled_from(["tr", "zh", ""]),
 )
 @example(["tam bağ(lantı)lı"], "lantı", "tr")  # written only as a word's optional letters, which normalising drops

@@ -24,6 +24,7 @@ it left out (``düzenleştirme``).
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 
@@ -192,10 +193,11 @@ _LETTERS = re.compile(r"\w+")
 
 
 class Written:
-    """A translation's text as :func:`rendered` reads it: as written (``raw``), normalised as its
-    language is (``plain``) and as English is (``kept``: the term as the source writes it), each
-    worked out when first asked: most renderings are found in the text as written, and the
-    normalised texts (a fifth of the terms check's time) are then never needed."""
+    """A translation's text as :func:`rendered` reads it: as written (``raw``, its letters composed
+    as :func:`normalized` composes them), normalised as its language is (``plain``) and as English
+    is (``kept``: the term as the source writes it), each worked out when first asked: most
+    renderings are found in the text as written, and the normalised texts (a fifth of the terms
+    check's time) are then never needed."""
 
     __slots__ = ("_kept", "_lang", "_plain", "_raw", "_texts")
 
@@ -208,7 +210,8 @@ class Written:
     @property
     def raw(self) -> str:
         if self._raw is None:
-            self._raw = "\n".join(self._texts)
+            raw = "\n".join(self._texts)
+            self._raw = raw if unicodedata.is_normalized("NFC", raw) else unicodedata.normalize("NFC", raw)
         return self._raw
 
     @property
@@ -273,10 +276,13 @@ def rendered(term: Term, text: str | Written, lang: str) -> bool:
 
 @lru_cache(maxsize=4096)
 def normalized(text: str, lang: str) -> str:
-    """Lowercased (Turkish's dotted and dotless i as Turkish lowercases them), a word's optional
-    letters in parentheses left out (``tam bağ(lantı)lı``: ``tam bağlı``), emphasis marks dropped,
-    hyphens and line breaks as spaces. Memoised: a block is looked at once for every term its
-    source uses, with its neighbours."""
+    """Its letters composed (NFC: an ``ü`` written as ``u`` and a combining diaeresis, as d2l-tr's
+    glossary writes ``ömürlü`` once, is the text's ``ü``), lowercased (Turkish's dotted and dotless
+    i as Turkish lowercases them), a word's optional letters in parentheses left out (``tam
+    bağ(lantı)lı``: ``tam bağlı``), emphasis marks dropped, hyphens and line breaks as spaces.
+    Memoised: a block is looked at once for every term its source uses, with its neighbours."""
+    if not unicodedata.is_normalized("NFC", text):
+        text = unicodedata.normalize("NFC", text)
     if lang.startswith("tr"):
         text = text.replace("I", "ı").replace("İ", "i")
     text = text.lower()
