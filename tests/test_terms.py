@@ -71,6 +71,13 @@ def test_a_term_is_a_noun_of_the_prose(text: str, found: list[str]) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "term"), [("A nai\u0308ve Bayes model.", "naïve Bayes"), ("A naïve Bayes.", "nai\u0308ve Bayes")]
+)
+def test_a_term_is_found_whether_its_letters_are_written_composed_or_not(text: str, term: str) -> None:
+    assert used(text, term) == [term]
+
+
+@pytest.mark.parametrize(
     ("rendering", "text", "lang"),
     [
         ("geçit", "sıfırlama geçidi", "tr"),  # a consonant softened before a suffix

@@ -67,9 +67,15 @@ def source_prose(text: str) -> str:
 
 @lru_cache(maxsize=4096)
 def cased_prose(text: str) -> str:
-    """A source block's prose as written: what is not prose left out (memoised: :func:`named`
-    reads it after :func:`source_prose`)."""
-    return masked_prose(text)
+    """A source block's prose as written: what is not prose left out, its letters composed
+    (:func:`composed`; memoised: :func:`named` reads it after :func:`source_prose`)."""
+    return composed(masked_prose(text))
+
+
+def composed(text: str) -> str:
+    """``text`` with its letters composed (NFC), as the glossary's terms and renderings are read:
+    an ``ü`` written as ``u`` and a combining diaeresis is the ``ü`` of a text that writes it whole."""
+    return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
 
 
 def _plurals(term: str) -> list[str]:
@@ -88,7 +94,8 @@ def finder(glossary: Glossary) -> Callable[[str], list[Term]]:
     and its plural, longest first."""
     by_form: dict[str, Term] = {}
     for term in glossary.terms:
-        for form in [term.source.lower(), *_plurals(term.source.lower())]:
+        source = composed(term.source.lower())
+        for form in [source, *_plurals(source)]:
             by_form.setdefault(form, term)
     pattern = re.compile(rf"(?<!\w)({_trie(by_form)})(?!\w)")
 
@@ -144,6 +151,7 @@ def writes(prose: str, term: str) -> bool:
 
 @lru_cache(maxsize=1024)
 def _any_case(term: str) -> re.Pattern[str]:
+    term = composed(term)
     forms = "|".join(re.escape(form) for form in [term, *_plurals(term)])
     return re.compile(rf"(?<![\w-])(?:{forms})(?![\w-])", re.IGNORECASE)
 
@@ -210,8 +218,7 @@ class Written:
     @property
     def raw(self) -> str:
         if self._raw is None:
-            raw = "\n".join(self._texts)
-            self._raw = raw if unicodedata.is_normalized("NFC", raw) else unicodedata.normalize("NFC", raw)
+            self._raw = composed("\n".join(self._texts))
         return self._raw
 
     @property
@@ -281,8 +288,7 @@ def normalized(text: str, lang: str) -> str:
     i as Turkish lowercases them), a word's optional letters in parentheses left out (``tam
     bağ(lantı)lı``: ``tam bağlı``), emphasis marks dropped, hyphens and line breaks as spaces.
     Memoised: a block is looked at once for every term its source uses, with its neighbours."""
-    if not unicodedata.is_normalized("NFC", text):
-        text = unicodedata.normalize("NFC", text)
+    text = composed(text)
     if lang.startswith("tr"):
         text = text.replace("I", "ı").replace("İ", "i")
     text = text.lower()
