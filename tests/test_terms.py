@@ -144,6 +144,7 @@ def test_another_word_is_not_the_rendering(rendering: str, text: str, lang: str)
         ("The two main makers of GPUs are NVIDIA GPUs.", "gpu", False),  # an acronym
         ("The Global Interpreter Lock, and the interpreter.", "interpreter", False),  # once not in a name
         ("1. **Tagging and Parsing**. This involves", "parsing", False),  # the next sentence's word
+        ("We train a Naïve Bayes Classifier here.", "nai\u0308ve", True),  # the term written decomposed
     ],
 )
 def test_a_term_in_a_name_is_the_name(prose: str, term: str, is_name: bool) -> None:

@@ -137,7 +137,8 @@ def named(prose: str, term: str) -> bool:
     written (case kept), is part of a name: capitalised in the middle of a sentence, next to
     another capitalised word (``an Amazon Machine Image``, ``Tim Gates``): a product's, a paper's
     or a person's name, which a translation writes as its owner does. Not for a heading's text,
-    capitalised as a title."""
+    capitalised as a title. ``prose``: as :func:`cased_prose` gives it, its letters composed."""
+    term = composed(term)
     if term[:1].upper() + term[1:] not in prose:
         return False  # (most blocks: no use capitalised; a plural in -ies is then taken as no name)
     uses = list(_any_case(term).finditer(prose))
