@@ -45,6 +45,7 @@ def used(text: str, *terms: str) -> list[str]:
         ("By means of this, and by the same token, in sequence.", []),
         ("As a layer, it transforms the outputs; these inputs mean we wait.", []),
         ("The mask filters out invalid tokens.", ["token"]),  # a verb's particle
+        ("It does not mean that. Do not label.", []),  # after "do" (a "not" between)
         ("Two labels out of ten are wrong.", ["label"]),  # a noun's "out of"
         ("Compute it prior to training, with a prior over the labels.", ["prior", "label"]),  # "before"
         ("It becomes imperative to see that. The labels are imperative.", ["label", "imperative"]),  # said of it

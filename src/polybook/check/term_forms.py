@@ -4,9 +4,9 @@ In the source (English): the term as a word or its plural (``example``, ``exampl
 ``vocabulary``, ``vocabularies``), outside what is not prose (inline code, math, roles, links'
 targets, labels: :func:`polybook.dialect.protect.masked_prose`), not in an idiom that uses the word
 otherwise (``for example``, ``for instance``, ``prior to``), not a one-word term used as a verb (``we
-sample``, ``to transform``, ``bias the model``, ``filter out``) or as an adjective said of the
-subject (``it becomes imperative to``): the glossary's terms are the book's nouns and their
-modifiers; and not a word of a name (``an Amazon Machine Image``: :func:`named`).
+sample``, ``to transform``, ``does not mean``, ``bias the model``, ``filter out``) or as an
+adjective said of the subject (``it becomes imperative to``): the glossary's terms are the book's
+nouns and their modifiers; and not a word of a name (``an Amazon Machine Image``: :func:`named`).
 
 In a translation: the rendering, a variant or the term itself as written, whatever the case,
 the line breaks and the hyphens; in Turkish also with the suffixes the language adds, which
@@ -44,6 +44,7 @@ _IDIOM_WORDS = ("example", "instance", "means of", "same token", "sequence", "an
 _VERB_BEFORE = frozenset(
     {"to", "can", "cannot", "could", "will", "would", "may", "might", "must", "should", "shall"}
     | {"we", "you", "they", "i", "it", "us", "be", "been", "being"}
+    | {"do", "does", "did", "don't", "doesn't", "didn't"}  # (``does not mean``: :func:`_not_noun` skips a ``not``)
 )
 #: Words before which it is one: its object (``bias the model``, ``label those``, ``transforms
 #: it``) or, after a plural subject, what follows the verb (``these inputs mean we``).
@@ -116,6 +117,8 @@ def _not_noun(prose: str, start: int, end: int) -> bool:
     """Whether the word at ``prose[start:end]`` is used as a verb, or as an adjective said of the
     subject (by the words around it)."""
     before = _WORD.findall(prose, max(0, start - 40), start)
+    if before[-1:] == ["not"]:
+        before.pop()  # ``will not sample``, ``does not mean``: the word before the ``not``
     if before and before[-1] in _VERB_BEFORE:
         return True
     # its object, or its particle (``filter out``; ``ten samples out of`` is a noun's)
