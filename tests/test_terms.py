@@ -46,6 +46,7 @@ def used(text: str, *terms: str) -> list[str]:
         ("As a layer, it transforms the outputs; these inputs mean we wait.", []),
         ("The mask filters out invalid tokens.", ["token"]),  # a verb's particle
         ("It does not mean that. Do not label.", []),  # after "do" (a "not" between)
+        ("We often label tokens and will randomly transform inputs; we apply labels.", ["token", "label"]),  # adverbs
         ("Two labels out of ten are wrong.", ["label"]),  # a noun's "out of"
         ("Compute it prior to training, with a prior over the labels.", ["prior", "label"]),  # "before"
         ("It becomes imperative to see that. The labels are imperative.", ["label", "imperative"]),  # said of it

@@ -4,9 +4,10 @@ In the source (English): the term as a word or its plural (``example``, ``exampl
 ``vocabulary``, ``vocabularies``), outside what is not prose (inline code, math, roles, links'
 targets, labels: :func:`polybook.dialect.protect.masked_prose`), not in an idiom that uses the word
 otherwise (``for example``, ``for instance``, ``prior to``), not a one-word term used as a verb (``we
-sample``, ``to transform``, ``does not mean``, ``bias the model``, ``filter out``) or as an
-adjective said of the subject (``it becomes imperative to``): the glossary's terms are the book's
-nouns and their modifiers; and not a word of a name (``an Amazon Machine Image``: :func:`named`).
+sample``, ``to transform``, ``does not mean``, ``we often sample``, ``bias the model``, ``filter
+out``) or as an adjective said of the subject (``it becomes imperative to``): the glossary's terms
+are the book's nouns and their modifiers; and not a word of a name (``an Amazon Machine Image``:
+:func:`named`).
 
 In a translation: the rendering, a variant or the term itself as written, whatever the case,
 the line breaks and the hyphens; in Turkish also with the suffixes the language adds, which
@@ -45,6 +46,11 @@ _VERB_BEFORE = frozenset(
     {"to", "can", "cannot", "could", "will", "would", "may", "might", "must", "should", "shall"}
     | {"we", "you", "they", "i", "it", "us", "be", "been", "being"}
     | {"do", "does", "did", "don't", "doesn't", "didn't"}  # (``does not mean``: :func:`_not_noun` skips a ``not``)
+)
+#: Words between such a word and the verb, read past (:func:`_adverb`).
+_ADVERBS = frozenset(
+    {"not", "often", "also", "then", "just", "only", "always", "never", "usually", "typically", "first", "now"}
+    | {"simply", "still", "even", "again", "further", "thus", "therefore", "instead", "actually", "generally"}
 )
 #: Words before which it is one: its object (``bias the model``, ``label those``, ``transforms
 #: it``) or, after a plural subject, what follows the verb (``these inputs mean we``).
@@ -117,8 +123,8 @@ def _not_noun(prose: str, start: int, end: int) -> bool:
     """Whether the word at ``prose[start:end]`` is used as a verb, or as an adjective said of the
     subject (by the words around it)."""
     before = _WORD.findall(prose, max(0, start - 40), start)
-    if before[-1:] == ["not"]:
-        before.pop()  # ``will not sample``, ``does not mean``: the word before the ``not``
+    while before and _adverb(before[-1]):
+        before.pop()  # ``will not sample``, ``we often sample``, ``will uniformly sample``: the word before
     if before and before[-1] in _VERB_BEFORE:
         return True
     # its object, or its particle (``filter out``; ``ten samples out of`` is a noun's)
@@ -128,6 +134,12 @@ def _not_noun(prose: str, start: int, end: int) -> bool:
     # between a linking verb and what it is said of: ``it becomes imperative to understand``,
     # ``it is crucial that`` (a noun there takes an article: ``it is a sample that``)
     return bool(before and after) and before[-1] in _LINKING and after[0] in ("to", "that")
+
+
+def _adverb(word: str) -> bool:
+    """Whether ``word`` is ``not`` or an adverb (of :data:`_ADVERBS`, or in ``-ly``, not a verb in
+    ``-ply`` as ``apply``)."""
+    return word in _ADVERBS or (len(word) > 4 and word.endswith("ly") and not word.endswith("ply"))
 
 
 #: A word, as :func:`_not_noun` reads the 40 characters either side of a term (the first of a window
