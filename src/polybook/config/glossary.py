@@ -53,20 +53,11 @@ class Glossary:
         text = "\n".join(f"{t.source}\t{t.rendering}\t{'|'.join(t.variants)}" for t in self.terms)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
-    def used_in(self, text: str) -> list[Term]:
-        """The terms ``text`` (of the source language) uses, as whole words, any case."""
-        lowered = text.lower()
-        return [term for term in self.terms if _word(term.source).search(lowered)]
-
 
 @dataclass(slots=True)
 class _Lines:
     terms: list[Term] = field(default_factory=list)
     seen: dict[str, int] = field(default_factory=dict)
-
-
-def _word(term: str) -> re.Pattern[str]:
-    return re.compile(r"(?<!\w)" + re.escape(term.lower()) + r"(?!\w)")
 
 
 def parse_glossary(text: str, path: str) -> Glossary:
