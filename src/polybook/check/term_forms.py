@@ -349,7 +349,7 @@ def _found(way: str, seen: Haystack, lang: str) -> bool:
         and any(way == plain[i : i + len(way) + 1].replace(" ", "") for i in _everywhere(plain, way[:2], 2))
     ):
         return True
-    if lang.startswith("tr") and turkish_found(way, seen):
+    if lang.startswith("tr") and turkish_found(way, plain):
         return True
     if lang.startswith(("zh", "ja")) and len(way) >= 2 and all(_cjk(char) for char in way):
         # a space between two ideographs (a line break in the source) parts no word: 长 短期记忆网络

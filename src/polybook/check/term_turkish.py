@@ -6,20 +6,17 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from polybook.check.term_forms import Haystack
 
 
-def turkish_found(way: str, seen: Haystack) -> bool:
+def turkish_found(way: str, plain: str) -> bool:
     """A Turkish rendering in one of its forms (:func:`_turkish`), also as a compound written
-    together (``ön bellek`` -> ``önbelleğinde``) or apart (``veriyolu`` -> ``veri yolları``)."""
-    if _turkish(way).search(seen.plain):
+    together (``ön bellek`` -> ``önbelleğinde``) or apart (``veriyolu`` -> ``veri yolları``).
+    ``plain``: the translation as :func:`.term_forms.normalized` gives it."""
+    if _turkish(way).search(plain):
         return True
     if " " in way:
-        return _turkish(way.replace(" ", "")).search(seen.plain) is not None
-    return len(way) >= 7 and _turkish_apart(way).search(seen.plain) is not None
+        return _turkish(way.replace(" ", "")).search(plain) is not None
+    return len(way) >= 7 and _turkish_apart(way).search(plain) is not None
 
 
 @lru_cache(maxsize=4096)
