@@ -211,7 +211,7 @@ def test_the_glossarys_pattern_finds_what_the_longest_first_alternation_finds() 
     import random
     import re
 
-    from polybook.check.term_forms import _trie
+    from polybook.check.term_source import _trie
 
     terms = ["label", "labels", "neural network", "neural networks", "network", "net", "c++", "a.b", "lab"]
     plain = re.compile(r"(?<!\w)(" + "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)) + r")(?!\w)")

@@ -12,19 +12,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from polybook.check.term_forms import (
-    _IDIOMS,
-    _MARKS,
-    _OPTIONAL,
-    _cjk_variant,
-    finder,
-    named,
-    normalized,
-    rendered,
-    source_prose,
-    spaced,
-    written,
-)
+from polybook.check.term_forms import _MARKS, _OPTIONAL, _cjk_variant, normalized, rendered, spaced, written
+from polybook.check.term_source import _IDIOMS, finder, named, source_prose
 from polybook.config.glossary import Glossary, Term, from_terminology, parse_glossary
 
 

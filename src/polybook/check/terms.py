@@ -4,7 +4,7 @@
 Blocks are paired as the checker pairs them (:func:`pair_segments`): between two shared anchors,
 block by block when both sides have as many prose blocks, else the stretch as a whole. A block
 that still says the term as the source does (untranslated, or the term kept) is left alone. How a
-term and a rendering are found: :mod:`.term_forms`.
+term is found: :mod:`.term_source`; its rendering: :mod:`.term_forms`.
 
 ``terms.unfollowed``: a term a language departs from in more than one of ten of the blocks that
 use it (of 5 blocks or more, 3 or more departing: one or two departures are no rule) is said once,
@@ -27,7 +27,8 @@ from pathlib import Path
 
 from polybook.check.findings import Finding, Location
 from polybook.check.segments import Alignment, Item, prose_text, sentences
-from polybook.check.term_forms import cased_prose, finder, named, rendered, source_prose, writes, written
+from polybook.check.term_forms import rendered, written
+from polybook.check.term_source import cased_prose, finder, named, source_prose, writes
 from polybook.config.glossary import Glossary, Term
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Block, Figure, Heading, Paragraph
