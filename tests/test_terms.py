@@ -196,7 +196,27 @@ def test_a_term_the_translation_renders_otherwise_as_a_rule_is_said_once(tmp_pat
     unfollowed = [f for f in found if str(f.code) == "terms.unfollowed"]
     assert [(f.location.path.endswith("glossary"), f.location.line) for f in unfollowed] == [(True, 1)]
     assert "which 0 of the 7 translated blocks that use the term follow (2 documents)" in unfollowed[0].message
-    assert not [f for f in found if str(f.code) == "terms.missing"]  # its blocks not one by one
+    assert not [f for f in found if str(f.code) == "terms.missing"]  # its blocks not one by one, but in it:
+    places = [(Path(t.split(":")[0]).parts[-2:], int(t.rsplit(":", 1)[1]), s) for t, s in unfollowed[0].diff]
+    assert len(places) == 7 and {translated[0] for translated, _, _ in places} == {"ja"}
+    # in the book's order, each with the source's words around the term
+    assert places[-6:] == [(("ja", "many.md"), 3 + 2 * n, f"loop {n} runs.") for n in range(6)]
+
+
+def test_a_note_shows_the_source_s_words_around_the_term() -> None:
+    from polybook.check.terms import _AROUND, _excerpt
+
+    words = [f"w{n}" * (n % 4 + 1) for n in range(60)]
+    for place in (0, 5, 30, 59):
+        sentence = " ".join([*words[:place], "samples", *words[place:]])
+        shown = _excerpt(sentence, "sample")  # (a term is found as it or its plural)
+        cut = shown.removeprefix("…").removesuffix("…")
+        assert "samples" in cut.split() and set(cut.split()) <= {*words, "samples"}  # whole words
+        assert cut in sentence and len(cut) <= 2 * _AROUND + len("samples")
+        assert shown.startswith("…") == (not sentence.startswith(cut))
+        assert shown.endswith("…") == (not sentence.endswith(cut))
+    assert _excerpt("the means of the samples", "sample") == "the means of the samples"
+    assert _excerpt("we train low-precision networks", "precision") == "we train low-precision networks"  # as found
 
 
 def test_a_block_two_languages_leave_unrendered_uses_the_word_in_another_sense() -> None:

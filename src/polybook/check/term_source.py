@@ -149,14 +149,22 @@ def named(prose: str, term: str) -> bool:
 
 def writes(prose: str, term: str) -> bool:
     """Whether ``prose`` writes ``term`` or its plural as a word, whatever the case."""
-    return _any_case(term).search(prose) is not None
+    return first_use(prose, term) is not None
+
+
+def first_use(prose: str, term: str, *, joined: bool = False) -> re.Match[str] | None:
+    """Where ``prose`` first writes ``term`` or its plural as a word, whatever the case;
+    ``joined``: also a word of a compound written with a hyphen (``low-precision``), as the
+    glossary's pattern finds it (:func:`finder`)."""
+    return _any_case(term, joined).search(prose)
 
 
 @lru_cache(maxsize=1024)
-def _any_case(term: str) -> re.Pattern[str]:
+def _any_case(term: str, joined: bool = False) -> re.Pattern[str]:
     term = composed(term)
     forms = "|".join(re.escape(form) for form in [term, *_plurals(term)])
-    return re.compile(rf"(?<![\w-])(?:{forms})(?![\w-])", re.IGNORECASE)
+    apart = r"\w" if joined else r"[\w-]"
+    return re.compile(rf"(?<!{apart})(?:{forms})(?!{apart})", re.IGNORECASE)
 
 
 def _in_name(prose: str, start: int, end: int) -> bool:

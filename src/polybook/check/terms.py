@@ -9,8 +9,9 @@ term is found: :mod:`.term_source`; its rendering: :mod:`.term_forms`.
 ``terms.unfollowed``: a term a language departs from in more than one of ten of the blocks that
 use it (of 5 blocks or more, 3 or more departing: one or two departures are no rule) is said once,
 at its glossary line, with the counts -- the book has its own word for it, which the glossary
-should declare or the translators change -- and its blocks are not listed one by one: a block note
-is for the block that departs from what the translation otherwise does. A source sentence that two
+should declare or the translators change -- and its blocks are listed in it (the translation's
+place and the source's), not as a note each: a block note is for the block that departs from what
+the translation otherwise does. A source sentence that two
 languages or more checked with it, each following the term as a rule, leave unrendered uses the
 word in another sense: no note. Each chapter counts its blocks (a ``terms.unfollowed`` tally per
 term, :func:`check_terms`); the merge adds them up per language (:func:`terms_once`).
@@ -28,7 +29,7 @@ from pathlib import Path
 from polybook.check.findings import Finding, Location
 from polybook.check.segments import Alignment, Item, prose_text, sentences
 from polybook.check.term_forms import rendered, written
-from polybook.check.term_source import cased_prose, finder, named, source_prose, writes
+from polybook.check.term_source import cased_prose, finder, first_use, named, source_prose, writes
 from polybook.config.glossary import Glossary, Term
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Block, Figure, Heading, Paragraph
@@ -70,11 +71,15 @@ def check_terms(
 def terms_once(findings: list[Finding]) -> list[Finding]:
     """The chapters' ``terms.unfollowed`` tallies added up per language and term: a term the
     language follows in fewer than 9 of 10 of its blocks (5 or more, 3 or more departing) is said
-    once, and its ``terms.missing`` notes left out; the other tallies are dropped."""
+    once, its ``terms.missing`` notes left out and listed in it instead (:func:`_departures`); the
+    other tallies are dropped."""
     tallies: dict[tuple[str, str], list[Finding]] = {}
+    missing: dict[tuple[str, str], list[Finding]] = {}
     for finding in findings:
         if finding.code is Code.TERMS_UNFOLLOWED:
             tallies.setdefault((finding.lang, finding.subject[0]), []).append(finding)
+        elif finding.code is Code.TERMS_MISSING:
+            missing.setdefault((finding.lang, finding.subject[0]), []).append(finding)
     said: dict[tuple[str, str], Finding] = {}
     for key, found in tallies.items():
         uses = sum(int(f.diff[0][0]) for f in found)
@@ -83,10 +88,10 @@ def terms_once(findings: list[Finding]) -> list[Finding]:
             first = min(found, key=lambda f: f.name)
             message = (
                 f"{first.message}, which {followed} of the {uses} translated blocks that use the term follow "
-                f"({len(found)} documents); the {uses - followed} others are not listed block by block: declare "
-                "their rendering a variant in the glossary, or follow it"
+                f"({len(found)} documents); the {uses - followed} others are listed here, not as a note each: "
+                "declare their rendering a variant in the glossary, or follow it"
             )
-            said[key] = replace(first, message=message, diff=())
+            said[key] = replace(first, message=message, diff=_departures(missing.get(key, [])))
     other_sense = _missed_by_all([f for f in findings if (f.lang, f.subject[0]) not in said])
     out = [
         f
@@ -95,6 +100,14 @@ def terms_once(findings: list[Finding]) -> list[Finding]:
         and not (f.code is Code.TERMS_MISSING and ((f.lang, f.subject[0]) in said or _place(f) in other_sense))
     ]
     return out + list(said.values())
+
+
+def _departures(notes: list[Finding]) -> tuple[tuple[str, str], ...]:
+    """A ``terms.unfollowed`` note's blocks, from the ``terms.missing`` notes it stands for: each
+    translated block's place and the source's words around the term (:func:`_excerpt`), in the
+    order of the book's files."""
+    ordered = sorted(notes, key=lambda note: note.order)
+    return tuple((str(note.primary), note.diff[0][1] if note.diff else str(note.source)) for note in ordered)
 
 
 def _place(finding: Finding) -> tuple[str, str, str]:
@@ -218,7 +231,35 @@ def _finding(lang: str, name: str, location: Location, source: Location, use: Us
     term = use.term
     message = f"the source says {term.source!r} here; the glossary renders it {_ways(term)}, which this does not use"
     said = hashlib.sha256(use.sentence.encode()).hexdigest()[:12]
-    return Finding.make(Code.TERMS_MISSING, message, lang, name, location, source=source, subject=(term.source, said))
+    return Finding.make(
+        Code.TERMS_MISSING,
+        message,
+        lang,
+        name,
+        location,
+        source=source,
+        subject=(term.source, said),
+        diff=(("", _excerpt(use.sentence, term.source)),),
+    )
+
+
+#: How many characters of the source's sentence a note shows on either side of the term.
+_AROUND = 60
+
+
+def _excerpt(sentence: str, term: str) -> str:
+    """The words of ``sentence`` (as :func:`_sentence` gives it) around its first use of ``term``:
+    what a note shows of the source, whole words, ``…`` where it is cut."""
+    found = first_use(sentence, term) or first_use(sentence, term, joined=True)
+    first, last = (found.start(), found.end()) if found else (0, 0)
+    start, end = max(0, first - _AROUND), min(len(sentence), last + _AROUND)
+    if start > 0 and sentence[start - 1] != " ":  # from a word's first letter
+        cut = sentence.find(" ", start, first)
+        start = cut + 1 if cut >= 0 else start
+    if end < len(sentence) and sentence[end] != " ":  # to a word's last
+        cut = sentence.rfind(" ", last, end)
+        end = cut if cut >= 0 else end
+    return ("…" if start else "") + sentence[start:end] + ("…" if end < len(sentence) else "")
 
 
 def _sentence(items: Item | list[Item], term: str) -> str:

@@ -134,8 +134,8 @@ def block(finding: Finding, *, color: bool = False) -> str:
         lines.append(f"  source: {finding.source}")
     for i, (translation, source) in enumerate(finding.diff[:MAX_DIFF]):
         translation, source = one_line(translation), one_line(source)
-        if i == 0:  # name the two sides once
-            width = max(len(translation), len(source))
+        if i == 0:  # name the two sides once, lined up (not when one is empty: a blank line as long as the other)
+            width = max(len(translation), len(source)) if translation and source else 0
             left, right = finding.sides
             translation, source = f"{translation:<{width}}  <- {left}", f"{source:<{width}}  <- {right}"
         lines += [_paint(f"  - {translation}", color, RED), _paint(f"  + {source}", color, GREEN)]
