@@ -200,7 +200,7 @@ def test_a_term_the_translation_renders_otherwise_as_a_rule_is_said_once(tmp_pat
     places = [(Path(t.split(":")[0]).parts[-2:], int(t.rsplit(":", 1)[1]), s) for t, s in unfollowed[0].diff]
     assert len(places) == 7 and {translated[0] for translated, _, _ in places} == {"ja"}
     # in the book's order, each with the source's words around the term
-    assert places[-6:] == [(("ja", "many.md"), 3 + 2 * n, f"loop {n} runs.") for n in range(6)]
+    assert places[-6:] == [(("ja", "many.md"), 3 + 2 * n, f"Loop {n} runs.") for n in range(6)]  # as written
 
 
 def test_a_note_shows_the_source_s_words_around_the_term() -> None:

@@ -102,6 +102,17 @@ def terms_once(findings: list[Finding]) -> list[Finding]:
     return out + list(said.values())
 
 
+def _as_written(excerpt: str, source: str) -> str:
+    """``excerpt`` (lowercased, as the check reads the source) as the source block's prose writes
+    it, its capitals kept (``MXNet``), when the prose holds it (not across an idiom the check left
+    out)."""
+    words = excerpt.removeprefix("…").removesuffix("…")
+    prose = " ".join(cased_prose(source).split())
+    lowered = prose.lower()
+    at = lowered.find(words) if len(lowered) == len(prose) else -1
+    return excerpt if at < 0 else excerpt.replace(words, prose[at : at + len(words)], 1)
+
+
 def _departures(notes: list[Finding]) -> tuple[tuple[str, str], ...]:
     """A ``terms.unfollowed`` note's blocks, from the ``terms.missing`` notes it stands for: each
     translated block's place and the source's words around the term (:func:`_excerpt`), in the
@@ -239,7 +250,7 @@ def _finding(lang: str, name: str, location: Location, source: Location, use: Us
         location,
         source=source,
         subject=(term.source, said),
-        diff=(("", _excerpt(use.sentence, term.source)),),
+        diff=(("", _as_written(_excerpt(use.sentence, term.source), use.source)),),
     )
 
 
