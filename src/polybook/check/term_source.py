@@ -147,20 +147,17 @@ def named(prose: str, term: str) -> bool:
     return bool(uses) and all(_in_name(prose, use.start(), use.end()) for use in uses)
 
 
-def writes(prose: str, term: str) -> bool:
-    """Whether ``prose`` writes ``term`` or its plural as a word, whatever the case."""
-    return first_use(prose, term) is not None
-
-
-def first_use(prose: str, term: str, *, joined: bool = False) -> re.Match[str] | None:
-    """Where ``prose`` first writes ``term`` or its plural as a word, whatever the case;
-    ``joined``: also a word of a compound written with a hyphen (``low-precision``), as the
-    glossary's pattern finds it (:func:`finder`)."""
-    return _any_case(term, joined).search(prose)
+def first_use(prose: str, term: str) -> re.Match[str] | None:
+    """Where ``prose`` first writes ``term`` or its plural as a word, whatever the case, a word of
+    a compound written with a hyphen too (``low-precision``), as the glossary's pattern finds it
+    (:func:`finder`)."""
+    return _any_case(term, joined=True).search(prose)
 
 
 @lru_cache(maxsize=1024)
 def _any_case(term: str, joined: bool = False) -> re.Pattern[str]:
+    """``term`` or its plural as a word, whatever the case; ``joined``: a word a hyphen joins to
+    another too (:func:`first_use`), not for :func:`named`."""
     term = composed(term)
     forms = "|".join(re.escape(form) for form in [term, *_plurals(term)])
     apart = r"\w" if joined else r"[\w-]"

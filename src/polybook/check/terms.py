@@ -29,7 +29,7 @@ from pathlib import Path
 from polybook.check.findings import Finding, Location
 from polybook.check.segments import Alignment, Item, prose_text, sentences
 from polybook.check.term_forms import rendered, written
-from polybook.check.term_source import cased_prose, finder, first_use, named, source_prose, writes
+from polybook.check.term_source import cased_prose, finder, first_use, named, source_prose
 from polybook.config.glossary import Glossary, Term
 from polybook.diagnostics import Code
 from polybook.dialect.nodes import Block, Figure, Heading, Paragraph
@@ -261,7 +261,7 @@ _AROUND = 60
 def _excerpt(sentence: str, term: str) -> str:
     """The words of ``sentence`` (as :func:`_sentence` gives it) around its first use of ``term``:
     what a note shows of the source, whole words, ``…`` where it is cut."""
-    found = first_use(sentence, term) or first_use(sentence, term, joined=True)
+    found = first_use(sentence, term)
     first, last = (found.start(), found.end()) if found else (0, 0)
     start, end = max(0, first - _AROUND), min(len(sentence), last + _AROUND)
     if start > 0 and sentence[start - 1] != " ":  # from a word's first letter
@@ -287,9 +287,9 @@ def _sentence_in(texts: tuple[str, ...], term: str) -> str:
     block unrendered ask alike)."""
     for text in texts:
         prose = " ".join(source_prose(text).split())
-        if not writes(prose, term):
+        if not first_use(prose, term):
             continue  # (nor does a sentence of it: a stretch's other blocks are not cut up)
         for one in sentences(prose):
-            if writes(one, term):
+            if first_use(one, term):
                 return one.lstrip("*+-0123456789. ")
     return " ".join(source_prose("\n".join(texts)).split())
