@@ -9,9 +9,9 @@ term is found: :mod:`.term_source`; its rendering: :mod:`.term_forms`.
 ``terms.unfollowed``: a term a language departs from in more than one of ten of the blocks that
 use it (of 5 blocks or more, 3 or more departing: one or two departures are no rule) is said once,
 at its glossary line, with the counts -- the book has its own word for it, which the glossary
-should declare or the translators change -- and its blocks are listed in it (the translation's
-place and the source's), not as a note each: a block note is for the block that departs from what
-the translation otherwise does. A source sentence that two
+should declare or the translators change -- and its blocks are listed in it (each translated
+block's place and the source's words around the term), not as a note each: a block note is for
+the block that departs from what the translation otherwise does. A source sentence that two
 languages or more checked with it, each following the term as a rule, leave unrendered uses the
 word in another sense: no note. Each chapter counts its blocks (a ``terms.unfollowed`` tally per
 term, :func:`check_terms`); the merge adds them up per language (:func:`terms_once`).
@@ -100,17 +100,6 @@ def terms_once(findings: list[Finding]) -> list[Finding]:
         and not (f.code is Code.TERMS_MISSING and ((f.lang, f.subject[0]) in said or _place(f) in other_sense))
     ]
     return out + list(said.values())
-
-
-def _as_written(excerpt: str, source: str) -> str:
-    """``excerpt`` (lowercased, as the check reads the source) as the source block's prose writes
-    it, its capitals kept (``MXNet``), when the prose holds it (not across an idiom the check left
-    out)."""
-    words = excerpt.removeprefix("…").removesuffix("…")
-    prose = " ".join(cased_prose(source).split())
-    lowered = prose.lower()
-    at = lowered.find(words) if len(lowered) == len(prose) else -1
-    return excerpt if at < 0 else excerpt.replace(words, prose[at : at + len(words)], 1)
 
 
 def _departures(notes: list[Finding]) -> tuple[tuple[str, str], ...]:
@@ -271,6 +260,17 @@ def _excerpt(sentence: str, term: str) -> str:
         cut = sentence.rfind(" ", last, end)
         end = cut if cut >= 0 else end
     return ("…" if start else "") + sentence[start:end] + ("…" if end < len(sentence) else "")
+
+
+def _as_written(excerpt: str, source: str) -> str:
+    """``excerpt`` (lowercased, as the check reads the source) as the source block's prose writes
+    it, its capitals kept (``MXNet``), when the prose holds it (not across an idiom the check left
+    out)."""
+    words = excerpt.removeprefix("…").removesuffix("…")
+    prose = " ".join(cased_prose(source).split())
+    lowered = prose.lower()
+    at = lowered.find(words) if len(lowered) == len(prose) else -1
+    return excerpt if at < 0 else excerpt.replace(words, prose[at : at + len(words)], 1)
 
 
 def _sentence(items: Item | list[Item], term: str) -> str:
