@@ -36,6 +36,7 @@ def used(text: str, *terms: str) -> list[str]:
         ("The mask filters out invalid tokens.", ["token"]),  # a verb's particle
         ("It does not mean that. Do not label.", []),  # after "do" (a "not" between)
         ("We often label tokens and will randomly transform inputs; we apply labels.", ["token", "label"]),  # adverbs
+        ("Dropout is applied to early tokens.", ["token"]),  # "to" and an adjective in -ly
         ("Two labels out of ten are wrong.", ["label"]),  # a noun's "out of"
         ("Compute it prior to training, with a prior over the labels.", ["prior", "label"]),  # "before"
         ("It becomes imperative to see that. The labels are imperative.", ["label", "imperative"]),  # said of it

@@ -110,9 +110,12 @@ def _not_noun(prose: str, start: int, end: int) -> bool:
     """Whether the word at ``prose[start:end]`` is used as a verb, or as an adjective said of the
     subject (by the words around it)."""
     before = _WORD.findall(prose, max(0, start - 40), start)
+    read_past = []
     while before and _adverb(before[-1]):
-        before.pop()  # ``will not sample``, ``we often sample``, ``will uniformly sample``: the word before
-    if before and before[-1] in _VERB_BEFORE:
+        read_past.append(before.pop())  # ``will not sample``, ``we often sample``, ``will uniformly sample``
+    # (after ``to`` a word in -ly may be an adjective of a noun: ``apply dropout to early layers``)
+    to_adjective = before[-1:] == ["to"] and any(word not in _ADVERBS for word in read_past)
+    if before and before[-1] in _VERB_BEFORE and not to_adjective:
         return True
     # its object, or its particle (``filter out``; ``ten samples out of`` is a noun's)
     after = _WORD.findall(prose, end, end + 40)
