@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -23,7 +24,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from terms_precision import _around, watched_check  # the words around a term's first use; the check
+from terms_precision import watched_check  # the check, its term check watched
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -48,6 +49,14 @@ def capture(book: Path) -> dict[str, list]:
         if str(f.code).startswith("terms.") and f.location is not None
     ]
     return {"uses": [[*key, *value] for key, value in sorted(uses.items())], "findings": sorted(found)}
+
+
+def _around(text: str, term: str) -> str:
+    """The words around a term's first use in a source block: this script's own, not the check's
+    (``terms.source_words``), for it also runs the polybook of a tree that has none."""
+    found = re.search(r"(?i)(?<!\w)" + re.escape(term), text)
+    start = found.start() if found else 0
+    return "..." + " ".join(text[max(0, start - 80) : start + 80].split()) + "..."
 
 
 def captured(src: Path, book: Path, scratch: Path) -> dict[str, list]:

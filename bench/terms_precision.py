@@ -89,7 +89,7 @@ def findings(book: Path, lang: str) -> list[Drawn]:
             texts[(where, miss.line, miss.term.source)] = (miss.source, miss.translation)
             said = " ".join(miss.translation.split())[:500]
             by_term.setdefault((lang_, miss.term.source), []).append(
-                f"`{where}:{miss.line}`: {_around(miss.source, miss.term.source)} -> {said}"
+                f"`{where}:{miss.line}`: {terms.source_words(miss.source, miss.term.source)} -> {said}"
             )
 
     result = watched_check(book, watch, lang)
@@ -110,13 +110,6 @@ def findings(book: Path, lang: str) -> list[Drawn]:
             )
         )  # fmt: skip
     return drawn
-
-
-def _around(text: str, term: str) -> str:
-    """The words around a term's first use in a source block."""
-    found = re.search(r"(?i)(?<!\w)" + re.escape(term), text)
-    start = found.start() if found else 0
-    return "..." + " ".join(text[max(0, start - 80) : start + 80].split()) + "..."
 
 
 def quoted(text: str) -> str:

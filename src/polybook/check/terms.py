@@ -262,6 +262,12 @@ def _excerpt(sentence: str, term: str) -> str:
     return ("…" if start else "") + sentence[start:end] + ("…" if end < len(sentence) else "")
 
 
+def source_words(text: str, term: str) -> str:
+    """The words of a source block's ``text`` around its first use of ``term``, as a note shows
+    them (:func:`_excerpt`, :func:`_as_written`)."""
+    return _as_written(_excerpt(" ".join(source_prose(text).split()), term), text)
+
+
 def _as_written(excerpt: str, source: str) -> str:
     """``excerpt`` (lowercased, as the check reads the source) as the source block's prose writes
     it, its capitals kept (``MXNet``), when the prose holds it (not across an idiom the check left
