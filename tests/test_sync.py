@@ -66,6 +66,28 @@ def test_inserts_missing_cells_and_prunes_only_on_request(tmp_path: Path) -> Non
     assert [f.code for f in check_book(load_book(load_config(conf))).active] == []
 
 
+def test_inserts_the_one_cell_of_a_framework_the_translation_lost(tmp_path: Path) -> None:
+    # the chapter's only mxnet cell (untagged: the default tab) is gone; its `all` cells still run for
+    # mxnet, so the check tells that cell missing, not mxnet left untranslated -- and sync agrees
+    shared = cell("x = d2l.ones(3)", "all")
+    en = (
+        "# A\n\nSet up.\n\n"
+        + cell("from d2l import mxnet as d2l")
+        + "\n"
+        + cell("from d2l import torch as d2l", "pytorch")
+    )
+    en += "\nThen.\n\n" + shared
+    ja = "# A\n\n準備。\n\n" + cell("from d2l import torch as d2l", "pytorch") + "\n次に。\n\n" + shared
+    conf = make_book(tmp_path, en, ja)
+    told = [(f.code, f.location.line) for f in check_book(load_book(load_config(conf))).active]
+    assert ("code.missing", 3) in told  # after the prose that introduces it
+    (result,) = synced(conf)
+    assert result.new == ja.replace("準備。\n\n", "準備。\n\n" + cell("from d2l import mxnet as d2l") + "\n")
+    assert [f.code for f in check_book(load_book(load_config(conf))).active] == []
+    (again,) = synced(conf)
+    assert not again.changed
+
+
 def test_second_run_changes_nothing(tmp_path: Path) -> None:
     book = tmp_path / "book"
     shutil.copytree(FIXTURES / "book", book)

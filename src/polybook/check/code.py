@@ -30,6 +30,40 @@ def _first_line_of_document(cell: CodeCell) -> int:
     return 1
 
 
+def _sides(
+    source: Document, translation: Document, framework: str, retabbed: list[tuple[CodeCell, CodeCell]]
+) -> tuple[list[CodeCell], list[CodeCell]]:
+    """The cells of ``framework``'s version of each chapter (:func:`_offered_cells`), the source's
+    without those ``retabbed`` (told as a cell under another tab)."""
+    mine = _offered_cells(source, framework) if framework in source.frameworks else []
+    theirs = (
+        _offered_cells(translation, framework, not named_frameworks(source))
+        if framework in translation.frameworks
+        else []
+    )
+    return [cell for cell in mine if all(cell is not s for s, _ in retabbed)], theirs
+
+
+def _lost_alone(mine: list[CodeCell], framework: str, translation: Document, offered: tuple[str, ...]) -> bool:
+    """Whether the source's cells of a framework the translation has none of are one cell, of a
+    framework its language offers: a cell lost, not a framework left untranslated."""
+    return len(mine) == 1 and framework in offered and bool(cells_of(translation))
+
+
+def lost_alone(
+    source: Document, translation: Document, common: frozenset[str], offered: tuple[str, ...]
+) -> list[CodeCell]:
+    """The source's cells that :func:`check_coverage` tells missing (``code.missing``) though their
+    framework is not one both chapters offer (``common``): the one cell of a framework the
+    language ``offered``, which the translation lost (sync inserts them back)."""
+    out = []
+    for framework in [f for f in source.frameworks if f not in common]:
+        mine, theirs = _sides(source, translation, framework, [])
+        if mine and not theirs and _lost_alone(mine, framework, translation, offered):
+            out.append(mine[0])
+    return out
+
+
 def check_coverage(
     lang: str,
     name: str,
@@ -47,16 +81,10 @@ def check_coverage(
     framework left untranslated)."""
     out = []
     for framework in [f for f in dict.fromkeys((*source.frameworks, *translation.frameworks)) if f not in common]:
-        mine = _offered_cells(source, framework) if framework in source.frameworks else []
-        theirs = (
-            _offered_cells(translation, framework, not named_frameworks(source))
-            if framework in translation.frameworks
-            else []
-        )
-        mine = [cell for cell in mine if all(cell is not s for s, _ in retabbed)]  # told as under another tab
+        mine, theirs = _sides(source, translation, framework, retabbed)
         if mine and not theirs:
             at = place or _first_line_of_document
-            if len(mine) == 1 and framework in offered and cells_of(translation):
+            if _lost_alone(mine, framework, translation, offered):
                 out += _unpaired(lang, name, framework, 1, mine[0], None, translation, at,
                                  {"framework": framework, "cell": 1})  # fmt: skip
                 continue

@@ -20,6 +20,7 @@ from polybook.book import Book
 from polybook.check import Baseline, check_chapter
 from polybook.check.align import align, token_ratio
 from polybook.check.bases import BaseKind, base_of
+from polybook.check.code import lost_alone
 from polybook.check.code_keys import cell_key, without_strings
 from polybook.check.code_match import shared_frameworks
 from polybook.check.findings import Finding
@@ -130,6 +131,9 @@ def _cell_edits(
             paired.target_to_source[id(tgt_cells[pair.target])] = src_cells[pair.source]
     slot = _slots(source, translation, paired)
     runs = tuple(dict.fromkeys(f for cell in translation.cells() for f in cell.frameworks))  # the chapter's
+    # the one cell of a framework the language offers, which the translation lost: the check tells it
+    # missing, not a framework left untranslated, so it is inserted like a cell of a shared framework
+    lost = {id(cell) for cell in lost_alone(source, translation, shared, settings.frameworks)}
     for pair in pairs:
         s = src_cells[pair.source] if pair.source is not None else None
         t = tgt_cells[pair.target] if pair.target is not None else None
@@ -138,9 +142,10 @@ def _cell_edits(
                 code = not _held(held, {Code.CODE_CHANGED, Code.CODE_MARKERS, Code.CODE_EXTRA}, t)
                 tabs = not _held(held, {Code.CODE_TABS}, t)
                 edits += _repair_cell(s, t, lines, settings, shared, other, code=code, tabs=tabs)
-        elif s is not None and not _only(s, retag):
+        elif s is not None and (not _only(s, retag) or id(s) in lost):
             if not _held(held, {Code.CODE_MISSING}, s):
-                edits.append(_insert_cell(s, slot(s), settings, shared, runs))
+                kept = shared | (frozenset(s.frameworks) & frozenset(settings.frameworks)) if id(s) in lost else shared
+                edits.append(_insert_cell(s, slot(s), settings, kept, runs))
         elif t is not None and prune and not _only(t, other) and not _held(held, {Code.CODE_EXTRA}, t):
             pruned.append(t)
     for t in pruned:
