@@ -148,6 +148,26 @@ def test_repairs_labelled_equations_like_other_math(tmp_path: Path) -> None:
     assert result.new == "損失:\n\n$$\nL = (y - 5)^2\n  + 3\n$$\n:eqlabel:`eq_loss`\n\n終わり $$a = 1$$ と $a = 1$。\n"
 
 
+def test_repairs_a_display_formula_told_at_its_changed_row(tmp_path: Path) -> None:
+    # the check tells a changed row of a formula of several lines at that row, not at its `$$`; and
+    # of one formula written on two lines, the one on the line told is repaired
+    rows = ["a &= 1+1,\\\\", "b &= 2+2,\\\\", "c &= 3+3,\\\\", "d &= 4+4."]
+    en = (
+        "Sums:\n\n$$\n\\begin{aligned}\n"
+        + "\n".join(rows)
+        + "\n\\end{aligned}\n$$\n\nThen $f(x)$ is\nthe map $f(x) = x$.\n"
+    )
+    ja = "和:" + en[5:].replace("c &= 3+3", "c &= 9+9").replace(
+        "Then $f(x)$ is\nthe map $f(x) = x$.", "次に $f(x)$ は\n写像 $f(x)$。"
+    )
+    conf = make_book(tmp_path, en, ja)
+    told = [(f.code, f.location.line) for f in check_book(load_book(load_config(conf))).active]
+    assert ("math.changed", 7) in told and ("math.changed", 13) in told
+    (result,) = synced(conf)
+    assert result.new == ja.replace("c &= 9+9", "c &= 3+3").replace("写像 $f(x)$", "写像 $f(x) = x$")
+    assert result.repaired == ["math at line 7", "math at line 13"]
+
+
 def test_suppressed_differences_survive_sync(tmp_path: Path) -> None:
     why = 'reason="smaller loop for slow machines"'
     en = cell("x = 1") + "\n" + cell("for _ in range(10000):\n    pass") + "\n" + cell("y = 2")

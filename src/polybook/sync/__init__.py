@@ -10,6 +10,7 @@ baseline) accepts is kept. Everything sync cannot repair is listed for a human.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import re
 from collections.abc import Callable
@@ -263,30 +264,59 @@ def _delete_cell(cell: CodeCell, lines: list[str], why: str, neighbours: tuple[o
 
 
 def _math_edits(findings: list[Finding], lines: list[str]) -> list[Edit]:
-    """One edit per line range, with every math replacement found there applied in turn; the
-    source's formula is written in the translation's style (:func:`in_translation_style`).
+    """The source's formula for each ``math.changed`` finding, written in the translation's style
+    (:func:`in_translation_style`): one edit per run of lines that changes.
 
-    Display math may keep its ``$$`` on lines of their own (the TeX the parser gives is
-    stripped), so the range reaches one line further and the delimiters may have
-    whitespace inside.
+    A finding stands at the formula's changed line (a display formula's third row, say) or its
+    first; display math may keep its ``$$`` on lines of their own (the TeX the parser gives is
+    stripped) and the delimiters may have whitespace inside. The formula replaced is the one
+    written so nearest that line (:func:`_written_at`).
     """
-    chunks: dict[tuple[int, int], str] = {}
     text = "\n".join(lines)
+    starts = [0]
+    for line in lines[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    spans: list[tuple[int, int, str]] = []
     for f in findings:
         if f.code is not Code.MATH_CHANGED or f.suppressed or f.location is None or not f.diff:
             continue
         old, new = f.diff[0]
-        new = in_translation_style(old, new, text)
-        start = f.location.line
-        end = min(len(lines), start + old.count("\n") + 2)
-        key = next(((a, b) for a, b in chunks if a <= start <= b), (start, end))
-        chunk = chunks.get(key, "\n".join(lines[key[0] - 1 : key[1]]))
-        for pattern in (rf"(\$\$\s*){re.escape(old)}(\s*\$\$)", rf"(?<!\$)(\$){re.escape(old)}(\$)"):
-            found = re.search(pattern, chunk)
-            if found:
-                chunks[key] = chunk[: found.start()] + found[1] + new + found[2] + chunk[found.end() :]
-                break
-    return [Edit(a, b, text.split("\n"), f"math at line {a}") for (a, b), text in chunks.items()]
+        found = _written_at(text, starts, old, f.location.line, [(a, b) for a, b, _ in spans])
+        if found:
+            spans.append((found.start(), found.end(), found[1] + in_translation_style(old, new, text) + found[2]))
+    for a, b, written in sorted(spans, reverse=True):
+        text = text[:a] + written + text[b:]
+    after = text.split("\n")
+    matcher = difflib.SequenceMatcher(None, lines, after, autojunk=False)
+    return [
+        Edit(i1 + 1, i2, after[j1:j2], f"math at line {i1 + 1}")
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        if tag != "equal"
+    ]
+
+
+def _written_at(
+    text: str, starts: list[int], tex: str, line: int, taken: list[tuple[int, int]]
+) -> re.Match[str] | None:
+    """Where formula ``tex`` is written (its delimiters the match's groups) on the lines about
+    ``line``: from as many lines before it as the formula has, and one more (its ``$$``), to as
+    many after; one whose lines hold ``line`` first, then the nearest, display math before inline
+    math; not where another finding's formula was (``taken``: two findings of one formula on one
+    line are its two places)."""
+    rows = tex.count("\n")
+    low, high = line - rows - 1, line + rows + 1
+
+    def line_of(offset: int) -> int:
+        return bisect.bisect_right(starts, offset)
+
+    found = []
+    for rank, pattern in enumerate((rf"(\$\$\s*){re.escape(tex)}(\s*\$\$)", rf"(?<!\$)(\$){re.escape(tex)}(\$)")):
+        for match in re.finditer(pattern, text):
+            first, last = line_of(match.start()), line_of(match.end() - 1)
+            free = all(match.end() <= a or b <= match.start() for a, b in taken)
+            if free and last >= low and first <= high:
+                found.append((not first <= line <= last, abs(first - line), rank, match.start(), match))
+    return min(found, key=lambda f: f[:4])[-1] if found else None
 
 
 def _suppressed(
