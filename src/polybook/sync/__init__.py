@@ -270,7 +270,7 @@ def _math_edits(findings: list[Finding], lines: list[str]) -> list[Edit]:
     A finding stands at the formula's changed line (a display formula's third row, say) or its
     first; display math may keep its ``$$`` on lines of their own (the TeX the parser gives is
     stripped) and the delimiters may have whitespace inside. The formula replaced is the one
-    written so nearest that line (:func:`_written_at`).
+    written nearest that line (:func:`_written_at`).
     """
     text = "\n".join(lines)
     starts = [0]
@@ -305,14 +305,10 @@ def _written_at(
     line are its two places)."""
     rows = tex.count("\n")
     low, high = line - rows - 1, line + rows + 1
-
-    def line_of(offset: int) -> int:
-        return bisect.bisect_right(starts, offset)
-
     found = []
     for rank, pattern in enumerate((rf"(\$\$\s*){re.escape(tex)}(\s*\$\$)", rf"(?<!\$)(\$){re.escape(tex)}(\$)")):
         for match in re.finditer(pattern, text):
-            first, last = line_of(match.start()), line_of(match.end() - 1)
+            first, last = bisect.bisect_right(starts, match.start()), bisect.bisect_right(starts, match.end() - 1)
             free = all(match.end() <= a or b <= match.start() for a, b in taken)
             if free and last >= low and first <= high:
                 found.append((not first <= line <= last, abs(first - line), rank, match.start(), match))
